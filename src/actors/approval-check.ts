@@ -1,0 +1,33 @@
+import { fromPromise } from 'xstate';
+import { withRunContext } from '../context/run-context-storage.js';
+import type { ApprovalCheckInput, ApprovalCheckOutput } from '../machines/run-types.js';
+import { parseToolArguments } from '../tools/invoke-tool.js';
+import type { StepDeps } from './step-deps.js';
+
+/**
+ * Evaluates `needsApproval` once per call and journals the decisions, so a restore never
+ * re-evaluates them. Calls with arguments that fail validation skip approval: they will not run.
+ */
+export function approvalCheck(deps: StepDeps) {
+  return fromPromise<ApprovalCheckOutput, ApprovalCheckInput>(async ({ input }) => {
+    const hit = await deps.log.find(input.runId, input.step);
+    if (hit) return hit.output as ApprovalCheckOutput;
+    const context = deps.contextFor(input.runId);
+    const now = deps.clock.now();
+    const decisions = await Promise.all(
+      input.calls.map(async (call) => {
+        const t = deps.tools.get(call.name);
+        const parsed = t ? parseToolArguments(t, call.arguments) : undefined;
+        if (!t || !parsed?.ok) return { callId: call.callId, needsApproval: false };
+        const rule = t.needsApproval;
+        const needsApproval =
+          typeof rule === 'function' ? await withRunContext(context, () => rule(parsed.args, context)) : rule;
+        const deadline = needsApproval && deps.approvalTimeoutMs !== undefined ? now + deps.approvalTimeoutMs : undefined;
+        return { callId: call.callId, needsApproval, deadline };
+      }),
+    );
+    const output: ApprovalCheckOutput = { decisions };
+    deps.log.record({ runId: input.runId, step: input.step, kind: 'approval', output, at: now });
+    return output;
+  });
+}

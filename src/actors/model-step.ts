@@ -1,0 +1,69 @@
+import { fromPromise } from 'xstate';
+import { AgentStateError, serializeError } from '../errors/agentstate-error.js';
+import { ModelError, OutputValidationError } from '../errors/run-errors.js';
+import type { Item } from '../items/item.js';
+import type { ModelRequest, ModelResponse } from '../models/model.js';
+import { costUsd } from '../models/pricing.js';
+import type { ModelStepInput, ModelStepOutput } from '../machines/run-types.js';
+import { combinedSignal, type StepDeps } from './step-deps.js';
+
+async function callModel(deps: StepDeps, request: ModelRequest, runId: string, signal: AbortSignal): Promise<ModelResponse> {
+  const progress = deps.progress;
+  if (!progress) return deps.model.generate(request, { signal });
+  for await (const event of deps.model.stream(request, { signal })) {
+    if (event.type === 'text_delta') progress({ type: 'text_delta', runId, delta: event.delta });
+    if (event.type === 'response') return event.response;
+  }
+  throw new Error('model stream ended without a response');
+}
+
+function parseStructured(deps: StepDeps, text: string | undefined): Pick<ModelStepOutput, 'structured' | 'outputError'> {
+  if (!deps.outputType) return {};
+  let json: unknown;
+  try {
+    json = JSON.parse(text ?? '');
+  } catch {
+    return { outputError: new OutputValidationError('The final output is not valid JSON').toJSON() };
+  }
+  const parsed = deps.outputType.safeParse(json);
+  if (parsed.success) return { structured: parsed.data };
+  const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+  return { outputError: new OutputValidationError(`The final output does not match outputType: ${issues}`).toJSON() };
+}
+
+/**
+ * One model call, journaled: on a restore the journaled answer is replayed instead of calling
+ * the model again. The answer's items (assistant text, tool calls) join the history.
+ */
+export function modelStep(deps: StepDeps) {
+  return fromPromise<ModelStepOutput, ModelStepInput>(async ({ input, signal }) => {
+    const hit = await deps.log.find(input.runId, input.step);
+    if (hit) return hit.output as ModelStepOutput;
+    const request: ModelRequest = {
+      instructions: deps.instructions(),
+      items: deps.log.view(deps.historyFrom()),
+      tools: deps.toolSpecs,
+      outputSchema: deps.outputSchema,
+      model: deps.modelName(),
+    };
+    let response: ModelResponse;
+    try {
+      response = await callModel(deps, request, input.runId, combinedSignal(deps, signal));
+    } catch (error) {
+      if (error instanceof AgentStateError) throw error;
+      throw new ModelError(serializeError(error).message, { runId: input.runId, cause: error });
+    }
+    const agent = deps.agentName;
+    const items: Item[] = [];
+    if (response.text) items.push({ type: 'message', role: 'assistant', content: response.text, agent });
+    items.push(...response.toolCalls.map((c) => ({ ...c, agent })));
+    const output: ModelStepOutput = {
+      text: response.text,
+      toolCalls: response.toolCalls.map((c) => ({ ...c, check: (deps.tools.get(c.name)?.needsApproval ?? false) !== false })),
+      usage: { ...response.usage, costUsd: costUsd(response.model, response.usage, deps.prices) },
+      ...(response.toolCalls.length === 0 ? parseStructured(deps, response.text) : {}),
+    };
+    deps.log.record({ runId: input.runId, step: input.step, kind: 'model', output, at: deps.clock.now() }, items);
+    return output;
+  });
+}

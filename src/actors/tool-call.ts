@@ -1,0 +1,33 @@
+import { fromPromise } from 'xstate';
+import type { ToolResultItem } from '../items/item.js';
+import type { ToolCallInput, ToolCallOutput } from '../machines/run-types.js';
+import { invokeTool } from '../tools/invoke-tool.js';
+import { combinedSignal, type StepDeps } from './step-deps.js';
+
+/**
+ * One tool call, journaled. A rejected call does not run: the model reads the rejection. A
+ * call restored after a crash replays its journaled result; only a call that was in flight
+ * runs again, with the same call id for the tool to use as an idempotency key.
+ */
+export function toolCall(deps: StepDeps) {
+  return fromPromise<ToolCallOutput, ToolCallInput>(async ({ input, signal }) => {
+    const hit = await deps.log.find(input.runId, input.step);
+    if (hit) return hit.output as ToolCallOutput;
+    const { call, runId } = input;
+    deps.progress?.({ type: 'tool_call_started', runId, callId: call.callId, name: call.name, arguments: call.arguments });
+    const result: ToolResultItem = input.rejection
+      ? { type: 'tool_result', callId: call.callId, name: call.name, output: input.rejection.message, isError: true }
+      : await invokeTool(deps.tools, { type: 'tool_call', ...call }, deps.contextFor(runId), combinedSignal(deps, signal));
+    const output: ToolCallOutput = { callId: call.callId, isError: result.isError === true };
+    deps.log.record({ runId, step: input.step, kind: 'tool', output, at: deps.clock.now() }, [result]);
+    deps.progress?.({
+      type: 'tool_call_finished',
+      runId,
+      callId: call.callId,
+      name: call.name,
+      output: result.output,
+      isError: output.isError,
+    });
+    return output;
+  });
+}

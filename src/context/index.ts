@@ -1,0 +1,2 @@
+export * from './run-context.js';
+export * from './run-context-storage.js';

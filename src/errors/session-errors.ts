@@ -1,0 +1,96 @@
+import { AgentStateError, type ErrorScope } from './agentstate-error.js';
+
+/** No session with this id exists for this user (another user's session looks the same). */
+export class SessionNotFoundError extends AgentStateError {
+  constructor(sessionId: string) {
+    super('SESSION_NOT_FOUND', `Session "${sessionId}" was not found`, { sessionId });
+  }
+}
+
+/** The stored version moved on since the caller loaded the session (optimistic check). */
+export class SessionConflictError extends AgentStateError {
+  readonly expectedVersion: number;
+  readonly actualVersion: number | undefined;
+  constructor(sessionId: string, expectedVersion: number, actualVersion: number | undefined) {
+    super(
+      'SESSION_CONFLICT',
+      actualVersion === undefined
+        ? `Session "${sessionId}" already exists`
+        : `Session "${sessionId}" is at version ${actualVersion}, not ${expectedVersion}`,
+      { sessionId },
+    );
+    this.expectedVersion = expectedVersion;
+    this.actualVersion = actualVersion;
+  }
+}
+
+/** The action is not allowed in the session's current state; nothing was saved. */
+export class InvalidSessionTransitionError extends AgentStateError {
+  readonly action: string;
+  readonly state: string;
+  constructor(sessionId: string, action: string, state: string) {
+    super(
+      'INVALID_SESSION_TRANSITION',
+      `Action "${action}" is not allowed while session "${sessionId}" is ${state}`,
+      { sessionId },
+    );
+    this.action = action;
+    this.state = state;
+  }
+}
+
+/** A stored record failed validation. Names the key; nothing was overwritten. */
+export class InvalidSessionRecordError extends AgentStateError {
+  readonly key: string;
+  constructor(key: string, reason: string, scope: ErrorScope = {}) {
+    super('INVALID_SESSION_RECORD', `Stored record "${key}" is invalid: ${reason}`, scope);
+    this.key = key;
+  }
+}
+
+/** A stored record was written by a newer version of agentstate. */
+export class UnsupportedSchemaVersionError extends AgentStateError {
+  readonly key: string;
+  readonly found: number;
+  readonly supported: number;
+  constructor(key: string, found: number, supported: number, scope: ErrorScope = {}) {
+    super(
+      'UNSUPPORTED_SCHEMA_VERSION',
+      `Record "${key}" has schema version ${found}; this version of agentstate reads up to ${supported}`,
+      scope,
+    );
+    this.key = key;
+    this.found = found;
+    this.supported = supported;
+  }
+}
+
+/** Writing a session failed; the batch was not applied. */
+export class SessionSaveFailedError extends AgentStateError {
+  constructor(sessionId: string, cause: unknown) {
+    super('SESSION_SAVE_FAILED', `Saving session "${sessionId}" failed: ${String(cause)}`, {
+      sessionId,
+      cause,
+    });
+  }
+}
+
+/** `resume` was called on a session with no interrupted or crashed run. */
+export class NothingToResumeError extends AgentStateError {
+  constructor(sessionId: string, state: string) {
+    super(
+      'NOTHING_TO_RESUME',
+      `Session "${sessionId}" has no interrupted or in-flight run to resume (it is ${state})`,
+      { sessionId },
+    );
+  }
+}
+
+/** A restored snapshot did not come back as a running actor. */
+export class RestoreFailedError extends AgentStateError {
+  constructor(sessionId: string, reason: string) {
+    super('RESTORE_FAILED', `Session "${sessionId}" could not be restored: ${reason}`, {
+      sessionId,
+    });
+  }
+}

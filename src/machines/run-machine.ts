@@ -1,0 +1,328 @@
+import { assign, enqueueActions, fromPromise, setup } from 'xstate';
+import type {
+  ApprovalCheckInput,
+  ApprovalCheckOutput,
+  CallState,
+  DurableTimerInput,
+  DurableTimerOutput,
+  ModelStepInput,
+  ModelStepOutput,
+  RunEvent,
+  RunMachineContext,
+  RunMachineInput,
+  RunMachineOutput,
+  ToolCallInput,
+  ToolCallOutput,
+} from './run-types.js';
+import { addUsage, zeroUsage } from './run-types.js';
+
+/** Done and error events of the spawned `toolCall` children (one per call id). */
+type ToolCallDoneEvent = { type: `xstate.done.actor.${string}`; output: ToolCallOutput };
+type ToolCallErrorEvent = { type: `xstate.error.actor.${string}`; error: unknown };
+
+/** Bumped whenever a state or actor is renamed; stored beside every snapshot. */
+export const RUN_MACHINE_VERSION = '1';
+
+const notProvided = (name: string) =>
+  fromPromise<never, unknown>(() => Promise.reject(new Error(`actor "${name}" was not provided`)));
+
+const pendingApproval = (c: CallState): boolean => c.needsApproval && c.decision === undefined;
+const nextDeadline = (calls: CallState[]): number | undefined => {
+  const deadlines = calls.filter(pendingApproval).flatMap((c) => (c.deadline === undefined ? [] : [c.deadline]));
+  return deadlines.length ? Math.min(...deadlines) : undefined;
+};
+
+/**
+ * One run's execution: call the model, check approvals, run tool calls in parallel, repeat
+ * until the model answers without tools. Pure: every side effect is a named actor that the
+ * runtime provides (`modelStep`, `approvalCheck`, `toolCall`, `durableTimer`). Context is plain
+ * JSON and holds the current turn only; the conversation lives in the session's history log.
+ */
+export const runMachine = setup({
+  types: {
+    context: {} as RunMachineContext,
+    input: {} as RunMachineInput,
+    events: {} as RunEvent | ToolCallDoneEvent | ToolCallErrorEvent,
+    output: {} as RunMachineOutput,
+  },
+  actors: {
+    modelStep: notProvided('modelStep') as unknown as ReturnType<
+      typeof fromPromise<ModelStepOutput, ModelStepInput>
+    >,
+    approvalCheck: notProvided('approvalCheck') as unknown as ReturnType<
+      typeof fromPromise<ApprovalCheckOutput, ApprovalCheckInput>
+    >,
+    toolCall: notProvided('toolCall') as unknown as ReturnType<
+      typeof fromPromise<ToolCallOutput, ToolCallInput>
+    >,
+    durableTimer: notProvided('durableTimer') as unknown as ReturnType<
+      typeof fromPromise<DurableTimerOutput, DurableTimerInput>
+    >,
+  },
+  guards: {
+    maxTurnsReached: ({ context }) => context.turn >= context.maxTurns,
+    budgetExhausted: ({ context: { budget, usage, turn } }) =>
+      (budget.maxTurns !== undefined && turn >= budget.maxTurns) ||
+      (budget.maxTokens !== undefined && usage.inputTokens + usage.outputTokens >= budget.maxTokens) ||
+      (budget.maxCostUsd !== undefined && usage.costUsd >= budget.maxCostUsd),
+    hasCalls: ({ context }) => context.calls.length > 0,
+    outputInvalid: ({ context }) => context.error !== undefined,
+    needsCheck: ({ context }) => context.calls.some((c) => c.check),
+    awaitingDecisions: ({ context }) => context.calls.some(pendingApproval),
+    hasDeadline: ({ context }) => nextDeadline(context.calls) !== undefined,
+    allCallsDone: ({ context }) => context.calls.every((c) => c.done),
+  },
+  actions: {
+    spawnToolCalls: enqueueActions(({ context, enqueue, self }) => {
+      const running = self.getSnapshot().children as Record<string, unknown>;
+      for (const call of context.calls) {
+        if (call.done || running[call.callId]) continue;
+        const rejection =
+          call.decision === 'rejected'
+            ? {
+                reason: call.reason ?? 'user',
+                message:
+                  call.message ??
+                  (call.reason === 'timeout'
+                    ? `The call to "${call.name}" was not approved before its deadline and did not run.`
+                    : `The call to "${call.name}" was rejected and did not run.`),
+              }
+            : undefined;
+        enqueue.spawnChild('toolCall', {
+          id: call.callId,
+          input: {
+            runId: context.runId,
+            step: call.step,
+            call: { callId: call.callId, name: call.name, arguments: call.arguments },
+            rejection,
+          },
+        });
+      }
+    }),
+  },
+}).createMachine({
+  id: 'run',
+  context: ({ input }) => ({
+    ...input,
+    turn: 0,
+    step: 0,
+    usage: zeroUsage(),
+    calls: [],
+    newDecisions: {},
+  }),
+  initial: 'turnStart',
+  on: { CANCEL: { target: '.cancelled' } },
+  states: {
+    turnStart: {
+      always: [
+        { guard: 'maxTurnsReached', target: 'interrupted', actions: assign({ interruption: 'maxTurns' }) },
+        { guard: 'budgetExhausted', target: 'interrupted', actions: assign({ interruption: 'budget' }) },
+        { target: 'modelCall', actions: assign({ interruption: undefined, calls: [] }) },
+      ],
+    },
+    modelCall: {
+      invoke: {
+        src: 'modelStep',
+        input: ({ context }) => ({
+          runId: context.runId,
+          sessionId: context.sessionId,
+          step: context.step,
+          turn: context.turn,
+        }),
+        onDone: {
+          target: 'afterModel',
+          actions: assign(({ context, event }) => {
+            const out = event.output;
+            const first = context.step + 1;
+            return {
+              turn: context.turn + 1,
+              step: first + out.toolCalls.length,
+              usage: addUsage(context.usage, out.usage),
+              output: out.text,
+              structured: out.structured,
+              error: out.outputError,
+              calls: out.toolCalls.map((c, i) => ({
+                callId: c.callId,
+                name: c.name,
+                arguments: c.arguments,
+                step: first + i,
+                check: c.check,
+                needsApproval: false,
+                done: false,
+              })),
+            };
+          }),
+        },
+        onError: {
+          target: 'failed',
+          actions: assign({ error: ({ event }) => toSerialized(event.error) }),
+        },
+      },
+    },
+    afterModel: {
+      always: [
+        { guard: 'hasCalls', target: 'approvals' },
+        { guard: 'outputInvalid', target: 'failed' },
+        { target: 'completed' },
+      ],
+    },
+    approvals: {
+      initial: 'routing',
+      states: {
+        routing: {
+          always: [{ guard: 'needsCheck', target: 'checking' }, { target: '#run.tools' }],
+        },
+        checking: {
+          invoke: {
+            src: 'approvalCheck',
+            input: ({ context }) => ({
+              runId: context.runId,
+              step: context.step,
+              calls: context.calls
+                .filter((c) => c.check)
+                .map(({ callId, name, arguments: args }) => ({ callId, name, arguments: args })),
+            }),
+            onDone: {
+              target: 'gate',
+              actions: assign(({ context, event }) => {
+                const standing = { ...context.standingDecisions, ...context.newDecisions };
+                return {
+                  step: context.step + 1,
+                  calls: context.calls.map((c) => {
+                    const d = event.output.decisions.find((x) => x.callId === c.callId);
+                    if (!d?.needsApproval) return c;
+                    const always = standing[c.name];
+                    if (always) {
+                      return {
+                        ...c,
+                        needsApproval: true,
+                        decision: always === 'approve' ? ('approved' as const) : ('rejected' as const),
+                        reason: 'always' as const,
+                      };
+                    }
+                    return { ...c, needsApproval: true, deadline: d.deadline };
+                  }),
+                };
+              }),
+            },
+            onError: { target: '#run.failed', actions: assign({ error: ({ event }) => toSerialized(event.error) }) },
+          },
+        },
+        gate: {
+          always: [{ guard: 'awaitingDecisions', target: '#run.awaitingApproval' }, { target: '#run.tools' }],
+        },
+      },
+    },
+    awaitingApproval: {
+      always: { guard: ({ context }) => !context.calls.some(pendingApproval), target: 'tools' },
+      invoke: {
+        src: 'durableTimer',
+        input: ({ context }) => ({ deadline: nextDeadline(context.calls) ?? Number.MAX_SAFE_INTEGER }),
+        onDone: {
+          target: 'awaitingApproval',
+          reenter: true,
+          actions: assign({
+            calls: ({ context, event }) =>
+              context.calls.map((c) =>
+                pendingApproval(c) && c.deadline !== undefined && c.deadline <= event.output.firedAt
+                  ? { ...c, decision: 'rejected' as const, reason: 'timeout' as const }
+                  : c,
+              ),
+          }),
+        },
+      },
+      on: {
+        APPROVE: {
+          guard: ({ context, event }) => context.calls.some((c) => c.callId === event.callId && pendingApproval(c)),
+          actions: assign(({ context, event }) => decide(context, event.callId, 'approved', event.always)),
+        },
+        REJECT: {
+          guard: ({ context, event }) => context.calls.some((c) => c.callId === event.callId && pendingApproval(c)),
+          actions: assign(({ context, event }) =>
+            decide(context, event.callId, 'rejected', event.always, event.message),
+          ),
+        },
+      },
+    },
+    tools: {
+      entry: 'spawnToolCalls',
+      on: {
+        'xstate.done.actor.*': {
+          actions: assign({
+            calls: ({ context, event }) => {
+              const out = event.output;
+              return context.calls.map((c) => (c.callId === out.callId ? { ...c, done: true } : c));
+            },
+          }),
+        },
+        'xstate.error.actor.*': {
+          target: 'failed',
+          actions: assign({ error: ({ event }) => toSerialized(event.error) }),
+        },
+      },
+      always: { guard: 'allCallsDone', target: 'turnStart' },
+    },
+    interrupted: {
+      on: {
+        CONTINUE: {
+          target: 'turnStart',
+          actions: assign(({ context, event }) => ({
+            maxTurns: event.maxTurns ?? context.maxTurns,
+            budget: event.budget ?? context.budget,
+          })),
+        },
+      },
+    },
+    completed: { type: 'final', entry: assign({ outcome: 'completed' }) },
+    failed: { type: 'final', entry: assign({ outcome: 'failed' }) },
+    cancelled: { type: 'final', entry: assign({ outcome: 'cancelled' }) },
+  },
+  output: ({ context }) => {
+    return {
+      status: context.outcome ?? 'failed',
+      runId: context.runId,
+      agentName: context.agentName,
+      maxTurns: context.maxTurns,
+      turn: context.turn,
+      usage: context.usage,
+      output: context.output,
+      structured: context.structured,
+      error: context.error,
+      newDecisions: context.newDecisions,
+      historyStart: context.historyStart,
+      inputCount: context.inputCount,
+      startedAt: context.startedAt,
+    };
+  },
+});
+
+function decide(
+  context: RunMachineContext,
+  callId: string,
+  decision: 'approved' | 'rejected',
+  always: boolean | undefined,
+  message?: string,
+): Partial<RunMachineContext> {
+  const call = context.calls.find((c) => c.callId === callId);
+  const newDecisions =
+    always && call
+      ? { ...context.newDecisions, [call.name]: decision === 'approved' ? ('approve' as const) : ('reject' as const) }
+      : context.newDecisions;
+  return {
+    newDecisions,
+    calls: context.calls.map((c) => {
+      if (c.callId === callId) return { ...c, decision, reason: 'user' as const, message };
+      if (always && call && c.name === call.name && pendingApproval(c)) {
+        return { ...c, decision, reason: 'always' as const, message };
+      }
+      return c;
+    }),
+  };
+}
+
+function toSerialized(error: unknown): { name: string; message: string; code: string } {
+  const e = (error ?? {}) as { name?: string; message?: string; code?: string };
+  return { name: e.name ?? 'Error', message: e.message ?? String(error), code: e.code ?? 'UNKNOWN' };
+}
+
+export type RunMachine = typeof runMachine;

@@ -1,0 +1,157 @@
+import type { SerializedError } from '../errors/agentstate-error.js';
+import type { ToolCallItem } from '../items/item.js';
+
+/** Tokens and cost of a run so far. Plain JSON. */
+export interface RunUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cachedTokens: number;
+  costUsd: number;
+}
+
+export const zeroUsage = (): RunUsage => ({
+  inputTokens: 0,
+  outputTokens: 0,
+  cachedTokens: 0,
+  costUsd: 0,
+});
+
+export function addUsage(a: RunUsage, b: RunUsage): RunUsage {
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    cachedTokens: a.cachedTokens + b.cachedTokens,
+    costUsd: a.costUsd + b.costUsd,
+  };
+}
+
+/** Limits left for this run (already net of what the session and user used). */
+export interface RunBudget {
+  maxTurns?: number | undefined;
+  maxTokens?: number | undefined;
+  maxCostUsd?: number | undefined;
+}
+
+export type StandingDecision = 'approve' | 'reject';
+
+/** A tool call of the current turn and where it stands. */
+export interface CallState {
+  callId: string;
+  name: string;
+  arguments: string;
+  /** Journal step of this call's execution. */
+  step: number;
+  /** Whether the tool declares an approval check (`needsApproval` not `false`). */
+  check: boolean;
+  needsApproval: boolean;
+  decision?: 'approved' | 'rejected' | undefined;
+  reason?: 'user' | 'timeout' | 'always' | undefined;
+  message?: string | undefined;
+  /** Epoch ms after which a pending approval is rejected with reason `timeout`. */
+  deadline?: number | undefined;
+  done: boolean;
+}
+
+export type InterruptionReason = 'approval' | 'budget' | 'maxTurns';
+
+export interface RunMachineInput {
+  runId: string;
+  sessionId: string;
+  agentName: string;
+  maxTurns: number;
+  /** Index in the session history where this run's input starts. */
+  historyStart: number;
+  /** Epoch ms. */
+  startedAt: number;
+  /** Number of input items at `historyStart`. */
+  inputCount: number;
+  budget: RunBudget;
+  standingDecisions: Record<string, StandingDecision>;
+}
+
+export interface RunMachineContext extends RunMachineInput {
+  turn: number;
+  /** Next journal step number. */
+  step: number;
+  usage: RunUsage;
+  calls: CallState[];
+  output?: string | undefined;
+  structured?: unknown;
+  error?: SerializedError | undefined;
+  interruption?: InterruptionReason | undefined;
+  /** Set on entering a final state. */
+  outcome?: RunFinalStatus | undefined;
+  /** `always` decisions taken during this run, merged into the session when it ends. */
+  newDecisions: Record<string, StandingDecision>;
+}
+
+export type RunFinalStatus = 'completed' | 'failed' | 'cancelled';
+
+export interface RunMachineOutput {
+  status: RunFinalStatus;
+  runId: string;
+  agentName: string;
+  maxTurns: number;
+  turn: number;
+  usage: RunUsage;
+  output?: string | undefined;
+  structured?: unknown;
+  error?: SerializedError | undefined;
+  newDecisions: Record<string, StandingDecision>;
+  historyStart: number;
+  inputCount: number;
+  startedAt: number;
+}
+
+/** Input and output of the named actors the run machine invokes. */
+export interface ModelStepInput {
+  runId: string;
+  sessionId: string;
+  step: number;
+  turn: number;
+}
+
+export interface ModelStepOutput {
+  text?: string | undefined;
+  toolCalls: (ToolCallItem & { check: boolean })[];
+  usage: RunUsage;
+  structured?: unknown;
+  outputError?: SerializedError | undefined;
+}
+
+export interface ApprovalCheckInput {
+  runId: string;
+  step: number;
+  calls: { callId: string; name: string; arguments: string }[];
+}
+
+export interface ApprovalCheckOutput {
+  decisions: { callId: string; needsApproval: boolean; deadline?: number | undefined }[];
+}
+
+export interface ToolCallInput {
+  runId: string;
+  step: number;
+  call: { callId: string; name: string; arguments: string };
+  /** Set when the call was rejected: the model is shown this instead of running the tool. */
+  rejection?: { message: string; reason: string } | undefined;
+}
+
+export interface ToolCallOutput {
+  callId: string;
+  isError: boolean;
+}
+
+export interface DurableTimerInput {
+  deadline: number;
+}
+
+export interface DurableTimerOutput {
+  firedAt: number;
+}
+
+export type RunEvent =
+  | { type: 'APPROVE'; callId: string; always?: boolean | undefined }
+  | { type: 'REJECT'; callId: string; message?: string | undefined; always?: boolean | undefined }
+  | { type: 'CONTINUE'; maxTurns?: number | undefined; budget?: RunBudget | undefined }
+  | { type: 'CANCEL' };

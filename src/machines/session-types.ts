@@ -1,0 +1,64 @@
+import type { UsageTotals } from '../persistence/session-store.js';
+import type { RunMachineInput, RunMachineOutput, StandingDecision } from './run-types.js';
+
+/** Limits of a session (or of a user's totals across sessions). */
+export interface Budget {
+  maxTurns?: number | undefined;
+  maxTokens?: number | undefined;
+  maxCostUsd?: number | undefined;
+}
+
+/** Per-session settings that actions change. Plain JSON. */
+export interface SessionConfig {
+  /** Model name override passed with every request. */
+  model?: string | undefined;
+  /** Replaces the agent's instructions for this session. */
+  systemPrompt?: string | undefined;
+  budget: Budget;
+  metadata: Record<string, unknown>;
+  /** App-defined description of what the session is working on. */
+  task?: unknown;
+}
+
+/** What a finished run leaves in the session context. */
+export type RunSummary = Omit<RunMachineOutput, 'newDecisions'>;
+
+export interface SessionMachineContext {
+  sessionId: string;
+  userId?: string | undefined;
+  parentId?: string | undefined;
+  config: SessionConfig;
+  /** History index the model starts reading from (moved by `clearSession`). */
+  historyFrom: number;
+  runCount: number;
+  usage: UsageTotals;
+  standingDecisions: Record<string, StandingDecision>;
+  currentRun?: RunMachineInput | undefined;
+  lastRun?: RunSummary | undefined;
+}
+
+export interface SessionMachineInput {
+  sessionId: string;
+  userId?: string | undefined;
+  parentId?: string | undefined;
+  config?: Partial<SessionConfig> | undefined;
+  historyFrom?: number | undefined;
+  usage?: UsageTotals | undefined;
+  standingDecisions?: Record<string, StandingDecision> | undefined;
+}
+
+export type SessionEvent =
+  | { type: 'SEND_MESSAGE'; run: RunMachineInput }
+  | { type: 'SUSPEND' }
+  | { type: 'RESUME' }
+  | { type: 'COMPLETE' }
+  | { type: 'FAIL' }
+  | { type: 'DELETE' }
+  | { type: 'CLEAR'; historyFrom: number }
+  | { type: 'CONFIGURE'; patch: Partial<SessionConfig> }
+  | { type: 'APPROVE'; callId: string; always?: boolean | undefined }
+  | { type: 'REJECT'; callId: string; message?: string | undefined; always?: boolean | undefined }
+  | { type: 'CONTINUE'; maxTurns?: number | undefined; budget?: Budget | undefined }
+  | { type: 'CANCEL' };
+
+export type SessionEventType = SessionEvent['type'];

@@ -1,0 +1,64 @@
+import type { Item, ToolCallItem } from '../items/item.js';
+
+/** What the model is told about one tool. `parameters` is a JSON Schema object. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+/** One request to a model. */
+export interface ModelRequest {
+  /** System instructions, already resolved for the run's context. */
+  instructions?: string | undefined;
+  /** The conversation so far, oldest first. */
+  items: Item[];
+  tools: ToolSpec[];
+  /** JSON Schema the final answer must follow, when the agent has an `outputType`. */
+  outputSchema?: Record<string, unknown> | undefined;
+  /** Overrides the model's configured model name (e.g. a session's `changeModel`). */
+  model?: string | undefined;
+}
+
+/** Token counts of one model call. */
+export interface ModelUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cachedTokens: number;
+}
+
+export type FinishReason = 'stop' | 'tool_calls' | 'length' | 'content_filter' | 'refusal' | 'other';
+
+/** One complete model answer. */
+export interface ModelResponse {
+  /** Assistant text, if any. */
+  text: string | undefined;
+  /** Tool calls requested, in order. */
+  toolCalls: ToolCallItem[];
+  usage: ModelUsage;
+  finishReason: FinishReason;
+  /** Set when the model refused; the text then holds the refusal. */
+  refusal?: string | undefined;
+  /** The model name that answered, for pricing. */
+  model: string;
+}
+
+/** Incremental events of a streamed model answer; the last one is always `response`. */
+export type ModelStreamEvent =
+  | { type: 'text_delta'; delta: string }
+  | { type: 'tool_call_delta'; index: number; callId?: string; name?: string; argumentsDelta: string }
+  | { type: 'response'; response: ModelResponse };
+
+export interface ModelCallOptions {
+  signal?: AbortSignal | undefined;
+}
+
+/** The small interface every model adapter implements. */
+export interface Model {
+  /** Model name used for pricing and display. */
+  readonly name: string;
+  generate(request: ModelRequest, options?: ModelCallOptions): Promise<ModelResponse>;
+  stream(request: ModelRequest, options?: ModelCallOptions): AsyncIterable<ModelStreamEvent>;
+}
+
+export const emptyUsage = (): ModelUsage => ({ inputTokens: 0, outputTokens: 0, cachedTokens: 0 });

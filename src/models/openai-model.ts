@@ -1,0 +1,259 @@
+import OpenAI from 'openai';
+import type {
+  ChatCompletion,
+  ChatCompletionAssistantMessageParam,
+  ChatCompletionCreateParamsBase,
+  ChatCompletionMessageParam,
+  ChatCompletionMessageToolCall,
+} from 'openai/resources/chat/completions';
+import { AgentStateError } from '../errors/agentstate-error.js';
+import { ModelBehaviorError, ModelError } from '../errors/run-errors.js';
+import type { ToolCallItem } from '../items/item.js';
+import type {
+  Model,
+  ModelCallOptions,
+  ModelRequest,
+  ModelResponse,
+  ModelStreamEvent,
+} from './model.js';
+import {
+  StreamAccumulator,
+  fallbackCallId,
+  mapFinishReason,
+  mapUsage,
+} from './stream-accumulator.js';
+
+/** Options of {@link OpenAIModel}. */
+export interface OpenAIModelOptions {
+  /** Model name sent with every request, e.g. `gpt-4.1-mini` or `llama3.1:8b`. */
+  model: string;
+  /**
+   * API key. Ignored when `client` is given.
+   * @default process.env.OPENAI_API_KEY; with a `baseURL` and no key anywhere, a placeholder
+   *   (local OpenAI-compatible servers usually need none)
+   */
+  apiKey?: string | undefined;
+  /**
+   * Base URL of an OpenAI-compatible server, e.g. `http://localhost:11434/v1` (Ollama),
+   * `http://localhost:8000/v1` (vLLM), `http://localhost:8080/v1` (llama.cpp) or
+   * `http://localhost:1234/v1` (LM Studio). Ignored when `client` is given.
+   * @default process.env.OPENAI_BASE_URL, else `https://api.openai.com/v1`
+   */
+  baseURL?: string | undefined;
+  /**
+   * How often the SDK retries connection errors, 408, 409, 429 and 5xx answers (it honours
+   * `retry-after` headers).
+   * @default 2
+   */
+  maxRetries?: number | undefined;
+  /**
+   * Timeout of one HTTP attempt in milliseconds.
+   * @default the SDK's default (10 minutes)
+   */
+  timeoutMs?: number | undefined;
+  /**
+   * An already configured `OpenAI` client (e.g. an `AzureOpenAI`). `maxRetries` and
+   * `timeoutMs`, when given, still apply per request.
+   * @default a new client built from `apiKey` and `baseURL`
+   */
+  client?: OpenAI | undefined;
+  /**
+   * Sampling temperature.
+   * @default not sent (the server's default)
+   */
+  temperature?: number | undefined;
+}
+
+const DEFAULT_MAX_RETRIES = 2;
+
+/**
+ * {@link Model} on the official `openai` package, using Chat Completions with tools. Works
+ * with the OpenAI API and with OpenAI-compatible servers (through `baseURL`).
+ *
+ * Every failure surfaces as a {@link ModelError} (with the HTTP `status` when there is one and
+ * the SDK error as `cause`), except cancellation through `options.signal`, which is rethrown
+ * unchanged so callers can tell it apart.
+ */
+export class OpenAIModel implements Model {
+  readonly name: string;
+  private readonly client: OpenAI;
+  private readonly options: OpenAIModelOptions;
+
+  constructor(options: OpenAIModelOptions) {
+    this.options = options;
+    this.name = options.model;
+    this.client = options.client ?? createClient(options);
+  }
+
+  async generate(request: ModelRequest, options: ModelCallOptions = {}): Promise<ModelResponse> {
+    let completion: ChatCompletion;
+    try {
+      completion = await this.client.chat.completions.create(
+        { ...this.buildParams(request), stream: false },
+        this.requestOptions(options),
+      );
+    } catch (error) {
+      throw toModelError(error, options.signal);
+    }
+    return this.toResponse(completion, request);
+  }
+
+  async *stream(
+    request: ModelRequest,
+    options: ModelCallOptions = {},
+  ): AsyncGenerator<ModelStreamEvent, void, undefined> {
+    const accumulator = new StreamAccumulator(request.model ?? this.name);
+    try {
+      const stream = await this.client.chat.completions.create(
+        { ...this.buildParams(request), stream: true, stream_options: { include_usage: true } },
+        this.requestOptions(options),
+      );
+      for await (const chunk of stream) {
+        for (const event of accumulator.add(chunk)) yield event;
+      }
+    } catch (error) {
+      throw toModelError(error, options.signal);
+    }
+    yield { type: 'response', response: accumulator.finish() };
+  }
+
+  private buildParams(request: ModelRequest): ChatCompletionCreateParamsBase {
+    const params: ChatCompletionCreateParamsBase = {
+      model: request.model ?? this.name,
+      messages: toChatMessages(request),
+    };
+    if (request.tools.length > 0) {
+      params.tools = request.tools.map((tool) => ({
+        type: 'function',
+        function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+      }));
+    }
+    if (request.outputSchema) {
+      params.response_format = {
+        type: 'json_schema',
+        json_schema: { name: 'output', schema: request.outputSchema, strict: false },
+      };
+    }
+    if (this.options.temperature !== undefined) params.temperature = this.options.temperature;
+    return params;
+  }
+
+  private requestOptions(options: ModelCallOptions): OpenAI.RequestOptions {
+    const result: OpenAI.RequestOptions = {};
+    if (options.signal) result.signal = options.signal;
+    if (this.options.maxRetries !== undefined) result.maxRetries = this.options.maxRetries;
+    if (this.options.timeoutMs !== undefined) result.timeout = this.options.timeoutMs;
+    return result;
+  }
+
+  private toResponse(completion: ChatCompletion, request: ModelRequest): ModelResponse {
+    const choice = completion.choices?.[0];
+    if (!choice?.message) {
+      throw new ModelBehaviorError('The model answered without any choice');
+    }
+    const message = choice.message;
+    const refusal = message.refusal ? message.refusal : undefined;
+    const text = refusal ?? (message.content ? message.content : undefined);
+    return {
+      text,
+      toolCalls: (message.tool_calls ?? []).map(toToolCallItem),
+      usage: mapUsage(completion.usage),
+      finishReason: mapFinishReason(choice.finish_reason, refusal),
+      refusal,
+      model: completion.model || request.model || this.name,
+    };
+  }
+}
+
+function createClient(options: OpenAIModelOptions): OpenAI {
+  let apiKey = options.apiKey || process.env['OPENAI_API_KEY'] || undefined;
+  const baseURL = options.baseURL || process.env['OPENAI_BASE_URL'] || undefined;
+  if (apiKey === undefined) {
+    if (baseURL === undefined) {
+      throw new ModelError(
+        'OpenAIModel needs an API key: pass `apiKey` or set OPENAI_API_KEY (or pass `baseURL` for a local server)',
+      );
+    }
+    apiKey = 'no-key';
+  }
+  return new OpenAI({
+    apiKey,
+    baseURL,
+    maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
+    ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
+  });
+}
+
+function toToolCallItem(call: ChatCompletionMessageToolCall): ToolCallItem {
+  const callId = call.id || fallbackCallId();
+  if (call.type === 'custom') {
+    return { type: 'tool_call', callId, name: call.custom.name, arguments: call.custom.input };
+  }
+  return {
+    type: 'tool_call',
+    callId,
+    name: call.function.name,
+    arguments: call.function.arguments ?? '',
+  };
+}
+
+/**
+ * Maps our conversation to Chat Completions messages. Consecutive tool calls (and the
+ * assistant text right before them, which came from the same answer) become one assistant
+ * message with `tool_calls`; tool results become `tool` messages.
+ */
+export function toChatMessages(request: ModelRequest): ChatCompletionMessageParam[] {
+  const messages: ChatCompletionMessageParam[] = [];
+  if (request.instructions) messages.push({ role: 'system', content: request.instructions });
+  // The assistant message that following tool calls attach to, while still open.
+  let open: ChatCompletionAssistantMessageParam | undefined;
+  for (const item of request.items) {
+    if (item.type === 'tool_call') {
+      if (!open) {
+        open = { role: 'assistant', content: null };
+        messages.push(open);
+      }
+      (open.tool_calls ??= []).push({
+        id: item.callId,
+        type: 'function',
+        function: { name: item.name, arguments: item.arguments },
+      });
+      continue;
+    }
+    if (item.type === 'tool_result') {
+      open = undefined;
+      messages.push({ role: 'tool', tool_call_id: item.callId, content: item.output });
+    } else if (item.role === 'user') {
+      open = undefined;
+      messages.push({ role: 'user', content: item.content });
+    } else {
+      open = { role: 'assistant', content: item.content };
+      messages.push(open);
+    }
+  }
+  return messages;
+}
+
+function isAbort(error: unknown, signal: AbortSignal | undefined): boolean {
+  if (signal?.aborted) return true;
+  if (error instanceof OpenAI.APIUserAbortError) return true;
+  return error instanceof Error && error.name === 'AbortError';
+}
+
+/** Wraps anything the SDK throws into a {@link ModelError}; aborts pass through unchanged. */
+export function toModelError(error: unknown, signal?: AbortSignal): unknown {
+  if (isAbort(error, signal)) return error;
+  if (error instanceof AgentStateError) return error;
+  if (error instanceof OpenAI.APIConnectionTimeoutError) {
+    return new ModelError(`The model request timed out: ${error.message}`, { cause: error });
+  }
+  if (error instanceof OpenAI.APIConnectionError) {
+    return new ModelError(`Could not reach the model server: ${error.message}`, { cause: error });
+  }
+  if (error instanceof OpenAI.APIError) {
+    const status = typeof error.status === 'number' ? error.status : undefined;
+    return new ModelError(`The model request failed: ${error.message}`, { status, cause: error });
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new ModelError(`The model request failed: ${message}`, { cause: error });
+}

@@ -1,0 +1,117 @@
+import { ModelError, ScriptExhaustedError } from '../errors/run-errors.js';
+import type { ToolCallItem } from '../items/item.js';
+import {
+  emptyUsage,
+  type Model,
+  type ModelCallOptions,
+  type ModelRequest,
+  type ModelResponse,
+  type ModelStreamEvent,
+  type ModelUsage,
+} from './model.js';
+
+/** A scripted tool call; `arguments` may be an object (stringified) or raw text. */
+export interface ScriptedToolCall {
+  name: string;
+  arguments?: Record<string, unknown> | string;
+  callId?: string;
+}
+
+/** One scripted answer: text, tool calls, or an error to throw. */
+export interface ScriptedResponse {
+  text?: string;
+  toolCalls?: ScriptedToolCall[];
+  usage?: Partial<ModelUsage>;
+  /** Thrown instead of answering (as a `ModelError` if a string). */
+  error?: Error | string;
+}
+
+export type Script =
+  | ScriptedResponse[]
+  | ((request: ModelRequest, callIndex: number) => ScriptedResponse | Promise<ScriptedResponse>);
+
+export interface ScriptedModelOptions {
+  /** @default 'scripted' */
+  name?: string;
+  /** Token counts reported when a response gives none. @default 10 in, 5 out */
+  defaultUsage?: Partial<ModelUsage>;
+}
+
+/**
+ * A deterministic, offline model: a list of responses or a function of the request. Records
+ * every request; an unscripted call throws `ScriptExhaustedError`. Default call ids derive from
+ * the request (`call_<items>_<index>`), so they are the same in a resumed process.
+ */
+export class ScriptedModel implements Model {
+  readonly name: string;
+  /** Every request received, in order. */
+  readonly calls: ModelRequest[] = [];
+  private readonly script: Script;
+  private readonly defaultUsage: ModelUsage;
+
+  constructor(script: Script, options: ScriptedModelOptions = {}) {
+    this.script = script;
+    this.name = options.name ?? 'scripted';
+    this.defaultUsage = { ...emptyUsage(), inputTokens: 10, outputTokens: 5, ...options.defaultUsage };
+  }
+
+  async generate(request: ModelRequest, options: ModelCallOptions = {}): Promise<ModelResponse> {
+    if (options.signal?.aborted) throw options.signal.reason as Error;
+    const index = this.calls.length;
+    this.calls.push(structuredClone(request));
+    let scripted: ScriptedResponse | undefined;
+    if (Array.isArray(this.script)) {
+      scripted = this.script[index];
+      if (!scripted) throw new ScriptExhaustedError(index, this.script.length);
+    } else {
+      scripted = await this.script(request, index);
+    }
+    if (scripted.error !== undefined) {
+      throw typeof scripted.error === 'string' ? new ModelError(scripted.error) : scripted.error;
+    }
+    return this.toResponse(scripted, request);
+  }
+
+  async *stream(request: ModelRequest, options: ModelCallOptions = {}): AsyncIterable<ModelStreamEvent> {
+    const response = await this.generate(request, options);
+    for (const piece of (response.text ?? '').match(/\S+\s*/g) ?? []) {
+      yield { type: 'text_delta', delta: piece };
+    }
+    for (const [index, call] of response.toolCalls.entries()) {
+      yield {
+        type: 'tool_call_delta',
+        index,
+        callId: call.callId,
+        name: call.name,
+        argumentsDelta: call.arguments,
+      };
+    }
+    yield { type: 'response', response };
+  }
+
+  /** Throws unless every scripted response was used. */
+  assertComplete(): void {
+    if (Array.isArray(this.script) && this.calls.length !== this.script.length) {
+      throw new Error(
+        `ScriptedModel used ${this.calls.length} of ${this.script.length} scripted response(s)`,
+      );
+    }
+  }
+
+  private toResponse(scripted: ScriptedResponse, request: ModelRequest): ModelResponse {
+    const toolCalls: ToolCallItem[] = (scripted.toolCalls ?? []).map((call, i) => ({
+      type: 'tool_call',
+      callId: call.callId ?? `call_${request.items.length}_${i}`,
+      name: call.name,
+      arguments:
+        typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments ?? {}),
+    }));
+    return {
+      text: scripted.text,
+      toolCalls,
+      usage: { ...this.defaultUsage, ...scripted.usage },
+      finishReason: toolCalls.length > 0 ? 'tool_calls' : 'stop',
+      model: request.model ?? this.name,
+    };
+  }
+}

@@ -1,0 +1,64 @@
+import type { BatchOpHook } from './kv-backend.js';
+import { KvSessionStore } from './kv-session-store.js';
+import { LevelBackend } from './level-backend.js';
+import type { Migration } from './migrations.js';
+
+export interface LevelSessionStoreOptions {
+  /**
+   * Folder of the LevelDB database, created if missing. One process at a time may open it.
+   * @default './.agentstate'
+   */
+  path?: string | undefined;
+  /** Upgrade steps for records written with an older schema version. */
+  migrations?: readonly Migration[] | undefined;
+  /**
+   * Test-only fault injection: called for each op of every write batch; if it throws, the
+   * batch is dropped whole and the save fails with `SessionSaveFailedError`.
+   */
+  onBatchOp?: BatchOpHook | undefined;
+}
+
+/** Default LevelDB folder. */
+export const DEFAULT_LEVEL_PATH = './.agentstate';
+
+/**
+ * The default {@link SessionStore}: sessions, history, journal and indexes in LevelDB, each
+ * step written as one atomic batch.
+ *
+ * Construction opens the folder (LevelDB opens lazily, queueing operations until ready) and
+ * does nothing else; use {@link LevelSessionStore.open} to surface open errors (a missing
+ * permission, a folder locked by another process) up front.
+ *
+ * @example
+ * const store = await LevelSessionStore.open({ path: './data/sessions' });
+ * try {
+ *   const record = await store.load({ sessionId: 'chat-1', userId: 'alice' });
+ * } finally {
+ *   await store.close();
+ * }
+ */
+export class LevelSessionStore extends KvSessionStore {
+  /** The LevelDB folder this store uses. */
+  readonly path: string;
+  private readonly level: LevelBackend;
+
+  constructor(options: LevelSessionStoreOptions = {}) {
+    const path = options.path ?? DEFAULT_LEVEL_PATH;
+    const level = new LevelBackend(path, { onBatchOp: options.onBatchOp });
+    super(level, { migrations: options.migrations });
+    this.path = path;
+    this.level = level;
+  }
+
+  /** Creates a store and waits until its database is open. */
+  static async open(options: LevelSessionStoreOptions = {}): Promise<LevelSessionStore> {
+    const store = new LevelSessionStore(options);
+    await store.ready();
+    return store;
+  }
+
+  /** Resolves once the database is open; rejects if it cannot be opened. */
+  async ready(): Promise<void> {
+    await this.level.open();
+  }
+}

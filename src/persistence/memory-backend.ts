@@ -1,0 +1,102 @@
+import {
+  KvWriteStats,
+  type BatchOpHook,
+  type KvBackend,
+  type KvBackendOptions,
+  type KvOp,
+  type KvRange,
+} from './kv-backend.js';
+import type { StoreStats } from './session-store.js';
+
+/** Index of the first key in `sorted` that is `>= key`. */
+function lowerBound(sorted: readonly string[], key: string): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((sorted[mid] as string) < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * {@link KvBackend} in memory: a Map for values plus a sorted key array for ranges. Batches
+ * are checked in full (fault hook included) before any op is applied, so they are atomic.
+ * Keys compare as JavaScript strings, which matches LevelDB's byte order for the ASCII keys
+ * the session stores write.
+ */
+export class MemoryBackend implements KvBackend {
+  private readonly values = new Map<string, string>();
+  private readonly sortedKeys: string[] = [];
+  private readonly onBatchOp: BatchOpHook | undefined;
+  private readonly writeStats = new KvWriteStats();
+  private closed = false;
+
+  constructor(options: KvBackendOptions = {}) {
+    this.onBatchOp = options.onBatchOp;
+  }
+
+  async get(key: string): Promise<string | undefined> {
+    this.assertOpen();
+    return this.values.get(key);
+  }
+
+  async getMany(keys: string[]): Promise<(string | undefined)[]> {
+    this.assertOpen();
+    return keys.map((key) => this.values.get(key));
+  }
+
+  async write(ops: KvOp[]): Promise<void> {
+    this.assertOpen();
+    if (ops.length === 0) return;
+    // Validate everything first: nothing below may throw, so the batch is all or nothing.
+    ops.forEach((op, index) => {
+      this.onBatchOp?.(index, op);
+      if (typeof op.key !== 'string' || (op.type === 'put' && typeof op.value !== 'string')) {
+        throw new TypeError(`Batch op ${index} needs string keys and values`);
+      }
+    });
+    for (const op of ops) {
+      if (op.type === 'put') this.put(op.key, op.value);
+      else this.del(op.key);
+    }
+    this.writeStats.record(ops);
+  }
+
+  async *iterate(range: KvRange): AsyncIterable<[string, string]> {
+    this.assertOpen();
+    // Take the entries up front: a snapshot, unaffected by writes during iteration.
+    const start = lowerBound(this.sortedKeys, range.gte);
+    const end = lowerBound(this.sortedKeys, range.lt);
+    let keys = this.sortedKeys.slice(start, Math.max(start, end));
+    if (range.reverse) keys.reverse();
+    if (range.limit !== undefined) keys = keys.slice(0, Math.max(0, range.limit));
+    const entries = keys.map((key): [string, string] => [key, this.values.get(key) as string]);
+    for (const entry of entries) yield entry;
+  }
+
+  stats(): StoreStats {
+    return this.writeStats.snapshot();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+
+  private put(key: string, value: string): void {
+    if (!this.values.has(key)) {
+      this.sortedKeys.splice(lowerBound(this.sortedKeys, key), 0, key);
+    }
+    this.values.set(key, value);
+  }
+
+  private del(key: string): void {
+    if (!this.values.delete(key)) return;
+    this.sortedKeys.splice(lowerBound(this.sortedKeys, key), 1);
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error('MemoryBackend is closed');
+  }
+}

@@ -1,0 +1,29 @@
+import type { BatchOpHook } from './kv-backend.js';
+import { KvSessionStore } from './kv-session-store.js';
+import { MemoryBackend } from './memory-backend.js';
+import type { Migration } from './migrations.js';
+
+export interface MemorySessionStoreOptions {
+  /** Upgrade steps for records written with an older schema version. */
+  migrations?: readonly Migration[] | undefined;
+  /**
+   * Test-only fault injection: called for each op of every write batch; if it throws, the
+   * batch is dropped whole and the save fails with `SessionSaveFailedError`.
+   */
+  onBatchOp?: BatchOpHook | undefined;
+}
+
+/**
+ * A {@link SessionStore} kept in memory, for tests and short-lived processes. It shares all of
+ * its logic with the LevelDB store (see {@link KvSessionStore}), so both behave the same:
+ * versions, atomic batches, user partitions, record validation and migrations.
+ *
+ * @example
+ * const store = new MemorySessionStore();
+ * await store.create({ sessionId: 's1', userId: 'alice', ...rest });
+ */
+export class MemorySessionStore extends KvSessionStore {
+  constructor(options: MemorySessionStoreOptions = {}) {
+    super(new MemoryBackend({ onBatchOp: options.onBatchOp }), { migrations: options.migrations });
+  }
+}

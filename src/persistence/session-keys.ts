@@ -1,0 +1,108 @@
+import type { KvRange } from './kv-backend.js';
+import type { SessionKey } from './session-store.js';
+
+/**
+ * Key layout of the session stores. Every part is URI-encoded with `!` escaped too, so `!`
+ * only ever appears as the separator and all keys are ASCII (JavaScript string order equals
+ * LevelDB byte order). The owner is a hard partition: `a` for the anonymous bucket and
+ * `u:<userId>` for a named user, so no userId can collide with the anonymous bucket.
+ *
+ * | key                                   | value                                |
+ * |---------------------------------------|--------------------------------------|
+ * | `s!<owner>!<sid>`                     | record envelope (schema-versioned)   |
+ * | `l!<owner>!<sid>`                     | SessionInfo JSON, for listing        |
+ * | `h!<owner>!<sid>!<seq, 10 digits>`    | history item JSON                    |
+ * | `j!<owner>!<sid>!<runId>!<step, 8 d>` | journal entry JSON                   |
+ * | `t!<owner>`                           | user usage totals JSON               |
+ * | `o!<owner>`                           | marker: this owner has had sessions  |
+ */
+export const KEY_SEPARATOR = '!';
+
+const HISTORY_DIGITS = 10;
+const STEP_DIGITS = 8;
+
+/** URI-encodes a key part and escapes `!`, so the separator cannot appear in it. */
+export function encodeKeyPart(part: string): string {
+  return encodeURIComponent(part).replaceAll('!', '%21');
+}
+
+/** The owner part of every key of a user's data. */
+export function ownerPart(userId: string | undefined): string {
+  return userId === undefined ? 'a' : `u:${encodeKeyPart(userId)}`;
+}
+
+function sessionPart(key: SessionKey): string {
+  if (typeof key.sessionId !== 'string' || key.sessionId.length === 0) {
+    throw new TypeError('sessionId must be a non-empty string');
+  }
+  return `${ownerPart(key.userId)}!${encodeKeyPart(key.sessionId)}`;
+}
+
+function padded(value: number, digits: number, what: string): string {
+  if (!Number.isSafeInteger(value) || value < 0 || value >= 10 ** digits) {
+    throw new TypeError(`${what} must be an integer in [0, ${10 ** digits}), got ${value}`);
+  }
+  return String(value).padStart(digits, '0');
+}
+
+/** All keys starting with `prefix` (which must end with the separator). */
+export function prefixRange(prefix: string): KvRange {
+  const last = prefix.charCodeAt(prefix.length - 1);
+  return { gte: prefix, lt: prefix.slice(0, -1) + String.fromCharCode(last + 1) };
+}
+
+/** The smallest key strictly after `key`. */
+export function keyAfter(key: string): string {
+  return `${key}\u0000`;
+}
+
+export function recordKey(key: SessionKey): string {
+  return `s!${sessionPart(key)}`;
+}
+
+export function listIndexKey(key: SessionKey): string {
+  return `l!${sessionPart(key)}`;
+}
+
+/** The list index of one owner. */
+export function listIndexRange(userId: string | undefined): KvRange {
+  return prefixRange(`l!${ownerPart(userId)}!`);
+}
+
+export function historyKey(key: SessionKey, seq: number): string {
+  return `h!${sessionPart(key)}!${padded(seq, HISTORY_DIGITS, 'History position')}`;
+}
+
+/** History positions `[from, to)`, or `[from, end)` without `to`. */
+export function historyRange(key: SessionKey, from = 0, to?: number): KvRange {
+  const all = prefixRange(`h!${sessionPart(key)}!`);
+  return {
+    gte: historyKey(key, from),
+    lt: to === undefined ? all.lt : historyKey(key, to),
+  };
+}
+
+export function journalKey(key: SessionKey, runId: string, step: number): string {
+  if (typeof runId !== 'string' || runId.length === 0) {
+    throw new TypeError('runId must be a non-empty string');
+  }
+  return `j!${sessionPart(key)}!${encodeKeyPart(runId)}!${padded(step, STEP_DIGITS, 'Step')}`;
+}
+
+/** Every journal entry of a session, all runs. */
+export function journalRange(key: SessionKey): KvRange {
+  return prefixRange(`j!${sessionPart(key)}!`);
+}
+
+export function userTotalsKey(userId: string | undefined): string {
+  return `t!${ownerPart(userId)}`;
+}
+
+export function ownerMarkerKey(userId: string | undefined): string {
+  return `o!${ownerPart(userId)}`;
+}
+
+/** Markers of named owners only (not the anonymous bucket). */
+export function namedOwnersRange(): KvRange {
+  return prefixRange('o!u:');
+}

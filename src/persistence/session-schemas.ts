@@ -1,0 +1,124 @@
+import { z } from 'zod';
+import { InvalidSessionRecordError } from '../errors/session-errors.js';
+import type { ErrorScope } from '../errors/agentstate-error.js';
+import type { JournalEntry, SessionInfo, SessionStatus, UsageTotals } from './session-store.js';
+
+/** zod schemas of every value the session stores write, checked again on read. */
+
+export const UsageTotalsSchema = z.object({
+  turns: z.number().int().nonnegative(),
+  inputTokens: z.number().nonnegative(),
+  outputTokens: z.number().nonnegative(),
+  costUsd: z.number().nonnegative(),
+});
+
+export const SessionStatusSchema = z.enum([
+  'active',
+  'suspended',
+  'completed',
+  'failed',
+  'deleted',
+] as const satisfies readonly SessionStatus[]);
+
+export const SessionInfoSchema = z.object({
+  sessionId: z.string().min(1),
+  userId: z.string().optional(),
+  version: z.number().int().positive(),
+  status: SessionStatusSchema,
+  createdAt: z.number(),
+  updatedAt: z.number(),
+  parentId: z.string().optional(),
+  historyLength: z.number().int().nonnegative(),
+  usage: UsageTotalsSchema,
+});
+
+export const JournalEntrySchema = z.object({
+  runId: z.string().min(1),
+  step: z.number().int().nonnegative(),
+  kind: z.enum(['model', 'tool', 'approval']),
+  output: z.unknown(),
+  at: z.number(),
+});
+
+/** Copies exactly the SessionInfo fields (optional ones present as `undefined`). */
+export function toSessionInfo(value: z.output<typeof SessionInfoSchema>): SessionInfo {
+  return {
+    sessionId: value.sessionId,
+    userId: value.userId,
+    version: value.version,
+    status: value.status,
+    createdAt: value.createdAt,
+    updatedAt: value.updatedAt,
+    parentId: value.parentId,
+    historyLength: value.historyLength,
+    usage: toUsageTotals(value.usage),
+  };
+}
+
+export function toUsageTotals(value: z.output<typeof UsageTotalsSchema>): UsageTotals {
+  return {
+    turns: value.turns,
+    inputTokens: value.inputTokens,
+    outputTokens: value.outputTokens,
+    costUsd: value.costUsd,
+  };
+}
+
+export function toJournalEntry(value: z.output<typeof JournalEntrySchema>): JournalEntry {
+  return {
+    runId: value.runId,
+    step: value.step,
+    kind: value.kind,
+    output: value.output,
+    at: value.at,
+  };
+}
+
+/** Parses stored JSON text; anything unparseable throws `InvalidSessionRecordError` naming the key. */
+export function parseStoredJson(key: string, text: string, scope: ErrorScope = {}): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new InvalidSessionRecordError(key, 'not valid JSON', { ...scope, cause: error });
+  }
+}
+
+/** Validates a stored value; a mismatch throws `InvalidSessionRecordError` naming the key. */
+export function validateStored<S extends z.ZodType>(
+  key: string,
+  value: unknown,
+  schema: S,
+  scope: ErrorScope = {},
+): z.output<S> {
+  const result = schema.safeParse(value);
+  if (!result.success) {
+    throw new InvalidSessionRecordError(key, z.prettifyError(result.error), {
+      ...scope,
+      cause: result.error,
+    });
+  }
+  return result.data;
+}
+
+/** `parseStoredJson` then `validateStored`. */
+export function decodeStored<S extends z.ZodType>(
+  key: string,
+  text: string,
+  schema: S,
+  scope: ErrorScope = {},
+): z.output<S> {
+  return validateStored(key, parseStoredJson(key, text, scope), schema, scope);
+}
+
+/** Validates a value before it is written; a mismatch is a programmer error (`TypeError`). */
+export function checkBeforeWrite<S extends z.ZodType>(
+  what: string,
+  value: unknown,
+  schema: S,
+): z.output<S> {
+  const result = schema.safeParse(value);
+  if (!result.success) {
+    throw new TypeError(`Invalid ${what}: ${z.prettifyError(result.error)}`);
+  }
+  return result.data;
+}

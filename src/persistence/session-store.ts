@@ -1,0 +1,116 @@
+import type { Item } from '../items/item.js';
+
+export type SessionStatus = 'active' | 'suspended' | 'completed' | 'failed' | 'deleted';
+
+/** Running totals of a session or a user. */
+export interface UsageTotals {
+  turns: number;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+}
+
+export const emptyTotals = (): UsageTotals => ({
+  turns: 0,
+  inputTokens: 0,
+  outputTokens: 0,
+  costUsd: 0,
+});
+
+/**
+ * Identifies a session. `userId` is part of the key, not a filter: the same sessionId under
+ * two users is two unrelated sessions, and `undefined` is the anonymous bucket.
+ */
+export interface SessionKey {
+  sessionId: string;
+  userId?: string | undefined;
+}
+
+/** What listing returns for each session: the record without its snapshot. */
+export interface SessionInfo {
+  sessionId: string;
+  userId: string | undefined;
+  version: number;
+  status: SessionStatus;
+  createdAt: number;
+  updatedAt: number;
+  parentId: string | undefined;
+  /** Number of items in the session's append-only history log. */
+  historyLength: number;
+  usage: UsageTotals;
+}
+
+/** A stored session: info plus the persisted session-machine snapshot (plain JSON). */
+export interface SessionRecord extends SessionInfo {
+  /** Version of the machine definitions that produced `snapshot`. */
+  machineVersion: string;
+  snapshot: unknown;
+}
+
+/** A journaled step result, keyed by (sessionId, runId, step). */
+export interface JournalEntry {
+  runId: string;
+  step: number;
+  kind: 'model' | 'tool' | 'approval';
+  /** Plain-JSON output of the step, replayed instead of running the step again. */
+  output: unknown;
+  /** Epoch milliseconds. */
+  at: number;
+}
+
+/**
+ * Everything one step writes, applied as one atomic batch: the record (whose `version` must
+ * equal the stored one), the items appended to history, journal entries and the user's usage.
+ */
+export interface SessionCommit {
+  record: SessionRecord;
+  /** Appended at positions `[stored.historyLength, record.historyLength)`. */
+  items: Item[];
+  journal: JournalEntry[];
+  /** Added to the owner's per-user totals in the same batch. */
+  userUsageDelta?: UsageTotals | undefined;
+}
+
+export interface ListSessionsQuery {
+  /** The partition to list; omitted means the anonymous bucket. */
+  userId?: string | undefined;
+  status?: SessionStatus | undefined;
+  /** @default 50 */
+  limit?: number | undefined;
+  /** Opaque cursor from a previous page. */
+  cursor?: string | undefined;
+}
+
+export interface SessionPage {
+  sessions: SessionInfo[];
+  nextCursor: string | undefined;
+}
+
+/** Bytes and batches written since the store was opened (for benchmarks and tests). */
+export interface StoreStats {
+  batches: number;
+  bytesWritten: number;
+}
+
+/**
+ * Where sessions live. Every method is scoped by `SessionKey.userId`; a session of another
+ * user behaves exactly like a missing one.
+ */
+export interface SessionStore {
+  /** Stores version 1. Throws `SessionConflictError` if the key exists. */
+  create(record: Omit<SessionRecord, 'version'>, items?: Item[]): Promise<SessionRecord>;
+  /** Throws `SessionNotFoundError`, `InvalidSessionRecordError`, `UnsupportedSchemaVersionError`. */
+  load(key: SessionKey): Promise<SessionRecord>;
+  /** Needs `commit.record.version` to match the stored version; returns the record at version + 1. */
+  save(commit: SessionCommit): Promise<SessionRecord>;
+  /** History items `[from, to)`; `to` defaults to the end. */
+  readHistory(key: SessionKey, from?: number, to?: number): Promise<Item[]>;
+  readJournal(key: SessionKey, runId: string, step: number): Promise<JournalEntry | undefined>;
+  list(query?: ListSessionsQuery): Promise<SessionPage>;
+  /** Per-user totals over all of that user's sessions. */
+  userUsage(userId: string | undefined): Promise<UsageTotals>;
+  /** Removes the session, its history, journal and index entries. */
+  purge(key: SessionKey): Promise<void>;
+  stats(): StoreStats;
+  close(): Promise<void>;
+}

@@ -1,0 +1,50 @@
+import { UnknownCallError } from '../../errors/run-errors.js';
+import { NothingToResumeError } from '../../errors/session-errors.js';
+import type { ApprovalDecision } from '../run-state.js';
+import { readRunResult, type RunResult } from '../run-result.js';
+import type { SessionAction } from '../session-action.js';
+import { stateName } from '../session-status.js';
+import type { RunActionOptions } from './run-options.js';
+import { currentBudget } from './send-message.js';
+
+export interface ContinueRunOptions extends RunActionOptions {
+  /** Approvals and rejections of pending tool calls. */
+  decisions?: ApprovalDecision[] | undefined;
+}
+
+/**
+ * Continues the session's interrupted or crashed run: applies approval decisions, lifts a
+ * turn limit or refreshed budget, or simply lets restored in-flight steps finish (replaying
+ * what the journal holds). Throws `NothingToResumeError` when there is no such run.
+ */
+export function continueRun<T = string>(options: ContinueRunOptions = {}): SessionAction<RunResult<T>> {
+  return {
+    name: 'resume',
+    runs: true,
+    observe: options,
+    async apply(ctx) {
+      const { host, key, clock } = ctx;
+      const run = host.runSnapshot();
+      if (!run || run.status !== 'active') throw new NothingToResumeError(key.sessionId, host.stateName());
+      const state = stateName(run.value);
+      if (state === 'awaitingApproval') {
+        for (const d of options.decisions ?? []) {
+          const pending = run.context.calls.some((c) => c.callId === d.callId && c.needsApproval && !c.decision);
+          if (!pending) throw new UnknownCallError(d.callId, { sessionId: key.sessionId, runId: run.context.runId });
+        }
+        for (const d of options.decisions ?? []) {
+          host.send(
+            d.approve
+              ? { type: 'APPROVE', callId: d.callId, always: d.always }
+              : { type: 'REJECT', callId: d.callId, message: d.message, always: d.always },
+            'resume',
+          );
+        }
+      } else if (state === 'interrupted') {
+        host.send({ type: 'CONTINUE', maxTurns: options.maxTurns, budget: await currentBudget(ctx) }, 'resume');
+      }
+      await host.settle();
+      return readRunResult<T>(host, clock, options.ephemeral === true);
+    },
+  };
+}

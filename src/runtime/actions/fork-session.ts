@@ -1,0 +1,33 @@
+import { ulid } from 'ulid';
+import { InvalidSessionTransitionError } from '../../errors/session-errors.js';
+import type { SessionInfo } from '../../persistence/session-store.js';
+import type { SessionAction } from '../session-action.js';
+
+/**
+ * Creates a new session (same user) holding this session's history and settings so far, with
+ * a link to its parent. The two then diverge; the parent is not changed.
+ */
+export function forkSession(newSessionId: string = ulid()): SessionAction<SessionInfo> {
+  return {
+    name: 'forkSession',
+    async apply({ host, key, store, newRecord }) {
+      if (host.status() === 'deleted') {
+        throw new InvalidSessionTransitionError(key.sessionId, 'forkSession', host.stateName());
+      }
+      const parent = host.context();
+      const items = host.log.view();
+      const record = newRecord(
+        { sessionId: newSessionId, userId: key.userId },
+        {
+          parentId: key.sessionId,
+          config: parent.config,
+          historyFrom: parent.historyFrom,
+          standingDecisions: parent.standingDecisions,
+        },
+      );
+      const created = await store.create({ ...record, historyLength: items.length }, items);
+      const { snapshot: _s, machineVersion: _m, ...info } = created;
+      return info;
+    },
+  };
+}

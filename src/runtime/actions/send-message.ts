@@ -1,0 +1,65 @@
+import { ulid } from 'ulid';
+import { toInputItems, type RunInput } from '../../items/item.js';
+import { runBudget } from '../run-budget.js';
+import { readRunResult, type RunResult } from '../run-result.js';
+import type { ActionContext, SessionAction } from '../session-action.js';
+import type { RunActionOptions } from './run-options.js';
+
+/** Current run budget of a loaded session (session and per-user limits, net of usage). */
+export async function currentBudget(ctx: ActionContext) {
+  const session = ctx.host.context();
+  return runBudget(
+    { budget: session.config.budget, used: session.usage },
+    { budget: ctx.userBudget, used: await ctx.store.userUsage(ctx.key.userId) },
+  );
+}
+
+/**
+ * Starts a run with `input` in the session (created if missing): the prior turns are in the
+ * history the model reads. Resolves when the run completes or pauses.
+ */
+export function sendMessage<T = string>(input: RunInput, options: RunActionOptions = {}): SessionAction<RunResult<T>> {
+  const items = toInputItems(input);
+  return {
+    name: 'sendMessage',
+    createIfMissing: true,
+    runs: true,
+    observe: options,
+    event: { type: 'SEND_MESSAGE', run: placeholderRun },
+    async apply(ctx) {
+      const { host, key, clock, binding } = ctx;
+      const budget = await currentBudget(ctx);
+      const historyStart = host.log.length;
+      host.log.append(items);
+      host.send({
+        type: 'SEND_MESSAGE',
+        run: {
+          runId: ulid(),
+          sessionId: key.sessionId,
+          agentName: binding.options.name,
+          maxTurns: options.maxTurns ?? binding.options.maxTurns ?? 10,
+          historyStart,
+          inputCount: items.length,
+          startedAt: clock.now(),
+          budget,
+          standingDecisions: {},
+        },
+      }, 'sendMessage');
+      await host.settle();
+      return readRunResult<T>(host, clock, options.ephemeral === true);
+    },
+  };
+}
+
+/** Only the event type matters for the up-front transition check. */
+const placeholderRun = {
+  runId: '',
+  sessionId: '',
+  agentName: '',
+  maxTurns: 0,
+  historyStart: 0,
+  inputCount: 0,
+  startedAt: 0,
+  budget: {},
+  standingDecisions: {},
+};

@@ -1,0 +1,127 @@
+import { MaxTurnsExceededError } from '../errors/max-turns-exceeded-error.js';
+import { RunCancelledError } from '../errors/run-errors.js';
+import { errorFromSerialized } from '../errors/error-from-serialized.js';
+import type { Item } from '../items/item.js';
+import type { InterruptionReason, RunUsage } from '../machines/run-types.js';
+import type { Clock } from './clock.js';
+import { RUN_STATE_SCHEMA_VERSION, RunState, type Interruption } from './run-state.js';
+import type { SessionHost } from './session-host.js';
+import { stateName } from './session-status.js';
+
+/** The outcome of `run`, `stream` or `resume`. */
+export interface RunResult<TOutput = string> {
+  /** The run's ULID. */
+  id: string;
+  sessionId: string;
+  userId: string | undefined;
+  /** The final answer: parsed by `outputType` when the agent has one, else the text. */
+  output: TOutput | undefined;
+  /** Items this run generated (assistant messages, tool calls and results), oldest first. */
+  newItems: Item[];
+  turns: number;
+  usage: RunUsage;
+  /** Epoch ms. */
+  startedAt: number;
+  endedAt: number;
+  interrupted: boolean;
+  interruptionReason: InterruptionReason | undefined;
+  /** Tool calls waiting for approval. */
+  interruptions: Interruption[];
+  /** Serialisable snapshot of the run, to approve/reject and resume. */
+  state: RunState;
+}
+
+function parseArgs(raw: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return raw;
+  }
+}
+
+/**
+ * Reads the run's outcome off a settled session: a paused run child (approval, budget, turn
+ * limit) or the session's last run summary. Failed and cancelled runs throw typed errors; a
+ * run stopped by its turn limit throws `MaxTurnsExceededError` carrying its state.
+ */
+export function readRunResult<T>(host: SessionHost, clock: Clock, ephemeral: boolean): RunResult<T> {
+  const { key } = host;
+  const run = host.runSnapshot();
+  const session = host.context();
+  const scope = { sessionId: key.sessionId };
+  let base;
+  if (run && run.status === 'active') {
+    const ctx = run.context;
+    const waiting = stateName(run.value) === 'awaitingApproval';
+    base = {
+      ...ctx,
+      status: 'interrupted' as const,
+      interruptionReason: waiting ? ('approval' as const) : ctx.interruption,
+      interruptions: waiting
+        ? ctx.calls
+            .filter((c) => c.needsApproval && c.decision === undefined)
+            .map((c) => ({
+              callId: c.callId,
+              toolName: c.name,
+              arguments: parseArgs(c.arguments),
+              agent: ctx.agentName,
+              ...(c.deadline === undefined ? {} : { deadline: c.deadline }),
+            }))
+        : [],
+      structured: ctx.structured,
+    };
+  } else {
+    const last = session.lastRun;
+    if (!last) throw new TypeError(`Session "${key.sessionId}" has no run to report`);
+    base = {
+      ...last,
+      interruptionReason: undefined,
+      interruptions: [],
+    };
+  }
+  const items = host.log.view(base.historyStart);
+  const state = new RunState({
+    schemaVersion: RUN_STATE_SCHEMA_VERSION,
+    runId: base.runId,
+    sessionId: key.sessionId,
+    ...(key.userId === undefined ? {} : { userId: key.userId }),
+    agentName: base.agentName,
+    status: base.status,
+    ...(base.interruptionReason ? { interruptionReason: base.interruptionReason } : {}),
+    turn: base.turn,
+    maxTurns: base.maxTurns,
+    usage: base.usage,
+    startedAt: base.startedAt,
+    historyStart: base.historyStart,
+    inputCount: base.inputCount,
+    items,
+    interruptions: base.interruptions,
+    decisions: [],
+    ...(ephemeral ? { session: { record: { ...host.committer.record }, items: host.log.view() } } : {}),
+  });
+  if (base.status === 'failed') {
+    throw errorFromSerialized(base.error ?? { name: 'Error', message: 'run failed', code: 'MODEL_ERROR' }, {
+      ...scope,
+      runId: base.runId,
+    });
+  }
+  if (base.status === 'cancelled') throw new RunCancelledError({ ...scope, runId: base.runId });
+  if (base.interruptionReason === 'maxTurns') {
+    throw new MaxTurnsExceededError(base.maxTurns, state, { ...scope, runId: base.runId });
+  }
+  return {
+    id: base.runId,
+    sessionId: key.sessionId,
+    userId: key.userId,
+    output: (base.structured ?? base.output) as T | undefined,
+    newItems: items.slice(base.inputCount),
+    turns: base.turn,
+    usage: base.usage,
+    startedAt: base.startedAt,
+    endedAt: clock.now(),
+    interrupted: base.status === 'interrupted',
+    interruptionReason: base.interruptionReason,
+    interruptions: base.interruptions,
+    state,
+  };
+}

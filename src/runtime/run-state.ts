@@ -1,0 +1,139 @@
+import { z } from 'zod';
+import { InvalidRunStateError, UnknownCallError } from '../errors/run-errors.js';
+import { Item } from '../items/item.js';
+
+/** Current RunState schema version; `fromJSON` refuses newer ones. */
+export const RUN_STATE_SCHEMA_VERSION = 1;
+
+const Usage = z.object({
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+  cachedTokens: z.number(),
+  costUsd: z.number(),
+});
+
+const Interruption = z.object({
+  callId: z.string(),
+  toolName: z.string(),
+  arguments: z.unknown(),
+  agent: z.string(),
+  deadline: z.number().optional(),
+});
+
+const Decision = z.object({
+  callId: z.string(),
+  approve: z.boolean(),
+  always: z.boolean().optional(),
+  message: z.string().optional(),
+});
+
+const RunStateData = z.object({
+  schemaVersion: z.number().int(),
+  runId: z.string(),
+  sessionId: z.string(),
+  userId: z.string().optional(),
+  agentName: z.string(),
+  status: z.enum(['completed', 'interrupted', 'failed', 'cancelled', 'running']),
+  interruptionReason: z.enum(['approval', 'budget', 'maxTurns']).optional(),
+  turn: z.number().int(),
+  maxTurns: z.number().int(),
+  usage: Usage,
+  startedAt: z.number(),
+  historyStart: z.number().int(),
+  inputCount: z.number().int(),
+  items: z.array(Item),
+  interruptions: z.array(Interruption),
+  decisions: z.array(Decision),
+  /** For runs without a durable store: the whole session, so resume can restore it anywhere. */
+  session: z.object({ record: z.record(z.string(), z.unknown()), items: z.array(Item) }).optional(),
+});
+
+export type RunStateData = z.infer<typeof RunStateData>;
+export type Interruption = z.infer<typeof Interruption>;
+export type ApprovalDecision = z.infer<typeof Decision>;
+
+/**
+ * The serialisable snapshot of a run: where it stands, its usage, its pending approvals and
+ * its history (readable without running anything). Approve or reject pending calls here, then
+ * pass it to `agent.resume(state)`.
+ */
+export class RunState {
+  readonly data: RunStateData;
+
+  constructor(data: RunStateData) {
+    this.data = data;
+  }
+
+  get runId(): string {
+    return this.data.runId;
+  }
+  get sessionId(): string {
+    return this.data.sessionId;
+  }
+  get userId(): string | undefined {
+    return this.data.userId;
+  }
+  /** The run's conversation: its input and everything generated since. */
+  get history(): Item[] {
+    return this.data.items;
+  }
+  get interruptions(): Interruption[] {
+    return this.data.interruptions;
+  }
+  get usage(): RunStateData['usage'] {
+    return this.data.usage;
+  }
+  get decisions(): ApprovalDecision[] {
+    return this.data.decisions;
+  }
+
+  /** Approves a pending call; `always` approves this tool for the rest of the session. */
+  approve(callId: string, options: { always?: boolean } = {}): this {
+    return this.decide({ callId, approve: true, ...options });
+  }
+
+  /** Rejects a pending call; the model is shown `message`. */
+  reject(callId: string, options: { message?: string; always?: boolean } = {}): this {
+    return this.decide({ callId, approve: false, ...options });
+  }
+
+  toJSON(): RunStateData {
+    return this.data;
+  }
+
+  toString(): string {
+    return JSON.stringify(this.data);
+  }
+
+  /** Reads a RunState from JSON text or a parsed object; validates it and its schema version. */
+  static fromJSON(json: string | unknown): RunState {
+    let raw: unknown = json;
+    if (typeof json === 'string') {
+      try {
+        raw = JSON.parse(json);
+      } catch (error) {
+        throw new InvalidRunStateError(`RunState is not valid JSON: ${(error as Error).message}`);
+      }
+    }
+    const version = (raw as { schemaVersion?: unknown } | null)?.schemaVersion;
+    if (typeof version === 'number' && version > RUN_STATE_SCHEMA_VERSION) {
+      throw new InvalidRunStateError(
+        `RunState has schema version ${version}; this version of agentstate reads up to ${RUN_STATE_SCHEMA_VERSION}`,
+      );
+    }
+    const parsed = RunStateData.safeParse(raw);
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+      throw new InvalidRunStateError(`RunState is invalid: ${issues}`);
+    }
+    return new RunState(parsed.data);
+  }
+
+  private decide(decision: ApprovalDecision): this {
+    if (!this.data.interruptions.some((i) => i.callId === decision.callId)) {
+      throw new UnknownCallError(decision.callId, { sessionId: this.sessionId, runId: this.runId });
+    }
+    this.data.decisions = this.data.decisions.filter((d) => d.callId !== decision.callId).concat(decision);
+    return this;
+  }
+}

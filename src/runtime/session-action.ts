@@ -1,0 +1,44 @@
+import type { Budget, SessionEvent, SessionMachineContext } from '../machines/session-types.js';
+import type { SessionKey, SessionRecord, SessionStore } from '../persistence/session-store.js';
+import type { AgentBinding } from './agent-binding.js';
+import type { Clock } from './clock.js';
+import type { StepProgress } from '../actors/step-deps.js';
+import type { RunSnapshot, SessionHost } from './session-host.js';
+
+export interface ActionObservers {
+  signal?: AbortSignal | undefined;
+  /** App metadata the run's tools read from their RunContext. */
+  metadata?: Record<string, unknown> | undefined;
+  progress?: ((event: StepProgress) => void) | undefined;
+  onRunSnapshot?: ((snapshot: RunSnapshot) => void) | undefined;
+}
+
+/** What an action works with while the session is loaded. */
+export interface ActionContext {
+  key: SessionKey;
+  host: SessionHost;
+  store: SessionStore;
+  clock: Clock;
+  binding: AgentBinding;
+  /** Builds a fresh session record (for actions that create sessions, like fork). */
+  newRecord(key: SessionKey, input?: Partial<SessionMachineContext>): Omit<SessionRecord, 'version'>;
+  /** Per-user limits configured on the runtime. */
+  userBudget: Budget | undefined;
+}
+
+/**
+ * One thing done to a session: load, apply, save. `event` (when given) is checked against the
+ * stored state before anything is loaded, so a disallowed action fails fast and saves nothing.
+ */
+export interface SessionAction<R = void> {
+  readonly name: string;
+  /** The session event this action sends, checked up front. */
+  readonly event?: SessionEvent | undefined;
+  /** Create the session if it does not exist (sendMessage). */
+  readonly createIfMissing?: boolean | undefined;
+  /** The action runs or continues a run, so it needs the agent's tools and model. */
+  readonly runs?: boolean | undefined;
+  /** Cancellation and progress observers for the run this action drives. */
+  readonly observe?: ActionObservers | undefined;
+  apply(ctx: ActionContext): Promise<R>;
+}

@@ -1,0 +1,87 @@
+import type { AnyActorRef } from 'xstate';
+import type { SessionLog } from '../actors/session-log.js';
+import type { SessionMachineContext } from '../machines/session-types.js';
+import type { SessionRecord, SessionStore, UsageTotals } from '../persistence/session-store.js';
+import type { Clock } from './clock.js';
+import { sessionStatusOf } from './session-status.js';
+
+type StateValue = Parameters<typeof sessionStatusOf>[0];
+
+function delta(now: UsageTotals, before: UsageTotals): UsageTotals | undefined {
+  const d = {
+    turns: now.turns - before.turns,
+    inputTokens: now.inputTokens - before.inputTokens,
+    outputTokens: now.outputTokens - before.outputTokens,
+    costUsd: now.costUsd - before.costUsd,
+  };
+  return d.turns || d.inputTokens || d.outputTokens || d.costUsd ? d : undefined;
+}
+
+/**
+ * Writes a session after its actor moves: the persisted snapshot (which nests the run and its
+ * in-flight steps), the new history items and journal entries, the listing index and the
+ * user's totals, as ONE optimistic save. Saves are serialised and coalesced: while one is
+ * being written, further changes collapse into the next.
+ */
+export class SessionCommitter {
+  /** The error that stopped saving; the session must then be reloaded. */
+  failure: unknown;
+  private dirty = false;
+  private running: Promise<void> | undefined;
+
+  constructor(
+    private readonly store: SessionStore,
+    public record: SessionRecord,
+    private readonly actor: AnyActorRef,
+    private readonly log: SessionLog,
+    private readonly clock: Clock,
+    private readonly onFailure: () => void,
+    private readonly onSaved: (record: SessionRecord) => void = () => undefined,
+  ) {}
+
+  /** Notes that the actor changed; a save follows. */
+  schedule(): void {
+    if (this.failure) return;
+    this.dirty = true;
+    this.running ??= this.loop().finally(() => {
+      this.running = undefined;
+    });
+  }
+
+  /** Resolves when everything scheduled so far is saved; throws the save failure, if any. */
+  async flush(): Promise<void> {
+    while (this.running) await this.running;
+    if (this.failure) throw this.failure;
+  }
+
+  private async loop(): Promise<void> {
+    await Promise.resolve(); // let the current macrotask's transitions coalesce
+    while (this.dirty && !this.failure) {
+      this.dirty = false;
+      const snapshot = this.actor.getSnapshot() as { value: StateValue; context: SessionMachineContext };
+      const drained = this.log.drain();
+      const next: SessionRecord = {
+        ...this.record,
+        snapshot: this.actor.getPersistedSnapshot(),
+        status: sessionStatusOf(snapshot.value),
+        historyLength: this.record.historyLength + drained.items.length,
+        usage: snapshot.context.usage,
+        updatedAt: this.clock.now(),
+      };
+      try {
+        this.record = await this.store.save({
+          record: next,
+          items: drained.items,
+          journal: drained.journal,
+          userUsageDelta: delta(snapshot.context.usage, this.record.usage),
+        });
+        this.log.committed(drained.items);
+        this.onSaved(this.record);
+      } catch (error) {
+        this.log.restore(drained);
+        this.failure = error;
+        this.onFailure();
+      }
+    }
+  }
+}

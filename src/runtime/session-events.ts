@@ -1,0 +1,35 @@
+import type { SessionKey, SessionRecord } from '../persistence/session-store.js';
+
+/** What SessionRuntime reports; subscribe with `runtime.on(type, listener)`. */
+export interface SessionRuntimeEvents {
+  SessionLoaded: { key: SessionKey; version: number };
+  SessionActionExecuted: { key: SessionKey; action: string };
+  SessionSaved: { key: SessionKey; version: number; record: SessionRecord };
+  SessionLoadFailed: { key: SessionKey; error: unknown };
+  SessionSaveFailed: { key: SessionKey; error: unknown };
+}
+
+export type SessionRuntimeEventType = keyof SessionRuntimeEvents;
+type Listener<K extends SessionRuntimeEventType> = (event: SessionRuntimeEvents[K] & { type: K }) => void;
+
+/** A minimal typed event hub. A throwing listener never breaks the runtime. */
+export class SessionEventHub {
+  private readonly listeners = new Map<SessionRuntimeEventType, Set<Listener<never>>>();
+
+  on<K extends SessionRuntimeEventType>(type: K, listener: Listener<K>): () => void {
+    const set = this.listeners.get(type) ?? new Set();
+    set.add(listener as Listener<never>);
+    this.listeners.set(type, set);
+    return () => set.delete(listener as Listener<never>);
+  }
+
+  emit<K extends SessionRuntimeEventType>(type: K, event: SessionRuntimeEvents[K]): void {
+    for (const listener of this.listeners.get(type) ?? []) {
+      try {
+        (listener as Listener<K>)({ ...event, type });
+      } catch {
+        // listeners observe; they do not get to fail the action
+      }
+    }
+  }
+}

@@ -1,0 +1,168 @@
+import { createActor, type Actor, type AnyActorRef, type SnapshotFrom } from 'xstate';
+import { runActors } from '../actors/run-actors.js';
+import { SessionLog } from '../actors/session-log.js';
+import type { StepDeps } from '../actors/step-deps.js';
+import { InvalidSessionTransitionError, RestoreFailedError } from '../errors/session-errors.js';
+import { runMachine } from '../machines/run-machine.js';
+import type { RunMachineContext } from '../machines/run-types.js';
+import { MACHINE_VERSION, sessionMachine } from '../machines/session-machine.js';
+import type { SessionEvent, SessionMachineContext } from '../machines/session-types.js';
+import type { Item } from '../items/item.js';
+import type { SessionKey, SessionRecord, SessionStore } from '../persistence/session-store.js';
+import type { Clock } from './clock.js';
+import { SessionCommitter } from './session-committer.js';
+import { sessionStatusOf, stateName } from './session-status.js';
+
+export type SessionActor = Actor<typeof sessionMachine>;
+export type SessionSnapshot = SnapshotFrom<typeof sessionMachine>;
+export type RunSnapshot = SnapshotFrom<typeof runMachine>;
+
+/** What a host needs besides the store and record: the step dependencies minus the log. */
+export type HostDeps = Omit<StepDeps, 'log' | 'instructions' | 'modelName' | 'historyFrom'> & {
+  /** The agent's instructions for this session (the session's system prompt overrides). */
+  baseInstructions: string | undefined;
+  clock: Clock;
+  /** Called after each successful save with the record and the committed history. */
+  onSaved?: ((record: SessionRecord, committed: Item[]) => void) | undefined;
+  /** Called with each run snapshot (for stream events). */
+  onRunSnapshot?: ((snapshot: RunSnapshot) => void) | undefined;
+};
+
+/** States where a run waits for the outside world; the process may exit there. */
+const PAUSED = new Set(['awaitingApproval', 'interrupted']);
+
+/**
+ * One session loaded into this process: its actor (session machine with the run machine as
+ * child), its history log and its committer. Created per action; persisted before stopped.
+ */
+export class SessionHost {
+  readonly actor: SessionActor;
+  readonly log: SessionLog;
+  readonly committer: SessionCommitter;
+  private runRef: AnyActorRef | undefined;
+  private readonly waiters = new Set<() => void>();
+
+  constructor(
+    readonly store: SessionStore,
+    readonly key: SessionKey,
+    record: SessionRecord,
+    committedItems: Item[],
+    private readonly deps: HostDeps,
+  ) {
+    if (record.machineVersion !== MACHINE_VERSION) {
+      throw new RestoreFailedError(
+        key.sessionId,
+        `snapshot was written by machine version ${record.machineVersion}, this runtime has ${MACHINE_VERSION}`,
+      );
+    }
+    this.log = new SessionLog(store, key, committedItems);
+    const stepDeps: StepDeps = {
+      ...deps,
+      log: this.log,
+      instructions: () => this.context().config.systemPrompt ?? deps.baseInstructions,
+      modelName: () => this.context().config.model,
+      historyFrom: () => this.context().historyFrom,
+    };
+    const machine = sessionMachine.provide({
+      actors: { run: runMachine.provide({ actors: runActors(stepDeps) }) },
+    });
+    this.actor = createActor(machine, {
+      snapshot: record.snapshot as SessionSnapshot,
+      input: { sessionId: key.sessionId, userId: key.userId },
+    });
+    this.committer = new SessionCommitter(
+      store,
+      record,
+      this.actor,
+      this.log,
+      deps.clock,
+      () => this.notify(),
+      (saved) => deps.onSaved?.(saved, this.log.committedItems()),
+    );
+    this.actor.subscribe({ next: () => this.changed(), error: () => this.notify() });
+    this.actor.start();
+    const status = this.actor.getSnapshot().status;
+    if (status === 'error') {
+      throw new RestoreFailedError(key.sessionId, String(this.actor.getSnapshot().error));
+    }
+    this.watchRun();
+  }
+
+  context(): SessionMachineContext {
+    return this.actor.getSnapshot().context;
+  }
+
+  /** The run child's snapshot, if a run is in progress or paused. */
+  runSnapshot(): RunSnapshot | undefined {
+    const ref = this.actor.getSnapshot().children.run as AnyActorRef | undefined;
+    return ref?.getSnapshot() as RunSnapshot | undefined;
+  }
+
+  runContext(): RunMachineContext | undefined {
+    return this.runSnapshot()?.context;
+  }
+
+  /** Name of the session's state, e.g. `active.idle`. */
+  stateName(): string {
+    return stateName(this.actor.getSnapshot().value);
+  }
+
+  status() {
+    return sessionStatusOf(this.actor.getSnapshot().value);
+  }
+
+  /** Sends `event` if the current state allows it; otherwise throws and changes nothing. */
+  send(event: SessionEvent, action: string = event.type): void {
+    if (!this.actor.getSnapshot().can(event)) {
+      throw new InvalidSessionTransitionError(this.key.sessionId, action, this.stateName());
+    }
+    this.actor.send(event);
+  }
+
+  /** True while a run is in flight (not paused, not finished). */
+  runInFlight(): boolean {
+    const run = this.runSnapshot();
+    return run !== undefined && run.status === 'active' && !PAUSED.has(stateName(run.value));
+  }
+
+  /** Resolves when the current run pauses or ends (or at once if none is in flight). */
+  async settle(): Promise<void> {
+    while (this.runInFlight() && !this.committer.failure && this.actor.getSnapshot().status === 'active') {
+      await new Promise<void>((resolve) => this.waiters.add(resolve));
+    }
+    await this.committer.flush();
+  }
+
+  /** Persists what is pending, then stops the actor (persist before stop). */
+  async close(): Promise<void> {
+    try {
+      await this.committer.flush();
+    } finally {
+      this.actor.stop();
+    }
+  }
+
+  private changed(): void {
+    this.watchRun();
+    this.committer.schedule();
+    this.notify();
+  }
+
+  private watchRun(): void {
+    const ref = this.actor.getSnapshot().children.run as AnyActorRef | undefined;
+    if (!ref || ref === this.runRef) return;
+    this.runRef = ref;
+    const onRun = (snapshot: RunSnapshot): void => {
+      this.deps.onRunSnapshot?.(snapshot);
+      this.committer.schedule();
+      this.notify();
+    };
+    ref.subscribe({ next: (s: unknown) => onRun(s as RunSnapshot), error: () => this.notify() });
+  }
+
+  private notify(): void {
+    const waiters = [...this.waiters];
+    this.waiters.clear();
+    for (const w of waiters) w();
+  }
+}

@@ -1,0 +1,204 @@
+import { createActor } from 'xstate';
+import { RunContext } from '../context/run-context.js';
+import { InvalidSessionTransitionError, SessionConflictError, SessionNotFoundError } from '../errors/session-errors.js';
+import { MACHINE_VERSION, sessionMachine } from '../machines/session-machine.js';
+import type { SessionMachineContext } from '../machines/session-types.js';
+import type {
+  ListSessionsQuery,
+  SessionInfo,
+  SessionKey,
+  SessionPage,
+  SessionRecord,
+  SessionStore,
+} from '../persistence/session-store.js';
+import { emptyTotals } from '../persistence/session-store.js';
+import { AgentBinding } from './agent-binding.js';
+import type { AgentOptions } from './agent-options.js';
+import { systemClock, type Clock } from './clock.js';
+import { cacheKey, HistoryCache } from './history-cache.js';
+import type { SessionAction } from './session-action.js';
+import { SessionEventHub, type SessionRuntimeEvents, type SessionRuntimeEventType } from './session-events.js';
+import { SessionHost } from './session-host.js';
+import { describeSession, runInFlight, type SessionView } from './session-view.js';
+
+/** Supplies the agent bound to a session's context (created per action, or a shared binding). */
+export interface BindingSource {
+  readonly options: AgentOptions<unknown>;
+  bind(context: RunContext): Promise<{ binding: AgentBinding; release(): Promise<void> }>;
+}
+
+export interface SessionRuntimeOptions {
+  store: SessionStore;
+  /** The agent whose runs this runtime executes (an `Agent` or an `AgentSession`). */
+  agent: BindingSource;
+  /** @default the agent's clock, else the system clock */
+  clock?: Clock | undefined;
+}
+
+/**
+ * Load a session, apply an action, save it, with optimistic versions: a conflicting save
+ * raises `SessionConflictError` and the caller decides whether to retry. Read methods never
+ * change the stored version.
+ */
+export class SessionRuntime {
+  readonly store: SessionStore;
+  private readonly source: BindingSource;
+  private readonly clock: Clock;
+  private readonly hub = new SessionEventHub();
+  private readonly cache = new HistoryCache();
+
+  constructor(options: SessionRuntimeOptions) {
+    this.store = options.store;
+    this.source = options.agent;
+    this.clock = options.clock ?? options.agent.options.clock ?? systemClock;
+  }
+
+  on<K extends SessionRuntimeEventType>(
+    type: K,
+    listener: (event: SessionRuntimeEvents[K] & { type: K }) => void,
+  ): () => void {
+    return this.hub.on(type, listener);
+  }
+
+  /** Applies `action` to the session and saves the result. */
+  async execute<R>(target: string | SessionKey, action: SessionAction<R>): Promise<R> {
+    const key = toKey(target);
+    const record = await this.loadOrCreate(key, action.createIfMissing === true);
+    this.precheck(key, record, action);
+    const needsAgent = action.runs === true || hasRun(record);
+    const context = new RunContext({ sessionId: key.sessionId, userId: key.userId, metadata: action.observe?.metadata });
+    const bound = needsAgent
+      ? await this.source.bind(context)
+      : { binding: AgentBinding.inert(this.source.options, context), release: async () => undefined };
+    try {
+      const items = await this.cache.load(this.store, key, record);
+      const { binding } = bound;
+      const host = new SessionHost(this.store, key, record, items, {
+        agentName: this.source.options.name,
+        model: this.source.options.model,
+        tools: binding.tools,
+        toolSpecs: binding.toolSpecs,
+        baseInstructions: binding.instructions,
+        outputType: this.source.options.outputType,
+        outputSchema: binding.outputSchema,
+        contextFor: (runId) => binding.context.withOverrides({ runId, sessionId: key.sessionId, userId: key.userId }),
+        clock: this.clock,
+        prices: this.source.options.prices,
+        approvalTimeoutMs: this.source.options.approvalTimeoutMs,
+        signal: action.observe?.signal ?? new AbortController().signal,
+        progress: action.observe?.progress,
+        onRunSnapshot: action.observe?.onRunSnapshot,
+        onSaved: (saved, all) => {
+          this.cache.remember(cacheKey(key), saved.createdAt, all);
+          this.hub.emit('SessionSaved', { key, version: saved.version, record: saved });
+        },
+      });
+      let result: R;
+      try {
+        result = await action.apply({
+          key,
+          host,
+          store: this.store,
+          clock: this.clock,
+          binding,
+          newRecord: (k, input) => this.newRecord(k, input),
+          userBudget: this.source.options.userBudget,
+        });
+      } finally {
+        await host.close().catch((error: unknown) => {
+          this.hub.emit('SessionSaveFailed', { key, error });
+          throw error;
+        });
+      }
+      this.hub.emit('SessionActionExecuted', { key, action: action.name });
+      return result;
+    } finally {
+      await bound.release();
+    }
+  }
+
+  /** The stored session: info plus its lifecycle state and settings. Never changes the version. */
+  async getSession(target: string | SessionKey): Promise<SessionView> {
+    const key = toKey(target);
+    return describeSession(await this.load(key));
+  }
+
+  async getSessionInfo(target: string | SessionKey): Promise<SessionInfo> {
+    const { snapshot: _snapshot, machineVersion: _v, ...info } = await this.load(toKey(target));
+    return info;
+  }
+
+  listSessions(query: ListSessionsQuery = {}): Promise<SessionPage> {
+    return this.store.list(query);
+  }
+
+  /** Drops the cached history of a session (after a purge). */
+  forget(key: SessionKey): void {
+    this.cache.forget(key);
+  }
+
+  private async load(key: SessionKey): Promise<SessionRecord> {
+    try {
+      const record = await this.store.load(key);
+      this.hub.emit('SessionLoaded', { key, version: record.version });
+      return record;
+    } catch (error) {
+      this.hub.emit('SessionLoadFailed', { key, error });
+      throw error;
+    }
+  }
+
+  private async loadOrCreate(key: SessionKey, create: boolean): Promise<SessionRecord> {
+    try {
+      return await this.load(key);
+    } catch (error) {
+      if (!create || !(error instanceof SessionNotFoundError)) throw error;
+    }
+    try {
+      return await this.store.create(this.newRecord(key));
+    } catch (error) {
+      if (error instanceof SessionConflictError) return this.load(key);
+      throw error;
+    }
+  }
+
+  /** A fresh session record in `active.idle`. */
+  newRecord(key: SessionKey, input: Partial<SessionMachineContext> = {}): Omit<SessionRecord, 'version'> {
+    const actor = createActor(sessionMachine, { input: { sessionId: key.sessionId, userId: key.userId, ...input } });
+    const now = this.clock.now();
+    return {
+      sessionId: key.sessionId,
+      userId: key.userId,
+      status: 'active',
+      createdAt: now,
+      updatedAt: now,
+      parentId: input.parentId,
+      historyLength: 0,
+      usage: input.usage ?? emptyTotals(),
+      machineVersion: MACHINE_VERSION,
+      snapshot: actor.getPersistedSnapshot(),
+    };
+  }
+
+  private precheck(key: SessionKey, record: SessionRecord, action: SessionAction<unknown>): void {
+    const view = describeSession(record);
+    if (runInFlight(record) && action.runs !== true) {
+      throw new InvalidSessionTransitionError(key.sessionId, action.name, `${view.state} (a run is in flight)`);
+    }
+    if (!action.event) return;
+    const snap = record.snapshot as { value: never; context: SessionMachineContext };
+    const resolved = sessionMachine.resolveState({ value: snap.value, context: snap.context });
+    if (!resolved.can(action.event)) {
+      throw new InvalidSessionTransitionError(key.sessionId, action.name, view.state);
+    }
+  }
+}
+
+function toKey(target: string | SessionKey): SessionKey {
+  return typeof target === 'string' ? { sessionId: target } : { sessionId: target.sessionId, userId: target.userId };
+}
+
+function hasRun(record: SessionRecord): boolean {
+  const children = (record.snapshot as { children?: Record<string, unknown> }).children;
+  return children?.run !== undefined;
+}

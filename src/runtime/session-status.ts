@@ -1,0 +1,25 @@
+import type { SessionStatus } from '../persistence/session-store.js';
+
+type StateValue = string | { [key: string]: StateValue };
+
+/** The lifecycle status of a session snapshot's state value. */
+export function sessionStatusOf(value: StateValue): SessionStatus {
+  const top = typeof value === 'string' ? value : Object.keys(value)[0];
+  switch (top) {
+    case 'suspended':
+    case 'completed':
+    case 'failed':
+    case 'deleted':
+      return top;
+    default:
+      return 'active';
+  }
+}
+
+/** A state value as one dotted string, e.g. `approvals.checking`. */
+export function stateName(value: StateValue): string {
+  if (typeof value === 'string') return value;
+  return Object.entries(value)
+    .map(([k, v]) => `${k}.${stateName(v)}`)
+    .join(',');
+}

@@ -1,0 +1,56 @@
+import type { RunMachineContext } from '../machines/run-types.js';
+import type { SessionConfig, SessionMachineContext, RunSummary } from '../machines/session-types.js';
+import type { SessionInfo, SessionRecord } from '../persistence/session-store.js';
+import { stateName } from './session-status.js';
+
+type StateValue = Parameters<typeof stateName>[0];
+
+interface PersistedRun {
+  snapshot?: { status?: string; value?: StateValue; context?: RunMachineContext };
+}
+
+/** A stored session as callers read it, without loading any actor. */
+export interface SessionView extends SessionInfo {
+  /** The session machine's state, e.g. `active.idle` or `suspended`. */
+  state: string;
+  config: SessionConfig;
+  historyFrom: number;
+  standingDecisions: SessionMachineContext['standingDecisions'];
+  lastRun: RunSummary | undefined;
+  /** The run in progress or paused, if any. */
+  run: { state: string; context: RunMachineContext } | undefined;
+}
+
+function persistedRun(record: SessionRecord): PersistedRun['snapshot'] | undefined {
+  const children = (record.snapshot as { children?: Record<string, PersistedRun> }).children;
+  return children?.run?.snapshot;
+}
+
+export function describeSession(record: SessionRecord): SessionView {
+  const { snapshot, machineVersion: _v, ...info } = record;
+  const snap = snapshot as { value: StateValue; context: SessionMachineContext };
+  const run = persistedRun(record);
+  return {
+    ...info,
+    state: stateName(snap.value),
+    config: snap.context.config,
+    historyFrom: snap.context.historyFrom,
+    standingDecisions: snap.context.standingDecisions,
+    lastRun: snap.context.lastRun,
+    run: run?.value !== undefined && run.context ? { state: stateName(run.value), context: run.context } : undefined,
+  };
+}
+
+const PAUSED = new Set(['awaitingApproval', 'interrupted']);
+
+/** A stored run that is neither paused nor finished: restoring it would resume its steps. */
+export function runInFlight(record: SessionRecord): boolean {
+  const run = persistedRun(record);
+  return run?.value !== undefined && run.status === 'active' && !PAUSED.has(stateName(run.value));
+}
+
+/** A stored run that waits for approval, a budget or more turns. */
+export function runPaused(record: SessionRecord): boolean {
+  const run = persistedRun(record);
+  return run?.value !== undefined && PAUSED.has(stateName(run.value));
+}

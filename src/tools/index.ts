@@ -1,0 +1,3 @@
+export * from './tool.js';
+export * from './toolkit.js';
+export * from './invoke-tool.js';

@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import type { RunContext } from '../context/run-context.js';
+import type { ToolSpec } from '../models/model.js';
+
+/** What `execute` receives besides its arguments. */
+export interface ToolExecuteOptions {
+  /** The run's context (also available through `getRunContext()`). */
+  context: RunContext;
+  /** Aborted when the run is cancelled. */
+  signal: AbortSignal;
+  /**
+   * The model's call id: stable across a crash and resume, so a tool with side effects can use
+   * it as an idempotency key (only the call in flight at a crash may run twice).
+   */
+  callId: string;
+}
+
+/** Decides per call whether a human must approve it; evaluated once and journaled. */
+export type NeedsApproval<TArgs> =
+  | boolean
+  | ((args: TArgs, context: RunContext) => boolean | Promise<boolean>);
+
+export interface ToolDefinition<TSchema extends z.ZodObject, TResult> {
+  /** Name the model calls the tool by: letters, digits, `_` and `-`. */
+  name: string;
+  description: string;
+  /** A zod object; its JSON Schema is what the model sees, and arguments are validated by it. */
+  parameters: TSchema;
+  /** @default false */
+  needsApproval?: NeedsApproval<z.infer<TSchema>>;
+  execute(args: z.infer<TSchema>, options: ToolExecuteOptions): TResult | Promise<TResult>;
+}
+
+/** A tool ready for an agent. */
+export interface Tool<TArgs = unknown, TResult = unknown> {
+  readonly name: string;
+  readonly description: string;
+  readonly parameters: z.ZodType<TArgs>;
+  /** JSON Schema generated from `parameters`. */
+  readonly jsonSchema: Record<string, unknown>;
+  readonly needsApproval: NeedsApproval<TArgs>;
+  execute(args: TArgs, options: ToolExecuteOptions): TResult | Promise<TResult>;
+}
+
+/** Any tool, whatever its argument and result types. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyTool = Tool<any, unknown>;
+
+const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/**
+ * Defines a tool.
+ * @example
+ * const add = tool({
+ *   name: 'add', description: 'Adds two numbers',
+ *   parameters: z.object({ a: z.number(), b: z.number() }),
+ *   execute: ({ a, b }) => a + b,
+ * });
+ */
+export function tool<TSchema extends z.ZodObject, TResult>(
+  definition: ToolDefinition<TSchema, TResult>,
+): Tool<z.infer<TSchema>, TResult> {
+  if (!NAME.test(definition.name)) {
+    throw new TypeError(`Tool name "${definition.name}" must match ${String(NAME)}`);
+  }
+  if (!(definition.parameters instanceof z.ZodObject)) {
+    throw new TypeError(`Tool "${definition.name}": parameters must be a zod object (z.object({...}))`);
+  }
+  const jsonSchema = z.toJSONSchema(definition.parameters, { target: 'draft-7' }) as Record<
+    string,
+    unknown
+  >;
+  delete jsonSchema.$schema;
+  return Object.freeze({
+    name: definition.name,
+    description: definition.description,
+    parameters: definition.parameters as unknown as z.ZodType<z.infer<TSchema>>,
+    jsonSchema,
+    needsApproval: definition.needsApproval ?? false,
+    execute: definition.execute,
+  });
+}
+
+/** The model-facing description of a tool. */
+export function toToolSpec(t: AnyTool): ToolSpec {
+  return { name: t.name, description: t.description, parameters: t.jsonSchema };
+}

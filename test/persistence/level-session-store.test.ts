@@ -1,0 +1,87 @@
+import { describe, it, expect, afterEach } from 'vitest';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LevelSessionStore } from '../../src/persistence/level-session-store.js';
+import { emptyTotals } from '../../src/persistence/session-store.js';
+import { runSessionStoreContract } from './session-store.contract.js';
+
+async function tempFolder(): Promise<string> {
+  return mkdtemp(join(tmpdir(), 'agentstate-level-'));
+}
+
+runSessionStoreContract('LevelSessionStore', async (options) => {
+  const folder = await tempFolder();
+  const store = await LevelSessionStore.open({ path: join(folder, 'db'), ...options });
+  return {
+    store,
+    cleanup: async () => {
+      await store.close();
+      await rm(folder, { recursive: true, force: true });
+    },
+  };
+});
+
+describe('LevelSessionStore on disk', () => {
+  const folders: string[] = [];
+  afterEach(async () => {
+    for (const folder of folders.splice(0)) await rm(folder, { recursive: true, force: true });
+  });
+
+  it('keeps what was saved across store instances', async () => {
+    const folder = await tempFolder();
+    folders.push(folder);
+    const path = join(folder, 'db');
+    const key = { sessionId: 'chat-1', userId: 'alice' };
+    const first = await LevelSessionStore.open({ path });
+    const v1 = await first.create(
+      {
+        ...key,
+        status: 'active',
+        createdAt: 1,
+        updatedAt: 1,
+        parentId: undefined,
+        historyLength: 1,
+        usage: emptyTotals(),
+        machineVersion: 'm@1',
+        snapshot: { value: 'idle' },
+      },
+      [{ type: 'message', role: 'user', content: 'hi' }],
+    );
+    const v2 = await first.save({
+      record: { ...v1, historyLength: 2, updatedAt: 2, snapshot: { value: 'done' } },
+      items: [{ type: 'message', role: 'assistant', content: 'hello' }],
+      journal: [{ runId: 'r1', step: 0, kind: 'model', output: { text: 'hello' }, at: 2 }],
+      userUsageDelta: { turns: 1, inputTokens: 3, outputTokens: 4, costUsd: 0.01 },
+    });
+    await first.close();
+
+    const second = new LevelSessionStore({ path });
+    try {
+      await expect(second.load(key)).resolves.toEqual(v2);
+      await expect(second.readHistory(key)).resolves.toHaveLength(2);
+      await expect(second.readJournal(key, 'r1', 0)).resolves.toMatchObject({
+        output: { text: 'hello' },
+      });
+      await expect(second.list({ userId: 'alice' })).resolves.toMatchObject({
+        sessions: [{ version: 2 }],
+      });
+      await expect(second.userUsage('alice')).resolves.toMatchObject({ turns: 1, costUsd: 0.01 });
+      expect(second.stats()).toEqual({ batches: 0, bytesWritten: 0 });
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('refuses to open a folder another store holds open', async () => {
+    const folder = await tempFolder();
+    folders.push(folder);
+    const path = join(folder, 'db');
+    const first = await LevelSessionStore.open({ path });
+    try {
+      await expect(LevelSessionStore.open({ path })).rejects.toThrow();
+    } finally {
+      await first.close();
+    }
+  });
+});

@@ -1,0 +1,486 @@
+import { describe, it, expect, beforeEach, afterEach } from 'vitest';
+import type { Item } from '../../src/items/item.js';
+import {
+  InvalidSessionRecordError,
+  SessionConflictError,
+  SessionNotFoundError,
+  SessionSaveFailedError,
+  UnsupportedSchemaVersionError,
+} from '../../src/errors/session-errors.js';
+import type { BatchOpHook, KvBackend, KvOp } from '../../src/persistence/kv-backend.js';
+import type { KvSessionStore } from '../../src/persistence/kv-session-store.js';
+import type { Migration } from '../../src/persistence/migrations.js';
+import { historyKey, listIndexKey, recordKey } from '../../src/persistence/session-keys.js';
+import {
+  emptyTotals,
+  type JournalEntry,
+  type SessionCommit,
+  type SessionRecord,
+  type UsageTotals,
+} from '../../src/persistence/session-store.js';
+
+export interface ContractStoreOptions {
+  onBatchOp?: BatchOpHook;
+  migrations?: Migration[];
+}
+
+export interface ContractStore {
+  store: KvSessionStore;
+  /** Closes the store (if still open) and removes anything it left on disk. */
+  cleanup(): Promise<void>;
+}
+
+// ---- fixtures -------------------------------------------------------------------------------
+
+function newSession(
+  sessionId: string,
+  userId?: string,
+  status: SessionRecord['status'] = 'active',
+) {
+  return {
+    sessionId,
+    userId,
+    status,
+    createdAt: 1_000,
+    updatedAt: 1_000,
+    parentId: undefined,
+    historyLength: 0,
+    usage: emptyTotals(),
+    machineVersion: 'machines@1',
+    snapshot: { value: 'idle', context: { turn: 0, cursor: 0 } },
+  } satisfies Omit<SessionRecord, 'version'>;
+}
+
+const msg = (content: string): Item => ({ type: 'message', role: 'user', content });
+const reply = (content: string): Item => ({ type: 'message', role: 'assistant', content });
+const entry = (runId: string, step: number): JournalEntry => ({
+  runId,
+  step,
+  kind: 'tool',
+  output: { result: `step ${step}` },
+  at: 2_000 + step,
+});
+const usage = (turns: number, tokens: number, costUsd: number): UsageTotals => ({
+  turns,
+  inputTokens: tokens,
+  outputTokens: tokens * 2,
+  costUsd,
+});
+
+/** A commit appending `items` on top of `record` (as loaded). */
+function commitOn(
+  record: SessionRecord,
+  items: Item[],
+  journal: JournalEntry[] = [],
+  userUsageDelta?: UsageTotals,
+): SessionCommit {
+  const snapshot = {
+    value: 'running',
+    context: { turn: record.version, cursor: record.historyLength },
+  };
+  return {
+    record: {
+      ...record,
+      historyLength: record.historyLength + items.length,
+      updatedAt: record.updatedAt + 1,
+      snapshot,
+    },
+    items,
+    journal,
+    userUsageDelta,
+  };
+}
+
+async function dump(backend: KvBackend): Promise<Map<string, string>> {
+  const entries = new Map<string, string>();
+  for await (const [key, value] of backend.iterate({ gte: '', lt: '\u007f' }))
+    entries.set(key, value);
+  return entries;
+}
+
+async function writeRaw(backend: KvBackend, key: string, value: string): Promise<void> {
+  await backend.write([{ type: 'put', key, value }]);
+}
+
+/** Lets pending `process.nextTick` callbacks run (warnings are emitted on a later tick). */
+const nextMacrotask = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** `IsolationWarning`s emitted while `action` runs. */
+async function isolationWarnings(action: () => Promise<unknown>): Promise<Error[]> {
+  await nextMacrotask(); // deliver warnings of earlier actions first
+  const seen: Error[] = [];
+  const listener = (warning: Error): void => {
+    if (warning.name === 'IsolationWarning') seen.push(warning);
+  };
+  process.on('warning', listener);
+  try {
+    await action();
+    await nextMacrotask();
+  } finally {
+    process.off('warning', listener);
+  }
+  return seen;
+}
+
+/** Runs `action`, waiting for the warnings it emits to be delivered. */
+async function settled<T>(action: () => Promise<T>): Promise<T> {
+  const result = await action();
+  await nextMacrotask();
+  return result;
+}
+
+// ---- contract -------------------------------------------------------------------------------
+
+/** The SessionStore contract, run against every implementation. */
+export function runSessionStoreContract(
+  name: string,
+  makeStore: (options: ContractStoreOptions) => Promise<ContractStore>,
+): void {
+  describe(`${name}: SessionStore contract`, () => {
+    let handle: ContractStore;
+    let store: KvSessionStore;
+    const fault: { hook: BatchOpHook | undefined } = { hook: undefined };
+
+    beforeEach(async () => {
+      fault.hook = undefined;
+      handle = await makeStore({ onBatchOp: (index, op) => fault.hook?.(index, op) });
+      store = handle.store;
+    });
+    afterEach(async () => handle.cleanup());
+
+    it('creates at version 1 and refuses a duplicate create', async () => {
+      const created = await store.create(newSession('s1', 'alice'));
+      expect(created.version).toBe(1);
+      const duplicate = store.create(newSession('s1', 'alice'));
+      await expect(duplicate).rejects.toBeInstanceOf(SessionConflictError);
+      await expect(duplicate).rejects.toMatchObject({
+        expectedVersion: 0,
+        actualVersion: undefined,
+      });
+    });
+
+    it('loads what was created, initial history included', async () => {
+      const created = await store.create({ ...newSession('s1', 'alice'), historyLength: 1 }, [
+        msg('hi'),
+      ]);
+      await expect(store.load({ sessionId: 's1', userId: 'alice' })).resolves.toEqual(created);
+      await expect(store.readHistory({ sessionId: 's1', userId: 'alice' })).resolves.toEqual([
+        msg('hi'),
+      ]);
+      await expect(store.create(newSession('s2'), [msg('x')])).rejects.toBeInstanceOf(TypeError);
+    });
+
+    it('saves at version + 1 and appends history and journal', async () => {
+      const key = { sessionId: 's1', userId: 'alice' };
+      const v1 = await store.create({ ...newSession('s1', 'alice'), historyLength: 1 }, [
+        msg('hi'),
+      ]);
+      const commit = commitOn(
+        v1,
+        [reply('hello'), msg('more')],
+        [entry('run-1', 0), entry('run-1', 1)],
+      );
+      const v2 = await store.save(commit);
+      expect(v2).toEqual({ ...commit.record, version: 2 });
+      await expect(store.load(key)).resolves.toEqual(v2);
+      await expect(store.readHistory(key)).resolves.toEqual([
+        msg('hi'),
+        reply('hello'),
+        msg('more'),
+      ]);
+      await expect(store.readHistory(key, 1, 2)).resolves.toEqual([reply('hello')]);
+      await expect(store.readHistory(key, 2)).resolves.toEqual([msg('more')]);
+      await expect(store.readJournal(key, 'run-1', 1)).resolves.toEqual(entry('run-1', 1));
+      await expect(store.readJournal(key, 'run-1', 2)).resolves.toBeUndefined();
+      await expect(store.readJournal(key, 'run-2', 0)).resolves.toBeUndefined();
+      const v3 = await store.save(commitOn(v2, [reply('done')]));
+      expect(v3.version).toBe(3);
+      await expect(store.readHistory(key)).resolves.toHaveLength(4);
+    });
+
+    it('rejects a stale version, a missing session and a wrong historyLength', async () => {
+      const v1 = await store.create(newSession('s1', 'alice'));
+      await store.save(commitOn(v1, [msg('a')]));
+      await expect(store.save(commitOn(v1, [msg('b')]))).rejects.toMatchObject({
+        name: 'SessionConflictError',
+        expectedVersion: 1,
+        actualVersion: 2,
+      });
+      await expect(store.load({ sessionId: 'nope', userId: 'alice' })).rejects.toBeInstanceOf(
+        SessionNotFoundError,
+      );
+      const ghost = { ...v1, sessionId: 'nope' };
+      await expect(store.save(commitOn(ghost, []))).rejects.toBeInstanceOf(SessionNotFoundError);
+      const v2 = await store.load({ sessionId: 's1', userId: 'alice' });
+      const bad = { ...commitOn(v2, [msg('c')]), items: [] };
+      await expect(store.save(bad)).rejects.toBeInstanceOf(TypeError);
+    });
+
+    it('lets exactly one of two concurrent saves from the same version win', async () => {
+      const v1 = await store.create(newSession('s1', 'alice'));
+      const results = await Promise.allSettled([
+        store.save(commitOn(v1, [msg('first')])),
+        store.save(commitOn(v1, [msg('second')])),
+      ]);
+      const won = results.filter((r) => r.status === 'fulfilled');
+      const lost = results.filter((r) => r.status === 'rejected');
+      expect(won).toHaveLength(1);
+      expect(lost).toHaveLength(1);
+      expect((lost[0] as PromiseRejectedResult).reason).toBeInstanceOf(SessionConflictError);
+      const key = { sessionId: 's1', userId: 'alice' };
+      await expect(store.load(key)).resolves.toMatchObject({ version: 2, historyLength: 1 });
+      await expect(store.readHistory(key)).resolves.toHaveLength(1);
+    });
+
+    it('partitions by userId: another user sees nothing', async () => {
+      const alice = { sessionId: 's1', userId: 'alice' };
+      const bob = { sessionId: 's1', userId: 'bob' };
+      const v1 = await store.create({ ...newSession('s1', 'alice'), historyLength: 1 }, [
+        msg('secret'),
+      ]);
+      await store.save(commitOn(v1, [], [entry('r', 0)]));
+      await expect(store.load(bob)).rejects.toBeInstanceOf(SessionNotFoundError);
+      await expect(store.list({ userId: 'bob' })).resolves.toEqual({
+        sessions: [],
+        nextCursor: undefined,
+      });
+      await expect(store.readHistory(bob)).resolves.toEqual([]);
+      await expect(store.readJournal(bob, 'r', 0)).resolves.toBeUndefined();
+      await expect(store.purge(bob)).rejects.toBeInstanceOf(SessionNotFoundError);
+      await expect(store.save(commitOn({ ...v1, userId: 'bob' }, []))).rejects.toBeInstanceOf(
+        SessionNotFoundError,
+      );
+      // The same sessionId under bob is a second, unrelated session.
+      await store.create(newSession('s1', 'bob'));
+      await expect(store.load(bob)).resolves.toMatchObject({
+        userId: 'bob',
+        version: 1,
+        historyLength: 0,
+      });
+      await expect(store.load(alice)).resolves.toMatchObject({ userId: 'alice', version: 2 });
+      await expect(store.readHistory(alice)).resolves.toEqual([msg('secret')]);
+      // Anonymous and named users never see each other, whatever the userId looks like.
+      await store.create(newSession('s2'));
+      for (const userId of ['a', 'u:a', '', 'x!s!a']) {
+        await expect(store.load({ sessionId: 's2', userId })).rejects.toBeInstanceOf(
+          SessionNotFoundError,
+        );
+      }
+      await expect(store.load({ sessionId: 's1' })).rejects.toBeInstanceOf(SessionNotFoundError);
+      const anonymous = await settled(() => store.list());
+      expect(anonymous.sessions.map((s) => s.sessionId)).toEqual(['s2']);
+    });
+
+    it('lists one owner with paging and a status filter', async () => {
+      const statuses = ['active', 'completed', 'active', 'failed', 'active'] as const;
+      for (const [i, status] of statuses.entries())
+        await store.create(newSession(`c${i}`, 'carol', status));
+      await store.create(newSession('d0', 'dave'));
+      const page1 = await store.list({ userId: 'carol', limit: 2 });
+      expect(page1.sessions.map((s) => s.sessionId)).toEqual(['c0', 'c1']);
+      expect(page1.sessions[0]).not.toHaveProperty('snapshot');
+      const page2 = await store.list({ userId: 'carol', limit: 2, cursor: page1.nextCursor });
+      expect(page2.sessions.map((s) => s.sessionId)).toEqual(['c2', 'c3']);
+      const page3 = await store.list({ userId: 'carol', limit: 2, cursor: page2.nextCursor });
+      expect(page3).toEqual({
+        sessions: [expect.objectContaining({ sessionId: 'c4' })],
+        nextCursor: undefined,
+      });
+      const active1 = await store.list({ userId: 'carol', status: 'active', limit: 2 });
+      expect(active1.sessions.map((s) => s.sessionId)).toEqual(['c0', 'c2']);
+      const active2 = await store.list({
+        userId: 'carol',
+        status: 'active',
+        limit: 2,
+        cursor: active1.nextCursor,
+      });
+      expect(active2).toMatchObject({ sessions: [{ sessionId: 'c4' }], nextCursor: undefined });
+      const all = await store.list({ userId: 'carol' });
+      expect(all.sessions).toHaveLength(5);
+      expect(all.sessions[1]).toMatchObject({ status: 'completed', version: 1, userId: 'carol' });
+      // The index follows saves.
+      const c1 = await store.load({ sessionId: 'c1', userId: 'carol' });
+      await store.save({
+        ...commitOn(c1, [msg('x')]),
+        record: { ...commitOn(c1, [msg('x')]).record, status: 'active' },
+      });
+      const active = await store.list({ userId: 'carol', status: 'active' });
+      expect(active.sessions.map((s) => [s.sessionId, s.version])).toContainEqual(['c1', 2]);
+    });
+
+    it('warns when listing without userId only if named users exist', async () => {
+      await store.create(newSession('anon-1'));
+      expect(await isolationWarnings(() => store.list())).toHaveLength(0);
+      expect(await isolationWarnings(() => store.list({ status: 'active' }))).toHaveLength(0);
+      await store.create(newSession('named-1', 'erin'));
+      const warnings = await isolationWarnings(() => store.list());
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]?.name).toBe('IsolationWarning');
+      expect(await isolationWarnings(() => store.list({ userId: 'erin' }))).toHaveLength(0);
+    });
+
+    it('accumulates per-user usage deltas', async () => {
+      let rec = await store.create(newSession('s1', 'alice'));
+      rec = await store.save(commitOn(rec, [msg('a')], [], usage(1, 10, 0.5)));
+      rec = await store.save(commitOn(rec, [msg('b')], [], usage(2, 5, 0.25)));
+      await store.save(commitOn(rec, [msg('c')]));
+      const other = await store.create(newSession('s2', 'alice'));
+      await store.save(commitOn(other, [], [], usage(1, 1, 1)));
+      const anon = await store.create(newSession('s3'));
+      await store.save(commitOn(anon, [], [], usage(7, 7, 7)));
+      await expect(store.userUsage('alice')).resolves.toEqual(usage(4, 16, 1.75));
+      await expect(store.userUsage(undefined)).resolves.toEqual(usage(7, 7, 7));
+      await expect(store.userUsage('bob')).resolves.toEqual(emptyTotals());
+    });
+
+    it('purges the record, index, history and journal', async () => {
+      const key = { sessionId: 's1', userId: 'alice' };
+      const v1 = await store.create({ ...newSession('s1', 'alice'), historyLength: 1 }, [
+        msg('hi'),
+      ]);
+      await store.save(commitOn(v1, [reply('yo')], [entry('r1', 0), entry('r2', 3)]));
+      await store.create(newSession('s10', 'alice'), []);
+      await store.purge(key);
+      await expect(store.load(key)).rejects.toBeInstanceOf(SessionNotFoundError);
+      await expect(store.readHistory(key)).resolves.toEqual([]);
+      await expect(store.readJournal(key, 'r1', 0)).resolves.toBeUndefined();
+      await expect(store.readJournal(key, 'r2', 3)).resolves.toBeUndefined();
+      const listed = await store.list({ userId: 'alice' });
+      expect(listed.sessions.map((s) => s.sessionId)).toEqual(['s10']);
+      const left = [...(await dump(store.backend)).keys()].filter((k) => k.includes('!s1'));
+      expect(left.filter((k) => !k.includes('!s10'))).toEqual([]);
+      await expect(store.create(newSession('s1', 'alice'))).resolves.toMatchObject({ version: 1 });
+    });
+
+    it('applies nothing when a save batch fails half-way', async () => {
+      const key = { sessionId: 's1', userId: 'alice' };
+      let v1 = await store.create({ ...newSession('s1', 'alice'), historyLength: 1 }, [msg('hi')]);
+      v1 = await store.save(commitOn(v1, [], [entry('r', 0)], usage(1, 1, 1)));
+      const before = await dump(store.backend);
+      const statsBefore = store.stats();
+      const boom = new Error('disk on fire');
+      fault.hook = (index) => {
+        if (index === 1) throw boom;
+      };
+      const failed = store.save(
+        commitOn(v1, [reply('a'), msg('b')], [entry('r', 1)], usage(1, 1, 1)),
+      );
+      await expect(failed).rejects.toBeInstanceOf(SessionSaveFailedError);
+      await expect(failed).rejects.toMatchObject({ cause: boom });
+      expect(await dump(store.backend)).toEqual(before);
+      expect(store.stats()).toEqual(statsBefore);
+      await expect(store.load(key)).resolves.toEqual(v1);
+      fault.hook = undefined;
+      const v3 = await store.save(commitOn(v1, [reply('a')], [entry('r', 1)], usage(1, 1, 1)));
+      expect(v3.version).toBe(3);
+      await expect(store.readHistory(key)).resolves.toEqual([msg('hi'), reply('a')]);
+      await expect(store.userUsage('alice')).resolves.toEqual(usage(2, 2, 2));
+    });
+
+    it('rejects corrupt records with a typed error naming the key, changing nothing', async () => {
+      const key = { sessionId: 's1', userId: 'alice' };
+      const v1 = await store.create({ ...newSession('s1', 'alice'), historyLength: 1 }, [
+        msg('hi'),
+      ]);
+      const rKey = recordKey(key);
+      for (const garbage of [
+        '{not json',
+        JSON.stringify({ schemaVersion: 1, record: { sessionId: 's1' } }),
+      ]) {
+        await writeRaw(store.backend, rKey, garbage);
+        const before = await dump(store.backend);
+        await expect(store.load(key)).rejects.toBeInstanceOf(InvalidSessionRecordError);
+        await expect(store.load(key)).rejects.toMatchObject({ key: rKey });
+        await expect(store.save(commitOn(v1, [msg('x')]))).rejects.toMatchObject({ key: rKey });
+        expect(await dump(store.backend)).toEqual(before);
+        expect((await dump(store.backend)).get(rKey)).toBe(garbage);
+      }
+      const hKey = historyKey(key, 0);
+      await writeRaw(store.backend, hKey, JSON.stringify({ type: 'message', role: 'robot' }));
+      await expect(store.readHistory(key)).rejects.toMatchObject({
+        name: 'InvalidSessionRecordError',
+        key: hKey,
+      });
+      const lKey = listIndexKey(key);
+      await writeRaw(store.backend, lKey, '[]');
+      await expect(store.list({ userId: 'alice' })).rejects.toMatchObject({ key: lKey });
+      // A corrupt session can still be purged.
+      await store.purge(key);
+      await expect(store.load(key)).rejects.toBeInstanceOf(SessionNotFoundError);
+    });
+
+    it('refuses records from a newer schema version', async () => {
+      const key = { sessionId: 's1' };
+      await store.create(newSession('s1'));
+      const rKey = recordKey(key);
+      const envelope = JSON.parse((await store.backend.get(rKey)) as string) as Record<
+        string,
+        unknown
+      >;
+      const raw = JSON.stringify({ ...envelope, schemaVersion: 99 });
+      await writeRaw(store.backend, rKey, raw);
+      const loading = store.load(key);
+      await expect(loading).rejects.toBeInstanceOf(UnsupportedSchemaVersionError);
+      await expect(loading).rejects.toMatchObject({ key: rKey, found: 99, supported: 1 });
+      await expect(store.backend.get(rKey)).resolves.toBe(raw);
+    });
+
+    it('counts the key and value bytes of a save', async () => {
+      const v1 = await store.create(newSession('s1', 'alice'));
+      const ops: KvOp[] = [];
+      fault.hook = (_index, op) => void ops.push(op);
+      const before = store.stats();
+      await store.save(commitOn(v1, [msg('héllo wörld')], [entry('r', 0)], usage(1, 2, 3)));
+      const bytes = ops.reduce(
+        (sum, op) =>
+          sum + (op.type === 'put' ? Buffer.byteLength(op.key) + Buffer.byteLength(op.value) : 0),
+        0,
+      );
+      expect(ops.length).toBeGreaterThanOrEqual(5);
+      expect(bytes).toBeGreaterThan(0);
+      expect(store.stats()).toEqual({
+        batches: before.batches + 1,
+        bytesWritten: before.bytesWritten + bytes,
+      });
+    });
+  });
+
+  describe(`${name}: schema migrations`, () => {
+    const key = { sessionId: 'old', userId: 'alice' };
+    const { machineVersion, ...current } = { ...newSession('old', 'alice'), version: 4 };
+    // Version 0 kept the record under `data` and called the machine version `machine`.
+    const v0 = JSON.stringify({ schemaVersion: 0, machine: machineVersion, data: current });
+    const zeroToOne: Migration = {
+      from: 0,
+      to: 1,
+      migrate: (envelope) => {
+        const { data, machine } = envelope as { data: unknown; machine: string };
+        return { machineVersion: machine, record: data };
+      },
+    };
+
+    it('upgrades an older record through registered migrations, without writing', async () => {
+      const handle = await makeStore({ migrations: [zeroToOne] });
+      try {
+        await writeRaw(handle.store.backend, recordKey(key), v0);
+        await expect(handle.store.load(key)).resolves.toEqual({ ...current, machineVersion });
+        await expect(handle.store.backend.get(recordKey(key))).resolves.toBe(v0);
+      } finally {
+        await handle.cleanup();
+      }
+    });
+
+    it('rejects an older record when no migration is registered', async () => {
+      const handle = await makeStore({});
+      try {
+        await writeRaw(handle.store.backend, recordKey(key), v0);
+        await expect(handle.store.load(key)).rejects.toMatchObject({
+          name: 'InvalidSessionRecordError',
+          key: recordKey(key),
+        });
+      } finally {
+        await handle.cleanup();
+      }
+    });
+  });
+}
