@@ -21,8 +21,13 @@ export function approvalCheck(deps: StepDeps) {
         if (!t || !parsed?.ok) return { callId: call.callId, needsApproval: false };
         const rule = t.needsApproval;
         const needsApproval =
-          typeof rule === 'function' ? await withRunContext(context, () => rule(parsed.args, context)) : rule;
-        const deadline = needsApproval && deps.approvalTimeoutMs !== undefined ? now + deps.approvalTimeoutMs : undefined;
+          typeof rule === 'function'
+            ? await withRunContext(context, () => rule(parsed.args, context))
+            : rule;
+        const deadline =
+          needsApproval && deps.approvalTimeoutMs !== undefined
+            ? now + deps.approvalTimeoutMs
+            : undefined;
         return { callId: call.callId, needsApproval, deadline };
       }),
     );

@@ -10,7 +10,9 @@ import type { Clock } from '../runtime/clock.js';
 export function durableTimer(clock: Clock) {
   return fromPromise<DurableTimerOutput, DurableTimerInput>(async ({ input, signal }) => {
     if (input.deadline >= Number.MAX_SAFE_INTEGER) {
-      await new Promise<void>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true }));
+      await new Promise<void>((_, reject) =>
+        signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true }),
+      );
     }
     await clock.sleepUntil(input.deadline, signal);
     return { firedAt: clock.now() };

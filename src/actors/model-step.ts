@@ -7,7 +7,12 @@ import { costUsd } from '../models/pricing.js';
 import type { ModelStepInput, ModelStepOutput } from '../machines/run-types.js';
 import { combinedSignal, type StepDeps } from './step-deps.js';
 
-async function callModel(deps: StepDeps, request: ModelRequest, runId: string, signal: AbortSignal): Promise<ModelResponse> {
+async function callModel(
+  deps: StepDeps,
+  request: ModelRequest,
+  runId: string,
+  signal: AbortSignal,
+): Promise<ModelResponse> {
   const progress = deps.progress;
   if (!progress) return deps.model.generate(request, { signal });
   for await (const event of deps.model.stream(request, { signal })) {
@@ -17,18 +22,29 @@ async function callModel(deps: StepDeps, request: ModelRequest, runId: string, s
   throw new Error('model stream ended without a response');
 }
 
-function parseStructured(deps: StepDeps, text: string | undefined): Pick<ModelStepOutput, 'structured' | 'outputError'> {
+function parseStructured(
+  deps: StepDeps,
+  text: string | undefined,
+): Pick<ModelStepOutput, 'structured' | 'outputError'> {
   if (!deps.outputType) return {};
   let json: unknown;
   try {
     json = JSON.parse(text ?? '');
   } catch {
-    return { outputError: new OutputValidationError('The final output is not valid JSON').toJSON() };
+    return {
+      outputError: new OutputValidationError('The final output is not valid JSON').toJSON(),
+    };
   }
   const parsed = deps.outputType.safeParse(json);
   if (parsed.success) return { structured: parsed.data };
-  const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
-  return { outputError: new OutputValidationError(`The final output does not match outputType: ${issues}`).toJSON() };
+  const issues = parsed.error.issues
+    .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
+    .join('; ');
+  return {
+    outputError: new OutputValidationError(
+      `The final output does not match outputType: ${issues}`,
+    ).toJSON(),
+  };
 }
 
 /**
@@ -55,15 +71,22 @@ export function modelStep(deps: StepDeps) {
     }
     const agent = deps.agentName;
     const items: Item[] = [];
-    if (response.text) items.push({ type: 'message', role: 'assistant', content: response.text, agent });
+    if (response.text)
+      items.push({ type: 'message', role: 'assistant', content: response.text, agent });
     items.push(...response.toolCalls.map((c) => ({ ...c, agent })));
     const output: ModelStepOutput = {
       text: response.text,
-      toolCalls: response.toolCalls.map((c) => ({ ...c, check: (deps.tools.get(c.name)?.needsApproval ?? false) !== false })),
+      toolCalls: response.toolCalls.map((c) => ({
+        ...c,
+        check: (deps.tools.get(c.name)?.needsApproval ?? false) !== false,
+      })),
       usage: { ...response.usage, costUsd: costUsd(response.model, response.usage, deps.prices) },
       ...(response.toolCalls.length === 0 ? parseStructured(deps, response.text) : {}),
     };
-    deps.log.record({ runId: input.runId, step: input.step, kind: 'model', output, at: deps.clock.now() }, items);
+    deps.log.record(
+      { runId: input.runId, step: input.step, kind: 'model', output, at: deps.clock.now() },
+      items,
+    );
     return output;
   });
 }

@@ -11,6 +11,9 @@ export class SessionLog {
   private readonly items: Item[];
   private pendingItems: Item[] = [];
   private pendingJournal: JournalEntry[] = [];
+  /** Drained into a save that has not finished yet: still part of the view. */
+  private savingItems: Item[] = [];
+  private savingJournal: JournalEntry[] = [];
 
   constructor(
     private readonly store: SessionStore,
@@ -22,12 +25,15 @@ export class SessionLog {
 
   /** Number of items, committed and pending. */
   get length(): number {
-    return this.items.length + this.pendingItems.length;
+    return this.items.length + this.savingItems.length + this.pendingItems.length;
   }
 
   /** Items from `from` to the end, committed and pending, oldest first. */
   view(from = 0): Item[] {
-    const all = this.pendingItems.length ? this.items.concat(this.pendingItems) : this.items;
+    const all =
+      this.savingItems.length || this.pendingItems.length
+        ? this.items.concat(this.savingItems, this.pendingItems)
+        : this.items;
     return from === 0 ? all.slice() : all.slice(from);
   }
 
@@ -44,13 +50,16 @@ export class SessionLog {
 
   /** A step's journaled result: pending ones first, then the store. */
   async find(runId: string, step: number): Promise<JournalEntry | undefined> {
-    const pending = this.pendingJournal.find((e) => e.runId === runId && e.step === step);
+    const match = (e: JournalEntry) => e.runId === runId && e.step === step;
+    const pending = this.pendingJournal.find(match) ?? this.savingJournal.find(match);
     return pending ?? (await this.store.readJournal(this.key, runId, step));
   }
 
   /** Hands pending writes to a commit. */
   drain(): { items: Item[]; journal: JournalEntry[] } {
     const out = { items: this.pendingItems, journal: this.pendingJournal };
+    this.savingItems = this.savingItems.concat(out.items);
+    this.savingJournal = this.savingJournal.concat(out.journal);
     this.pendingItems = [];
     this.pendingJournal = [];
     return out;
@@ -61,13 +70,17 @@ export class SessionLog {
     return this.items;
   }
 
-  /** Marks drained items as committed. */
-  committed(items: Item[]): void {
+  /** Marks drained items (and the journal drained with them) as committed. */
+  committed(items: Item[], journal: JournalEntry[] = []): void {
     this.items.push(...items);
+    this.savingItems = this.savingItems.slice(items.length);
+    this.savingJournal = this.savingJournal.filter((e) => !journal.includes(e));
   }
 
   /** Puts drained writes back in front after a failed save, so nothing is silently lost. */
   restore(drained: { items: Item[]; journal: JournalEntry[] }): void {
+    this.savingItems = this.savingItems.slice(drained.items.length);
+    this.savingJournal = this.savingJournal.filter((e) => !drained.journal.includes(e));
     this.pendingItems = drained.items.concat(this.pendingItems);
     this.pendingJournal = drained.journal.concat(this.pendingJournal);
   }

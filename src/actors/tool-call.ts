@@ -14,12 +14,31 @@ export function toolCall(deps: StepDeps) {
     const hit = await deps.log.find(input.runId, input.step);
     if (hit) return hit.output as ToolCallOutput;
     const { call, runId } = input;
-    deps.progress?.({ type: 'tool_call_started', runId, callId: call.callId, name: call.name, arguments: call.arguments });
+    deps.progress?.({
+      type: 'tool_call_started',
+      runId,
+      callId: call.callId,
+      name: call.name,
+      arguments: call.arguments,
+    });
     const result: ToolResultItem = input.rejection
-      ? { type: 'tool_result', callId: call.callId, name: call.name, output: input.rejection.message, isError: true }
-      : await invokeTool(deps.tools, { type: 'tool_call', ...call }, deps.contextFor(runId), combinedSignal(deps, signal));
+      ? {
+          type: 'tool_result',
+          callId: call.callId,
+          name: call.name,
+          output: input.rejection.message,
+          isError: true,
+        }
+      : await invokeTool(
+          deps.tools,
+          { type: 'tool_call', ...call },
+          deps.contextFor(runId),
+          combinedSignal(deps, signal),
+        );
     const output: ToolCallOutput = { callId: call.callId, isError: result.isError === true };
-    deps.log.record({ runId, step: input.step, kind: 'tool', output, at: deps.clock.now() }, [result]);
+    deps.log.record({ runId, step: input.step, kind: 'tool', output, at: deps.clock.now() }, [
+      result,
+    ]);
     deps.progress?.({
       type: 'tool_call_finished',
       runId,

@@ -12,7 +12,11 @@ export function errorFromSerialized(
     case 'MODEL_ERROR':
       return new ModelError(error.message, scope);
     default: {
-      const rebuilt = new AgentStateError((error.code as ErrorCode) ?? 'MODEL_ERROR', error.message, scope);
+      const rebuilt = new AgentStateError(
+        (error.code as ErrorCode) ?? 'MODEL_ERROR',
+        error.message,
+        scope,
+      );
       rebuilt.name = error.name;
       return rebuilt;
     }

@@ -1,4 +1,4 @@
-import { assign, enqueueActions, fromPromise, setup } from 'xstate';
+import { assign, enqueueActions, fromPromise, setup, stopChild } from 'xstate';
 import type {
   ApprovalCheckInput,
   ApprovalCheckOutput,
@@ -17,7 +17,14 @@ import type {
 import { addUsage, zeroUsage } from './run-types.js';
 
 /** Done and error events of the spawned `toolCall` children (one per call id). */
-type ToolCallDoneEvent = { type: `xstate.done.actor.${string}`; output: ToolCallOutput };
+type ToolCallDoneEvent = {
+  type: `xstate.done.actor.${string}`;
+  output: ToolCallOutput;
+  actorId: string;
+};
+
+/** Child id of a call's actor: its journal step, unique within the run even if call ids repeat. */
+const toolActorId = (call: CallState): string => `tool-${call.step}`;
 type ToolCallErrorEvent = { type: `xstate.error.actor.${string}`; error: unknown };
 
 /** Bumped whenever a state or actor is renamed; stored beside every snapshot. */
@@ -28,7 +35,9 @@ const notProvided = (name: string) =>
 
 const pendingApproval = (c: CallState): boolean => c.needsApproval && c.decision === undefined;
 const nextDeadline = (calls: CallState[]): number | undefined => {
-  const deadlines = calls.filter(pendingApproval).flatMap((c) => (c.deadline === undefined ? [] : [c.deadline]));
+  const deadlines = calls
+    .filter(pendingApproval)
+    .flatMap((c) => (c.deadline === undefined ? [] : [c.deadline]));
   return deadlines.length ? Math.min(...deadlines) : undefined;
 };
 
@@ -63,7 +72,8 @@ export const runMachine = setup({
     maxTurnsReached: ({ context }) => context.turn >= context.maxTurns,
     budgetExhausted: ({ context: { budget, usage, turn } }) =>
       (budget.maxTurns !== undefined && turn >= budget.maxTurns) ||
-      (budget.maxTokens !== undefined && usage.inputTokens + usage.outputTokens >= budget.maxTokens) ||
+      (budget.maxTokens !== undefined &&
+        usage.inputTokens + usage.outputTokens >= budget.maxTokens) ||
       (budget.maxCostUsd !== undefined && usage.costUsd >= budget.maxCostUsd),
     hasCalls: ({ context }) => context.calls.length > 0,
     outputInvalid: ({ context }) => context.error !== undefined,
@@ -76,7 +86,7 @@ export const runMachine = setup({
     spawnToolCalls: enqueueActions(({ context, enqueue, self }) => {
       const running = self.getSnapshot().children as Record<string, unknown>;
       for (const call of context.calls) {
-        if (call.done || running[call.callId]) continue;
+        if (call.done || running[toolActorId(call)]) continue;
         const rejection =
           call.decision === 'rejected'
             ? {
@@ -89,7 +99,7 @@ export const runMachine = setup({
               }
             : undefined;
         enqueue.spawnChild('toolCall', {
-          id: call.callId,
+          id: toolActorId(call),
           input: {
             runId: context.runId,
             step: call.step,
@@ -115,8 +125,16 @@ export const runMachine = setup({
   states: {
     turnStart: {
       always: [
-        { guard: 'maxTurnsReached', target: 'interrupted', actions: assign({ interruption: 'maxTurns' }) },
-        { guard: 'budgetExhausted', target: 'interrupted', actions: assign({ interruption: 'budget' }) },
+        {
+          guard: 'maxTurnsReached',
+          target: 'interrupted',
+          actions: assign({ interruption: 'maxTurns' }),
+        },
+        {
+          guard: 'budgetExhausted',
+          target: 'interrupted',
+          actions: assign({ interruption: 'budget' }),
+        },
         { target: 'modelCall', actions: assign({ interruption: undefined, calls: [] }) },
       ],
     },
@@ -196,7 +214,8 @@ export const runMachine = setup({
                       return {
                         ...c,
                         needsApproval: true,
-                        decision: always === 'approve' ? ('approved' as const) : ('rejected' as const),
+                        decision:
+                          always === 'approve' ? ('approved' as const) : ('rejected' as const),
                         reason: 'always' as const,
                       };
                     }
@@ -205,11 +224,17 @@ export const runMachine = setup({
                 };
               }),
             },
-            onError: { target: '#run.failed', actions: assign({ error: ({ event }) => toSerialized(event.error) }) },
+            onError: {
+              target: '#run.failed',
+              actions: assign({ error: ({ event }) => toSerialized(event.error) }),
+            },
           },
         },
         gate: {
-          always: [{ guard: 'awaitingDecisions', target: '#run.awaitingApproval' }, { target: '#run.tools' }],
+          always: [
+            { guard: 'awaitingDecisions', target: '#run.awaitingApproval' },
+            { target: '#run.tools' },
+          ],
         },
       },
     },
@@ -217,7 +242,9 @@ export const runMachine = setup({
       always: { guard: ({ context }) => !context.calls.some(pendingApproval), target: 'tools' },
       invoke: {
         src: 'durableTimer',
-        input: ({ context }) => ({ deadline: nextDeadline(context.calls) ?? Number.MAX_SAFE_INTEGER }),
+        input: ({ context }) => ({
+          deadline: nextDeadline(context.calls) ?? Number.MAX_SAFE_INTEGER,
+        }),
         onDone: {
           target: 'awaitingApproval',
           reenter: true,
@@ -233,11 +260,15 @@ export const runMachine = setup({
       },
       on: {
         APPROVE: {
-          guard: ({ context, event }) => context.calls.some((c) => c.callId === event.callId && pendingApproval(c)),
-          actions: assign(({ context, event }) => decide(context, event.callId, 'approved', event.always)),
+          guard: ({ context, event }) =>
+            context.calls.some((c) => c.callId === event.callId && pendingApproval(c)),
+          actions: assign(({ context, event }) =>
+            decide(context, event.callId, 'approved', event.always),
+          ),
         },
         REJECT: {
-          guard: ({ context, event }) => context.calls.some((c) => c.callId === event.callId && pendingApproval(c)),
+          guard: ({ context, event }) =>
+            context.calls.some((c) => c.callId === event.callId && pendingApproval(c)),
           actions: assign(({ context, event }) =>
             decide(context, event.callId, 'rejected', event.always, event.message),
           ),
@@ -248,12 +279,17 @@ export const runMachine = setup({
       entry: 'spawnToolCalls',
       on: {
         'xstate.done.actor.*': {
-          actions: assign({
-            calls: ({ context, event }) => {
-              const out = event.output;
-              return context.calls.map((c) => (c.callId === out.callId ? { ...c, done: true } : c));
-            },
-          }),
+          actions: [
+            stopChild(({ event }) => event.actorId),
+            assign({
+              calls: ({ context, event }) => {
+                const out = event.output;
+                return context.calls.map((c) =>
+                  c.callId === out.callId ? { ...c, done: true } : c,
+                );
+              },
+            }),
+          ],
         },
         'xstate.error.actor.*': {
           target: 'failed',
@@ -306,7 +342,10 @@ function decide(
   const call = context.calls.find((c) => c.callId === callId);
   const newDecisions =
     always && call
-      ? { ...context.newDecisions, [call.name]: decision === 'approved' ? ('approve' as const) : ('reject' as const) }
+      ? {
+          ...context.newDecisions,
+          [call.name]: decision === 'approved' ? ('approve' as const) : ('reject' as const),
+        }
       : context.newDecisions;
   return {
     newDecisions,
@@ -322,7 +361,11 @@ function decide(
 
 function toSerialized(error: unknown): { name: string; message: string; code: string } {
   const e = (error ?? {}) as { name?: string; message?: string; code?: string };
-  return { name: e.name ?? 'Error', message: e.message ?? String(error), code: e.code ?? 'UNKNOWN' };
+  return {
+    name: e.name ?? 'Error',
+    message: e.message ?? String(error),
+    code: e.code ?? 'UNKNOWN',
+  };
 }
 
 export type RunMachine = typeof runMachine;

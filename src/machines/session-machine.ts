@@ -1,11 +1,14 @@
 import { assign, sendTo, setup } from 'xstate';
-import { emptyTotals } from '../persistence/session-store.js';
 import { RUN_MACHINE_VERSION, runMachine } from './run-machine.js';
-import type { SessionEvent, SessionMachineContext, SessionMachineInput } from './session-types.js';
+import {
+  emptyTotals,
+  type SessionEvent,
+  type SessionMachineContext,
+  type SessionMachineInput,
+} from './session-types.js';
 
 /** Version of the session and run machine definitions, stored beside every snapshot. */
 export const MACHINE_VERSION = `session-1/run-${RUN_MACHINE_VERSION}`;
-
 
 /**
  * A session's lifecycle. `active.running` invokes the run machine as the child `run`, so the

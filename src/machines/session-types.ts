@@ -1,5 +1,19 @@
-import type { UsageTotals } from '../persistence/session-store.js';
 import type { RunMachineInput, RunMachineOutput, StandingDecision } from './run-types.js';
+
+/** Running totals of a session or a user. Plain JSON. */
+export interface UsageTotals {
+  turns: number;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+}
+
+export const emptyTotals = (): UsageTotals => ({
+  turns: 0,
+  inputTokens: 0,
+  outputTokens: 0,
+  costUsd: 0,
+});
 
 /** Limits of a session (or of a user's totals across sessions). */
 export interface Budget {

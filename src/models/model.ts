@@ -27,7 +27,8 @@ export interface ModelUsage {
   cachedTokens: number;
 }
 
-export type FinishReason = 'stop' | 'tool_calls' | 'length' | 'content_filter' | 'refusal' | 'other';
+export type FinishReason =
+  'stop' | 'tool_calls' | 'length' | 'content_filter' | 'refusal' | 'other';
 
 /** One complete model answer. */
 export interface ModelResponse {
@@ -46,7 +47,13 @@ export interface ModelResponse {
 /** Incremental events of a streamed model answer; the last one is always `response`. */
 export type ModelStreamEvent =
   | { type: 'text_delta'; delta: string }
-  | { type: 'tool_call_delta'; index: number; callId?: string; name?: string; argumentsDelta: string }
+  | {
+      type: 'tool_call_delta';
+      index: number;
+      callId?: string;
+      name?: string;
+      argumentsDelta: string;
+    }
   | { type: 'response'; response: ModelResponse };
 
 export interface ModelCallOptions {

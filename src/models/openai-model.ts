@@ -72,7 +72,8 @@ const DEFAULT_MAX_RETRIES = 2;
  *
  * Every failure surfaces as a {@link ModelError} (with the HTTP `status` when there is one and
  * the SDK error as `cause`), except cancellation through `options.signal`, which is rethrown
- * unchanged so callers can tell it apart.
+ * unchanged so callers can tell it apart (the SDK's `APIUserAbortError`, or the signal's
+ * `reason` when a stream is cut off; `signal.aborted` is true either way).
  */
 export class OpenAIModel implements Model {
   readonly name: string;
@@ -111,6 +112,8 @@ export class OpenAIModel implements Model {
       for await (const chunk of stream) {
         for (const event of accumulator.add(chunk)) yield event;
       }
+      // The SDK ends an aborted stream silently; a cut-off answer must not look complete.
+      options.signal?.throwIfAborted();
     } catch (error) {
       throw toModelError(error, options.signal);
     }

@@ -35,6 +35,11 @@ export interface ScriptedModelOptions {
   name?: string;
   /** Token counts reported when a response gives none. @default 10 in, 5 out */
   defaultUsage?: Partial<ModelUsage>;
+  /**
+   * Keep a copy of every request in `calls`. Turn off for long benchmarks: copying grows with
+   * the conversation. @default true
+   */
+  recordCalls?: boolean;
 }
 
 /**
@@ -48,17 +53,25 @@ export class ScriptedModel implements Model {
   readonly calls: ModelRequest[] = [];
   private readonly script: Script;
   private readonly defaultUsage: ModelUsage;
+  private readonly recordCalls: boolean;
+  private callCount = 0;
 
   constructor(script: Script, options: ScriptedModelOptions = {}) {
     this.script = script;
     this.name = options.name ?? 'scripted';
-    this.defaultUsage = { ...emptyUsage(), inputTokens: 10, outputTokens: 5, ...options.defaultUsage };
+    this.defaultUsage = {
+      ...emptyUsage(),
+      inputTokens: 10,
+      outputTokens: 5,
+      ...options.defaultUsage,
+    };
+    this.recordCalls = options.recordCalls ?? true;
   }
 
   async generate(request: ModelRequest, options: ModelCallOptions = {}): Promise<ModelResponse> {
     if (options.signal?.aborted) throw options.signal.reason as Error;
-    const index = this.calls.length;
-    this.calls.push(structuredClone(request));
+    const index = this.callCount++;
+    if (this.recordCalls) this.calls.push(structuredClone(request));
     let scripted: ScriptedResponse | undefined;
     if (Array.isArray(this.script)) {
       scripted = this.script[index];
@@ -72,7 +85,10 @@ export class ScriptedModel implements Model {
     return this.toResponse(scripted, request);
   }
 
-  async *stream(request: ModelRequest, options: ModelCallOptions = {}): AsyncIterable<ModelStreamEvent> {
+  async *stream(
+    request: ModelRequest,
+    options: ModelCallOptions = {},
+  ): AsyncIterable<ModelStreamEvent> {
     const response = await this.generate(request, options);
     for (const piece of (response.text ?? '').match(/\S+\s*/g) ?? []) {
       yield { type: 'text_delta', delta: piece };
@@ -91,9 +107,9 @@ export class ScriptedModel implements Model {
 
   /** Throws unless every scripted response was used. */
   assertComplete(): void {
-    if (Array.isArray(this.script) && this.calls.length !== this.script.length) {
+    if (Array.isArray(this.script) && this.callCount !== this.script.length) {
       throw new Error(
-        `ScriptedModel used ${this.calls.length} of ${this.script.length} scripted response(s)`,
+        `ScriptedModel used ${this.callCount} of ${this.script.length} scripted response(s)`,
       );
     }
   }

@@ -1,21 +1,10 @@
 import type { Item } from '../items/item.js';
+import type { UsageTotals } from '../machines/session-types.js';
 
 export type SessionStatus = 'active' | 'suspended' | 'completed' | 'failed' | 'deleted';
 
-/** Running totals of a session or a user. */
-export interface UsageTotals {
-  turns: number;
-  inputTokens: number;
-  outputTokens: number;
-  costUsd: number;
-}
-
-export const emptyTotals = (): UsageTotals => ({
-  turns: 0,
-  inputTokens: 0,
-  outputTokens: 0,
-  costUsd: 0,
-});
+// Usage totals are part of the (pure) session machine's context; persistence stores them.
+export { emptyTotals, type UsageTotals } from '../machines/session-types.js';
 
 /**
  * Identifies a session. `userId` is part of the key, not a filter: the same sessionId under

@@ -31,19 +31,33 @@ export class AgentBinding {
       }
       const base =
         typeof options.instructions === 'function'
-          ? await withRunContext(context, () => (options.instructions as (c: RunContext) => string | Promise<string>)(context))
+          ? await withRunContext(context, () =>
+              (options.instructions as (c: RunContext) => string | Promise<string>)(context),
+            )
           : options.instructions;
       const extra = sessions.flatMap((s) => (s.instructions ? [s.instructions] : []));
-      const instructions = [base, ...extra].filter((s): s is string => !!s).join('\n\n') || undefined;
+      const instructions =
+        [base, ...extra].filter((s): s is string => !!s).join('\n\n') || undefined;
       const tools = new Map<string, AnyTool>();
       for (const t of [...(options.tools ?? []), ...sessions.flatMap((s) => s.tools)]) {
-        if (tools.has(t.name)) throw new TypeError(`Agent "${options.name}" has two tools named "${t.name}"`);
+        if (tools.has(t.name))
+          throw new TypeError(`Agent "${options.name}" has two tools named "${t.name}"`);
         tools.set(t.name, t);
       }
-      const outputSchema = options.outputType ? (z.toJSONSchema(options.outputType) as Record<string, unknown>) : undefined;
-      return new AgentBinding(options, context, instructions, tools, [...tools.values()].map(toToolSpec), outputSchema, sessions);
+      const outputSchema = options.outputType
+        ? (z.toJSONSchema(options.outputType) as Record<string, unknown>)
+        : undefined;
+      return new AgentBinding(
+        options,
+        context,
+        instructions,
+        tools,
+        [...tools.values()].map(toToolSpec),
+        outputSchema,
+        sessions,
+      );
     } catch (error) {
-      await Promise.allSettled(sessions.map((s) => s.close?.()));
+      await Promise.allSettled(sessions.map(async (s) => s.close?.()));
       throw error;
     }
   }
@@ -60,6 +74,6 @@ export class AgentBinding {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await Promise.all(this.toolkitSessions.map((s) => s.close?.()));
+    await Promise.all(this.toolkitSessions.map(async (s) => s.close?.()));
   }
 }

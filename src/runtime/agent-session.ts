@@ -46,12 +46,18 @@ export class AgentSession<TOutput = string> implements BindingSource {
   }
 
   run(input: RunInput, options: SessionRunOptions = {}): Promise<RunResult<TOutput>> {
-    return this.runtime.execute(this.key(), sendMessage<TOutput>(input, { ...options, ephemeral: this.ephemeral }));
+    return this.runtime.execute(
+      this.key(),
+      sendMessage<TOutput>(input, { ...options, ephemeral: this.ephemeral }),
+    );
   }
 
   stream(input: RunInput, options: SessionRunOptions = {}): RunStream<TOutput> {
     return createRunStream((observers) =>
-      this.runtime.execute(this.key(), sendMessage<TOutput>(input, { ...options, ...observers, ephemeral: this.ephemeral })),
+      this.runtime.execute(
+        this.key(),
+        sendMessage<TOutput>(input, { ...options, ...observers, ephemeral: this.ephemeral }),
+      ),
     );
   }
 

@@ -33,7 +33,7 @@ export interface RunOptions {
 }
 
 /** Options of `resume`. */
-export interface ResumeOptions extends Omit<RunOptions, 'sessionId'> {}
+export type ResumeOptions = Omit<RunOptions, 'sessionId'>;
 
 /**
  * A stateless, reusable agent blueprint. `run` / `stream` execute one run in a session,
@@ -52,7 +52,7 @@ export class Agent<TOutput = string> implements BindingSource {
     if (!options.name) throw new TypeError('Agent needs a name');
     if (!options.model) throw new TypeError(`Agent "${options.name}" needs a model`);
     this.name = options.name;
-    this.options = options as AgentOptions<unknown>;
+    this.options = options;
   }
 
   /** @internal Binds the agent to a context for one action (toolkits are closed after it). */
@@ -73,7 +73,10 @@ export class Agent<TOutput = string> implements BindingSource {
    * Continues an interrupted or crashed run, from a session id (in the store) or a RunState
    * (whose approval decisions are applied).
    */
-  async resume(target: string | RunState, options: ResumeOptions = {}): Promise<RunResult<TOutput>> {
+  async resume(
+    target: string | RunState,
+    options: ResumeOptions = {},
+  ): Promise<RunResult<TOutput>> {
     const state = typeof target === 'string' ? undefined : target;
     const sessionId = state ? state.sessionId : (target as string);
     const userId = state ? state.userId : options.userId;
@@ -93,11 +96,20 @@ export class Agent<TOutput = string> implements BindingSource {
   }
 
   /** Binds the agent to a context: instructions resolved and toolkits created once. */
-  async createSession(context: RunContextInit = {}, options: { store?: SessionStore } = {}): Promise<AgentSession<TOutput>> {
+  async createSession(
+    context: RunContextInit = {},
+    options: { store?: SessionStore } = {},
+  ): Promise<AgentSession<TOutput>> {
     const ctx = new RunContext({ ...context, sessionId: context.sessionId ?? ulid() });
-    const durable = options.store ?? this.options.store ?? (context.sessionId ? defaultStore() : undefined);
+    const durable =
+      options.store ?? this.options.store ?? (context.sessionId ? defaultStore() : undefined);
     const binding = await AgentBinding.create(this.options, ctx);
-    return new AgentSession<TOutput>(this, binding, durable ?? new MemorySessionStore(), durable === undefined);
+    return new AgentSession<TOutput>(
+      this,
+      binding,
+      durable ?? new MemorySessionStore(),
+      durable === undefined,
+    );
   }
 
   /** The SessionRuntime this agent uses for `store` (one per store, sharing its history cache). */
@@ -110,7 +122,11 @@ export class Agent<TOutput = string> implements BindingSource {
     return runtime;
   }
 
-  private execute(input: RunInput, options: RunOptions, observers: ActionObservers): Promise<RunResult<TOutput>> {
+  private execute(
+    input: RunInput,
+    options: RunOptions,
+    observers: ActionObservers,
+  ): Promise<RunResult<TOutput>> {
     const explicit = options.store ?? this.options.store;
     const ephemeral = !explicit && options.sessionId === undefined;
     const store = explicit ?? (ephemeral ? new MemorySessionStore() : defaultStore());
@@ -129,7 +145,10 @@ export class Agent<TOutput = string> implements BindingSource {
 }
 
 /** Restores the session a RunState of an in-memory run carries into a fresh memory store. */
-async function importSession(session: { record: Record<string, unknown>; items: Item[] }): Promise<SessionStore> {
+async function importSession(session: {
+  record: Record<string, unknown>;
+  items: Item[];
+}): Promise<SessionStore> {
   const store = new MemorySessionStore();
   const { version: _version, ...record } = session.record as unknown as SessionRecord;
   await store.create({ ...record, historyLength: session.items.length }, session.items);

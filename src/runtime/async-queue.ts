@@ -4,7 +4,7 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
   private waiting: ((r: IteratorResult<T>) => void) | undefined;
   private rejectWaiting: ((e: unknown) => void) | undefined;
   private done = false;
-  private error: unknown;
+  private error: Error | undefined;
 
   push(item: T): void {
     if (this.done) return;
@@ -24,7 +24,7 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
   }
 
   fail(error: unknown): void {
-    this.error = error;
+    this.error = error instanceof Error ? error : new Error(String(error));
     this.done = true;
     this.rejectWaiting?.(error);
     this.waiting = undefined;
@@ -35,7 +35,7 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
       next: () => {
         const item = this.items.shift();
         if (item !== undefined) return Promise.resolve({ value: item, done: false });
-        if (this.error !== undefined) return Promise.reject(this.error as Error);
+        if (this.error !== undefined) return Promise.reject(this.error);
         if (this.done) return Promise.resolve({ value: undefined, done: true });
         return new Promise((resolve, reject) => {
           this.waiting = resolve;

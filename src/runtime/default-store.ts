@@ -7,7 +7,9 @@ const opened = new Map<string, LevelSessionStore>();
  * The store used when a durable run names no store: one LevelDB folder per path, opened once
  * per process (LevelDB locks its folder, so two handles in one process would fail).
  */
-export function defaultStore(path: string = process.env.AGENTSTATE_DIR ?? DEFAULT_LEVEL_PATH): LevelSessionStore {
+export function defaultStore(
+  path: string = process.env.AGENTSTATE_DIR ?? DEFAULT_LEVEL_PATH,
+): LevelSessionStore {
   const full = resolve(path);
   let store = opened.get(full);
   if (!store) {

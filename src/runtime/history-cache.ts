@@ -19,10 +19,13 @@ export class HistoryCache {
   async load(store: SessionStore, key: SessionKey, record: SessionRecord): Promise<Item[]> {
     const id = cacheKey(key);
     const entry = this.entries.get(id);
-    const usable = entry && entry.createdAt === record.createdAt && entry.items.length <= record.historyLength;
+    const usable =
+      entry && entry.createdAt === record.createdAt && entry.items.length <= record.historyLength;
     const known = usable ? entry.items : [];
     const missing =
-      known.length < record.historyLength ? await store.readHistory(key, known.length, record.historyLength) : [];
+      known.length < record.historyLength
+        ? await store.readHistory(key, known.length, record.historyLength)
+        : [];
     const items = known.slice(0, record.historyLength).concat(missing);
     this.remember(id, record.createdAt, items.slice());
     return items;

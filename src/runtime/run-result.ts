@@ -44,7 +44,11 @@ function parseArgs(raw: string): unknown {
  * limit) or the session's last run summary. Failed and cancelled runs throw typed errors; a
  * run stopped by its turn limit throws `MaxTurnsExceededError` carrying its state.
  */
-export function readRunResult<T>(host: SessionHost, clock: Clock, ephemeral: boolean): RunResult<T> {
+export function readRunResult<T>(
+  host: SessionHost,
+  clock: Clock,
+  ephemeral: boolean,
+): RunResult<T> {
   const { key } = host;
   const run = host.runSnapshot();
   const session = host.context();
@@ -97,13 +101,18 @@ export function readRunResult<T>(host: SessionHost, clock: Clock, ephemeral: boo
     items,
     interruptions: base.interruptions,
     decisions: [],
-    ...(ephemeral ? { session: { record: { ...host.committer.record }, items: host.log.view() } } : {}),
+    ...(ephemeral
+      ? { session: { record: { ...host.committer.record }, items: host.log.view() } }
+      : {}),
   });
   if (base.status === 'failed') {
-    throw errorFromSerialized(base.error ?? { name: 'Error', message: 'run failed', code: 'MODEL_ERROR' }, {
-      ...scope,
-      runId: base.runId,
-    });
+    throw errorFromSerialized(
+      base.error ?? { name: 'Error', message: 'run failed', code: 'MODEL_ERROR' },
+      {
+        ...scope,
+        runId: base.runId,
+      },
+    );
   }
   if (base.status === 'cancelled') throw new RunCancelledError({ ...scope, runId: base.runId });
   if (base.interruptionReason === 'maxTurns') {

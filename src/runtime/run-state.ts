@@ -106,7 +106,7 @@ export class RunState {
   }
 
   /** Reads a RunState from JSON text or a parsed object; validates it and its schema version. */
-  static fromJSON(json: string | unknown): RunState {
+  static fromJSON(json: unknown): RunState {
     let raw: unknown = json;
     if (typeof json === 'string') {
       try {
@@ -123,7 +123,9 @@ export class RunState {
     }
     const parsed = RunStateData.safeParse(raw);
     if (!parsed.success) {
-      const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+      const issues = parsed.error.issues
+        .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
+        .join('; ');
       throw new InvalidRunStateError(`RunState is invalid: ${issues}`);
     }
     return new RunState(parsed.data);
@@ -133,7 +135,9 @@ export class RunState {
     if (!this.data.interruptions.some((i) => i.callId === decision.callId)) {
       throw new UnknownCallError(decision.callId, { sessionId: this.sessionId, runId: this.runId });
     }
-    this.data.decisions = this.data.decisions.filter((d) => d.callId !== decision.callId).concat(decision);
+    this.data.decisions = this.data.decisions
+      .filter((d) => d.callId !== decision.callId)
+      .concat(decision);
     return this;
   }
 }

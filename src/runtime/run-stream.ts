@@ -45,7 +45,12 @@ export function createRunStream<T>(
       queue.push({
         type: 'approval_requested',
         runId,
-        interruption: { callId: c.callId, toolName: c.name, arguments: args, agent: snapshot.context.agentName },
+        interruption: {
+          callId: c.callId,
+          toolName: c.name,
+          arguments: args,
+          agent: snapshot.context.agentName,
+        },
       });
     }
   };

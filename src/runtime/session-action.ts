@@ -21,7 +21,10 @@ export interface ActionContext {
   clock: Clock;
   binding: AgentBinding;
   /** Builds a fresh session record (for actions that create sessions, like fork). */
-  newRecord(key: SessionKey, input?: Partial<SessionMachineContext>): Omit<SessionRecord, 'version'>;
+  newRecord(
+    key: SessionKey,
+    input?: Partial<SessionMachineContext>,
+  ): Omit<SessionRecord, 'version'>;
   /** Per-user limits configured on the runtime. */
   userBudget: Budget | undefined;
 }

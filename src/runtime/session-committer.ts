@@ -28,6 +28,8 @@ export class SessionCommitter {
   failure: unknown;
   private dirty = false;
   private running: Promise<void> | undefined;
+  /** JSON of the last stored snapshot: an actor that did not move (e.g. restored) saves nothing. */
+  private storedSnapshot: string;
 
   constructor(
     private readonly store: SessionStore,
@@ -37,7 +39,9 @@ export class SessionCommitter {
     private readonly clock: Clock,
     private readonly onFailure: () => void,
     private readonly onSaved: (record: SessionRecord) => void = () => undefined,
-  ) {}
+  ) {
+    this.storedSnapshot = JSON.stringify(actor.getPersistedSnapshot());
+  }
 
   /** Notes that the actor changed; a save follows. */
   schedule(): void {
@@ -51,18 +55,29 @@ export class SessionCommitter {
   /** Resolves when everything scheduled so far is saved; throws the save failure, if any. */
   async flush(): Promise<void> {
     while (this.running) await this.running;
-    if (this.failure) throw this.failure;
+    if (this.failure) throw this.failure as Error;
   }
 
   private async loop(): Promise<void> {
     await Promise.resolve(); // let the current macrotask's transitions coalesce
     while (this.dirty && !this.failure) {
       this.dirty = false;
-      const snapshot = this.actor.getSnapshot() as { value: StateValue; context: SessionMachineContext };
+      const snapshot = this.actor.getSnapshot() as {
+        value: StateValue;
+        context: SessionMachineContext;
+      };
       const drained = this.log.drain();
+      const persisted = this.actor.getPersistedSnapshot();
+      const json = JSON.stringify(persisted);
+      if (
+        json === this.storedSnapshot &&
+        drained.items.length === 0 &&
+        drained.journal.length === 0
+      )
+        continue;
       const next: SessionRecord = {
         ...this.record,
-        snapshot: this.actor.getPersistedSnapshot(),
+        snapshot: persisted,
         status: sessionStatusOf(snapshot.value),
         historyLength: this.record.historyLength + drained.items.length,
         usage: snapshot.context.usage,
@@ -75,7 +90,8 @@ export class SessionCommitter {
           journal: drained.journal,
           userUsageDelta: delta(snapshot.context.usage, this.record.usage),
         });
-        this.log.committed(drained.items);
+        this.log.committed(drained.items, drained.journal);
+        this.storedSnapshot = json;
         this.onSaved(this.record);
       } catch (error) {
         this.log.restore(drained);

@@ -10,7 +10,9 @@ export interface SessionRuntimeEvents {
 }
 
 export type SessionRuntimeEventType = keyof SessionRuntimeEvents;
-type Listener<K extends SessionRuntimeEventType> = (event: SessionRuntimeEvents[K] & { type: K }) => void;
+type Listener<K extends SessionRuntimeEventType> = (
+  event: SessionRuntimeEvents[K] & { type: K },
+) => void;
 
 /** A minimal typed event hub. A throwing listener never breaks the runtime. */
 export class SessionEventHub {
@@ -18,9 +20,9 @@ export class SessionEventHub {
 
   on<K extends SessionRuntimeEventType>(type: K, listener: Listener<K>): () => void {
     const set = this.listeners.get(type) ?? new Set();
-    set.add(listener as Listener<never>);
+    set.add(listener);
     this.listeners.set(type, set);
-    return () => set.delete(listener as Listener<never>);
+    return () => set.delete(listener);
   }
 
   emit<K extends SessionRuntimeEventType>(type: K, event: SessionRuntimeEvents[K]): void {

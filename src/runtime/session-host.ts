@@ -41,6 +41,8 @@ export class SessionHost {
   readonly committer: SessionCommitter;
   private runRef: AnyActorRef | undefined;
   private readonly waiters = new Set<() => void>();
+  /** The caller's AbortSignal cancels the run (CANCEL), so it ends `cancelled`, not `failed`. */
+  private readonly onAbort = (): void => this.cancelRun();
 
   constructor(
     readonly store: SessionStore,
@@ -86,6 +88,7 @@ export class SessionHost {
       throw new RestoreFailedError(key.sessionId, String(this.actor.getSnapshot().error));
     }
     this.watchRun();
+    deps.signal.addEventListener('abort', this.onAbort, { once: true });
   }
 
   context(): SessionMachineContext {
@@ -127,7 +130,12 @@ export class SessionHost {
 
   /** Resolves when the current run pauses or ends (or at once if none is in flight). */
   async settle(): Promise<void> {
-    while (this.runInFlight() && !this.committer.failure && this.actor.getSnapshot().status === 'active') {
+    if (this.deps.signal.aborted) this.cancelRun();
+    while (
+      this.runInFlight() &&
+      !this.committer.failure &&
+      this.actor.getSnapshot().status === 'active'
+    ) {
       await new Promise<void>((resolve) => this.waiters.add(resolve));
     }
     await this.committer.flush();
@@ -135,10 +143,18 @@ export class SessionHost {
 
   /** Persists what is pending, then stops the actor (persist before stop). */
   async close(): Promise<void> {
+    this.deps.signal.removeEventListener('abort', this.onAbort);
     try {
       await this.committer.flush();
     } finally {
       this.actor.stop();
+    }
+  }
+
+  /** Sends CANCEL to a run in flight; a paused or finished run is left alone. */
+  private cancelRun(): void {
+    if (this.runInFlight() && this.actor.getSnapshot().can({ type: 'CANCEL' })) {
+      this.actor.send({ type: 'CANCEL' });
     }
   }
 

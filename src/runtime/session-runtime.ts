@@ -1,6 +1,10 @@
 import { createActor } from 'xstate';
 import { RunContext } from '../context/run-context.js';
-import { InvalidSessionTransitionError, SessionConflictError, SessionNotFoundError } from '../errors/session-errors.js';
+import {
+  InvalidSessionTransitionError,
+  SessionConflictError,
+  SessionNotFoundError,
+} from '../errors/session-errors.js';
 import { MACHINE_VERSION, sessionMachine } from '../machines/session-machine.js';
 import type { SessionMachineContext } from '../machines/session-types.js';
 import type {
@@ -17,7 +21,11 @@ import type { AgentOptions } from './agent-options.js';
 import { systemClock, type Clock } from './clock.js';
 import { cacheKey, HistoryCache } from './history-cache.js';
 import type { SessionAction } from './session-action.js';
-import { SessionEventHub, type SessionRuntimeEvents, type SessionRuntimeEventType } from './session-events.js';
+import {
+  SessionEventHub,
+  type SessionRuntimeEvents,
+  type SessionRuntimeEventType,
+} from './session-events.js';
 import { SessionHost } from './session-host.js';
 import { describeSession, runInFlight, type SessionView } from './session-view.js';
 
@@ -66,10 +74,17 @@ export class SessionRuntime {
     const record = await this.loadOrCreate(key, action.createIfMissing === true);
     this.precheck(key, record, action);
     const needsAgent = action.runs === true || hasRun(record);
-    const context = new RunContext({ sessionId: key.sessionId, userId: key.userId, metadata: action.observe?.metadata });
+    const context = new RunContext({
+      sessionId: key.sessionId,
+      userId: key.userId,
+      metadata: action.observe?.metadata,
+    });
     const bound = needsAgent
       ? await this.source.bind(context)
-      : { binding: AgentBinding.inert(this.source.options, context), release: async () => undefined };
+      : {
+          binding: AgentBinding.inert(this.source.options, context),
+          release: async () => undefined,
+        };
     try {
       const items = await this.cache.load(this.store, key, record);
       const { binding } = bound;
@@ -81,7 +96,8 @@ export class SessionRuntime {
         baseInstructions: binding.instructions,
         outputType: this.source.options.outputType,
         outputSchema: binding.outputSchema,
-        contextFor: (runId) => binding.context.withOverrides({ runId, sessionId: key.sessionId, userId: key.userId }),
+        contextFor: (runId) =>
+          binding.context.withOverrides({ runId, sessionId: key.sessionId, userId: key.userId }),
         clock: this.clock,
         prices: this.source.options.prices,
         approvalTimeoutMs: this.source.options.approvalTimeoutMs,
@@ -163,8 +179,13 @@ export class SessionRuntime {
   }
 
   /** A fresh session record in `active.idle`. */
-  newRecord(key: SessionKey, input: Partial<SessionMachineContext> = {}): Omit<SessionRecord, 'version'> {
-    const actor = createActor(sessionMachine, { input: { sessionId: key.sessionId, userId: key.userId, ...input } });
+  newRecord(
+    key: SessionKey,
+    input: Partial<SessionMachineContext> = {},
+  ): Omit<SessionRecord, 'version'> {
+    const actor = createActor(sessionMachine, {
+      input: { sessionId: key.sessionId, userId: key.userId, ...input },
+    });
     const now = this.clock.now();
     return {
       sessionId: key.sessionId,
@@ -183,7 +204,11 @@ export class SessionRuntime {
   private precheck(key: SessionKey, record: SessionRecord, action: SessionAction<unknown>): void {
     const view = describeSession(record);
     if (runInFlight(record) && action.runs !== true) {
-      throw new InvalidSessionTransitionError(key.sessionId, action.name, `${view.state} (a run is in flight)`);
+      throw new InvalidSessionTransitionError(
+        key.sessionId,
+        action.name,
+        `${view.state} (a run is in flight)`,
+      );
     }
     if (!action.event) return;
     const snap = record.snapshot as { value: never; context: SessionMachineContext };
@@ -195,7 +220,9 @@ export class SessionRuntime {
 }
 
 function toKey(target: string | SessionKey): SessionKey {
-  return typeof target === 'string' ? { sessionId: target } : { sessionId: target.sessionId, userId: target.userId };
+  return typeof target === 'string'
+    ? { sessionId: target }
+    : { sessionId: target.sessionId, userId: target.userId };
 }
 
 function hasRun(record: SessionRecord): boolean {

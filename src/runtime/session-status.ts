@@ -11,6 +11,8 @@ export function sessionStatusOf(value: StateValue): SessionStatus {
     case 'failed':
     case 'deleted':
       return top;
+    case 'active':
+    case undefined:
     default:
       return 'active';
   }

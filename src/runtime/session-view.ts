@@ -1,5 +1,9 @@
 import type { RunMachineContext } from '../machines/run-types.js';
-import type { SessionConfig, SessionMachineContext, RunSummary } from '../machines/session-types.js';
+import type {
+  SessionConfig,
+  SessionMachineContext,
+  RunSummary,
+} from '../machines/session-types.js';
 import type { SessionInfo, SessionRecord } from '../persistence/session-store.js';
 import { stateName } from './session-status.js';
 
@@ -37,7 +41,10 @@ export function describeSession(record: SessionRecord): SessionView {
     historyFrom: snap.context.historyFrom,
     standingDecisions: snap.context.standingDecisions,
     lastRun: snap.context.lastRun,
-    run: run?.value !== undefined && run.context ? { state: stateName(run.value), context: run.context } : undefined,
+    run:
+      run?.value !== undefined && run.context
+        ? { state: stateName(run.value), context: run.context }
+        : undefined,
   };
 }
 

@@ -56,7 +56,12 @@ export async function invokeTool(
     const value = await withRunContext(context, () =>
       t.execute(parsed.args, { context, signal, callId: call.callId }),
     );
-    return { type: 'tool_result', callId: call.callId, name: call.name, output: renderToolOutput(value) };
+    return {
+      type: 'tool_result',
+      callId: call.callId,
+      name: call.name,
+      output: renderToolOutput(value),
+    };
   } catch (error) {
     if (signal.aborted) throw error;
     const message = error instanceof Error ? error.message : String(error);

@@ -17,8 +17,7 @@ export interface ToolExecuteOptions {
 
 /** Decides per call whether a human must approve it; evaluated once and journaled. */
 export type NeedsApproval<TArgs> =
-  | boolean
-  | ((args: TArgs, context: RunContext) => boolean | Promise<boolean>);
+  boolean | ((args: TArgs, context: RunContext) => boolean | Promise<boolean>);
 
 export interface ToolDefinition<TSchema extends z.ZodObject, TResult> {
   /** Name the model calls the tool by: letters, digits, `_` and `-`. */
@@ -64,7 +63,9 @@ export function tool<TSchema extends z.ZodObject, TResult>(
     throw new TypeError(`Tool name "${definition.name}" must match ${String(NAME)}`);
   }
   if (!(definition.parameters instanceof z.ZodObject)) {
-    throw new TypeError(`Tool "${definition.name}": parameters must be a zod object (z.object({...}))`);
+    throw new TypeError(
+      `Tool "${definition.name}": parameters must be a zod object (z.object({...}))`,
+    );
   }
   const jsonSchema = z.toJSONSchema(definition.parameters, { target: 'draft-7' }) as Record<
     string,
@@ -77,7 +78,8 @@ export function tool<TSchema extends z.ZodObject, TResult>(
     parameters: definition.parameters as unknown as z.ZodType<z.infer<TSchema>>,
     jsonSchema,
     needsApproval: definition.needsApproval ?? false,
-    execute: definition.execute,
+    execute: (args: z.infer<TSchema>, options: ToolExecuteOptions) =>
+      definition.execute(args, options),
   });
 }
 

@@ -1,7 +1,10 @@
 import type { Budget, SessionConfig } from '../../machines/session-types.js';
 import type { SessionAction } from '../session-action.js';
 
-function configure(name: string, patch: (config: SessionConfig) => Partial<SessionConfig>): SessionAction {
+function configure(
+  name: string,
+  patch: (config: SessionConfig) => Partial<SessionConfig>,
+): SessionAction {
   return {
     name,
     event: { type: 'CONFIGURE', patch: {} },
@@ -12,10 +15,12 @@ function configure(name: string, patch: (config: SessionConfig) => Partial<Sessi
 }
 
 /** Sets the model name sent with this session's requests. */
-export const changeModel = (model: string | undefined): SessionAction => configure('changeModel', () => ({ model }));
+export const changeModel = (model: string | undefined): SessionAction =>
+  configure('changeModel', () => ({ model }));
 
 /** Replaces the session's budget (e.g. before resuming a run interrupted by it). */
-export const changeBudget = (budget: Budget): SessionAction => configure('changeBudget', () => ({ budget }));
+export const changeBudget = (budget: Budget): SessionAction =>
+  configure('changeBudget', () => ({ budget }));
 
 /** Replaces the agent's instructions for this session. */
 export const changeSystemPrompt = (systemPrompt: string | undefined): SessionAction =>
@@ -30,4 +35,5 @@ export const writeMetadata = (patch: Record<string, unknown>): SessionAction =>
   });
 
 /** Records what the session is working on (any JSON value). */
-export const updateTask = (task: unknown): SessionAction => configure('updateTask', () => ({ task }));
+export const updateTask = (task: unknown): SessionAction =>
+  configure('updateTask', () => ({ task }));

@@ -17,7 +17,9 @@ export interface ContinueRunOptions extends RunActionOptions {
  * turn limit or refreshed budget, or simply lets restored in-flight steps finish (replaying
  * what the journal holds). Throws `NothingToResumeError` when there is no such run.
  */
-export function continueRun<T = string>(options: ContinueRunOptions = {}): SessionAction<RunResult<T>> {
+export function continueRun<T = string>(
+  options: ContinueRunOptions = {},
+): SessionAction<RunResult<T>> {
   return {
     name: 'resume',
     runs: true,
@@ -25,12 +27,19 @@ export function continueRun<T = string>(options: ContinueRunOptions = {}): Sessi
     async apply(ctx) {
       const { host, key, clock } = ctx;
       const run = host.runSnapshot();
-      if (!run || run.status !== 'active') throw new NothingToResumeError(key.sessionId, host.stateName());
+      if (!run || run.status !== 'active')
+        throw new NothingToResumeError(key.sessionId, host.stateName());
       const state = stateName(run.value);
       if (state === 'awaitingApproval') {
         for (const d of options.decisions ?? []) {
-          const pending = run.context.calls.some((c) => c.callId === d.callId && c.needsApproval && !c.decision);
-          if (!pending) throw new UnknownCallError(d.callId, { sessionId: key.sessionId, runId: run.context.runId });
+          const pending = run.context.calls.some(
+            (c) => c.callId === d.callId && c.needsApproval && !c.decision,
+          );
+          if (!pending)
+            throw new UnknownCallError(d.callId, {
+              sessionId: key.sessionId,
+              runId: run.context.runId,
+            });
         }
         for (const d of options.decisions ?? []) {
           host.send(
@@ -41,7 +50,10 @@ export function continueRun<T = string>(options: ContinueRunOptions = {}): Sessi
           );
         }
       } else if (state === 'interrupted') {
-        host.send({ type: 'CONTINUE', maxTurns: options.maxTurns, budget: await currentBudget(ctx) }, 'resume');
+        host.send(
+          { type: 'CONTINUE', maxTurns: options.maxTurns, budget: await currentBudget(ctx) },
+          'resume',
+        );
       }
       await host.settle();
       return readRunResult<T>(host, clock, options.ephemeral === true);

@@ -10,13 +10,14 @@ import type { SessionAction } from '../session-action.js';
 export function forkSession(newSessionId: string = ulid()): SessionAction<SessionInfo> {
   return {
     name: 'forkSession',
-    async apply({ host, key, store, newRecord }) {
+    async apply(ctx) {
+      const { host, key, store } = ctx;
       if (host.status() === 'deleted') {
         throw new InvalidSessionTransitionError(key.sessionId, 'forkSession', host.stateName());
       }
       const parent = host.context();
       const items = host.log.view();
-      const record = newRecord(
+      const record = ctx.newRecord(
         { sessionId: newSessionId, userId: key.userId },
         {
           parentId: key.sessionId,

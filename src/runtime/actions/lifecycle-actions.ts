@@ -16,7 +16,8 @@ export const resumeSession = (): SessionAction => lifecycle('resumeSession', { t
 /** Parks an idle session; it accepts no messages until resumed. */
 export const suspendSession = (): SessionAction => lifecycle('suspendSession', { type: 'SUSPEND' });
 /** Marks an idle session completed; it then only accepts deletion. */
-export const completeSession = (): SessionAction => lifecycle('completeSession', { type: 'COMPLETE' });
+export const completeSession = (): SessionAction =>
+  lifecycle('completeSession', { type: 'COMPLETE' });
 /** Marks an idle session failed; it may be resumed. */
 export const failSession = (): SessionAction => lifecycle('failSession', { type: 'FAIL' });
 

@@ -18,7 +18,10 @@ export async function currentBudget(ctx: ActionContext) {
  * Starts a run with `input` in the session (created if missing): the prior turns are in the
  * history the model reads. Resolves when the run completes or pauses.
  */
-export function sendMessage<T = string>(input: RunInput, options: RunActionOptions = {}): SessionAction<RunResult<T>> {
+export function sendMessage<T = string>(
+  input: RunInput,
+  options: RunActionOptions = {},
+): SessionAction<RunResult<T>> {
   const items = toInputItems(input);
   return {
     name: 'sendMessage',
@@ -31,20 +34,23 @@ export function sendMessage<T = string>(input: RunInput, options: RunActionOptio
       const budget = await currentBudget(ctx);
       const historyStart = host.log.length;
       host.log.append(items);
-      host.send({
-        type: 'SEND_MESSAGE',
-        run: {
-          runId: ulid(),
-          sessionId: key.sessionId,
-          agentName: binding.options.name,
-          maxTurns: options.maxTurns ?? binding.options.maxTurns ?? 10,
-          historyStart,
-          inputCount: items.length,
-          startedAt: clock.now(),
-          budget,
-          standingDecisions: {},
+      host.send(
+        {
+          type: 'SEND_MESSAGE',
+          run: {
+            runId: ulid(),
+            sessionId: key.sessionId,
+            agentName: binding.options.name,
+            maxTurns: options.maxTurns ?? binding.options.maxTurns ?? 10,
+            historyStart,
+            inputCount: items.length,
+            startedAt: clock.now(),
+            budget,
+            standingDecisions: {},
+          },
         },
-      }, 'sendMessage');
+        'sendMessage',
+      );
       await host.settle();
       return readRunResult<T>(host, clock, options.ephemeral === true);
     },
