@@ -8,7 +8,9 @@ import { OpenAIModel, type OpenAIModelOptions } from '../src/models/openai-model
 import { StreamAccumulator } from '../src/models/stream-accumulator.js';
 import {
   chunk,
+  collect,
   completion,
+  final,
   startChatCompletionsServer,
   toolDelta,
   usageChunk,
@@ -31,22 +33,12 @@ const ask = (content = 'hi', extra: Partial<ModelRequest> = {}): ModelRequest =>
   tools: [],
   ...extra,
 });
-async function collect(events: AsyncIterable<ModelStreamEvent>): Promise<ModelStreamEvent[]> {
-  const result: ModelStreamEvent[] = [];
-  for await (const event of events) result.push(event);
-  return result;
-}
 /** The error `promise` rejects with (typed as ModelError for convenient assertions). */
 const failure = (promise: Promise<unknown>) =>
   promise.then(
     () => expect.fail('expected a rejection'),
     (error: unknown) => error as ModelError,
   );
-const final = (events: ModelStreamEvent[]) => {
-  const last = events.at(-1);
-  if (last?.type !== 'response') throw new Error('stream did not end with a response');
-  return last.response;
-};
 
 describe('OpenAIModel.generate', () => {
   it('returns a plain text answer with usage and sends the API key', async () => {
@@ -65,8 +57,12 @@ describe('OpenAIModel.generate', () => {
     expect(server.requests).toHaveLength(1);
     expect(server.requests[0]?.url).toBe('/v1/chat/completions');
     expect(server.requests[0]?.headers.authorization).toBe('Bearer test-key');
-    expect(server.body().model).toBe('test-model');
-    expect(server.body().stream).toBeFalsy();
+    // No system message, tools, response_format or temperature when there are none.
+    expect(server.body()).toEqual({
+      model: 'test-model',
+      messages: [{ role: 'user', content: 'hi' }],
+      stream: false,
+    });
   });
 
   it('returns tool calls, passing malformed argument JSON through raw', async () => {
@@ -84,28 +80,20 @@ describe('OpenAIModel.generate', () => {
     ]);
   });
 
-  it('reports a refusal as text with finish reason refusal', async () => {
-    server.enqueue({ json: completion({ refusal: 'I cannot help with that.' }) });
-    const response = await model().generate(ask());
-    expect(response).toMatchObject({
-      text: 'I cannot help with that.',
-      refusal: 'I cannot help with that.',
-      finishReason: 'refusal',
-    });
-  });
-
-  it('maps finish reasons length, content_filter and unknown ones', async () => {
+  it('maps refusal and the finish reasons length, content_filter and unknown ones', async () => {
+    const no = 'I cannot help with that.';
     server.enqueue(
+      { json: completion({ refusal: no }) },
       { json: completion({ content: 'Once upon', finishReason: 'length' }) },
       { json: completion({ content: '', finishReason: 'content_filter' }) },
       { json: completion({ content: 'x', finishReason: 'function_call' }) },
     );
     const m = model();
+    const r = { text: no, refusal: no, finishReason: 'refusal' };
+    expect(await m.generate(ask())).toMatchObject(r);
     expect(await m.generate(ask())).toMatchObject({ text: 'Once upon', finishReason: 'length' });
-    expect(await m.generate(ask())).toMatchObject({
-      text: undefined,
-      finishReason: 'content_filter',
-    });
+    const filtered = { text: undefined, finishReason: 'content_filter' };
+    expect(await m.generate(ask())).toMatchObject(filtered);
     expect((await m.generate(ask())).finishReason).toBe('other');
   });
 
@@ -130,10 +118,11 @@ describe('OpenAIModel.generate', () => {
       ],
     });
     const body = server.body();
+    const weather = { name: 'weather' };
     const fn = (id: string, args: string) => ({
       id,
       type: 'function',
-      function: { name: 'weather', arguments: args },
+      function: { ...weather, arguments: args },
     });
     expect(body.model).toBe('override-model');
     expect(body.temperature).toBe(0.2);
@@ -157,16 +146,6 @@ describe('OpenAIModel.generate', () => {
       type: 'json_schema',
       json_schema: { name: 'output', schema, strict: false },
     });
-  });
-
-  it('sends no tools, response_format or system message when there are none', async () => {
-    server.enqueue({ json: completion({ content: 'ok' }) });
-    await model().generate(ask('plain'));
-    const body = server.body();
-    expect(body.messages).toEqual([{ role: 'user', content: 'plain' }]);
-    expect(body).not.toHaveProperty('tools');
-    expect(body).not.toHaveProperty('response_format');
-    expect(body).not.toHaveProperty('temperature');
   });
 });
 
@@ -251,19 +230,11 @@ describe('OpenAIModel.stream', () => {
     const body = server.body();
     expect(body.stream).toBe(true);
     expect(body.stream_options).toEqual({ include_usage: true });
-    expect(events.filter((e) => e.type === 'text_delta')).toEqual([
-      { type: 'text_delta', delta: 'Let me ' },
-      { type: 'text_delta', delta: 'check.' },
-    ]);
+    const texts = events.flatMap((e) => (e.type === 'text_delta' ? [e.delta] : []));
+    expect(texts).toEqual(['Let me ', 'check.']);
     const toolEvents = events.filter((e) => e.type === 'tool_call_delta');
     expect(toolEvents).toHaveLength(4);
-    expect(toolEvents[0]).toEqual({
-      type: 'tool_call_delta',
-      index: 0,
-      callId: 'call_a',
-      name: 'weather',
-      argumentsDelta: '',
-    });
+    expect(toolEvents[0]).toMatchObject({ index: 0, callId: 'call_a', name: 'weather' });
     expect(toolEvents.map((e) => e.argumentsDelta).join('')).toBe('{"city":"Paris"}');
     expect(final(events)).toEqual({
       text: 'Let me check.',
@@ -293,6 +264,25 @@ describe('OpenAIModel.stream', () => {
       { type: 'tool_call', callId: 'call_1', name: 'count', arguments: '{"n":3,,' },
     ]);
     expect(response.usage).toEqual({ inputTokens: 0, outputTokens: 0, cachedTokens: 0 });
+  });
+
+  it('rethrows an abort in the middle of a stream unchanged', async () => {
+    const controller = new AbortController();
+    server.enqueue((_request, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(`data: ${JSON.stringify(chunk({ content: 'partial' }))}\n\n`); // never ends
+    });
+    const seen: ModelStreamEvent[] = [];
+    const error = await failure(
+      (async () => {
+        for await (const event of model().stream(ask(), { signal: controller.signal })) {
+          seen.push(event);
+          controller.abort();
+        }
+      })(),
+    );
+    expect(error).toBe(controller.signal.reason);
+    expect(seen).toEqual([{ type: 'text_delta', delta: 'partial' }]);
   });
 
   it('streams a refusal and a length-truncated answer', async () => {

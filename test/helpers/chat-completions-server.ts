@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { ModelResponse, ModelStreamEvent } from '../../src/models/model.js';
 
 /** One request the server received. `body` is the parsed JSON body. */
 export interface RecordedRequest {
@@ -193,4 +194,22 @@ export function toolDelta(index: number, args: string, first?: { id: string; nam
       },
     ],
   };
+}
+
+// ---- Stream helpers ----------------------------------------------------------------------
+
+/** Reads a model stream to its end. */
+export async function collect(
+  events: AsyncIterable<ModelStreamEvent>,
+): Promise<ModelStreamEvent[]> {
+  const result: ModelStreamEvent[] = [];
+  for await (const event of events) result.push(event);
+  return result;
+}
+
+/** The `response` a stream ended with; throws when it ended otherwise. */
+export function final(events: ModelStreamEvent[]): ModelResponse {
+  const last = events.at(-1);
+  if (last?.type !== 'response') throw new Error('The stream did not end with a response');
+  return last.response;
 }
