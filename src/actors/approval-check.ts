@@ -2,16 +2,18 @@ import { fromPromise } from 'xstate';
 import { withRunContext } from '../context/run-context-storage.js';
 import type { ApprovalCheckInput, ApprovalCheckOutput } from '../machines/run-types.js';
 import { parseToolArguments } from '../tools/invoke-tool.js';
-import type { StepDeps } from './step-deps.js';
+import { stepDepsOf, type StepDepsSource } from './step-deps.js';
 
 /**
  * Evaluates `needsApproval` once per call and journals the decisions, so a restore never
  * re-evaluates them. Calls with arguments that fail validation skip approval: they will not run.
  */
-export function approvalCheck(deps: StepDeps) {
-  return fromPromise<ApprovalCheckOutput, ApprovalCheckInput>(async ({ input }) => {
+export function approvalCheck(source: StepDepsSource) {
+  return fromPromise<ApprovalCheckOutput, ApprovalCheckInput>(async ({ input, system }) => {
+    const deps = stepDepsOf(source, system);
     const hit = await deps.log.find(input.runId, input.step);
     if (hit) return hit.output as ApprovalCheckOutput;
+    await deps.durable();
     const context = deps.contextFor(input.runId);
     const now = deps.clock.now();
     const decisions = await Promise.all(

@@ -1,14 +1,16 @@
 import { fromPromise } from 'xstate';
 import type { DurableTimerInput, DurableTimerOutput } from '../machines/run-types.js';
 import type { Clock } from '../runtime/clock.js';
+import type { AnyActorSystem } from './step-deps.js';
 
 /**
  * Waits until an absolute deadline (invariant 7). XState does not restore `after` timers; this
  * actor is restarted on restore and waits only the remainder, or fires at once if the process
  * was down when the deadline passed.
  */
-export function durableTimer(clock: Clock) {
-  return fromPromise<DurableTimerOutput, DurableTimerInput>(async ({ input, signal }) => {
+export function durableTimer(source: Clock | ((system: AnyActorSystem) => Clock)) {
+  return fromPromise<DurableTimerOutput, DurableTimerInput>(async ({ input, signal, system }) => {
+    const clock = typeof source === 'function' ? source(system) : source;
     if (input.deadline >= Number.MAX_SAFE_INTEGER) {
       await new Promise<void>((_, reject) =>
         signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true }),

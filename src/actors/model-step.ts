@@ -5,7 +5,7 @@ import type { Item } from '../items/item.js';
 import type { ModelRequest, ModelResponse } from '../models/model.js';
 import { costUsd } from '../models/pricing.js';
 import type { ModelStepInput, ModelStepOutput } from '../machines/run-types.js';
-import { combinedSignal, type StepDeps } from './step-deps.js';
+import { combinedSignal, stepDepsOf, type StepDeps, type StepDepsSource } from './step-deps.js';
 
 async function callModel(
   deps: StepDeps,
@@ -51,10 +51,12 @@ function parseStructured(
  * One model call, journaled: on a restore the journaled answer is replayed instead of calling
  * the model again. The answer's items (assistant text, tool calls) join the history.
  */
-export function modelStep(deps: StepDeps) {
-  return fromPromise<ModelStepOutput, ModelStepInput>(async ({ input, signal }) => {
+export function modelStep(source: StepDepsSource) {
+  return fromPromise<ModelStepOutput, ModelStepInput>(async ({ input, signal, system }) => {
+    const deps = stepDepsOf(source, system);
     const hit = await deps.log.find(input.runId, input.step);
     if (hit) return hit.output as ModelStepOutput;
+    await deps.durable();
     const request: ModelRequest = {
       instructions: deps.instructions(),
       items: deps.log.view(deps.historyFrom()),

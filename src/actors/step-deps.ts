@@ -1,3 +1,4 @@
+import type { AnyActorRef } from 'xstate';
 import type { z } from 'zod';
 import type { RunContext } from '../context/run-context.js';
 import type { Model, ToolSpec } from '../models/model.js';
@@ -42,8 +43,29 @@ export interface StepDeps {
   approvalTimeoutMs?: number | undefined;
   /** Aborted when the caller cancels. */
   signal: AbortSignal;
+  /**
+   * Resolves once every result recorded so far is saved. A step that has to do fresh work
+   * waits for it first, so the machine never moves past a step whose result is not yet
+   * durable: at a crash only the step in flight can have run unjournaled (invariant 1).
+   */
+  durable(): Promise<void>;
   /** Set while streaming: receives deltas and tool progress; the model is then streamed. */
   progress?: ((event: StepProgress) => void) | undefined;
+}
+
+/** The actor system a step runs in (shared by every actor of one loaded session). */
+export type AnyActorSystem = AnyActorRef['system'];
+
+/**
+ * A session's step dependencies, or how to find them from the actor system the step runs in:
+ * the latter lets one provided machine serve every loaded session (`provide()` rebuilds the
+ * whole machine, too costly per message).
+ */
+export type StepDepsSource = StepDeps | ((system: AnyActorSystem) => StepDeps);
+
+/** The dependencies of the session whose actor system a step runs in. */
+export function stepDepsOf(source: StepDepsSource, system: AnyActorSystem): StepDeps {
+  return typeof source === 'function' ? source(system) : source;
 }
 
 /** The caller's signal and the actor's own (aborted when XState stops it) as one. */

@@ -2,17 +2,19 @@ import { fromPromise } from 'xstate';
 import type { ToolResultItem } from '../items/item.js';
 import type { ToolCallInput, ToolCallOutput } from '../machines/run-types.js';
 import { invokeTool } from '../tools/invoke-tool.js';
-import { combinedSignal, type StepDeps } from './step-deps.js';
+import { combinedSignal, stepDepsOf, type StepDepsSource } from './step-deps.js';
 
 /**
  * One tool call, journaled. A rejected call does not run: the model reads the rejection. A
  * call restored after a crash replays its journaled result; only a call that was in flight
  * runs again, with the same call id for the tool to use as an idempotency key.
  */
-export function toolCall(deps: StepDeps) {
-  return fromPromise<ToolCallOutput, ToolCallInput>(async ({ input, signal }) => {
+export function toolCall(source: StepDepsSource) {
+  return fromPromise<ToolCallOutput, ToolCallInput>(async ({ input, signal, system }) => {
+    const deps = stepDepsOf(source, system);
     const hit = await deps.log.find(input.runId, input.step);
     if (hit) return hit.output as ToolCallOutput;
+    await deps.durable();
     const { call, runId } = input;
     deps.progress?.({
       type: 'tool_call_started',

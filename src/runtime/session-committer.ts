@@ -49,6 +49,9 @@ export class SessionCommitter {
     this.dirty = true;
     this.running ??= this.loop().finally(() => {
       this.running = undefined;
+      // A change noted after the loop's last check (while this promise settled) would
+      // otherwise wait for the next change: save it now, so flush() covers it too.
+      if (this.dirty) this.schedule();
     });
   }
 

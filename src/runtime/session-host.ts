@@ -1,7 +1,7 @@
 import { createActor, type Actor, type AnyActorRef, type SnapshotFrom } from 'xstate';
 import { runActors } from '../actors/run-actors.js';
 import { SessionLog } from '../actors/session-log.js';
-import type { StepDeps } from '../actors/step-deps.js';
+import type { AnyActorSystem, StepDeps } from '../actors/step-deps.js';
 import { InvalidSessionTransitionError, RestoreFailedError } from '../errors/session-errors.js';
 import { runMachine } from '../machines/run-machine.js';
 import type { RunMachineContext } from '../machines/run-types.js';
@@ -18,7 +18,10 @@ export type SessionSnapshot = SnapshotFrom<typeof sessionMachine>;
 export type RunSnapshot = SnapshotFrom<typeof runMachine>;
 
 /** What a host needs besides the store and record: the step dependencies minus the log. */
-export type HostDeps = Omit<StepDeps, 'log' | 'instructions' | 'modelName' | 'historyFrom'> & {
+export type HostDeps = Omit<
+  StepDeps,
+  'log' | 'instructions' | 'modelName' | 'historyFrom' | 'durable'
+> & {
   /** The agent's instructions for this session (the session's system prompt overrides). */
   baseInstructions: string | undefined;
   clock: Clock;
@@ -28,8 +31,36 @@ export type HostDeps = Omit<StepDeps, 'log' | 'instructions' | 'modelName' | 'hi
   onRunSnapshot?: ((snapshot: RunSnapshot) => void) | undefined;
 };
 
+/** Step deps of each loaded session, by its actor system (which the session's actors share). */
+const stepDepsBySystem = new WeakMap<AnyActorSystem, StepDeps>();
+
+/**
+ * The session machine with the run machine and its step actors, provided once for all hosts:
+ * `provide()` rebuilds both machines (about 0.2 ms and 35 KB each time), so instead each step
+ * finds its session's deps through its actor system.
+ */
+const hostMachine = sessionMachine.provide({
+  actors: {
+    run: runMachine.provide({
+      actors: runActors((system) => {
+        const deps = stepDepsBySystem.get(system);
+        if (!deps) throw new Error('agentstate: a step actor ran outside of a loaded session');
+        return deps;
+      }),
+    }),
+  },
+});
+
 /** States where a run waits for the outside world; the process may exit there. */
 const PAUSED = new Set(['awaitingApproval', 'interrupted']);
+
+/** Whether a call still waiting for approval has a deadline at or before `now`. */
+export function overdueApproval(run: RunMachineContext, now: number): boolean {
+  return run.calls.some(
+    (c) =>
+      c.needsApproval && c.decision === undefined && c.deadline !== undefined && c.deadline <= now,
+  );
+}
 
 /**
  * One session loaded into this process: its actor (session machine with the run machine as
@@ -40,6 +71,8 @@ export class SessionHost {
   readonly log: SessionLog;
   readonly committer: SessionCommitter;
   private runRef: AnyActorRef | undefined;
+  /** False while the constructor restores the session; afterwards a new run child is reported at once. */
+  private announceRuns = false;
   private readonly waiters = new Set<() => void>();
   /** The caller's AbortSignal cancels the run (CANCEL), so it ends `cancelled`, not `failed`. */
   private readonly onAbort = (): void => this.cancelRun();
@@ -64,14 +97,13 @@ export class SessionHost {
       instructions: () => this.context().config.systemPrompt ?? deps.baseInstructions,
       modelName: () => this.context().config.model,
       historyFrom: () => this.context().historyFrom,
+      durable: () => this.committer.flush(),
     };
-    const machine = sessionMachine.provide({
-      actors: { run: runMachine.provide({ actors: runActors(stepDeps) }) },
-    });
-    this.actor = createActor(machine, {
+    this.actor = createActor(hostMachine, {
       snapshot: record.snapshot as SessionSnapshot,
       input: { sessionId: key.sessionId, userId: key.userId },
     });
+    stepDepsBySystem.set(this.actor.system, stepDeps); // before start: restored steps restart then
     this.committer = new SessionCommitter(
       store,
       record,
@@ -88,6 +120,7 @@ export class SessionHost {
       throw new RestoreFailedError(key.sessionId, String(this.actor.getSnapshot().error));
     }
     this.watchRun();
+    this.announceRuns = true; // a run restored with the session is not a new one
     deps.signal.addEventListener('abort', this.onAbort, { once: true });
   }
 
@@ -125,7 +158,12 @@ export class SessionHost {
   /** True while a run is in flight (not paused, not finished). */
   runInFlight(): boolean {
     const run = this.runSnapshot();
-    return run !== undefined && run.status === 'active' && !PAUSED.has(stateName(run.value));
+    if (run === undefined || run.status !== 'active') return false;
+    const state = stateName(run.value);
+    // A pending approval whose deadline has passed is not paused: its restored durable timer
+    // fires at once and rejects the call with reason `timeout` (invariant 7).
+    if (state === 'awaitingApproval') return overdueApproval(run.context, this.deps.clock.now());
+    return !PAUSED.has(state);
   }
 
   /** Resolves when the current run pauses or ends (or at once if none is in flight). */
@@ -174,6 +212,9 @@ export class SessionHost {
       this.notify();
     };
     ref.subscribe({ next: (s: unknown) => onRun(s as RunSnapshot), error: () => this.notify() });
+    // A new run enters its first states (turnStart -> modelCall) synchronously, before this
+    // subscription exists: report where it stands now, so observers see its first state.
+    if (this.announceRuns) this.deps.onRunSnapshot?.(ref.getSnapshot() as RunSnapshot);
   }
 
   private notify(): void {

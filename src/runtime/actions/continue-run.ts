@@ -41,7 +41,12 @@ export function continueRun<T = string>(
               runId: run.context.runId,
             });
         }
+        const now = clock.now();
         for (const d of options.decisions ?? []) {
+          // A decision that arrives after the call's deadline comes too late: the restored
+          // durable timer rejects the call with reason `timeout` instead.
+          const call = run.context.calls.find((c) => c.callId === d.callId);
+          if (call?.deadline !== undefined && call.deadline <= now) continue;
           host.send(
             d.approve
               ? { type: 'APPROVE', callId: d.callId, always: d.always }

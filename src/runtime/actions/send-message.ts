@@ -1,5 +1,6 @@
 import { ulid } from 'ulid';
 import { toInputItems, type RunInput } from '../../items/item.js';
+import { emptyTotals } from '../../persistence/session-store.js';
 import { runBudget } from '../run-budget.js';
 import { readRunResult, type RunResult } from '../run-result.js';
 import type { ActionContext, SessionAction } from '../session-action.js';
@@ -10,7 +11,8 @@ export async function currentBudget(ctx: ActionContext) {
   const session = ctx.host.context();
   return runBudget(
     { budget: session.config.budget, used: session.usage },
-    { budget: ctx.userBudget, used: await ctx.store.userUsage(ctx.key.userId) },
+    // The user's totals only matter under a per-user budget: skip the read otherwise.
+    { budget: ctx.userBudget, used: ctx.userBudget ? await ctx.store.userUsage(ctx.key.userId) : emptyTotals() },
   );
 }
 

@@ -1,0 +1,147 @@
+/**
+ * Human approval across processes: a run pauses before a risky tool call, its process exits,
+ * and a second process approves the call and resumes the run to the end.
+ *
+ *   npx tsx examples/approval.ts            # both phases, each in its own child process
+ *   npx tsx examples/approval.ts request    # phase 1 only: run until the approval pause, exit
+ *   npx tsx examples/approval.ts approve    # phase 2 only: approve and resume to the end
+ *   npx tsx examples/approval.ts reject     # phase 2, but reject the call instead
+ *
+ * Offline: the model is scripted. Sessions live in LevelDB under AGENTSTATE_DIR (a temp
+ * folder when unset and both phases run); the pending RunState is kept beside it as JSON.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { Agent, LevelSessionStore, RunState, tool } from '../src/index.js';
+import { ScriptedModel } from '../src/testing.js';
+
+const say = (text: string): void => console.log(`[process ${process.pid}] ${text}`);
+
+/** Pays a bill. Amounts over $100 need a human's approval; the call id is the idempotency key. */
+const payBill = tool({
+  name: 'pay_bill',
+  description: 'Pays a bill from the checking account',
+  parameters: z.object({ payee: z.string(), amountUsd: z.number().positive() }),
+  needsApproval: ({ amountUsd }) => amountUsd > 100,
+  execute: ({ payee, amountUsd }, { callId }) => ({
+    payee,
+    amountUsd,
+    confirmation: `tx-${callId}`,
+  }),
+});
+
+/** An offline stand-in for a real model: asks to pay, then reports what happened. */
+const model = new ScriptedModel((request) => {
+  const result = request.items.find((i) => i.type === 'tool_result');
+  if (!result)
+    return {
+      toolCalls: [{ name: 'pay_bill', arguments: { payee: 'ACME Power', amountUsd: 120 } }],
+    };
+  if (result.isError) return { text: `I did not pay the bill: ${result.output}` };
+  const paid = JSON.parse(result.output) as {
+    payee: string;
+    amountUsd: number;
+    confirmation: string;
+  };
+  return {
+    text: `Paid $${paid.amountUsd.toFixed(2)} to ${paid.payee} (confirmation ${paid.confirmation}).`,
+  };
+});
+
+function agentWith(store: LevelSessionStore): Agent {
+  return new Agent({
+    name: 'bills',
+    instructions: "You pay the user's bills.",
+    model,
+    tools: [payBill],
+    store,
+  });
+}
+
+const stateFile = (dir: string): string => join(dir, 'pending-approval.json');
+
+/** Phase 1: run until the approval pause, save the RunState, and let the process end. */
+async function request(dir: string): Promise<void> {
+  const store = await LevelSessionStore.open({ path: join(dir, 'db') });
+  try {
+    const sessionId = `bills-${Date.now().toString(36)}`;
+    const question = 'Please pay my electricity bill: $120 to ACME Power.';
+    say(`User alice asks: "${question}"`);
+    const result = await agentWith(store).run(question, { sessionId, userId: 'alice' });
+    if (!result.interrupted) throw new Error('expected the run to pause for approval');
+    say(`The run paused for ${result.interruptionReason}. Pending call(s):`);
+    for (const i of result.interruptions)
+      say(`  ${i.callId}  ${i.toolName} ${JSON.stringify(i.arguments)}`);
+    await writeFile(stateFile(dir), JSON.stringify(result.state, null, 2));
+    say(`Session "${sessionId}" is stored in ${join(dir, 'db')}; this process exits now.`);
+  } finally {
+    await store.close();
+  }
+}
+
+/** Phase 2 (a new process): load the RunState, decide, and resume the run to its end. */
+async function decide(dir: string, approve: boolean): Promise<void> {
+  const store = await LevelSessionStore.open({ path: join(dir, 'db') });
+  try {
+    const state = RunState.fromJSON(await readFile(stateFile(dir), 'utf8'));
+    say(
+      `Loaded the paused run ${state.runId} of session "${state.sessionId}" (${state.history.length} items so far).`,
+    );
+    for (const { callId, toolName } of state.interruptions) {
+      say(`${approve ? 'Approving' : 'Rejecting'} ${callId} (${toolName}).`);
+      if (approve) state.approve(callId);
+      else state.reject(callId, { message: 'The user declined this payment.' });
+    }
+    const result = await agentWith(store).resume(state);
+    say(`The run finished after ${result.turns} turns: ${result.output}`);
+    await rm(stateFile(dir), { force: true });
+  } finally {
+    await store.close();
+  }
+}
+
+/** Runs one phase of this file in a new Node process and waits for it to exit. */
+function runPhase(dir: string, phase: string): Promise<void> {
+  const self = fileURLToPath(import.meta.url);
+  const child = spawn(process.execPath, [...process.execArgv, self, phase], {
+    stdio: 'inherit',
+    env: { ...process.env, AGENTSTATE_DIR: dir },
+  });
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`phase "${phase}" exited with ${code}`)),
+    );
+  });
+}
+
+async function main(): Promise<void> {
+  const phase = process.argv[2] ?? 'all';
+  const given = process.env.AGENTSTATE_DIR;
+  const dir =
+    given ??
+    (phase === 'all' ? await mkdtemp(join(tmpdir(), 'agentstate-approval-')) : './.agentstate');
+  try {
+    if (phase === 'all') {
+      say(`Running the two phases in two processes; data in ${dir}.`);
+      await runPhase(dir, 'request');
+      say('The first process has exited. Starting a new one to approve the call.');
+      await runPhase(dir, 'approve');
+    }
+    if (phase === 'request') await request(dir);
+    if (phase === 'approve' || phase === 'reject') await decide(dir, phase === 'approve');
+    if (!['all', 'request', 'approve', 'reject'].includes(phase))
+      throw new Error(`unknown phase "${phase}"`);
+  } finally {
+    if (!given && phase === 'all') await rm(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,138 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { killLiveWorkers, runWorker } from './helpers/crash-driver.js';
+import {
+  checkToolLog,
+  lastCallAfterKill,
+  readToolLog,
+  type KillRecord,
+} from './helpers/crash-log.js';
+import { KillPlanner } from './helpers/crash-plan.js';
+import { formatCrashPoint, type CrashPhase } from './helpers/crash-point.js';
+import type { CrashWorkerResult } from './helpers/crash-worker.js';
+
+/** Tool calls in the session (one per turn, then a final answer). */
+const STEPS = 40;
+/** SIGKILLs of the crashed session: 22 at seeded points, then 2 around the final save. */
+const KILLS = 24;
+const SEED = 0x4c7a5e;
+
+interface Kill extends KillRecord {
+  phase: CrashPhase;
+}
+
+/** Runs the session in worker processes, killing each at the planner's next point, to the end. */
+async function crashedRun(folder: string) {
+  const dbDir = join(folder, 'crashed-db');
+  const logFile = join(folder, 'crashed.log');
+  const planner = new KillPlanner(SEED, STEPS, KILLS);
+  const kills: Kill[] = [];
+  for (let round = 0; ; round++) {
+    const before = await readToolLog(logFile);
+    const next = before.length ? Math.max(...before.map((l) => l.n)) + 1 : 0;
+    const point = planner.point(round, next);
+    const crashAt = point && formatCrashPoint(point);
+    const worker = await runWorker({
+      dbDir,
+      logFile,
+      mode: round === 0 ? 'start' : 'resume',
+      steps: STEPS,
+      crashAt,
+    });
+    if (!worker.killed) {
+      // A run that finishes before its kill point says the run got ahead of a pending save.
+      const unreached = point
+        ? `round ${round}: the run finished before reaching ${crashAt}`
+        : undefined;
+      return { result: worker.result!, kills, logFile, unreached };
+    }
+    const linesAtKill = (await readToolLog(logFile)).length;
+    kills.push({
+      point: crashAt!,
+      phase: point!.phase,
+      lastMarker: worker.lastMarker,
+      linesAtKill,
+    });
+  }
+}
+
+describe('crash test: a session killed with SIGKILL at seeded points', () => {
+  let folder: string | undefined;
+
+  afterEach(async () => {
+    killLiveWorkers();
+    if (folder) await rm(folder, { recursive: true, force: true });
+    folder = undefined;
+  });
+
+  it('resumes to the output of a run never killed; only the call in flight ever runs twice', async () => {
+    const started = Date.now();
+    folder = await mkdtemp(join(tmpdir(), 'agentstate-crash-'));
+    const referenceLog = join(folder, 'reference.log');
+    const [reference, crashed] = await Promise.all([
+      runWorker({
+        dbDir: join(folder, 'reference-db'),
+        logFile: referenceLog,
+        mode: 'start',
+        steps: STEPS,
+      }),
+      crashedRun(folder),
+    ]);
+    const { result, kills } = crashed;
+    const expected = reference.result as CrashWorkerResult;
+
+    // The run never killed: each call once, in order.
+    expect(expected.output).toMatch(new RegExp(`^${STEPS} calls, total \\d+`));
+    expect(checkToolLog(await readToolLog(referenceLog), [], STEPS)).toEqual([]);
+
+    // Every completed call ran once; a second run is only ever the call in flight at a kill,
+    // with the same idempotency key; at most one per kill.
+    const lines = await readToolLog(crashed.logFile);
+    const duplicates = checkToolLog(lines, kills, STEPS);
+    expect(lines.length).toBe(STEPS + duplicates.length);
+    expect(duplicates.length).toBeLessThanOrEqual(kills.length);
+    for (const kill of kills) {
+      const [, target] = kill.point.split(':');
+      if (kill.phase === 'tool-after') {
+        // Killed after the side effect, before the result was journaled: it runs again.
+        expect(kill.lastMarker, kill.point).toMatch(/^at tool-after \d+$/);
+        expect(Number(kill.lastMarker!.split(' ')[2])).toBeGreaterThanOrEqual(Number(target));
+        expect(lastCallAfterKill(lines, kill), kill.point).toBe('again');
+      }
+      if (kill.phase === 'tool-before' || kill.phase === 'model') {
+        // The previous call completed and was journaled before the next step began.
+        expect(lastCallAfterKill(lines, kill), kill.point).not.toBe('again');
+      }
+    }
+
+    // At least 20 kills, mid-tool-call and mid-save among them.
+    expect(crashed.unreached).toBeUndefined();
+    expect(kills.length).toBe(KILLS);
+    const phases = new Set(kills.map((k) => k.phase));
+    for (const phase of [
+      'tool-after',
+      'tool-before',
+      'model',
+      'save-before',
+      'save-during',
+      'save-after',
+      'race',
+    ]) {
+      expect(phases, `no kill in phase ${phase}`).toContain(phase);
+    }
+
+    // Same final output, turns, usage and history as the run never killed.
+    expect(result).toEqual(expected);
+
+    const byPhase = Object.fromEntries(
+      [...phases].map((p) => [p, kills.filter((k) => k.phase === p).length]),
+    );
+    console.info(
+      `crash test: ${kills.length} kills ${JSON.stringify(byPhase)} at ${kills.map((k) => k.point).join(' ')}; ` +
+        `${duplicates.length} call(s) ran twice ` +
+        `(${duplicates.map((d) => d.callId).join(', ')}), ${Date.now() - started} ms`,
+    );
+  }, 240_000);
+});

@@ -1,0 +1,88 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, it } from 'vitest';
+import { LevelSessionStore, describeSession } from '../src/index.js';
+import { TempStores } from './helpers/temp-store.js';
+
+const exec = promisify(execFile);
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const EXAMPLE = join(ROOT, 'examples', 'approval.ts');
+
+const temps = new TempStores();
+afterEach(() => temps.cleanupAll());
+
+async function runExample(
+  dir: string,
+  ...args: string[]
+): Promise<{ line: string; pid: number }[]> {
+  const { stdout } = await exec(process.execPath, ['--import', 'tsx', EXAMPLE, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, AGENTSTATE_DIR: dir },
+    timeout: 60_000,
+  });
+  return stdout
+    .trim()
+    .split('\n')
+    .map((raw) => {
+      const match = /^\[process (\d+)\] (.*)$/.exec(raw);
+      if (!match) throw new Error(`unexpected output line: ${raw}`);
+      return { pid: Number(match[1]), line: match[2]! };
+    });
+}
+
+/** The single session the example left in `dir`, as stored. */
+async function storedSession(dir: string) {
+  const store = await LevelSessionStore.open({ path: join(dir, 'db') });
+  try {
+    const { sessions } = await store.list({ userId: 'alice' });
+    expect(sessions).toHaveLength(1);
+    const record = await store.load({ sessionId: sessions[0]!.sessionId, userId: 'alice' });
+    return { view: describeSession(record), history: await store.readHistory(record) };
+  } finally {
+    await store.close();
+  }
+}
+
+describe('examples/approval.ts', () => {
+  it('pauses in one process and is approved and resumed to the end in another', async () => {
+    const dir = await temps.folder();
+    const out = await runExample(dir);
+    const asked = out.find((o) => o.line.startsWith('User alice asks'));
+    const paused = out.find((o) => o.line.startsWith('The run paused for approval'));
+    const finished = out.find((o) => o.line.startsWith('The run finished'));
+    expect(asked && paused && finished).toBeTruthy();
+    expect(paused!.pid).toBe(asked!.pid);
+    expect(finished!.pid).not.toBe(paused!.pid);
+    expect(out.map((o) => o.line)).toContain(
+      '  call_1_0  pay_bill {"payee":"ACME Power","amountUsd":120}',
+    );
+    expect(out.map((o) => o.line)).toContain('Approving call_1_0 (pay_bill).');
+    expect(finished!.line).toBe(
+      'The run finished after 2 turns: Paid $120.00 to ACME Power (confirmation tx-call_1_0).',
+    );
+
+    const { view, history } = await storedSession(dir);
+    expect(view.state).toBe('active.idle');
+    expect(view.lastRun).toMatchObject({ status: 'completed', turn: 2 });
+    expect(history.map((i) => i.type)).toEqual(['message', 'tool_call', 'tool_result', 'message']);
+    expect(existsSync(join(dir, 'pending-approval.json'))).toBe(false);
+  });
+
+  it('runs the phases separately: request exits paused, reject resumes to a refusal', async () => {
+    const dir = await temps.folder();
+    const first = await runExample(dir, 'request');
+    expect(first.at(-1)?.line).toMatch(/this process exits now\.$/);
+    expect(existsSync(join(dir, 'pending-approval.json'))).toBe(true);
+    expect((await storedSession(dir)).view.run?.state).toBe('awaitingApproval');
+
+    const second = await runExample(dir, 'reject');
+    expect(second[0]!.pid).not.toBe(first[0]!.pid);
+    expect(second.at(-1)?.line).toBe(
+      'The run finished after 2 turns: I did not pay the bill: The user declined this payment.',
+    );
+    expect((await storedSession(dir)).view).toMatchObject({ state: 'active.idle', run: undefined });
+  });
+});

@@ -1,0 +1,82 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root (child processes run there so `--import tsx` resolves). */
+export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface Finished {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Spawns `node --import tsx <script> ...args` in the repository root. */
+export function spawnTsx(
+  script: string,
+  args: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+    cwd: repoRoot,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+/** Collects a child's output until it exits. */
+export function finished(child: ChildProcess): Promise<Finished> {
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}
+
+/** Runs a tsx script to completion. */
+export function runTsx(
+  script: string,
+  args: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+): Promise<Finished> {
+  return finished(spawnTsx(script, args, env));
+}
+
+/** Resolves with the first stdout line starting with `prefix` (without it). */
+export function waitForLine(child: ChildProcess, prefix: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let buffer = '';
+    let stderr = '';
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const onData = (chunk: string) => {
+      buffer += chunk;
+      const complete = buffer.split('\n').slice(0, -1); // only whole lines
+      for (const line of complete) {
+        if (line.startsWith(prefix)) {
+          child.stdout?.off('data', onData);
+          resolve(line.slice(prefix.length));
+          return;
+        }
+      }
+    };
+    child.stdout?.setEncoding('utf8').on('data', onData);
+    child.once('exit', (code, signal) =>
+      reject(new Error(`child exited (${code ?? signal}) before printing "${prefix}": ${stderr}`)),
+    );
+  });
+}
+
+/** Sends `signal` and resolves once the child is gone. */
+export function kill(child: ChildProcess, signal: NodeJS.Signals): Promise<NodeJS.Signals | null> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      resolve(child.signalCode);
+      return;
+    }
+    child.once('exit', (_code, sig) => resolve(sig));
+    child.kill(signal);
+  });
+}

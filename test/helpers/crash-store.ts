@@ -1,0 +1,80 @@
+import type { Item } from '../../src/items/item.js';
+import type {
+  JournalEntry,
+  ListSessionsQuery,
+  SessionCommit,
+  SessionKey,
+  SessionPage,
+  SessionRecord,
+  SessionStore,
+  StoreStats,
+  UsageTotals,
+} from '../../src/persistence/session-store.js';
+import type { CrashCheckpoints } from './crash-point.js';
+
+/** The call number a journal entry is about: `call-<n>`, or `steps` for the final answer. */
+export function journalCallNumber(entry: JournalEntry, steps: number): number {
+  const output = entry.output as { callId?: string; toolCalls?: { callId: string }[] };
+  const callId = entry.kind === 'tool' ? output.callId : output.toolCalls?.[0]?.callId;
+  if (callId === undefined) return entry.kind === 'model' ? steps : -1;
+  return Number(/^call-(\d+)$/.exec(callId)?.[1] ?? -1);
+}
+
+/**
+ * A SessionStore that delegates to a real one and passes the save checkpoints of the crash
+ * worker: before the batch is written, right after it was handed over, and after it landed.
+ * `n` is the highest call number among the batch's journal entries (-1 when it has none).
+ */
+export class CrashStore implements SessionStore {
+  constructor(
+    private readonly inner: SessionStore,
+    private readonly checkpoints: CrashCheckpoints,
+    private readonly steps: number,
+  ) {}
+
+  async save(commit: SessionCommit): Promise<SessionRecord> {
+    const n = Math.max(-1, ...commit.journal.map((e) => journalCallNumber(e, this.steps)));
+    await this.checkpoints.reach('save-before', n);
+    const saving = this.inner.save(commit);
+    await this.checkpoints.reach('save-during', n);
+    const saved = await saving;
+    await this.checkpoints.reach('save-after', n);
+    return saved;
+  }
+
+  create(record: Omit<SessionRecord, 'version'>, items?: Item[]): Promise<SessionRecord> {
+    return this.inner.create(record, items);
+  }
+
+  load(key: SessionKey): Promise<SessionRecord> {
+    return this.inner.load(key);
+  }
+
+  readHistory(key: SessionKey, from?: number, to?: number): Promise<Item[]> {
+    return this.inner.readHistory(key, from, to);
+  }
+
+  readJournal(key: SessionKey, runId: string, step: number): Promise<JournalEntry | undefined> {
+    return this.inner.readJournal(key, runId, step);
+  }
+
+  list(query?: ListSessionsQuery): Promise<SessionPage> {
+    return this.inner.list(query);
+  }
+
+  userUsage(userId: string | undefined): Promise<UsageTotals> {
+    return this.inner.userUsage(userId);
+  }
+
+  purge(key: SessionKey): Promise<void> {
+    return this.inner.purge(key);
+  }
+
+  stats(): StoreStats {
+    return this.inner.stats();
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * Child process of the crash test:
+ *   node --import tsx test/helpers/crash-worker.ts <dbDir> <logFile> <start|resume> <steps>
+ * with `CRASH_AT=<phase>:<target>` to stop at a kill point (see crash-point.ts).
+ *
+ * Runs session `crash` of user `u`: the scripted model asks for `append({ n })` with call id
+ * `call-<n>` until it has seen `steps` tool results, then answers with a summary of all tool
+ * outputs. The tool appends `<callId> <n> <runId> <pid>` to the log file, its callId being the
+ * idempotency key it reads from its options. Prints progress markers, then `result <json>`.
+ */
+import { appendFileSync } from 'node:fs';
+import { z } from 'zod';
+import { getRunContext } from '../../src/context/index.js';
+import { NothingToResumeError, SessionNotFoundError } from '../../src/errors/index.js';
+import { ScriptedModel, type ScriptedResponse } from '../../src/models/scripted-model.js';
+import type { ModelRequest } from '../../src/models/model.js';
+import { LevelSessionStore } from '../../src/persistence/level-session-store.js';
+import { Agent } from '../../src/runtime/agent.js';
+import { tool } from '../../src/tools/tool.js';
+import { CrashCheckpoints, parseCrashPoint } from './crash-point.js';
+import { CrashStore } from './crash-store.js';
+
+export const CRASH_SESSION = { sessionId: 'crash', userId: 'u' } as const;
+
+/** What the worker prints on success; the test compares it with a run never killed. */
+export interface CrashWorkerResult {
+  output: unknown;
+  turns: number | undefined;
+  runUsage: unknown;
+  sessionUsage: unknown;
+  userUsage: unknown;
+  history: unknown[];
+}
+
+/** The tool's deterministic result for call `n`; the final answer depends on all of them. */
+export const toolValue = (n: number): number => (n * 37 + 11) % 101;
+
+function write(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+function scripted(steps: number, checkpoints: CrashCheckpoints) {
+  return async (request: ModelRequest): Promise<ScriptedResponse> => {
+    const results = request.items.filter((i) => i.type === 'tool_result');
+    await checkpoints.reach('model', results.length);
+    if (results.length < steps) {
+      const n = results.length;
+      return { toolCalls: [{ name: 'append', arguments: { n }, callId: `call-${n}` }] };
+    }
+    const outputs = results.map((r) => Number(r.output));
+    const total = outputs.reduce((a, b) => a + b, 0);
+    return { text: `${results.length} calls, total ${total}, last ${outputs.at(-1)}` };
+  };
+}
+
+async function main(): Promise<void> {
+  const [dbDir, logFile, mode, stepsArg] = process.argv.slice(2);
+  if (!dbDir || !logFile || (mode !== 'start' && mode !== 'resume') || !stepsArg) {
+    throw new Error('usage: crash-worker.ts <dbDir> <logFile> <start|resume> <steps>');
+  }
+  const steps = Number(stepsArg);
+  const checkpoints = new CrashCheckpoints(parseCrashPoint(process.env.CRASH_AT), write);
+  const level = await LevelSessionStore.open({ path: dbDir });
+  const store = new CrashStore(level, checkpoints, steps);
+  const append = tool({
+    name: 'append',
+    description: 'Appends a line to the log file',
+    parameters: z.object({ n: z.number().int() }),
+    async execute({ n }, { callId }) {
+      await checkpoints.reach('tool-before', n);
+      appendFileSync(logFile, `${callId} ${n} ${getRunContext().runId} ${process.pid}\n`);
+      await checkpoints.reach('tool-after', n);
+      return toolValue(n);
+    },
+  });
+  const model = new ScriptedModel(scripted(steps, checkpoints));
+  const agent = new Agent({ name: 'crash', model, tools: [append], maxTurns: steps + 5 });
+  const options = { userId: CRASH_SESSION.userId, store };
+  const runtime = agent.runtimeFor(store);
+
+  let reported: unknown;
+  if (mode === 'start') {
+    reported = (await agent.run('go', { ...options, sessionId: CRASH_SESSION.sessionId })).output;
+  } else {
+    try {
+      reported = (await agent.resume(CRASH_SESSION.sessionId, options)).output;
+    } catch (error) {
+      if (!(error instanceof NothingToResumeError || error instanceof SessionNotFoundError))
+        throw error;
+      const view = await runtime.getSession(CRASH_SESSION).catch(() => undefined);
+      // Killed before the run was first saved: start it; finished before the kill: report it.
+      reported = view?.lastRun
+        ? view.lastRun.output
+        : (await agent.run('go', { ...options, sessionId: CRASH_SESSION.sessionId })).output;
+    }
+  }
+
+  const view = await runtime.getSession(CRASH_SESSION);
+  if (view.lastRun?.output !== reported)
+    throw new Error(`reported ${String(reported)}, stored ${String(view.lastRun?.output)}`);
+  const result: CrashWorkerResult = {
+    output: reported,
+    turns: view.lastRun?.turn,
+    runUsage: view.lastRun?.usage,
+    sessionUsage: view.usage,
+    userUsage: await level.userUsage(CRASH_SESSION.userId),
+    history: await level.readHistory(CRASH_SESSION),
+  };
+  await level.close();
+  write(`result ${JSON.stringify(result)}`);
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(
+      `crash-worker failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    process.exit(1);
+  },
+);

@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import type { Item } from '../../src/items/item.js';
+import type { ModelRequest } from '../../src/models/model.js';
+import type { KvSessionStore } from '../../src/persistence/kv-session-store.js';
+import type { SessionKey } from '../../src/persistence/session-store.js';
+import { tool } from '../../src/tools/tool.js';
+import { ScriptedModel, type ScriptedResponse } from '../../src/testing.js';
+
+export const alice = (sessionId: string): SessionKey => ({ sessionId, userId: 'alice' });
+export const bob = (sessionId: string): SessionKey => ({ sessionId, userId: 'bob' });
+
+/** Text contents of the message items (user and assistant), oldest first. */
+export function texts(items: readonly Item[]): string[] {
+  return items.flatMap((item) => (item.type === 'message' ? [item.content] : []));
+}
+
+/** The content of the last user message in a request. */
+export function lastUserText(request: ModelRequest): string {
+  const users = request.items.filter((i) => i.type === 'message' && i.role === 'user');
+  const last = users[users.length - 1];
+  return last && last.type === 'message' ? last.content : '';
+}
+
+/**
+ * A model that answers every request with `reply: <last user message>`, and answers
+ * "What did I just say?" from the history it was sent (as a real model would).
+ */
+export function echoModel(): ScriptedModel {
+  return new ScriptedModel((request) => {
+    const said = texts(request.items.filter((i) => i.type === 'message' && i.role === 'user'));
+    const question = said[said.length - 1] ?? '';
+    if (question === 'What did I just say?') {
+      const previous = said[said.length - 2];
+      return {
+        text:
+          previous === undefined ? 'You have not said anything yet.' : `You said: "${previous}"`,
+      };
+    }
+    return { text: `reply: ${question}` };
+  });
+}
+
+/** A scripted turn calling `name` with empty arguments. */
+export const callTool = (name: string): ScriptedResponse => ({
+  toolCalls: [{ name, arguments: {} }],
+});
+
+/** A harmless tool the budget and approval tests call. */
+export const noteTool = tool({
+  name: 'note',
+  description: 'Writes a note',
+  parameters: z.object({}),
+  execute: () => 'noted',
+});
+
+/** A tool every call of which a human must approve. */
+export const dangerTool = tool({
+  name: 'danger',
+  description: 'Needs approval',
+  parameters: z.object({}),
+  needsApproval: true,
+  execute: () => 'done',
+});
+
+export interface Deferred<T> {
+  promise: Promise<T>;
+  resolve(value: T): void;
+}
+
+export function deferred<T = void>(): Deferred<T> {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
+
+/** Every key and value in the store's backend (to prove a failed write left nothing behind). */
+export async function dumpBackend(store: KvSessionStore): Promise<[string, string][]> {
+  const entries: [string, string][] = [];
+  for await (const entry of store.backend.iterate({ gte: '', lt: '\uffff' })) entries.push(entry);
+  return entries;
+}
+
+/** Resolves after pending process warnings were delivered (Node emits them on a later tick). */
+export const nextTick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
