@@ -1,0 +1,46 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+function runSmoke(out: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/run.ts', '--smoke', '--out', out], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+// Keeps `npm run bench` from rotting: the small version runs end to end. No timing is asserted.
+describe('bench (smoke)', () => {
+  let dir: string | undefined;
+  afterEach(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+    dir = undefined;
+  });
+
+  it('runs every workload, prints the table and the targets, and writes the results', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'agentstate-bench-smoke-'));
+    const out = join(dir, 'results.json');
+    const { code, stdout, stderr } = await runSmoke(out);
+    expect(code, stderr).toBe(0);
+    for (const heading of ['W1 one long conversation', 'W2 many conversations', 'W3 resume', 'W4 memory', 'target']) {
+      expect(stdout).toContain(heading);
+    }
+    expect(stdout).toMatch(/PASS|MISS/);
+    const results = JSON.parse(await readFile(out, 'utf8')) as { machine: { node: string }; targets: unknown[] };
+    expect(results.machine.node).toBe(process.version);
+    expect(results.targets).toHaveLength(7);
+  }, 180_000);
+});
