@@ -233,7 +233,7 @@ describe('agent.run: instructions', () => {
       model,
       store: new MemorySessionStore(),
     });
-    const result = await agent.run('hi', {
+    await agent.run('hi', {
       sessionId: 's1',
       userId: 'alice',
       metadata: { lang: 'fr' },

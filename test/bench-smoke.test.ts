@@ -9,10 +9,14 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 
 function runSmoke(out: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/run.ts', '--smoke', '--out', out], {
-      cwd: root,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'bench/run.ts', '--smoke', '--out', out],
+      {
+        cwd: root,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -35,11 +39,20 @@ describe('bench (smoke)', () => {
     const out = join(dir, 'results.json');
     const { code, stdout, stderr } = await runSmoke(out);
     expect(code, stderr).toBe(0);
-    for (const heading of ['W1 one long conversation', 'W2 many conversations', 'W3 resume', 'W4 memory', 'target']) {
+    for (const heading of [
+      'W1 one long conversation',
+      'W2 many conversations',
+      'W3 resume',
+      'W4 memory',
+      'target',
+    ]) {
       expect(stdout).toContain(heading);
     }
     expect(stdout).toMatch(/PASS|MISS/);
-    const results = JSON.parse(await readFile(out, 'utf8')) as { machine: { node: string }; targets: unknown[] };
+    const results = JSON.parse(await readFile(out, 'utf8')) as {
+      machine: { node: string };
+      targets: unknown[];
+    };
     expect(results.machine.node).toBe(process.version);
     expect(results.targets).toHaveLength(7);
   }, 180_000);

@@ -14,6 +14,12 @@ export class SessionLog {
   /** Drained into a save that has not finished yet: still part of the view. */
   private savingItems: Item[] = [];
   private savingJournal: JournalEntry[] = [];
+  /**
+   * Runs started by this process (fresh ids): the store holds no journal entry of theirs but
+   * those committed here, listed in `committedSteps`, so looking up the rest needs no read.
+   */
+  private readonly freshRuns = new Set<string>();
+  private readonly committedSteps = new Set<string>();
 
   constructor(
     private readonly store: SessionStore,
@@ -48,11 +54,18 @@ export class SessionLog {
     this.pendingItems.push(...items);
   }
 
+  /** Notes a run started here with a new id: its steps are not in the store's journal. */
+  startedRun(runId: string): void {
+    this.freshRuns.add(runId);
+  }
+
   /** A step's journaled result: pending ones first, then the store. */
   async find(runId: string, step: number): Promise<JournalEntry | undefined> {
     const match = (e: JournalEntry) => e.runId === runId && e.step === step;
     const pending = this.pendingJournal.find(match) ?? this.savingJournal.find(match);
-    return pending ?? (await this.store.readJournal(this.key, runId, step));
+    if (pending) return pending;
+    if (this.freshRuns.has(runId) && !this.committedSteps.has(`${step}:${runId}`)) return undefined;
+    return this.store.readJournal(this.key, runId, step);
   }
 
   /** Hands pending writes to a commit. */
@@ -75,6 +88,8 @@ export class SessionLog {
     this.items.push(...items);
     this.savingItems = this.savingItems.slice(items.length);
     this.savingJournal = this.savingJournal.filter((e) => !journal.includes(e));
+    for (const e of journal)
+      if (this.freshRuns.has(e.runId)) this.committedSteps.add(`${e.step}:${e.runId}`);
   }
 
   /** Puts drained writes back in front after a failed save, so nothing is silently lost. */

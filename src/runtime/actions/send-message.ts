@@ -12,7 +12,10 @@ export async function currentBudget(ctx: ActionContext) {
   return runBudget(
     { budget: session.config.budget, used: session.usage },
     // The user's totals only matter under a per-user budget: skip the read otherwise.
-    { budget: ctx.userBudget, used: ctx.userBudget ? await ctx.store.userUsage(ctx.key.userId) : emptyTotals() },
+    {
+      budget: ctx.userBudget,
+      used: ctx.userBudget ? await ctx.store.userUsage(ctx.key.userId) : emptyTotals(),
+    },
   );
 }
 
@@ -36,11 +39,13 @@ export function sendMessage<T = string>(
       const budget = await currentBudget(ctx);
       const historyStart = host.log.length;
       host.log.append(items);
+      const runId = ulid();
+      host.log.startedRun(runId); // a new id: none of its steps can be in the store's journal
       host.send(
         {
           type: 'SEND_MESSAGE',
           run: {
-            runId: ulid(),
+            runId,
             sessionId: key.sessionId,
             agentName: binding.options.name,
             maxTurns: options.maxTurns ?? binding.options.maxTurns ?? 10,
