@@ -1,0 +1,87 @@
+import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { Agent, LevelSessionStore, tool } from '../src/index.js';
+import type { KvOp } from '../src/persistence/kv-backend.js';
+import { ScriptedModel, type ScriptedResponse } from '../src/testing.js';
+import type { ModelRequest } from '../src/models/model.js';
+
+/** The tool every benchmark message calls once. */
+export const add = tool({
+  name: 'add',
+  description: 'Adds two numbers',
+  parameters: z.object({ a: z.number(), b: z.number() }),
+  execute: ({ a, b }) => a + b,
+});
+
+/**
+ * The benchmark script: a user message last → call `add` once; otherwise (the tool result is
+ * last) → answer with text. So every message makes two model calls and one tool call.
+ */
+export function benchScript(request: ModelRequest, callIndex: number): ScriptedResponse {
+  const last = request.items[request.items.length - 1];
+  if (last?.type === 'message' && last.role === 'user') {
+    return { toolCalls: [{ name: 'add', arguments: { a: callIndex, b: 2 } }] };
+  }
+  return { text: `The sum is ${callIndex + 2}.` };
+}
+
+/** A ScriptedModel at zero latency following {@link benchScript}; `calls` is not kept. */
+export class BenchModel extends ScriptedModel {
+  constructor() {
+    super(benchScript, { name: 'bench-model', recordCalls: false });
+  }
+}
+
+/** A fresh agent with the bench model and the `add` tool (no store: pass one per run). */
+export function benchAgent(model: ScriptedModel = new BenchModel()): Agent {
+  return new Agent({ name: 'bench', model, tools: [add], maxTurns: 10 });
+}
+
+/** The session W1 writes and W3 resumes. */
+export const W1_SESSION = { sessionId: 'long-conversation', userId: 'bench-user' };
+
+/** The text of the i-th user message of a benchmark conversation. */
+export const userMessage = (i: number): string => `Message ${i}: what is ${i} + 2?`;
+
+/** A temp folder; `cleanup` removes it. */
+export async function tempDir(
+  prefix = 'agentstate-bench-',
+): Promise<{ path: string; cleanup(): Promise<void> }> {
+  const path = await mkdtemp(join(tmpdir(), prefix));
+  return { path, cleanup: () => rm(path, { recursive: true, force: true }) };
+}
+
+/** Copies a (closed) LevelDB folder, so each run of a workload starts from the same data. */
+export async function copyDir(from: string, to: string): Promise<void> {
+  await cp(from, to, { recursive: true });
+}
+
+/** A LevelDB store whose every write batch is also kept (by reference), for the floor replay. */
+export interface RecordedStore {
+  store: LevelSessionStore;
+  batches: KvOp[][];
+}
+
+/** Opens a LevelSessionStore at `path` and records the ops of every batch it writes. */
+export async function openRecordedStore(path: string): Promise<RecordedStore> {
+  const store = await LevelSessionStore.open({ path });
+  const batches: KvOp[][] = [];
+  const backend = store.backend;
+  const write = backend.write.bind(backend);
+  backend.write = (ops: KvOp[]) => {
+    batches.push(ops);
+    return write(ops);
+  };
+  return { store, batches };
+}
+
+/** Logical bytes stored: the utf8 length of every key and value in the database. */
+export async function storedBytes(store: LevelSessionStore): Promise<number> {
+  let bytes = 0;
+  for await (const [key, value] of store.backend.iterate({ gte: '', lt: '\uffff' })) {
+    bytes += Buffer.byteLength(key, 'utf8') + Buffer.byteLength(value, 'utf8');
+  }
+  return bytes;
+}

@@ -1,0 +1,214 @@
+/**
+ * `npm run bench`: the runtime against its physical floor (issue 5). Prints a table and
+ * writes bench/results.json.
+ *
+ *   npm run bench                  full: T = 10/100/500, W2 1,000 sessions, W4 10,000 sessions, 5 runs
+ *   npm run bench -- --runs 3      fewer runs
+ *   npm run bench -- --smoke       small and quick (T = 10, one run); writes to a temp file
+ *   npm run bench -- --out f.json  where to write the results
+ */
+import { writeFile } from 'node:fs/promises';
+import { cpus, platform, release, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { tempDir } from './fixtures.js';
+import { summarize } from './stats.js';
+import { renderTable, renderTargets, type Row, type Unit } from './table.js';
+import { evaluateTargets } from './targets.js';
+import { warmUp } from './warmup.js';
+import { runW1, type W1Run } from './workloads/w1-long-conversation.js';
+import { runW2, type W2Run } from './workloads/w2-many-conversations.js';
+import { runW3, type W3Run } from './workloads/w3-resume.js';
+import { prepareW4Stores, runW4, type W4Run } from './workloads/w4-memory.js';
+
+interface Config {
+  runs: number;
+  smoke: boolean;
+  out: string;
+  conversationLengths: number[];
+  w2Sessions: number;
+  suspendedSessions: number;
+  activeSessions: number;
+  warmUpMessages: number;
+}
+
+function parseArgs(argv: string[]): Config {
+  const smoke = argv.includes('--smoke');
+  const value = (flag: string): string | undefined => {
+    const i = argv.indexOf(flag);
+    return i >= 0 ? argv[i + 1] : undefined;
+  };
+  const runs = Number(value('--runs') ?? (smoke ? 1 : 5));
+  if (!Number.isInteger(runs) || runs < 1) throw new TypeError('--runs must be a positive integer');
+  return {
+    runs,
+    smoke,
+    out:
+      value('--out') ??
+      (smoke
+        ? join(tmpdir(), 'agentstate-bench-smoke.json')
+        : fileURLToPath(new URL('results.json', import.meta.url))),
+    conversationLengths: smoke ? [10] : [10, 100, 500],
+    w2Sessions: smoke ? 20 : 1000,
+    suspendedSessions: smoke ? 100 : 10_000,
+    activeSessions: smoke ? 100 : 1000,
+    warmUpMessages: smoke ? 20 : 300,
+  };
+}
+
+const log = (message: string): void => {
+  process.stderr.write(`[bench] ${message}\n`);
+};
+
+function machine() {
+  const cpu = cpus();
+  return {
+    cpu: cpu[0]?.model ?? 'unknown',
+    cores: cpu.length,
+    memoryGb: Math.round(totalmem() / 2 ** 30),
+    os: `${platform()} ${release()}`,
+    node: process.version,
+    date: new Date().toISOString(),
+  };
+}
+
+function rowsOf<T>(
+  section: string,
+  runs: T[],
+  figures: [string, Unit, (run: T) => number][],
+): Row[] {
+  return figures.map(([name, unit, pick]) => ({
+    section,
+    name,
+    unit,
+    summary: summarize(runs.map(pick)),
+  }));
+}
+
+function w1Rows(T: number, runs: W1Run[]): Row[] {
+  return rowsOf(`W1 one long conversation, T = ${T}`, runs, [
+    ['total time', 'ms', (r) => r.totalMs],
+    ['time/message, first 10%', 'ms', (r) => r.firstMsPerMessage],
+    ['time/message, last 10%', 'ms', (r) => r.lastMsPerMessage],
+    ['  last / first', 'x', (r) => r.lastMsPerMessage / r.firstMsPerMessage],
+    ['bytes written/message, first 10%', 'bytes', (r) => r.firstBytesPerMessage],
+    ['bytes written/message, last 10%', 'bytes', (r) => r.lastBytesPerMessage],
+    ['  last / first', 'x', (r) => r.lastBytesPerMessage / r.firstBytesPerMessage],
+    ['bytes written, total', 'bytes', (r) => r.bytesWritten],
+    ['batches', 'count', (r) => r.batches],
+    ['bytes stored at the end', 'bytes', (r) => r.bytesStored],
+    ['peak RSS', 'bytes', (r) => r.peakRssBytes],
+    ['time/message', 'ms', (r) => r.totalMs / r.messages],
+    ['floor/message: LevelDB batches', 'ms', (r) => r.floor.levelMs / r.messages],
+    ['floor/message: bare XState run', 'ms', (r) => r.floor.xstateMs / r.messages],
+    ['time / floor', 'x', (r) => r.floorRatio],
+  ]);
+}
+
+function w2Rows(runs: W2Run[]): Row[] {
+  const first = runs[0]!;
+  return rowsOf(
+    `W2 many conversations, ${first.sessions} x ${first.messagesPerSession}, ${first.concurrency} in flight`,
+    runs,
+    [
+      ['total time', 'ms', (r) => r.totalMs],
+      ['messages/second', 'msg/s', (r) => r.messagesPerSecond],
+      ['floor: LevelDB batches', 'ms', (r) => r.floor.levelMs],
+      ['floor: bare XState runs', 'ms', (r) => r.floor.xstateMs],
+      ['floor messages/second', 'msg/s', (r) => (r.messages * 1000) / r.floor.totalMs],
+      ['time / floor', 'x', (r) => r.floorRatio],
+      ['batches', 'count', (r) => r.batches],
+      ['bytes written', 'bytes', (r) => r.bytesWritten],
+      ['peak RSS', 'bytes', (r) => r.peakRssBytes],
+    ],
+  );
+}
+
+function w3Rows(T: number, runs: W3Run[]): Row[] {
+  return rowsOf(`W3 resume the T = ${T} store in a fresh process`, runs, [
+    ['start-up (spawn to first line, Node + tsx)', 'ms', (r) => r.startupMs],
+    ['imports (the package)', 'ms', (r) => r.importsMs],
+    ['open (LevelSessionStore.open)', 'ms', (r) => r.openMs],
+    ['the message (first load included)', 'ms', (r) => r.messageMs],
+    ['total, spawn to result', 'ms', (r) => r.totalMs],
+    ['(open + message) / total', '%', (r) => r.storeShare],
+  ]);
+}
+
+function w4Rows(runs: W4Run[]): Row[] {
+  const first = runs[0]!;
+  return rowsOf(`W4 memory (fresh processes, after a full GC)`, runs, [
+    [`RSS added by ${first.suspended} suspended sessions`, 'bytes', (r) => r.suspendedRssDelta],
+    [`heap added by ${first.suspended} suspended sessions`, 'bytes', (r) => r.suspendedHeapDelta],
+    ['RSS noise between identical processes (max - min)', 'bytes', (r) => r.rssNoise],
+    [
+      `RSS per active session (${first.active} runs in flight)`,
+      'bytes',
+      (r) => r.activeRssPerSession,
+    ],
+    ['heap per active session', 'bytes', (r) => r.activeHeapPerSession],
+    [`RSS of ${first.active} active sessions`, 'bytes', (r) => r.activeRssTotal],
+    ['RSS per bare session actor', 'bytes', (r) => r.actorRssPerActor],
+    ['heap per bare session actor', 'bytes', (r) => r.actorHeapPerActor],
+  ]);
+}
+
+async function main(): Promise<void> {
+  const config = parseArgs(process.argv.slice(2));
+  const started = performance.now();
+  log(`${config.smoke ? 'smoke' : 'full'} run, ${config.runs} run(s) per figure; warming up`);
+  await warmUp(config.warmUpMessages);
+
+  const work = await tempDir('agentstate-bench-');
+  try {
+    const longest = Math.max(...config.conversationLengths);
+    const w3Store = join(work.path, 'w1-longest');
+    const w1: Record<number, W1Run[]> = {};
+    const w2: W2Run[] = [];
+    for (let run = 0; run < config.runs; run++) {
+      for (const T of config.conversationLengths) {
+        log(`W1 T=${T}, run ${run + 1}/${config.runs}`);
+        const keepAt = run === 0 && T === longest ? w3Store : undefined;
+        (w1[T] ??= []).push(await runW1({ messages: T, keepAt }));
+      }
+      log(`W2 ${config.w2Sessions} sessions, run ${run + 1}/${config.runs}`);
+      w2.push(await runW2({ sessions: config.w2Sessions }));
+    }
+    const w3: W3Run[] = [];
+    for (let run = 0; run < config.runs; run++) {
+      log(`W3 resume, run ${run + 1}/${config.runs}`);
+      w3.push(await runW3(w3Store, longest));
+    }
+    log(`W4 preparing ${config.suspendedSessions} suspended sessions`);
+    const stores = await prepareW4Stores(join(work.path, 'w4'), config.suspendedSessions);
+    const w4: W4Run[] = [];
+    for (let run = 0; run < config.runs; run++) {
+      log(`W4 memory, run ${run + 1}/${config.runs}`);
+      w4.push(await runW4(stores, config.activeSessions));
+    }
+
+    const rows = [
+      ...config.conversationLengths.flatMap((T) => w1Rows(T, w1[T]!)),
+      ...w2Rows(w2),
+      ...w3Rows(longest, w3),
+      ...w4Rows(w4),
+    ];
+    const targets = evaluateTargets(w1[longest]!, w2, w3, w4);
+    const info = machine();
+    process.stdout.write(
+      `\nagentstate benchmark (${config.smoke ? 'smoke' : 'full'}): ${info.cpu}, ${info.cores} cores, ` +
+        `Node ${info.node}, ${info.date}\n\n${renderTable(rows, config.runs)}\n\n${renderTargets(targets)}\n`,
+    );
+    await writeFile(
+      config.out,
+      `${JSON.stringify({ machine: info, config, rows, targets, raw: { w1, w2, w3, w4 } }, null, 2)}\n`,
+    );
+    log(
+      `results written to ${config.out} (${((performance.now() - started) / 1000).toFixed(0)} s)`,
+    );
+  } finally {
+    await work.cleanup();
+  }
+}
+
+await main();

@@ -1,0 +1,74 @@
+import type { TargetResult } from './table.js';
+import { median } from './stats.js';
+import type { W1Run } from './workloads/w1-long-conversation.js';
+import type { W2Run } from './workloads/w2-many-conversations.js';
+import type { W3Run } from './workloads/w3-resume.js';
+import type { W4Run } from './workloads/w4-memory.js';
+
+const MB = 1024 * 1024;
+
+/** Suspended sessions "add no RSS": allowed noise between two fresh processes. */
+export const SUSPENDED_RSS_TOLERANCE = 2 * MB;
+
+/** The issue's targets, evaluated on the medians over runs. Never throws: a miss is reported. */
+export function evaluateTargets(
+  w1Long: W1Run[],
+  w2: W2Run[],
+  w3: W3Run[],
+  w4: W4Run[],
+): TargetResult[] {
+  const T = w1Long[0]?.messages ?? 0;
+  const timeGrowth = median(w1Long.map((r) => r.lastMsPerMessage / r.firstMsPerMessage));
+  const bytesGrowth = median(w1Long.map((r) => r.lastBytesPerMessage / r.firstBytesPerMessage));
+  const w1Floor = median(w1Long.map((r) => r.floorRatio));
+  const w2Floor = median(w2.map((r) => r.floorRatio));
+  const w3Share = median(w3.map((r) => r.storeShare));
+  const suspended = median(w4.map((r) => r.suspendedRssDelta));
+  const perActive = median(w4.map((r) => r.activeRssPerSession));
+  const suspendedCount = w4[0]?.suspended ?? 0;
+  return [
+    {
+      name: `W1 T=${T}: time/message, last 10% / first 10%`,
+      value: timeGrowth,
+      limit: '<= 1.30x',
+      unit: 'x',
+      pass: timeGrowth <= 1.3,
+    },
+    {
+      name: `W1 T=${T}: bytes/message, last 10% / first 10%`,
+      value: bytesGrowth,
+      limit: '<= 1.20x',
+      unit: 'x',
+      pass: bytesGrowth <= 1.2,
+    },
+    {
+      name: `W1 T=${T}: time / floor`,
+      value: w1Floor,
+      limit: '<= 3.00x',
+      unit: 'x',
+      pass: w1Floor <= 3,
+    },
+    { name: 'W2: time / floor', value: w2Floor, limit: '<= 3.00x', unit: 'x', pass: w2Floor <= 3 },
+    {
+      name: 'W3: (open + message) / time from process start',
+      value: w3Share,
+      limit: '<= 5.0%',
+      unit: '%',
+      pass: w3Share <= 0.05,
+    },
+    {
+      name: `W4: RSS added by ${suspendedCount} suspended sessions`,
+      value: suspended,
+      limit: `<= ${SUSPENDED_RSS_TOLERANCE / MB} MB (noise)`,
+      unit: 'bytes',
+      pass: suspended <= SUSPENDED_RSS_TOLERANCE,
+    },
+    {
+      name: 'W4: 1,000 active session actors (RSS)',
+      value: perActive * 1000,
+      limit: '< 50 MB',
+      unit: 'bytes',
+      pass: perActive * 1000 < 50 * MB,
+    },
+  ];
+}

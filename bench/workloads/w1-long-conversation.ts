@@ -1,0 +1,82 @@
+import { join } from 'node:path';
+import {
+  benchAgent,
+  openRecordedStore,
+  storedBytes,
+  tempDir,
+  userMessage,
+  W1_SESSION,
+} from '../fixtures.js';
+import { measureFloor, type Floor } from '../floors.js';
+import { headTail, mean, now, RssSampler } from '../stats.js';
+
+/** One run of W1: one session receives `messages` user messages in sequence. */
+export interface W1Run {
+  messages: number;
+  totalMs: number;
+  /** Mean time per message over the first and last 10% of messages. */
+  firstMsPerMessage: number;
+  lastMsPerMessage: number;
+  /** Mean bytes written per message over the first and last 10% of messages. */
+  firstBytesPerMessage: number;
+  lastBytesPerMessage: number;
+  bytesWritten: number;
+  batches: number;
+  /** Logical bytes (keys + values) in the database at the end. */
+  bytesStored: number;
+  peakRssBytes: number;
+  floor: Floor;
+  /** Workload time over floor time. */
+  floorRatio: number;
+}
+
+export interface W1Options {
+  messages: number;
+  /** Keep the database here (closed) instead of deleting it, e.g. for W3. */
+  keepAt?: string | undefined;
+}
+
+/** W1, one long conversation: T messages to one session, each a tool call and an answer. */
+export async function runW1(options: W1Options): Promise<W1Run> {
+  const dir = await tempDir('agentstate-w1-');
+  const path = options.keepAt ?? join(dir.path, 'db');
+  const { store, batches } = await openRecordedStore(path);
+  const agent = benchAgent();
+  const times: number[] = [];
+  const bytes: number[] = [];
+  let result: Omit<W1Run, 'floor' | 'floorRatio'>;
+  try {
+    const rss = new RssSampler();
+    const start = now();
+    for (let i = 0; i < options.messages; i++) {
+      const before = store.stats().bytesWritten;
+      const t0 = now();
+      const run = await agent.run(userMessage(i), { ...W1_SESSION, store });
+      times.push(now() - t0);
+      bytes.push(store.stats().bytesWritten - before);
+      if (run.turns !== 2) throw new Error(`message ${i} took ${run.turns} turn(s), expected 2`);
+    }
+    const totalMs = now() - start;
+    const peakRssBytes = rss.stop();
+    const t = headTail(times);
+    const b = headTail(bytes);
+    const stats = store.stats();
+    result = {
+      messages: options.messages,
+      totalMs,
+      firstMsPerMessage: mean(t.head),
+      lastMsPerMessage: mean(t.tail),
+      firstBytesPerMessage: mean(b.head),
+      lastBytesPerMessage: mean(b.tail),
+      bytesWritten: stats.bytesWritten,
+      batches: stats.batches,
+      bytesStored: await storedBytes(store),
+      peakRssBytes,
+    };
+  } finally {
+    await store.close();
+    await dir.cleanup();
+  }
+  const floor = await measureFloor(batches, options.messages);
+  return { ...result, floor, floorRatio: result.totalMs / floor.totalMs };
+}
