@@ -6,6 +6,7 @@
  *   npm run bench -- --runs 3      fewer runs
  *   npm run bench -- --smoke       small and quick (T = 10, one run); writes to a temp file
  *   npm run bench -- --out f.json  where to write the results
+ *   npm run bench -- --markdown    also print the tables as Markdown (for the README)
  */
 import { writeFile } from 'node:fs/promises';
 import { cpus, platform, release, tmpdir, totalmem } from 'node:os';
@@ -13,7 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tempDir } from './fixtures.js';
 import { summarize } from './stats.js';
-import { renderTable, renderTargets, type Row, type Unit } from './table.js';
+import { renderMarkdown, renderTable, renderTargets, type Row, type Unit } from './table.js';
 import { evaluateTargets } from './targets.js';
 import { warmUp } from './warmup.js';
 import { runW1, type W1Run } from './workloads/w1-long-conversation.js';
@@ -24,6 +25,7 @@ import { prepareW4Stores, runW4, type W4Run } from './workloads/w4-memory.js';
 interface Config {
   runs: number;
   smoke: boolean;
+  markdown: boolean;
   out: string;
   conversationLengths: number[];
   w2Sessions: number;
@@ -43,6 +45,7 @@ function parseArgs(argv: string[]): Config {
   return {
     runs,
     smoke,
+    markdown: argv.includes('--markdown'),
     out:
       value('--out') ??
       (smoke
@@ -199,6 +202,7 @@ async function main(): Promise<void> {
       `\nagentstate benchmark (${config.smoke ? 'smoke' : 'full'}): ${info.cpu}, ${info.cores} cores, ` +
         `Node ${info.node}, ${info.date}\n\n${renderTable(rows, config.runs)}\n\n${renderTargets(targets)}\n`,
     );
+    if (config.markdown) process.stdout.write(`\n${renderMarkdown(rows, targets, config.runs)}\n`);
     await writeFile(
       config.out,
       `${JSON.stringify({ machine: info, config, rows, targets, raw: { w1, w2, w3, w4 } }, null, 2)}\n`,

@@ -95,7 +95,7 @@ export function renderMarkdown(
   for (const row of rows) {
     const { median, min, max } = row.summary;
     lines.push(
-      `| ${row.section}: ${row.name} | ${formatValue(median, row.unit)} | ${formatValue(min, row.unit)} | ${formatValue(max, row.unit)} |`,
+      `| ${row.section}: ${row.name.trim()} | ${formatValue(median, row.unit)} | ${formatValue(min, row.unit)} | ${formatValue(max, row.unit)} |`,
     );
   }
   lines.push('', '| target | measured | limit | |', '|---|---:|---:|---|');

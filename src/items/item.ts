@@ -33,8 +33,11 @@ export const ToolResultItem = z.object({
   isError: z.boolean().optional(),
 });
 
-/** One entry of a conversation. Plain JSON, stored as-is in the history log. */
-export const Item = z.union([
+/**
+ * One entry of a conversation. Plain JSON, stored as-is in the history log. Discriminated by
+ * `type` (then `role`), so validating an item checks one branch instead of trying each in turn.
+ */
+export const Item = z.discriminatedUnion('type', [
   z.discriminatedUnion('role', [UserMessageItem, AssistantMessageItem]),
   ToolCallItem,
   ToolResultItem,

@@ -26,6 +26,12 @@ export interface KvRange {
 export interface KvBackend {
   get(key: string): Promise<string | undefined>;
   getMany?(keys: string[]): Promise<(string | undefined)[]>;
+  /**
+   * Reads several keys synchronously, or returns `undefined` when it cannot right now. For
+   * keys this process just wrote (in LevelDB's memtable or cache) a synchronous read takes
+   * about a microsecond; the asynchronous one costs a thread-pool round trip.
+   */
+  getManySync?(keys: string[]): (string | undefined)[] | undefined;
   /** Applies every op or none of them. */
   write(ops: KvOp[]): Promise<void>;
   /** Entries of a range, ordered by key. */

@@ -120,7 +120,10 @@ export class KvSessionStore implements SessionStore {
     const delta =
       userUsageDelta && checkBeforeWrite('usage delta', userUsageDelta, UsageTotalsSchema);
     return this.serialized(async () => {
-      const [raw, rawTotals] = await getAll(this.backend, [recordKey, totalsKey]);
+      // The version check reads back keys this process wrote last (hot): synchronously if it can.
+      const [raw, rawTotals] =
+        this.backend.getManySync?.([recordKey, totalsKey]) ??
+        (await getAll(this.backend, [recordKey, totalsKey]));
       if (raw === undefined) throw new SessionNotFoundError(key.sessionId);
       const stored = this.decodeRecord(key, recordKey, raw);
       if (stored.version !== next.version) {

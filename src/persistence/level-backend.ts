@@ -9,6 +9,9 @@ import {
 } from './kv-backend.js';
 import type { StoreStats } from './session-store.js';
 
+/** Entries fetched per native call while iterating. */
+const ITERATE_CHUNK = 500;
+
 /**
  * {@link KvBackend} on LevelDB (`level`), with utf8 keys and values. The only module that
  * imports `level`. LevelDB allows one process per folder; the database opens when constructed
@@ -37,6 +40,11 @@ export class LevelBackend implements KvBackend {
     return this.db.getMany(keys);
   }
 
+  getManySync(keys: string[]): (string | undefined)[] | undefined {
+    if (this.db.status !== 'open') return undefined;
+    return keys.map((key) => this.db.getSync(key));
+  }
+
   async write(ops: KvOp[]): Promise<void> {
     if (ops.length === 0) return;
     const batch = this.db.batch();
@@ -62,7 +70,13 @@ export class LevelBackend implements KvBackend {
       ...(range.limit === undefined ? {} : { limit: range.limit }),
     });
     try {
-      for await (const entry of iterator) yield entry;
+      // In chunks: entry by entry costs a native round trip and a promise each (a cold
+      // 2,000-item history took 13 ms that way, 3 ms in chunks).
+      for (;;) {
+        const chunk = await iterator.nextv(ITERATE_CHUNK);
+        if (chunk.length === 0) break;
+        for (const entry of chunk) yield entry;
+      }
     } finally {
       await iterator.close();
     }

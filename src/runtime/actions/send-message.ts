@@ -1,4 +1,4 @@
-import { ulid } from 'ulid';
+import { newId } from '../new-id.js';
 import { toInputItems, type RunInput } from '../../items/item.js';
 import { emptyTotals } from '../../persistence/session-store.js';
 import { runBudget } from '../run-budget.js';
@@ -39,7 +39,7 @@ export function sendMessage<T = string>(
       const budget = await currentBudget(ctx);
       const historyStart = host.log.length;
       host.log.append(items);
-      const runId = ulid();
+      const runId = newId();
       host.log.startedRun(runId); // a new id: none of its steps can be in the store's journal
       host.send(
         {
