@@ -12,6 +12,7 @@ import type { SessionKey, SessionRecord, SessionStore } from '../persistence/ses
 import type { Clock } from './clock.js';
 import { SessionCommitter } from './session-committer.js';
 import { sessionStatusOf, stateName } from './session-status.js';
+import { PAUSED } from './session-view.js';
 
 export type SessionActor = Actor<typeof sessionMachine>;
 export type SessionSnapshot = SnapshotFrom<typeof sessionMachine>;
@@ -50,9 +51,6 @@ const hostMachine = sessionMachine.provide({
     }),
   },
 });
-
-/** States where a run waits for the outside world; the process may exit there. */
-const PAUSED = new Set(['awaitingApproval', 'interrupted']);
 
 /** Whether a call still waiting for approval has a deadline at or before `now`. */
 export function overdueApproval(run: RunMachineContext, now: number): boolean {

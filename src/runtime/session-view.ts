@@ -48,7 +48,8 @@ export function describeSession(record: SessionRecord): SessionView {
   };
 }
 
-const PAUSED = new Set(['awaitingApproval', 'interrupted']);
+/** Run states where a run waits for the outside world; the process may exit there. */
+export const PAUSED = new Set(['awaitingApproval', 'interrupted']);
 
 /** A stored run that is neither paused nor finished: restoring it would resume its steps. */
 export function runInFlight(record: SessionRecord): boolean {
