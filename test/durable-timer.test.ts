@@ -1,5 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { LevelSessionStore, RunState, type ToolResultItem } from '../src/index.js';
+import {
+  InvalidSessionTransitionError,
+  LevelSessionStore,
+  RunState,
+  writeMetadata,
+  type ToolResultItem,
+} from '../src/index.js';
 import { FakeClock } from '../src/testing.js';
 import { approvalAgent, callTools } from './helpers/approval-agent.js';
 import { TempStores } from './helpers/temp-store.js';
@@ -56,6 +62,21 @@ describe('durable approval deadlines', () => {
 
     const done = await agent.resume(again.state.approve('call_1_0'));
     expect(done.output).toBe('Done. send_email: sent to bob@example.com');
+  });
+
+  it('past the deadline, a settings action is refused instead of silently resuming the run', async () => {
+    const { agent, clock, counters, model, store } = await pausedWithDeadline();
+    const runtime = agent.runtimeFor(store);
+    const before = await runtime.getSessionInfo(key);
+    const modelCalls = model.calls.length;
+    clock.advance(TIMEOUT + 1);
+    await expect(runtime.execute(key, writeMetadata({ note: 'x' }))).rejects.toBeInstanceOf(
+      InvalidSessionTransitionError,
+    );
+    expect(await runtime.getSessionInfo(key)).toEqual(before);
+    expect(model.calls.length).toBe(modelCalls);
+    expect(counters.executed).toEqual({});
+    expect(clock.pendingSleepers).toBe(0);
   });
 
   it('past the deadline, resume rejects the call with reason timeout and the model reads why', async () => {

@@ -12,7 +12,7 @@ import type { SessionKey, SessionRecord, SessionStore } from '../persistence/ses
 import type { Clock } from './clock.js';
 import { SessionCommitter } from './session-committer.js';
 import { sessionStatusOf, stateName } from './session-status.js';
-import { PAUSED } from './session-view.js';
+import { runInFlight } from './run-activity.js';
 
 export type SessionActor = Actor<typeof sessionMachine>;
 export type SessionSnapshot = SnapshotFrom<typeof sessionMachine>;
@@ -51,14 +51,6 @@ const hostMachine = sessionMachine.provide({
     }),
   },
 });
-
-/** Whether a call still waiting for approval has a deadline at or before `now`. */
-export function overdueApproval(run: RunMachineContext, now: number): boolean {
-  return run.calls.some(
-    (c) =>
-      c.needsApproval && c.decision === undefined && c.deadline !== undefined && c.deadline <= now,
-  );
-}
 
 /**
  * One session loaded into this process: its actor (session machine with the run machine as
@@ -155,13 +147,7 @@ export class SessionHost {
 
   /** True while a run is in flight (not paused, not finished). */
   runInFlight(): boolean {
-    const run = this.runSnapshot();
-    if (run === undefined || run.status !== 'active') return false;
-    const state = stateName(run.value);
-    // A pending approval whose deadline has passed is not paused: its restored durable timer
-    // fires at once and rejects the call with reason `timeout` (invariant 7).
-    if (state === 'awaitingApproval') return overdueApproval(run.context, this.deps.clock.now());
-    return !PAUSED.has(state);
+    return runInFlight(this.runSnapshot(), this.deps.clock.now());
   }
 
   /** Resolves when the current run pauses or ends (or at once if none is in flight). */

@@ -27,7 +27,7 @@ import {
   type SessionRuntimeEventType,
 } from './session-events.js';
 import { SessionHost } from './session-host.js';
-import { describeSession, runInFlight, type SessionView } from './session-view.js';
+import { describeSession, storedRunInFlight, type SessionView } from './session-view.js';
 
 /** Supplies the agent bound to a session's context (created per action, or a shared binding). */
 export interface BindingSource {
@@ -203,7 +203,7 @@ export class SessionRuntime {
 
   private precheck(key: SessionKey, record: SessionRecord, action: SessionAction<unknown>): void {
     const view = describeSession(record);
-    if (runInFlight(record) && action.runs !== true) {
+    if (storedRunInFlight(record, this.clock.now()) && action.runs !== true) {
       throw new InvalidSessionTransitionError(
         key.sessionId,
         action.name,

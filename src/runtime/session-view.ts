@@ -5,6 +5,7 @@ import type {
   RunSummary,
 } from '../machines/session-types.js';
 import type { SessionInfo, SessionRecord } from '../persistence/session-store.js';
+import { runInFlight } from './run-activity.js';
 import { stateName } from './session-status.js';
 
 type StateValue = Parameters<typeof stateName>[0];
@@ -48,17 +49,7 @@ export function describeSession(record: SessionRecord): SessionView {
   };
 }
 
-/** Run states where a run waits for the outside world; the process may exit there. */
-export const PAUSED = new Set(['awaitingApproval', 'interrupted']);
-
-/** A stored run that is neither paused nor finished: restoring it would resume its steps. */
-export function runInFlight(record: SessionRecord): boolean {
-  const run = persistedRun(record);
-  return run?.value !== undefined && run.status === 'active' && !PAUSED.has(stateName(run.value));
-}
-
-/** A stored run that waits for approval, a budget or more turns. */
-export function runPaused(record: SessionRecord): boolean {
-  const run = persistedRun(record);
-  return run?.value !== undefined && PAUSED.has(stateName(run.value));
+/** A stored run that is neither finished nor paused: loading it would resume its steps. */
+export function storedRunInFlight(record: SessionRecord, now: number): boolean {
+  return runInFlight(persistedRun(record), now);
 }

@@ -1,0 +1,34 @@
+import type { RunMachineContext } from '../machines/run-types.js';
+import { stateName } from './session-status.js';
+
+type StateValue = Parameters<typeof stateName>[0];
+
+/** Run states where a run waits for the outside world; the process may exit there. */
+const PAUSED = new Set(['awaitingApproval', 'interrupted']);
+
+/** A run as seen live (an actor snapshot) or stored (a persisted snapshot). */
+export interface RunLike {
+  status?: string | undefined;
+  value?: StateValue | undefined;
+  context?: RunMachineContext | undefined;
+}
+
+/** Whether a call still waiting for approval has a deadline at or before `now`. */
+export function overdueApproval(run: RunMachineContext, now: number): boolean {
+  return run.calls.some(
+    (c) =>
+      c.needsApproval && c.decision === undefined && c.deadline !== undefined && c.deadline <= now,
+  );
+}
+
+/**
+ * Whether a run is in flight: neither finished nor paused. Loading a session with such a run
+ * restarts its steps. A pending approval whose deadline has passed is not paused: its restored
+ * durable timer fires at once and rejects the call with reason `timeout` (invariant 7).
+ */
+export function runInFlight(run: RunLike | undefined, now: number): boolean {
+  if (run?.value === undefined || run.status !== 'active') return false;
+  const state = stateName(run.value);
+  if (state === 'awaitingApproval') return run.context ? overdueApproval(run.context, now) : false;
+  return !PAUSED.has(state);
+}
