@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import {
-  Agent,
   InvalidSessionTransitionError,
   SessionNotFoundError,
   changeModel,
@@ -20,27 +19,16 @@ import { ScriptedModel } from '../src/testing.js';
 import {
   alice,
   callTool,
-  dangerTool,
-  echoModel,
   lastUserText,
   texts,
+  assistantSetup,
 } from './helpers/session-fixtures.js';
 import { TempStores } from './helpers/temp-store.js';
 
 const temps = new TempStores();
 afterEach(() => temps.cleanupAll());
 
-async function setup(model: ScriptedModel = echoModel()) {
-  const { store } = await temps.open();
-  const agent = new Agent({
-    name: 'assistant',
-    instructions: 'Be brief.',
-    model,
-    store,
-    tools: [dangerTool],
-  });
-  return { store, agent, model, runtime: agent.runtimeFor(store) };
-}
+const setup = (model?: ScriptedModel) => assistantSetup(temps, model, 'Be brief.');
 
 async function expectRefused(
   runtime: SessionRuntime,

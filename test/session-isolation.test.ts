@@ -1,31 +1,20 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  Agent,
-  SessionNotFoundError,
-  forkSession,
-  sendMessage,
-  writeMetadata,
-} from '../src/index.js';
+import { SessionNotFoundError, forkSession, sendMessage, writeMetadata } from '../src/index.js';
 import { ScriptedModel } from '../src/testing.js';
 import {
   alice,
   bob,
   callTool,
-  dangerTool,
-  echoModel,
   nextTick,
   texts,
+  assistantSetup,
 } from './helpers/session-fixtures.js';
 import { TempStores } from './helpers/temp-store.js';
 
 const temps = new TempStores();
 afterEach(() => temps.cleanupAll());
 
-async function setup(model: ScriptedModel = echoModel()) {
-  const { store } = await temps.open();
-  const agent = new Agent({ name: 'assistant', model, store, tools: [dangerTool] });
-  return { store, agent, model, runtime: agent.runtimeFor(store) };
-}
+const setup = (model?: ScriptedModel) => assistantSetup(temps, model);
 
 /** Collects the process warnings of one type emitted while `fn` runs (and the tick after). */
 async function warningsDuring(type: string, fn: () => Promise<unknown>): Promise<Error[]> {

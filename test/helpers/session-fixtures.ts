@@ -4,6 +4,8 @@ import type { ModelRequest } from '../../src/models/model.js';
 import type { KvSessionStore } from '../../src/persistence/kv-session-store.js';
 import type { SessionKey } from '../../src/persistence/session-store.js';
 import { tool } from '../../src/tools/tool.js';
+import { Agent } from '../../src/runtime/agent.js';
+import type { TempStores } from './temp-store.js';
 import { ScriptedModel, type ScriptedResponse } from '../../src/testing.js';
 
 export const alice = (sessionId: string): SessionKey => ({ sessionId, userId: 'alice' });
@@ -84,3 +86,14 @@ export async function dumpBackend(store: KvSessionStore): Promise<[string, strin
 
 /** Resolves after pending process warnings were delivered (Node emits them on a later tick). */
 export const nextTick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** A LevelDB-backed agent with the echo model and the approval-gated tool, plus its runtime. */
+export async function assistantSetup(
+  temps: TempStores,
+  model: ScriptedModel = echoModel(),
+  instructions?: string,
+) {
+  const { store } = await temps.open();
+  const agent = new Agent({ name: 'assistant', instructions, model, store, tools: [dangerTool] });
+  return { store, agent, model, runtime: agent.runtimeFor(store) };
+}
