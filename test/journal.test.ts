@@ -88,7 +88,11 @@ describe('step journal', () => {
       [4, 'model', true],
       undefined,
     ]);
-    expect(entries[1]?.output).toEqual({ callId: 'call_1_0', isError: false });
+    expect(entries[1]?.output).toEqual({
+      callId: 'call_1_0',
+      isError: false,
+      result: { type: 'tool_result', callId: 'call_1_0', name: 'lookup', output: 'owl: found' },
+    });
     // Only calls of tools that declare a check are evaluated (lookup has none).
     expect(entries[3]?.output).toMatchObject({
       decisions: [{ callId: 'call_1_1', needsApproval: true }],

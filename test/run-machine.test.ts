@@ -141,7 +141,11 @@ describe('run machine (pure, with fake actors)', () => {
 
     const plain = start({ model: () => Promise.reject(new TypeError('bad')) });
     const failed = await waitFor(plain.actor, (s) => s.status === 'done');
-    expect(failed.context.error).toEqual({ name: 'TypeError', message: 'bad', code: 'UNKNOWN' });
+    expect(failed.context.error).toEqual({
+      name: 'TypeError',
+      message: 'bad',
+      code: 'MODEL_ERROR',
+    });
   });
 
   it('keeps its context plain JSON at every step', async () => {

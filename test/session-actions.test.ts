@@ -114,7 +114,7 @@ describe('session machine through actions', () => {
     await expect(runtime.getSessionInfo(alice('s'))).rejects.toMatchObject({
       code: 'SESSION_NOT_FOUND',
     });
-    expect(await store.readHistory(alice('s'))).toEqual([]);
+    await expect(store.readHistory(alice('s'))).rejects.toBeInstanceOf(SessionNotFoundError);
     expect((await runtime.listSessions({ userId: 'alice' })).sessions).toEqual([]);
   });
 

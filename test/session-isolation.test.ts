@@ -51,7 +51,7 @@ describe('userId is a hard partition', () => {
       code: 'SESSION_NOT_FOUND',
     });
     expect((await runtime.listSessions({ userId: 'bob' })).sessions).toEqual([]);
-    expect(await store.readHistory(bob('chat'))).toEqual([]);
+    await expect(store.readHistory(bob('chat'))).rejects.toBeInstanceOf(SessionNotFoundError);
     expect(await store.load(alice('chat'))).toEqual(before);
   });
 

@@ -1,6 +1,7 @@
 import { fromPromise } from 'xstate';
 import { withRunContext } from '../context/run-context-storage.js';
 import type { ApprovalCheckInput, ApprovalCheckOutput } from '../machines/run-types.js';
+import { ApprovalCheckError } from '../errors/run-errors.js';
 import { parseToolArguments } from '../tools/invoke-tool.js';
 import { stepDepsOf, type StepDepsSource } from './step-deps.js';
 
@@ -20,17 +21,23 @@ export function approvalCheck(source: StepDepsSource) {
       input.calls.map(async (call) => {
         const t = deps.tools.get(call.name);
         const parsed = t ? parseToolArguments(t, call.arguments) : undefined;
-        if (!t || !parsed?.ok) return { callId: call.callId, needsApproval: false };
+        const id = { callId: call.callId, step: call.step };
+        if (!t || !parsed?.ok) return { ...id, needsApproval: false };
         const rule = t.needsApproval;
-        const needsApproval =
-          typeof rule === 'function'
-            ? await withRunContext(context, () => rule(parsed.args, context))
-            : rule;
+        let needsApproval: boolean;
+        try {
+          needsApproval =
+            typeof rule === 'function'
+              ? await withRunContext(context, () => rule(parsed.args, context))
+              : rule;
+        } catch (error) {
+          throw new ApprovalCheckError(t.name, error, { runId: input.runId });
+        }
         const deadline =
           needsApproval && deps.approvalTimeoutMs !== undefined
             ? now + deps.approvalTimeoutMs
             : undefined;
-        return { callId: call.callId, needsApproval, deadline };
+        return { ...id, needsApproval, deadline };
       }),
     );
     const output: ApprovalCheckOutput = { decisions };

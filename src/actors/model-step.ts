@@ -69,21 +69,29 @@ export function modelStep(source: StepDepsSource) {
       response = await callModel(deps, request, input.runId, combinedSignal(deps, signal));
     } catch (error) {
       if (error instanceof AgentStateError) throw error;
-      throw new ModelError(serializeError(error).message, { runId: input.runId, cause: error });
+      throw new ModelError(serializeError(error, 'MODEL_ERROR').message, {
+        runId: input.runId,
+        cause: error,
+      });
     }
     const agent = deps.agentName;
+    // A call without an id still needs its result matched to it: name it after its step.
+    const toolCalls = response.toolCalls.map((c, i) =>
+      c.callId ? c : { ...c, callId: `call_${input.runId}_${input.step + 1 + i}` },
+    );
     const items: Item[] = [];
     if (response.text)
       items.push({ type: 'message', role: 'assistant', content: response.text, agent });
-    items.push(...response.toolCalls.map((c) => ({ ...c, agent })));
+    items.push(...toolCalls.map((c) => ({ ...c, agent })));
     const output: ModelStepOutput = {
       text: response.text,
-      toolCalls: response.toolCalls.map((c) => ({
+      toolCalls: toolCalls.map((c) => ({
         ...c,
         check: (deps.tools.get(c.name)?.needsApproval ?? false) !== false,
       })),
+      historyEnd: deps.log.length + items.length,
       usage: { ...response.usage, costUsd: costUsd(response.model, response.usage, deps.prices) },
-      ...(response.toolCalls.length === 0 ? parseStructured(deps, response.text) : {}),
+      ...(toolCalls.length === 0 ? parseStructured(deps, response.text) : {}),
     };
     deps.log.record(
       { runId: input.runId, step: input.step, kind: 'model', output, at: deps.clock.now() },

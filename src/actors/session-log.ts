@@ -1,6 +1,8 @@
 import type { Item } from '../items/item.js';
 import type { JournalEntry, SessionKey, SessionStore } from '../persistence/session-store.js';
 
+const stepId = (runId: string, step: number): string => `${step}:${runId}`;
+
 /**
  * The in-process view of one session's history and journal: what is committed plus what the
  * running steps produced since the last commit. Steps `record` their result here; the
@@ -14,12 +16,15 @@ export class SessionLog {
   /** Drained into a save that has not finished yet: still part of the view. */
   private savingItems: Item[] = [];
   private savingJournal: JournalEntry[] = [];
+  /** Items placed ahead of their position, released once every earlier one is there. */
+  private readonly placed = new Map<number, Item>();
   /**
-   * Runs started by this process (fresh ids): the store holds no journal entry of theirs but
-   * those committed here, listed in `committedSteps`, so looking up the rest needs no read.
+   * Journal entries known to be committed, by step: those of the restored run (read and
+   * checked when the session was loaded) and those committed since. For a run started here
+   * or restored, the store holds nothing else, so a step not found needs no read.
    */
-  private readonly freshRuns = new Set<string>();
-  private readonly committedSteps = new Set<string>();
+  private readonly known = new Map<string, JournalEntry>();
+  private readonly completeRuns = new Set<string>();
 
   constructor(
     private readonly store: SessionStore,
@@ -54,17 +59,37 @@ export class SessionLog {
     this.pendingItems.push(...items);
   }
 
-  /** Notes a run started here with a new id: its steps are not in the store's journal. */
-  startedRun(runId: string): void {
-    this.freshRuns.add(runId);
+  /**
+   * Puts an item at a fixed history position (a parallel tool call's result goes where the
+   * model's call order puts it, whatever order the calls finish in). An item whose position
+   * the log already holds was placed before (a replayed step) and is ignored.
+   */
+  place(position: number, item: Item): void {
+    if (position < this.length) return;
+    this.placed.set(position, item);
+    for (let next = this.placed.get(this.length); next; next = this.placed.get(this.length)) {
+      this.placed.delete(this.length);
+      this.pendingItems.push(next);
+    }
   }
 
-  /** A step's journaled result: pending ones first, then the store. */
+  /**
+   * Notes that every committed journal entry of `runId` is `entries` (a run started here with
+   * a new id has none; a restored one has what the store held when it was loaded).
+   */
+  knowRun(runId: string, entries: readonly JournalEntry[] = []): void {
+    this.completeRuns.add(runId);
+    for (const entry of entries) this.known.set(stepId(entry.runId, entry.step), entry);
+  }
+
+  /** A step's journaled result: pending ones first, then committed ones. */
   async find(runId: string, step: number): Promise<JournalEntry | undefined> {
     const match = (e: JournalEntry) => e.runId === runId && e.step === step;
-    const pending = this.pendingJournal.find(match) ?? this.savingJournal.find(match);
-    if (pending) return pending;
-    if (this.freshRuns.has(runId) && !this.committedSteps.has(`${step}:${runId}`)) return undefined;
+    const found =
+      this.pendingJournal.find(match) ??
+      this.savingJournal.find(match) ??
+      this.known.get(stepId(runId, step));
+    if (found || this.completeRuns.has(runId)) return found;
     return this.store.readJournal(this.key, runId, step);
   }
 
@@ -88,8 +113,9 @@ export class SessionLog {
     this.items.push(...items);
     this.savingItems = this.savingItems.slice(items.length);
     this.savingJournal = this.savingJournal.filter((e) => !journal.includes(e));
-    for (const e of journal)
-      if (this.freshRuns.has(e.runId)) this.committedSteps.add(`${e.step}:${e.runId}`);
+    for (const e of journal) {
+      if (this.completeRuns.has(e.runId)) this.known.set(stepId(e.runId, e.step), e);
+    }
   }
 
   /** Puts drained writes back in front after a failed save, so nothing is silently lost. */

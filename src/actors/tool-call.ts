@@ -13,7 +13,13 @@ export function toolCall(source: StepDepsSource) {
   return fromPromise<ToolCallOutput, ToolCallInput>(async ({ input, signal, system }) => {
     const deps = stepDepsOf(source, system);
     const hit = await deps.log.find(input.runId, input.step);
-    if (hit) return hit.output as ToolCallOutput;
+    if (hit) {
+      const replayed = hit.output as ToolCallOutput;
+      if (input.position !== undefined && replayed.result) {
+        deps.log.place(input.position, replayed.result);
+      }
+      return replayed;
+    }
     await deps.durable();
     const { call, runId } = input;
     deps.progress?.({
@@ -37,10 +43,16 @@ export function toolCall(source: StepDepsSource) {
           deps.contextFor(runId),
           combinedSignal(deps, signal),
         );
-    const output: ToolCallOutput = { callId: call.callId, isError: result.isError === true };
-    deps.log.record({ runId, step: input.step, kind: 'tool', output, at: deps.clock.now() }, [
-      result,
-    ]);
+    const output = toolOutput(result);
+    const entry = { runId, step: input.step, kind: 'tool' as const, output, at: deps.clock.now() };
+    if (input.position === undefined) {
+      // A run from before results were ordered: its result joins in finishing order.
+      deps.log.record(entry, [result]);
+    } else {
+      // Journaled at once (a finished call must not run again), placed in the model's order.
+      deps.log.record(entry);
+      deps.log.place(input.position, result);
+    }
     deps.progress?.({
       type: 'tool_call_finished',
       runId,
@@ -51,4 +63,8 @@ export function toolCall(source: StepDepsSource) {
     });
     return output;
   });
+}
+
+function toolOutput(result: ToolResultItem): ToolCallOutput {
+  return { callId: result.callId, isError: result.isError === true, result };
 }

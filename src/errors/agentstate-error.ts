@@ -1,25 +1,41 @@
 /**
- * Stable error codes. Every error the runtime raises carries one of these, so callers can
- * branch on `error.code` without string-matching messages.
+ * Every stable error code, in one list: every error the runtime raises carries one of these,
+ * so callers can branch on `error.code` without string-matching messages. The README lists
+ * exactly this set (a test checks it).
  */
-export type ErrorCode =
-  | 'NO_ACTIVE_RUN'
-  | 'MAX_TURNS_EXCEEDED'
-  | 'MODEL_ERROR'
-  | 'MODEL_BEHAVIOR'
-  | 'SCRIPT_EXHAUSTED'
-  | 'OUTPUT_VALIDATION'
-  | 'RUN_CANCELLED'
-  | 'SESSION_NOT_FOUND'
-  | 'SESSION_CONFLICT'
-  | 'INVALID_SESSION_TRANSITION'
-  | 'INVALID_SESSION_RECORD'
-  | 'UNSUPPORTED_SCHEMA_VERSION'
-  | 'SESSION_SAVE_FAILED'
-  | 'NOTHING_TO_RESUME'
-  | 'INVALID_RUN_STATE'
-  | 'UNKNOWN_CALL'
-  | 'RESTORE_FAILED';
+export const ERROR_CODES = [
+  'NO_ACTIVE_RUN',
+  'MAX_TURNS_EXCEEDED',
+  'MODEL_ERROR',
+  'MODEL_BEHAVIOR',
+  'SCRIPT_EXHAUSTED',
+  'OUTPUT_VALIDATION',
+  'RUN_CANCELLED',
+  'APPROVAL_CHECK_FAILED',
+  'TOOL_STEP_FAILED',
+  'TOOLKIT_FAILED',
+  'INSTRUCTIONS_FAILED',
+  'INVALID_SCHEMA',
+  'SESSION_NOT_FOUND',
+  'SESSION_CONFLICT',
+  'INVALID_SESSION_TRANSITION',
+  'INVALID_SESSION_RECORD',
+  'UNSUPPORTED_SCHEMA_VERSION',
+  'SESSION_SAVE_FAILED',
+  'STORE_LOCKED',
+  'STORE_OPEN_FAILED',
+  'NOTHING_TO_RESUME',
+  'INVALID_RUN_STATE',
+  'UNKNOWN_CALL',
+  'RESTORE_FAILED',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** Whether `code` is one of {@link ERROR_CODES}. */
+export function isErrorCode(code: unknown): code is ErrorCode {
+  return typeof code === 'string' && (ERROR_CODES as readonly string[]).includes(code);
+}
 
 /** Where an error happened, when known. */
 export interface ErrorScope {
@@ -54,9 +70,25 @@ export class AgentStateError extends Error {
   }
 }
 
-/** Turns anything thrown into the plain `{ name, message, code }` stored in snapshots. */
-export function serializeError(error: unknown): SerializedError {
+/**
+ * Turns anything thrown into the plain `{ name, message, code }` stored in snapshots. An error
+ * that carries no agentstate code gets `fallback`: the code of the step that failed.
+ */
+export function serializeError(error: unknown, fallback: ErrorCode): SerializedError {
   if (error instanceof AgentStateError) return error.toJSON();
-  if (error instanceof Error) return { name: error.name, message: error.message, code: 'UNKNOWN' };
-  return { name: 'Error', message: String(error), code: 'UNKNOWN' };
+  const e = (typeof error === 'object' && error !== null ? error : {}) as {
+    name?: unknown;
+    message?: unknown;
+    code?: unknown;
+  };
+  return {
+    name: typeof e.name === 'string' ? e.name : 'Error',
+    message: typeof e.message === 'string' ? e.message : String(error),
+    code: isErrorCode(e.code) ? e.code : fallback,
+  };
+}
+
+/** The message of a thrown value, for wrapping it in a typed error. */
+export function causeText(cause: unknown): string {
+  return cause instanceof Error ? cause.message : String(cause);
 }

@@ -1,4 +1,4 @@
-import { AgentStateError, type ErrorCode, type SerializedError } from './agentstate-error.js';
+import { AgentStateError, isErrorCode, type SerializedError } from './agentstate-error.js';
 import { ModelError, OutputValidationError } from './run-errors.js';
 
 /** Rebuilds a typed error from its stored `{ name, message, code }` form. */
@@ -12,11 +12,9 @@ export function errorFromSerialized(
     case 'MODEL_ERROR':
       return new ModelError(error.message, scope);
     default: {
-      const rebuilt = new AgentStateError(
-        (error.code as ErrorCode) ?? 'MODEL_ERROR',
-        error.message,
-        scope,
-      );
+      // Runs failed by agentstate 0.1 may carry its `UNKNOWN`; their step was a model call.
+      const code = isErrorCode(error.code) ? error.code : 'MODEL_ERROR';
+      const rebuilt = new AgentStateError(code, error.message, scope);
       rebuilt.name = error.name;
       return rebuilt;
     }

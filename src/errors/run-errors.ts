@@ -1,4 +1,4 @@
-import { AgentStateError, type ErrorScope } from './agentstate-error.js';
+import { AgentStateError, causeText, type ErrorScope } from './agentstate-error.js';
 
 /** `getRunContext()` was called outside of any run or `withRunContext` block. */
 export class NoActiveRunError extends AgentStateError {
@@ -61,5 +61,48 @@ export class InvalidRunStateError extends AgentStateError {
 export class UnknownCallError extends AgentStateError {
   constructor(callId: string, scope: ErrorScope = {}) {
     super('UNKNOWN_CALL', `No tool call "${callId}" is waiting for approval`, scope);
+  }
+}
+
+/** A tool's `needsApproval` function threw: the run cannot tell whether the call may run. */
+export class ApprovalCheckError extends AgentStateError {
+  constructor(toolName: string, cause: unknown, scope: ErrorScope = {}) {
+    super(
+      'APPROVAL_CHECK_FAILED',
+      `needsApproval of tool "${toolName}" threw: ${causeText(cause)}`,
+      { ...scope, cause },
+    );
+  }
+}
+
+/** A toolkit's `create` or `close` threw. */
+export class ToolkitError extends AgentStateError {
+  constructor(toolkit: string, phase: 'create' | 'close', cause: unknown, scope: ErrorScope = {}) {
+    super('TOOLKIT_FAILED', `Toolkit "${toolkit}" failed to ${phase}: ${causeText(cause)}`, {
+      ...scope,
+      cause,
+    });
+  }
+}
+
+/** The agent's `instructions` function threw. */
+export class InstructionsError extends AgentStateError {
+  constructor(agent: string, cause: unknown, scope: ErrorScope = {}) {
+    super(
+      'INSTRUCTIONS_FAILED',
+      `The instructions of agent "${agent}" threw: ${causeText(cause)}`,
+      { ...scope, cause },
+    );
+  }
+}
+
+/** A zod schema (tool parameters, `outputType`) has no JSON Schema form for the model. */
+export class InvalidSchemaError extends AgentStateError {
+  constructor(what: string, cause: unknown) {
+    super(
+      'INVALID_SCHEMA',
+      `${what} cannot be described to the model as JSON Schema: ${causeText(cause)}`,
+      { cause },
+    );
   }
 }

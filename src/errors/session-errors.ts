@@ -1,4 +1,4 @@
-import { AgentStateError, type ErrorScope } from './agentstate-error.js';
+import { AgentStateError, causeText, type ErrorScope } from './agentstate-error.js';
 
 /** No session with this id exists for this user (another user's session looks the same). */
 export class SessionNotFoundError extends AgentStateError {
@@ -39,12 +39,22 @@ export class InvalidSessionTransitionError extends AgentStateError {
   }
 }
 
-/** A stored record failed validation. Names the key; nothing was overwritten. */
+/**
+ * A stored value failed its integrity or schema check, or one is missing. Names the key (and
+ * the field, when one is to blame); nothing was overwritten.
+ */
 export class InvalidSessionRecordError extends AgentStateError {
   readonly key: string;
-  constructor(key: string, reason: string, scope: ErrorScope = {}) {
-    super('INVALID_SESSION_RECORD', `Stored record "${key}" is invalid: ${reason}`, scope);
+  /** Dotted path of the offending field inside the value, when the value was readable. */
+  readonly field: string | undefined;
+  constructor(key: string, reason: string, scope: ErrorScope & { field?: string } = {}) {
+    super(
+      'INVALID_SESSION_RECORD',
+      `Stored record "${key}" is invalid${scope.field ? ` at "${scope.field}"` : ''}: ${reason}`,
+      scope,
+    );
     this.key = key;
+    this.field = scope.field;
   }
 }
 
@@ -92,5 +102,34 @@ export class RestoreFailedError extends AgentStateError {
     super('RESTORE_FAILED', `Session "${sessionId}" could not be restored: ${reason}`, {
       sessionId,
     });
+  }
+}
+
+/** The LevelDB folder is held by another process (or another open store in this one). */
+export class StoreLockedError extends AgentStateError {
+  readonly path: string;
+  constructor(path: string, cause: unknown) {
+    super(
+      'STORE_LOCKED',
+      `The LevelDB folder "${path}" is locked: one process at a time may open a LevelDB folder. ` +
+        'Close the other store or process, or give this one its own folder.',
+      { cause },
+    );
+    this.path = path;
+  }
+}
+
+/** The LevelDB folder could not be opened (a missing permission, a damaged database, ...). */
+export class StoreOpenFailedError extends AgentStateError {
+  readonly path: string;
+  constructor(path: string, cause: unknown) {
+    super(
+      'STORE_OPEN_FAILED',
+      `The LevelDB folder "${path}" could not be opened: ${causeText(cause)}`,
+      {
+        cause,
+      },
+    );
+    this.path = path;
   }
 }

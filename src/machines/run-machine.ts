@@ -15,6 +15,7 @@ import type {
   ToolCallOutput,
 } from './run-types.js';
 import { addUsage, zeroUsage } from './run-types.js';
+import { serializeError } from '../errors/agentstate-error.js';
 
 /** Done and error events of the spawned `toolCall` children (one per call id). */
 type ToolCallDoneEvent = {
@@ -85,7 +86,7 @@ export const runMachine = setup({
   actions: {
     spawnToolCalls: enqueueActions(({ context, enqueue, self }) => {
       const running = self.getSnapshot().children as Record<string, unknown>;
-      for (const call of context.calls) {
+      for (const [index, call] of context.calls.entries()) {
         if (call.done || running[toolActorId(call)]) continue;
         const rejection =
           call.decision === 'rejected'
@@ -105,6 +106,7 @@ export const runMachine = setup({
             step: call.step,
             call: { callId: call.callId, name: call.name, arguments: call.arguments },
             rejection,
+            position: context.resultsAt === undefined ? undefined : context.resultsAt + index,
           },
         });
       }
@@ -159,6 +161,7 @@ export const runMachine = setup({
               output: out.text,
               structured: out.structured,
               error: out.outputError,
+              resultsAt: out.historyEnd,
               calls: out.toolCalls.map((c, i) => ({
                 callId: c.callId,
                 name: c.name,
@@ -173,7 +176,7 @@ export const runMachine = setup({
         },
         onError: {
           target: 'failed',
-          actions: assign({ error: ({ event }) => toSerialized(event.error) }),
+          actions: assign({ error: ({ event }) => serializeError(event.error, 'MODEL_ERROR') }),
         },
       },
     },
@@ -198,7 +201,12 @@ export const runMachine = setup({
               step: context.step,
               calls: context.calls
                 .filter((c) => c.check)
-                .map(({ callId, name, arguments: args }) => ({ callId, name, arguments: args })),
+                .map(({ callId, name, arguments: args, step }) => ({
+                  callId,
+                  name,
+                  arguments: args,
+                  step,
+                })),
             }),
             onDone: {
               target: 'gate',
@@ -207,7 +215,10 @@ export const runMachine = setup({
                 return {
                   step: context.step + 1,
                   calls: context.calls.map((c) => {
-                    const d = event.output.decisions.find((x) => x.callId === c.callId);
+                    // By step: call ids may repeat (decisions journaled by 0.1 have no step).
+                    const d = event.output.decisions.find((x) =>
+                      x.step === undefined ? x.callId === c.callId : x.step === c.step,
+                    );
                     if (!d?.needsApproval) return c;
                     const always = standing[c.name];
                     if (always) {
@@ -226,7 +237,9 @@ export const runMachine = setup({
             },
             onError: {
               target: '#run.failed',
-              actions: assign({ error: ({ event }) => toSerialized(event.error) }),
+              actions: assign({
+                error: ({ event }) => serializeError(event.error, 'APPROVAL_CHECK_FAILED'),
+              }),
             },
           },
         },
@@ -282,18 +295,19 @@ export const runMachine = setup({
           actions: [
             stopChild(({ event }) => event.actorId),
             assign({
-              calls: ({ context, event }) => {
-                const out = event.output;
-                return context.calls.map((c) =>
-                  c.callId === out.callId ? { ...c, done: true } : c,
-                );
-              },
+              // By the child's id (the call's step), not the call id: call ids may repeat.
+              calls: ({ context, event }) =>
+                context.calls.map((c) =>
+                  toolActorId(c) === event.actorId ? { ...c, done: true } : c,
+                ),
             }),
           ],
         },
         'xstate.error.actor.*': {
           target: 'failed',
-          actions: assign({ error: ({ event }) => toSerialized(event.error) }),
+          actions: assign({
+            error: ({ event }) => serializeError(event.error, 'TOOL_STEP_FAILED'),
+          }),
         },
       },
       always: { guard: 'allCallsDone', target: 'turnStart' },
@@ -356,15 +370,6 @@ function decide(
       }
       return c;
     }),
-  };
-}
-
-function toSerialized(error: unknown): { name: string; message: string; code: string } {
-  const e = (error ?? {}) as { name?: string; message?: string; code?: string };
-  return {
-    name: e.name ?? 'Error',
-    message: e.message ?? String(error),
-    code: e.code ?? 'UNKNOWN',
   };
 }
 

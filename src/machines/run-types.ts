@@ -1,5 +1,5 @@
 import type { SerializedError } from '../errors/agentstate-error.js';
-import type { ToolCallItem } from '../items/item.js';
+import type { ToolCallItem, ToolResultItem } from '../items/item.js';
 
 /** Tokens and cost of a run so far. Plain JSON. */
 export interface RunUsage {
@@ -83,6 +83,12 @@ export interface RunMachineContext extends RunMachineInput {
   outcome?: RunFinalStatus | undefined;
   /** `always` decisions taken during this run, merged into the session when it ends. */
   newDecisions: Record<string, StandingDecision>;
+  /**
+   * History position of the current turn's first tool result: call `i`'s result goes at
+   * `resultsAt + i`, in the order the model made the calls. Absent in runs started before
+   * agentstate kept that order (their results went in finishing order).
+   */
+  resultsAt?: number | undefined;
 }
 
 export type RunFinalStatus = 'completed' | 'failed' | 'cancelled';
@@ -117,16 +123,25 @@ export interface ModelStepOutput {
   usage: RunUsage;
   structured?: unknown;
   outputError?: SerializedError | undefined;
+  /** History length once this answer's items were added: where its tool results start. */
+  historyEnd?: number | undefined;
 }
 
 export interface ApprovalCheckInput {
   runId: string;
   step: number;
-  calls: { callId: string; name: string; arguments: string }[];
+  /** `step` is the call's own journal step: it tells calls apart when call ids repeat. */
+  calls: { callId: string; name: string; arguments: string; step?: number | undefined }[];
 }
 
 export interface ApprovalCheckOutput {
-  decisions: { callId: string; needsApproval: boolean; deadline?: number | undefined }[];
+  decisions: {
+    callId: string;
+    /** The call's journal step (absent in decisions journaled by agentstate 0.1). */
+    step?: number | undefined;
+    needsApproval: boolean;
+    deadline?: number | undefined;
+  }[];
 }
 
 export interface ToolCallInput {
@@ -135,11 +150,15 @@ export interface ToolCallInput {
   call: { callId: string; name: string; arguments: string };
   /** Set when the call was rejected: the model is shown this instead of running the tool. */
   rejection?: { message: string; reason: string } | undefined;
+  /** History position of the result (see `RunMachineContext.resultsAt`). */
+  position?: number | undefined;
 }
 
 export interface ToolCallOutput {
   callId: string;
   isError: boolean;
+  /** The result item, journaled so a replay can still place it in the history. */
+  result?: ToolResultItem | undefined;
 }
 
 export interface DurableTimerInput {

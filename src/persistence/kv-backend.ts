@@ -36,6 +36,8 @@ export interface KvBackend {
   write(ops: KvOp[]): Promise<void>;
   /** Entries of a range, ordered by key. */
   iterate(range: KvRange): AsyncIterable<[string, string]>;
+  /** Keys of a range, ordered by key, without reading their values. */
+  keys(range: KvRange): AsyncIterable<string>;
   /** Batches and bytes (utf8 length of every key and value put) written since opening. */
   stats(): StoreStats;
   close(): Promise<void>;

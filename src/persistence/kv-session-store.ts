@@ -1,4 +1,5 @@
 import { Item } from '../items/item.js';
+import { AgentStateError } from '../errors/agentstate-error.js';
 import {
   InvalidSessionRecordError,
   SessionConflictError,
@@ -6,7 +7,10 @@ import {
   SessionSaveFailedError,
 } from '../errors/session-errors.js';
 import { getAll, type KvBackend, type KvOp } from './kv-backend.js';
+import { readHistoryRange } from './history-reader.js';
+import { scanListing } from './listing-scan.js';
 import type { Migration } from './migrations.js';
+import { hasNamedOwners, readOwnerTotals } from './owner-totals.js';
 import { SessionRecordCodec } from './session-record-codec.js';
 import * as keys from './session-keys.js';
 import {
@@ -15,6 +19,7 @@ import {
   UsageTotalsSchema,
   checkBeforeWrite,
   decodeStored,
+  encodeStored,
   toJournalEntry,
   toSessionInfo,
   toUsageTotals,
@@ -23,6 +28,7 @@ import {
   emptyTotals,
   type JournalEntry,
   type ListSessionsQuery,
+  type LoadedSession,
   type SessionCommit,
   type SessionKey,
   type SessionPage,
@@ -62,9 +68,11 @@ function checkIndex(value: number, what: string): void {
 
 /**
  * The session store logic over any ordered {@link KvBackend}: optimistic versions, one atomic
- * batch per save, userId as a hard key partition, schema-versioned records. Writes are
- * serialized in process, so each check-then-write is atomic (LevelDB allows one process per
- * folder). Reads never write.
+ * batch per save, userId as a hard key partition, schema-versioned records. Every value is
+ * sealed with a checksum of its key and bytes and checked on read, with the history log's
+ * positions, the listing index and the owner's totals, so damage is a typed error naming the
+ * key, never different data. Writes are serialized in process, so each check-then-write is
+ * atomic (LevelDB allows one process per folder). Reads never write.
  */
 export class KvSessionStore implements SessionStore {
   /** The raw key-value backend (exposed for tests and tools; see `session-keys.ts`). */
@@ -86,16 +94,18 @@ export class KvSessionStore implements SessionStore {
     }
     const key = keyOf(record);
     const recordKey = keys.recordKey(key);
+    const totalsKey = keys.userTotalsKey(key.userId);
     const ops = [
-      put(recordKey, this.codec.encode(record)),
-      put(keys.listIndexKey(key), JSON.stringify(toSessionInfo(record))),
-      put(keys.ownerMarkerKey(key.userId), '1'),
+      put(recordKey, this.codec.encode(recordKey, record)),
+      this.listingOp(record),
       ...this.historyOps(key, 0, items),
     ];
     return this.serialized(async () => {
-      if ((await this.backend.get(recordKey)) !== undefined) {
-        throw new SessionConflictError(record.sessionId, 0, undefined);
-      }
+      const [existing, rawTotals] = await getAll(this.backend, [recordKey, totalsKey]);
+      if (existing !== undefined) throw new SessionConflictError(record.sessionId, 0, undefined);
+      // Checked before writing: a damaged totals record fails the create, not a later save.
+      await readOwnerTotals(this.backend, key.userId, rawTotals);
+      if (rawTotals === undefined) ops.push(put(totalsKey, encodeStored(totalsKey, emptyTotals())));
       await this.apply(record.sessionId, ops);
       return record;
     });
@@ -103,9 +113,18 @@ export class KvSessionStore implements SessionStore {
 
   async load(key: SessionKey): Promise<SessionRecord> {
     const recordKey = keys.recordKey(key);
-    const raw = await this.backend.get(recordKey);
-    if (raw === undefined) throw new SessionNotFoundError(key.sessionId);
-    return this.decodeRecord(key, recordKey, raw);
+    const indexKey = keys.listIndexKey(key);
+    const [raw, rawIndex] = await getAll(this.backend, [recordKey, indexKey]);
+    return this.checkedRecord(key, raw, rawIndex);
+  }
+
+  async loadForUpdate(key: SessionKey): Promise<LoadedSession> {
+    const recordKey = keys.recordKey(key);
+    const indexKey = keys.listIndexKey(key);
+    const totalsKey = keys.userTotalsKey(key.userId);
+    const [raw, rawIndex, rawTotals] = await getAll(this.backend, [recordKey, indexKey, totalsKey]);
+    const record = this.checkedRecord(key, raw, rawIndex);
+    return { record, userUsage: await readOwnerTotals(this.backend, key.userId, rawTotals) };
   }
 
   async save(commit: SessionCommit): Promise<SessionRecord> {
@@ -115,7 +134,8 @@ export class KvSessionStore implements SessionStore {
     const totalsKey = keys.userTotalsKey(key.userId);
     const journalOps = journal.map((entry) => {
       const checked = checkBeforeWrite('journal entry', entry, JournalEntrySchema);
-      return put(keys.journalKey(key, checked.runId, checked.step), JSON.stringify(checked));
+      const entryKey = keys.journalKey(key, checked.runId, checked.step);
+      return put(entryKey, encodeStored(entryKey, checked));
     });
     const delta =
       userUsageDelta && checkBeforeWrite('usage delta', userUsageDelta, UsageTotalsSchema);
@@ -137,15 +157,14 @@ export class KvSessionStore implements SessionStore {
       }
       const saved: SessionRecord = { ...next, version: stored.version + 1 };
       const ops = [
-        put(recordKey, this.codec.encode(saved)),
-        put(keys.listIndexKey(key), JSON.stringify(toSessionInfo(saved))),
+        put(recordKey, this.codec.encode(recordKey, saved)),
+        this.listingOp(saved),
         ...this.historyOps(key, stored.historyLength, items),
         ...journalOps,
       ];
       if (delta) {
-        const totals =
-          rawTotals === undefined ? emptyTotals() : this.decodeTotals(totalsKey, rawTotals);
-        ops.push(put(totalsKey, JSON.stringify(addTotals(totals, toUsageTotals(delta)))));
+        const totals = await readOwnerTotals(this.backend, key.userId, rawTotals);
+        ops.push(put(totalsKey, encodeStored(totalsKey, addTotals(totals, toUsageTotals(delta)))));
       }
       await this.apply(key.sessionId, ops);
       return saved;
@@ -154,15 +173,10 @@ export class KvSessionStore implements SessionStore {
 
   async readHistory(key: SessionKey, from = 0, to?: number): Promise<Item[]> {
     checkIndex(from, 'from');
-    if (to !== undefined) {
-      checkIndex(to, 'to');
-      if (to <= from) return [];
-    }
-    const items: Item[] = [];
-    for await (const [itemKey, value] of this.backend.iterate(keys.historyRange(key, from, to))) {
-      items.push(decodeStored(itemKey, value, Item, { sessionId: key.sessionId }));
-    }
-    return items;
+    if (to !== undefined) checkIndex(to, 'to');
+    const end = to ?? (await this.load(key)).historyLength;
+    if (end <= from) return [];
+    return readHistoryRange(this.backend, key, from, end);
   }
 
   async readJournal(
@@ -172,55 +186,34 @@ export class KvSessionStore implements SessionStore {
   ): Promise<JournalEntry | undefined> {
     const entryKey = keys.journalKey(key, runId, step);
     const raw = await this.backend.get(entryKey);
-    if (raw === undefined) return undefined;
-    const entry = decodeStored(entryKey, raw, JournalEntrySchema, {
-      sessionId: key.sessionId,
-      runId,
-    });
-    if (entry.runId !== runId || entry.step !== step) {
-      throw new InvalidSessionRecordError(entryKey, 'entry does not match its key', { runId });
+    return raw === undefined ? undefined : this.decodeJournal(key, entryKey, raw, runId, step);
+  }
+
+  async readRunJournal(key: SessionKey, runId: string): Promise<JournalEntry[]> {
+    const entries: JournalEntry[] = [];
+    for await (const [entryKey, raw] of this.backend.iterate(keys.runJournalRange(key, runId))) {
+      entries.push(this.decodeJournal(key, entryKey, raw, runId, keys.journalStepOf(entryKey)));
     }
-    return toJournalEntry(entry);
+    return entries;
   }
 
   async list(query: ListSessionsQuery = {}): Promise<SessionPage> {
-    const { userId, status, cursor } = query;
     const limit = query.limit ?? DEFAULT_LIST_LIMIT;
     if (!Number.isSafeInteger(limit) || limit < 1) {
       throw new TypeError(`list: limit must be a positive integer, got ${limit}`);
     }
-    if (userId === undefined) await this.warnIfNamedOwners();
-    const range = keys.listIndexRange(userId);
-    const gte =
-      cursor === undefined
-        ? range.gte
-        : keys.keyAfter(keys.listIndexKey({ sessionId: cursor, userId }));
-    const sessions: SessionPage['sessions'] = [];
-    let more = false;
-    const scanLimit = status === undefined ? limit + 1 : undefined;
-    for await (const [indexKey, value] of this.backend.iterate({
-      gte,
-      lt: range.lt,
-      limit: scanLimit,
-    })) {
-      const info = toSessionInfo(decodeStored(indexKey, value, SessionInfoSchema));
-      if (info.userId !== userId) {
-        throw new InvalidSessionRecordError(indexKey, 'entry does not belong to its owner');
-      }
-      if (status !== undefined && info.status !== status) continue;
-      if (sessions.length === limit) {
-        more = true;
-        break;
-      }
-      sessions.push(info);
-    }
-    return { sessions, nextCursor: more ? sessions[sessions.length - 1]?.sessionId : undefined };
+    if (query.userId === undefined) await this.warnIfNamedOwners();
+    return scanListing(this.backend, {
+      userId: query.userId,
+      status: query.status,
+      limit,
+      cursor: query.cursor,
+    });
   }
 
   async userUsage(userId: string | undefined): Promise<UsageTotals> {
-    const totalsKey = keys.userTotalsKey(userId);
-    const raw = await this.backend.get(totalsKey);
-    return raw === undefined ? emptyTotals() : this.decodeTotals(totalsKey, raw);
+    const raw = await this.backend.get(keys.userTotalsKey(userId));
+    return readOwnerTotals(this.backend, userId, raw);
   }
 
   async purge(key: SessionKey): Promise<void> {
@@ -232,7 +225,7 @@ export class KvSessionStore implements SessionStore {
       }
       const ops = [del(recordKey), del(keys.listIndexKey(key))];
       for (const range of [keys.historyRange(key), keys.journalRange(key)]) {
-        for await (const [entryKey] of this.backend.iterate(range)) ops.push(del(entryKey));
+        for await (const entryKey of this.backend.keys(range)) ops.push(del(entryKey));
       }
       await this.apply(key.sessionId, ops);
     });
@@ -249,12 +242,57 @@ export class KvSessionStore implements SessionStore {
   }
 
   private historyOps(key: SessionKey, start: number, items: readonly Item[]): KvOp[] {
-    return items.map((item, i) =>
-      put(
-        keys.historyKey(key, start + i),
-        JSON.stringify(checkBeforeWrite('history item', item, Item)),
-      ),
-    );
+    return items.map((item, i) => {
+      const itemKey = keys.historyKey(key, start + i);
+      return put(itemKey, encodeStored(itemKey, checkBeforeWrite('history item', item, Item)));
+    });
+  }
+
+  private listingOp(record: SessionRecord): KvOp {
+    const indexKey = keys.listIndexKey(record);
+    return put(indexKey, encodeStored(indexKey, toSessionInfo(record)));
+  }
+
+  /**
+   * A loaded record, checked with its listing entry: both must exist and agree (the entry is
+   * rewritten with every save, so it must be exactly what this record would write, or the
+   * unsealed form agentstate 0.1 wrote).
+   */
+  private checkedRecord(
+    key: SessionKey,
+    raw: string | undefined,
+    rawIndex: string | undefined,
+  ): SessionRecord {
+    const recordKey = keys.recordKey(key);
+    const indexKey = keys.listIndexKey(key);
+    const scope = { sessionId: key.sessionId };
+    if (raw === undefined) {
+      if (rawIndex === undefined) throw new SessionNotFoundError(key.sessionId);
+      throw new InvalidSessionRecordError(
+        recordKey,
+        'the session record is missing but its listing entry exists',
+        scope,
+      );
+    }
+    const record = this.decodeRecord(key, recordKey, raw);
+    if (rawIndex === undefined) {
+      throw new InvalidSessionRecordError(
+        indexKey,
+        'the listing entry is missing but the session record exists',
+        scope,
+      );
+    }
+    const info = JSON.stringify(toSessionInfo(record));
+    if (rawIndex !== encodeStored(indexKey, toSessionInfo(record)) && rawIndex !== info) {
+      // Decoding names what is wrong with a damaged entry; a well-formed one disagrees.
+      decodeStored(indexKey, rawIndex, SessionInfoSchema, scope);
+      throw new InvalidSessionRecordError(
+        indexKey,
+        'the listing entry disagrees with the record',
+        scope,
+      );
+    }
+    return record;
   }
 
   private decodeRecord(key: SessionKey, recordKey: string, raw: string): SessionRecord {
@@ -267,18 +305,28 @@ export class KvSessionStore implements SessionStore {
     return record;
   }
 
-  private decodeTotals(totalsKey: string, raw: string): UsageTotals {
-    return toUsageTotals(decodeStored(totalsKey, raw, UsageTotalsSchema));
+  private decodeJournal(
+    key: SessionKey,
+    entryKey: string,
+    raw: string,
+    runId: string,
+    step: number,
+  ): JournalEntry {
+    const scope = { sessionId: key.sessionId, runId };
+    const entry = decodeStored(entryKey, raw, JournalEntrySchema, scope);
+    if (entry.runId !== runId || entry.step !== step) {
+      throw new InvalidSessionRecordError(entryKey, 'entry does not match its key', scope);
+    }
+    return toJournalEntry(entry);
   }
 
   private async warnIfNamedOwners(): Promise<void> {
-    for await (const _ of this.backend.iterate({ ...keys.namedOwnersRange(), limit: 1 })) {
+    if (await hasNamedOwners(this.backend)) {
       process.emitWarning(
         'agentstate: sessions were queried without a userId, which only reaches the anonymous ' +
           'bucket, but this store holds sessions of named users. Pass userId to query a user.',
         { type: 'IsolationWarning', code: 'AGENTSTATE_ISOLATION' },
       );
-      return;
     }
   }
 
@@ -286,6 +334,7 @@ export class KvSessionStore implements SessionStore {
     try {
       await this.backend.write(ops);
     } catch (error) {
+      if (error instanceof AgentStateError) throw error; // e.g. the store is locked
       throw new SessionSaveFailedError(sessionId, error);
     }
   }

@@ -65,15 +65,16 @@ export class MemoryBackend implements KvBackend {
   }
 
   async *iterate(range: KvRange): AsyncIterable<[string, string]> {
-    this.assertOpen();
     // Take the entries up front: a snapshot, unaffected by writes during iteration.
-    const start = lowerBound(this.sortedKeys, range.gte);
-    const end = lowerBound(this.sortedKeys, range.lt);
-    let keys = this.sortedKeys.slice(start, Math.max(start, end));
-    if (range.reverse) keys.reverse();
-    if (range.limit !== undefined) keys = keys.slice(0, Math.max(0, range.limit));
-    const entries = keys.map((key): [string, string] => [key, this.values.get(key) as string]);
+    const entries = this.keysOf(range).map((key): [string, string] => [
+      key,
+      this.values.get(key) as string,
+    ]);
     for (const entry of entries) yield entry;
+  }
+
+  async *keys(range: KvRange): AsyncIterable<string> {
+    for (const key of this.keysOf(range)) yield key;
   }
 
   stats(): StoreStats {
@@ -82,6 +83,17 @@ export class MemoryBackend implements KvBackend {
 
   async close(): Promise<void> {
     this.closed = true;
+  }
+
+  /** The keys of a range, in iteration order, copied. */
+  private keysOf(range: KvRange): string[] {
+    this.assertOpen();
+    const start = lowerBound(this.sortedKeys, range.gte);
+    const end = lowerBound(this.sortedKeys, range.lt);
+    let keys = this.sortedKeys.slice(start, Math.max(start, end));
+    if (range.reverse) keys.reverse();
+    if (range.limit !== undefined) keys = keys.slice(0, Math.max(0, range.limit));
+    return keys;
   }
 
   private put(key: string, value: string): void {

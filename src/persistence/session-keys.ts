@@ -14,28 +14,44 @@ import type { SessionKey } from './session-store.js';
  * | `h!<owner>!<sid>!<seq, 10 digits>`    | history item JSON                    |
  * | `j!<owner>!<sid>!<runId>!<step, 8 d>` | journal entry JSON                   |
  * | `t!<owner>`                           | user usage totals JSON               |
- * | `o!<owner>`                           | marker: this owner has had sessions  |
+ * | `o!<owner>`                           | agentstate 0.1's owner marker (read) |
+ *
+ * Every value is sealed with a checksum of key and value (`sealed-value.ts`). The totals key
+ * exists from an owner's first session on, so its absence next to sessions is damage.
  */
 export const KEY_SEPARATOR = '!';
 
 const HISTORY_DIGITS = 10;
+/** With the `u` flag a paired surrogate is one code point, so only lone ones match. */
+const LONE_SURROGATE = /\p{Surrogate}/u;
 const STEP_DIGITS = 8;
 
-/** URI-encodes a key part and escapes `!`, so the separator cannot appear in it. */
-export function encodeKeyPart(part: string): string {
+/**
+ * URI-encodes a key part and escapes `!`, so the separator cannot appear in it and two
+ * different ids never share a key (NUL, `%`, `/` and non-ASCII are all percent-encoded).
+ * Ids must be well-formed Unicode: a lone surrogate has no encoding (`TypeError`).
+ */
+export function encodeKeyPart(part: string, what = 'id'): string {
+  if (LONE_SURROGATE.test(part)) {
+    throw new TypeError(`${what} must be well-formed Unicode (it holds a lone surrogate)`);
+  }
   return encodeURIComponent(part).replaceAll('!', '%21');
 }
 
 /** The owner part of every key of a user's data. */
 export function ownerPart(userId: string | undefined): string {
-  return userId === undefined ? 'a' : `u:${encodeKeyPart(userId)}`;
+  return userId === undefined ? 'a' : `u:${encodeKeyPart(userId, 'userId')}`;
 }
 
-function sessionPart(key: SessionKey): string {
+/**
+ * The unambiguous text of a (user, session) pair: the part every key of the session shares.
+ * Also what in-process caches key sessions by.
+ */
+export function sessionPart(key: SessionKey): string {
   if (typeof key.sessionId !== 'string' || key.sessionId.length === 0) {
     throw new TypeError('sessionId must be a non-empty string');
   }
-  return `${ownerPart(key.userId)}!${encodeKeyPart(key.sessionId)}`;
+  return `${ownerPart(key.userId)}!${encodeKeyPart(key.sessionId, 'sessionId')}`;
 }
 
 function padded(value: number, digits: number, what: string): string {
@@ -58,6 +74,11 @@ export function keyAfter(key: string): string {
 
 export function recordKey(key: SessionKey): string {
   return `s!${sessionPart(key)}`;
+}
+
+/** The session records of one owner. */
+export function recordRange(userId: string | undefined): KvRange {
+  return prefixRange(`s!${ownerPart(userId)}!`);
 }
 
 export function listIndexKey(key: SessionKey): string {
@@ -89,6 +110,16 @@ export function journalKey(key: SessionKey, runId: string, step: number): string
   return `j!${sessionPart(key)}!${encodeKeyPart(runId)}!${padded(step, STEP_DIGITS, 'Step')}`;
 }
 
+/** The journal entries of one run, by step. */
+export function runJournalRange(key: SessionKey, runId: string): KvRange {
+  return prefixRange(journalKey(key, runId, 0).slice(0, -STEP_DIGITS));
+}
+
+/** The step of a journal key of `runJournalRange`. */
+export function journalStepOf(entryKey: string): number {
+  return Number(entryKey.slice(-STEP_DIGITS));
+}
+
 /** Every journal entry of a session, all runs. */
 export function journalRange(key: SessionKey): KvRange {
   return prefixRange(`j!${sessionPart(key)}!`);
@@ -98,11 +129,12 @@ export function userTotalsKey(userId: string | undefined): string {
   return `t!${ownerPart(userId)}`;
 }
 
-export function ownerMarkerKey(userId: string | undefined): string {
+/** The owner marker agentstate 0.1 wrote; a store of that age may lack totals keys. */
+export function legacyOwnerMarkerKey(userId: string | undefined): string {
   return `o!${ownerPart(userId)}`;
 }
 
-/** Markers of named owners only (not the anonymous bucket). */
-export function namedOwnersRange(): KvRange {
-  return prefixRange('o!u:');
+/** Totals keys of named owners only (not the anonymous bucket): one per owner with sessions. */
+export function namedOwnersRanges(): KvRange[] {
+  return [prefixRange('t!u:'), prefixRange('o!u:')];
 }

@@ -1,17 +1,31 @@
 import { z } from 'zod';
-import { UnsupportedSchemaVersionError } from '../errors/session-errors.js';
+import {
+  InvalidSessionRecordError,
+  UnsupportedSchemaVersionError,
+} from '../errors/session-errors.js';
 import { MigrationRegistry, type Migration } from './migrations.js';
 import {
   SessionInfoSchema,
   checkBeforeWrite,
-  parseStoredJson,
+  encodeStored,
+  readStored,
   toSessionInfo,
   validateStored,
 } from './session-schemas.js';
 import type { SessionRecord } from './session-store.js';
 
-/** Schema version of the stored session envelope written by this version of agentstate. */
-export const CURRENT_SCHEMA_VERSION = 1;
+/**
+ * Schema version of the stored session envelope written by this version of agentstate.
+ * Version 2 put every stored value under an integrity seal (see `sealed-value.ts`); version 1
+ * envelopes (agentstate 0.1, unsealed) are upgraded on read by {@link sealMigration}.
+ */
+export const CURRENT_SCHEMA_VERSION = 2;
+
+/** The last schema version written without an integrity seal. */
+const LAST_UNSEALED_VERSION = 1;
+
+/** 1 -> 2 changed how values are framed, not the envelope's shape. */
+const sealMigration: Migration = { from: 1, to: 2, migrate: (envelope) => envelope };
 
 /** The record inside the envelope: every SessionRecord field except `machineVersion`. */
 export const StoredSessionSchema = SessionInfoSchema.extend({ snapshot: z.unknown() });
@@ -29,45 +43,55 @@ export type SessionEnvelope = z.output<typeof SessionEnvelopeSchema>;
 const SchemaVersionHeader = z.object({ schemaVersion: z.number().int().nonnegative() });
 
 export interface SessionRecordCodecOptions {
-  /** Upgrade steps for envelopes older than {@link CURRENT_SCHEMA_VERSION}. */
+  /**
+   * Upgrade steps for envelopes older than schema version 1 (the built-in 1 -> 2 step is
+   * always registered).
+   */
   migrations?: readonly Migration[] | undefined;
 }
 
 /**
- * Encodes session records into schema-versioned envelopes and decodes them back, validating
- * with zod and running migrations for older envelopes. Decoding never writes anything.
+ * Encodes session records into sealed, schema-versioned envelopes and decodes them back,
+ * checking the seal, validating with zod and running migrations for older envelopes.
+ * Decoding never writes anything.
  */
 export class SessionRecordCodec {
   readonly migrations: MigrationRegistry;
 
   constructor(options: SessionRecordCodecOptions = {}) {
-    this.migrations = new MigrationRegistry(CURRENT_SCHEMA_VERSION, options.migrations);
+    this.migrations = new MigrationRegistry(CURRENT_SCHEMA_VERSION, [
+      ...(options.migrations ?? []),
+      sealMigration,
+    ]);
   }
 
   /** Throws `TypeError` if the record does not match the schema (a programmer error). */
-  encode(record: SessionRecord): string {
+  encode(key: string, record: SessionRecord): string {
     const { machineVersion, ...stored } = record;
     const envelope = checkBeforeWrite(
       'session record',
-      {
-        schemaVersion: CURRENT_SCHEMA_VERSION,
-        machineVersion,
-        record: stored,
-      },
+      { schemaVersion: CURRENT_SCHEMA_VERSION, machineVersion, record: stored },
       SessionEnvelopeSchema,
     );
-    return JSON.stringify(envelope);
+    return encodeStored(key, envelope);
   }
 
   /**
-   * Throws `InvalidSessionRecordError` (bad JSON, shape mismatch, missing migration) or
-   * `UnsupportedSchemaVersionError` (written by a newer agentstate), both naming `key`.
+   * Throws `InvalidSessionRecordError` (damaged seal, bad JSON, shape mismatch, missing
+   * migration) or `UnsupportedSchemaVersionError` (written by a newer agentstate), naming `key`.
    */
   decode(key: string, text: string): SessionRecord {
-    let value = parseStoredJson(key, text);
+    const stored = readStored(key, text);
+    let value = stored.value;
     const { schemaVersion } = validateStored(key, value, SchemaVersionHeader);
     if (schemaVersion > CURRENT_SCHEMA_VERSION) {
       throw new UnsupportedSchemaVersionError(key, schemaVersion, CURRENT_SCHEMA_VERSION);
+    }
+    if (stored.legacy && schemaVersion > LAST_UNSEALED_VERSION) {
+      throw new InvalidSessionRecordError(
+        key,
+        `the integrity seal is missing (schema version ${schemaVersion} records are sealed)`,
+      );
     }
     if (schemaVersion < CURRENT_SCHEMA_VERSION) value = this.migrations.upgrade(key, value);
     const envelope = validateStored(key, value, SessionEnvelopeSchema);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { InvalidSessionRecordError } from '../errors/session-errors.js';
 import type { ErrorScope } from '../errors/agentstate-error.js';
+import { openValue, sealValue } from './sealed-value.js';
 import type { JournalEntry, SessionInfo, SessionStatus, UsageTotals } from './session-store.js';
 
 /** zod schemas of every value the session stores write, checked again on read. */
@@ -74,7 +75,7 @@ export function toJournalEntry(value: z.output<typeof JournalEntrySchema>): Jour
   };
 }
 
-/** Parses stored JSON text; anything unparseable throws `InvalidSessionRecordError` naming the key. */
+/** Parses JSON text read at `key`; anything unparseable throws `InvalidSessionRecordError`. */
 export function parseStoredJson(key: string, text: string, scope: ErrorScope = {}): unknown {
   try {
     return JSON.parse(text) as unknown;
@@ -83,7 +84,13 @@ export function parseStoredJson(key: string, text: string, scope: ErrorScope = {
   }
 }
 
-/** Validates a stored value; a mismatch throws `InvalidSessionRecordError` naming the key. */
+/** The dotted path of the first field a zod error names, `(root)` for the value itself. */
+export function firstField(error: z.ZodError): string {
+  const path = error.issues[0]?.path ?? [];
+  return path.length ? path.map(String).join('.') : '(root)';
+}
+
+/** Validates a stored value; a mismatch throws `InvalidSessionRecordError` naming key and field. */
 export function validateStored<S extends z.ZodType>(
   key: string,
   value: unknown,
@@ -94,20 +101,36 @@ export function validateStored<S extends z.ZodType>(
   if (!result.success) {
     throw new InvalidSessionRecordError(key, z.prettifyError(result.error), {
       ...scope,
+      field: firstField(result.error),
       cause: result.error,
     });
   }
   return result.data;
 }
 
-/** `parseStoredJson` then `validateStored`. */
+/** A stored value with its seal checked and its JSON parsed; `legacy` if it had no seal. */
+export function readStored(
+  key: string,
+  text: string,
+  scope: ErrorScope = {},
+): { value: unknown; legacy: boolean } {
+  const { json, legacy } = openValue(key, text, scope);
+  return { value: parseStoredJson(key, json, scope), legacy };
+}
+
+/** Checks the seal, parses and validates a stored value. */
 export function decodeStored<S extends z.ZodType>(
   key: string,
   text: string,
   schema: S,
   scope: ErrorScope = {},
 ): z.output<S> {
-  return validateStored(key, parseStoredJson(key, text, scope), schema, scope);
+  return validateStored(key, readStored(key, text, scope).value, schema, scope);
+}
+
+/** The stored form of `value` at `key`: its JSON text under an integrity seal. */
+export function encodeStored(key: string, value: unknown): string {
+  return sealValue(key, JSON.stringify(value));
 }
 
 /** Validates a value before it is written; a mismatch is a programmer error (`TypeError`). */

@@ -60,6 +60,13 @@ export interface SessionCommit {
   userUsageDelta?: UsageTotals | undefined;
 }
 
+/** A session loaded for an action that may write: the record and its owner's totals. */
+export interface LoadedSession {
+  record: SessionRecord;
+  /** The owner's totals across sessions, validated before the action does anything. */
+  userUsage: UsageTotals;
+}
+
 export interface ListSessionsQuery {
   /** The partition to list; omitted means the anonymous bucket. */
   userId?: string | undefined;
@@ -88,13 +95,23 @@ export interface StoreStats {
 export interface SessionStore {
   /** Stores version 1. Throws `SessionConflictError` if the key exists. */
   create(record: Omit<SessionRecord, 'version'>, items?: Item[]): Promise<SessionRecord>;
-  /** Throws `SessionNotFoundError`, `InvalidSessionRecordError`, `UnsupportedSchemaVersionError`. */
+  /**
+   * The record, with its seal, schema and listing entry checked. Throws `SessionNotFoundError`,
+   * `InvalidSessionRecordError`, `UnsupportedSchemaVersionError`.
+   */
   load(key: SessionKey): Promise<SessionRecord>;
+  /** `load` plus the owner's totals, all checked, in one read: what an action needs first. */
+  loadForUpdate(key: SessionKey): Promise<LoadedSession>;
   /** Needs `commit.record.version` to match the stored version; returns the record at version + 1. */
   save(commit: SessionCommit): Promise<SessionRecord>;
-  /** History items `[from, to)`; `to` defaults to the end. */
+  /**
+   * History items `[from, to)`; `to` defaults to the record's `historyLength`. Every position
+   * must be there: a missing, moved or damaged item throws `InvalidSessionRecordError`.
+   */
   readHistory(key: SessionKey, from?: number, to?: number): Promise<Item[]>;
   readJournal(key: SessionKey, runId: string, step: number): Promise<JournalEntry | undefined>;
+  /** Every journal entry of one run, ordered by step, each checked against its key. */
+  readRunJournal(key: SessionKey, runId: string): Promise<JournalEntry[]>;
   list(query?: ListSessionsQuery): Promise<SessionPage>;
   /** Per-user totals over all of that user's sessions. */
   userUsage(userId: string | undefined): Promise<UsageTotals>;

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import type { RunContext } from '../context/run-context.js';
+import { InstructionsError, ToolkitError } from '../errors/run-errors.js';
 import { withRunContext } from '../context/run-context-storage.js';
 import type { ToolSpec } from '../models/model.js';
+import { jsonSchemaOf } from '../tools/json-schema-of.js';
 import { toToolSpec, type AnyTool } from '../tools/tool.js';
 import type { ToolkitSession } from '../tools/toolkit.js';
 import type { AgentOptions } from './agent-options.js';
@@ -26,17 +28,26 @@ export class AgentBinding {
   static async create(options: AgentOptions<unknown>, context: RunContext): Promise<AgentBinding> {
     const sessions: ToolkitSession[] = [];
     try {
+      const scope = { sessionId: context.sessionId };
       for (const kit of options.toolkits ?? []) {
-        sessions.push(await withRunContext(context, () => kit.create(context)));
+        try {
+          sessions.push(await withRunContext(context, () => kit.create(context)));
+        } catch (error) {
+          throw new ToolkitError(kit.name, 'create', error, scope);
+        }
       }
-      const base =
-        typeof options.instructions === 'function'
-          ? await withRunContext(context, () =>
-              (options.instructions as (c: RunContext) => string | Promise<string>)(context),
-            )
-          : options.instructions;
+      const instructions = options.instructions;
+      let base: string | undefined;
+      try {
+        base =
+          typeof instructions === 'function'
+            ? await withRunContext(context, () => instructions(context))
+            : instructions;
+      } catch (error) {
+        throw new InstructionsError(options.name, error, scope);
+      }
       const extra = sessions.flatMap((s) => (s.instructions ? [s.instructions] : []));
-      const instructions =
+      const allInstructions =
         [base, ...extra].filter((s): s is string => !!s).join('\n\n') || undefined;
       const tools = new Map<string, AnyTool>();
       for (const t of [...(options.tools ?? []), ...sessions.flatMap((s) => s.tools)]) {
@@ -44,13 +55,16 @@ export class AgentBinding {
           throw new TypeError(`Agent "${options.name}" has two tools named "${t.name}"`);
         tools.set(t.name, t);
       }
-      const outputSchema = options.outputType
-        ? (z.toJSONSchema(options.outputType) as Record<string, unknown>)
+      const outputType = options.outputType;
+      const outputSchema = outputType
+        ? jsonSchemaOf(`The outputType of agent "${options.name}"`, () =>
+            z.toJSONSchema(outputType),
+          )
         : undefined;
       return new AgentBinding(
         options,
         context,
-        instructions,
+        allInstructions,
         tools,
         [...tools.values()].map(toToolSpec),
         outputSchema,
@@ -70,10 +84,18 @@ export class AgentBinding {
     return new AgentBinding(options, context, undefined, new Map(), [], undefined, []);
   }
 
-  /** Releases toolkit instances. Idempotent. */
+  /** Releases toolkit instances. Idempotent. A toolkit whose `close` throws: `ToolkitError`. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await Promise.all(this.toolkitSessions.map(async (s) => s.close?.()));
+    const kits = this.options.toolkits ?? [];
+    const results = await Promise.allSettled(this.toolkitSessions.map(async (s) => s.close?.()));
+    const failed = results.findIndex((r) => r.status === 'rejected');
+    if (failed >= 0) {
+      const reason: unknown = (results[failed] as PromiseRejectedResult).reason;
+      throw new ToolkitError(kits[failed]?.name ?? 'toolkit', 'close', reason, {
+        sessionId: this.context.sessionId,
+      });
+    }
   }
 }

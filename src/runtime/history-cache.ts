@@ -1,4 +1,5 @@
 import type { Item } from '../items/item.js';
+import { sessionPart } from '../persistence/session-keys.js';
 import type { SessionKey, SessionRecord, SessionStore } from '../persistence/session-store.js';
 
 interface Entry {
@@ -49,6 +50,7 @@ export class HistoryCache {
   }
 }
 
+/** The cache's key of a session: the store's unambiguous (user, session) key part. */
 export function cacheKey(key: SessionKey): string {
-  return `${key.userId === undefined ? 'a' : `u:${key.userId}`}\u0000${key.sessionId}`;
+  return sessionPart(key);
 }

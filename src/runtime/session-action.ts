@@ -1,5 +1,10 @@
 import type { Budget, SessionEvent, SessionMachineContext } from '../machines/session-types.js';
-import type { SessionKey, SessionRecord, SessionStore } from '../persistence/session-store.js';
+import type {
+  SessionKey,
+  SessionRecord,
+  SessionStore,
+  UsageTotals,
+} from '../persistence/session-store.js';
 import type { AgentBinding } from './agent-binding.js';
 import type { Clock } from './clock.js';
 import type { StepProgress } from '../actors/step-deps.js';
@@ -27,6 +32,8 @@ export interface ActionContext {
   ): Omit<SessionRecord, 'version'>;
   /** Per-user limits configured on the runtime. */
   userBudget: Budget | undefined;
+  /** The owner's totals across sessions, read and checked when the session was loaded. */
+  userUsage: UsageTotals;
 }
 
 /**

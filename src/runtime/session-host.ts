@@ -3,9 +3,11 @@ import { runActors } from '../actors/run-actors.js';
 import { SessionLog } from '../actors/session-log.js';
 import type { AnyActorSystem, StepDeps } from '../actors/step-deps.js';
 import { InvalidSessionTransitionError, RestoreFailedError } from '../errors/session-errors.js';
+import type { JournalEntry } from '../persistence/session-store.js';
+import { resultsToPlace } from './stored-session-check.js';
 import { runMachine } from '../machines/run-machine.js';
 import type { RunMachineContext } from '../machines/run-types.js';
-import { MACHINE_VERSION, sessionMachine } from '../machines/session-machine.js';
+import { sessionMachine } from '../machines/session-machine.js';
 import type { SessionEvent, SessionMachineContext } from '../machines/session-types.js';
 import type { Item } from '../items/item.js';
 import type { SessionKey, SessionRecord, SessionStore } from '../persistence/session-store.js';
@@ -30,7 +32,14 @@ export type HostDeps = Omit<
   onSaved?: ((record: SessionRecord, committed: Item[]) => void) | undefined;
   /** Called with each run snapshot (for stream events). */
   onRunSnapshot?: ((snapshot: RunSnapshot) => void) | undefined;
+  /** The stored run's journal entries, read and checked when the session was loaded. */
+  journal: readonly JournalEntry[];
 };
+
+/** The part of a persisted session snapshot that holds the stored run's context. */
+interface PersistedRunHolder {
+  children: { run?: { snapshot: { context: RunMachineContext } } };
+}
 
 /** Step deps of each loaded session, by its actor system (which the session's actors share). */
 const stepDepsBySystem = new WeakMap<AnyActorSystem, StepDeps>();
@@ -74,13 +83,15 @@ export class SessionHost {
     committedItems: Item[],
     private readonly deps: HostDeps,
   ) {
-    if (record.machineVersion !== MACHINE_VERSION) {
-      throw new RestoreFailedError(
-        key.sessionId,
-        `snapshot was written by machine version ${record.machineVersion}, this runtime has ${MACHINE_VERSION}`,
-      );
-    }
     this.log = new SessionLog(store, key, committedItems);
+    // The snapshot was checked on load (checkStoredSession): its run child has this shape.
+    const storedRun = (record.snapshot as PersistedRunHolder).children.run?.snapshot.context;
+    if (storedRun) {
+      this.log.knowRun(storedRun.runId, deps.journal);
+      for (const { position, result } of resultsToPlace(storedRun, deps.journal)) {
+        this.log.place(position, result);
+      }
+    }
     const stepDeps: StepDeps = {
       ...deps,
       log: this.log,

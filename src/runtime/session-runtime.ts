@@ -7,8 +7,11 @@ import {
 } from '../errors/session-errors.js';
 import { MACHINE_VERSION, sessionMachine } from '../machines/session-machine.js';
 import type { SessionMachineContext } from '../machines/session-types.js';
+import type { PersistedSessionSnapshot } from '../machines/persisted-snapshot-schema.js';
 import type {
+  JournalEntry,
   ListSessionsQuery,
+  LoadedSession,
   SessionInfo,
   SessionKey,
   SessionPage,
@@ -28,6 +31,7 @@ import {
 } from './session-events.js';
 import { SessionHost } from './session-host.js';
 import { describeSession, storedRunInFlight, type SessionView } from './session-view.js';
+import { checkRunJournal, checkStoredSession } from './stored-session-check.js';
 
 /** Supplies the agent bound to a session's context (created per action, or a shared binding). */
 export interface BindingSource {
@@ -68,11 +72,18 @@ export class SessionRuntime {
     return this.hub.on(type, listener);
   }
 
-  /** Applies `action` to the session and saves the result. */
+  /**
+   * Applies `action` to the session and saves the result. Everything the action needs (the
+   * record and its snapshot, the listing entry, the owner's totals, the history and the stored
+   * run's journal) is read and checked first: damage is a typed error before any model or
+   * tool call, and nothing is written.
+   */
   async execute<R>(target: string | SessionKey, action: SessionAction<R>): Promise<R> {
     const key = toKey(target);
-    const record = await this.loadOrCreate(key, action.createIfMissing === true);
+    const { record, userUsage } = await this.loadForUpdate(key, action.createIfMissing === true);
     this.precheck(key, record, action);
+    const items = await this.cache.load(this.store, key, record);
+    const journal = await this.storedRunJournal(key, record);
     const needsAgent = action.runs === true || hasRun(record);
     const context = new RunContext({
       sessionId: key.sessionId,
@@ -86,7 +97,6 @@ export class SessionRuntime {
           release: async () => undefined,
         };
     try {
-      const items = await this.cache.load(this.store, key, record);
       const { binding } = bound;
       const host = new SessionHost(this.store, key, record, items, {
         agentName: this.source.options.name,
@@ -104,6 +114,7 @@ export class SessionRuntime {
         signal: action.observe?.signal ?? new AbortController().signal,
         progress: action.observe?.progress,
         onRunSnapshot: action.observe?.onRunSnapshot,
+        journal,
         onSaved: (saved, all) => {
           this.cache.remember(cacheKey(key), saved.createdAt, all);
           this.hub.emit('SessionSaved', { key, version: saved.version, record: saved });
@@ -119,6 +130,7 @@ export class SessionRuntime {
           binding,
           newRecord: (k, input) => this.newRecord(k, input),
           userBudget: this.source.options.userBudget,
+          userUsage,
         });
       } finally {
         await host.close().catch((error: unknown) => {
@@ -153,29 +165,58 @@ export class SessionRuntime {
     this.cache.forget(key);
   }
 
+  /** Loads and checks a session for reading (record, listing entry and snapshot). */
   private async load(key: SessionKey): Promise<SessionRecord> {
-    try {
+    return this.loaded(key, async () => {
       const record = await this.store.load(key);
-      this.hub.emit('SessionLoaded', { key, version: record.version });
+      checkStoredSession(key, record);
       return record;
+    });
+  }
+
+  /** Loads and checks a session and its owner's totals for an action (or creates it). */
+  private async loadForUpdate(key: SessionKey, create: boolean): Promise<LoadedSession> {
+    try {
+      return await this.loaded(key, async () => {
+        const loaded = await this.store.loadForUpdate(key);
+        checkStoredSession(key, loaded.record);
+        return loaded;
+      });
+    } catch (error) {
+      if (!create || !(error instanceof SessionNotFoundError)) throw error;
+    }
+    try {
+      const record = await this.store.create(this.newRecord(key));
+      return { record, userUsage: await this.store.userUsage(key.userId) };
+    } catch (error) {
+      if (error instanceof SessionConflictError) return this.loadForUpdate(key, false);
+      throw error;
+    }
+  }
+
+  /** Runs a load, reporting `SessionLoaded` or `SessionLoadFailed`. */
+  private async loaded<T extends SessionRecord | LoadedSession>(
+    key: SessionKey,
+    read: () => Promise<T>,
+  ): Promise<T> {
+    try {
+      const result = await read();
+      const record: SessionRecord = 'record' in result ? result.record : result;
+      this.hub.emit('SessionLoaded', { key, version: record.version });
+      return result;
     } catch (error) {
       this.hub.emit('SessionLoadFailed', { key, error });
       throw error;
     }
   }
 
-  private async loadOrCreate(key: SessionKey, create: boolean): Promise<SessionRecord> {
-    try {
-      return await this.load(key);
-    } catch (error) {
-      if (!create || !(error instanceof SessionNotFoundError)) throw error;
-    }
-    try {
-      return await this.store.create(this.newRecord(key));
-    } catch (error) {
-      if (error instanceof SessionConflictError) return this.load(key);
-      throw error;
-    }
+  /** The stored run's journal, checked against the run (none without a stored run). */
+  private async storedRunJournal(key: SessionKey, record: SessionRecord): Promise<JournalEntry[]> {
+    const run = (record.snapshot as PersistedSessionSnapshot).children.run?.snapshot;
+    if (!run) return [];
+    const entries = await this.store.readRunJournal(key, run.context.runId);
+    checkRunJournal(key, run, entries);
+    return entries;
   }
 
   /** A fresh session record in `active.idle`. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { RunContext } from '../context/run-context.js';
 import type { ToolSpec } from '../models/model.js';
+import { jsonSchemaOf } from './json-schema-of.js';
 
 /** What `execute` receives besides its arguments. */
 export interface ToolExecuteOptions {
@@ -67,11 +68,11 @@ export function tool<TSchema extends z.ZodObject, TResult>(
       `Tool "${definition.name}": parameters must be a zod object (z.object({...}))`,
     );
   }
-  const jsonSchema = z.toJSONSchema(definition.parameters, { target: 'draft-7' }) as Record<
-    string,
-    unknown
-  >;
-  delete jsonSchema.$schema;
+  const jsonSchema = jsonSchemaOf(`The parameters of tool "${definition.name}"`, () => {
+    const schema = z.toJSONSchema(definition.parameters, { target: 'draft-7' });
+    delete schema.$schema;
+    return schema;
+  });
   return Object.freeze({
     name: definition.name,
     description: definition.description,

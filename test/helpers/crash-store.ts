@@ -2,6 +2,7 @@ import type { Item } from '../../src/items/item.js';
 import type {
   JournalEntry,
   ListSessionsQuery,
+  LoadedSession,
   SessionCommit,
   SessionKey,
   SessionPage,
@@ -50,12 +51,20 @@ export class CrashStore implements SessionStore {
     return this.inner.load(key);
   }
 
+  loadForUpdate(key: SessionKey): Promise<LoadedSession> {
+    return this.inner.loadForUpdate(key);
+  }
+
   readHistory(key: SessionKey, from?: number, to?: number): Promise<Item[]> {
     return this.inner.readHistory(key, from, to);
   }
 
   readJournal(key: SessionKey, runId: string, step: number): Promise<JournalEntry | undefined> {
     return this.inner.readJournal(key, runId, step);
+  }
+
+  readRunJournal(key: SessionKey, runId: string): Promise<JournalEntry[]> {
+    return this.inner.readRunJournal(key, runId);
   }
 
   list(query?: ListSessionsQuery): Promise<SessionPage> {

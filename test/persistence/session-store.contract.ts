@@ -10,6 +10,9 @@ import {
 import type { BatchOpHook, KvBackend, KvOp } from '../../src/persistence/kv-backend.js';
 import type { KvSessionStore } from '../../src/persistence/kv-session-store.js';
 import type { Migration } from '../../src/persistence/migrations.js';
+import { openValue, sealValue } from '../../src/persistence/sealed-value.js';
+import { CURRENT_SCHEMA_VERSION } from '../../src/persistence/session-record-codec.js';
+import { toSessionInfo } from '../../src/persistence/session-schemas.js';
 import { historyKey, listIndexKey, recordKey } from '../../src/persistence/session-keys.js';
 import {
   emptyTotals,
@@ -244,7 +247,7 @@ export function runSessionStoreContract(
         sessions: [],
         nextCursor: undefined,
       });
-      await expect(store.readHistory(bob)).resolves.toEqual([]);
+      await expect(store.readHistory(bob)).rejects.toBeInstanceOf(SessionNotFoundError);
       await expect(store.readJournal(bob, 'r', 0)).resolves.toBeUndefined();
       await expect(store.purge(bob)).rejects.toBeInstanceOf(SessionNotFoundError);
       await expect(store.save(commitOn({ ...v1, userId: 'bob' }, []))).rejects.toBeInstanceOf(
@@ -342,7 +345,7 @@ export function runSessionStoreContract(
       await store.create(newSession('s10', 'alice'), []);
       await store.purge(key);
       await expect(store.load(key)).rejects.toBeInstanceOf(SessionNotFoundError);
-      await expect(store.readHistory(key)).resolves.toEqual([]);
+      await expect(store.readHistory(key)).rejects.toBeInstanceOf(SessionNotFoundError);
       await expect(store.readJournal(key, 'r1', 0)).resolves.toBeUndefined();
       await expect(store.readJournal(key, 'r2', 3)).resolves.toBeUndefined();
       const listed = await store.list({ userId: 'alice' });
@@ -397,7 +400,7 @@ export function runSessionStoreContract(
       }
       const hKey = historyKey(key, 0);
       await writeRaw(store.backend, hKey, JSON.stringify({ type: 'message', role: 'robot' }));
-      await expect(store.readHistory(key)).rejects.toMatchObject({
+      await expect(store.readHistory(key, 0, 1)).rejects.toMatchObject({
         name: 'InvalidSessionRecordError',
         key: hKey,
       });
@@ -413,15 +416,18 @@ export function runSessionStoreContract(
       const key = { sessionId: 's1' };
       await store.create(newSession('s1'));
       const rKey = recordKey(key);
-      const envelope = JSON.parse((await store.backend.get(rKey)) as string) as Record<
-        string,
-        unknown
-      >;
-      const raw = JSON.stringify({ ...envelope, schemaVersion: 99 });
+      const stored = openValue(rKey, (await store.backend.get(rKey)) as string);
+      const envelope = JSON.parse(stored.json) as Record<string, unknown>;
+      // As a newer agentstate would write it: sealed, with its own schema version.
+      const raw = sealValue(rKey, JSON.stringify({ ...envelope, schemaVersion: 99 }));
       await writeRaw(store.backend, rKey, raw);
       const loading = store.load(key);
       await expect(loading).rejects.toBeInstanceOf(UnsupportedSchemaVersionError);
-      await expect(loading).rejects.toMatchObject({ key: rKey, found: 99, supported: 1 });
+      await expect(loading).rejects.toMatchObject({
+        key: rKey,
+        found: 99,
+        supported: CURRENT_SCHEMA_VERSION,
+      });
       await expect(store.backend.get(rKey)).resolves.toBe(raw);
     });
 
@@ -450,6 +456,8 @@ export function runSessionStoreContract(
     const { machineVersion, ...current } = { ...newSession('old', 'alice'), version: 4 };
     // Version 0 kept the record under `data` and called the machine version `machine`.
     const v0 = JSON.stringify({ schemaVersion: 0, machine: machineVersion, data: current });
+    // Listing entries were unsealed SessionInfo JSON before schema version 2.
+    const v0Listing = JSON.stringify(toSessionInfo(current));
     const zeroToOne: Migration = {
       from: 0,
       to: 1,
@@ -463,6 +471,7 @@ export function runSessionStoreContract(
       const handle = await makeStore({ migrations: [zeroToOne] });
       try {
         await writeRaw(handle.store.backend, recordKey(key), v0);
+        await writeRaw(handle.store.backend, listIndexKey(key), v0Listing);
         await expect(handle.store.load(key)).resolves.toEqual({ ...current, machineVersion });
         await expect(handle.store.backend.get(recordKey(key))).resolves.toBe(v0);
       } finally {
@@ -474,6 +483,7 @@ export function runSessionStoreContract(
       const handle = await makeStore({});
       try {
         await writeRaw(handle.store.backend, recordKey(key), v0);
+        await writeRaw(handle.store.backend, listIndexKey(key), v0Listing);
         await expect(handle.store.load(key)).rejects.toMatchObject({
           name: 'InvalidSessionRecordError',
           key: recordKey(key),

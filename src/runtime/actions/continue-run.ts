@@ -56,7 +56,7 @@ export function continueRun<T = string>(
         }
       } else if (state === 'interrupted') {
         host.send(
-          { type: 'CONTINUE', maxTurns: options.maxTurns, budget: await currentBudget(ctx) },
+          { type: 'CONTINUE', maxTurns: options.maxTurns, budget: currentBudget(ctx) },
           'resume',
         );
       }

@@ -1,21 +1,16 @@
 import { newId } from '../new-id.js';
 import { toInputItems, type RunInput } from '../../items/item.js';
-import { emptyTotals } from '../../persistence/session-store.js';
 import { runBudget } from '../run-budget.js';
 import { readRunResult, type RunResult } from '../run-result.js';
 import type { ActionContext, SessionAction } from '../session-action.js';
 import type { RunActionOptions } from './run-options.js';
 
 /** Current run budget of a loaded session (session and per-user limits, net of usage). */
-export async function currentBudget(ctx: ActionContext) {
+export function currentBudget(ctx: ActionContext) {
   const session = ctx.host.context();
   return runBudget(
     { budget: session.config.budget, used: session.usage },
-    // The user's totals only matter under a per-user budget: skip the read otherwise.
-    {
-      budget: ctx.userBudget,
-      used: ctx.userBudget ? await ctx.store.userUsage(ctx.key.userId) : emptyTotals(),
-    },
+    { budget: ctx.userBudget, used: ctx.userUsage },
   );
 }
 
@@ -36,11 +31,11 @@ export function sendMessage<T = string>(
     event: { type: 'SEND_MESSAGE', run: placeholderRun },
     async apply(ctx) {
       const { host, key, clock, binding } = ctx;
-      const budget = await currentBudget(ctx);
+      const budget = currentBudget(ctx);
       const historyStart = host.log.length;
       host.log.append(items);
       const runId = newId();
-      host.log.startedRun(runId); // a new id: none of its steps can be in the store's journal
+      host.log.knowRun(runId); // a new id: none of its steps can be in the store's journal
       host.send(
         {
           type: 'SEND_MESSAGE',

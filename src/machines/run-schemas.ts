@@ -1,0 +1,127 @@
+import { z } from 'zod';
+import { ToolCallItem, ToolResultItem } from '../items/item.js';
+
+/**
+ * zod schemas of the plain-JSON data the run machine keeps and its steps journal (the types
+ * are in `run-types.ts` and `session-types.ts`). Stored data is checked with these on read.
+ */
+
+export const count = z.number().int().nonnegative();
+const amount = z.number().nonnegative();
+const epochMs = z.number().int();
+
+export const UsageTotals = z.object({
+  turns: count,
+  inputTokens: amount,
+  outputTokens: amount,
+  costUsd: amount,
+});
+export const RunUsage = z.object({
+  inputTokens: amount,
+  outputTokens: amount,
+  cachedTokens: amount,
+  costUsd: amount,
+});
+export const Budget = z.object({
+  maxTurns: amount.optional(),
+  maxTokens: amount.optional(),
+  maxCostUsd: amount.optional(),
+});
+export const StandingDecisions = z.record(z.string(), z.enum(['approve', 'reject']));
+export const SerializedError = z.object({
+  name: z.string(),
+  message: z.string(),
+  code: z.string(),
+});
+const RunFinalStatus = z.enum(['completed', 'failed', 'cancelled']);
+
+export const RunInput = z.object({
+  runId: z.string().min(1),
+  sessionId: z.string().min(1),
+  agentName: z.string(),
+  maxTurns: z.number().int().positive(),
+  historyStart: count,
+  startedAt: epochMs,
+  inputCount: count,
+  budget: Budget,
+  standingDecisions: StandingDecisions,
+});
+
+export const CallState = z.object({
+  callId: z.string(),
+  name: z.string(),
+  arguments: z.string(),
+  step: count,
+  check: z.boolean(),
+  needsApproval: z.boolean(),
+  decision: z.enum(['approved', 'rejected']).optional(),
+  reason: z.enum(['user', 'timeout', 'always']).optional(),
+  message: z.string().optional(),
+  deadline: epochMs.optional(),
+  done: z.boolean(),
+});
+
+export const RunContext = RunInput.extend({
+  turn: count,
+  step: count,
+  usage: RunUsage,
+  calls: z.array(CallState),
+  output: z.string().optional(),
+  structured: z.unknown().optional(),
+  error: SerializedError.optional(),
+  interruption: z.enum(['approval', 'budget', 'maxTurns']).optional(),
+  outcome: RunFinalStatus.optional(),
+  newDecisions: StandingDecisions,
+  resultsAt: count.optional(),
+});
+
+export const RunSummary = z.object({
+  status: RunFinalStatus,
+  runId: z.string().min(1),
+  agentName: z.string(),
+  maxTurns: z.number().int().positive(),
+  turn: count,
+  usage: RunUsage,
+  output: z.string().optional(),
+  structured: z.unknown().optional(),
+  error: SerializedError.optional(),
+  historyStart: count,
+  inputCount: count,
+  startedAt: epochMs,
+});
+
+/** What a journaled model step replays. */
+export const ModelStepOutput = z.object({
+  text: z.string().optional(),
+  toolCalls: z.array(ToolCallItem.extend({ check: z.boolean() })),
+  usage: RunUsage,
+  structured: z.unknown().optional(),
+  outputError: SerializedError.optional(),
+  historyEnd: count.optional(),
+});
+
+/** What a journaled tool call replays (`result` is absent in entries of agentstate 0.1). */
+export const ToolCallOutput = z.object({
+  callId: z.string(),
+  isError: z.boolean(),
+  result: ToolResultItem.optional(),
+});
+
+/** What a journaled approval check replays. */
+export const ApprovalCheckOutput = z.object({
+  decisions: z.array(
+    z.object({
+      callId: z.string(),
+      step: count.optional(),
+      needsApproval: z.boolean(),
+      deadline: z.number().optional(),
+    }),
+  ),
+});
+
+/** The output schema of each kind of journal entry. */
+export const StepOutputByKind = {
+  model: ModelStepOutput,
+  tool: ToolCallOutput,
+  approval: ApprovalCheckOutput,
+} as const;

@@ -1,0 +1,38 @@
+import { InvalidSessionRecordError } from '../errors/session-errors.js';
+import { Item } from '../items/item.js';
+import type { KvBackend } from './kv-backend.js';
+import * as keys from './session-keys.js';
+import { decodeStored } from './session-schemas.js';
+import type { SessionKey } from './session-store.js';
+
+/**
+ * Reads history positions `[from, to)` and proves the log whole: the keys must be exactly
+ * `from, from + 1, ..., to - 1` (a deleted item is named, not skipped), and each value's seal
+ * covers its key, so an item moved or copied to another position fails too.
+ */
+export async function readHistoryRange(
+  backend: KvBackend,
+  key: SessionKey,
+  from: number,
+  to: number,
+): Promise<Item[]> {
+  const items: Item[] = [];
+  const scope = { sessionId: key.sessionId };
+  let expected = from;
+  for await (const [itemKey, value] of backend.iterate(keys.historyRange(key, from, to))) {
+    const expectedKey = keys.historyKey(key, expected);
+    if (itemKey !== expectedKey) {
+      throw new InvalidSessionRecordError(expectedKey, 'history item is missing', scope);
+    }
+    items.push(decodeStored(itemKey, value, Item, scope));
+    expected += 1;
+  }
+  if (expected < to) {
+    throw new InvalidSessionRecordError(
+      keys.historyKey(key, expected),
+      `history item is missing (the record says the history has ${to} items)`,
+      scope,
+    );
+  }
+  return items;
+}

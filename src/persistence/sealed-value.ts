@@ -1,0 +1,55 @@
+import { crc32 } from 'node:zlib';
+import { InvalidSessionRecordError } from '../errors/session-errors.js';
+import type { ErrorScope } from '../errors/agentstate-error.js';
+
+/**
+ * Integrity seal of every stored value: `#` + the CRC-32 (8 hex digits) of the key and the
+ * JSON text, then the JSON text. The checksum covers the key too, so a flipped bit, a
+ * truncated value and a value copied or moved to another key (a duplicated history item, a
+ * record pasted under another session) all fail the check.
+ *
+ * Values written before the seal existed (agentstate 0.1) start with a JSON character, never
+ * `#`; they are read as `legacy` and each reader decides whether it still accepts them.
+ */
+const MARK = '#';
+const CRC_DIGITS = 8;
+const HEADER = MARK.length + CRC_DIGITS;
+const HEX = /^[0-9a-f]{8}$/;
+
+/** What a stored value holds: its JSON text, and whether it carried a seal. */
+export interface OpenedValue {
+  json: string;
+  legacy: boolean;
+}
+
+function checksum(key: string, json: string): string {
+  return crc32(json, crc32(`${key}\u0000`))
+    .toString(16)
+    .padStart(CRC_DIGITS, '0');
+}
+
+/** Seals the JSON text of a value for `key`. */
+export function sealValue(key: string, json: string): string {
+  return `${MARK}${checksum(key, json)}${json}`;
+}
+
+/**
+ * Checks and strips the seal of the value stored at `key`. A damaged seal throws
+ * `InvalidSessionRecordError` naming the key; an unsealed value comes back as `legacy`.
+ */
+export function openValue(key: string, text: string, scope: ErrorScope = {}): OpenedValue {
+  if (!text.startsWith(MARK)) return { json: text, legacy: true };
+  const stored = text.slice(MARK.length, HEADER);
+  const json = text.slice(HEADER);
+  if (!HEX.test(stored) || json.length === 0) {
+    throw new InvalidSessionRecordError(key, 'the integrity seal is damaged or truncated', scope);
+  }
+  if (checksum(key, json) !== stored) {
+    throw new InvalidSessionRecordError(
+      key,
+      'checksum mismatch: the stored bytes were changed, truncated or moved from another key',
+      scope,
+    );
+  }
+  return { json, legacy: false };
+}
