@@ -1,5 +1,27 @@
-export * from './agentstate-error.js';
-export * from './run-errors.js';
-export * from './max-turns-exceeded-error.js';
-export * from './session-errors.js';
-export * from './error-from-serialized.js';
+export {
+  AgentStateError,
+  type ErrorCode,
+  type ErrorScope,
+  type SerializedError,
+} from './agentstate-error.js';
+export {
+  NoActiveRunError,
+  ModelError,
+  ModelBehaviorError,
+  ScriptExhaustedError,
+  OutputValidationError,
+  RunCancelledError,
+  InvalidRunStateError,
+  UnknownCallError,
+} from './run-errors.js';
+export { MaxTurnsExceededError } from './max-turns-exceeded-error.js';
+export {
+  SessionNotFoundError,
+  SessionConflictError,
+  InvalidSessionTransitionError,
+  InvalidSessionRecordError,
+  UnsupportedSchemaVersionError,
+  SessionSaveFailedError,
+  NothingToResumeError,
+  RestoreFailedError,
+} from './session-errors.js';
