@@ -19,9 +19,9 @@ import { fileURLToPath } from 'node:url';
 import {
   CURRENT_SCHEMA_VERSION,
   LevelSessionStore,
-  MACHINE_VERSION,
   RUN_STATE_SCHEMA_VERSION,
 } from '../src/index.js';
+import { MACHINE_VERSION } from '../src/machines/session-machine.js';
 import { FakeClock } from '../src/testing.js';
 import { approvalAgent, callTools } from '../test/helpers/approval-agent.js';
 

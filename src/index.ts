@@ -1,17 +1,34 @@
+/**
+ * The public API of agentstate. Everything else under `src/` is internal and may change
+ * without notice; `agentstate/testing` adds the scripted model, the memory store and a fake
+ * clock. `test/public-api.test.ts` pins this list.
+ */
 export * from './errors/index.js';
 export * from './context/index.js';
 export * from './items/index.js';
 export * from './tools/index.js';
-export { OpenAIModel, type OpenAIModelOptions } from './models/openai-model.js';
-export * from './models/model.js';
-export * from './models/pricing.js';
-export * from './machines/index.js';
+export * from './models/index.js';
+export * from './runtime/index.js';
+export type { RunUsage, InterruptionReason } from './machines/run-types.js';
+export type { Budget, SessionConfig } from './machines/session-types.js';
 export {
   LevelSessionStore,
-  type LevelSessionStoreOptions,
   DEFAULT_LEVEL_PATH,
+  type LevelSessionStoreOptions,
 } from './persistence/level-session-store.js';
-export * from './persistence/session-store.js';
-export { type Migration, MigrationRegistry } from './persistence/migrations.js';
+export type {
+  SessionStore,
+  SessionKey,
+  SessionInfo,
+  SessionRecord,
+  SessionStatus,
+  SessionCommit,
+  LoadedSession,
+  JournalEntry,
+  ListSessionsQuery,
+  SessionPage,
+  StoreStats,
+  UsageTotals,
+} from './persistence/session-store.js';
+export { MigrationRegistry, type Migration } from './persistence/migrations.js';
 export { CURRENT_SCHEMA_VERSION } from './persistence/session-record-codec.js';
-export * from './runtime/index.js';

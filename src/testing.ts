@@ -1,4 +1,13 @@
 /** Test helpers: the offline scripted model, the in-memory store and a fake clock. */
-export * from './models/scripted-model.js';
-export * from './persistence/memory-session-store.js';
-export * from './testing/fake-clock.js';
+export {
+  ScriptedModel,
+  type Script,
+  type ScriptedModelOptions,
+  type ScriptedResponse,
+  type ScriptedToolCall,
+} from './models/scripted-model.js';
+export {
+  MemorySessionStore,
+  type MemorySessionStoreOptions,
+} from './persistence/memory-session-store.js';
+export { FakeClock } from './testing/fake-clock.js';

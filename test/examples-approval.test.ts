@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LevelSessionStore, describeSession } from '../src/index.js';
+import { LevelSessionStore } from '../src/index.js';
+import { describeSession } from '../src/runtime/session-view.js';
 import { TempStores } from './helpers/temp-store.js';
 
 const exec = promisify(execFile);

@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   LevelSessionStore,
-  describeSession,
   type JournalEntry,
   type SessionCommit,
   type SessionRecord,
 } from '../src/index.js';
+import { describeSession } from '../src/runtime/session-view.js';
 import { approvalAgent, callTools } from './helpers/approval-agent.js';
 import { TempStores } from './helpers/temp-store.js';
 

@@ -4,8 +4,8 @@ import {
   NothingToResumeError,
   SessionNotFoundError,
   changeBudget,
-  describeSession,
 } from '../src/index.js';
+import { describeSession } from '../src/runtime/session-view.js';
 import { ScriptedModel } from '../src/testing.js';
 import { approvalAgent, approvalModel, callTools } from './helpers/approval-agent.js';
 import { TempStores } from './helpers/temp-store.js';

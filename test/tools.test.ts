@@ -95,7 +95,8 @@ describe('tool calls in a run', () => {
   it('sends invalid JSON arguments back as an error item and goes on', async () => {
     let executed = 0;
     const counted = tool({
-      ...add,
+      name: add.name,
+      description: add.description,
       parameters: z.object({ a: z.number(), b: z.number() }),
       execute: () => ++executed,
     });

@@ -1,2 +1,2 @@
-export * from './run-context.js';
-export * from './run-context-storage.js';
+export { RunContext, type RunContextInit, type RunContextOverrides } from './run-context.js';
+export { getRunContext, findRunContext, withRunContext } from './run-context-storage.js';

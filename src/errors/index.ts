@@ -1,5 +1,34 @@
-export * from './agentstate-error.js';
-export * from './run-errors.js';
-export * from './max-turns-exceeded-error.js';
-export * from './session-errors.js';
-export * from './error-from-serialized.js';
+export {
+  AgentStateError,
+  ERROR_CODES,
+  type ErrorCode,
+  type ErrorScope,
+  type SerializedError,
+} from './agentstate-error.js';
+export {
+  NoActiveRunError,
+  ModelError,
+  ModelBehaviorError,
+  ScriptExhaustedError,
+  OutputValidationError,
+  RunCancelledError,
+  InvalidRunStateError,
+  UnknownCallError,
+  ApprovalCheckError,
+  ToolkitError,
+  InstructionsError,
+  InvalidSchemaError,
+} from './run-errors.js';
+export { MaxTurnsExceededError } from './max-turns-exceeded-error.js';
+export {
+  SessionNotFoundError,
+  SessionConflictError,
+  InvalidSessionTransitionError,
+  InvalidSessionRecordError,
+  UnsupportedSchemaVersionError,
+  SessionSaveFailedError,
+  NothingToResumeError,
+  RestoreFailedError,
+  StoreLockedError,
+  StoreOpenFailedError,
+} from './session-errors.js';

@@ -1,1 +1,8 @@
-export * from './item.js';
+export type {
+  Item,
+  UserMessageItem,
+  AssistantMessageItem,
+  ToolCallItem,
+  ToolResultItem,
+  RunInput,
+} from './item.js';

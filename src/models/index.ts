@@ -1,4 +1,19 @@
-export * from './model.js';
-export * from './openai-model.js';
-export * from './stream-accumulator.js';
-export * from './pricing.js';
+export type {
+  Model,
+  ModelRequest,
+  ModelResponse,
+  ModelUsage,
+  ModelStreamEvent,
+  ModelCallOptions,
+  FinishReason,
+  ToolSpec,
+} from './model.js';
+export { OpenAIModel, type OpenAIModelOptions } from './openai-model.js';
+export {
+  defaultPrices,
+  withPrices,
+  findPrice,
+  costUsd,
+  type ModelPrice,
+  type PriceTable,
+} from './pricing.js';

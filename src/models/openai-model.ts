@@ -9,6 +9,7 @@ import type {
 import { AgentStateError } from '../errors/agentstate-error.js';
 import { ModelBehaviorError, ModelError } from '../errors/run-errors.js';
 import type { ToolCallItem } from '../items/item.js';
+import { OptionChecker, isObject, optionNames } from '../validation/option-checks.js';
 import type {
   Model,
   ModelCallOptions,
@@ -66,6 +67,16 @@ export interface OpenAIModelOptions {
 
 const DEFAULT_MAX_RETRIES = 2;
 
+const OPENAI_MODEL_OPTION_NAMES = optionNames<OpenAIModelOptions>({
+  model: true,
+  apiKey: true,
+  baseURL: true,
+  maxRetries: true,
+  timeoutMs: true,
+  client: true,
+  temperature: true,
+});
+
 /**
  * {@link Model} on the official `openai` package, using Chat Completions with tools. Works
  * with the OpenAI API and with OpenAI-compatible servers (through `baseURL`).
@@ -80,7 +91,20 @@ export class OpenAIModel implements Model {
   private readonly client: OpenAI;
   private readonly options: OpenAIModelOptions;
 
+  /**
+   * @throws TypeError for an unknown option name (naming the closest valid one), an empty
+   *   `model`, a negative or fractional `maxRetries`, a `timeoutMs` that is not a positive
+   *   integer, or a negative `temperature`.
+   */
   constructor(options: OpenAIModelOptions) {
+    new OptionChecker('new OpenAIModel()', options ?? null, OPENAI_MODEL_OPTION_NAMES)
+      .nonEmptyString('model', true)
+      .string('apiKey')
+      .string('baseURL')
+      .nonNegativeInteger('maxRetries')
+      .positiveInteger('timeoutMs')
+      .check('client', 'an OpenAI client', (v) => isObject(v) && isObject(v['chat']))
+      .nonNegativeNumber('temperature');
     this.options = options;
     this.name = options.model;
     this.client = options.client ?? createClient(options);

@@ -6,7 +6,15 @@ import type { PriceTable } from '../models/pricing.js';
 import type { SessionStore } from '../persistence/session-store.js';
 import type { AnyTool } from '../tools/tool.js';
 import type { Toolkit } from '../tools/toolkit.js';
+import {
+  OptionChecker,
+  hasMethods,
+  isNonEmptyString,
+  isObject,
+  optionNames,
+} from '../validation/option-checks.js';
 import type { Clock } from './clock.js';
+import { SESSION_STORE_METHODS } from './run-call-checks.js';
 
 /** The blueprint of an agent. Holds no per-request state; safe to share across users. */
 export interface AgentOptions<TOutput = string> {
@@ -34,4 +42,47 @@ export interface AgentOptions<TOutput = string> {
   approvalTimeoutMs?: number | undefined;
   /** Limits on each user's totals across all their sessions. */
   userBudget?: Budget | undefined;
+}
+
+const AGENT_OPTION_NAMES = optionNames<AgentOptions>({
+  name: true,
+  instructions: true,
+  model: true,
+  tools: true,
+  toolkits: true,
+  maxTurns: true,
+  outputType: true,
+  store: true,
+  clock: true,
+  prices: true,
+  approvalTimeoutMs: true,
+  userBudget: true,
+});
+
+const isTool = (t: unknown): boolean =>
+  isObject(t) && isNonEmptyString(t['name']) && typeof t['execute'] === 'function';
+const isToolkit = (t: unknown): boolean =>
+  isObject(t) && isNonEmptyString(t['name']) && typeof t['create'] === 'function';
+
+/** Checks `new Agent(options)`; throws a `TypeError` naming the option at the first mistake. */
+export function checkAgentOptions(options: unknown): void {
+  new OptionChecker('new Agent()', options ?? null, AGENT_OPTION_NAMES)
+    .nonEmptyString('name', true)
+    .check('instructions', 'a string or a function', (v) =>
+      ['string', 'function'].includes(typeof v),
+    )
+    .implements('model', 'Model', ['generate', 'stream'], true)
+    .check('tools', 'an array of tools made by tool()', (v) => Array.isArray(v) && v.every(isTool))
+    .check(
+      'toolkits',
+      'an array of toolkits made by toolkit()',
+      (v) => Array.isArray(v) && v.every(isToolkit),
+    )
+    .positiveInteger('maxTurns')
+    .check('outputType', 'a zod schema', (v) => hasMethods(v, ['safeParse']))
+    .implements('store', 'SessionStore', SESSION_STORE_METHODS)
+    .implements('clock', 'Clock', ['now', 'sleepUntil'])
+    .object('prices')
+    .positiveInteger('approvalTimeoutMs')
+    .budget('userBudget');
 }

@@ -4,6 +4,7 @@ import { sendMessage } from './actions/send-message.js';
 import type { AgentBinding } from './agent-binding.js';
 import type { AgentOptions } from './agent-options.js';
 import type { RunResult } from './run-result.js';
+import { SESSION_RUN_OPTION_NAMES, checkRunCall } from './run-call-checks.js';
 import { createRunStream, type RunStream } from './run-stream.js';
 import { SessionRuntime, type BindingSource } from './session-runtime.js';
 
@@ -46,6 +47,7 @@ export class AgentSession<TOutput = string> implements BindingSource {
   }
 
   run(input: RunInput, options: SessionRunOptions = {}): Promise<RunResult<TOutput>> {
+    checkRunCall('session.run()', input, options, SESSION_RUN_OPTION_NAMES);
     return this.runtime.execute(
       this.key(),
       sendMessage<TOutput>(input, { ...options, ephemeral: this.ephemeral }),
@@ -53,6 +55,7 @@ export class AgentSession<TOutput = string> implements BindingSource {
   }
 
   stream(input: RunInput, options: SessionRunOptions = {}): RunStream<TOutput> {
+    checkRunCall('session.stream()', input, options, SESSION_RUN_OPTION_NAMES);
     return createRunStream((observers) =>
       this.runtime.execute(
         this.key(),

@@ -3,14 +3,21 @@ import { RunContext, type RunContextInit } from '../context/run-context.js';
 import type { RunInput } from '../items/item.js';
 import { MemorySessionStore } from '../persistence/memory-session-store.js';
 import type { SessionRecord, SessionStore } from '../persistence/session-store.js';
+import { OptionChecker, describeValue, optionNames } from '../validation/option-checks.js';
 import type { Item } from '../items/item.js';
 import { continueRun } from './actions/continue-run.js';
 import { sendMessage } from './actions/send-message.js';
 import { AgentBinding } from './agent-binding.js';
-import type { AgentOptions } from './agent-options.js';
+import { checkAgentOptions, type AgentOptions } from './agent-options.js';
 import { AgentSession } from './agent-session.js';
 import { defaultStore } from './default-store.js';
 import type { RunResult } from './run-result.js';
+import {
+  RESUME_OPTION_NAMES,
+  RUN_OPTION_NAMES,
+  checkRunCall,
+  checkRunOptions,
+} from './run-call-checks.js';
 import { RunState } from './run-state.js';
 import { createRunStream, type RunStream } from './run-stream.js';
 import type { ActionObservers } from './session-action.js';
@@ -48,9 +55,13 @@ export class Agent<TOutput = string> implements BindingSource {
   readonly options: AgentOptions<unknown>;
   private readonly runtimes = new WeakMap<SessionStore, SessionRuntime>();
 
+  /**
+   * @throws TypeError for an unknown option name (naming the closest valid one), a `model`
+   *   that does not implement `Model`, an empty `name`, a `maxTurns` or `approvalTimeoutMs`
+   *   that is not a positive integer, or a budget limit that is negative or not finite.
+   */
   constructor(options: AgentOptions<TOutput>) {
-    if (!options.name) throw new TypeError('Agent needs a name');
-    if (!options.model) throw new TypeError(`Agent "${options.name}" needs a model`);
+    checkAgentOptions(options);
     this.name = options.name;
     this.options = options;
   }
@@ -61,21 +72,39 @@ export class Agent<TOutput = string> implements BindingSource {
     return { binding, release: () => binding.close() };
   }
 
+  /**
+   * One run. Throws a `TypeError` at the call (nothing runs, nothing is stored) for input that
+   * is neither a string nor an array of items, an unknown option name or a bad option value.
+   */
   run(input: RunInput, options: RunOptions = {}): Promise<RunResult<TOutput>> {
+    checkRunCall('agent.run()', input, options, RUN_OPTION_NAMES);
     return this.execute(input, options, {});
   }
 
+  /** Like `run`, as a stream of events; checks its arguments the same way, at the call. */
   stream(input: RunInput, options: RunOptions = {}): RunStream<TOutput> {
+    checkRunCall('agent.stream()', input, options, RUN_OPTION_NAMES);
     return createRunStream((observers) => this.execute(input, options, observers));
   }
 
   /**
    * Continues an interrupted or crashed run, from a session id (in the store) or a RunState
-   * (whose approval decisions are applied).
+   * (whose approval decisions are applied). Throws a `TypeError` at the call for a target
+   * that is neither, or bad options.
    */
-  async resume(
+  resume(target: string | RunState, options: ResumeOptions = {}): Promise<RunResult<TOutput>> {
+    if (typeof target === 'string' ? target.length === 0 : !(target instanceof RunState)) {
+      throw new TypeError(
+        `agent.resume(): the target must be a session id or a RunState (RunState.fromJSON reads a saved one), got ${describeValue(target)}`,
+      );
+    }
+    checkRunOptions('agent.resume()', options, RESUME_OPTION_NAMES);
+    return this.continue(target, options);
+  }
+
+  private async continue(
     target: string | RunState,
-    options: ResumeOptions = {},
+    options: ResumeOptions,
   ): Promise<RunResult<TOutput>> {
     const state = typeof target === 'string' ? undefined : target;
     const sessionId = state ? state.sessionId : (target as string);
@@ -96,9 +125,22 @@ export class Agent<TOutput = string> implements BindingSource {
   }
 
   /** Binds the agent to a context: instructions resolved and toolkits created once. */
-  async createSession(
+  createSession(
     context: RunContextInit = {},
     options: { store?: SessionStore } = {},
+  ): Promise<AgentSession<TOutput>> {
+    new OptionChecker('agent.createSession()', context, CONTEXT_NAMES, 'context')
+      .nonEmptyString('runId')
+      .nonEmptyString('sessionId')
+      .nonEmptyString('userId')
+      .object('metadata');
+    checkRunOptions('agent.createSession()', options, ['store']);
+    return this.bindSession(context, options);
+  }
+
+  private async bindSession(
+    context: RunContextInit,
+    options: { store?: SessionStore },
   ): Promise<AgentSession<TOutput>> {
     const ctx = new RunContext({ ...context, sessionId: context.sessionId ?? ulid() });
     const durable =
@@ -143,6 +185,13 @@ export class Agent<TOutput = string> implements BindingSource {
     );
   }
 }
+
+const CONTEXT_NAMES = optionNames<RunContextInit>({
+  runId: true,
+  sessionId: true,
+  userId: true,
+  metadata: true,
+});
 
 /** Restores the session a RunState of an in-memory run carries into a fresh memory store. */
 async function importSession(session: {

@@ -1,14 +1,19 @@
-export * from './agent.js';
-export * from './agent-options.js';
-export * from './agent-session.js';
-export * from './agent-binding.js';
-export * from './clock.js';
-export * from './run-result.js';
-export * from './run-state.js';
-export * from './run-stream.js';
-export * from './session-runtime.js';
-export * from './session-action.js';
-export * from './session-events.js';
-export * from './session-view.js';
-export * from './default-store.js';
+export { Agent, type RunOptions, type ResumeOptions } from './agent.js';
+export type { AgentOptions } from './agent-options.js';
+export { AgentSession, type SessionRunOptions } from './agent-session.js';
+export type { Clock } from './clock.js';
+export type { RunResult } from './run-result.js';
+export {
+  RunState,
+  RUN_STATE_SCHEMA_VERSION,
+  type RunStateData,
+  type Interruption,
+  type ApprovalDecision,
+} from './run-state.js';
+export type { RunStream, RunStreamEvent } from './run-stream.js';
+export { SessionRuntime, type SessionRuntimeOptions } from './session-runtime.js';
+export type { SessionAction } from './session-action.js';
+export type { SessionRuntimeEvents, SessionRuntimeEventType } from './session-events.js';
+export type { SessionView } from './session-view.js';
+export { closeDefaultStores } from './default-store.js';
 export * from './actions/index.js';

@@ -1,3 +1,9 @@
-export * from './tool.js';
-export * from './toolkit.js';
-export * from './invoke-tool.js';
+export {
+  tool,
+  type Tool,
+  type AnyTool,
+  type ToolDefinition,
+  type ToolExecuteOptions,
+  type NeedsApproval,
+} from './tool.js';
+export { toolkit, type Toolkit, type ToolkitSession } from './toolkit.js';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { RunContext } from '../context/run-context.js';
 import type { ToolSpec } from '../models/model.js';
+import { OptionChecker, isObject, optionNames } from '../validation/option-checks.js';
 import { jsonSchemaOf } from './json-schema-of.js';
 
 /** What `execute` receives besides its arguments. */
@@ -48,6 +49,28 @@ export type AnyTool = Tool<any, unknown>;
 
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
+const TOOL_OPTION_NAMES = optionNames<ToolDefinition<z.ZodObject, unknown>>({
+  name: true,
+  description: true,
+  parameters: true,
+  needsApproval: true,
+  execute: true,
+});
+
+/** What `parameters` must be, with the likely cause when it is a zod schema of another copy. */
+function zodObjectExpected(value: unknown): string {
+  const expected = 'a zod object (z.object({...}))';
+  if (!isObject(value)) return expected;
+  const internals = value['_zod'];
+  if (value['_def'] !== undefined && internals === undefined) {
+    return `${expected} of zod 4; this looks like a zod 3 schema, and agentstate needs zod 4 (its peer dependency)`;
+  }
+  if (isObject(internals) && isObject(internals['def']) && internals['def']['type'] === 'object') {
+    return `${expected} of the app's zod; this one comes from another copy of zod (deduplicate zod so the app has one)`;
+  }
+  return expected;
+}
+
 /**
  * Defines a tool.
  * @example
@@ -60,14 +83,29 @@ const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 export function tool<TSchema extends z.ZodObject, TResult>(
   definition: ToolDefinition<TSchema, TResult>,
 ): Tool<z.infer<TSchema>, TResult> {
-  if (!NAME.test(definition.name)) {
-    throw new TypeError(`Tool name "${definition.name}" must match ${String(NAME)}`);
-  }
-  if (!(definition.parameters instanceof z.ZodObject)) {
-    throw new TypeError(
-      `Tool "${definition.name}": parameters must be a zod object (z.object({...}))`,
-    );
-  }
+  const name = isObject(definition) ? definition.name : undefined;
+  new OptionChecker(
+    typeof name === 'string' ? `tool("${name}")` : 'tool()',
+    definition ?? null,
+    TOOL_OPTION_NAMES,
+  )
+    .check(
+      'name',
+      `a name matching ${String(NAME)}`,
+      (v) => typeof v === 'string' && NAME.test(v),
+      true,
+    )
+    .check('description', 'a string', (v) => typeof v === 'string', true)
+    .check(
+      'parameters',
+      zodObjectExpected(definition.parameters),
+      (v) => v instanceof z.ZodObject,
+      true,
+    )
+    .check('needsApproval', 'a boolean or a function', (v) =>
+      ['boolean', 'function'].includes(typeof v),
+    )
+    .function('execute', true);
   const jsonSchema = jsonSchemaOf(`The parameters of tool "${definition.name}"`, () => {
     const schema = z.toJSONSchema(definition.parameters, { target: 'draft-7' });
     delete schema.$schema;

@@ -1,4 +1,5 @@
 import type { RunContext } from '../context/run-context.js';
+import { OptionChecker, optionNames } from '../validation/option-checks.js';
 import type { AnyTool } from './tool.js';
 
 /** The per-session instance a toolkit builds. */
@@ -16,7 +17,12 @@ export interface Toolkit {
   create(context: RunContext): ToolkitSession | Promise<ToolkitSession>;
 }
 
-/** Defines a toolkit. */
+const TOOLKIT_OPTION_NAMES = optionNames<Toolkit>({ name: true, create: true });
+
+/** Defines a toolkit. Throws a `TypeError` for an unknown option, a missing name or `create`. */
 export function toolkit(definition: Toolkit): Toolkit {
+  new OptionChecker('toolkit()', definition ?? null, TOOLKIT_OPTION_NAMES)
+    .nonEmptyString('name', true)
+    .function('create', true);
   return definition;
 }

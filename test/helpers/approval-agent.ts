@@ -122,11 +122,12 @@ export function approvalAgent(
   store: SessionStore | undefined,
   options: Partial<AgentOptions> & { counters?: ApprovalCounters; model?: ScriptedModel } = {},
 ) {
-  const counters = options.counters ?? newCounters();
-  const model = options.model ?? approvalModel();
+  const { counters: given, model: scripted, ...agentOptions } = options;
+  const counters = given ?? newCounters();
+  const model = scripted ?? approvalModel();
   const agent = new Agent({
     name: 'assistant',
-    ...options,
+    ...agentOptions,
     model,
     store,
     tools: approvalTools(counters),

@@ -1,4 +1,5 @@
 import type { Budget, SessionConfig } from '../../machines/session-types.js';
+import { checkBudget } from '../../validation/option-checks.js';
 import type { SessionAction } from '../session-action.js';
 
 function configure(
@@ -19,8 +20,10 @@ export const changeModel = (model: string | undefined): SessionAction =>
   configure('changeModel', () => ({ model }));
 
 /** Replaces the session's budget (e.g. before resuming a run interrupted by it). */
-export const changeBudget = (budget: Budget): SessionAction =>
-  configure('changeBudget', () => ({ budget }));
+export const changeBudget = (budget: Budget): SessionAction => {
+  checkBudget('changeBudget()', budget);
+  return configure('changeBudget', () => ({ budget }));
+};
 
 /** Replaces the agent's instructions for this session. */
 export const changeSystemPrompt = (systemPrompt: string | undefined): SessionAction =>

@@ -4,6 +4,7 @@ import type { ApprovalDecision } from '../run-state.js';
 import { readRunResult, type RunResult } from '../run-result.js';
 import type { SessionAction } from '../session-action.js';
 import { stateName } from '../session-status.js';
+import { CONTINUE_RUN_OPTION_NAMES, checkRunOptions } from '../run-call-checks.js';
 import type { RunActionOptions } from './run-options.js';
 import { currentBudget } from './send-message.js';
 
@@ -20,6 +21,7 @@ export interface ContinueRunOptions extends RunActionOptions {
 export function continueRun<T = string>(
   options: ContinueRunOptions = {},
 ): SessionAction<RunResult<T>> {
+  checkRunOptions('continueRun()', options, CONTINUE_RUN_OPTION_NAMES);
   return {
     name: 'resume',
     runs: true,

@@ -1,7 +1,19 @@
-export * from './run-options.js';
-export * from './send-message.js';
-export * from './continue-run.js';
-export * from './lifecycle-actions.js';
-export * from './config-actions.js';
-export * from './fork-session.js';
-export * from './delete-session.js';
+export type { RunActionOptions } from './run-options.js';
+export { sendMessage } from './send-message.js';
+export { continueRun, type ContinueRunOptions } from './continue-run.js';
+export {
+  resumeSession,
+  suspendSession,
+  completeSession,
+  failSession,
+  clearSession,
+} from './lifecycle-actions.js';
+export {
+  changeModel,
+  changeBudget,
+  changeSystemPrompt,
+  writeMetadata,
+  updateTask,
+} from './config-actions.js';
+export { forkSession } from './fork-session.js';
+export { deleteSession, type DeleteSessionOptions } from './delete-session.js';

@@ -3,6 +3,7 @@ import { toInputItems, type RunInput } from '../../items/item.js';
 import { runBudget } from '../run-budget.js';
 import { readRunResult, type RunResult } from '../run-result.js';
 import type { ActionContext, SessionAction } from '../session-action.js';
+import { RUN_ACTION_OPTION_NAMES, checkRunCall } from '../run-call-checks.js';
 import type { RunActionOptions } from './run-options.js';
 
 /** Current run budget of a loaded session (session and per-user limits, net of usage). */
@@ -22,6 +23,7 @@ export function sendMessage<T = string>(
   input: RunInput,
   options: RunActionOptions = {},
 ): SessionAction<RunResult<T>> {
+  checkRunCall('sendMessage()', input, options, RUN_ACTION_OPTION_NAMES);
   const items = toInputItems(input);
   return {
     name: 'sendMessage',

@@ -1,0 +1,84 @@
+import type { SessionStore } from '../persistence/session-store.js';
+import { OptionChecker, optionNames } from '../validation/option-checks.js';
+import { checkRunInput } from '../validation/run-input-check.js';
+import type { ContinueRunOptions } from './actions/continue-run.js';
+import type { RunActionOptions } from './actions/run-options.js';
+import type { ResumeOptions, RunOptions } from './agent.js';
+import type { SessionRunOptions } from './agent-session.js';
+
+/** What an object must have to pass for a `SessionStore` at a call. */
+export const SESSION_STORE_METHODS: readonly (keyof SessionStore)[] = [
+  'create',
+  'load',
+  'save',
+  'readHistory',
+  'readJournal',
+  'list',
+];
+
+export const RUN_OPTION_NAMES = optionNames<RunOptions>({
+  sessionId: true,
+  userId: true,
+  metadata: true,
+  store: true,
+  signal: true,
+  maxTurns: true,
+});
+
+export const RESUME_OPTION_NAMES = optionNames<ResumeOptions>({
+  userId: true,
+  metadata: true,
+  store: true,
+  signal: true,
+  maxTurns: true,
+});
+
+export const SESSION_RUN_OPTION_NAMES = optionNames<SessionRunOptions>({
+  signal: true,
+  maxTurns: true,
+});
+
+export const RUN_ACTION_OPTION_NAMES = optionNames<RunActionOptions>({
+  signal: true,
+  metadata: true,
+  progress: true,
+  onRunSnapshot: true,
+  maxTurns: true,
+  ephemeral: true,
+});
+
+/** `ContinueRunOptions` extends `RunActionOptions` with `decisions`. */
+export const CONTINUE_RUN_OPTION_NAMES = [
+  ...RUN_ACTION_OPTION_NAMES,
+  ...optionNames<Omit<ContinueRunOptions, keyof RunActionOptions>>({ decisions: true }),
+];
+
+/**
+ * Checks the options of a call that runs the agent (`agent.run()`, `agent.stream()`,
+ * `agent.resume()`, `session.run()`, `sendMessage()`, ...) against `names`: unknown names,
+ * and each option's kind (`maxTurns` a positive integer, `signal` an AbortSignal, ...).
+ */
+export function checkRunOptions(call: string, options: unknown, names: readonly string[]): void {
+  new OptionChecker(call, options, names)
+    .nonEmptyString('sessionId')
+    .nonEmptyString('userId')
+    .object('metadata')
+    .implements('store', 'SessionStore', SESSION_STORE_METHODS)
+    .instanceOf('signal', AbortSignal)
+    .positiveInteger('maxTurns')
+    .function('progress')
+    .function('onRunSnapshot')
+    .check('ephemeral', 'a boolean', (v) => typeof v === 'boolean')
+    .array('decisions');
+}
+
+/** Checks a run's input and options together (input first: it is the first argument). */
+export function checkRunCall(
+  call: string,
+  input: unknown,
+  options: unknown,
+  names: readonly string[],
+): void {
+  checkRunInput(call, input);
+  checkRunOptions(call, options, names);
+}

@@ -1,0 +1,25 @@
+import { Item, type RunInput } from '../items/item.js';
+import { describeValue } from './option-checks.js';
+
+/**
+ * Checks what a caller passes as run input: a string (one user message) or an array of
+ * conversation items. Throws a `TypeError` naming the call and, for an array, the first item
+ * that is not one.
+ */
+export function checkRunInput(call: string, input: unknown): asserts input is RunInput {
+  if (typeof input === 'string') return;
+  if (!Array.isArray(input)) {
+    throw new TypeError(
+      `${call}: input must be a string or an array of items, got ${describeValue(input)}`,
+    );
+  }
+  for (const [index, item] of input.entries()) {
+    const parsed = Item.safeParse(item);
+    if (parsed.success) continue;
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.length ? ` at ${issue.path.join('.')}` : '';
+    throw new TypeError(
+      `${call}: input[${index}] is not an item (${issue?.message ?? 'invalid'}${where})`,
+    );
+  }
+}

@@ -1,0 +1,201 @@
+import ts from 'typescript';
+
+/**
+ * The root export of `agentstate`, pinned: a name added to or dropped from `src/index.ts`
+ * (an internal leaking out, or a public name lost) fails the tests until this list and the
+ * README agree with it.
+ */
+export const ROOT_VALUES = [
+  // runtime
+  'Agent',
+  'AgentSession',
+  'SessionRuntime',
+  'RunState',
+  'RUN_STATE_SCHEMA_VERSION',
+  'closeDefaultStores',
+  // session actions
+  'sendMessage',
+  'continueRun',
+  'resumeSession',
+  'suspendSession',
+  'completeSession',
+  'failSession',
+  'clearSession',
+  'changeModel',
+  'changeBudget',
+  'changeSystemPrompt',
+  'writeMetadata',
+  'updateTask',
+  'forkSession',
+  'deleteSession',
+  // tools
+  'tool',
+  'toolkit',
+  // context
+  'RunContext',
+  'getRunContext',
+  'findRunContext',
+  'withRunContext',
+  // models and pricing
+  'OpenAIModel',
+  'defaultPrices',
+  'withPrices',
+  'findPrice',
+  'costUsd',
+  // persistence
+  'LevelSessionStore',
+  'DEFAULT_LEVEL_PATH',
+  'MigrationRegistry',
+  'CURRENT_SCHEMA_VERSION',
+  // errors
+  'AgentStateError',
+  'ERROR_CODES',
+  'NoActiveRunError',
+  'ModelError',
+  'ModelBehaviorError',
+  'ScriptExhaustedError',
+  'OutputValidationError',
+  'RunCancelledError',
+  'InvalidRunStateError',
+  'UnknownCallError',
+  'MaxTurnsExceededError',
+  'SessionNotFoundError',
+  'SessionConflictError',
+  'InvalidSessionTransitionError',
+  'InvalidSessionRecordError',
+  'UnsupportedSchemaVersionError',
+  'SessionSaveFailedError',
+  'NothingToResumeError',
+  'RestoreFailedError',
+  'StoreLockedError',
+  'StoreOpenFailedError',
+  'ApprovalCheckError',
+  'ToolkitError',
+  'InstructionsError',
+  'InvalidSchemaError',
+].sort();
+
+/** Names the root exports as types only. */
+export const ROOT_TYPES = [
+  'AgentOptions',
+  'RunOptions',
+  'ResumeOptions',
+  'SessionRunOptions',
+  'RunResult',
+  'RunStateData',
+  'Interruption',
+  'ApprovalDecision',
+  'RunStream',
+  'RunStreamEvent',
+  'SessionRuntimeOptions',
+  'SessionRuntimeEvents',
+  'SessionRuntimeEventType',
+  'SessionAction',
+  'SessionView',
+  'RunActionOptions',
+  'ContinueRunOptions',
+  'DeleteSessionOptions',
+  'Clock',
+  'RunUsage',
+  'InterruptionReason',
+  'Budget',
+  'SessionConfig',
+  'Item',
+  'UserMessageItem',
+  'AssistantMessageItem',
+  'ToolCallItem',
+  'ToolResultItem',
+  'RunInput',
+  'Tool',
+  'AnyTool',
+  'ToolDefinition',
+  'ToolExecuteOptions',
+  'NeedsApproval',
+  'Toolkit',
+  'ToolkitSession',
+  'RunContextInit',
+  'RunContextOverrides',
+  'Model',
+  'ModelRequest',
+  'ModelResponse',
+  'ModelUsage',
+  'ModelStreamEvent',
+  'ModelCallOptions',
+  'FinishReason',
+  'ToolSpec',
+  'OpenAIModelOptions',
+  'ModelPrice',
+  'PriceTable',
+  'LevelSessionStoreOptions',
+  'SessionStore',
+  'SessionKey',
+  'SessionInfo',
+  'SessionRecord',
+  'SessionStatus',
+  'SessionCommit',
+  'LoadedSession',
+  'JournalEntry',
+  'ListSessionsQuery',
+  'SessionPage',
+  'StoreStats',
+  'UsageTotals',
+  'Migration',
+  'ErrorCode',
+  'ErrorScope',
+  'SerializedError',
+].sort();
+
+/** The `agentstate/testing` export. */
+export const TESTING_VALUES = ['FakeClock', 'MemorySessionStore', 'ScriptedModel'].sort();
+export const TESTING_TYPES = [
+  'Script',
+  'ScriptedModelOptions',
+  'ScriptedResponse',
+  'ScriptedToolCall',
+  'MemorySessionStoreOptions',
+].sort();
+
+/** A module's exported names as TypeScript sees them, split into values and types only. */
+export interface ExportedNames {
+  values: string[];
+  types: string[];
+}
+
+/**
+ * Reads the exports of each entry file (`.ts` source or `.d.ts` declarations) with the
+ * TypeScript compiler, so type-only exports are pinned as well as runtime ones.
+ */
+export function exportedNames(
+  entries: readonly string[],
+  options: ts.CompilerOptions = {},
+): ExportedNames[] {
+  const program = ts.createProgram([...entries], {
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    target: ts.ScriptTarget.ES2022,
+    skipLibCheck: true,
+    noEmit: true,
+    ...options,
+  });
+  const checker = program.getTypeChecker();
+  return entries.map((entry) => {
+    const file = program.getSourceFile(entry);
+    if (!file) throw new Error(`TypeScript did not load ${entry}`);
+    const moduleSymbol = checker.getSymbolAtLocation(file);
+    if (!moduleSymbol) throw new Error(`${entry} is not a module`);
+    const values: string[] = [];
+    const types: string[] = [];
+    for (const symbol of checker.getExportsOfModule(moduleSymbol)) {
+      const target =
+        symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
+      const typeOnly = target.flags & ts.SymbolFlags.Value ? isTypeOnly(symbol) : true;
+      (typeOnly ? types : values).push(symbol.name);
+    }
+    return { values: values.sort(), types: types.sort() };
+  });
+}
+
+/** True when an alias was exported with `export type` (a value re-exported as a type). */
+function isTypeOnly(symbol: ts.Symbol): boolean {
+  return (symbol.declarations ?? []).some((d) => ts.isTypeOnlyExportDeclaration(d));
+}

@@ -1,0 +1,298 @@
+import { execFile } from 'node:child_process';
+import {
+  copyFile,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rm,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  ROOT_TYPES,
+  ROOT_VALUES,
+  TESTING_TYPES,
+  TESTING_VALUES,
+  exportedNames,
+} from './helpers/public-api.js';
+
+/**
+ * The package as a user gets it: built, packed with `npm pack`, unpacked into a consumer
+ * project's node_modules (its dependencies linked from this repo's node_modules, so nothing is
+ * downloaded), then type-checked and required there.
+ */
+
+const exec = promisify(execFile);
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+
+let work: string;
+let consumer: string;
+let installed: string;
+let tarballFiles: string[];
+
+async function run(command: string, args: string[], cwd: string) {
+  return exec(command, args, {
+    cwd,
+    maxBuffer: 16 * 1024 * 1024,
+    env: { ...process.env, CI: '1' },
+  });
+}
+
+async function walk(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true });
+  const nested = await Promise.all(
+    entries.map(async (e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)])),
+  );
+  return nested.flat();
+}
+
+/** Builds into a staging copy (never the repo's own dist) and packs it; returns the tarball. */
+async function pack(): Promise<string> {
+  const staging = join(work, 'staging');
+  await mkdir(staging);
+  for (const file of ['package.json', 'LICENSE', 'README.md']) {
+    await copyFile(join(ROOT, file), join(staging, file));
+  }
+  await run(
+    process.execPath,
+    [TSC, '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(staging, 'dist')],
+    ROOT,
+  );
+  const { stdout } = await run(
+    'npm',
+    ['pack', '--json', '--offline', '--ignore-scripts', '--pack-destination', work],
+    staging,
+  );
+  const [info] = JSON.parse(stdout) as [{ filename: string; files: { path: string }[] }];
+  tarballFiles = info.files.map((f) => f.path).sort();
+  return join(work, info.filename);
+}
+
+/** A consumer project: the tarball unpacked as node_modules/agentstate, the rest linked. */
+async function makeConsumer(tarball: string): Promise<void> {
+  consumer = join(work, 'consumer');
+  const modules = join(consumer, 'node_modules');
+  installed = join(modules, 'agentstate');
+  await mkdir(installed, { recursive: true });
+  await run('tar', ['-xzf', tarball, '-C', installed, '--strip-components=1'], work);
+  for (const entry of await readdir(join(ROOT, 'node_modules'))) {
+    if (entry === 'agentstate' || entry.startsWith('.')) continue;
+    await symlink(join(ROOT, 'node_modules', entry), join(modules, entry), 'dir');
+  }
+  await writeFile(
+    join(consumer, 'package.json'),
+    JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
+  );
+  await writeFile(
+    join(consumer, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        target: 'ES2022',
+        lib: ['ES2023'],
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        types: ['node'],
+        strict: true,
+        exactOptionalPropertyTypes: true,
+        noUncheckedIndexedAccess: true,
+        skipLibCheck: false,
+        noEmit: true,
+      },
+      files: ['app.ts'],
+    }),
+  );
+  await writeFile(join(consumer, 'app.ts'), CONSUMER_APP);
+  await writeFile(join(consumer, 'app.cjs'), CONSUMER_CJS);
+}
+
+/** Uses the public API the way the README does; `@ts-expect-error` lines prove types bite. */
+const CONSUMER_APP = `
+import { z } from 'zod';
+import {
+  Agent,
+  AgentStateError,
+  LevelSessionStore,
+  OpenAIModel,
+  RunState,
+  SessionRuntime,
+  changeBudget,
+  getRunContext,
+  sendMessage,
+  tool,
+  withPrices,
+  type Clock,
+  type Model,
+  type RunResult,
+  type RunStreamEvent,
+  type SessionStore,
+} from 'agentstate';
+import { FakeClock, MemorySessionStore, ScriptedModel } from 'agentstate/testing';
+
+const add = tool({
+  name: 'add',
+  description: 'Adds two numbers',
+  parameters: z.object({ a: z.number(), b: z.number() }),
+  needsApproval: ({ a }) => a > 100,
+  execute: ({ a, b }, { callId }) => ({ sum: a + b, callId, user: getRunContext().userId }),
+});
+
+const model: Model = new ScriptedModel([{ toolCalls: [{ name: 'add', arguments: { a: 2, b: 3 } }] }, { text: '5' }]);
+const clock: Clock = new FakeClock();
+const store: SessionStore = new MemorySessionStore();
+const agent = new Agent({
+  name: 'calc',
+  instructions: (ctx) => 'You help ' + (ctx.userId ?? 'someone'),
+  model,
+  tools: [add],
+  store,
+  clock,
+  maxTurns: 5,
+  prices: withPrices({ scripted: { inputPerMillion: 1, outputPerMillion: 2 } }),
+});
+
+export async function main(): Promise<string | undefined> {
+  const result: RunResult = await agent.run('What is 2 + 3?', { sessionId: 's1', userId: 'alice' });
+  const state: RunState = RunState.fromJSON(JSON.stringify(result.state));
+  const runtime: SessionRuntime = agent.runtimeFor(store);
+  await runtime.execute({ sessionId: 's1', userId: 'alice' }, changeBudget({ maxTurns: 20 }));
+  await runtime.execute({ sessionId: 's1', userId: 'alice' }, sendMessage('again'));
+  for await (const event of agent.stream('hi', { userId: 'alice' })) {
+    const e: RunStreamEvent = event;
+    if (e.type === 'text_delta') console.log(e.delta);
+  }
+  const typed = new Agent({ name: 'typed', model, outputType: z.object({ n: z.number() }) });
+  const out = await typed.run('n?');
+  const n: number | undefined = out.output?.n;
+  void n;
+  void state.interruptions[0]?.callId;
+  void new OpenAIModel({ model: 'gpt-4o-mini', baseURL: 'http://127.0.0.1:9/v1' });
+  void LevelSessionStore.open({ path: './db' });
+  try {
+    await agent.resume('s1');
+  } catch (error) {
+    if (error instanceof AgentStateError) return error.code;
+  }
+  // @ts-expect-error unknown option names are type errors too
+  await agent.run('x', { session_id: 's1' });
+  // @ts-expect-error exactOptionalPropertyTypes: an optional option is not \`undefined\` unless it says so
+  new ScriptedModel([{ text: undefined }]);
+  return result.output;
+}
+`;
+
+/** CommonJS: \`require('agentstate')\` on Node 20.19+, then a real run through it. */
+const CONSUMER_CJS = `
+const agentstate = require('agentstate');
+const { ScriptedModel, MemorySessionStore } = require('agentstate/testing');
+const agent = new agentstate.Agent({
+  name: 'cjs',
+  model: new ScriptedModel([{ text: 'hello from require' }]),
+  store: new MemorySessionStore(),
+});
+agent.run('hi', { sessionId: 'c1' }).then((result) => {
+  console.log(JSON.stringify({ keys: Object.keys(agentstate).sort(), output: result.output }));
+});
+`;
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'agentstate-pack-'));
+  await makeConsumer(await pack());
+}, 120_000);
+
+afterAll(async () => {
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+describe('the packed package', () => {
+  it('ships dist, LICENSE, README and package.json only, and no sources', () => {
+    const shipped = ['LICENSE', 'README.md', 'package.json', 'dist/index.js', 'dist/index.d.ts'];
+    expect(tarballFiles).toEqual(expect.arrayContaining([...shipped, 'dist/testing.js']));
+    const others = tarballFiles.filter(
+      (f) => !f.startsWith('dist/') && !['LICENSE', 'README.md', 'package.json'].includes(f),
+    );
+    expect(others).toEqual([]);
+  });
+
+  it('has an MIT LICENSE matching package.json', async () => {
+    const license = await readFile(join(installed, 'LICENSE'), 'utf8');
+    const pkg = JSON.parse(await readFile(join(installed, 'package.json'), 'utf8')) as {
+      license: string;
+      peerDependencies: Record<string, string>;
+      dependencies: Record<string, string>;
+    };
+    expect(pkg.license).toBe('MIT');
+    expect(license).toMatch(/^MIT License/);
+    expect(license).toContain('Copyright (c) 2026 the agentstate authors');
+    expect(pkg.peerDependencies['zod']).toMatch(/^\^4/);
+    expect(pkg.dependencies['zod']).toBeUndefined();
+  });
+
+  it('has no source map pointing at a file it does not ship', async () => {
+    const files = await walk(installed);
+    const broken: string[] = [];
+    for (const file of files.filter((f) => f.endsWith('.js') || f.endsWith('.d.ts'))) {
+      const text = await readFile(file, 'utf8');
+      for (const [, url] of text.matchAll(/[#@] sourceMappingURL=(\S+)/g)) {
+        if (!existsSync(resolve(dirname(file), url!))) broken.push(`${file} -> ${url}`);
+      }
+    }
+    for (const map of files.filter((f) => f.endsWith('.map'))) {
+      const { sources, sourceRoot = '' } = JSON.parse(await readFile(map, 'utf8')) as {
+        sources: string[];
+        sourceRoot?: string;
+      };
+      for (const source of sources) {
+        const target = resolve(dirname(map), sourceRoot, source);
+        if (!existsSync(target) || !target.startsWith(installed + sep)) {
+          broken.push(`${relative(installed, map)} -> ${source}`);
+        }
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+
+  it('its declarations export exactly the public API', () => {
+    const [root, testing] = exportedNames([
+      join(installed, 'dist', 'index.d.ts'),
+      join(installed, 'dist', 'testing.d.ts'),
+    ]);
+    expect(root).toEqual({ values: ROOT_VALUES, types: ROOT_TYPES });
+    expect(testing).toEqual({ values: TESTING_VALUES, types: TESTING_TYPES });
+  });
+
+  it('type-checks a consumer under strict and exactOptionalPropertyTypes', async () => {
+    // skipLibCheck is off so agentstate's own declarations are checked under the consumer's
+    // settings. xstate's declarations do not pass exactOptionalPropertyTypes themselves (any
+    // app importing xstate sees that without skipLibCheck), so errors are kept to the files
+    // that are ours: the consumer's app and the installed agentstate.
+    const result = await run(process.execPath, [TSC, '-p', 'tsconfig.json'], consumer).catch(
+      (error: { stdout?: string; stderr?: string; code?: unknown }) => error,
+    );
+    const output = `${result.stdout ?? ''}${result.stderr ?? ''}`;
+    const errors = output.split('\n').filter((line) => /^\S.*\(\d+,\d+\): error TS/.test(line));
+    const ours = errors.filter((line) => {
+      const file = resolve(consumer, line.slice(0, line.indexOf('(')));
+      return !file.includes(`${sep}node_modules${sep}`) || file.startsWith(installed + sep);
+    });
+    expect(ours).toEqual([]);
+    const foreign = errors.filter((line) => !ours.includes(line));
+    expect(foreign.every((line) => line.includes(`node_modules${sep}xstate${sep}`))).toBe(true);
+    // Nothing but those diagnostics: no crash, no running out of memory.
+    expect(output.split('\n').filter((l) => /^\S/.test(l) && !errors.includes(l))).toEqual([]);
+  });
+
+  it("works through require('agentstate') from a .cjs file", async () => {
+    const { stdout } = await run(process.execPath, ['app.cjs'], consumer);
+    const printed = JSON.parse(stdout) as { keys: string[]; output: string };
+    expect(printed.output).toBe('hello from require');
+    expect(printed.keys).toEqual(ROOT_VALUES);
+  });
+});
