@@ -19,7 +19,8 @@ export type ErrorCode =
   | 'NOTHING_TO_RESUME'
   | 'INVALID_RUN_STATE'
   | 'UNKNOWN_CALL'
-  | 'RESTORE_FAILED';
+  | 'RESTORE_FAILED'
+  | 'UNPRICED_MODEL';
 
 /** Where an error happened, when known. */
 export interface ErrorScope {
@@ -28,12 +29,26 @@ export interface ErrorScope {
   cause?: unknown;
 }
 
-/** Plain-JSON form of an error, as stored in snapshots and journal entries (invariant 6). */
+/**
+ * Plain-JSON form of an error, as stored in snapshots and journal entries (invariant 6). The
+ * optional fields are the typed facts of a `ModelError` and the error's cause, one level per
+ * `cause`; all of them are plain values.
+ */
 export interface SerializedError {
   name: string;
   message: string;
   code: string;
+  /** HTTP status of a failed model call. */
+  status?: number | undefined;
+  /** The model server's request id (`x-request-id`), for its support. */
+  requestId?: string | undefined;
+  /** Whether trying the same call again may succeed (rate limit, timeout, 5xx, ...). */
+  retryable?: boolean | undefined;
+  cause?: SerializedError | undefined;
 }
+
+/** How many causes deep an error is serialised. */
+const MAX_CAUSES = 3;
 
 /** Base class of every error agentstate raises on purpose. */
 export class AgentStateError extends Error {
@@ -49,14 +64,37 @@ export class AgentStateError extends Error {
     this.runId = scope.runId;
   }
 
+  /** Plain facts a subclass keeps in the serialised form (e.g. a ModelError's `status`). */
+  facts(): Omit<Partial<SerializedError>, 'name' | 'message' | 'code' | 'cause'> {
+    return {};
+  }
+
   toJSON(): SerializedError {
-    return { name: this.name, message: this.message, code: this.code };
+    return serializeError(this);
   }
 }
 
-/** Turns anything thrown into the plain `{ name, message, code }` stored in snapshots. */
-export function serializeError(error: unknown): SerializedError {
-  if (error instanceof AgentStateError) return error.toJSON();
-  if (error instanceof Error) return { name: error.name, message: error.message, code: 'UNKNOWN' };
-  return { name: 'Error', message: String(error), code: 'UNKNOWN' };
+/**
+ * Turns anything thrown into the plain `{ name, message, code }` stored in snapshots, with the
+ * typed facts of an AgentStateError and the cause chain (up to three causes deep).
+ */
+export function serializeError(error: unknown, depth = 0): SerializedError {
+  if (!(error instanceof Error)) return { name: 'Error', message: String(error), code: 'UNKNOWN' };
+  const own = (error as { code?: unknown }).code;
+  // SDK errors often keep the inherited name `Error`: their class says more.
+  const className = error.constructor.name;
+  const serialized: SerializedError = {
+    name: error.name === 'Error' && className ? className : error.name,
+    message: error.message,
+    code: typeof own === 'string' ? own : 'UNKNOWN',
+  };
+  if (error instanceof AgentStateError) {
+    for (const [key, value] of Object.entries(error.facts())) {
+      if (value !== undefined) Object.assign(serialized, { [key]: value });
+    }
+  }
+  if (error.cause !== undefined && depth < MAX_CAUSES) {
+    serialized.cause = serializeError(error.cause, depth + 1);
+  }
+  return serialized;
 }
