@@ -14,7 +14,8 @@ import type {
   ToolCallInput,
   ToolCallOutput,
 } from './run-types.js';
-import { addUsage, zeroUsage } from './run-types.js';
+import { AgentStateError, type SerializedError } from '../errors/agentstate-error.js';
+import { addUsage, budgetLeft, zeroUsage } from './run-types.js';
 
 /** Done and error events of the spawned `toolCall` children (one per call id). */
 type ToolCallDoneEvent = {
@@ -74,7 +75,7 @@ export const runMachine = setup({
       (budget.maxTurns !== undefined && turn >= budget.maxTurns) ||
       (budget.maxTokens !== undefined &&
         usage.inputTokens + usage.outputTokens >= budget.maxTokens) ||
-      (budget.maxCostUsd !== undefined && usage.costUsd >= budget.maxCostUsd),
+      (budget.maxCostUsd !== undefined && (usage.costUsd ?? 0) >= budget.maxCostUsd),
     hasCalls: ({ context }) => context.calls.length > 0,
     outputInvalid: ({ context }) => context.error !== undefined,
     needsCheck: ({ context }) => context.calls.some((c) => c.check),
@@ -146,6 +147,7 @@ export const runMachine = setup({
           sessionId: context.sessionId,
           step: context.step,
           turn: context.turn,
+          budgetLeft: budgetLeft(context),
         }),
         onDone: {
           target: 'afterModel',
@@ -359,7 +361,8 @@ function decide(
   };
 }
 
-function toSerialized(error: unknown): { name: string; message: string; code: string } {
+function toSerialized(error: unknown): SerializedError {
+  if (error instanceof AgentStateError) return error.toJSON(); // keeps typed facts and causes
   const e = (error ?? {}) as { name?: string; message?: string; code?: string };
   return {
     name: e.name ?? 'Error',

@@ -12,3 +12,4 @@ export * from './session-events.js';
 export * from './session-view.js';
 export * from './default-store.js';
 export * from './actions/index.js';
+export * from './agent-model.js';
