@@ -67,8 +67,9 @@ try {
   });
   console.log(`Answer: ${result.output ?? ''}`);
   console.log(`Turns: ${result.turns}`);
+  const cost = result.usage.costUsd;
   console.log(
-    `Usage: ${result.usage.inputTokens} input tokens, ${result.usage.outputTokens} output tokens, $${result.usage.costUsd.toFixed(6)}`,
+    `Usage: ${result.usage.inputTokens} input tokens, ${result.usage.outputTokens} output tokens, ${cost === undefined ? 'cost unknown' : `$${cost.toFixed(6)}`}`,
   );
   console.log(
     `Run ${result.id} in session ${result.sessionId}, ${result.endedAt - result.startedAt} ms`,

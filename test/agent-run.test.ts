@@ -144,7 +144,7 @@ describe('agent.run: the RunResult', () => {
     expect(model.calls[1]?.items).toEqual([user('hi')]);
   });
 
-  it('prices dated model names by their table prefix and unknown models at 0', async () => {
+  it('prices dated model names by their table prefix; an unknown model costs undefined', async () => {
     const dated = new ScriptedModel(
       [{ text: 'x', usage: { inputTokens: 1000, outputTokens: 500 } }],
       {
@@ -162,14 +162,15 @@ describe('agent.run: the RunResult', () => {
 
     const unknown = new ScriptedModel(
       [{ text: 'x', usage: { inputTokens: 1000, outputTokens: 500 } }],
-      { name: 'my-llm' },
+      { name: 'my-llm', price: null },
     );
-    const free = await new Agent({
+    const unpriced = await new Agent({
       name: 'a',
       model: unknown,
       store: new MemorySessionStore(),
     }).run('hi');
-    expect(free.usage).toMatchObject({ inputTokens: 1000, outputTokens: 500, costUsd: 0 });
+    expect(unpriced.usage).toMatchObject({ inputTokens: 1000, outputTokens: 500 });
+    expect(unpriced.usage.costUsd).toBeUndefined();
   });
 
   it('lets callers extend the price table through AgentOptions.prices', async () => {

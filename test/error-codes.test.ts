@@ -35,7 +35,7 @@ async function failure(promise: Promise<unknown>): Promise<AgentStateError> {
 describe('error codes', () => {
   it('the README lists exactly the exported set of codes', () => {
     const section = readme.slice(readme.indexOf('## Errors'), readme.indexOf('## Layout'));
-    const listed = [...section.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((m) => m[1]);
+    const listed = [...section.matchAll(/^\|\s*`([A-Z_]+)`\s*\|/gm)].map((m) => m[1]);
     expect(listed.sort()).toEqual([...ERROR_CODES].sort());
     expect(new Set(ERROR_CODES).size).toBe(ERROR_CODES.length);
     expect(ERROR_CODES).not.toContain('UNKNOWN');

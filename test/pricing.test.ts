@@ -10,11 +10,21 @@ const usage = (inputTokens: number, outputTokens: number, cachedTokens = 0) => (
 describe('pricing', () => {
   it('has prices for the listed OpenAI models', () => {
     for (const name of [
+      'gpt-5.5',
+      'gpt-5.4',
+      'gpt-5.4-mini',
+      'gpt-5.4-nano',
+      'gpt-5.2',
+      'gpt-5.1',
+      'gpt-5',
+      'gpt-5-mini',
+      'gpt-5-nano',
       'gpt-4o',
       'gpt-4o-mini',
       'gpt-4.1',
       'gpt-4.1-mini',
       'gpt-4.1-nano',
+      'o3',
       'o4-mini',
     ]) {
       const price = defaultPrices[name];
@@ -47,9 +57,13 @@ describe('pricing', () => {
     expect(costUsd('m', usage(100, 0, 1_000), table)).toBe(0);
   });
 
-  it('returns 0 for unknown models', () => {
-    expect(costUsd('my-local-llama', usage(1_000, 1_000))).toBe(0);
-    expect(costUsd('', usage(1_000, 1_000))).toBe(0);
+  it('returns undefined (cost unknown) for unknown models, unless the model has its own price', () => {
+    expect(costUsd('my-local-llama', usage(1_000, 1_000))).toBeUndefined();
+    expect(costUsd('', usage(1_000, 1_000))).toBeUndefined();
+    const own = { inputPerMillion: 1, outputPerMillion: 2 };
+    expect(costUsd('my-local-llama', usage(1_000_000, 1_000_000), defaultPrices, own)).toBe(3);
+    // the table wins over the model's own price
+    expect(costUsd('gpt-4o', usage(1_000_000, 0), defaultPrices, own)).toBeCloseTo(2.5, 10);
   });
 
   it('matches dated model names by the longest prefix', () => {
@@ -58,6 +72,13 @@ describe('pricing', () => {
     expect(findPrice('gpt-4.1-nano-2025-04-14')).toBe(defaultPrices['gpt-4.1-nano']);
     expect(findPrice('gpt-4.1-2025-04-14')).toBe(defaultPrices['gpt-4.1']);
     expect(costUsd('gpt-4o-2024-08-06', usage(1_000_000, 0))).toBeCloseTo(2.5, 10);
+  });
+
+  it('keeps the GPT-5 generations apart: a point release is not a dated gpt-5', () => {
+    expect(findPrice('gpt-5.4-mini-2026-03-17')).toBe(defaultPrices['gpt-5.4-mini']);
+    expect(findPrice('gpt-5-mini-2025-08-07')).toBe(defaultPrices['gpt-5-mini']);
+    expect(findPrice('gpt-5.3')).toBeUndefined(); // `.` is no boundary: not priced as gpt-5
+    expect(findPrice('gpt-4o-2024-05-13')?.inputPerMillion).toBe(5); // the older, dearer snapshot
   });
 
   it('only matches a prefix at a name boundary', () => {

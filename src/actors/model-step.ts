@@ -1,9 +1,9 @@
 import { fromPromise } from 'xstate';
 import { AgentStateError, serializeError } from '../errors/agentstate-error.js';
-import { ModelError, OutputValidationError } from '../errors/run-errors.js';
+import { ModelError, OutputValidationError, UnpricedModelError } from '../errors/run-errors.js';
 import type { Item } from '../items/item.js';
 import type { ModelRequest, ModelResponse } from '../models/model.js';
-import { costUsd } from '../models/pricing.js';
+import { costUsd, priceOf } from '../models/pricing.js';
 import type { ModelStepInput, ModelStepOutput } from '../machines/run-types.js';
 import { combinedSignal, stepDepsOf, type StepDeps, type StepDepsSource } from './step-deps.js';
 
@@ -63,7 +63,14 @@ export function modelStep(source: StepDepsSource) {
       tools: deps.toolSpecs,
       outputSchema: deps.outputSchema,
       model: deps.modelName(),
+      ...(input.budgetLeft?.tokens === undefined
+        ? {}
+        : { maxOutputTokens: input.budgetLeft.tokens }),
     };
+    const name = request.model ?? deps.model.name;
+    if (input.budgetLeft?.costUsd !== undefined && !priceOf(name, deps.prices, deps.model.price)) {
+      throw UnpricedModelError.forModel(name, { sessionId: input.sessionId, runId: input.runId });
+    }
     let response: ModelResponse;
     try {
       response = await callModel(deps, request, input.runId, combinedSignal(deps, signal));
@@ -90,7 +97,10 @@ export function modelStep(source: StepDepsSource) {
         check: (deps.tools.get(c.name)?.needsApproval ?? false) !== false,
       })),
       historyEnd: deps.log.length + items.length,
-      usage: { ...response.usage, costUsd: costUsd(response.model, response.usage, deps.prices) },
+      usage: {
+        ...response.usage,
+        costUsd: costUsd(response.model, response.usage, deps.prices, deps.model.price),
+      },
       ...(toolCalls.length === 0 ? parseStructured(deps, response.text) : {}),
     };
     deps.log.record(

@@ -28,6 +28,7 @@ export const ERROR_CODES = [
   'INVALID_RUN_STATE',
   'UNKNOWN_CALL',
   'RESTORE_FAILED',
+  'UNPRICED_MODEL',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -44,12 +45,26 @@ export interface ErrorScope {
   cause?: unknown;
 }
 
-/** Plain-JSON form of an error, as stored in snapshots and journal entries (invariant 6). */
+/**
+ * Plain-JSON form of an error, as stored in snapshots and journal entries (invariant 6). The
+ * optional fields are the typed facts of a `ModelError` and the error's cause, one level per
+ * `cause`; all of them are plain values.
+ */
 export interface SerializedError {
   name: string;
   message: string;
   code: string;
+  /** HTTP status of a failed model call. */
+  status?: number | undefined;
+  /** The model server's request id (`x-request-id`), for its support. */
+  requestId?: string | undefined;
+  /** Whether trying the same call again may succeed (rate limit, timeout, 5xx, ...). */
+  retryable?: boolean | undefined;
+  cause?: SerializedError | undefined;
 }
+
+/** How many causes deep an error is serialised. */
+const MAX_CAUSES = 3;
 
 /** Base class of every error agentstate raises on purpose. */
 export class AgentStateError extends Error {
@@ -65,27 +80,41 @@ export class AgentStateError extends Error {
     this.runId = scope.runId;
   }
 
+  /** Plain facts a subclass keeps in the serialised form (e.g. a ModelError's `status`). */
+  facts(): Omit<Partial<SerializedError>, 'name' | 'message' | 'code' | 'cause'> {
+    return {};
+  }
+
   toJSON(): SerializedError {
-    return { name: this.name, message: this.message, code: this.code };
+    return serializeError(this, this.code);
   }
 }
 
 /**
- * Turns anything thrown into the plain `{ name, message, code }` stored in snapshots. An error
- * that carries no agentstate code gets `fallback`: the code of the step that failed.
+ * Turns anything thrown into the plain `{ name, message, code }` stored in snapshots, with the
+ * typed facts of an AgentStateError and the cause chain (up to three causes deep). A value
+ * without an agentstate code gets `fallback`: the code of the step that failed.
  */
-export function serializeError(error: unknown, fallback: ErrorCode): SerializedError {
-  if (error instanceof AgentStateError) return error.toJSON();
-  const e = (typeof error === 'object' && error !== null ? error : {}) as {
-    name?: unknown;
-    message?: unknown;
-    code?: unknown;
+export function serializeError(error: unknown, fallback: ErrorCode, depth = 0): SerializedError {
+  if (!(error instanceof Error)) return { name: 'Error', message: String(error), code: fallback };
+  const own = (error as { code?: unknown }).code;
+  // SDK errors often keep the inherited name `Error`: their class says more.
+  const className = error.constructor.name;
+  const serialized: SerializedError = {
+    name: error.name === 'Error' && className ? className : error.name,
+    message: error.message,
+    // A cause keeps its own code (an SDK's or Node's, e.g. ECONNRESET) as a fact about it.
+    code: isErrorCode(own) || (depth > 0 && typeof own === 'string') ? own : fallback,
   };
-  return {
-    name: typeof e.name === 'string' ? e.name : 'Error',
-    message: typeof e.message === 'string' ? e.message : String(error),
-    code: isErrorCode(e.code) ? e.code : fallback,
-  };
+  if (error instanceof AgentStateError) {
+    for (const [key, value] of Object.entries(error.facts())) {
+      if (value !== undefined) Object.assign(serialized, { [key]: value });
+    }
+  }
+  if (error.cause !== undefined && depth < MAX_CAUSES) {
+    serialized.cause = serializeError(error.cause, fallback, depth + 1);
+  }
+  return serialized;
 }
 
 /** The message of a thrown value, for wrapping it in a typed error. */

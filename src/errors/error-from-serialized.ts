@@ -1,16 +1,37 @@
 import { AgentStateError, isErrorCode, type SerializedError } from './agentstate-error.js';
-import { ModelError, OutputValidationError } from './run-errors.js';
+import { ModelError, OutputValidationError, UnpricedModelError } from './run-errors.js';
 
-/** Rebuilds a typed error from its stored `{ name, message, code }` form. */
+/** A plain Error standing for a stored cause (its class is not rebuilt). */
+function causeFromSerialized(cause: SerializedError): Error {
+  const error = new Error(
+    cause.message,
+    cause.cause ? { cause: causeFromSerialized(cause.cause) } : undefined,
+  );
+  error.name = cause.name;
+  return error;
+}
+
+/**
+ * Rebuilds a typed error from its stored `{ name, message, code }` form, with a ModelError's
+ * `status`, `requestId` and `retryable` and the stored cause chain (as plain Errors).
+ */
 export function errorFromSerialized(
   error: SerializedError,
-  scope: { sessionId?: string; runId?: string } = {},
+  where: { sessionId?: string; runId?: string } = {},
 ): AgentStateError {
+  const scope = error.cause ? { ...where, cause: causeFromSerialized(error.cause) } : where;
   switch (error.code) {
     case 'OUTPUT_VALIDATION':
       return new OutputValidationError(error.message, scope);
+    case 'UNPRICED_MODEL':
+      return new UnpricedModelError(error.message, scope);
     case 'MODEL_ERROR':
-      return new ModelError(error.message, scope);
+      return new ModelError(error.message, {
+        ...scope,
+        status: error.status,
+        requestId: error.requestId,
+        retryable: error.retryable,
+      });
     default: {
       // Runs failed by agentstate 0.1 may carry its `UNKNOWN`; their step was a model call.
       const code = isErrorCode(error.code) ? error.code : 'MODEL_ERROR';

@@ -14,6 +14,7 @@ export {
   RunCancelledError,
   InvalidRunStateError,
   UnknownCallError,
+  UnpricedModelError,
   ApprovalCheckError,
   ToolkitError,
   InstructionsError,

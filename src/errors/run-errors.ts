@@ -1,4 +1,9 @@
-import { AgentStateError, causeText, type ErrorScope } from './agentstate-error.js';
+import {
+  AgentStateError,
+  causeText,
+  type ErrorScope,
+  type SerializedError,
+} from './agentstate-error.js';
 
 /** `getRunContext()` was called outside of any run or `withRunContext` block. */
 export class NoActiveRunError extends AgentStateError {
@@ -10,12 +15,50 @@ export class NoActiveRunError extends AgentStateError {
   }
 }
 
-/** The model call failed (network, HTTP status, refusal to answer, ...). */
+/** The facts of a failed model call that survive serialisation. */
+export type ModelErrorFacts = Pick<SerializedError, 'status' | 'requestId' | 'retryable'>;
+
+/**
+ * The model call failed (network, HTTP status, refusal to answer, ...). `status`, `requestId`
+ * and `retryable` are kept in the stored run, so the error `agent.run` throws (also in another
+ * process, after a restore) carries the same facts as the one the model threw.
+ */
 export class ModelError extends AgentStateError {
+  /** HTTP status, when the server answered. */
   readonly status: number | undefined;
-  constructor(message: string, scope: ErrorScope & { status?: number | undefined } = {}) {
+  /** The server's request id (`x-request-id`), when it sent one. */
+  readonly requestId: string | undefined;
+  /** Whether the same call may succeed later (429, 408, 409, 5xx, timeouts, connection errors). */
+  readonly retryable: boolean | undefined;
+  constructor(message: string, scope: ErrorScope & ModelErrorFacts = {}) {
     super('MODEL_ERROR', message, scope);
     this.status = scope.status;
+    this.requestId = scope.requestId;
+    this.retryable = scope.retryable;
+  }
+
+  override facts(): ModelErrorFacts {
+    return { status: this.status, requestId: this.requestId, retryable: this.retryable };
+  }
+}
+
+/**
+ * A cost budget applies but no price is known for the model, so the budget could not be
+ * enforced: raised before the model is called. Add the model's price (`withPrices`,
+ * `AgentOptions.prices` or the model's own `price`) or drop `maxCostUsd`.
+ */
+export class UnpricedModelError extends AgentStateError {
+  constructor(message: string, scope: ErrorScope = {}) {
+    super('UNPRICED_MODEL', message, scope);
+  }
+
+  /** The error for `model`. */
+  static forModel(model: string, scope: ErrorScope = {}): UnpricedModelError {
+    return new UnpricedModelError(
+      `No price is known for model "${model}", so the cost budget (maxCostUsd) cannot be enforced; ` +
+        'add its price with withPrices() / AgentOptions.prices, or remove maxCostUsd',
+      scope,
+    );
   }
 }
 

@@ -14,7 +14,7 @@ import type {
   ToolCallInput,
   ToolCallOutput,
 } from './run-types.js';
-import { addUsage, zeroUsage } from './run-types.js';
+import { addUsage, budgetLeft, zeroUsage } from './run-types.js';
 import { serializeError } from '../errors/agentstate-error.js';
 
 /** Done and error events of the spawned `toolCall` children (one per call id). */
@@ -75,7 +75,7 @@ export const runMachine = setup({
       (budget.maxTurns !== undefined && turn >= budget.maxTurns) ||
       (budget.maxTokens !== undefined &&
         usage.inputTokens + usage.outputTokens >= budget.maxTokens) ||
-      (budget.maxCostUsd !== undefined && usage.costUsd >= budget.maxCostUsd),
+      (budget.maxCostUsd !== undefined && (usage.costUsd ?? 0) >= budget.maxCostUsd),
     hasCalls: ({ context }) => context.calls.length > 0,
     outputInvalid: ({ context }) => context.error !== undefined,
     needsCheck: ({ context }) => context.calls.some((c) => c.check),
@@ -148,6 +148,7 @@ export const runMachine = setup({
           sessionId: context.sessionId,
           step: context.step,
           turn: context.turn,
+          budgetLeft: budgetLeft(context),
         }),
         onDone: {
           target: 'afterModel',

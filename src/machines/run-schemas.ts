@@ -20,7 +20,8 @@ export const RunUsage = z.object({
   inputTokens: amount,
   outputTokens: amount,
   cachedTokens: amount,
-  costUsd: amount,
+  /** Absent for a model without a known price. */
+  costUsd: amount.optional(),
 });
 export const Budget = z.object({
   maxTurns: amount.optional(),

@@ -6,7 +6,8 @@ export interface RunUsage {
   inputTokens: number;
   outputTokens: number;
   cachedTokens: number;
-  costUsd: number;
+  /** USD; `undefined` once a model call had no known price (the cost is then unknown). */
+  costUsd: number | undefined;
 }
 
 export const zeroUsage = (): RunUsage => ({
@@ -21,7 +22,7 @@ export function addUsage(a: RunUsage, b: RunUsage): RunUsage {
     inputTokens: a.inputTokens + b.inputTokens,
     outputTokens: a.outputTokens + b.outputTokens,
     cachedTokens: a.cachedTokens + b.cachedTokens,
-    costUsd: a.costUsd + b.costUsd,
+    costUsd: a.costUsd === undefined || b.costUsd === undefined ? undefined : a.costUsd + b.costUsd,
   };
 }
 
@@ -109,12 +110,40 @@ export interface RunMachineOutput {
   startedAt: number;
 }
 
+/** What a run may still spend on its next model call (absent: no limit). */
+export interface BudgetLeft {
+  /** Input plus output tokens: the next call's output-token limit. */
+  tokens?: number | undefined;
+  costUsd?: number | undefined;
+}
+
+/**
+ * What is left of the run's token and cost budget after what the run used so far; `undefined`
+ * when the run has neither limit.
+ */
+export function budgetLeft({
+  budget,
+  usage,
+}: Pick<RunMachineContext, 'budget' | 'usage'>): BudgetLeft | undefined {
+  if (budget.maxTokens === undefined && budget.maxCostUsd === undefined) return undefined;
+  const left: BudgetLeft = {};
+  if (budget.maxTokens !== undefined) {
+    left.tokens = Math.max(0, budget.maxTokens - usage.inputTokens - usage.outputTokens);
+  }
+  if (budget.maxCostUsd !== undefined) {
+    left.costUsd = Math.max(0, budget.maxCostUsd - (usage.costUsd ?? 0));
+  }
+  return left;
+}
+
 /** Input and output of the named actors the run machine invokes. */
 export interface ModelStepInput {
   runId: string;
   sessionId: string;
   step: number;
   turn: number;
+  /** Absent in snapshots written before budgets reached the model step. */
+  budgetLeft?: BudgetLeft | undefined;
 }
 
 export interface ModelStepOutput {

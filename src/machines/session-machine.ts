@@ -86,7 +86,8 @@ export const sessionMachine = setup({
                     turns: context.usage.turns + summary.turn,
                     inputTokens: context.usage.inputTokens + summary.usage.inputTokens,
                     outputTokens: context.usage.outputTokens + summary.usage.outputTokens,
-                    costUsd: context.usage.costUsd + summary.usage.costUsd,
+                    // an unpriced run's unknown cost adds nothing to the totals
+                    costUsd: context.usage.costUsd + (summary.usage.costUsd ?? 0),
                   },
                 };
               }),

@@ -1,4 +1,5 @@
 import type { Item, ToolCallItem } from '../items/item.js';
+import type { ModelPrice } from './pricing.js';
 
 /** What the model is told about one tool. `parameters` is a JSON Schema object. */
 export interface ToolSpec {
@@ -18,6 +19,11 @@ export interface ModelRequest {
   outputSchema?: Record<string, unknown> | undefined;
   /** Overrides the model's configured model name (e.g. a session's `changeModel`). */
   model?: string | undefined;
+  /**
+   * Most tokens the answer may have: set from what the run's token budget has left (the
+   * OpenAI adapter sends it as `max_completion_tokens`). Absent: the model's own limit.
+   */
+  maxOutputTokens?: number | undefined;
 }
 
 /** Token counts of one model call. */
@@ -64,6 +70,11 @@ export interface ModelCallOptions {
 export interface Model {
   /** Model name used for pricing and display. */
   readonly name: string;
+  /**
+   * The model's own price, used for answers whose model name the agent's price table does not
+   * list (e.g. a local model). Absent: such answers have no known cost.
+   */
+  readonly price?: ModelPrice | undefined;
   generate(request: ModelRequest, options?: ModelCallOptions): Promise<ModelResponse>;
   stream(request: ModelRequest, options?: ModelCallOptions): AsyncIterable<ModelStreamEvent>;
 }

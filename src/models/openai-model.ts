@@ -7,6 +7,7 @@ import type {
   ChatCompletionMessageToolCall,
 } from 'openai/resources/chat/completions';
 import { AgentStateError } from '../errors/agentstate-error.js';
+import { redactDeep, redactSecrets, type Redact } from '../errors/redact-deep.js';
 import { ModelBehaviorError, ModelError } from '../errors/run-errors.js';
 import type { ToolCallItem } from '../items/item.js';
 import { OptionChecker, isObject, optionNames } from '../validation/option-checks.js';
@@ -17,6 +18,8 @@ import type {
   ModelResponse,
   ModelStreamEvent,
 } from './model.js';
+import type { ModelPrice } from './pricing.js';
+import { redactingLogger } from './redacting-logger.js';
 import {
   StreamAccumulator,
   fallbackCallId,
@@ -63,6 +66,12 @@ export interface OpenAIModelOptions {
    * @default not sent (the server's default)
    */
   temperature?: number | undefined;
+  /**
+   * The model's price, for a model the agent's price table does not list (a local or
+   * self-hosted model). Without one, such a model's cost is unknown (`costUsd: undefined`).
+   * @example { inputPerMillion: 0, outputPerMillion: 0 } // Ollama on your own machine
+   */
+  price?: ModelPrice | undefined;
 }
 
 const DEFAULT_MAX_RETRIES = 2;
@@ -71,6 +80,7 @@ const OPENAI_MODEL_OPTION_NAMES = optionNames<OpenAIModelOptions>({
   model: true,
   apiKey: true,
   baseURL: true,
+  price: true,
   maxRetries: true,
   timeoutMs: true,
   client: true,
@@ -81,13 +91,19 @@ const OPENAI_MODEL_OPTION_NAMES = optionNames<OpenAIModelOptions>({
  * {@link Model} on the official `openai` package, using Chat Completions with tools. Works
  * with the OpenAI API and with OpenAI-compatible servers (through `baseURL`).
  *
- * Every failure surfaces as a {@link ModelError} (with the HTTP `status` when there is one and
- * the SDK error as `cause`), except cancellation through `options.signal`, which is rethrown
- * unchanged so callers can tell it apart (the SDK's `APIUserAbortError`, or the signal's
- * `reason` when a stream is cut off; `signal.aborted` is true either way).
+ * Every failure surfaces as a {@link ModelError} (with the HTTP `status`, the server's
+ * `requestId`, whether it is `retryable`, and the SDK error as `cause`), except cancellation
+ * through `options.signal`, which is rethrown unchanged so callers can tell it apart (the SDK's
+ * `APIUserAbortError`, or the signal's `reason` when a stream is cut off; `signal.aborted` is
+ * true either way).
+ *
+ * No secret leaves the adapter: the API key and the values of `Authorization` / `api-key`
+ * headers are removed from every error (message, stack, cause chain, nested fields such as the
+ * response body and headers) and, for a client the adapter creates, from what the SDK logs.
  */
 export class OpenAIModel implements Model {
   readonly name: string;
+  readonly price: ModelPrice | undefined;
   private readonly client: OpenAI;
   private readonly options: OpenAIModelOptions;
 
@@ -107,7 +123,8 @@ export class OpenAIModel implements Model {
       .nonNegativeNumber('temperature');
     this.options = options;
     this.name = options.model;
-    this.client = options.client ?? createClient(options);
+    this.price = options.price;
+    this.client = options.client ?? createClient(options, () => this.redact());
   }
 
   async generate(request: ModelRequest, options: ModelCallOptions = {}): Promise<ModelResponse> {
@@ -118,7 +135,7 @@ export class OpenAIModel implements Model {
         this.requestOptions(options),
       );
     } catch (error) {
-      throw toModelError(error, options.signal);
+      throw this.failure(error, options.signal);
     }
     return this.toResponse(completion, request);
   }
@@ -139,9 +156,20 @@ export class OpenAIModel implements Model {
       // The SDK ends an aborted stream silently; a cut-off answer must not look complete.
       options.signal?.throwIfAborted();
     } catch (error) {
-      throw toModelError(error, options.signal);
+      throw this.failure(error, options.signal);
     }
     yield { type: 'response', response: accumulator.finish() };
+  }
+
+  /** What a failed call throws: aborts unchanged, anything else a ModelError without secrets. */
+  private failure(error: unknown, signal: AbortSignal | undefined): unknown {
+    if (isAbort(error, signal)) return error;
+    return redactDeep(toModelError(error, signal), this.redact());
+  }
+
+  /** Removes the client's API key and credential header values (read now: keys may rotate). */
+  private redact(): Redact {
+    return redactSecrets([this.options.apiKey, this.client.apiKey, ...headerSecrets(this.client)]);
   }
 
   private buildParams(request: ModelRequest): ChatCompletionCreateParamsBase {
@@ -162,6 +190,9 @@ export class OpenAIModel implements Model {
       };
     }
     if (this.options.temperature !== undefined) params.temperature = this.options.temperature;
+    if (request.maxOutputTokens !== undefined) {
+      params.max_completion_tokens = request.maxOutputTokens;
+    }
     return params;
   }
 
@@ -192,7 +223,7 @@ export class OpenAIModel implements Model {
   }
 }
 
-function createClient(options: OpenAIModelOptions): OpenAI {
+function createClient(options: OpenAIModelOptions, redact: () => Redact): OpenAI {
   let apiKey = options.apiKey || process.env['OPENAI_API_KEY'] || undefined;
   const baseURL = options.baseURL || process.env['OPENAI_BASE_URL'] || undefined;
   if (apiKey === undefined) {
@@ -208,6 +239,33 @@ function createClient(options: OpenAIModelOptions): OpenAI {
     baseURL,
     maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
     ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
+    logger: redactingLogger(globalThis.console, redact),
+  });
+}
+
+/** Header names whose values are credentials. */
+const CREDENTIAL_HEADERS = new Set(['authorization', 'api-key', 'x-api-key']);
+
+/**
+ * Values of credential headers the client sends with every request (a gateway's own
+ * `Authorization`, Azure's `api-key`). The SDK keeps them in a protected field; read it
+ * defensively, as it is not part of its typed API.
+ */
+function headerSecrets(client: OpenAI): string[] {
+  const headers = (client as unknown as { _options?: { defaultHeaders?: unknown } })._options
+    ?.defaultHeaders;
+  if (!headers || typeof headers !== 'object') return [];
+  const entries: [string, unknown][] =
+    headers instanceof Headers
+      ? [...headers.entries()]
+      : Array.isArray(headers)
+        ? headers.filter((e): e is [string, unknown] => Array.isArray(e))
+        : Object.entries(headers);
+  return entries.flatMap(([name, value]) => {
+    if (!CREDENTIAL_HEADERS.has(String(name).toLowerCase()) || typeof value !== 'string') return [];
+    // `Bearer <token>`: the token alone, too, in case a message quotes it without the scheme
+    const token = value.replace(/^\S+\s+/, '');
+    return token === value ? [value] : [value, token];
   });
 }
 
@@ -267,19 +325,43 @@ function isAbort(error: unknown, signal: AbortSignal | undefined): boolean {
   return error instanceof Error && error.name === 'AbortError';
 }
 
-/** Wraps anything the SDK throws into a {@link ModelError}; aborts pass through unchanged. */
+/**
+ * Whether the SDK would retry this answer: the server's `x-should-retry` header decides, else
+ * 408, 409, 429 and 5xx are worth another try.
+ */
+function retryableStatus(status: number, headers: Headers | undefined): boolean {
+  const says = headers?.get('x-should-retry');
+  if (says === 'true' || says === 'false') return says === 'true';
+  return status === 408 || status === 409 || status === 429 || status >= 500;
+}
+
+/**
+ * Wraps anything the SDK throws into a {@link ModelError} with the facts it has (`status`,
+ * `requestId`, `retryable`); aborts pass through unchanged. Secrets are not removed here: the
+ * adapter redacts what this returns.
+ */
 export function toModelError(error: unknown, signal?: AbortSignal): unknown {
   if (isAbort(error, signal)) return error;
   if (error instanceof AgentStateError) return error;
   if (error instanceof OpenAI.APIConnectionTimeoutError) {
-    return new ModelError(`The model request timed out: ${error.message}`, { cause: error });
+    const message = `The model request timed out: ${error.message}`;
+    return new ModelError(message, { cause: error, retryable: true });
   }
   if (error instanceof OpenAI.APIConnectionError) {
-    return new ModelError(`Could not reach the model server: ${error.message}`, { cause: error });
+    const message = `Could not reach the model server: ${error.message}`;
+    return new ModelError(message, { cause: error, retryable: true });
   }
   if (error instanceof OpenAI.APIError) {
     const status = typeof error.status === 'number' ? error.status : undefined;
-    return new ModelError(`The model request failed: ${error.message}`, { status, cause: error });
+    return new ModelError(`The model request failed: ${error.message}`, {
+      status,
+      requestId: error.requestID ?? undefined,
+      retryable:
+        status === undefined
+          ? undefined
+          : retryableStatus(status, error.headers as Headers | undefined),
+      cause: error,
+    });
   }
   const message = error instanceof Error ? error.message : String(error);
   return new ModelError(`The model request failed: ${message}`, { cause: error });

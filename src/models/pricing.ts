@@ -11,17 +11,46 @@ export interface ModelPrice {
 /** Model name (or name prefix) -> prices. */
 export type PriceTable = Readonly<Record<string, ModelPrice>>;
 
+const perMillion = (
+  inputPerMillion: number,
+  cachedInputPerMillion: number | undefined,
+  outputPerMillion: number,
+): ModelPrice =>
+  cachedInputPerMillion === undefined
+    ? { inputPerMillion, outputPerMillion }
+    : { inputPerMillion, cachedInputPerMillion, outputPerMillion };
+
 /**
- * Public list prices (USD per 1M tokens, standard tier) of a few OpenAI models. Check them
- * against https://openai.com/api/pricing before relying on them; extend with {@link withPrices}.
+ * Public list prices of OpenAI models in USD per 1M tokens (standard tier, short context),
+ * as published in mid 2026: input, cached input, output. Dated snapshots match by prefix
+ * (`gpt-5.4-mini-2026-03-17` uses `gpt-5.4-mini`). Prices change: check them against
+ * https://openai.com/api/pricing and add or override entries with {@link withPrices}.
  */
 export const defaultPrices: PriceTable = Object.freeze({
-  'gpt-4o': { inputPerMillion: 2.5, cachedInputPerMillion: 1.25, outputPerMillion: 10 },
-  'gpt-4o-mini': { inputPerMillion: 0.15, cachedInputPerMillion: 0.075, outputPerMillion: 0.6 },
-  'gpt-4.1': { inputPerMillion: 2, cachedInputPerMillion: 0.5, outputPerMillion: 8 },
-  'gpt-4.1-mini': { inputPerMillion: 0.4, cachedInputPerMillion: 0.1, outputPerMillion: 1.6 },
-  'gpt-4.1-nano': { inputPerMillion: 0.1, cachedInputPerMillion: 0.025, outputPerMillion: 0.4 },
-  'o4-mini': { inputPerMillion: 1.1, cachedInputPerMillion: 0.275, outputPerMillion: 4.4 },
+  'gpt-5.5': perMillion(5, 0.5, 30),
+  'gpt-5.5-pro': perMillion(30, undefined, 180),
+  'gpt-5.4': perMillion(2.5, 0.25, 15),
+  'gpt-5.4-mini': perMillion(0.75, 0.075, 4.5),
+  'gpt-5.4-nano': perMillion(0.2, 0.02, 1.25),
+  'gpt-5.4-pro': perMillion(30, undefined, 180),
+  'gpt-5.2': perMillion(1.75, 0.175, 14),
+  'gpt-5.2-pro': perMillion(21, undefined, 168),
+  'gpt-5.1': perMillion(1.25, 0.125, 10),
+  'gpt-5': perMillion(1.25, 0.125, 10),
+  'gpt-5-mini': perMillion(0.25, 0.025, 2),
+  'gpt-5-nano': perMillion(0.05, 0.005, 0.4),
+  'gpt-5-pro': perMillion(15, undefined, 120),
+  'gpt-4.1': perMillion(2, 0.5, 8),
+  'gpt-4.1-mini': perMillion(0.4, 0.1, 1.6),
+  'gpt-4.1-nano': perMillion(0.1, 0.025, 0.4),
+  'gpt-4o': perMillion(2.5, 1.25, 10),
+  'gpt-4o-2024-05-13': perMillion(5, undefined, 15),
+  'gpt-4o-mini': perMillion(0.15, 0.075, 0.6),
+  o3: perMillion(2, 0.5, 8),
+  'o3-pro': perMillion(20, undefined, 80),
+  'o3-mini': perMillion(1.1, 0.55, 4.4),
+  'o4-mini': perMillion(1.1, 0.275, 4.4),
+  o1: perMillion(15, 7.5, 60),
 });
 
 /** A copy of `base` (the default prices unless given) with `extra` added or overriding. */
@@ -55,16 +84,30 @@ export function findPrice(
 }
 
 /**
+ * The price of answers named `model`: the table's entry, else `own` (the model's own price,
+ * see `Model.price`); `undefined` when neither knows it.
+ */
+export function priceOf(
+  model: string,
+  table: PriceTable = defaultPrices,
+  own?: ModelPrice,
+): ModelPrice | undefined {
+  return findPrice(model, table) ?? own;
+}
+
+/**
  * Cost in USD of one model call. `usage.inputTokens` includes the cached tokens, which are
- * billed at `cachedInputPerMillion` when the table gives one. Unknown models cost 0.
+ * billed at `cachedInputPerMillion` when the table gives one. A model the table does not list
+ * costs `own` (the model's own price); without one its cost is unknown: `undefined`.
  */
 export function costUsd(
   model: string,
   usage: ModelUsage,
   table: PriceTable = defaultPrices,
-): number {
-  const price = findPrice(model, table);
-  if (!price) return 0;
+  own?: ModelPrice,
+): number | undefined {
+  const price = priceOf(model, table, own);
+  if (!price) return undefined;
   const input = Math.max(0, usage.inputTokens);
   const cached = Math.min(input, Math.max(0, usage.cachedTokens));
   const output = Math.max(0, usage.outputTokens);

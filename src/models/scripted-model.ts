@@ -9,6 +9,7 @@ import {
   type ModelStreamEvent,
   type ModelUsage,
 } from './model.js';
+import type { ModelPrice } from './pricing.js';
 
 /** A scripted tool call; `arguments` may be an object (stringified) or raw text. */
 export interface ScriptedToolCall {
@@ -40,6 +41,12 @@ export interface ScriptedModelOptions {
    * the conversation. @default true
    */
   recordCalls?: boolean;
+  /**
+   * Its own price (see `Model.price`): a scripted model costs nothing unless told otherwise.
+   * `null` gives it no price, like a local model the price table does not know.
+   * @default 0 per million tokens
+   */
+  price?: ModelPrice | null;
 }
 
 /**
@@ -49,6 +56,7 @@ export interface ScriptedModelOptions {
  */
 export class ScriptedModel implements Model {
   readonly name: string;
+  readonly price: ModelPrice | undefined;
   /** Every request received, in order. */
   readonly calls: ModelRequest[] = [];
   private readonly script: Script;
@@ -59,6 +67,10 @@ export class ScriptedModel implements Model {
   constructor(script: Script, options: ScriptedModelOptions = {}) {
     this.script = script;
     this.name = options.name ?? 'scripted';
+    this.price =
+      options.price === null
+        ? undefined
+        : (options.price ?? { inputPerMillion: 0, outputPerMillion: 0 });
     this.defaultUsage = {
       ...emptyUsage(),
       inputTokens: 10,

@@ -4,13 +4,15 @@ import { InstructionsError, ToolkitError } from '../errors/run-errors.js';
 import { withRunContext } from '../context/run-context-storage.js';
 import type { ToolSpec } from '../models/model.js';
 import { jsonSchemaOf } from '../tools/json-schema-of.js';
+import { guardTool } from '../tools/guard-tool.js';
 import { toToolSpec, type AnyTool } from '../tools/tool.js';
 import type { ToolkitSession } from '../tools/toolkit.js';
 import type { AgentOptions } from './agent-options.js';
 
 /**
  * An agent bound to one context: instructions resolved, toolkit instances created once, and
- * the tool roster built (agent tools plus toolkit tools). `close()` releases the toolkits.
+ * the tool roster built (agent tools plus toolkit tools, their failures routed through the
+ * agent's `onToolError` and `redact`). `close()` releases the toolkits.
  */
 export class AgentBinding {
   private closed = false;
@@ -53,7 +55,7 @@ export class AgentBinding {
       for (const t of [...(options.tools ?? []), ...sessions.flatMap((s) => s.tools)]) {
         if (tools.has(t.name))
           throw new TypeError(`Agent "${options.name}" has two tools named "${t.name}"`);
-        tools.set(t.name, t);
+        tools.set(t.name, guardTool(t, options));
       }
       const outputType = options.outputType;
       const outputSchema = outputType

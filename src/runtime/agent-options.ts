@@ -4,6 +4,7 @@ import type { Budget } from '../machines/session-types.js';
 import type { Model } from '../models/model.js';
 import type { PriceTable } from '../models/pricing.js';
 import type { SessionStore } from '../persistence/session-store.js';
+import type { ToolErrorHook } from '../tools/guard-tool.js';
 import type { AnyTool } from '../tools/tool.js';
 import type { Toolkit } from '../tools/toolkit.js';
 import {
@@ -36,8 +37,26 @@ export interface AgentOptions<TOutput = string> {
   store?: SessionStore | undefined;
   /** @default the system clock */
   clock?: Clock | undefined;
-  /** Extra or replacement model prices for cost accounting. */
+  /**
+   * The price table for cost accounting: replaces the default one, so extend it with
+   * `withPrices({ 'my-model': { inputPerMillion, outputPerMillion } })`. A model found neither
+   * here nor in its own `price` reports `costUsd: undefined`, warns once per agent, and a
+   * `maxCostUsd` budget on it raises `UnpricedModelError` before the call.
+   * @default defaultPrices
+   */
   prices?: PriceTable | undefined;
+  /**
+   * Scrubs the app's own secrets from text before it is stored or shown to the model: the
+   * errors of failed model calls (message, cause chain, nested fields) and of tools (the tool
+   * error item the model reads). The OpenAI adapter already removes its API key.
+   * @example redact: (text) => text.replaceAll(process.env.DB_PASSWORD!, '[REDACTED]')
+   */
+  redact?: ((text: string) => string) | undefined;
+  /**
+   * Receives the full, unredacted error of a tool that threw (or whose `needsApproval` threw),
+   * e.g. for the app's logs; the model sees the redacted message. Errors it throws are ignored.
+   */
+  onToolError?: ToolErrorHook | undefined;
   /** Pending approvals are rejected with reason `timeout` after this many ms. */
   approvalTimeoutMs?: number | undefined;
   /** Limits on each user's totals across all their sessions. */
@@ -57,6 +76,8 @@ const AGENT_OPTION_NAMES = optionNames<AgentOptions>({
   prices: true,
   approvalTimeoutMs: true,
   userBudget: true,
+  redact: true,
+  onToolError: true,
 });
 
 const isTool = (t: unknown): boolean =>

@@ -8,6 +8,7 @@ import type { Item } from '../items/item.js';
 import { continueRun } from './actions/continue-run.js';
 import { sendMessage } from './actions/send-message.js';
 import { AgentBinding } from './agent-binding.js';
+import { AgentModel } from './agent-model.js';
 import { checkAgentOptions, type AgentOptions } from './agent-options.js';
 import { AgentSession } from './agent-session.js';
 import { defaultStore } from './default-store.js';
@@ -63,7 +64,9 @@ export class Agent<TOutput = string> implements BindingSource {
   constructor(options: AgentOptions<TOutput>) {
     checkAgentOptions(options);
     this.name = options.name;
-    this.options = options;
+    // The runs call the model through the agent's wrapper: redacted errors, price warnings.
+    const { redact, prices } = options;
+    this.options = { ...options, model: new AgentModel(options.model, { redact, prices }) };
   }
 
   /** @internal Binds the agent to a context for one action (toolkits are closed after it). */

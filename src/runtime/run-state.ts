@@ -9,7 +9,8 @@ const Usage = z.object({
   inputTokens: z.number(),
   outputTokens: z.number(),
   cachedTokens: z.number(),
-  costUsd: z.number(),
+  /** Absent when a model call of the run had no known price. */
+  costUsd: z.number().optional(),
 });
 
 const Interruption = z.object({

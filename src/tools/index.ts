@@ -7,3 +7,4 @@ export {
   type NeedsApproval,
 } from './tool.js';
 export { toolkit, type Toolkit, type ToolkitSession } from './toolkit.js';
+export type { ToolErrorHook, ToolErrorInfo } from './guard-tool.js';

@@ -28,6 +28,11 @@ function errorResult(call: ToolCallItem, output: string): ToolResultItem {
   return { type: 'tool_result', callId: call.callId, name: call.name, output, isError: true };
 }
 
+/** The text of anything thrown: an Error's message, else its string form. */
+export function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /** Renders a tool's return value as the text the model reads. */
 export function renderToolOutput(value: unknown): string {
   if (typeof value === 'string') return value;
@@ -64,7 +69,6 @@ export async function invokeTool(
     };
   } catch (error) {
     if (signal.aborted) throw error;
-    const message = error instanceof Error ? error.message : String(error);
-    return errorResult(call, `Error: tool "${call.name}" failed: ${message}`);
+    return errorResult(call, `Error: tool "${call.name}" failed: ${errorText(error)}`);
   }
 }

@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterEach, beforeEach } from 'vitest';
 import type { ModelResponse, ModelStreamEvent } from '../../src/models/model.js';
 
 /** One request the server received. `body` is the parsed JSON body. */
@@ -10,11 +11,14 @@ export interface RecordedRequest {
   body: Record<string, unknown>;
 }
 
-/** A scripted reply: JSON, an SSE stream of chunks, an HTTP error, or a custom handler. */
+/**
+ * A scripted reply: JSON, an SSE stream of chunks, an HTTP error, or a custom handler. The
+ * first three may be held back by the server for `delayMs` (to make a client time out).
+ */
 export type Reply =
-  | { json: unknown; status?: number; headers?: Record<string, string> }
-  | { sse: unknown[]; headers?: Record<string, string> }
-  | { status: number; error: string; headers?: Record<string, string> }
+  | { json: unknown; status?: number; headers?: Record<string, string>; delayMs?: number }
+  | { sse: unknown[]; headers?: Record<string, string>; delayMs?: number }
+  | { status: number; error: string; headers?: Record<string, string>; delayMs?: number }
   | ((request: RecordedRequest, res: ServerResponse) => void | Promise<void>);
 
 export interface ChatCompletionsServer {
@@ -59,6 +63,14 @@ async function answer(reply: Reply, request: RecordedRequest, res: ServerRespons
 export async function startChatCompletionsServer(): Promise<ChatCompletionsServer> {
   const queue: Reply[] = [];
   const requests: RecordedRequest[] = [];
+  const delayed = new Set<NodeJS.Timeout>();
+  const later = (delayMs: number, reply: () => void): void => {
+    const timer = setTimeout(() => {
+      delayed.delete(timer);
+      reply();
+    }, delayMs);
+    delayed.add(timer);
+  };
   const server = createServer((req, res) => {
     const parts: Buffer[] = [];
     req.on('data', (part: Buffer) => parts.push(part));
@@ -85,9 +97,15 @@ export async function startChatCompletionsServer(): Promise<ChatCompletionsServe
           },
         );
       }
-      answer(reply, request, res).catch((error: unknown) => {
-        res.destroy(error instanceof Error ? error : new Error(String(error)));
-      });
+      const respond = (): void => {
+        if (res.destroyed) return; // the client gave up while the reply was held back
+        answer(reply, request, res).catch((error: unknown) => {
+          res.destroy(error instanceof Error ? error : new Error(String(error)));
+        });
+      };
+      const delayMs = typeof reply === 'function' ? undefined : reply.delayMs;
+      if (delayMs === undefined) respond();
+      else later(delayMs, respond);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -103,9 +121,41 @@ export async function startChatCompletionsServer(): Promise<ChatCompletionsServe
     },
     close: () =>
       new Promise<void>((resolve, reject) => {
+        for (const timer of delayed) clearTimeout(timer);
+        delayed.clear();
         server.closeAllConnections();
         server.close((error) => (error ? reject(error) : resolve()));
       }),
+  };
+}
+
+/**
+ * A server per test of the calling file: started before each test, closed after it. The
+ * returned object always speaks to the current test's server.
+ */
+export function chatCompletionsServerPerTest(): ChatCompletionsServer {
+  let current: ChatCompletionsServer | undefined;
+  beforeEach(async () => {
+    current = await startChatCompletionsServer();
+  });
+  afterEach(async () => {
+    await current?.close();
+    current = undefined;
+  });
+  const live = (): ChatCompletionsServer => {
+    if (!current) throw new Error('The chat completions server only runs during a test');
+    return current;
+  };
+  return {
+    get baseURL() {
+      return live().baseURL;
+    },
+    get requests() {
+      return live().requests;
+    },
+    enqueue: (...replies) => live().enqueue(...replies),
+    body: (n) => live().body(n),
+    close: () => live().close(),
   };
 }
 

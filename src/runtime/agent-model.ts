@@ -1,0 +1,84 @@
+import { redactDeep, type Redact } from '../errors/redact-deep.js';
+import type {
+  Model,
+  ModelCallOptions,
+  ModelRequest,
+  ModelResponse,
+  ModelStreamEvent,
+} from '../models/model.js';
+import { priceOf, type ModelPrice, type PriceTable } from '../models/pricing.js';
+
+export interface AgentModelOptions {
+  /** The app's scrubber, applied to every error of a failed call. */
+  redact?: Redact | undefined;
+  /** The agent's price table. @default the default prices */
+  prices?: PriceTable | undefined;
+}
+
+/**
+ * The agent's model as its runs call it. The error of a failed call passes through the app's
+ * `redact` (message, stack, cause chain, nested fields) before anything can store it or show
+ * it; cancellations pass unchanged. The first answer from each model name with no known price
+ * emits one `UnpricedModelWarning` (such answers report `costUsd: undefined`). One per Agent:
+ * the names already warned about live as long as the agent, not the module.
+ */
+export class AgentModel implements Model {
+  private readonly warned = new Set<string>();
+
+  constructor(
+    readonly inner: Model,
+    private readonly options: AgentModelOptions = {},
+  ) {}
+
+  get name(): string {
+    return this.inner.name;
+  }
+
+  get price(): ModelPrice | undefined {
+    return this.inner.price;
+  }
+
+  async generate(request: ModelRequest, options: ModelCallOptions = {}): Promise<ModelResponse> {
+    let response: ModelResponse;
+    try {
+      response = await this.inner.generate(request, options);
+    } catch (error) {
+      throw this.failure(error, options.signal);
+    }
+    this.checkPrice(response.model);
+    return response;
+  }
+
+  async *stream(
+    request: ModelRequest,
+    options: ModelCallOptions = {},
+  ): AsyncGenerator<ModelStreamEvent, void, undefined> {
+    try {
+      for await (const event of this.inner.stream(request, options)) {
+        if (event.type === 'response') this.checkPrice(event.response.model);
+        yield event;
+      }
+    } catch (error) {
+      throw this.failure(error, options.signal);
+    }
+  }
+
+  private failure(error: unknown, signal: AbortSignal | undefined): unknown {
+    const { redact } = this.options;
+    return redact && !signal?.aborted ? redactDeep(error, redact) : error;
+  }
+
+  private checkPrice(model: string): void {
+    if (this.warned.has(model) || priceOf(model, this.options.prices, this.inner.price)) return;
+    this.warned.add(model);
+    process.emitWarning(
+      `agentstate: no price is known for model "${model}": its runs report costUsd undefined ` +
+        'and a maxCostUsd budget cannot be enforced for it. Add its price with withPrices() ' +
+        "(AgentOptions.prices) or the model's own `price` option.",
+      { type: 'UnpricedModelWarning', code: UNPRICED_MODEL_WARNING },
+    );
+  }
+}
+
+/** `code` of the warning emitted for a model without a known price. */
+export const UNPRICED_MODEL_WARNING = 'AGENTSTATE_UNPRICED_MODEL';
