@@ -24,6 +24,8 @@ import { dumpBackend } from './session-fixtures.js';
 
 export interface FuzzTarget {
   key: SessionKey;
+  /** The lifecycle state the base store holds the session in. */
+  state: string;
   /** Approvals of the calls the base session waits on (empty if it waits on none). */
   decisions: ApprovalDecision[];
 }
@@ -31,6 +33,8 @@ export interface FuzzTarget {
 export interface FuzzAction {
   name: string;
   writes: boolean;
+  /** Reads only what the target's owner has in common (the same for each of their sessions). */
+  ownerLevel?: boolean;
   run(runtime: SessionRuntime, target: FuzzTarget): Promise<unknown>;
 }
 
@@ -40,10 +44,16 @@ export const FUZZ_ACTIONS: readonly FuzzAction[] = [
   {
     name: 'listSessions',
     writes: false,
+    ownerLevel: true,
     run: (rt, t) => rt.listSessions({ userId: t.key.userId }),
   },
   { name: 'readHistory', writes: false, run: (rt, t) => rt.store.readHistory(t.key) },
-  { name: 'userUsage', writes: false, run: (rt, t) => rt.store.userUsage(t.key.userId) },
+  {
+    name: 'userUsage',
+    writes: false,
+    ownerLevel: true,
+    run: (rt, t) => rt.store.userUsage(t.key.userId),
+  },
   {
     name: 'sendMessage',
     writes: true,
