@@ -25,6 +25,11 @@ import { TempStores } from './helpers/temp-store.js';
  * freshly loaded store. Every outcome is a typed error naming the mutated key, or the
  * unmutated store's result and writes; never an untyped error, silently different data, or a
  * write after a failure.
+ *
+ * Not among the actions: the store's raw journal reads (`readJournal`, `readRunJournal`). They
+ * return entries as stored, with `output` unchecked against its kind, and cannot tell a deleted
+ * entry of a finished run from one never written; the runtime checks the stored run's journal
+ * (`checkRunJournal`) before it uses it, and no action reads a finished run's entries.
  */
 
 /** Fixed, so every run checks the same cases; `FUZZ_SEED` and `FUZZ_CASES` explore further. */
