@@ -106,6 +106,23 @@ describe('session machine through actions', () => {
     expect(listed.sessions.map((s) => s.sessionId)).toEqual(['s']);
   });
 
+  it('deleteSession on a tombstone is refused (nothing sent to the finished actor); purge still removes it', async () => {
+    const { runtime, store } = await setup();
+    await runtime.execute(alice('s'), sendMessage('hello'));
+    await runtime.execute(alice('s'), deleteSession());
+    const warnings: unknown[] = [];
+    const warn = console.warn;
+    console.warn = (...args: unknown[]) => warnings.push(args);
+    try {
+      await expectRefused(runtime, () => runtime.execute(alice('s'), deleteSession()), 's');
+    } finally {
+      console.warn = warn;
+    }
+    expect(warnings).toEqual([]);
+    await runtime.execute(alice('s'), deleteSession({ purge: true }));
+    await expect(store.load(alice('s'))).rejects.toBeInstanceOf(SessionNotFoundError);
+  });
+
   it('deleteSession({ purge: true }) removes the record and its history', async () => {
     const { runtime, store } = await setup();
     await runtime.execute(alice('s'), sendMessage('hello'));

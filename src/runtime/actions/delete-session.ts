@@ -1,3 +1,4 @@
+import { InvalidSessionTransitionError } from '../../errors/session-errors.js';
 import type { SessionAction } from '../session-action.js';
 
 export interface DeleteSessionOptions {
@@ -7,15 +8,20 @@ export interface DeleteSessionOptions {
 
 /**
  * Deletes a session: a tombstone with status `deleted` (kept for audit; every further action
- * is refused), or with `purge` the data itself.
+ * is refused), or with `purge` the data itself. A tombstone can still be purged; deleting it
+ * again is refused (its actor has finished and takes no event).
  */
 export function deleteSession(options: DeleteSessionOptions = {}): SessionAction {
   return {
     name: 'deleteSession',
     event: { type: 'DELETE' },
     async apply({ host, key, store }) {
-      host.send({ type: 'DELETE' }, 'deleteSession');
-      await host.committer.flush();
+      if (host.status() !== 'deleted') {
+        host.send({ type: 'DELETE' }, 'deleteSession');
+        await host.committer.flush();
+      } else if (!options.purge) {
+        throw new InvalidSessionTransitionError(key.sessionId, 'deleteSession', host.stateName());
+      }
       if (options.purge) await store.purge(key);
     },
   };
