@@ -131,6 +131,7 @@ describe('agent.stream', () => {
           toolName: 'refund',
           arguments: { orderId: 'o-7', amount: 30 },
           agent: 'support',
+          fingerprint: expect.stringMatching(/^[\w-]{16}$/),
         },
       },
     ]);

@@ -41,6 +41,7 @@ describe('approvals', () => {
         toolName: 'send_email',
         arguments: { to: 'bob@example.com', body: 'hello' },
         agent: 'assistant',
+        fingerprint: expect.stringMatching(/^[\w-]{16}$/),
       },
     ]);
     expect(counters.executed).toEqual({});
