@@ -86,7 +86,11 @@ export class AgentSession<TOutput = string> implements BindingSource {
     }
     return this.runtime.execute(
       key,
-      continueRun<TOutput>({ ...options, decisions: state?.decisionsToApply(), ephemeral: this.ephemeral }),
+      continueRun<TOutput>({
+        ...options,
+        decisions: state?.decisionsToApply(),
+        ephemeral: this.ephemeral,
+      }),
     );
   }
 

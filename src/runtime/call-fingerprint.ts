@@ -9,7 +9,10 @@ import type { Interruption } from './run-state.js';
  * @example callFingerprint('send_email', '{"to":"a@b.c"}') // 'q3V0...' (16 characters)
  */
 export function callFingerprint(name: string, args: string): string {
-  return createHash('sha256').update(JSON.stringify([name, args])).digest('base64url').slice(0, 16);
+  return createHash('sha256')
+    .update(JSON.stringify([name, args]))
+    .digest('base64url')
+    .slice(0, 16);
 }
 
 /** A call's arguments as the app reads them: parsed JSON, or the raw text if it is not JSON. */

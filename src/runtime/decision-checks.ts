@@ -36,7 +36,10 @@ export function checkDecisions(
     }
     const call = calls.find((c) => c.callId === d.callId && c.needsApproval && !c.decision);
     if (!call) throw new UnknownCallError(d.callId, scope);
-    if (d.fingerprint !== undefined && d.fingerprint !== callFingerprint(call.name, call.arguments)) {
+    if (
+      d.fingerprint !== undefined &&
+      d.fingerprint !== callFingerprint(call.name, call.arguments)
+    ) {
       throw new StaleDecisionError(
         d.callId,
         `the pending call "${call.name}" has other arguments than the one decided`,

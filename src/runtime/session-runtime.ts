@@ -69,7 +69,10 @@ export class SessionRuntime {
   constructor(options: SessionRuntimeOptions) {
     this.store = options.store;
     this.source = options.agent;
-    this.scope = options.scope && { sessionId: options.scope.sessionId, userId: options.scope.userId };
+    this.scope = options.scope && {
+      sessionId: options.scope.sessionId,
+      userId: options.scope.userId,
+    };
     this.clock = options.clock ?? options.agent.options.clock ?? systemClock;
   }
 
@@ -165,7 +168,11 @@ export class SessionRuntime {
   }
 
   async getSessionInfo(target: string | SessionKey): Promise<SessionInfo> {
-    const { snapshot: _snapshot, machineVersion: _v, ...info } = await this.load(this.toKey(target));
+    const {
+      snapshot: _snapshot,
+      machineVersion: _v,
+      ...info
+    } = await this.load(this.toKey(target));
     return info;
   }
 
@@ -290,7 +297,6 @@ export class SessionRuntime {
     }
   }
 }
-
 
 function hasRun(record: SessionRecord): boolean {
   const children = (record.snapshot as { children?: Record<string, unknown> }).children;
