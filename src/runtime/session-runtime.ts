@@ -164,15 +164,13 @@ export class SessionRuntime {
 
   /** The stored session: info plus its lifecycle state and settings. Never changes the version. */
   async getSession(target: string | SessionKey): Promise<SessionView> {
-    return describeSession(await this.load(this.toKey(target)));
+    const key = this.toKey(target);
+    return describeSession(await this.load(key));
   }
 
   async getSessionInfo(target: string | SessionKey): Promise<SessionInfo> {
-    const {
-      snapshot: _snapshot,
-      machineVersion: _v,
-      ...info
-    } = await this.load(this.toKey(target));
+    const key = this.toKey(target);
+    const { snapshot: _snapshot, machineVersion: _v, ...info } = await this.load(key);
     return info;
   }
 
