@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { callFingerprint } from '../src/runtime/call-fingerprint.js';
 import { z } from 'zod';
 import { Agent, ModelError, tool, type RunStreamEvent } from '../src/index.js';
 import { MemorySessionStore, ScriptedModel } from '../src/testing.js';
@@ -131,6 +132,7 @@ describe('agent.stream', () => {
           toolName: 'refund',
           arguments: { orderId: 'o-7', amount: 30 },
           agent: 'support',
+          fingerprint: callFingerprint('refund', JSON.stringify({ orderId: 'o-7', amount: 30 })),
         },
       },
     ]);

@@ -1,5 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { callFingerprint } from '../src/runtime/call-fingerprint.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   LevelSessionStore,
@@ -41,6 +42,10 @@ describe('approvals', () => {
         toolName: 'send_email',
         arguments: { to: 'bob@example.com', body: 'hello' },
         agent: 'assistant',
+        fingerprint: callFingerprint(
+          'send_email',
+          JSON.stringify({ to: 'bob@example.com', body: 'hello' }),
+        ),
       },
     ]);
     expect(counters.executed).toEqual({});

@@ -14,6 +14,7 @@ export {
   RunCancelledError,
   InvalidRunStateError,
   UnknownCallError,
+  StaleDecisionError,
   UnpricedModelError,
   ApprovalCheckError,
   ToolkitError,

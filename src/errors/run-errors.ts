@@ -107,6 +107,20 @@ export class UnknownCallError extends AgentStateError {
   }
 }
 
+/**
+ * An approval decision made on a stale RunState: for another run, for a run that is no longer
+ * waiting for approval, or for a call whose name or arguments differ from the pending one.
+ * Nothing of the resume was applied.
+ */
+export class StaleDecisionError extends AgentStateError {
+  readonly callId: string;
+
+  constructor(callId: string, reason: string, scope: ErrorScope = {}) {
+    super('STALE_DECISION', `The decision on tool call "${callId}" is stale: ${reason}`, scope);
+    this.callId = callId;
+  }
+}
+
 /** A tool's `needsApproval` function threw: the run cannot tell whether the call may run. */
 export class ApprovalCheckError extends AgentStateError {
   constructor(toolName: string, cause: unknown, scope: ErrorScope = {}) {

@@ -46,6 +46,8 @@ export const RunInput = z.object({
   inputCount: count,
   budget: Budget,
   standingDecisions: StandingDecisions,
+  /** Plain JSON; absent in runs stored before run metadata was kept. */
+  metadata: z.record(z.string(), z.json()).optional(),
 });
 
 export const CallState = z.object({

@@ -68,6 +68,11 @@ export interface RunMachineInput {
   inputCount: number;
   budget: RunBudget;
   standingDecisions: Record<string, StandingDecision>;
+  /**
+   * The app's metadata of the run (plain JSON), stored so a resumed run's tools read it from
+   * `getRunContext().metadata` in any process. Absent in runs started before it was stored.
+   */
+  metadata?: Record<string, unknown> | undefined;
 }
 
 export interface RunMachineContext extends RunMachineInput {

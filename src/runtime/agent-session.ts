@@ -4,7 +4,11 @@ import { sendMessage } from './actions/send-message.js';
 import type { AgentBinding } from './agent-binding.js';
 import type { AgentOptions } from './agent-options.js';
 import type { RunResult } from './run-result.js';
-import { SESSION_RUN_OPTION_NAMES, checkRunCall } from './run-call-checks.js';
+import { SessionNotFoundError } from '../errors/session-errors.js';
+import { describeValue } from '../validation/option-checks.js';
+import { continueRun } from './actions/continue-run.js';
+import { SESSION_RUN_OPTION_NAMES, checkRunCall, checkRunOptions } from './run-call-checks.js';
+import { RunState } from './run-state.js';
 import { createRunStream, type RunStream } from './run-stream.js';
 import { SessionRuntime, type BindingSource } from './session-runtime.js';
 
@@ -29,7 +33,9 @@ export class AgentSession<TOutput = string> implements BindingSource {
     readonly store: SessionStore,
     private readonly ephemeral: boolean,
   ) {
-    this.runtime = new SessionRuntime({ store, agent: this });
+    // The runtime serves this session's own key only: another key is not found, never run
+    // with this session's toolkit instances and instructions.
+    this.runtime = new SessionRuntime({ store, agent: this, scope: this.key() });
   }
 
   get options(): AgentOptions<unknown> {
@@ -48,10 +54,7 @@ export class AgentSession<TOutput = string> implements BindingSource {
 
   run(input: RunInput, options: SessionRunOptions = {}): Promise<RunResult<TOutput>> {
     checkRunCall('session.run()', input, options, SESSION_RUN_OPTION_NAMES);
-    return this.runtime.execute(
-      this.key(),
-      sendMessage<TOutput>(input, { ...options, ephemeral: this.ephemeral }),
-    );
+    return this.runtime.execute(this.key(), sendMessage<TOutput>(input, this.runOptions(options)));
   }
 
   stream(input: RunInput, options: SessionRunOptions = {}): RunStream<TOutput> {
@@ -59,8 +62,35 @@ export class AgentSession<TOutput = string> implements BindingSource {
     return createRunStream((observers) =>
       this.runtime.execute(
         this.key(),
-        sendMessage<TOutput>(input, { ...options, ...observers, ephemeral: this.ephemeral }),
+        sendMessage<TOutput>(input, { ...this.runOptions(options), ...observers }),
       ),
+    );
+  }
+
+  /**
+   * Continues this session's interrupted or crashed run, applying the approval decisions of
+   * `state` when given. A RunState of another session or user is `SessionNotFoundError`.
+   * @example
+   * const again = await agentSession.resume(paused.state.approve(callId));
+   */
+  resume(state?: RunState, options: SessionRunOptions = {}): Promise<RunResult<TOutput>> {
+    if (state !== undefined && !(state instanceof RunState)) {
+      throw new TypeError(
+        `session.resume(): the state must be a RunState (RunState.fromJSON reads a saved one), got ${describeValue(state)}`,
+      );
+    }
+    checkRunOptions('session.resume()', options, SESSION_RUN_OPTION_NAMES);
+    const key = this.key();
+    if (state && (state.sessionId !== key.sessionId || state.userId !== key.userId)) {
+      return Promise.reject(new SessionNotFoundError(state.sessionId));
+    }
+    return this.runtime.execute(
+      key,
+      continueRun<TOutput>({
+        ...options,
+        decisions: state?.decisionsToApply(),
+        ephemeral: this.ephemeral,
+      }),
     );
   }
 
@@ -68,6 +98,11 @@ export class AgentSession<TOutput = string> implements BindingSource {
   async close(): Promise<void> {
     this.closed = true;
     await this.binding.close();
+  }
+
+  /** The session's context metadata is stored with each run, so a resume elsewhere has it. */
+  private runOptions(options: SessionRunOptions) {
+    return { ...options, metadata: this.binding.context.metadata, ephemeral: this.ephemeral };
   }
 
   private key() {

@@ -3,8 +3,10 @@ import { RunContext, type RunContextInit } from '../context/run-context.js';
 import type { RunInput } from '../items/item.js';
 import { MemorySessionStore } from '../persistence/memory-session-store.js';
 import type { SessionRecord, SessionStore } from '../persistence/session-store.js';
+import { SessionNotFoundError } from '../errors/session-errors.js';
 import { OptionChecker, describeValue, optionNames } from '../validation/option-checks.js';
 import type { Item } from '../items/item.js';
+import { isPlainJson } from '../validation/plain-json.js';
 import { continueRun } from './actions/continue-run.js';
 import { sendMessage } from './actions/send-message.js';
 import { AgentBinding } from './agent-binding.js';
@@ -93,7 +95,9 @@ export class Agent<TOutput = string> implements BindingSource {
   /**
    * Continues an interrupted or crashed run, from a session id (in the store) or a RunState
    * (whose approval decisions are applied). Throws a `TypeError` at the call for a target
-   * that is neither, or bad options.
+   * that is neither, or bad options. With a RunState, a `userId` option (also an explicit
+   * `undefined`) that is not the state's user makes it `SessionNotFoundError`: nothing runs.
+   * `metadata` overrides the run's stored metadata per key for this resume only (not stored).
    */
   resume(target: string | RunState, options: ResumeOptions = {}): Promise<RunResult<TOutput>> {
     if (typeof target === 'string' ? target.length === 0 : !(target instanceof RunState)) {
@@ -111,6 +115,10 @@ export class Agent<TOutput = string> implements BindingSource {
   ): Promise<RunResult<TOutput>> {
     const state = typeof target === 'string' ? undefined : target;
     const sessionId = state ? state.sessionId : (target as string);
+    // An explicit userId is the caller's: another user's RunState is not found, never served.
+    if (state && 'userId' in options && options.userId !== state.userId) {
+      throw new SessionNotFoundError(sessionId);
+    }
     const userId = state ? state.userId : options.userId;
     let store = options.store ?? this.options.store;
     if (!store && state?.data.session) store = await importSession(state.data.session);
@@ -118,7 +126,7 @@ export class Agent<TOutput = string> implements BindingSource {
     return this.runtimeFor(store).execute(
       { sessionId, userId },
       continueRun<TOutput>({
-        decisions: state?.decisions,
+        decisions: state?.decisionsToApply(),
         maxTurns: options.maxTurns,
         signal: options.signal,
         metadata: options.metadata,
@@ -136,7 +144,8 @@ export class Agent<TOutput = string> implements BindingSource {
       .nonEmptyString('runId')
       .nonEmptyString('sessionId')
       .nonEmptyString('userId')
-      .object('metadata');
+      .object('metadata')
+      .check('metadata', 'plain JSON (it is stored with the runs)', (v) => isPlainJson(v));
     checkRunOptions('agent.createSession()', options, ['store']);
     return this.bindSession(context, options);
   }

@@ -1,5 +1,6 @@
 import type { SessionStore } from '../persistence/session-store.js';
 import { OptionChecker, optionNames } from '../validation/option-checks.js';
+import { isPlainJson } from '../validation/plain-json.js';
 import { checkRunInput } from '../validation/run-input-check.js';
 import type { ContinueRunOptions } from './actions/continue-run.js';
 import type { RunActionOptions } from './actions/run-options.js';
@@ -63,6 +64,7 @@ export function checkRunOptions(call: string, options: unknown, names: readonly 
     .nonEmptyString('sessionId')
     .nonEmptyString('userId')
     .object('metadata')
+    .check('metadata', 'plain JSON (it is stored with the run)', (v) => isPlainJson(v))
     .implements('store', 'SessionStore', SESSION_STORE_METHODS)
     .instanceOf('signal', AbortSignal)
     .positiveInteger('maxTurns')

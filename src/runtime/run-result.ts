@@ -3,6 +3,7 @@ import { RunCancelledError } from '../errors/run-errors.js';
 import { errorFromSerialized } from '../errors/error-from-serialized.js';
 import type { Item } from '../items/item.js';
 import type { InterruptionReason, RunUsage } from '../machines/run-types.js';
+import { interruptionOf } from './call-fingerprint.js';
 import type { Clock } from './clock.js';
 import { RUN_STATE_SCHEMA_VERSION, RunState, type Interruption } from './run-state.js';
 import type { SessionHost } from './session-host.js';
@@ -31,14 +32,6 @@ export interface RunResult<TOutput = string> {
   state: RunState;
 }
 
-function parseArgs(raw: string): unknown {
-  try {
-    return JSON.parse(raw);
-  } catch {
-    return raw;
-  }
-}
-
 /**
  * Reads the run's outcome off a settled session: a paused run child (approval, budget, turn
  * limit) or the session's last run summary. Failed and cancelled runs throw typed errors; a
@@ -64,13 +57,7 @@ export function readRunResult<T>(
       interruptions: waiting
         ? ctx.calls
             .filter((c) => c.needsApproval && c.decision === undefined)
-            .map((c) => ({
-              callId: c.callId,
-              toolName: c.name,
-              arguments: parseArgs(c.arguments),
-              agent: ctx.agentName,
-              ...(c.deadline === undefined ? {} : { deadline: c.deadline }),
-            }))
+            .map((c) => interruptionOf(c, ctx.agentName))
         : [],
       structured: ctx.structured,
     };

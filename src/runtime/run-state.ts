@@ -19,6 +19,8 @@ const Interruption = z.object({
   arguments: z.unknown(),
   agent: z.string(),
   deadline: z.number().optional(),
+  /** `callFingerprint` of the call (absent in RunStates of agentstate 0.1). */
+  fingerprint: z.string().optional(),
 });
 
 const Decision = z.object({
@@ -26,6 +28,10 @@ const Decision = z.object({
   approve: z.boolean(),
   always: z.boolean().optional(),
   message: z.string().optional(),
+  /** The run the decision was made on (absent in RunStates of agentstate 0.1). */
+  runId: z.string().optional(),
+  /** The fingerprint of the call it was made on, when the RunState had one. */
+  fingerprint: z.string().optional(),
 });
 
 const RunStateData = z.object({
@@ -132,13 +138,25 @@ export class RunState {
     return new RunState(parsed.data);
   }
 
+  /**
+   * The decisions to apply, each naming the run it was made on (decisions of older RunStates
+   * did not store it: they were made on this one).
+   */
+  decisionsToApply(): ApprovalDecision[] {
+    return this.data.decisions.map((d) => ({ runId: this.runId, ...d }));
+  }
+
   private decide(decision: ApprovalDecision): this {
-    if (!this.data.interruptions.some((i) => i.callId === decision.callId)) {
+    const call = this.data.interruptions.find((i) => i.callId === decision.callId);
+    if (!call) {
       throw new UnknownCallError(decision.callId, { sessionId: this.sessionId, runId: this.runId });
     }
-    this.data.decisions = this.data.decisions
-      .filter((d) => d.callId !== decision.callId)
-      .concat(decision);
+    const made = {
+      ...decision,
+      runId: this.runId,
+      ...(call.fingerprint === undefined ? {} : { fingerprint: call.fingerprint }),
+    };
+    this.data.decisions = this.data.decisions.filter((d) => d.callId !== made.callId).concat(made);
     return this;
   }
 }

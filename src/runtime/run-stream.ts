@@ -1,5 +1,6 @@
 import type { StepProgress } from '../actors/step-deps.js';
 import { AsyncQueue } from './async-queue.js';
+import { interruptionOf } from './call-fingerprint.js';
 import type { RunResult } from './run-result.js';
 import type { Interruption } from './run-state.js';
 import type { ActionObservers } from './session-action.js';
@@ -36,21 +37,10 @@ export function createRunStream<T>(
     for (const c of snapshot.context.calls) {
       if (!c.needsApproval || c.decision || announced.has(c.callId)) continue;
       announced.add(c.callId);
-      let args: unknown = c.arguments;
-      try {
-        args = JSON.parse(c.arguments);
-      } catch {
-        // keep the raw text
-      }
       queue.push({
         type: 'approval_requested',
         runId,
-        interruption: {
-          callId: c.callId,
-          toolName: c.name,
-          arguments: args,
-          agent: snapshot.context.agentName,
-        },
+        interruption: interruptionOf(c, snapshot.context.agentName),
       });
     }
   };

@@ -29,6 +29,7 @@ import {
   type SessionRuntimeEvents,
   type SessionRuntimeEventType,
 } from './session-events.js';
+import { runMetadata } from './run-metadata.js';
 import { SessionHost } from './session-host.js';
 import { describeSession, storedRunInFlight, type SessionView } from './session-view.js';
 import { checkRunJournal, checkStoredSession } from './stored-session-check.js';
@@ -45,6 +46,11 @@ export interface SessionRuntimeOptions {
   agent: BindingSource;
   /** @default the agent's clock, else the system clock */
   clock?: Clock | undefined;
+  /**
+   * Serve only this (user, session): every other key behaves as not found (an `AgentSession`'s
+   * runtime). Omitted: any key, each a partition of its own.
+   */
+  scope?: SessionKey | undefined;
 }
 
 /**
@@ -58,10 +64,15 @@ export class SessionRuntime {
   private readonly clock: Clock;
   private readonly hub = new SessionEventHub();
   private readonly cache = new HistoryCache();
+  private readonly scope: SessionKey | undefined;
 
   constructor(options: SessionRuntimeOptions) {
     this.store = options.store;
     this.source = options.agent;
+    this.scope = options.scope && {
+      sessionId: options.scope.sessionId,
+      userId: options.scope.userId,
+    };
     this.clock = options.clock ?? options.agent.options.clock ?? systemClock;
   }
 
@@ -79,7 +90,7 @@ export class SessionRuntime {
    * tool call, and nothing is written.
    */
   async execute<R>(target: string | SessionKey, action: SessionAction<R>): Promise<R> {
-    const key = toKey(target);
+    const key = this.toKey(target);
     const { record, userUsage } = await this.loadForUpdate(key, action.createIfMissing === true);
     this.precheck(key, record, action);
     const items = await this.cache.load(this.store, key, record);
@@ -88,7 +99,7 @@ export class SessionRuntime {
     const context = new RunContext({
       sessionId: key.sessionId,
       userId: key.userId,
-      metadata: action.observe?.metadata,
+      metadata: runMetadata(record, action.observe?.metadata),
     });
     const bound = needsAgent
       ? await this.source.bind(context)
@@ -107,7 +118,13 @@ export class SessionRuntime {
         outputType: this.source.options.outputType,
         outputSchema: binding.outputSchema,
         contextFor: (runId) =>
-          binding.context.withOverrides({ runId, sessionId: key.sessionId, userId: key.userId }),
+          binding.context.withOverrides({
+            runId,
+            sessionId: key.sessionId,
+            userId: key.userId,
+            // an AgentSession's binding has its own context: merge the stored metadata in
+            metadata: runMetadata(record, binding.context.metadata),
+          }),
         clock: this.clock,
         prices: this.source.options.prices,
         approvalTimeoutMs: this.source.options.approvalTimeoutMs,
@@ -147,22 +164,41 @@ export class SessionRuntime {
 
   /** The stored session: info plus its lifecycle state and settings. Never changes the version. */
   async getSession(target: string | SessionKey): Promise<SessionView> {
-    const key = toKey(target);
+    const key = this.toKey(target);
     return describeSession(await this.load(key));
   }
 
   async getSessionInfo(target: string | SessionKey): Promise<SessionInfo> {
-    const { snapshot: _snapshot, machineVersion: _v, ...info } = await this.load(toKey(target));
+    const key = this.toKey(target);
+    const { snapshot: _snapshot, machineVersion: _v, ...info } = await this.load(key);
     return info;
   }
 
-  listSessions(query: ListSessionsQuery = {}): Promise<SessionPage> {
-    return this.store.list(query);
+  /** A page of one user's sessions (with a `scope`: only the scope's own session). */
+  async listSessions(query: ListSessionsQuery = {}): Promise<SessionPage> {
+    const { scope } = this;
+    if (scope && query.userId !== scope.userId) return { sessions: [], nextCursor: undefined };
+    const page = await this.store.list(query);
+    if (!scope) return page;
+    return { ...page, sessions: page.sessions.filter((s) => s.sessionId === scope.sessionId) };
   }
 
   /** Drops the cached history of a session (after a purge). */
   forget(key: SessionKey): void {
     this.cache.forget(key);
+  }
+
+  /** The key of `target`; outside the runtime's scope it is not found. */
+  private toKey(target: string | SessionKey): SessionKey {
+    const key =
+      typeof target === 'string'
+        ? { sessionId: target }
+        : { sessionId: target.sessionId, userId: target.userId };
+    const { scope } = this;
+    if (scope && (key.sessionId !== scope.sessionId || key.userId !== scope.userId)) {
+      throw new SessionNotFoundError(key.sessionId);
+    }
+    return key;
   }
 
   /** Loads and checks a session for reading (record, listing entry and snapshot). */
@@ -258,12 +294,6 @@ export class SessionRuntime {
       throw new InvalidSessionTransitionError(key.sessionId, action.name, view.state);
     }
   }
-}
-
-function toKey(target: string | SessionKey): SessionKey {
-  return typeof target === 'string'
-    ? { sessionId: target }
-    : { sessionId: target.sessionId, userId: target.userId };
 }
 
 function hasRun(record: SessionRecord): boolean {

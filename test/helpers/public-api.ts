@@ -58,6 +58,7 @@ export const ROOT_VALUES = [
   'RunCancelledError',
   'InvalidRunStateError',
   'UnknownCallError',
+  'StaleDecisionError',
   'MaxTurnsExceededError',
   'SessionNotFoundError',
   'SessionConflictError',

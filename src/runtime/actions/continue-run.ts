@@ -1,5 +1,5 @@
-import { UnknownCallError } from '../../errors/run-errors.js';
 import { NothingToResumeError } from '../../errors/session-errors.js';
+import { checkDecisions } from '../decision-checks.js';
 import type { ApprovalDecision } from '../run-state.js';
 import { readRunResult, type RunResult } from '../run-result.js';
 import type { SessionAction } from '../session-action.js';
@@ -32,17 +32,8 @@ export function continueRun<T = string>(
       if (!run || run.status !== 'active')
         throw new NothingToResumeError(key.sessionId, host.stateName());
       const state = stateName(run.value);
+      checkDecisions(key, run, options.decisions ?? []);
       if (state === 'awaitingApproval') {
-        for (const d of options.decisions ?? []) {
-          const pending = run.context.calls.some(
-            (c) => c.callId === d.callId && c.needsApproval && !c.decision,
-          );
-          if (!pending)
-            throw new UnknownCallError(d.callId, {
-              sessionId: key.sessionId,
-              runId: run.context.runId,
-            });
-        }
         const now = clock.now();
         for (const d of options.decisions ?? []) {
           // A decision that arrives after the call's deadline comes too late: the restored

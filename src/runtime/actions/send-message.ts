@@ -1,3 +1,4 @@
+import { jsonCopy } from '../../validation/plain-json.js';
 import { newId } from '../new-id.js';
 import { toInputItems, type RunInput } from '../../items/item.js';
 import { runBudget } from '../run-budget.js';
@@ -51,6 +52,7 @@ export function sendMessage<T = string>(
             startedAt: clock.now(),
             budget,
             standingDecisions: {},
+            ...(options.metadata ? { metadata: jsonCopy(options.metadata) } : {}),
           },
         },
         'sendMessage',

@@ -1,0 +1,37 @@
+import { createHash } from 'node:crypto';
+import type { CallState } from '../machines/run-types.js';
+import type { Interruption } from './run-state.js';
+
+/**
+ * A short, stable fingerprint of a tool call: its name and its arguments exactly as the model
+ * sent them. A decision carries the fingerprint of the call it was made on, so it is never
+ * applied to a different call that happens to reuse the call id.
+ * @example callFingerprint('send_email', '{"to":"a@b.c"}') // 'q3V0...' (16 characters)
+ */
+export function callFingerprint(name: string, args: string): string {
+  return createHash('sha256')
+    .update(JSON.stringify([name, args]))
+    .digest('base64url')
+    .slice(0, 16);
+}
+
+/** A call's arguments as the app reads them: parsed JSON, or the raw text if it is not JSON. */
+function parseArgs(raw: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return raw;
+  }
+}
+
+/** How a call waiting for approval appears in a RunResult, a RunState and a stream event. */
+export function interruptionOf(call: CallState, agent: string): Interruption {
+  return {
+    callId: call.callId,
+    toolName: call.name,
+    arguments: parseArgs(call.arguments),
+    agent,
+    ...(call.deadline === undefined ? {} : { deadline: call.deadline }),
+    fingerprint: callFingerprint(call.name, call.arguments),
+  };
+}
