@@ -29,6 +29,8 @@ export const ERROR_CODES = [
   'UNKNOWN_CALL',
   'RESTORE_FAILED',
   'UNPRICED_MODEL',
+  'RUN_PAUSED',
+  'RUN_IN_PROGRESS',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -30,6 +30,8 @@ export {
   SessionSaveFailedError,
   NothingToResumeError,
   RestoreFailedError,
+  RunPausedError,
+  RunInProgressError,
   StoreLockedError,
   StoreOpenFailedError,
 } from './session-errors.js';

@@ -5,6 +5,7 @@ import { MemorySessionStore } from '../persistence/memory-session-store.js';
 import type { SessionRecord, SessionStore } from '../persistence/session-store.js';
 import { OptionChecker, describeValue, optionNames } from '../validation/option-checks.js';
 import type { Item } from '../items/item.js';
+import { cancelRun } from './actions/cancel-run.js';
 import { continueRun } from './actions/continue-run.js';
 import { sendMessage } from './actions/send-message.js';
 import { AgentBinding } from './agent-binding.js';
@@ -14,6 +15,7 @@ import { AgentSession } from './agent-session.js';
 import { defaultStore } from './default-store.js';
 import type { RunResult } from './run-result.js';
 import {
+  CANCEL_OPTION_NAMES,
   RESUME_OPTION_NAMES,
   RUN_OPTION_NAMES,
   checkRunCall,
@@ -42,6 +44,9 @@ export interface RunOptions {
 
 /** Options of `resume`. */
 export type ResumeOptions = Omit<RunOptions, 'sessionId'>;
+
+/** Options of `cancel`. */
+export type CancelOptions = Pick<RunOptions, 'userId' | 'store'>;
 
 /**
  * A stateless, reusable agent blueprint. `run` / `stream` execute one run in a session,
@@ -103,6 +108,28 @@ export class Agent<TOutput = string> implements BindingSource {
     }
     checkRunOptions('agent.resume()', options, RESUME_OPTION_NAMES);
     return this.continue(target, options);
+  }
+
+  /**
+   * Cancels the session's paused or crashed run (waiting for an approval, interrupted by its
+   * budget, turn limit or a failed model call, or stopped by a crash): it ends `cancelled` and
+   * the session takes messages again. Cancel a run still executing through its AbortSignal.
+   * @throws TypeError at the call for an empty session id or bad options;
+   *   `InvalidSessionTransitionError` when the session has no run; `RunInProgressError` when
+   *   this process is executing the run.
+   * @example
+   * const paused = await agent.run('pay 5', { sessionId: 'pay', userId: 'alice' });
+   * if (paused.interrupted) await agent.cancel('pay', { userId: 'alice' });
+   */
+  cancel(sessionId: string, options: CancelOptions = {}): Promise<void> {
+    if (typeof sessionId !== 'string' || sessionId.length === 0) {
+      throw new TypeError(
+        `agent.cancel(): the session id must be a non-empty string, got ${describeValue(sessionId)}`,
+      );
+    }
+    checkRunOptions('agent.cancel()', options, CANCEL_OPTION_NAMES);
+    const store = options.store ?? this.options.store ?? defaultStore();
+    return this.runtimeFor(store).execute({ sessionId, userId: options.userId }, cancelRun());
   }
 
   private async continue(

@@ -3,7 +3,7 @@ import { OptionChecker, optionNames } from '../validation/option-checks.js';
 import { checkRunInput } from '../validation/run-input-check.js';
 import type { ContinueRunOptions } from './actions/continue-run.js';
 import type { RunActionOptions } from './actions/run-options.js';
-import type { ResumeOptions, RunOptions } from './agent.js';
+import type { CancelOptions, ResumeOptions, RunOptions } from './agent.js';
 import type { SessionRunOptions } from './agent-session.js';
 
 /** What an object must have to pass for a `SessionStore` at a call. */
@@ -32,6 +32,8 @@ export const RESUME_OPTION_NAMES = optionNames<ResumeOptions>({
   signal: true,
   maxTurns: true,
 });
+
+export const CANCEL_OPTION_NAMES = optionNames<CancelOptions>({ userId: true, store: true });
 
 export const SESSION_RUN_OPTION_NAMES = optionNames<SessionRunOptions>({
   signal: true,
