@@ -1,10 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  Agent,
-  OpenAIModel,
-  defaultPrices,
-  type LevelSessionStore,
-} from '../src/index.js';
+import { Agent, OpenAIModel, defaultPrices, type LevelSessionStore } from '../src/index.js';
 import { MemorySessionStore } from '../src/testing.js';
 import { add, collect, tempLevelStore } from './helpers/agent-fixtures.js';
 import { modelFailure } from './helpers/model-failure.js';
