@@ -11,6 +11,7 @@ import {
 } from './helpers/crash-log.js';
 import { KillPlanner } from './helpers/crash-plan.js';
 import { formatCrashPoint, type CrashPhase } from './helpers/crash-point.js';
+import { failingCalls, readModelFailures } from './helpers/crash-model-failures.js';
 import type { CrashWorkerResult } from './helpers/crash-worker.js';
 
 /** Tool calls in the session (one per turn, then a final answer). */
@@ -125,6 +126,12 @@ describe('crash test: a session killed with SIGKILL at seeded points', () => {
 
     // Same final output, turns, usage and history as the run never killed.
     expect(result).toEqual(expected);
+
+    // Model calls that failed interrupted the run (reason `error`) and were retried by resume,
+    // in both runs: each failed once, and the history holds no trace of it (equal above).
+    expect(failingCalls(STEPS).length).toBeGreaterThan(3);
+    expect(readModelFailures(referenceLog)).toEqual(failingCalls(STEPS));
+    expect(readModelFailures(crashed.logFile)).toEqual(failingCalls(STEPS));
 
     const byPhase = Object.fromEntries(
       [...phases].map((p) => [p, kills.filter((k) => k.phase === p).length]),
