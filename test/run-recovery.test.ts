@@ -32,6 +32,13 @@ const openai = (maxRetries: number) =>
   new OpenAIModel({ model: 'gpt-4o-mini', apiKey: 'k-test', baseURL: server.baseURL, maxRetries });
 const userTexts = (items: Item[]) =>
   items.flatMap((i) => (i.type === 'message' && i.role === 'user' ? [i.content] : []));
+/** Tool calls in `items` without a result (a chat API refuses such a history). */
+const unanswered = (items: Item[]) =>
+  items.flatMap((i) =>
+    i.type === 'tool_call' && !items.some((r) => r.type === 'tool_result' && r.callId === i.callId)
+      ? [i.callId]
+      : [],
+  );
 const failing = (status: number, message: string, requestId: string) => ({
   status,
   error: message,
@@ -139,6 +146,14 @@ describe('a paused run refuses messages with RunPausedError; cancel ends it', ()
       run: undefined,
       lastRun: { runId: paused.id, status: 'cancelled' },
     });
+    const history = await store.readHistory(key);
+    expect(unanswered(history)).toEqual([]);
+    expect(history.at(-1)).toMatchObject({
+      type: 'tool_result',
+      name: 'send_email',
+      isError: true,
+      output: expect.stringContaining('cancelled') as unknown,
+    });
     const next = await agent.run(callTools(lookup('cat')), opts);
     expect(next.output).toBe('Done. lookup: cat: found');
     expect(counters.executed).toEqual({ lookup: 1 });
@@ -201,6 +216,7 @@ describe('a paused run refuses messages with RunPausedError; cancel ends it', ()
     await second.agent.cancel(key.sessionId, { userId: key.userId });
     expect(second.counters.executed).toEqual({});
     expect(second.model.calls).toHaveLength(0);
+    expect(unanswered(await reopened.readHistory(key))).toEqual([]);
     expect(describeSession(await reopened.load(key))).toMatchObject({
       state: 'active.idle',
       lastRun: { status: 'cancelled' },

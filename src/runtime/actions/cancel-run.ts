@@ -3,8 +3,9 @@ import type { SessionAction } from '../session-action.js';
 /**
  * Cancels the session's paused or crashed run: one waiting for an approval, interrupted (by
  * its budget, its turn limit or a failed model call), or stopped in flight by a crash. The
- * run ends `cancelled` (its steps in flight are stopped before they run again) and the session
- * takes messages again. A run this process is executing is cancelled through the AbortSignal
+ * run ends `cancelled` (its steps in flight are stopped before they run again), each of its tool
+ * calls without a result gets one saying the run was cancelled, and the session takes messages
+ * again. A run this process is executing is cancelled through the AbortSignal
  * of its call instead (this action then raises `RunInProgressError`); a session without a run
  * raises `InvalidSessionTransitionError`.
  */
@@ -17,7 +18,7 @@ export function cancelRun(): SessionAction {
     // Restored steps see an aborted signal: a crashed run's step in flight does not run again.
     observe: { signal: AbortSignal.abort() },
     async apply({ host }) {
-      host.send({ type: 'CANCEL' }, 'cancelRun');
+      host.cancel('cancelRun');
       await host.settle();
     },
   };
