@@ -1,6 +1,7 @@
 /**
  * Child process of the crash test:
- *   node --import tsx test/helpers/crash-worker.ts <dbDir> <logFile> <start|resume> <steps>
+ *   node --import tsx test/helpers/crash-worker.ts <dbDir> <logFile> <start|resume|cancel> <steps>
+ * (`cancel`: cancels the stored run, then sends `go` again and runs that run to its end)
  * with `CRASH_AT=<phase>:<target>` to stop at a kill point (see crash-point.ts).
  *
  * Runs session `crash` of user `u`: the scripted model asks for `append({ n })` with call id
@@ -68,8 +69,8 @@ function scripted(steps: number, checkpoints: CrashCheckpoints, logFile: string)
 
 async function main(): Promise<void> {
   const [dbDir, logFile, mode, stepsArg] = process.argv.slice(2);
-  if (!dbDir || !logFile || (mode !== 'start' && mode !== 'resume') || !stepsArg) {
-    throw new Error('usage: crash-worker.ts <dbDir> <logFile> <start|resume> <steps>');
+  if (!dbDir || !logFile || !['start', 'resume', 'cancel'].includes(mode ?? '') || !stepsArg) {
+    throw new Error('usage: crash-worker.ts <dbDir> <logFile> <start|resume|cancel> <steps>');
   }
   const steps = Number(stepsArg);
   const checkpoints = new CrashCheckpoints(parseCrashPoint(process.env.CRASH_AT), write);
@@ -100,7 +101,8 @@ async function main(): Promise<void> {
     return result.output;
   };
   let reported: unknown;
-  if (mode === 'start') {
+  if (mode === 'cancel') await agent.cancel(CRASH_SESSION.sessionId, options);
+  if (mode === 'start' || mode === 'cancel') {
     reported = await retried(agent.run('go', { ...options, sessionId: CRASH_SESSION.sessionId }));
   } else {
     try {
