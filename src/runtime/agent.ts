@@ -83,6 +83,10 @@ export class Agent<TOutput = string> implements BindingSource {
   /**
    * One run. Throws a `TypeError` at the call (nothing runs, nothing is stored) for input that
    * is neither a string nor an array of items, an unknown option name or a bad option value.
+   * A failed model call does not throw: the result is `interrupted` with reason `error` and the
+   * typed error in `error`; `resume` retries the call, `cancel` gives up. A session whose run
+   * is paused or crashed refuses the message with `RunPausedError`; a session whose run this
+   * process is executing, with `RunInProgressError`.
    */
   run(input: RunInput, options: RunOptions = {}): Promise<RunResult<TOutput>> {
     checkRunCall('agent.run()', input, options, RUN_OPTION_NAMES);
@@ -97,7 +101,8 @@ export class Agent<TOutput = string> implements BindingSource {
 
   /**
    * Continues an interrupted or crashed run, from a session id (in the store) or a RunState
-   * (whose approval decisions are applied). Throws a `TypeError` at the call for a target
+   * (whose approval decisions are applied). A run interrupted by a failed model call calls the
+   * model again at the same journal step (the user's message is not added again). Throws a `TypeError` at the call for a target
    * that is neither, or bad options.
    */
   resume(target: string | RunState, options: ResumeOptions = {}): Promise<RunResult<TOutput>> {
