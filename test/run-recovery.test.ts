@@ -228,49 +228,69 @@ describe('a paused run refuses messages with RunPausedError; cancel ends it', ()
   });
 });
 
+/** An agent whose one tool counts its executions and blocks until `gate` resolves. */
+function blockingAgent(store: SessionStore) {
+  const gate = deferred();
+  const started = deferred();
+  const counts = { executions: 0 };
+  const slow = tool({
+    name: 'slow',
+    description: 'Takes its time',
+    parameters: z.object({}),
+    execute: async () => {
+      counts.executions++;
+      started.resolve();
+      await gate.promise;
+      return 'finally';
+    },
+  });
+  const model = new ScriptedModel([
+    { toolCalls: [{ name: 'slow', arguments: {} }] },
+    { text: 'done' },
+    { text: 'second' },
+  ]);
+  const agent = new Agent({ name: 'a', model, tools: [slow], store });
+  return { agent, model, gate, started, counts };
+}
+
+async function expectInProgress(attempt: () => Promise<unknown>): Promise<void> {
+  const error = await attempt().catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(RunInProgressError);
+  expect(error).toMatchObject({ code: 'RUN_IN_PROGRESS', sessionId: key.sessionId });
+}
+
 describe('one live run per session in a process', () => {
   it('resume, run and cancel while the run executes raise RunInProgressError before any tool runs', async () => {
     const { store } = await temps.open();
-    const gate = deferred();
-    const started = deferred();
-    let executions = 0;
-    const slow = tool({
-      name: 'slow',
-      description: 'Takes its time',
-      parameters: z.object({}),
-      execute: async () => {
-        executions++;
-        started.resolve();
-        await gate.promise;
-        return 'finally';
-      },
-    });
-    const model = new ScriptedModel([
-      { toolCalls: [{ name: 'slow', arguments: {} }] },
-      { text: 'done' },
-      { text: 'second' },
-    ]);
-    const agent = new Agent({ name: 'a', model, tools: [slow], store });
+    const { agent, model, gate, started, counts } = blockingAgent(store);
     const running = agent.run('go', opts);
     await started.promise;
 
-    for (const attempt of [
-      () => agent.resume(key.sessionId, { userId: key.userId }),
-      () => agent.run('again', opts),
-      () => agent.cancel(key.sessionId, { userId: key.userId }),
-    ]) {
-      const error = await attempt().catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(RunInProgressError);
-      expect(error).toMatchObject({ code: 'RUN_IN_PROGRESS', sessionId: key.sessionId });
-    }
-    expect(executions).toBe(1);
+    await expectInProgress(() => agent.resume(key.sessionId, { userId: key.userId }));
+    await expectInProgress(() => agent.run('again', opts));
+    await expectInProgress(() => agent.cancel(key.sessionId, { userId: key.userId }));
+    expect(counts.executions).toBe(1);
     expect(model.calls).toHaveLength(1);
 
     gate.resolve();
     expect((await running).output).toBe('done');
-    expect(executions).toBe(1);
+    expect(counts.executions).toBe(1);
     // Released once the run returned.
     expect((await agent.run('later', opts)).output).toBe('second');
     expect(model.calls.map((c) => c.items.length)).toEqual([1, 3, 5]);
+  });
+
+  it("an AgentSession's run and the agent's resume share the guard", async () => {
+    const { store } = await temps.open();
+    const { agent, gate, started, counts } = blockingAgent(store);
+    const session = await agent.createSession(key, { store });
+    const running = session.run('go');
+    await started.promise;
+    await expectInProgress(() => agent.resume(key.sessionId, { userId: key.userId }));
+    await expectInProgress(() => session.run('again'));
+    gate.resolve();
+    expect((await running).output).toBe('done');
+    expect(counts.executions).toBe(1);
+    await session.close();
   });
 });

@@ -24,12 +24,15 @@ export class AgentSession<TOutput = string> implements BindingSource {
   private closed = false;
 
   constructor(
-    private readonly agent: { readonly options: AgentOptions<unknown> },
+    private readonly agent: {
+      readonly options: AgentOptions<unknown>;
+      liveRunsFor?(store: SessionStore): Set<string>;
+    },
     readonly binding: AgentBinding,
     readonly store: SessionStore,
     private readonly ephemeral: boolean,
   ) {
-    this.runtime = new SessionRuntime({ store, agent: this });
+    this.runtime = new SessionRuntime({ store, agent: this, liveRuns: agent.liveRunsFor?.(store) });
   }
 
   get options(): AgentOptions<unknown> {

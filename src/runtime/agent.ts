@@ -60,6 +60,7 @@ export class Agent<TOutput = string> implements BindingSource {
   readonly name: string;
   readonly options: AgentOptions<unknown>;
   private readonly runtimes = new WeakMap<SessionStore, SessionRuntime>();
+  private readonly liveRuns = new WeakMap<SessionStore, Set<string>>();
 
   /**
    * @throws TypeError for an unknown option name (naming the closest valid one), a `model`
@@ -193,10 +194,20 @@ export class Agent<TOutput = string> implements BindingSource {
   runtimeFor(store: SessionStore): SessionRuntime {
     let runtime = this.runtimes.get(store);
     if (!runtime) {
-      runtime = new SessionRuntime({ store, agent: this });
+      runtime = new SessionRuntime({ store, agent: this, liveRuns: this.liveRunsFor(store) });
       this.runtimes.set(store, runtime);
     }
     return runtime;
+  }
+
+  /** @internal The sessions whose run is executing on `store`, shared with its AgentSessions. */
+  liveRunsFor(store: SessionStore): Set<string> {
+    let live = this.liveRuns.get(store);
+    if (!live) {
+      live = new Set();
+      this.liveRuns.set(store, live);
+    }
+    return live;
   }
 
   private execute(

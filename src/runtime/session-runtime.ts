@@ -47,6 +47,12 @@ export interface SessionRuntimeOptions {
   agent: BindingSource;
   /** @default the agent's clock, else the system clock */
   clock?: Clock | undefined;
+  /**
+   * Keys of the sessions whose run is executing, shared by the runtimes that run one store in
+   * this process (an Agent's and its AgentSessions'), so each refuses a second live run.
+   * @default a set of this runtime's own
+   */
+  liveRuns?: Set<string> | undefined;
 }
 
 /**
@@ -60,13 +66,14 @@ export class SessionRuntime {
   private readonly clock: Clock;
   private readonly hub = new SessionEventHub();
   private readonly cache = new HistoryCache();
-  /** Sessions whose run this runtime is executing now (by `cacheKey`). */
-  private readonly executing = new Set<string>();
+  /** Sessions whose run is executing now (by `cacheKey`), in this runtime or its peers. */
+  private readonly executing: Set<string>;
 
   constructor(options: SessionRuntimeOptions) {
     this.store = options.store;
     this.source = options.agent;
     this.clock = options.clock ?? options.agent.options.clock ?? systemClock;
+    this.executing = options.liveRuns ?? new Set();
   }
 
   on<K extends SessionRuntimeEventType>(
