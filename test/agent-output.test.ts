@@ -14,6 +14,7 @@ import {
 } from '../src/index.js';
 import { MemorySessionStore, ScriptedModel, type ScriptedResponse } from '../src/testing.js';
 import { add, rejection, tempLevelStore } from './helpers/agent-fixtures.js';
+import { modelFailure } from './helpers/model-failure.js';
 
 const Weather = z.object({ city: z.string(), tempC: z.number() });
 
@@ -91,15 +92,15 @@ class ThrowingModel implements Model {
 }
 
 describe('model errors', () => {
-  it('rejects with ModelError when the scripted model errors', async () => {
+  it('interrupts with a ModelError on the result when the scripted model errors', async () => {
     const agent = new Agent({
       name: 'a',
       model: new ScriptedModel([{ error: 'boom' }]),
       store: new MemorySessionStore(),
     });
-    const error = await rejection(agent.run('hi'));
+    const error = await modelFailure(agent.run('hi'));
     expect(error).toBeInstanceOf(ModelError);
-    expect((error as ModelError).code).toBe('MODEL_ERROR');
+    expect(error.code).toBe('MODEL_ERROR');
     expect(error.message).toContain('boom');
   });
 
@@ -113,18 +114,18 @@ describe('model errors', () => {
       model: new ThrowingModel(thrown),
       store: new MemorySessionStore(),
     });
-    const error = await rejection(agent.run('hi', { sessionId: 'me-1' }));
+    const error = await modelFailure(agent.run('hi', { sessionId: 'me-1' }));
     expect(error).toBeInstanceOf(ModelError);
     expect(error).toBeInstanceOf(AgentStateError);
-    expect((error as ModelError).code).toBe('MODEL_ERROR');
+    expect(error.code).toBe('MODEL_ERROR');
     expect(error.message).toContain('socket hang up');
-    // The failed run is saved; the session accepts the next message.
+    // The interrupted run is saved; resuming it (here with a model that answers) completes it.
     const retry = new Agent({
       name: 'a',
       model: new ScriptedModel([{ text: 'ok' }]),
       store: agent.options.store,
     });
-    expect((await retry.run('again', { sessionId: 'me-1' })).output).toBe('ok');
+    expect(await retry.resume('me-1')).toMatchObject({ output: 'ok', interrupted: false });
   });
 });
 

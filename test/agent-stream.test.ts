@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { callFingerprint } from '../src/runtime/call-fingerprint.js';
 import { z } from 'zod';
-import { Agent, ModelError, tool, type RunStreamEvent } from '../src/index.js';
+import { Agent, tool, type RunStreamEvent } from '../src/index.js';
 import { MemorySessionStore, ScriptedModel } from '../src/testing.js';
-import { add, collect, rejection, ULID } from './helpers/agent-fixtures.js';
+import { add, collect, ULID } from './helpers/agent-fixtures.js';
+import { modelFailure } from './helpers/model-failure.js';
 
 type EventOf<K extends RunStreamEvent['type']> = Extract<RunStreamEvent, { type: K }>;
 const ofType = <K extends RunStreamEvent['type']>(
@@ -147,19 +148,16 @@ describe('agent.stream', () => {
     expect(result.state.interruptions).toEqual(result.interruptions);
   });
 
-  it('fails the iteration and result with a typed error when the model fails', async () => {
+  it('ends with the interrupted result and its typed error when the model fails', async () => {
     const model = new ScriptedModel([{ error: 'upstream down' }]);
     const agent = new Agent({ name: 'a', model, store: new MemorySessionStore() });
     const stream = agent.stream('hi');
     const seen: RunStreamEvent[] = [];
-    const error = await rejection(
-      (async () => {
-        for await (const e of stream) seen.push(e);
-      })(),
-    );
-    expect(error).toBeInstanceOf(ModelError);
+    for await (const e of stream) seen.push(e);
+    const error = await modelFailure(stream.result);
     expect(error.message).toContain('upstream down');
-    expect(await rejection(stream.result)).toBeInstanceOf(ModelError);
-    expect(ofType(seen, 'run_finished')).toEqual([]);
+    expect(ofType(seen, 'run_finished')).toEqual([
+      { type: 'run_finished', result: await stream.result },
+    ]);
   });
 });

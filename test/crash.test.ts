@@ -11,6 +11,7 @@ import {
 } from './helpers/crash-log.js';
 import { KillPlanner } from './helpers/crash-plan.js';
 import { formatCrashPoint, type CrashPhase } from './helpers/crash-point.js';
+import { failingCalls, readModelFailures } from './helpers/crash-model-failures.js';
 import type { CrashWorkerResult } from './helpers/crash-worker.js';
 
 /** Tool calls in the session (one per turn, then a final answer). */
@@ -126,6 +127,12 @@ describe('crash test: a session killed with SIGKILL at seeded points', () => {
     // Same final output, turns, usage and history as the run never killed.
     expect(result).toEqual(expected);
 
+    // Model calls that failed interrupted the run (reason `error`) and were retried by resume,
+    // in both runs: each failed once, and the history holds no trace of it (equal above).
+    expect(failingCalls(STEPS).length).toBeGreaterThan(3);
+    expect(readModelFailures(referenceLog)).toEqual(failingCalls(STEPS));
+    expect(readModelFailures(crashed.logFile)).toEqual(failingCalls(STEPS));
+
     const byPhase = Object.fromEntries(
       [...phases].map((p) => [p, kills.filter((k) => k.phase === p).length]),
     );
@@ -135,4 +142,43 @@ describe('crash test: a session killed with SIGKILL at seeded points', () => {
         `(${duplicates.map((d) => d.callId).join(', ')}), ${Date.now() - started} ms`,
     );
   }, 240_000);
+
+  it('a run killed mid-tool-call, then cancelled: the call in flight never runs again; the next message runs', async () => {
+    folder = await mkdtemp(join(tmpdir(), 'agentstate-crash-'));
+    const dbDir = join(folder, 'db');
+    const logFile = join(folder, 'tools.log');
+    const steps = 6;
+    const killed = await runWorker({
+      dbDir,
+      logFile,
+      mode: 'start',
+      steps,
+      crashAt: 'tool-after:3',
+    });
+    expect(killed.killed).toBe(true);
+    const atKill = await readToolLog(logFile);
+    expect(atKill.map((l) => l.callId)).toEqual(['call-0', 'call-1', 'call-2', 'call-3']);
+
+    const next = await runWorker({ dbDir, logFile, mode: 'cancel', steps });
+    // The cancelled call 3 was answered "cancelled" (it counts as a result for the script),
+    // so the new run made calls 4 and 5 (4 failed once and was resumed), each once.
+    const lines = await readToolLog(logFile);
+    expect(lines.map((l) => l.callId)).toEqual([
+      'call-0',
+      'call-1',
+      'call-2',
+      'call-3',
+      'call-4',
+      'call-5',
+    ]);
+    expect(new Set(lines.slice(4).map((l) => l.runId)).size).toBe(1);
+    expect(lines[4]?.runId).not.toBe(lines[3]?.runId);
+    expect(readModelFailures(logFile)).toEqual([4]);
+    const history = next.result!.history as { type: string; callId?: string; output?: string }[];
+    const calls = history.filter((i) => i.type === 'tool_call').map((i) => i.callId);
+    const results = history.filter((i) => i.type === 'tool_result');
+    expect(results.map((i) => i.callId)).toEqual(calls);
+    expect(results[3]?.output).toContain('cancelled');
+    expect(next.result!.output).toMatch(/^6 calls/);
+  }, 60_000);
 });

@@ -15,6 +15,7 @@ import {
 import { ScriptedModel } from '../src/testing.js';
 import { callTool } from './helpers/session-fixtures.js';
 import { TempStores } from './helpers/temp-store.js';
+import { modelFailure } from './helpers/model-failure.js';
 
 /** Every error carries a code from one documented list; no `UNKNOWN` (issue 8, points 4, 8). */
 const temps = new TempStores();
@@ -62,9 +63,9 @@ describe('error codes', () => {
     expect(new ApprovalCheckError('t', new Error('x')).code).toBe('APPROVAL_CHECK_FAILED');
   });
 
-  it('a model that throws a plain error fails the run with MODEL_ERROR', async () => {
+  it('a model that throws a plain error interrupts the run with MODEL_ERROR', async () => {
     const model = new ScriptedModel([{ error: new TypeError('socket hang up') }]);
-    const error = await failure(new Agent({ name: 'a', model }).run('go'));
+    const error = await modelFailure(new Agent({ name: 'a', model }).run('go'));
     expect(error.code).toBe('MODEL_ERROR');
   });
 

@@ -11,6 +11,7 @@ import {
 import { runTsx } from './helpers/child-process.js';
 import { TempStores } from './helpers/temp-store.js';
 import { transferAgent } from './helpers/transfer-agent.js';
+import { modelFailure } from './helpers/model-failure.js';
 
 const server = chatCompletionsServerPerTest();
 const temps = new TempStores();
@@ -42,7 +43,7 @@ async function generateFailure(reply: Reply): Promise<ModelError> {
   );
 }
 
-describe('ModelError keeps its facts from the model to agent.run', () => {
+describe('ModelError keeps its facts from the model to the result of agent.run', () => {
   it.each([
     ['429', rateLimited('req_429'), { status: 429, requestId: 'req_429', retryable: true }],
     [
@@ -71,11 +72,7 @@ describe('ModelError keeps its facts from the model to agent.run', () => {
       });
       const agent = new Agent({ name: 'a', model, store });
       const key = { sessionId: 's', userId: 'alice' };
-      const thrown = await agent.run('hi', key).then(
-        () => expect.fail('expected a rejection'),
-        (error: unknown) => error as ModelError,
-      );
-      expect(thrown).toBeInstanceOf(ModelError);
+      const thrown = await modelFailure(agent.run('hi', key));
       expect(facts(thrown)).toEqual(facts(direct));
       expect(thrown.runId).toBeDefined();
       // the cause, rebuilt from the stored run, is named after the SDK's error class
@@ -84,8 +81,8 @@ describe('ModelError keeps its facts from the model to agent.run', () => {
         /^(RateLimit|InternalServer|Authentication)Error$/,
       );
 
-      // The stored run keeps them as plain JSON.
-      const stored = (await agent.runtimeFor(store).getSession(key)).lastRun?.error;
+      // The stored (interrupted) run keeps them as plain JSON.
+      const stored = (await agent.runtimeFor(store).getSession(key)).run?.context.error;
       expect(JSON.parse(JSON.stringify(stored))).toEqual(stored);
       expect(facts(errorFromSerialized(stored!))).toEqual(facts(direct));
     },
@@ -137,7 +134,8 @@ describe('ModelError keeps its facts from the model to agent.run', () => {
     temps.defer(() => reopened.close());
     const agent = transferAgent(reopened, server.baseURL);
     const view = await agent.runtimeFor(reopened).getSession({ sessionId: 'pay', userId: 'alice' });
-    const rebuilt = errorFromSerialized(view.lastRun!.error!);
+    expect(view.run?.context.interruption).toBe('error');
+    const rebuilt = errorFromSerialized(view.run!.context.error!);
     expect(rebuilt).toBeInstanceOf(ModelError);
     expect(facts(rebuilt)).toEqual(facts(direct));
   }, 30_000);

@@ -1,13 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  Agent,
-  ModelError,
-  OpenAIModel,
-  defaultPrices,
-  type LevelSessionStore,
-} from '../src/index.js';
+import { Agent, OpenAIModel, defaultPrices, type LevelSessionStore } from '../src/index.js';
 import { MemorySessionStore } from '../src/testing.js';
-import { add, collect, rejection, tempLevelStore } from './helpers/agent-fixtures.js';
+import { add, collect, tempLevelStore } from './helpers/agent-fixtures.js';
+import { modelFailure } from './helpers/model-failure.js';
 import {
   chunk,
   completion,
@@ -167,17 +162,17 @@ describe('Agent with OpenAIModel against a Chat Completions server', () => {
     expect(result.usage).toMatchObject({ inputTokens: 75, outputTokens: 11 });
   });
 
-  it('rejects with ModelError on an HTTP 500', async () => {
+  it('interrupts with a ModelError on the result on an HTTP 500', async () => {
     server.enqueue({ status: 500, error: 'internal failure' });
     const agent = new Agent({ name: 'a', model: openai(), store: level.store });
-    const error = await rejection(agent.run('hi', { sessionId: 'oa-500' }));
-    expect(error).toBeInstanceOf(ModelError);
-    expect((error as ModelError).code).toBe('MODEL_ERROR');
+    const error = await modelFailure(agent.run('hi', { sessionId: 'oa-500' }));
+    expect(error).toMatchObject({ status: 500, retryable: true });
+    expect(error.code).toBe('MODEL_ERROR');
     expect(error.message).toContain('internal failure');
     expect(server.requests).toHaveLength(1); // maxRetries 0
   });
 
-  it('rejects with ModelError after the SDK retries a 500 that persists', async () => {
+  it('interrupts with a ModelError after the SDK retries a 500 that persists', async () => {
     server.enqueue(
       { status: 500, error: 'down', headers: { 'retry-after-ms': '1' } },
       { status: 500, error: 'still down', headers: { 'retry-after-ms': '1' } },
@@ -187,8 +182,7 @@ describe('Agent with OpenAIModel against a Chat Completions server', () => {
       model: openai('gpt-4o-mini', 1),
       store: new MemorySessionStore(),
     });
-    const error = await rejection(agent.run('hi'));
-    expect(error).toBeInstanceOf(ModelError);
+    const error = await modelFailure(agent.run('hi'));
     expect(error.message).toContain('still down');
     expect(server.requests).toHaveLength(2);
   });

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { Agent, AgentStateError, ModelError, tool, type ToolErrorInfo } from '../src/index.js';
 import { ScriptedModel } from '../src/testing.js';
 import { TempStores } from './helpers/temp-store.js';
+import { modelFailure } from './helpers/model-failure.js';
 
 const temps = new TempStores();
 afterEach(() => temps.cleanupAll());
@@ -97,11 +98,7 @@ describe('AgentOptions.redact and onToolError', () => {
     ]);
     const agent = new Agent({ name: 'm', model: failingModel, store, redact });
     const key = { sessionId: 'model', userId: 'alice' };
-    const thrown = await agent.run('hi', key).then(
-      () => expect.fail('expected a rejection'),
-      (error: unknown) => error as ModelError,
-    );
-    expect(thrown).toBeInstanceOf(ModelError);
+    const thrown = await modelFailure(agent.run('hi', key));
     expect(thrown).toMatchObject({ status: 502, message: 'gateway error for ***' });
     expect((thrown.cause as Error).message).toBe('upstream said ***');
 
@@ -134,11 +131,15 @@ describe('AgentOptions.redact and onToolError', () => {
     expect(seen).toMatchObject([{ toolName: 'pay', phase: 'needsApproval' }]);
 
     const runtime = agent.runtimeFor(store);
-    for (const sessionId of ['model', 'approval']) {
-      const view = await runtime.getSession({ sessionId, userId: 'alice' });
-      expect(view.lastRun?.status).toBe('failed');
+    const interrupted = await runtime.getSession(key);
+    expect(interrupted.run?.context).toMatchObject({
+      interruption: 'error',
+      error: { status: 502 },
+    });
+    const failedView = await runtime.getSession({ sessionId: 'approval', userId: 'alice' });
+    expect(failedView.lastRun?.status).toBe('failed');
+    for (const view of [interrupted, failedView])
       expect(JSON.stringify(view)).not.toContain(SECRET);
-    }
     await store.close();
     for (const bytes of await stored(path)) expect(bytes.includes(SECRET)).toBe(false);
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, waitFor, type SnapshotFrom } from 'xstate';
-import { ModelError } from '../src/errors/run-errors.js';
+import { ModelError, UnpricedModelError } from '../src/errors/run-errors.js';
 import { runMachine } from '../src/machines/run-machine.js';
 import type { ModelStepOutput, ToolCallOutput } from '../src/machines/run-types.js';
 import { deferred, type Deferred } from './helpers/async.js';
@@ -127,25 +127,72 @@ describe('run machine (pure, with fake actors)', () => {
     expect(signal.aborted).toBe(true);
   });
 
-  it('fails with a plain-JSON error when the model actor rejects', async () => {
-    const { actor } = start({ model: () => Promise.reject(new ModelError('upstream 500')) });
-    const done = await waitFor(actor, (s) => s.status === 'done');
-    expect(done.value).toBe('failed');
-    expect(done.context.error).toEqual({
+  it('a rejected model call interrupts with reason error; CONTINUE retries the same step', async () => {
+    let calls = 0;
+    const { actor, log } = start({
+      model: ({ turn }) => {
+        calls++;
+        if (calls === 2) return Promise.reject(new ModelError('upstream 500', { status: 500 }));
+        return turn === 0 ? callTools(0, ['search']) : answer('done');
+      },
+    });
+    const paused = await waitFor(actor, settled);
+    expect(paused.value).toBe('interrupted');
+    expect(paused.status).toBe('active'); // not final: it can go on
+    expect(paused.context.interruption).toBe('error');
+    expect(paused.context.error).toEqual({
       name: 'ModelError',
       message: 'upstream 500',
       code: 'MODEL_ERROR',
+      status: 500,
     });
-    expect(isPlainJson(done.context.error)).toBe(true);
-    expect(done.output).toMatchObject({ status: 'failed', error: done.context.error });
+    expect(isPlainJson(paused.context)).toBe(true);
+    expect(log.model.map((m) => m.step)).toEqual([0, 2]);
 
-    const plain = start({ model: () => Promise.reject(new TypeError('bad')) });
-    const failed = await waitFor(plain.actor, (s) => s.status === 'done');
-    expect(failed.context.error).toEqual({
-      name: 'TypeError',
-      message: 'bad',
-      code: 'MODEL_ERROR',
+    actor.send({ type: 'CONTINUE' });
+    const done = await waitFor(actor, (s) => s.status === 'done');
+    expect(done.output).toMatchObject({ status: 'completed', output: 'done', turn: 2 });
+    expect(done.context.error).toBeUndefined();
+    // the retry is the same journal step: nothing was journaled for the failed call
+    expect(log.model.map((m) => m.step)).toEqual([0, 2, 2]);
+  });
+
+  it('a plain error from the model actor interrupts too, stored as plain JSON', async () => {
+    const { actor } = start({ model: () => Promise.reject(new TypeError('bad')) });
+    const paused = await waitFor(actor, settled);
+    expect(paused.context).toMatchObject({
+      interruption: 'error',
+      error: { name: 'TypeError', message: 'bad', code: 'MODEL_ERROR' },
     });
+  });
+
+  it('fails for good when the model step fails for another reason (an unpriced model)', async () => {
+    const { actor } = start({
+      model: () => Promise.reject(UnpricedModelError.forModel('local')),
+    });
+    const done = await waitFor(actor, (s) => s.status === 'done');
+    expect(done.value).toBe('failed');
+    expect(done.output).toMatchObject({ status: 'failed', error: { code: 'UNPRICED_MODEL' } });
+  });
+
+  it('CANCEL ends a paused run (interrupted or awaiting approval) cancelled', async () => {
+    const interrupted = start({ model: () => Promise.reject(new ModelError('down')) });
+    await waitFor(interrupted.actor, settled);
+    interrupted.actor.send({ type: 'CANCEL' });
+    expect(interrupted.actor.getSnapshot()).toMatchObject({
+      status: 'done',
+      value: 'cancelled',
+      output: { status: 'cancelled' },
+    });
+
+    const waiting = start({
+      model: () => callTools(0, ['danger'], ['danger']),
+      approve: ['danger'],
+    });
+    expect((await waitFor(waiting.actor, settled)).value).toBe('awaitingApproval');
+    waiting.actor.send({ type: 'CANCEL' });
+    expect(waiting.actor.getSnapshot()).toMatchObject({ status: 'done', value: 'cancelled' });
+    expect(waiting.log.tools).toEqual([]);
   });
 
   it('keeps its context plain JSON at every step', async () => {

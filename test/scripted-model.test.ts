@@ -3,6 +3,7 @@ import { AgentStateError, ModelError, ScriptExhaustedError } from '../src/index.
 import type { ModelRequest, ModelStreamEvent } from '../src/models/model.js';
 import { Agent } from '../src/runtime/agent.js';
 import { MemorySessionStore, ScriptedModel } from '../src/testing.js';
+import { modelFailure } from './helpers/model-failure.js';
 
 const request = (content: string): ModelRequest => ({
   instructions: 'be nice',
@@ -144,17 +145,16 @@ describe('ScriptedModel inside an agent run', () => {
     await store.close();
   });
 
-  it('a scripted model error makes the run reject with ModelError', async () => {
+  it('a scripted model error interrupts the run with a ModelError on the result', async () => {
     const store = new MemorySessionStore();
     const agent = new Agent({
       name: 'down',
       model: new ScriptedModel([{ error: 'upstream 503' }]),
       store,
     });
-    const error: unknown = await agent.run('hi').catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ModelError);
-    expect((error as ModelError).code).toBe('MODEL_ERROR');
-    expect((error as Error).message).toContain('upstream 503');
+    const error = await modelFailure(agent.run('hi'));
+    expect(error.code).toBe('MODEL_ERROR');
+    expect(error.message).toContain('upstream 503');
     await store.close();
   });
 

@@ -127,7 +127,8 @@ describe('OpenAIModel keeps its key out of errors', () => {
     expect(facts('broken-json')).toMatchObject({ code: 'MODEL_ERROR' });
     expect(facts('broken-json').message).toContain('not valid JSON');
     expect(facts('stream-error').message).toContain(`Key ${REDACTED} was revoked`);
-    expect(line('VIEW 401 ')).toContain(REDACTED); // lastRun.error as stored
+    expect(line('VIEW 401 ')).toContain(REDACTED); // the interrupted run's error as stored
+    expect(line('RESULT 401 ')).toContain(REDACTED); // and in its RunState
     expect(JSON.parse(line('EVIDENCE ') ?? '{}')).toEqual({ requests: 6, sent: true });
     // The SDK did log the unparsable chunk (it holds the key), scrubbed by the adapter's logger.
     expect(child.stderr).toContain('Could not parse message into JSON');

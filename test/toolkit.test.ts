@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { RunContext, getRunContext, tool, toolkit, type ToolResultItem } from '../src/index.js';
 import { Agent } from '../src/runtime/agent.js';
 import { MemorySessionStore, ScriptedModel } from '../src/testing.js';
+import { modelFailure } from './helpers/model-failure.js';
 
 /** A toolkit whose tools are bound to the user of the context it is created for. */
 function notesToolkit() {
@@ -139,12 +140,14 @@ describe('toolkits', () => {
     expect(model.calls[0]?.instructions).toBe('You manage the notes of carol.');
   });
 
-  it('closes the toolkit even when the run fails', async () => {
+  it('closes the toolkit even when the model call fails', async () => {
     store = new MemorySessionStore();
     const { kit, stats } = notesToolkit();
     const model = new ScriptedModel([{ error: 'model down' }]);
     const agent = new Agent({ name: 'notes', model, toolkits: [kit], store });
-    await expect(agent.run('x', { userId: 'dave' })).rejects.toMatchObject({ code: 'MODEL_ERROR' });
+    expect(await modelFailure(agent.run('x', { userId: 'dave' }))).toMatchObject({
+      code: 'MODEL_ERROR',
+    });
     expect(stats.created).toEqual(['dave']);
     expect(stats.closed).toEqual(['dave']);
   });

@@ -57,6 +57,8 @@ export function modelStep(source: StepDepsSource) {
     const hit = await deps.log.find(input.runId, input.step);
     if (hit) return hit.output as ModelStepOutput;
     await deps.durable();
+    const stepSignal = combinedSignal(deps, signal);
+    stepSignal.throwIfAborted(); // cancelled while it waited: no model call
     const request: ModelRequest = {
       instructions: deps.instructions(),
       items: deps.log.view(deps.historyFrom()),
@@ -73,7 +75,7 @@ export function modelStep(source: StepDepsSource) {
     }
     let response: ModelResponse;
     try {
-      response = await callModel(deps, request, input.runId, combinedSignal(deps, signal));
+      response = await callModel(deps, request, input.runId, stepSignal);
     } catch (error) {
       if (error instanceof AgentStateError) throw error;
       throw new ModelError(serializeError(error, 'MODEL_ERROR').message, {

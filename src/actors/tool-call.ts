@@ -21,6 +21,9 @@ export function toolCall(source: StepDepsSource) {
       return replayed;
     }
     await deps.durable();
+    const stepSignal = combinedSignal(deps, signal);
+    // Cancelled while it waited (a crashed run restored only to be cancelled): do not run.
+    stepSignal.throwIfAborted();
     const { call, runId } = input;
     deps.progress?.({
       type: 'tool_call_started',
@@ -41,7 +44,7 @@ export function toolCall(source: StepDepsSource) {
           deps.tools,
           { type: 'tool_call', ...call },
           deps.contextFor(runId),
-          combinedSignal(deps, signal),
+          stepSignal,
         );
     const output = toolOutput(result);
     const entry = { runId, step: input.step, kind: 'tool' as const, output, at: deps.clock.now() };

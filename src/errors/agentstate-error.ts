@@ -30,6 +30,8 @@ export const ERROR_CODES = [
   'STALE_DECISION',
   'RESTORE_FAILED',
   'UNPRICED_MODEL',
+  'RUN_PAUSED',
+  'RUN_IN_PROGRESS',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

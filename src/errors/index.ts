@@ -31,6 +31,8 @@ export {
   SessionSaveFailedError,
   NothingToResumeError,
   RestoreFailedError,
+  RunPausedError,
+  RunInProgressError,
   StoreLockedError,
   StoreOpenFailedError,
 } from './session-errors.js';

@@ -96,6 +96,46 @@ export class NothingToResumeError extends AgentStateError {
   }
 }
 
+/**
+ * The session's run is paused (interrupted, waiting for an approval, or stopped by a crash):
+ * the session takes no message (and no other action its run blocks) until the run is resumed
+ * (`agent.resume`, `continueRun`) or cancelled (`agent.cancel`, `cancelRun`). Nothing was saved.
+ */
+export class RunPausedError extends AgentStateError {
+  readonly action: string;
+  /** Why the run stands still: an interruption reason, `approval`, or `crash`. */
+  readonly reason: string;
+  constructor(sessionId: string, action: string, reason: string, runId?: string) {
+    super(
+      'RUN_PAUSED',
+      `Action "${action}" is not possible while the run of session "${sessionId}" is paused ` +
+        `(${reason}): resume the run (agent.resume / continueRun) or cancel it ` +
+        '(agent.cancel / cancelRun) first',
+      { sessionId, runId },
+    );
+    this.action = action;
+    this.reason = reason;
+  }
+}
+
+/**
+ * This process is already executing a run of the session (a `run`, `resume` or `cancel` that
+ * has not returned yet): a second one would run the same steps twice. Raised before anything
+ * is loaded or called. Wait for the first call, or cancel it through its AbortSignal.
+ */
+export class RunInProgressError extends AgentStateError {
+  readonly action: string;
+  constructor(sessionId: string, action: string) {
+    super(
+      'RUN_IN_PROGRESS',
+      `Action "${action}" was refused: this process is already executing a run of session ` +
+        `"${sessionId}"; wait for it to return, or cancel it through its AbortSignal`,
+      { sessionId },
+    );
+    this.action = action;
+  }
+}
+
 /** A restored snapshot did not come back as a running actor. */
 export class RestoreFailedError extends AgentStateError {
   constructor(sessionId: string, reason: string) {

@@ -31,6 +31,9 @@ type ToolCallErrorEvent = { type: `xstate.error.actor.${string}`; error: unknown
 /** Bumped whenever a state or actor is renamed; stored beside every snapshot. */
 export const RUN_MACHINE_VERSION = '1';
 
+/** Codes of a model step's failure that interrupt the run (reason `error`) instead of ending it. */
+const RESUMABLE_MODEL_CODES: ReadonlySet<string> = new Set(['MODEL_ERROR', 'MODEL_BEHAVIOR']);
+
 const notProvided = (name: string) =>
   fromPromise<never, unknown>(() => Promise.reject(new Error(`actor "${name}" was not provided`)));
 
@@ -82,6 +85,10 @@ export const runMachine = setup({
     awaitingDecisions: ({ context }) => context.calls.some(pendingApproval),
     hasDeadline: ({ context }) => nextDeadline(context.calls) !== undefined,
     allCallsDone: ({ context }) => context.calls.every((c) => c.done),
+    modelCallFailed: ({ event }) =>
+      RESUMABLE_MODEL_CODES.has(
+        serializeError((event as { error?: unknown }).error, 'MODEL_ERROR').code,
+      ),
   },
   actions: {
     spawnToolCalls: enqueueActions(({ context, enqueue, self }) => {
@@ -123,6 +130,7 @@ export const runMachine = setup({
     newDecisions: {},
   }),
   initial: 'turnStart',
+  // From any state, paused ones included: a cancelled run ends `cancelled`.
   on: { CANCEL: { target: '.cancelled' } },
   states: {
     turnStart: {
@@ -137,7 +145,10 @@ export const runMachine = setup({
           target: 'interrupted',
           actions: assign({ interruption: 'budget' }),
         },
-        { target: 'modelCall', actions: assign({ interruption: undefined, calls: [] }) },
+        {
+          target: 'modelCall',
+          actions: assign({ interruption: undefined, error: undefined, calls: [] }),
+        },
       ],
     },
     modelCall: {
@@ -175,10 +186,23 @@ export const runMachine = setup({
             };
           }),
         },
-        onError: {
-          target: 'failed',
-          actions: assign({ error: ({ event }) => serializeError(event.error, 'MODEL_ERROR') }),
-        },
+        // A failed model call (after the model's own retries) interrupts the run: nothing was
+        // journaled for it, so CONTINUE calls the model again at the same step. Other failures
+        // of the step (an unpriced model under a cost budget, ...) end the run.
+        onError: [
+          {
+            guard: 'modelCallFailed',
+            target: 'interrupted',
+            actions: assign({
+              interruption: 'error',
+              error: ({ event }) => serializeError(event.error, 'MODEL_ERROR'),
+            }),
+          },
+          {
+            target: 'failed',
+            actions: assign({ error: ({ event }) => serializeError(event.error, 'MODEL_ERROR') }),
+          },
+        ],
       },
     },
     afterModel: {

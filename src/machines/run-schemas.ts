@@ -29,11 +29,29 @@ export const Budget = z.object({
   maxCostUsd: amount.optional(),
 });
 export const StandingDecisions = z.record(z.string(), z.enum(['approve', 'reject']));
-export const SerializedError = z.object({
+export interface SerializedErrorData {
+  name: string;
+  message: string;
+  code: string;
+  status?: number | undefined;
+  requestId?: string | undefined;
+  retryable?: boolean | undefined;
+  cause?: SerializedErrorData | undefined;
+}
+/** An error as stored: `{ name, message, code }`, a ModelError's facts and its causes. */
+export const SerializedError: z.ZodType<SerializedErrorData> = z.object({
   name: z.string(),
   message: z.string(),
   code: z.string(),
+  status: z.number().int().optional(),
+  requestId: z.string().optional(),
+  retryable: z.boolean().optional(),
+  get cause() {
+    return SerializedError.optional();
+  },
 });
+/** Why a run stands still (`InterruptionReason`). */
+export const InterruptionReason = z.enum(['approval', 'budget', 'maxTurns', 'error']);
 const RunFinalStatus = z.enum(['completed', 'failed', 'cancelled']);
 
 export const RunInput = z.object({
@@ -72,7 +90,7 @@ export const RunContext = RunInput.extend({
   output: z.string().optional(),
   structured: z.unknown().optional(),
   error: SerializedError.optional(),
-  interruption: z.enum(['approval', 'budget', 'maxTurns']).optional(),
+  interruption: InterruptionReason.optional(),
   outcome: RunFinalStatus.optional(),
   newDecisions: StandingDecisions,
   resultsAt: count.optional(),

@@ -53,7 +53,12 @@ export interface CallState {
   done: boolean;
 }
 
-export type InterruptionReason = 'approval' | 'budget' | 'maxTurns';
+/**
+ * Why a run stands still: waiting for an approval, out of budget or turns, or its model call
+ * failed (`error`; the error is in the run's context and on the result). Each one can be
+ * resumed or cancelled.
+ */
+export type InterruptionReason = 'approval' | 'budget' | 'maxTurns' | 'error';
 
 export interface RunMachineInput {
   runId: string;
@@ -83,6 +88,7 @@ export interface RunMachineContext extends RunMachineInput {
   calls: CallState[];
   output?: string | undefined;
   structured?: unknown;
+  /** Why the run failed, or (with interruption `error`) why its model call failed. */
   error?: SerializedError | undefined;
   interruption?: InterruptionReason | undefined;
   /** Set on entering a final state. */

@@ -28,14 +28,23 @@ export class AgentSession<TOutput = string> implements BindingSource {
   private closed = false;
 
   constructor(
-    private readonly agent: { readonly options: AgentOptions<unknown> },
+    private readonly agent: {
+      readonly options: AgentOptions<unknown>;
+      liveRunsFor?(store: SessionStore): Set<string>;
+    },
     readonly binding: AgentBinding,
     readonly store: SessionStore,
     private readonly ephemeral: boolean,
   ) {
     // The runtime serves this session's own key only: another key is not found, never run
-    // with this session's toolkit instances and instructions.
-    this.runtime = new SessionRuntime({ store, agent: this, scope: this.key() });
+    // with this session's toolkit instances and instructions. It shares the agent's guard
+    // against a second live run of one session.
+    this.runtime = new SessionRuntime({
+      store,
+      agent: this,
+      scope: this.key(),
+      liveRuns: agent.liveRunsFor?.(store),
+    });
   }
 
   get options(): AgentOptions<unknown> {

@@ -7,6 +7,7 @@ import { SessionNotFoundError } from '../errors/session-errors.js';
 import { OptionChecker, describeValue, optionNames } from '../validation/option-checks.js';
 import type { Item } from '../items/item.js';
 import { isPlainJson } from '../validation/plain-json.js';
+import { cancelRun } from './actions/cancel-run.js';
 import { continueRun } from './actions/continue-run.js';
 import { sendMessage } from './actions/send-message.js';
 import { AgentBinding } from './agent-binding.js';
@@ -16,6 +17,7 @@ import { AgentSession } from './agent-session.js';
 import { defaultStore } from './default-store.js';
 import type { RunResult } from './run-result.js';
 import {
+  CANCEL_OPTION_NAMES,
   RESUME_OPTION_NAMES,
   RUN_OPTION_NAMES,
   checkRunCall,
@@ -45,6 +47,9 @@ export interface RunOptions {
 /** Options of `resume`. */
 export type ResumeOptions = Omit<RunOptions, 'sessionId'>;
 
+/** Options of `cancel`. */
+export type CancelOptions = Pick<RunOptions, 'userId' | 'store'>;
+
 /**
  * A stateless, reusable agent blueprint. `run` / `stream` execute one run in a session,
  * `resume` continues an interrupted or crashed one, `createSession` binds the agent to a
@@ -57,6 +62,7 @@ export class Agent<TOutput = string> implements BindingSource {
   readonly name: string;
   readonly options: AgentOptions<unknown>;
   private readonly runtimes = new WeakMap<SessionStore, SessionRuntime>();
+  private readonly liveRuns = new WeakMap<SessionStore, Set<string>>();
 
   /**
    * @throws TypeError for an unknown option name (naming the closest valid one), a `model`
@@ -80,6 +86,10 @@ export class Agent<TOutput = string> implements BindingSource {
   /**
    * One run. Throws a `TypeError` at the call (nothing runs, nothing is stored) for input that
    * is neither a string nor an array of items, an unknown option name or a bad option value.
+   * A failed model call does not throw: the result is `interrupted` with reason `error` and the
+   * typed error in `error`; `resume` retries the call, `cancel` gives up. A session whose run
+   * is paused or crashed refuses the message with `RunPausedError`; a session whose run this
+   * process is executing, with `RunInProgressError`.
    */
   run(input: RunInput, options: RunOptions = {}): Promise<RunResult<TOutput>> {
     checkRunCall('agent.run()', input, options, RUN_OPTION_NAMES);
@@ -94,10 +104,12 @@ export class Agent<TOutput = string> implements BindingSource {
 
   /**
    * Continues an interrupted or crashed run, from a session id (in the store) or a RunState
-   * (whose approval decisions are applied). Throws a `TypeError` at the call for a target
-   * that is neither, or bad options. With a RunState, a `userId` option (also an explicit
-   * `undefined`) that is not the state's user makes it `SessionNotFoundError`: nothing runs.
-   * `metadata` overrides the run's stored metadata per key for this resume only (not stored).
+   * (whose approval decisions are applied). A run interrupted by a failed model call calls the
+   * model again at the same journal step (the user's message is not added again). Throws a
+   * `TypeError` at the call for a target that is neither, or bad options. With a RunState, a
+   * `userId` option (also an explicit `undefined`) that is not the state's user makes it
+   * `SessionNotFoundError`: nothing runs. `metadata` overrides the run's stored metadata per
+   * key for this resume only (not stored).
    */
   resume(target: string | RunState, options: ResumeOptions = {}): Promise<RunResult<TOutput>> {
     if (typeof target === 'string' ? target.length === 0 : !(target instanceof RunState)) {
@@ -107,6 +119,28 @@ export class Agent<TOutput = string> implements BindingSource {
     }
     checkRunOptions('agent.resume()', options, RESUME_OPTION_NAMES);
     return this.continue(target, options);
+  }
+
+  /**
+   * Cancels the session's paused or crashed run (waiting for an approval, interrupted by its
+   * budget, turn limit or a failed model call, or stopped by a crash): it ends `cancelled` and
+   * the session takes messages again. Cancel a run still executing through its AbortSignal.
+   * @throws TypeError at the call for an empty session id or bad options;
+   *   `InvalidSessionTransitionError` when the session has no run; `RunInProgressError` when
+   *   this process is executing the run.
+   * @example
+   * const paused = await agent.run('pay 5', { sessionId: 'pay', userId: 'alice' });
+   * if (paused.interrupted) await agent.cancel('pay', { userId: 'alice' });
+   */
+  cancel(sessionId: string, options: CancelOptions = {}): Promise<void> {
+    if (typeof sessionId !== 'string' || sessionId.length === 0) {
+      throw new TypeError(
+        `agent.cancel(): the session id must be a non-empty string, got ${describeValue(sessionId)}`,
+      );
+    }
+    checkRunOptions('agent.cancel()', options, CANCEL_OPTION_NAMES);
+    const store = options.store ?? this.options.store ?? defaultStore();
+    return this.runtimeFor(store).execute({ sessionId, userId: options.userId }, cancelRun());
   }
 
   private async continue(
@@ -170,10 +204,20 @@ export class Agent<TOutput = string> implements BindingSource {
   runtimeFor(store: SessionStore): SessionRuntime {
     let runtime = this.runtimes.get(store);
     if (!runtime) {
-      runtime = new SessionRuntime({ store, agent: this });
+      runtime = new SessionRuntime({ store, agent: this, liveRuns: this.liveRunsFor(store) });
       this.runtimes.set(store, runtime);
     }
     return runtime;
+  }
+
+  /** @internal The sessions whose run is executing on `store`, shared with its AgentSessions. */
+  liveRunsFor(store: SessionStore): Set<string> {
+    let live = this.liveRuns.get(store);
+    if (!live) {
+      live = new Set();
+      this.liveRuns.set(store, live);
+    }
+    return live;
   }
 
   private execute(

@@ -1,4 +1,4 @@
-export { Agent, type RunOptions, type ResumeOptions } from './agent.js';
+export { Agent, type RunOptions, type ResumeOptions, type CancelOptions } from './agent.js';
 export type { AgentOptions } from './agent-options.js';
 export { AgentSession, type SessionRunOptions } from './agent-session.js';
 export type { Clock } from './clock.js';

@@ -4,7 +4,7 @@ import { isPlainJson } from '../validation/plain-json.js';
 import { checkRunInput } from '../validation/run-input-check.js';
 import type { ContinueRunOptions } from './actions/continue-run.js';
 import type { RunActionOptions } from './actions/run-options.js';
-import type { ResumeOptions, RunOptions } from './agent.js';
+import type { CancelOptions, ResumeOptions, RunOptions } from './agent.js';
 import type { SessionRunOptions } from './agent-session.js';
 
 /** What an object must have to pass for a `SessionStore` at a call. */
@@ -33,6 +33,8 @@ export const RESUME_OPTION_NAMES = optionNames<ResumeOptions>({
   signal: true,
   maxTurns: true,
 });
+
+export const CANCEL_OPTION_NAMES = optionNames<CancelOptions>({ userId: true, store: true });
 
 export const SESSION_RUN_OPTION_NAMES = optionNames<SessionRunOptions>({
   signal: true,

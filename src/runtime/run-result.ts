@@ -1,6 +1,7 @@
 import { MaxTurnsExceededError } from '../errors/max-turns-exceeded-error.js';
 import { RunCancelledError } from '../errors/run-errors.js';
 import { errorFromSerialized } from '../errors/error-from-serialized.js';
+import type { AgentStateError } from '../errors/agentstate-error.js';
 import type { Item } from '../items/item.js';
 import type { InterruptionReason, RunUsage } from '../machines/run-types.js';
 import { interruptionOf } from './call-fingerprint.js';
@@ -26,6 +27,12 @@ export interface RunResult<TOutput = string> {
   endedAt: number;
   interrupted: boolean;
   interruptionReason: InterruptionReason | undefined;
+  /**
+   * With `interruptionReason: 'error'`: the model call's failure, typed (a `ModelError` keeps
+   * `status`, `requestId` and `retryable`). The run is not over: `agent.resume` calls the
+   * model again from the last journaled step, `agent.cancel` ends it.
+   */
+  error?: AgentStateError | undefined;
   /** Tool calls waiting for approval. */
   interruptions: Interruption[];
   /** Serialisable snapshot of the run, to approve/reject and resume. */
@@ -34,8 +41,10 @@ export interface RunResult<TOutput = string> {
 
 /**
  * Reads the run's outcome off a settled session: a paused run child (approval, budget, turn
- * limit) or the session's last run summary. Failed and cancelled runs throw typed errors; a
- * run stopped by its turn limit throws `MaxTurnsExceededError` carrying its state.
+ * limit, failed model call) or the session's last run summary. Failed and cancelled runs throw
+ * typed errors; a run stopped by its turn limit throws `MaxTurnsExceededError` carrying its
+ * state. A run whose model call failed resolves, interrupted with reason `error` and the typed
+ * error in `error`: it is not over, and can be resumed or cancelled.
  */
 export function readRunResult<T>(
   host: SessionHost,
@@ -79,6 +88,7 @@ export function readRunResult<T>(
     agentName: base.agentName,
     status: base.status,
     ...(base.interruptionReason ? { interruptionReason: base.interruptionReason } : {}),
+    ...(base.interruptionReason === 'error' && base.error ? { error: base.error } : {}),
     turn: base.turn,
     maxTurns: base.maxTurns,
     usage: base.usage,
@@ -118,6 +128,9 @@ export function readRunResult<T>(
     interrupted: base.status === 'interrupted',
     interruptionReason: base.interruptionReason,
     interruptions: base.interruptions,
+    ...(base.interruptionReason === 'error' && base.error
+      ? { error: errorFromSerialized(base.error, { ...scope, runId: base.runId }) }
+      : {}),
     state,
   };
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { InvalidRunStateError, UnknownCallError } from '../errors/run-errors.js';
 import { Item } from '../items/item.js';
+import { InterruptionReason, SerializedError } from '../machines/run-schemas.js';
 
 /** Current RunState schema version; `fromJSON` refuses newer ones. */
 export const RUN_STATE_SCHEMA_VERSION = 1;
@@ -41,7 +42,9 @@ const RunStateData = z.object({
   userId: z.string().optional(),
   agentName: z.string(),
   status: z.enum(['completed', 'interrupted', 'failed', 'cancelled', 'running']),
-  interruptionReason: z.enum(['approval', 'budget', 'maxTurns']).optional(),
+  interruptionReason: InterruptionReason.optional(),
+  /** Why the run's model call failed (interruption `error`). */
+  error: SerializedError.optional(),
   turn: z.number().int(),
   maxTurns: z.number().int(),
   usage: Usage,

@@ -184,11 +184,35 @@ export class SessionHost {
     }
   }
 
-  /** Sends CANCEL to a run in flight; a paused or finished run is left alone. */
-  private cancelRun(): void {
-    if (this.runInFlight() && this.actor.getSnapshot().can({ type: 'CANCEL' })) {
-      this.actor.send({ type: 'CANCEL' });
+  /**
+   * Cancels the session's run, paused or in flight (`InvalidSessionTransitionError` without
+   * one). Each tool call of its turn still without a result gets one saying so, so the next
+   * model call reads no call left unanswered (which chat APIs refuse).
+   */
+  cancel(action = 'cancelRun'): void {
+    const run = this.runContext();
+    const event = { type: 'CANCEL' } as const;
+    if (!run || !this.actor.getSnapshot().can(event)) {
+      throw new InvalidSessionTransitionError(this.key.sessionId, action, this.stateName());
     }
+    run.calls.forEach((call, index) => {
+      if (call.done) return;
+      const result: Item = {
+        type: 'tool_result',
+        callId: call.callId,
+        name: call.name,
+        output: `The run was cancelled before the call to "${call.name}" returned a result.`,
+        isError: true,
+      };
+      if (run.resultsAt === undefined) this.log.append([result]);
+      else this.log.place(run.resultsAt + index, result);
+    });
+    this.actor.send(event);
+  }
+
+  /** Cancels a run in flight (the caller's signal); a paused or finished run is left alone. */
+  private cancelRun(): void {
+    if (this.runInFlight() && this.actor.getSnapshot().can({ type: 'CANCEL' })) this.cancel();
   }
 
   private changed(): void {

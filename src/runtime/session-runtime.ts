@@ -2,6 +2,8 @@ import { createActor } from 'xstate';
 import { RunContext } from '../context/run-context.js';
 import {
   InvalidSessionTransitionError,
+  RunInProgressError,
+  RunPausedError,
   SessionConflictError,
   SessionNotFoundError,
 } from '../errors/session-errors.js';
@@ -51,6 +53,12 @@ export interface SessionRuntimeOptions {
    * runtime). Omitted: any key, each a partition of its own.
    */
   scope?: SessionKey | undefined;
+  /**
+   * Keys of the sessions whose run is executing, shared by the runtimes that run one store in
+   * this process (an Agent's and its AgentSessions'), so each refuses a second live run.
+   * @default a set of this runtime's own
+   */
+  liveRuns?: Set<string> | undefined;
 }
 
 /**
@@ -65,6 +73,8 @@ export class SessionRuntime {
   private readonly hub = new SessionEventHub();
   private readonly cache = new HistoryCache();
   private readonly scope: SessionKey | undefined;
+  /** Sessions whose run is executing now (by `cacheKey`), in this runtime or its peers. */
+  private readonly executing: Set<string>;
 
   constructor(options: SessionRuntimeOptions) {
     this.store = options.store;
@@ -74,6 +84,7 @@ export class SessionRuntime {
       userId: options.scope.userId,
     };
     this.clock = options.clock ?? options.agent.options.clock ?? systemClock;
+    this.executing = options.liveRuns ?? new Set();
   }
 
   on<K extends SessionRuntimeEventType>(
@@ -87,10 +98,24 @@ export class SessionRuntime {
    * Applies `action` to the session and saves the result. Everything the action needs (the
    * record and its snapshot, the listing entry, the owner's totals, the history and the stored
    * run's journal) is read and checked first: damage is a typed error before any model or
-   * tool call, and nothing is written.
+   * tool call, and nothing is written. An action that runs (`action.runs`) on a session whose
+   * run this runtime is already executing raises `RunInProgressError` before anything is read.
    */
   async execute<R>(target: string | SessionKey, action: SessionAction<R>): Promise<R> {
     const key = this.toKey(target);
+    if (action.runs !== true) return this.apply(key, action);
+    // One live run per session in this process: a second would restart the steps in flight.
+    const executing = cacheKey(key);
+    if (this.executing.has(executing)) throw new RunInProgressError(key.sessionId, action.name);
+    this.executing.add(executing);
+    try {
+      return await this.apply(key, action);
+    } finally {
+      this.executing.delete(executing);
+    }
+  }
+
+  private async apply<R>(key: SessionKey, action: SessionAction<R>): Promise<R> {
     const { record, userUsage } = await this.loadForUpdate(key, action.createIfMissing === true);
     this.precheck(key, record, action);
     const items = await this.cache.load(this.store, key, record);
@@ -291,6 +316,15 @@ export class SessionRuntime {
     const snap = record.snapshot as { value: never; context: SessionMachineContext };
     const resolved = sessionMachine.resolveState({ value: snap.value, context: snap.context });
     if (!resolved.can(action.event)) {
+      if (action.event.type === 'SEND_MESSAGE' && view.run) {
+        const run = view.run;
+        const reason = storedRunInFlight(record, this.clock.now())
+          ? 'in flight: a crash stopped it, or another process runs it'
+          : run.state === 'awaitingApproval'
+            ? 'waiting for an approval'
+            : `interrupted: ${run.context.interruption ?? run.state}`;
+        throw new RunPausedError(key.sessionId, action.name, reason, run.context.runId);
+      }
       throw new InvalidSessionTransitionError(key.sessionId, action.name, view.state);
     }
   }

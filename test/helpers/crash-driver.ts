@@ -9,7 +9,7 @@ const REPO = fileURLToPath(new URL('../..', import.meta.url));
 export interface WorkerArgs {
   dbDir: string;
   logFile: string;
-  mode: 'start' | 'resume';
+  mode: 'start' | 'resume' | 'cancel';
   steps: number;
   /** `<phase>:<target>`; omitted: the worker runs to the end. */
   crashAt?: string | undefined;

@@ -1,22 +1,30 @@
 /**
  * Child process of the crash test:
- *   node --import tsx test/helpers/crash-worker.ts <dbDir> <logFile> <start|resume> <steps>
+ *   node --import tsx test/helpers/crash-worker.ts <dbDir> <logFile> <start|resume|cancel> <steps>
+ * (`cancel`: cancels the stored run, then sends `go` again and runs that run to its end)
  * with `CRASH_AT=<phase>:<target>` to stop at a kill point (see crash-point.ts).
  *
  * Runs session `crash` of user `u`: the scripted model asks for `append({ n })` with call id
  * `call-<n>` until it has seen `steps` tool results, then answers with a summary of all tool
  * outputs. The tool appends `<callId> <n> <runId> <pid>` to the log file, its callId being the
  * idempotency key it reads from its options. Prints progress markers, then `result <json>`.
+ *
+ * The model call that asks for call `n` fails once for each `n` in `failingCalls` (a
+ * `ModelError`, recorded in `<logFile>.model-failures` before it is thrown, so it fails once per
+ * folder, across processes): the run is then interrupted with reason `error` and the worker
+ * resumes it, as an app would, until it is not.
  */
 import { appendFileSync } from 'node:fs';
 import { z } from 'zod';
 import { getRunContext } from '../../src/context/index.js';
-import { NothingToResumeError, SessionNotFoundError } from '../../src/errors/index.js';
+import { ModelError, NothingToResumeError, SessionNotFoundError } from '../../src/errors/index.js';
 import { ScriptedModel, type ScriptedResponse } from '../../src/models/scripted-model.js';
 import type { ModelRequest } from '../../src/models/model.js';
 import { LevelSessionStore } from '../../src/persistence/level-session-store.js';
 import { Agent } from '../../src/runtime/agent.js';
+import type { RunResult } from '../../src/runtime/run-result.js';
 import { tool } from '../../src/tools/tool.js';
+import { failingCalls, readModelFailures } from './crash-model-failures.js';
 import { CrashCheckpoints, parseCrashPoint } from './crash-point.js';
 import { CrashStore } from './crash-store.js';
 
@@ -39,12 +47,18 @@ function write(line: string): void {
   process.stdout.write(`${line}\n`);
 }
 
-function scripted(steps: number, checkpoints: CrashCheckpoints) {
+function scripted(steps: number, checkpoints: CrashCheckpoints, logFile: string) {
+  const failing = failingCalls(steps);
   return async (request: ModelRequest): Promise<ScriptedResponse> => {
     const results = request.items.filter((i) => i.type === 'tool_result');
     await checkpoints.reach('model', results.length);
     if (results.length < steps) {
       const n = results.length;
+      if (failing.includes(n) && !readModelFailures(logFile).includes(n)) {
+        appendFileSync(`${logFile}.model-failures`, `${n}\n`);
+        const status = 503;
+        return { error: new ModelError(`overloaded at ${n}`, { status, retryable: true }) };
+      }
       return { toolCalls: [{ name: 'append', arguments: { n }, callId: `call-${n}` }] };
     }
     const outputs = results.map((r) => Number(r.output));
@@ -55,8 +69,8 @@ function scripted(steps: number, checkpoints: CrashCheckpoints) {
 
 async function main(): Promise<void> {
   const [dbDir, logFile, mode, stepsArg] = process.argv.slice(2);
-  if (!dbDir || !logFile || (mode !== 'start' && mode !== 'resume') || !stepsArg) {
-    throw new Error('usage: crash-worker.ts <dbDir> <logFile> <start|resume> <steps>');
+  if (!dbDir || !logFile || !['start', 'resume', 'cancel'].includes(mode ?? '') || !stepsArg) {
+    throw new Error('usage: crash-worker.ts <dbDir> <logFile> <start|resume|cancel> <steps>');
   }
   const steps = Number(stepsArg);
   const checkpoints = new CrashCheckpoints(parseCrashPoint(process.env.CRASH_AT), write);
@@ -73,17 +87,26 @@ async function main(): Promise<void> {
       return toolValue(n);
     },
   });
-  const model = new ScriptedModel(scripted(steps, checkpoints));
+  const model = new ScriptedModel(scripted(steps, checkpoints, logFile));
   const agent = new Agent({ name: 'crash', model, tools: [append], maxTurns: steps + 5 });
   const options = { userId: CRASH_SESSION.userId, store };
   const runtime = agent.runtimeFor(store);
 
+  /** The run's output, once it is no longer interrupted by a failed model call. */
+  const retried = async (run: Promise<RunResult<unknown>>): Promise<unknown> => {
+    let result = await run;
+    while (result.interruptionReason === 'error') {
+      result = await agent.resume(CRASH_SESSION.sessionId, options);
+    }
+    return result.output;
+  };
   let reported: unknown;
-  if (mode === 'start') {
-    reported = (await agent.run('go', { ...options, sessionId: CRASH_SESSION.sessionId })).output;
+  if (mode === 'cancel') await agent.cancel(CRASH_SESSION.sessionId, options);
+  if (mode === 'start' || mode === 'cancel') {
+    reported = await retried(agent.run('go', { ...options, sessionId: CRASH_SESSION.sessionId }));
   } else {
     try {
-      reported = (await agent.resume(CRASH_SESSION.sessionId, options)).output;
+      reported = await retried(agent.resume(CRASH_SESSION.sessionId, options));
     } catch (error) {
       if (!(error instanceof NothingToResumeError || error instanceof SessionNotFoundError))
         throw error;
@@ -91,7 +114,7 @@ async function main(): Promise<void> {
       // Killed before the run was first saved: start it; finished before the kill: report it.
       reported = view?.lastRun
         ? view.lastRun.output
-        : (await agent.run('go', { ...options, sessionId: CRASH_SESSION.sessionId })).output;
+        : await retried(agent.run('go', { ...options, sessionId: CRASH_SESSION.sessionId }));
     }
   }
 

@@ -2,7 +2,7 @@
  * Child process of the model-error facts test: opens the LevelDB store a parent left behind
  * with a run paused for approval, approves the call from the RunState file and resumes the
  * run; its next model call (to the parent's local Chat Completions server) fails. Prints the
- * facts of the error `agent.resume` throws as one JSON line.
+ * facts of the error on the result of `agent.resume` (interrupted, reason `error`) as one line.
  *
  *   node --import tsx test/helpers/model-error-process.ts <dbPath> <baseURL> <stateFile>
  */
@@ -17,16 +17,16 @@ async function main(): Promise<void> {
   try {
     const state = RunState.fromJSON(await readFile(stateFile, 'utf8'));
     state.approve(state.interruptions[0]?.callId ?? '');
-    try {
-      await transferAgent(store, baseURL).resume(state);
+    const result = await transferAgent(store, baseURL).resume(state);
+    const e = result.error as ModelError | undefined;
+    if (!e) {
       console.log('UNEXPECTED resumed without an error');
-    } catch (error) {
-      const e = error as ModelError;
-      const cause = e.cause instanceof Error ? e.cause.name : undefined;
-      const { code, status, requestId, retryable } = e;
-      const facts = { model: e instanceof ModelError, code, status, requestId, retryable, cause };
-      console.log(`FACTS ${JSON.stringify(facts)}`);
+      return;
     }
+    const cause = e.cause instanceof Error ? e.cause.name : undefined;
+    const { code, status, requestId, retryable } = e;
+    const facts = { model: e instanceof ModelError, code, status, requestId, retryable, cause };
+    console.log(`FACTS ${JSON.stringify(facts)}`);
   } finally {
     await store.close();
   }

@@ -55,25 +55,29 @@ async function main(): Promise<void> {
     const session = { sessionId: 'secrets', userId: 'alice' };
     for (const [label, streamed] of failures) {
       const input = `${canary} ${label}`;
-      try {
-        if (streamed) {
-          const stream = agent.stream(input, session);
-          for await (const _ of stream) {
-            // drain the events; the failure surfaces from the iteration or from `result`
-          }
-          await stream.result;
-        } else {
-          await agent.run(input, session);
-        }
+      // A failed model call interrupts the run: its typed error is on the result.
+      const result = streamed
+        ? await (async () => {
+            const stream = agent.stream(input, session);
+            for await (const _ of stream) {
+              // drain the events; the result carries the failure
+            }
+            return stream.result;
+          })()
+        : await agent.run(input, session);
+      const error = result.error;
+      if (!error) {
         console.log(`UNEXPECTED ${label} succeeded`);
-      } catch (error) {
-        const facts = error as { name?: string; code?: string; status?: number; message?: string };
-        const { name, code, status, message } = facts;
-        console.log(`ERROR ${label} ${JSON.stringify({ name, code, status, message })}`);
-        console.log(inspect(error, { showHidden: true, depth: null }));
-        console.log(`JSON ${label} ${JSON.stringify(error)}`);
-        console.log(`VIEW ${label} ${JSON.stringify(await runtime.getSession(session))}`);
+        continue;
       }
+      const { name, code, message } = error;
+      const { status } = error as { status?: number };
+      console.log(`ERROR ${label} ${JSON.stringify({ name, code, status, message })}`);
+      console.log(inspect(error, { showHidden: true, depth: null }));
+      console.log(`JSON ${label} ${JSON.stringify(error)}`);
+      console.log(`VIEW ${label} ${JSON.stringify(await runtime.getSession(session))}`);
+      console.log(`RESULT ${label} ${JSON.stringify(result.state)}`);
+      await agent.cancel(session.sessionId, { userId: session.userId }); // the next one may run
     }
     server.enqueue({ json: completion({ content: 'All good now.' }) });
     const result = await agent.run(`${canary} final`, session);

@@ -15,8 +15,8 @@ export interface ContinueRunOptions extends RunActionOptions {
 
 /**
  * Continues the session's interrupted or crashed run: applies approval decisions, lifts a
- * turn limit or refreshed budget, or simply lets restored in-flight steps finish (replaying
- * what the journal holds). Throws `NothingToResumeError` when there is no such run.
+ * turn limit or refreshed budget, retries a failed model call (same journal step), or simply
+ * lets restored in-flight steps finish (replaying what the journal holds). Throws `NothingToResumeError` when there is no such run.
  */
 export function continueRun<T = string>(
   options: ContinueRunOptions = {},

@@ -1,6 +1,7 @@
 export type { RunActionOptions } from './run-options.js';
 export { sendMessage } from './send-message.js';
 export { continueRun, type ContinueRunOptions } from './continue-run.js';
+export { cancelRun } from './cancel-run.js';
 export {
   resumeSession,
   suspendSession,

@@ -18,7 +18,8 @@ export function currentBudget(ctx: ActionContext) {
 
 /**
  * Starts a run with `input` in the session (created if missing): the prior turns are in the
- * history the model reads. Resolves when the run completes or pauses.
+ * history the model reads. Resolves when the run completes or pauses. A session whose run is
+ * paused or crashed raises `RunPausedError` (resume or cancel it first) and nothing is saved.
  */
 export function sendMessage<T = string>(
   input: RunInput,
