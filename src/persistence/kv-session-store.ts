@@ -11,6 +11,7 @@ import { readHistoryRange } from './history-reader.js';
 import { scanListing } from './listing-scan.js';
 import type { Migration } from './migrations.js';
 import { hasNamedOwners, readOwnerTotals } from './owner-totals.js';
+import { holdsJson } from './sealed-value.js';
 import { SessionRecordCodec } from './session-record-codec.js';
 import * as keys from './session-keys.js';
 import {
@@ -44,6 +45,8 @@ export interface KvSessionStoreOptions {
 }
 
 const DEFAULT_LIST_LIMIT = 50;
+/** Sessions whose last written record a store remembers for its version check. */
+const WRITTEN_CAPACITY = 1000;
 const put = (key: string, value: string): KvOp => ({ type: 'put', key, value });
 const del = (key: string): KvOp => ({ type: 'del', key });
 const keyOf = (record: SessionKey): SessionKey => ({
@@ -79,6 +82,14 @@ export class KvSessionStore implements SessionStore {
   readonly backend: KvBackend;
   protected readonly codec: SessionRecordCodec;
   private writes: Promise<unknown> = Promise.resolve();
+  /**
+   * The last record value this store wrote per key (bounded): a save whose stored value is
+   * still exactly those bytes needs no decode for its version check.
+   */
+  private readonly written = new Map<
+    string,
+    { raw: string; version: number; historyLength: number }
+  >();
 
   constructor(backend: KvBackend, options: KvSessionStoreOptions = {}) {
     this.backend = backend;
@@ -95,8 +106,9 @@ export class KvSessionStore implements SessionStore {
     const key = keyOf(record);
     const recordKey = keys.recordKey(key);
     const totalsKey = keys.userTotalsKey(key.userId);
+    const encoded = this.codec.encode(recordKey, record);
     const ops = [
-      put(recordKey, this.codec.encode(recordKey, record)),
+      put(recordKey, encoded),
       this.listingOp(record),
       ...this.historyOps(key, 0, items),
     ];
@@ -107,6 +119,7 @@ export class KvSessionStore implements SessionStore {
       await readOwnerTotals(this.backend, key.userId, rawTotals);
       if (rawTotals === undefined) ops.push(put(totalsKey, encodeStored(totalsKey, emptyTotals())));
       await this.apply(record.sessionId, ops);
+      this.remember(recordKey, encoded, record);
       return record;
     });
   }
@@ -145,7 +158,8 @@ export class KvSessionStore implements SessionStore {
         this.backend.getManySync?.([recordKey, totalsKey]) ??
         (await getAll(this.backend, [recordKey, totalsKey]));
       if (raw === undefined) throw new SessionNotFoundError(key.sessionId);
-      const stored = this.decodeRecord(key, recordKey, raw);
+      const known = this.written.get(recordKey);
+      const stored = known?.raw === raw ? known : this.decodeRecord(key, recordKey, raw);
       if (stored.version !== next.version) {
         throw new SessionConflictError(key.sessionId, next.version, stored.version);
       }
@@ -156,8 +170,9 @@ export class KvSessionStore implements SessionStore {
         );
       }
       const saved: SessionRecord = { ...next, version: stored.version + 1 };
+      const encoded = this.codec.encode(recordKey, saved);
       const ops = [
-        put(recordKey, this.codec.encode(recordKey, saved)),
+        put(recordKey, encoded),
         this.listingOp(saved),
         ...this.historyOps(key, stored.historyLength, items),
         ...journalOps,
@@ -167,6 +182,7 @@ export class KvSessionStore implements SessionStore {
         ops.push(put(totalsKey, encodeStored(totalsKey, addTotals(totals, toUsageTotals(delta)))));
       }
       await this.apply(key.sessionId, ops);
+      this.remember(recordKey, encoded, saved);
       return saved;
     });
   }
@@ -241,6 +257,19 @@ export class KvSessionStore implements SessionStore {
     await this.backend.close();
   }
 
+  private remember(recordKey: string, raw: string, record: SessionRecord): void {
+    this.written.delete(recordKey);
+    this.written.set(recordKey, {
+      raw,
+      version: record.version,
+      historyLength: record.historyLength,
+    });
+    if (this.written.size > WRITTEN_CAPACITY) {
+      const oldest = this.written.keys().next().value;
+      if (oldest !== undefined) this.written.delete(oldest);
+    }
+  }
+
   private historyOps(key: SessionKey, start: number, items: readonly Item[]): KvOp[] {
     return items.map((item, i) => {
       const itemKey = keys.historyKey(key, start + i);
@@ -282,8 +311,7 @@ export class KvSessionStore implements SessionStore {
         scope,
       );
     }
-    const info = JSON.stringify(toSessionInfo(record));
-    if (rawIndex !== encodeStored(indexKey, toSessionInfo(record)) && rawIndex !== info) {
+    if (!holdsJson(rawIndex, JSON.stringify(toSessionInfo(record)))) {
       // Decoding names what is wrong with a damaged entry; a well-formed one disagrees.
       decodeStored(indexKey, rawIndex, SessionInfoSchema, scope);
       throw new InvalidSessionRecordError(

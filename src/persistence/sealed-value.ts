@@ -34,6 +34,17 @@ export function sealValue(key: string, json: string): string {
 }
 
 /**
+ * Whether `text` holds exactly `json` under some seal or none (without checking the checksum:
+ * for a value whose content is already known to be right, the checksum adds nothing).
+ */
+export function holdsJson(text: string, json: string): boolean {
+  return (
+    text === json ||
+    (text.startsWith(MARK) && text.length === HEADER + json.length && text.endsWith(json))
+  );
+}
+
+/**
  * Checks and strips the seal of the value stored at `key`. A damaged seal throws
  * `InvalidSessionRecordError` naming the key; an unsealed value comes back as `legacy`.
  */

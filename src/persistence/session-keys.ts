@@ -22,8 +22,6 @@ import type { SessionKey } from './session-store.js';
 export const KEY_SEPARATOR = '!';
 
 const HISTORY_DIGITS = 10;
-/** With the `u` flag a paired surrogate is one code point, so only lone ones match. */
-const LONE_SURROGATE = /\p{Surrogate}/u;
 const STEP_DIGITS = 8;
 
 /**
@@ -32,7 +30,7 @@ const STEP_DIGITS = 8;
  * Ids must be well-formed Unicode: a lone surrogate has no encoding (`TypeError`).
  */
 export function encodeKeyPart(part: string, what = 'id'): string {
-  if (LONE_SURROGATE.test(part)) {
+  if (!(part as unknown as { isWellFormed(): boolean }).isWellFormed()) {
     throw new TypeError(`${what} must be well-formed Unicode (it holds a lone surrogate)`);
   }
   return encodeURIComponent(part).replaceAll('!', '%21');

@@ -248,7 +248,11 @@ export class SessionRuntime {
     }
     try {
       const record = await this.store.create(this.newRecord(key));
-      return { record, userUsage: await this.store.userUsage(key.userId) };
+      // `create` checked the owner's totals before writing; read them only for a user budget.
+      const userUsage = this.source.options.userBudget
+        ? await this.store.userUsage(key.userId)
+        : emptyTotals();
+      return { record, userUsage };
     } catch (error) {
       if (error instanceof SessionConflictError) return this.loadForUpdate(key, false);
       throw error;
