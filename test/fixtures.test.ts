@@ -24,106 +24,114 @@ interface SessionFixture {
 
 const read = (name: string): string =>
   readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
-const session = JSON.parse(read('session-v1.json')) as SessionFixture;
 const runStateText = read('run-state-v1.json');
-const key = { sessionId: session.sessionId, userId: session.userId };
 const TIMEOUT_MESSAGE =
   'The call to "send_email" was not approved before its deadline and did not run.';
 
 const temps = new TempStores();
 afterEach(() => temps.cleanupAll());
 
-/** A fresh LevelDB store holding exactly the fixture's raw entries. */
-async function storeFromFixture(): Promise<LevelSessionStore> {
+/** A fresh LevelDB store holding exactly a fixture's raw entries. */
+async function storeFrom(fixture: SessionFixture): Promise<LevelSessionStore> {
   const { store } = await temps.open();
-  await store.backend.write(session.entries.map(([k, value]) => ({ type: 'put', key: k, value })));
+  await store.backend.write(fixture.entries.map(([k, value]) => ({ type: 'put', key: k, value })));
   return store;
 }
 
-function agentAt(store: LevelSessionStore, now: number) {
+function agentAt(fixture: SessionFixture, store: LevelSessionStore, now: number) {
   return approvalAgent(store, {
     clock: new FakeClock(now),
-    approvalTimeoutMs: session.approvalTimeoutMs,
+    approvalTimeoutMs: fixture.approvalTimeoutMs,
   });
 }
 
-describe('compatibility fixtures (v1)', () => {
-  it('loads the stored v1 session: record, listing, history and journal', async () => {
-    expect(session.schemaVersion).toBe(1);
-    const store = await storeFromFixture();
-    const record = await store.load(key);
-    expect(record).toMatchObject({
-      status: 'active',
-      historyLength: 8,
-      machineVersion: session.machineVersion,
+for (const version of [1, 2]) {
+  const session = JSON.parse(read(`session-v${version}.json`)) as SessionFixture;
+  const key = { sessionId: session.sessionId, userId: session.userId };
+
+  describe(`compatibility fixture: a session stored with schema version ${version}`, () => {
+    it('loads the stored session: record, listing, history and journal', async () => {
+      expect(session.schemaVersion).toBe(version);
+      const store = await storeFrom(session);
+      const record = await store.load(key);
+      expect(record).toMatchObject({
+        status: 'active',
+        historyLength: 8,
+        machineVersion: session.machineVersion,
+      });
+      expect((await store.list({ userId: key.userId })).sessions.map((s) => s.sessionId)).toEqual([
+        key.sessionId,
+      ]);
+      expect(await store.readHistory(key)).toHaveLength(8);
+      expect((await store.readJournal(key, session.runId, 0))?.kind).toBe('model');
+
+      const { agent } = agentAt(session, store, session.writtenAt);
+      const view = await agent.runtimeFor(store).getSession(key);
+      expect(view.state).toBe('active.running');
+      expect(view.run?.state).toBe('awaitingApproval');
+      expect(view.lastRun).toMatchObject({ status: 'completed' });
+      expect(await store.userUsage(key.userId)).toMatchObject({ turns: 2 });
     });
-    expect((await store.list({ userId: key.userId })).sessions.map((s) => s.sessionId)).toEqual([
-      key.sessionId,
-    ]);
-    expect(await store.readHistory(key)).toHaveLength(8);
-    expect((await store.readJournal(key, session.runId, 0))?.kind).toBe('model');
 
-    const { agent } = agentAt(store, session.writtenAt);
-    const view = await agent.runtimeFor(store).getSession(key);
-    expect(view.state).toBe('active.running');
-    expect(view.run?.state).toBe('awaitingApproval');
-    expect(view.lastRun).toMatchObject({ status: 'completed' });
-    expect(await store.userUsage(key.userId)).toMatchObject({ turns: 2 });
-  });
+    it('resumes the stored session with decisions and runs it to completion', async () => {
+      const store = await storeFrom(session);
+      const { agent, counters, model } = agentAt(session, store, session.writtenAt + 60_000);
+      const waiting = await agent.resume(key.sessionId, { userId: key.userId });
+      expect(waiting.id).toBe(session.runId);
+      expect(waiting.interruptions.map((i) => i.callId)).toEqual(session.pendingCallIds);
+      expect(counters.checked).toBe(0); // the journaled approval checks are not re-evaluated
 
-  it('resumes the stored session with decisions and runs it to completion', async () => {
-    const store = await storeFromFixture();
-    const { agent, counters, model } = agentAt(store, session.writtenAt + 60_000);
-    const waiting = await agent.resume(key.sessionId, { userId: key.userId });
-    expect(waiting.id).toBe(session.runId);
-    expect(waiting.interruptions.map((i) => i.callId)).toEqual(session.pendingCallIds);
-    expect(counters.checked).toBe(0); // the journaled approval checks are not re-evaluated
+      const [emailCall, deleteCall] = session.pendingCallIds as [string, string];
+      const done = await agent.resume(
+        waiting.state.approve(emailCall).reject(deleteCall, { message: 'Keep it.' }),
+      );
+      expect(done.interrupted).toBe(false);
+      expect(counters.executed).toEqual({ send_email: 1, delete_file: 1 });
+      expect(done.output).toBe(
+        'Done. send_email: sent to bob@example.com | delete_file (error): Keep it. | delete_file: deleted /tmp/draft.txt',
+      );
+      expect(model.calls).toHaveLength(1);
+      expect(await agent.runtimeFor(store).getSession(key)).toMatchObject({
+        state: 'active.idle',
+        run: undefined,
+      });
+    });
 
-    const [emailCall, deleteCall] = session.pendingCallIds as [string, string];
-    const done = await agent.resume(
-      waiting.state.approve(emailCall).reject(deleteCall, { message: 'Keep it.' }),
-    );
-    expect(done.interrupted).toBe(false);
-    expect(counters.executed).toEqual({ send_email: 1, delete_file: 1 });
-    expect(done.output).toBe(
-      'Done. send_email: sent to bob@example.com | delete_file (error): Keep it. | delete_file: deleted /tmp/draft.txt',
-    );
-    expect(model.calls).toHaveLength(1);
-    expect(await agent.runtimeFor(store).getSession(key)).toMatchObject({
-      state: 'active.idle',
-      run: undefined,
+    it('applies the stored deadline: resumed after it, the pending calls are rejected with reason timeout', async () => {
+      const store = await storeFrom(session);
+      const { agent, counters, model } = agentAt(
+        session,
+        store,
+        session.writtenAt + session.approvalTimeoutMs + 1,
+      );
+      const done = await agent.resume(key.sessionId, { userId: key.userId });
+      expect(done.interrupted).toBe(false);
+      expect(counters.executed).toEqual({ delete_file: 1 });
+      const results = model.calls[0]!.items.filter(
+        (i): i is ToolResultItem => i.type === 'tool_result',
+      );
+      expect(results.find((r) => r.name === 'send_email')).toMatchObject({
+        isError: true,
+        output: TIMEOUT_MESSAGE,
+      });
     });
   });
+}
 
-  it('applies the stored deadline: resumed after it, the pending calls are rejected with reason timeout', async () => {
-    const store = await storeFromFixture();
-    const { agent, counters, model } = agentAt(
-      store,
-      session.writtenAt + session.approvalTimeoutMs + 1,
-    );
-    const done = await agent.resume(key.sessionId, { userId: key.userId });
-    expect(done.interrupted).toBe(false);
-    expect(counters.executed).toEqual({ delete_file: 1 });
-    const results = model.calls[0]!.items.filter(
-      (i): i is ToolResultItem => i.type === 'tool_result',
-    );
-    expect(results.find((r) => r.name === 'send_email')).toMatchObject({
-      isError: true,
-      output: TIMEOUT_MESSAGE,
-    });
-  });
+const v1 = JSON.parse(read('session-v1.json')) as SessionFixture;
 
+describe('compatibility fixture: the v1 RunState', () => {
   it('reads the v1 RunState and its history without running anything', () => {
     const state = RunState.fromJSON(runStateText);
     expect(state.data.schemaVersion).toBe(1);
     expect(state).toMatchObject({
-      runId: session.runId,
-      sessionId: key.sessionId,
-      userId: key.userId,
+      runId: v1.runId,
+      sessionId: v1.sessionId,
+      userId: v1.userId,
     });
     expect(state.interruptions.map((i) => [i.callId, i.toolName])).toEqual([
-      [session.pendingCallIds[0], 'send_email'],
-      [session.pendingCallIds[1], 'delete_file'],
+      [v1.pendingCallIds[0], 'send_email'],
+      [v1.pendingCallIds[1], 'delete_file'],
     ]);
     expect(state.history.map((i) => i.type)).toEqual([
       'message',
@@ -135,12 +143,12 @@ describe('compatibility fixtures (v1)', () => {
   });
 
   it('resumes the stored session from the v1 RunState with its decisions', async () => {
-    const store = await storeFromFixture();
-    const { agent, counters } = agentAt(store, session.writtenAt);
+    const store = await storeFrom(v1);
+    const { agent, counters } = agentAt(v1, store, v1.writtenAt);
     const state = RunState.fromJSON(runStateText);
     for (const callId of state.interruptions.map((i) => i.callId)) state.approve(callId);
     const done = await agent.resume(state);
-    expect(done.id).toBe(session.runId);
+    expect(done.id).toBe(v1.runId);
     expect(counters.executed).toEqual({ send_email: 1, delete_file: 2 });
     expect(done.usage).toMatchObject({ inputTokens: 20, outputTokens: 10 });
   });

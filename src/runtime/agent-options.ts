@@ -1,3 +1,4 @@
+import type { SnapshotMigration } from './machine-upgrade.js';
 import type { z } from 'zod';
 import type { RunContext } from '../context/run-context.js';
 import type { Budget } from '../machines/session-types.js';
@@ -61,6 +62,11 @@ export interface AgentOptions<TOutput = string> {
   approvalTimeoutMs?: number | undefined;
   /** Limits on each user's totals across all their sessions. */
   userBudget?: Budget | undefined;
+  /**
+   * Upgrades of stored run snapshots written by older machine versions (see
+   * `SnapshotMigration`). Sessions without a run restore under a new version without one.
+   */
+  snapshotMigrations?: readonly SnapshotMigration[] | undefined;
 }
 
 const AGENT_OPTION_NAMES = optionNames<AgentOptions>({
@@ -78,6 +84,7 @@ const AGENT_OPTION_NAMES = optionNames<AgentOptions>({
   userBudget: true,
   redact: true,
   onToolError: true,
+  snapshotMigrations: true,
 });
 
 const isTool = (t: unknown): boolean =>
@@ -105,5 +112,14 @@ export function checkAgentOptions(options: unknown): void {
     .implements('clock', 'Clock', ['now', 'sleepUntil'])
     .object('prices')
     .positiveInteger('approvalTimeoutMs')
-    .budget('userBudget');
+    .budget('userBudget')
+    .check(
+      'snapshotMigrations',
+      'an array of { from, migrate } snapshot migrations',
+      (v) =>
+        Array.isArray(v) &&
+        v.every(
+          (m) => isObject(m) && typeof m['from'] === 'string' && typeof m['migrate'] === 'function',
+        ),
+    );
 }

@@ -11,9 +11,11 @@ import type { SessionRunOptions } from './agent-session.js';
 export const SESSION_STORE_METHODS: readonly (keyof SessionStore)[] = [
   'create',
   'load',
+  'loadForUpdate',
   'save',
   'readHistory',
   'readJournal',
+  'readRunJournal',
   'list',
 ];
 

@@ -34,6 +34,7 @@ import {
 import { runMetadata } from './run-metadata.js';
 import { SessionHost } from './session-host.js';
 import { describeSession, storedRunInFlight, type SessionView } from './session-view.js';
+import { upgradeRecord } from './machine-upgrade.js';
 import { checkRunJournal, checkStoredSession } from './stored-session-check.js';
 
 /** Supplies the agent bound to a session's context (created per action, or a shared binding). */
@@ -229,7 +230,7 @@ export class SessionRuntime {
   /** Loads and checks a session for reading (record, listing entry and snapshot). */
   private async load(key: SessionKey): Promise<SessionRecord> {
     return this.loaded(key, async () => {
-      const record = await this.store.load(key);
+      const record = this.upgraded(key, await this.store.load(key));
       checkStoredSession(key, record);
       return record;
     });
@@ -240,8 +241,9 @@ export class SessionRuntime {
     try {
       return await this.loaded(key, async () => {
         const loaded = await this.store.loadForUpdate(key);
-        checkStoredSession(key, loaded.record);
-        return loaded;
+        const record = this.upgraded(key, loaded.record);
+        checkStoredSession(key, record);
+        return { ...loaded, record };
       });
     } catch (error) {
       if (!create || !(error instanceof SessionNotFoundError)) throw error;
@@ -257,6 +259,11 @@ export class SessionRuntime {
       if (error instanceof SessionConflictError) return this.loadForUpdate(key, false);
       throw error;
     }
+  }
+
+  /** The record brought to this machine version (see `machine-upgrade.ts`). */
+  private upgraded(key: SessionKey, record: SessionRecord): SessionRecord {
+    return upgradeRecord(key, record, this.source.options.snapshotMigrations);
   }
 
   /** Runs a load, reporting `SessionLoaded` or `SessionLoadFailed`. */

@@ -29,6 +29,7 @@ export function checkStoredSession(
   record: SessionRecord,
 ): PersistedSessionSnapshot {
   if (record.machineVersion !== MACHINE_VERSION) {
+    // Callers upgrade first (machine-upgrade.ts); anything else is a programming error.
     throw new RestoreFailedError(
       key.sessionId,
       `snapshot was written by machine version ${record.machineVersion}, this runtime has ${MACHINE_VERSION}`,

@@ -83,6 +83,7 @@ export const ROOT_VALUES = [
 /** Names the root exports as types only. */
 export const ROOT_TYPES = [
   'AgentOptions',
+  'SnapshotMigration',
   'RunOptions',
   'ResumeOptions',
   'CancelOptions',
