@@ -68,11 +68,13 @@ export class AgentSession<TOutput = string> implements BindingSource {
 
   stream(input: RunInput, options: SessionRunOptions = {}): RunStream<TOutput> {
     checkRunCall('session.stream()', input, options, SESSION_RUN_OPTION_NAMES);
-    return createRunStream((observers) =>
-      this.runtime.execute(
-        this.key(),
-        sendMessage<TOutput>(input, { ...this.runOptions(options), ...observers }),
-      ),
+    return createRunStream(
+      (observers) =>
+        this.runtime.execute(
+          this.key(),
+          sendMessage<TOutput>(input, { ...this.runOptions(options), ...observers }),
+        ),
+      options.signal,
     );
   }
 

@@ -99,7 +99,7 @@ export class Agent<TOutput = string> implements BindingSource {
   /** Like `run`, as a stream of events; checks its arguments the same way, at the call. */
   stream(input: RunInput, options: RunOptions = {}): RunStream<TOutput> {
     checkRunCall('agent.stream()', input, options, RUN_OPTION_NAMES);
-    return createRunStream((observers) => this.execute(input, options, observers));
+    return createRunStream((observers) => this.execute(input, options, observers), options.signal);
   }
 
   /**
@@ -119,6 +119,25 @@ export class Agent<TOutput = string> implements BindingSource {
     }
     checkRunOptions('agent.resume()', options, RESUME_OPTION_NAMES);
     return this.continue(target, options);
+  }
+
+  /**
+   * `resume` as a stream of events (like `stream`): leaving the iteration early cancels the
+   * resumed run unless the stream is `detach()`ed.
+   * @example
+   * for await (const event of agent.streamResume(state.approve(callId))) log(event);
+   */
+  streamResume(target: string | RunState, options: ResumeOptions = {}): RunStream<TOutput> {
+    if (typeof target === 'string' ? target.length === 0 : !(target instanceof RunState)) {
+      throw new TypeError(
+        `agent.streamResume(): the target must be a session id or a RunState, got ${describeValue(target)}`,
+      );
+    }
+    checkRunOptions('agent.streamResume()', options, RESUME_OPTION_NAMES);
+    return createRunStream(
+      (observers) => this.continue(target, options, observers),
+      options.signal,
+    );
   }
 
   /**
@@ -146,6 +165,7 @@ export class Agent<TOutput = string> implements BindingSource {
   private async continue(
     target: string | RunState,
     options: ResumeOptions,
+    observers: ActionObservers = {},
   ): Promise<RunResult<TOutput>> {
     const state = typeof target === 'string' ? undefined : target;
     const sessionId = state ? state.sessionId : (target as string);
@@ -160,9 +180,10 @@ export class Agent<TOutput = string> implements BindingSource {
     return this.runtimeFor(store).execute(
       { sessionId, userId },
       continueRun<TOutput>({
+        ...observers,
         decisions: state?.decisionsToApply(),
         maxTurns: options.maxTurns,
-        signal: options.signal,
+        signal: observers.signal ?? options.signal,
         metadata: options.metadata,
         ephemeral: !options.store && !this.options.store && state?.data.session !== undefined,
       }),
@@ -233,7 +254,7 @@ export class Agent<TOutput = string> implements BindingSource {
       { sessionId, userId: options.userId },
       sendMessage<TOutput>(input, {
         ...observers,
-        signal: options.signal,
+        signal: observers.signal ?? options.signal,
         metadata: options.metadata,
         maxTurns: options.maxTurns,
         ephemeral,
