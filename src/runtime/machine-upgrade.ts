@@ -1,6 +1,7 @@
 import { RestoreFailedError } from '../errors/session-errors.js';
 import { MACHINE_VERSION } from '../machines/session-machine.js';
 import type { SessionKey, SessionRecord } from '../persistence/session-store.js';
+import { storedRun } from './stored-run.js';
 
 /**
  * Upgrades a persisted session snapshot written by the machines of version `from` (the
@@ -18,9 +19,6 @@ export interface SnapshotMigration {
   from: string;
   migrate(snapshot: unknown): unknown;
 }
-
-const hasRun = (snapshot: unknown): boolean =>
-  (snapshot as { children?: { run?: unknown } } | null)?.children?.run !== undefined;
 
 /**
  * A record written by other machine versions, brought to this one before it is checked: a
@@ -50,7 +48,7 @@ export function upgradeRecord(
     }
     return { ...record, snapshot, machineVersion: MACHINE_VERSION };
   }
-  if (hasRun(record.snapshot)) {
+  if (storedRun(record.snapshot) !== undefined) {
     throw new RestoreFailedError(
       key.sessionId,
       `its run snapshot was ${versions}, and no snapshot migration from ${from} is registered`,

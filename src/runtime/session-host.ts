@@ -5,6 +5,7 @@ import type { AnyActorSystem, StepDeps } from '../actors/step-deps.js';
 import { InvalidSessionTransitionError, RestoreFailedError } from '../errors/session-errors.js';
 import type { JournalEntry } from '../persistence/session-store.js';
 import { resultsToPlace } from './stored-session-check.js';
+import { storedRun } from './stored-run.js';
 import { runMachine } from '../machines/run-machine.js';
 import type { RunMachineContext } from '../machines/run-types.js';
 import { sessionMachine } from '../machines/session-machine.js';
@@ -35,11 +36,6 @@ export type HostDeps = Omit<
   /** The stored run's journal entries, read and checked when the session was loaded. */
   journal: readonly JournalEntry[];
 };
-
-/** The part of a persisted session snapshot that holds the stored run's context. */
-interface PersistedRunHolder {
-  children: { run?: { snapshot: { context: RunMachineContext } } };
-}
 
 /** Step deps of each loaded session, by its actor system (which the session's actors share). */
 const stepDepsBySystem = new WeakMap<AnyActorSystem, StepDeps>();
@@ -85,10 +81,10 @@ export class SessionHost {
   ) {
     this.log = new SessionLog(store, key, committedItems);
     // The snapshot was checked on load (checkStoredSession): its run child has this shape.
-    const storedRun = (record.snapshot as PersistedRunHolder).children.run?.snapshot.context;
-    if (storedRun) {
-      this.log.knowRun(storedRun.runId, deps.journal);
-      for (const { position, result } of resultsToPlace(storedRun, deps.journal)) {
+    const stored = storedRun<{ context: RunMachineContext }>(record.snapshot)?.context;
+    if (stored) {
+      this.log.knowRun(stored.runId, deps.journal);
+      for (const { position, result } of resultsToPlace(stored, deps.journal)) {
         this.log.place(position, result);
       }
     }

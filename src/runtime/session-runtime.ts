@@ -9,7 +9,6 @@ import {
 } from '../errors/session-errors.js';
 import { MACHINE_VERSION, sessionMachine } from '../machines/session-machine.js';
 import type { SessionMachineContext } from '../machines/session-types.js';
-import type { PersistedSessionSnapshot } from '../machines/persisted-snapshot-schema.js';
 import type {
   JournalEntry,
   ListSessionsQuery,
@@ -35,6 +34,7 @@ import { runMetadata } from './run-metadata.js';
 import { SessionHost } from './session-host.js';
 import { describeSession, storedRunInFlight, type SessionView } from './session-view.js';
 import { upgradeRecord } from './machine-upgrade.js';
+import { storedRun } from './stored-run.js';
 import { checkRunJournal, checkStoredSession } from './stored-session-check.js';
 
 /** Supplies the agent bound to a session's context (created per action, or a shared binding). */
@@ -284,7 +284,7 @@ export class SessionRuntime {
 
   /** The stored run's journal, checked against the run (none without a stored run). */
   private async storedRunJournal(key: SessionKey, record: SessionRecord): Promise<JournalEntry[]> {
-    const run = (record.snapshot as PersistedSessionSnapshot).children.run?.snapshot;
+    const run = storedRun(record.snapshot);
     if (!run) return [];
     const entries = await this.store.readRunJournal(key, run.context.runId);
     checkRunJournal(key, run, entries);
@@ -342,6 +342,5 @@ export class SessionRuntime {
 }
 
 function hasRun(record: SessionRecord): boolean {
-  const children = (record.snapshot as { children?: Record<string, unknown> }).children;
-  return children?.run !== undefined;
+  return storedRun(record.snapshot) !== undefined;
 }

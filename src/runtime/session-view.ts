@@ -7,11 +7,14 @@ import type {
 import type { SessionInfo, SessionRecord } from '../persistence/session-store.js';
 import { runInFlight } from './run-activity.js';
 import { stateName } from './session-status.js';
+import { storedRun } from './stored-run.js';
 
 type StateValue = Parameters<typeof stateName>[0];
 
 interface PersistedRun {
-  snapshot?: { status?: string; value?: StateValue; context?: RunMachineContext };
+  status?: string;
+  value?: StateValue;
+  context?: RunMachineContext;
 }
 
 /** A stored session as callers read it, without loading any actor. */
@@ -26,9 +29,8 @@ export interface SessionView extends SessionInfo {
   run: { state: string; context: RunMachineContext } | undefined;
 }
 
-function persistedRun(record: SessionRecord): PersistedRun['snapshot'] | undefined {
-  const children = (record.snapshot as { children?: Record<string, PersistedRun> }).children;
-  return children?.run?.snapshot;
+function persistedRun(record: SessionRecord): PersistedRun | undefined {
+  return storedRun<PersistedRun>(record.snapshot);
 }
 
 export function describeSession(record: SessionRecord): SessionView {

@@ -1,15 +1,13 @@
 import { z } from 'zod';
-import { InvalidSessionRecordError, RestoreFailedError } from '../errors/session-errors.js';
+import { InvalidSessionRecordError } from '../errors/session-errors.js';
 import { PersistedSessionSnapshot } from '../machines/persisted-snapshot-schema.js';
-import { MACHINE_VERSION } from '../machines/session-machine.js';
 import type { RunMachineContext, ToolCallOutput } from '../machines/run-types.js';
 import { StepOutputByKind } from '../machines/run-schemas.js';
 import * as keys from '../persistence/session-keys.js';
 import { firstField } from '../persistence/session-schemas.js';
 import type { JournalEntry, SessionKey, SessionRecord } from '../persistence/session-store.js';
 import { sessionStatusOf, stateName } from './session-status.js';
-
-type StoredRun = NonNullable<PersistedSessionSnapshot['children']['run']>['snapshot'];
+import type { StoredRun } from './stored-run.js';
 
 const sameTotals = (a: SessionRecord['usage'], b: SessionRecord['usage']): boolean =>
   a.turns === b.turns &&
@@ -18,23 +16,16 @@ const sameTotals = (a: SessionRecord['usage'], b: SessionRecord['usage']): boole
   a.costUsd === b.costUsd;
 
 /**
- * Checks a loaded record as the runtime will use it, before any actor is created: written by
- * these machines, a snapshot matching the machines' schema (contexts, state values and the
+ * Checks a loaded record (brought to this machine version by `upgradeRecord`) as the runtime
+ * will use it, before any actor is created: a snapshot matching the machines' schema (contexts, state values and the
  * children a restored state needs), and consistent with the record around it and its key.
- * Throws `InvalidSessionRecordError` naming the record key and the field, or
- * `RestoreFailedError` for another machine version. Returns the checked snapshot.
+ * Throws `InvalidSessionRecordError` naming the record key and the field. Returns the checked
+ * snapshot.
  */
 export function checkStoredSession(
   key: SessionKey,
   record: SessionRecord,
 ): PersistedSessionSnapshot {
-  if (record.machineVersion !== MACHINE_VERSION) {
-    // Callers upgrade first (machine-upgrade.ts); anything else is a programming error.
-    throw new RestoreFailedError(
-      key.sessionId,
-      `snapshot was written by machine version ${record.machineVersion}, this runtime has ${MACHINE_VERSION}`,
-    );
-  }
   const recordKey = keys.recordKey(key);
   const scope = { sessionId: key.sessionId };
   const parsed = PersistedSessionSnapshot.safeParse(record.snapshot);
