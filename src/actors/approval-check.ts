@@ -15,11 +15,12 @@ export function approvalCheck(source: StepDepsSource) {
     const hit = await deps.log.find(input.runId, input.step);
     if (hit) return hit.output as ApprovalCheckOutput;
     await deps.durable();
+    const agent = await deps.agentFor(input.path);
     const context = deps.contextFor(input.runId);
     const now = deps.clock.now();
     const decisions = await Promise.all(
       input.calls.map(async (call) => {
-        const t = deps.tools.get(call.name);
+        const t = agent.tools.get(call.name);
         const parsed = t ? parseToolArguments(t, call.arguments) : undefined;
         const id = { callId: call.callId, step: call.step };
         if (!t || !parsed?.ok) return { ...id, needsApproval: false };
@@ -34,8 +35,8 @@ export function approvalCheck(source: StepDepsSource) {
           throw new ApprovalCheckError(t.name, error, { runId: input.runId });
         }
         const deadline =
-          needsApproval && deps.approvalTimeoutMs !== undefined
-            ? now + deps.approvalTimeoutMs
+          needsApproval && agent.approvalTimeoutMs !== undefined
+            ? now + agent.approvalTimeoutMs
             : undefined;
         return { ...id, needsApproval, deadline };
       }),

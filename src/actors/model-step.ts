@@ -1,29 +1,48 @@
 import { fromPromise } from 'xstate';
 import { AgentStateError, serializeError } from '../errors/agentstate-error.js';
-import { ModelError, OutputValidationError, UnpricedModelError } from '../errors/run-errors.js';
+import {
+  ModelError,
+  OutputValidationError,
+  SubAgentDepthError,
+  UnpricedModelError,
+} from '../errors/run-errors.js';
 import type { Item } from '../items/item.js';
 import type { ModelRequest, ModelResponse } from '../models/model.js';
 import { costUsd, priceOf } from '../models/pricing.js';
-import type { ModelStepInput, ModelStepOutput } from '../machines/run-types.js';
-import { combinedSignal, stepDepsOf, type StepDeps, type StepDepsSource } from './step-deps.js';
+import type { ModelStepInput, ModelStepOutput, SubRunSpec } from '../machines/run-types.js';
+import { isSubRun } from '../machines/run-types.js';
+import { parseToolArguments } from '../tools/invoke-tool.js';
+import type { AnyTool } from '../tools/tool.js';
+import {
+  combinedSignal,
+  stepDepsOf,
+  type AgentDeps,
+  type StepDeps,
+  type StepDepsSource,
+} from './step-deps.js';
 
 async function callModel(
   deps: StepDeps,
+  agent: AgentDeps,
   request: ModelRequest,
-  runId: string,
+  input: ModelStepInput,
   signal: AbortSignal,
 ): Promise<ModelResponse> {
   const progress = deps.progress;
-  if (!progress) return deps.model.generate(request, { signal });
-  for await (const event of deps.model.stream(request, { signal })) {
-    if (event.type === 'text_delta') progress({ type: 'text_delta', runId, delta: event.delta });
+  if (!progress) return agent.model.generate(request, { signal });
+  const { runId, path } = input;
+  const tag = isSubRun(path) ? { agentPath: path } : {};
+  for await (const event of agent.model.stream(request, { signal })) {
+    if (event.type === 'text_delta') {
+      progress({ type: 'text_delta', runId, delta: event.delta, ...tag });
+    }
     if (event.type === 'response') return event.response;
   }
   throw new Error('model stream ended without a response');
 }
 
 function parseStructured(
-  deps: StepDeps,
+  deps: AgentDeps,
   text: string | undefined,
 ): Pick<ModelStepOutput, 'structured' | 'outputError'> {
   if (!deps.outputType) return {};
@@ -49,33 +68,50 @@ function parseStructured(
 
 /**
  * One model call, journaled: on a restore the journaled answer is replayed instead of calling
- * the model again. The answer's items (assistant text, tool calls) join the history.
+ * the model again. The session's own run reads the session history and adds the answer's
+ * items (assistant text, tool calls) to it; a sub-agent run reads its own conversation (its
+ * input and journaled steps, see `SessionLog.runItems`), which stays out of the history.
  */
 export function modelStep(source: StepDepsSource) {
   return fromPromise<ModelStepOutput, ModelStepInput>(async ({ input, signal, system }) => {
     const deps = stepDepsOf(source, system);
     const hit = await deps.log.find(input.runId, input.step);
     if (hit) return hit.output as ModelStepOutput;
+    const sub = isSubRun(input.path);
+    const scope = { sessionId: input.sessionId, runId: input.runId };
+    if (sub && input.path!.length - 1 > deps.maxSubAgentDepth) {
+      throw new SubAgentDepthError(input.path!, deps.maxSubAgentDepth, scope);
+    }
+    const agent = await deps.agentFor(input.path);
+    const conversation = sub
+      ? [
+          { type: 'message' as const, role: 'user' as const, content: input.input ?? '' },
+          ...(await deps.log.runItems(input.runId)),
+        ]
+      : undefined;
     await deps.durable();
     const stepSignal = combinedSignal(deps, signal);
     stepSignal.throwIfAborted(); // cancelled while it waited: no model call
     const request: ModelRequest = {
-      instructions: deps.instructions(),
-      items: deps.log.view(deps.historyFrom()),
-      tools: deps.toolSpecs,
-      outputSchema: deps.outputSchema,
-      model: deps.modelName(),
+      instructions: agent.instructions(),
+      items: conversation ?? deps.log.view(deps.historyFrom()),
+      tools: agent.toolSpecs,
+      outputSchema: agent.outputSchema,
+      model: agent.modelName(),
       ...(input.budgetLeft?.tokens === undefined
         ? {}
         : { maxOutputTokens: input.budgetLeft.tokens }),
     };
-    const name = request.model ?? deps.model.name;
-    if (input.budgetLeft?.costUsd !== undefined && !priceOf(name, deps.prices, deps.model.price)) {
-      throw UnpricedModelError.forModel(name, { sessionId: input.sessionId, runId: input.runId });
+    const name = request.model ?? agent.model.name;
+    if (
+      input.budgetLeft?.costUsd !== undefined &&
+      !priceOf(name, agent.prices, agent.model.price)
+    ) {
+      throw UnpricedModelError.forModel(name, scope);
     }
     let response: ModelResponse;
     try {
-      response = await callModel(deps, request, input.runId, stepSignal);
+      response = await callModel(deps, agent, request, input, stepSignal);
     } catch (error) {
       if (error instanceof AgentStateError) throw error;
       throw new ModelError(serializeError(error, 'MODEL_ERROR').message, {
@@ -83,32 +119,73 @@ export function modelStep(source: StepDepsSource) {
         cause: error,
       });
     }
-    const agent = deps.agentName;
+    const agentName = agent.agentName;
     // A call without an id still needs its result matched to it: name it after its step.
     const toolCalls = response.toolCalls.map((c, i) =>
       c.callId ? c : { ...c, callId: `call_${input.runId}_${input.step + 1 + i}` },
     );
     const items: Item[] = [];
-    if (response.text)
-      items.push({ type: 'message', role: 'assistant', content: response.text, agent });
-    items.push(...toolCalls.map((c) => ({ ...c, agent })));
+    if (response.text) {
+      items.push({ type: 'message', role: 'assistant', content: response.text, agent: agentName });
+    }
+    items.push(...toolCalls.map((c) => ({ ...c, agent: agentName })));
     const output: ModelStepOutput = {
       text: response.text,
-      toolCalls: toolCalls.map((c) => ({
-        ...c,
-        check: (deps.tools.get(c.name)?.needsApproval ?? false) !== false,
-      })),
-      historyEnd: deps.log.length + items.length,
+      toolCalls: toolCalls.map((c) => {
+        const t = agent.tools.get(c.name);
+        const subRun = t ? subRunOf(deps, t, c.arguments, input.runId) : undefined;
+        return {
+          ...c,
+          check: (t?.needsApproval ?? false) !== false,
+          ...(subRun ? { subRun } : {}),
+        };
+      }),
+      ...(sub ? {} : { historyEnd: deps.log.length + items.length }),
       usage: {
         ...response.usage,
-        costUsd: costUsd(response.model, response.usage, deps.prices, deps.model.price),
+        costUsd: costUsd(response.model, response.usage, agent.prices, agent.model.price),
       },
-      ...(toolCalls.length === 0 ? parseStructured(deps, response.text) : {}),
+      ...(toolCalls.length === 0 ? parseStructured(agent, response.text) : {}),
     };
-    deps.log.record(
-      { runId: input.runId, step: input.step, kind: 'model', output, at: deps.clock.now() },
-      items,
-    );
+    const entry = {
+      runId: input.runId,
+      step: input.step,
+      kind: 'model' as const,
+      output,
+      at: deps.clock.now(),
+    };
+    deps.log.record(entry, sub ? [] : items);
     return output;
   });
+}
+
+/**
+ * The child run a call of a sub-agent tool starts, fixed here (and journaled with the answer)
+ * so a replay starts the same one; none for a call whose arguments are invalid (the tool step
+ * then answers the model with the problem).
+ */
+function subRunOf(
+  deps: StepDeps,
+  t: AnyTool,
+  rawArgs: string,
+  parentRunId: string,
+): SubRunSpec | undefined {
+  const ref = t.subAgent;
+  if (!ref) return undefined;
+  const parsed = parseToolArguments(t, rawArgs);
+  if (!parsed.ok) return undefined;
+  const metadata = ref.metadata(parsed.args, deps.contextFor(parentRunId));
+  const runId = deps.newRunId();
+  deps.log.knowRun(runId); // a new id: none of its steps can be in the store's journal
+  return {
+    name: ref.agent.name,
+    runId,
+    input: ref.inputText(parsed.args),
+    maxTurns: ref.maxTurns,
+    startedAt: deps.clock.now(),
+    ...(metadata ? { metadata } : {}),
+    ...(ref.userId === undefined ? {} : { userId: ref.userId }),
+    ...(ref.sessionId === undefined ? {} : { sessionId: ref.sessionId }),
+    ...(ref.failParent ? { failParent: true } : {}),
+  };
 }

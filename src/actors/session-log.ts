@@ -1,7 +1,6 @@
 import type { Item } from '../items/item.js';
+import type { ModelStepOutput, ToolCallOutput } from '../machines/run-types.js';
 import type { JournalEntry, SessionKey, SessionStore } from '../persistence/session-store.js';
-
-const stepId = (runId: string, step: number): string => `${step}:${runId}`;
 
 /**
  * The in-process view of one session's history and journal: what is committed plus what the
@@ -23,8 +22,7 @@ export class SessionLog {
    * checked when the session was loaded) and those committed since. For a run started here
    * or restored, the store holds nothing else, so a step not found needs no read.
    */
-  private readonly known = new Map<string, JournalEntry>();
-  private readonly completeRuns = new Set<string>();
+  private readonly known = new Map<string, Map<number, JournalEntry>>();
 
   constructor(
     private readonly store: SessionStore,
@@ -78,8 +76,9 @@ export class SessionLog {
    * a new id has none; a restored one has what the store held when it was loaded).
    */
   knowRun(runId: string, entries: readonly JournalEntry[] = []): void {
-    this.completeRuns.add(runId);
-    for (const entry of entries) this.known.set(stepId(entry.runId, entry.step), entry);
+    const steps = this.known.get(runId) ?? new Map<number, JournalEntry>();
+    this.known.set(runId, steps);
+    for (const entry of entries) steps.set(entry.step, entry);
   }
 
   /** A step's journaled result: pending ones first, then committed ones. */
@@ -88,9 +87,26 @@ export class SessionLog {
     const found =
       this.pendingJournal.find(match) ??
       this.savingJournal.find(match) ??
-      this.known.get(stepId(runId, step));
-    if (found || this.completeRuns.has(runId)) return found;
+      this.known.get(runId)?.get(step);
+    if (found || this.known.has(runId)) return found;
     return this.store.readJournal(this.key, runId, step);
+  }
+
+  /**
+   * A sub-agent run's conversation after its input: what its journaled steps said (answers,
+   * tool calls and their results), in step order. A sub-agent's items are not in the
+   * session's history; its journal holds them once each, so a step writes no more than a
+   * top-level one.
+   */
+  async runItems(runId: string): Promise<Item[]> {
+    if (!this.known.has(runId)) {
+      this.knowRun(runId, await this.store.readRunJournal(this.key, runId));
+    }
+    const steps = new Map(this.known.get(runId));
+    for (const e of this.savingJournal.concat(this.pendingJournal)) {
+      if (e.runId === runId) steps.set(e.step, e);
+    }
+    return [...steps.values()].sort((a, b) => a.step - b.step).flatMap(itemsOfStep);
   }
 
   /** Hands pending writes to a commit. */
@@ -113,9 +129,7 @@ export class SessionLog {
     this.items.push(...items);
     this.savingItems = this.savingItems.slice(items.length);
     this.savingJournal = this.savingJournal.filter((e) => !journal.includes(e));
-    for (const e of journal) {
-      if (this.completeRuns.has(e.runId)) this.known.set(stepId(e.runId, e.step), e);
-    }
+    for (const e of journal) this.known.get(e.runId)?.set(e.step, e);
   }
 
   /** Puts drained writes back in front after a failed save, so nothing is silently lost. */
@@ -124,5 +138,26 @@ export class SessionLog {
     this.savingJournal = this.savingJournal.filter((e) => !drained.journal.includes(e));
     this.pendingItems = drained.items.concat(this.pendingItems);
     this.pendingJournal = drained.journal.concat(this.pendingJournal);
+  }
+}
+
+/** The conversation items a journaled step adds (an approval check adds none). */
+function itemsOfStep(entry: JournalEntry): Item[] {
+  switch (entry.kind) {
+    case 'model': {
+      const out = entry.output as ModelStepOutput;
+      const items: Item[] = [];
+      if (out.text) items.push({ type: 'message', role: 'assistant', content: out.text });
+      for (const { callId, name, arguments: args } of out.toolCalls) {
+        items.push({ type: 'tool_call', callId, name, arguments: args });
+      }
+      return items;
+    }
+    case 'tool': {
+      const result = (entry.output as ToolCallOutput).result;
+      return result ? [result] : [];
+    }
+    case 'approval':
+      return [];
   }
 }

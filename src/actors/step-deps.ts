@@ -8,39 +8,54 @@ import type { AnyTool } from '../tools/tool.js';
 import type { SessionLog } from './session-log.js';
 
 /** Progress the step actors report while they work (for `agent.stream`). */
-export type StepProgress =
-  | { type: 'text_delta'; runId: string; delta: string }
-  | { type: 'tool_call_started'; runId: string; callId: string; name: string; arguments: string }
-  | {
-      type: 'tool_call_finished';
-      runId: string;
-      callId: string;
-      name: string;
-      output: string;
-      isError: boolean;
-    };
+/** A sub-agent run's events carry its agent path (top-level agent first). */
+type Tagged = { agentPath?: string[] | undefined };
 
-/** Everything the step actors of one loaded session need; built by the runtime. */
-export interface StepDeps {
+export type StepProgress = Tagged &
+  (
+    | { type: 'text_delta'; runId: string; delta: string }
+    | { type: 'tool_call_started'; runId: string; callId: string; name: string; arguments: string }
+    | {
+        type: 'tool_call_finished';
+        runId: string;
+        callId: string;
+        name: string;
+        output: string;
+        isError: boolean;
+      }
+  );
+
+/** What the steps of one agent's runs need: its model, tools and instructions. */
+export interface AgentDeps {
   agentName: string;
-  log: SessionLog;
   model: Model;
   tools: ReadonlyMap<string, AnyTool>;
   toolSpecs: ToolSpec[];
-  /** Resolved instructions (the session's system prompt wins). */
+  /** Resolved instructions (for the session's own agent, the session's system prompt wins). */
   instructions(): string | undefined;
-  /** The session's model-name override. */
+  /** The session's model-name override (the session's own agent only). */
   modelName(): string | undefined;
-  /** Where the model starts reading the history (moved by `clearSession`). */
-  historyFrom(): number;
   outputType?: z.ZodType | undefined;
   outputSchema?: Record<string, unknown> | undefined;
-  /** The RunContext a run's tools see. */
-  contextFor(runId: string): RunContext;
-  clock: Clock;
   prices?: PriceTable | undefined;
   /** Approval deadline relative to when the call was checked, in ms. */
   approvalTimeoutMs?: number | undefined;
+}
+
+/** Everything the step actors of one loaded session need; built by the runtime. */
+export interface StepDeps extends AgentDeps {
+  log: SessionLog;
+  /** Where the model starts reading the history (moved by `clearSession`). */
+  historyFrom(): number;
+  /** The RunContext a run's tools see (a sub-agent run's: its parent's, overridden). */
+  contextFor(runId: string): RunContext;
+  /** The agent of a sub-agent run, by its agent path; this session's agent for `undefined`. */
+  agentFor(path: readonly string[] | undefined): Promise<AgentDeps>;
+  /** How deep sub-agent runs may nest (a child of the session's run is 1 deep). */
+  maxSubAgentDepth: number;
+  /** A new ULID, for a sub-agent call's child run. */
+  newRunId(): string;
+  clock: Clock;
   /** Aborted when the caller cancels. */
   signal: AbortSignal;
   /**

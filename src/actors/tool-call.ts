@@ -1,6 +1,8 @@
 import { fromPromise } from 'xstate';
 import type { ToolResultItem } from '../items/item.js';
+import { errorFromSerialized } from '../errors/error-from-serialized.js';
 import type { ToolCallInput, ToolCallOutput } from '../machines/run-types.js';
+import { isSubRun } from '../machines/run-types.js';
 import { invokeTool } from '../tools/invoke-tool.js';
 import { combinedSignal, stepDepsOf, type StepDepsSource } from './step-deps.js';
 
@@ -20,18 +22,25 @@ export function toolCall(source: StepDepsSource) {
       }
       return replayed;
     }
+    const agent = await deps.agentFor(input.path);
     await deps.durable();
     const stepSignal = combinedSignal(deps, signal);
     // Cancelled while it waited (a crashed run restored only to be cancelled): do not run.
     stepSignal.throwIfAborted();
     const { call, runId } = input;
-    deps.progress?.({
-      type: 'tool_call_started',
-      runId,
-      callId: call.callId,
-      name: call.name,
-      arguments: call.arguments,
-    });
+    const sub = isSubRun(input.path);
+    const tag = sub ? { agentPath: input.path } : {};
+    // A sub-agent call's child run already ran (and reported its own progress).
+    if (!input.subResult) {
+      deps.progress?.({
+        type: 'tool_call_started',
+        runId,
+        callId: call.callId,
+        name: call.name,
+        arguments: call.arguments,
+        ...tag,
+      });
+    }
     const result: ToolResultItem = input.rejection
       ? {
           type: 'tool_result',
@@ -40,15 +49,20 @@ export function toolCall(source: StepDepsSource) {
           output: input.rejection.message,
           isError: true,
         }
-      : await invokeTool(
-          deps.tools,
-          { type: 'tool_call', ...call },
-          deps.contextFor(runId),
-          stepSignal,
-        );
+      : input.subResult
+        ? subRunResult(call, input.subResult, input)
+        : await invokeTool(
+            agent.tools,
+            { type: 'tool_call', ...call },
+            deps.contextFor(runId),
+            stepSignal,
+          );
     const output = toolOutput(result);
     const entry = { runId, step: input.step, kind: 'tool' as const, output, at: deps.clock.now() };
-    if (input.position === undefined) {
+    if (sub) {
+      // A sub-agent's conversation is its journal: the result stays out of the history.
+      deps.log.record(entry);
+    } else if (input.position === undefined) {
       // A run from before results were ordered: its result joins in finishing order.
       deps.log.record(entry, [result]);
     } else {
@@ -63,9 +77,39 @@ export function toolCall(source: StepDepsSource) {
       name: call.name,
       output: result.output,
       isError: output.isError,
+      ...tag,
     });
     return output;
   });
+}
+
+/**
+ * The result of a sub-agent call, from how its child run ended: its final output, or (when it
+ * failed or was cancelled) a tool error item the parent's model reads. With `failParent` a
+ * failed child fails the parent run with the child's error instead.
+ */
+function subRunResult(
+  call: ToolCallInput['call'],
+  ended: NonNullable<ToolCallInput['subResult']>,
+  input: ToolCallInput,
+): ToolResultItem {
+  const base = { type: 'tool_result' as const, callId: call.callId, name: call.name };
+  if (ended.status === 'completed') {
+    const output =
+      ended.structured === undefined ? (ended.output ?? '') : JSON.stringify(ended.structured);
+    return { ...base, output };
+  }
+  const error = ended.error ?? {
+    name: 'RunCancelledError',
+    code: 'RUN_CANCELLED',
+    message: 'The sub-agent run was cancelled',
+  };
+  if (ended.failParent) throw errorFromSerialized(error, { runId: input.runId });
+  return {
+    ...base,
+    output: `Error: the sub-agent "${call.name}" ${ended.status === 'cancelled' ? 'was cancelled' : 'failed'}: ${error.message} (${error.code})`,
+    isError: true,
+  };
 }
 
 function toolOutput(result: ToolResultItem): ToolCallOutput {

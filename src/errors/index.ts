@@ -20,6 +20,7 @@ export {
   ToolkitError,
   InstructionsError,
   InvalidSchemaError,
+  SubAgentDepthError,
 } from './run-errors.js';
 export { MaxTurnsExceededError } from './max-turns-exceeded-error.js';
 export {

@@ -142,6 +142,17 @@ export class ToolkitError extends AgentStateError {
   }
 }
 
+/** A sub-agent call would nest runs deeper than the top-level agent's `maxSubAgentDepth`. */
+export class SubAgentDepthError extends AgentStateError {
+  constructor(path: readonly string[], maxDepth: number, scope: ErrorScope = {}) {
+    super(
+      'SUB_AGENT_DEPTH',
+      `Sub-agent "${path.join(' > ')}" is nested ${path.length - 1} deep; the limit is ${maxDepth} (maxSubAgentDepth)`,
+      scope,
+    );
+  }
+}
+
 /** The agent's `instructions` function threw. */
 export class InstructionsError extends AgentStateError {
   constructor(agent: string, cause: unknown, scope: ErrorScope = {}) {

@@ -77,12 +77,27 @@ const RunValue = z.union([
   z.object({ approvals: z.literal('checking') }),
 ]);
 
-const RunSnapshot = z
+interface RunSnapshotData {
+  status: z.output<typeof ActorStatus>;
+  value: z.output<typeof RunValue>;
+  context: z.output<typeof RunContext>;
+  children: Record<string, StepChild | { src: 'subRun'; snapshot: RunSnapshotData }>;
+}
+
+/** A sub-agent's run: the run machine again, nested in its parent run's children. */
+const SubRunChild = z.object({
+  src: z.literal('subRun'),
+  get snapshot(): z.ZodType<RunSnapshotData> {
+    return RunSnapshot;
+  },
+});
+
+const RunSnapshot: z.ZodType<RunSnapshotData> = z
   .object({
     status: ActorStatus,
     value: RunValue,
     context: RunContext,
-    children: z.record(z.string(), StepChild),
+    children: z.record(z.string(), z.union([StepChild, SubRunChild])),
   })
   .superRefine((run, ctx) => {
     const children = Object.values(run.children);
@@ -101,11 +116,15 @@ const RunSnapshot = z
     else if (typeof run.value === 'object') need('approvalCheck', 'approvals.checking');
     else if (run.value === 'tools') {
       run.context.calls.forEach((call, i) => {
-        if (!call.done && !(`tool-${call.step}` in run.children)) {
+        if (
+          !call.done &&
+          !(`tool-${call.step}` in run.children) &&
+          !(`agent-${call.step}` in run.children)
+        ) {
           ctx.addIssue({
             code: 'custom',
             path: ['context', 'calls', i],
-            message: `call at step ${call.step} is not done and has no toolCall child`,
+            message: `call at step ${call.step} is not done and has no toolCall or subRun child`,
           });
         }
       });

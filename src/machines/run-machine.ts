@@ -1,4 +1,4 @@
-import { assign, enqueueActions, fromPromise, setup, stopChild } from 'xstate';
+import { assign, enqueueActions, fromPromise, sendTo, setup, stopChild } from 'xstate';
 import type {
   ApprovalCheckInput,
   ApprovalCheckOutput,
@@ -14,19 +14,32 @@ import type {
   ToolCallInput,
   ToolCallOutput,
 } from './run-types.js';
-import { addUsage, budgetLeft, zeroUsage } from './run-types.js';
+import { addUsage, budgetLeft, isSubRun, zeroUsage } from './run-types.js';
+import { afterSubRun, childRunInput, isSubRunActor, subRunActorId } from './sub-runs.js';
 import { serializeError } from '../errors/agentstate-error.js';
 
-/** Done and error events of the spawned `toolCall` children (one per call id). */
+/** Done and error events of the spawned `toolCall` and `subRun` children (one per call). */
 type ToolCallDoneEvent = {
   type: `xstate.done.actor.${string}`;
-  output: ToolCallOutput;
+  output: ToolCallOutput | RunMachineOutput;
   actorId: string;
 };
 
 /** Child id of a call's actor: its journal step, unique within the run even if call ids repeat. */
 const toolActorId = (call: CallState): string => `tool-${call.step}`;
-type ToolCallErrorEvent = { type: `xstate.error.actor.${string}`; error: unknown };
+type ToolCallErrorEvent = {
+  type: `xstate.error.actor.${string}`;
+  error: unknown;
+  actorId: string;
+};
+
+/** A decision event for this run (no `runId`, or this run's), not one of its sub-agents'. */
+const forThisRun = (context: RunMachineContext, event: { runId?: string | undefined }): boolean =>
+  event.runId === undefined || event.runId === context.runId;
+
+/** Ids of the sub-agent runs in flight under a run actor. */
+const subRunIds = (self: { getSnapshot(): { children: object } }): string[] =>
+  Object.keys(self.getSnapshot().children).filter(isSubRunActor);
 
 /** Bumped whenever a state or actor is renamed; stored beside every snapshot. */
 export const RUN_MACHINE_VERSION = '1';
@@ -71,9 +84,16 @@ export const runMachine = setup({
     durableTimer: notProvided('durableTimer') as unknown as ReturnType<
       typeof fromPromise<DurableTimerOutput, DurableTimerInput>
     >,
+    // The run machine itself, for sub-agent calls (the runtime provides it with its actors).
+    subRun: notProvided('subRun') as unknown as ReturnType<
+      typeof fromPromise<RunMachineOutput, RunMachineInput>
+    >,
   },
   guards: {
     maxTurnsReached: ({ context }) => context.turn >= context.maxTurns,
+    subRunOutOfTurns: ({ context }) =>
+      isSubRun(context.agentPath) && context.turn >= context.maxTurns,
+    subRunEnded: ({ event }) => isSubRunActor((event as { actorId: string }).actorId),
     budgetExhausted: ({ context: { budget, usage, turn } }) =>
       (budget.maxTurns !== undefined && turn >= budget.maxTurns) ||
       (budget.maxTokens !== undefined &&
@@ -93,8 +113,18 @@ export const runMachine = setup({
   actions: {
     spawnToolCalls: enqueueActions(({ context, enqueue, self }) => {
       const running = self.getSnapshot().children as Record<string, unknown>;
+      const path = isSubRun(context.agentPath) ? { path: context.agentPath } : {};
       for (const [index, call] of context.calls.entries()) {
-        if (call.done || running[toolActorId(call)]) continue;
+        if (call.done || running[toolActorId(call)] || running[subRunActorId(call)]) continue;
+        // An approved sub-agent call starts its child run; once that ended, its result is
+        // journaled by a toolCall like any tool's.
+        if (call.subRun && call.decision !== 'rejected' && !call.subResult) {
+          enqueue.spawnChild('subRun', {
+            id: subRunActorId(call),
+            input: childRunInput(context, call),
+          });
+          continue;
+        }
         const rejection =
           call.decision === 'rejected'
             ? {
@@ -114,9 +144,17 @@ export const runMachine = setup({
             call: { callId: call.callId, name: call.name, arguments: call.arguments },
             rejection,
             position: context.resultsAt === undefined ? undefined : context.resultsAt + index,
+            ...path,
+            ...(call.subResult && !rejection
+              ? { subResult: { ...call.subResult, failParent: call.subRun?.failParent } }
+              : {}),
           },
         });
       }
+    }),
+    /** Passes a decision or CONTINUE on to the sub-agent runs in flight (they pick theirs). */
+    forwardToSubRuns: enqueueActions(({ enqueue, self, event }) => {
+      for (const id of subRunIds(self)) enqueue(sendTo(id, event));
     }),
   },
 }).createMachine({
@@ -130,11 +168,35 @@ export const runMachine = setup({
     newDecisions: {},
   }),
   initial: 'turnStart',
-  // From any state, paused ones included: a cancelled run ends `cancelled`.
-  on: { CANCEL: { target: '.cancelled' } },
+  on: {
+    // From any state, paused ones included: a cancelled run ends `cancelled` (and stops its
+    // sub-agent runs with it).
+    CANCEL: { target: '.cancelled' },
+    // A decision about a sub-agent's call goes down to the sub-agent runs.
+    APPROVE: {
+      guard: ({ context, event }) => !forThisRun(context, event),
+      actions: 'forwardToSubRuns',
+    },
+    REJECT: {
+      guard: ({ context, event }) => !forThisRun(context, event),
+      actions: 'forwardToSubRuns',
+    },
+  },
   states: {
     turnStart: {
       always: [
+        {
+          // A sub-agent that runs out of turns fails: its parent's model reads why.
+          guard: 'subRunOutOfTurns',
+          target: 'failed',
+          actions: assign({
+            error: ({ context }) => ({
+              name: 'MaxTurnsExceededError',
+              code: 'MAX_TURNS_EXCEEDED',
+              message: `The sub-agent "${context.agentName}" reached its limit of ${context.maxTurns} turn(s)`,
+            }),
+          }),
+        },
         {
           guard: 'maxTurnsReached',
           target: 'interrupted',
@@ -160,6 +222,7 @@ export const runMachine = setup({
           step: context.step,
           turn: context.turn,
           budgetLeft: budgetLeft(context),
+          ...(isSubRun(context.agentPath) ? { path: context.agentPath, input: context.input } : {}),
         }),
         onDone: {
           target: 'afterModel',
@@ -182,6 +245,7 @@ export const runMachine = setup({
                 check: c.check,
                 needsApproval: false,
                 done: false,
+                ...(c.subRun ? { subRun: c.subRun } : {}),
               })),
             };
           }),
@@ -232,6 +296,7 @@ export const runMachine = setup({
                   arguments: args,
                   step,
                 })),
+              ...(isSubRun(context.agentPath) ? { path: context.agentPath } : {}),
             }),
             onDone: {
               target: 'gate',
@@ -299,6 +364,7 @@ export const runMachine = setup({
       on: {
         APPROVE: {
           guard: ({ context, event }) =>
+            forThisRun(context, event) &&
             context.calls.some((c) => c.callId === event.callId && pendingApproval(c)),
           actions: assign(({ context, event }) =>
             decide(context, event.callId, 'approved', event.always),
@@ -306,6 +372,7 @@ export const runMachine = setup({
         },
         REJECT: {
           guard: ({ context, event }) =>
+            forThisRun(context, event) &&
             context.calls.some((c) => c.callId === event.callId && pendingApproval(c)),
           actions: assign(({ context, event }) =>
             decide(context, event.callId, 'rejected', event.always, event.message),
@@ -316,23 +383,44 @@ export const runMachine = setup({
     tools: {
       entry: 'spawnToolCalls',
       on: {
-        'xstate.done.actor.*': {
-          actions: [
-            stopChild(({ event }) => event.actorId),
-            assign({
-              // By the child's id (the call's step), not the call id: call ids may repeat.
-              calls: ({ context, event }) =>
-                context.calls.map((c) =>
-                  toolActorId(c) === event.actorId ? { ...c, done: true } : c,
-                ),
-            }),
-          ],
-        },
+        'xstate.done.actor.*': [
+          {
+            // A sub-agent's run ended: its outcome becomes the call's result (journaled by a
+            // toolCall), its usage and decisions join the parent's.
+            guard: 'subRunEnded',
+            actions: [
+              stopChild(({ event }) => event.actorId),
+              assign(({ context, event }) =>
+                afterSubRun(context, event.actorId, event.output as RunMachineOutput),
+              ),
+              'spawnToolCalls',
+            ],
+          },
+          {
+            actions: [
+              stopChild(({ event }) => event.actorId),
+              assign({
+                // By the child's id (the call's step), not the call id: call ids may repeat.
+                calls: ({ context, event }) =>
+                  context.calls.map((c) =>
+                    toolActorId(c) === event.actorId ? { ...c, done: true } : c,
+                  ),
+              }),
+            ],
+          },
+        ],
         'xstate.error.actor.*': {
           target: 'failed',
           actions: assign({
             error: ({ event }) => serializeError(event.error, 'TOOL_STEP_FAILED'),
           }),
+        },
+        // The run's budget refreshed, a child's model call retried: on to the children.
+        CONTINUE: {
+          actions: [
+            assign(({ context, event }) => ({ budget: event.budget ?? context.budget })),
+            'forwardToSubRuns',
+          ],
         },
       },
       always: { guard: 'allCallsDone', target: 'turnStart' },
@@ -367,6 +455,8 @@ export const runMachine = setup({
       historyStart: context.historyStart,
       inputCount: context.inputCount,
       startedAt: context.startedAt,
+      ...(context.agentPath ? { agentPath: context.agentPath } : {}),
+      ...(context.subRuns ? { subRuns: context.subRuns } : {}),
     };
   },
 });

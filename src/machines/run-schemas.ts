@@ -52,7 +52,6 @@ export const SerializedError: z.ZodType<SerializedErrorData> = z.object({
 });
 /** Why a run stands still (`InterruptionReason`). */
 export const InterruptionReason = z.enum(['approval', 'budget', 'maxTurns', 'error']);
-const RunFinalStatus = z.enum(['completed', 'failed', 'cancelled']);
 
 export const RunInput = z.object({
   runId: z.string().min(1),
@@ -66,6 +65,40 @@ export const RunInput = z.object({
   standingDecisions: StandingDecisions,
   /** Plain JSON; absent in runs stored before run metadata was kept. */
   metadata: z.record(z.string(), z.json()).optional(),
+  /** A sub-agent run's agents, top-level first (absent for a session's own run). */
+  agentPath: z.array(z.string().min(1)).min(2).optional(),
+  input: z.string().optional(),
+});
+
+const RunFinalStatusSchema = z.enum(['completed', 'failed', 'cancelled']);
+
+export const SubRunSpec = z.object({
+  name: z.string().min(1),
+  runId: z.string().min(1),
+  input: z.string(),
+  maxTurns: z.number().int().positive(),
+  startedAt: epochMs,
+  metadata: z.record(z.string(), z.json()).optional(),
+  userId: z.string().optional(),
+  sessionId: z.string().optional(),
+  failParent: z.boolean().optional(),
+});
+
+const SubRunResult = z.object({
+  status: RunFinalStatusSchema,
+  output: z.string().optional(),
+  structured: z.unknown().optional(),
+  error: SerializedError.optional(),
+});
+
+const SubRunSummary = z.object({
+  runId: z.string().min(1),
+  agentPath: z.array(z.string()),
+  status: RunFinalStatusSchema,
+  turns: count,
+  usage: RunUsage,
+  output: z.string().optional(),
+  error: SerializedError.optional(),
 });
 
 export const CallState = z.object({
@@ -80,6 +113,8 @@ export const CallState = z.object({
   message: z.string().optional(),
   deadline: epochMs.optional(),
   done: z.boolean(),
+  subRun: SubRunSpec.optional(),
+  subResult: SubRunResult.optional(),
 });
 
 export const RunContext = RunInput.extend({
@@ -91,13 +126,14 @@ export const RunContext = RunInput.extend({
   structured: z.unknown().optional(),
   error: SerializedError.optional(),
   interruption: InterruptionReason.optional(),
-  outcome: RunFinalStatus.optional(),
+  outcome: RunFinalStatusSchema.optional(),
   newDecisions: StandingDecisions,
   resultsAt: count.optional(),
+  subRuns: z.array(SubRunSummary).optional(),
 });
 
 export const RunSummary = z.object({
-  status: RunFinalStatus,
+  status: RunFinalStatusSchema,
   runId: z.string().min(1),
   agentName: z.string(),
   maxTurns: z.number().int().positive(),
@@ -109,12 +145,13 @@ export const RunSummary = z.object({
   historyStart: count,
   inputCount: count,
   startedAt: epochMs,
+  subRuns: z.array(SubRunSummary).optional(),
 });
 
 /** What a journaled model step replays. */
 export const ModelStepOutput = z.object({
   text: z.string().optional(),
-  toolCalls: z.array(ToolCallItem.extend({ check: z.boolean() })),
+  toolCalls: z.array(ToolCallItem.extend({ check: z.boolean(), subRun: SubRunSpec.optional() })),
   usage: RunUsage,
   structured: z.unknown().optional(),
   outputError: SerializedError.optional(),

@@ -51,7 +51,62 @@ export interface CallState {
   /** Epoch ms after which a pending approval is rejected with reason `timeout`. */
   deadline?: number | undefined;
   done: boolean;
+  /** Set when the tool is a sub-agent: the child run the call starts (see `agent.asTool`). */
+  subRun?: SubRunSpec | undefined;
+  /** The child run's outcome, once it ended; the call's result is then built from it. */
+  subResult?: SubRunResult | undefined;
 }
+
+/**
+ * A sub-agent call's child run, fixed by the model step that made the call (and journaled
+ * with it), so a replay starts the same child.
+ */
+export interface SubRunSpec {
+  /** The sub-agent's name. */
+  name: string;
+  /** The child run's ULID. */
+  runId: string;
+  /** The child's first user message, from the call's validated arguments. */
+  input: string;
+  maxTurns: number;
+  /** Epoch ms. */
+  startedAt: number;
+  /** The caller's metadata, merged over the parent's in the child's RunContext. */
+  metadata?: Record<string, unknown> | undefined;
+  /** Explicit overrides of the child's RunContext (inherited from the parent otherwise). */
+  userId?: string | undefined;
+  sessionId?: string | undefined;
+  /** A failed child fails the parent run instead of becoming a tool error item. */
+  failParent?: boolean | undefined;
+}
+
+/** How a child run ended, as its parent's call reads it. */
+export interface SubRunResult {
+  status: RunFinalStatus;
+  output?: string | undefined;
+  structured?: unknown;
+  error?: SerializedError | undefined;
+}
+
+/** One sub-agent run of a run (children of children included), for `RunResult.subRuns`. */
+export interface SubRunSummary {
+  runId: string;
+  /** Names of the agents from the top-level one down to this one. */
+  agentPath: string[];
+  status: RunFinalStatus;
+  turns: number;
+  usage: RunUsage;
+  output?: string | undefined;
+  error?: SerializedError | undefined;
+}
+
+/** The agent path of a run: its `agentPath`, or just its agent for a top-level run. */
+export const agentPathOf = (run: Pick<RunMachineInput, 'agentName' | 'agentPath'>): string[] =>
+  run.agentPath ?? [run.agentName];
+
+/** Whether a step input or run belongs to a sub-agent run (not the session's own run). */
+export const isSubRun = (path: readonly string[] | undefined): boolean =>
+  path !== undefined && path.length > 1;
 
 /**
  * Why a run stands still: waiting for an approval, out of budget or turns, or its model call
@@ -78,6 +133,13 @@ export interface RunMachineInput {
    * `getRunContext().metadata` in any process. Absent in runs started before it was stored.
    */
   metadata?: Record<string, unknown> | undefined;
+  /**
+   * A sub-agent run's agents from the top-level one down to its own; absent for a session's
+   * own run (whose path is its agent).
+   */
+  agentPath?: string[] | undefined;
+  /** A sub-agent run's first user message (its conversation lives in its journal). */
+  input?: string | undefined;
 }
 
 export interface RunMachineContext extends RunMachineInput {
@@ -101,6 +163,8 @@ export interface RunMachineContext extends RunMachineInput {
    * agentstate kept that order (their results went in finishing order).
    */
   resultsAt?: number | undefined;
+  /** The sub-agent runs that ended, children of children included. */
+  subRuns?: SubRunSummary[] | undefined;
 }
 
 export type RunFinalStatus = 'completed' | 'failed' | 'cancelled';
@@ -119,6 +183,8 @@ export interface RunMachineOutput {
   historyStart: number;
   inputCount: number;
   startedAt: number;
+  agentPath?: string[] | undefined;
+  subRuns?: SubRunSummary[] | undefined;
 }
 
 /** What a run may still spend on its next model call (absent: no limit). */
@@ -155,11 +221,15 @@ export interface ModelStepInput {
   turn: number;
   /** Absent in snapshots written before budgets reached the model step. */
   budgetLeft?: BudgetLeft | undefined;
+  /** A sub-agent run's agent path (absent for the session's own run). */
+  path?: string[] | undefined;
+  /** A sub-agent run's first user message. */
+  input?: string | undefined;
 }
 
 export interface ModelStepOutput {
   text?: string | undefined;
-  toolCalls: (ToolCallItem & { check: boolean })[];
+  toolCalls: (ToolCallItem & { check: boolean; subRun?: SubRunSpec | undefined })[];
   usage: RunUsage;
   structured?: unknown;
   outputError?: SerializedError | undefined;
@@ -172,6 +242,8 @@ export interface ApprovalCheckInput {
   step: number;
   /** `step` is the call's own journal step: it tells calls apart when call ids repeat. */
   calls: { callId: string; name: string; arguments: string; step?: number | undefined }[];
+  /** A sub-agent run's agent path (absent for the session's own run). */
+  path?: string[] | undefined;
 }
 
 export interface ApprovalCheckOutput {
@@ -192,6 +264,10 @@ export interface ToolCallInput {
   rejection?: { message: string; reason: string } | undefined;
   /** History position of the result (see `RunMachineContext.resultsAt`). */
   position?: number | undefined;
+  /** A sub-agent run's agent path (absent for the session's own run). */
+  path?: string[] | undefined;
+  /** Set for a sub-agent call whose child run ended: the result is built from it. */
+  subResult?: (SubRunResult & { failParent?: boolean | undefined }) | undefined;
 }
 
 export interface ToolCallOutput {
@@ -210,7 +286,13 @@ export interface DurableTimerOutput {
 }
 
 export type RunEvent =
-  | { type: 'APPROVE'; callId: string; always?: boolean | undefined }
-  | { type: 'REJECT'; callId: string; message?: string | undefined; always?: boolean | undefined }
+  | { type: 'APPROVE'; callId: string; always?: boolean | undefined; runId?: string | undefined }
+  | {
+      type: 'REJECT';
+      callId: string;
+      message?: string | undefined;
+      always?: boolean | undefined;
+      runId?: string | undefined;
+    }
   | { type: 'CONTINUE'; maxTurns?: number | undefined; budget?: RunBudget | undefined }
   | { type: 'CANCEL' };

@@ -58,6 +58,12 @@ export interface AgentOptions<TOutput = string> {
    * e.g. for the app's logs; the model sees the redacted message. Errors it throws are ignored.
    */
   onToolError?: ToolErrorHook | undefined;
+  /**
+   * How deep sub-agent runs may nest under this agent's runs (a sub-agent of this agent is 1
+   * deep); a deeper call fails that sub-agent with `SubAgentDepthError`.
+   * @default 5
+   */
+  maxSubAgentDepth?: number | undefined;
   /** Pending approvals are rejected with reason `timeout` after this many ms. */
   approvalTimeoutMs?: number | undefined;
   /** Limits on each user's totals across all their sessions. */
@@ -81,6 +87,7 @@ const AGENT_OPTION_NAMES = optionNames<AgentOptions>({
   clock: true,
   prices: true,
   approvalTimeoutMs: true,
+  maxSubAgentDepth: true,
   userBudget: true,
   redact: true,
   onToolError: true,
@@ -112,6 +119,7 @@ export function checkAgentOptions(options: unknown): void {
     .implements('clock', 'Clock', ['now', 'sleepUntil'])
     .object('prices')
     .positiveInteger('approvalTimeoutMs')
+    .positiveInteger('maxSubAgentDepth')
     .budget('userBudget')
     .check(
       'snapshotMigrations',

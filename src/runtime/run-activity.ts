@@ -1,17 +1,11 @@
 import type { RunMachineContext } from '../machines/run-types.js';
-import { stateName } from './session-status.js';
-
-type StateValue = Parameters<typeof stateName>[0];
+import { runState, subRunsOf, type RunNode } from './run-tree.js';
 
 /** Run states where a run waits for the outside world; the process may exit there. */
 const PAUSED = new Set(['awaitingApproval', 'interrupted']);
 
 /** A run as seen live (an actor snapshot) or stored (a persisted snapshot). */
-export interface RunLike {
-  status?: string | undefined;
-  value?: StateValue | undefined;
-  context?: RunMachineContext | undefined;
-}
+export type RunLike = RunNode;
 
 /** Whether a call still waiting for approval has a deadline at or before `now`. */
 export function overdueApproval(run: RunMachineContext, now: number): boolean {
@@ -28,7 +22,14 @@ export function overdueApproval(run: RunMachineContext, now: number): boolean {
  */
 export function runInFlight(run: RunLike | undefined, now: number): boolean {
   if (run?.value === undefined || run.status !== 'active') return false;
-  const state = stateName(run.value);
+  const state = runState(run);
   if (state === 'awaitingApproval') return run.context ? overdueApproval(run.context, now) : false;
+  if (state === 'tools') {
+    // Waiting only for sub-agent runs that are paused (an approval deep down): paused too.
+    const children = Object.keys(run.children ?? {});
+    if (children.some((id) => id.startsWith('tool-'))) return true;
+    const subRuns = subRunsOf(run);
+    return subRuns.length === 0 || subRuns.some((r) => runInFlight(r, now));
+  }
   return !PAUSED.has(state);
 }

@@ -16,6 +16,9 @@ import type { Clock } from './clock.js';
 import { SessionCommitter } from './session-committer.js';
 import { sessionStatusOf, stateName } from './session-status.js';
 import { runInFlight } from './run-activity.js';
+import { allRuns, callOfSubRun, runChain } from './run-tree.js';
+import { isSubRun } from '../machines/run-types.js';
+import type { RunContext } from '../context/run-context.js';
 
 export type SessionActor = Actor<typeof sessionMachine>;
 export type SessionSnapshot = SnapshotFrom<typeof sessionMachine>;
@@ -45,17 +48,17 @@ const stepDepsBySystem = new WeakMap<AnyActorSystem, StepDeps>();
  * `provide()` rebuilds both machines (about 0.2 ms and 35 KB each time), so instead each step
  * finds its session's deps through its actor system.
  */
-const hostMachine = sessionMachine.provide({
-  actors: {
-    run: runMachine.provide({
-      actors: runActors((system) => {
-        const deps = stepDepsBySystem.get(system);
-        if (!deps) throw new Error('agentstate: a step actor ran outside of a loaded session');
-        return deps;
-      }),
-    }),
-  },
+const hostRun = runMachine.provide({
+  actors: runActors((system) => {
+    const deps = stepDepsBySystem.get(system);
+    if (!deps) throw new Error('agentstate: a step actor ran outside of a loaded session');
+    return deps;
+  }),
 });
+// A sub-agent's run is this same machine, nested under its parent's run actor: it names
+// itself as its `subRun` actor (XState resolves actors by name when it spawns or restores).
+(hostRun.implementations.actors as Record<string, unknown>)['subRun'] = hostRun;
+const hostMachine = sessionMachine.provide({ actors: { run: hostRun } });
 
 /**
  * One session loaded into this process: its actor (session machine with the run machine as
@@ -82,8 +85,14 @@ export class SessionHost {
     this.log = new SessionLog(store, key, committedItems);
     // The snapshot was checked on load (checkStoredSession): its run child has this shape.
     const stored = storedRun<{ context: RunMachineContext }>(record.snapshot)?.context;
+    for (const run of allRuns(storedRun(record.snapshot))) {
+      const runId = run.context!.runId;
+      this.log.knowRun(
+        runId,
+        deps.journal.filter((e) => e.runId === runId),
+      );
+    }
     if (stored) {
-      this.log.knowRun(stored.runId, deps.journal);
       for (const { position, result } of resultsToPlace(stored, deps.journal)) {
         this.log.place(position, result);
       }
@@ -95,6 +104,8 @@ export class SessionHost {
       modelName: () => this.context().config.model,
       historyFrom: () => this.context().historyFrom,
       durable: () => this.committer.flush(),
+      agentFor: (path) => (isSubRun(path) ? deps.agentFor(path) : Promise.resolve(stepDeps)),
+      contextFor: (runId) => this.contextFor(runId),
     };
     this.actor = createActor(hostMachine, {
       snapshot: record.snapshot as SessionSnapshot,
@@ -123,6 +134,27 @@ export class SessionHost {
 
   context(): SessionMachineContext {
     return this.actor.getSnapshot().context;
+  }
+
+  /**
+   * The RunContext of a run's tools: the session run's, or for a sub-agent run its parent's
+   * with overrides (its own run id, the caller's metadata merged over the parent's, and the
+   * user or session the sub-agent tool names explicitly).
+   */
+  contextFor(runId: string): RunContext {
+    const chain = runChain(this.runSnapshot(), runId);
+    let context = this.deps.contextFor(chain[0]?.context?.runId ?? runId);
+    for (let i = 1; i < chain.length; i++) {
+      const child = chain[i]!.context!;
+      const spec = callOfSubRun(chain[i - 1]!, child.runId)?.subRun;
+      context = context.withOverrides({
+        runId: child.runId,
+        metadata: { ...context.metadata, ...(child.metadata ?? {}) },
+        ...(spec?.userId === undefined ? {} : { userId: spec.userId }),
+        ...(spec?.sessionId === undefined ? {} : { sessionId: spec.sessionId }),
+      });
+    }
+    return context;
   }
 
   /** The run child's snapshot, if a run is in progress or paused. */

@@ -34,8 +34,14 @@ import { runMetadata } from './run-metadata.js';
 import { SessionHost } from './session-host.js';
 import { describeSession, storedRunInFlight, type SessionView } from './session-view.js';
 import { upgradeRecord } from './machine-upgrade.js';
-import { storedRun } from './stored-run.js';
+import { storedRun, type StoredRun } from './stored-run.js';
+import { allRuns } from './run-tree.js';
+import { SubAgents } from './sub-agents.js';
+import { newId } from './new-id.js';
 import { checkRunJournal, checkStoredSession } from './stored-session-check.js';
+
+/** How deep sub-agent runs nest by default (`AgentOptions.maxSubAgentDepth`). */
+const DEFAULT_MAX_SUB_AGENT_DEPTH = 5;
 
 /** Supplies the agent bound to a session's context (created per action, or a shared binding). */
 export interface BindingSource {
@@ -133,6 +139,11 @@ export class SessionRuntime {
           binding: AgentBinding.inert(this.source.options, context),
           release: async () => undefined,
         };
+    const subAgents = new SubAgents(
+      this.source.options.name,
+      bound.binding.tools.values(),
+      bound.binding.context,
+    );
     try {
       const { binding } = bound;
       const host = new SessionHost(this.store, key, record, items, {
@@ -154,6 +165,9 @@ export class SessionRuntime {
         clock: this.clock,
         prices: this.source.options.prices,
         approvalTimeoutMs: this.source.options.approvalTimeoutMs,
+        agentFor: (path) => subAgents.get(path ?? []),
+        maxSubAgentDepth: this.source.options.maxSubAgentDepth ?? DEFAULT_MAX_SUB_AGENT_DEPTH,
+        newRunId: newId,
         signal: action.observe?.signal ?? new AbortController().signal,
         progress: action.observe?.progress,
         onRunSnapshot: action.observe?.onRunSnapshot,
@@ -184,7 +198,7 @@ export class SessionRuntime {
       this.hub.emit('SessionActionExecuted', { key, action: action.name });
       return result;
     } finally {
-      await bound.release();
+      await Promise.all([bound.release(), subAgents.release()]);
     }
   }
 
@@ -282,13 +296,20 @@ export class SessionRuntime {
     }
   }
 
-  /** The stored run's journal, checked against the run (none without a stored run). */
+  /**
+   * The journals of the stored run and its sub-agent runs, each checked against its run (none
+   * without a stored run).
+   */
   private async storedRunJournal(key: SessionKey, record: SessionRecord): Promise<JournalEntry[]> {
-    const run = storedRun(record.snapshot);
-    if (!run) return [];
-    const entries = await this.store.readRunJournal(key, run.context.runId);
-    checkRunJournal(key, run, entries);
-    return entries;
+    const runs = allRuns(storedRun(record.snapshot)) as StoredRun[];
+    const journals = await Promise.all(
+      runs.map(async (run) => {
+        const entries = await this.store.readRunJournal(key, run.context.runId);
+        checkRunJournal(key, run, entries);
+        return entries;
+      }),
+    );
+    return journals.flat();
   }
 
   /** A fresh session record in `active.idle`. */

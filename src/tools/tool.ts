@@ -32,6 +32,25 @@ export interface ToolDefinition<TSchema extends z.ZodObject, TResult> {
   execute(args: z.infer<TSchema>, options: ToolExecuteOptions): TResult | Promise<TResult>;
 }
 
+/**
+ * Marks a tool that runs another agent as a child run of the caller's (made by
+ * `agent.asTool`). The tools layer knows the agent only by name; the runtime binds it.
+ */
+export interface SubAgentRef {
+  readonly agent: { readonly name: string };
+  /** The child's turn limit. */
+  readonly maxTurns: number;
+  /** The child's first user message, from the call's validated arguments. */
+  inputText(args: unknown): string;
+  /** Metadata merged over the parent's in the child's RunContext (plain JSON). */
+  metadata(args: unknown, parent: RunContext): Record<string, unknown> | undefined;
+  /** Explicit RunContext overrides (inherited from the parent otherwise). */
+  readonly userId?: string | undefined;
+  readonly sessionId?: string | undefined;
+  /** A failed child fails the parent run instead of becoming a tool error item. */
+  readonly failParent: boolean;
+}
+
 /** A tool ready for an agent. */
 export interface Tool<TArgs = unknown, TResult = unknown> {
   readonly name: string;
@@ -41,6 +60,8 @@ export interface Tool<TArgs = unknown, TResult = unknown> {
   readonly jsonSchema: Record<string, unknown>;
   readonly needsApproval: NeedsApproval<TArgs>;
   execute(args: TArgs, options: ToolExecuteOptions): TResult | Promise<TResult>;
+  /** Set on a sub-agent tool (`agent.asTool`): the call starts a child run. */
+  readonly subAgent?: SubAgentRef | undefined;
 }
 
 /** Any tool, whatever its argument and result types. */

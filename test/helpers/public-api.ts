@@ -78,6 +78,7 @@ export const ROOT_VALUES = [
   'ToolkitError',
   'InstructionsError',
   'InvalidSchemaError',
+  'SubAgentDepthError',
 ].sort();
 
 /** Names the root exports as types only. */

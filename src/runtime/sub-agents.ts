@@ -1,0 +1,98 @@
+import type { AgentDeps } from '../actors/step-deps.js';
+import type { RunContext } from '../context/run-context.js';
+import type { AnyTool } from '../tools/tool.js';
+import type { BindingSource } from './session-runtime.js';
+
+interface Bound {
+  deps: AgentDeps;
+  release(): Promise<void>;
+}
+
+/**
+ * The sub-agents one action may run: every agent reachable through sub-agent tools
+ * (`agent.asTool`) from the session's agent, found by name, each bound (toolkits created,
+ * instructions resolved) the first time one of its runs takes a step and released with the
+ * action. Names are unique in that graph: a sub-agent run stores only its agent's name.
+ */
+export class SubAgents {
+  private agents: Map<string, BindingSource> | undefined;
+  private readonly bound = new Map<string, Promise<Bound>>();
+
+  constructor(
+    private readonly rootName: string,
+    private readonly rootTools: Iterable<AnyTool>,
+    private readonly context: RunContext,
+  ) {}
+
+  /** The deps of the agent a sub-agent run's path ends with. */
+  get(path: readonly string[]): Promise<AgentDeps> {
+    const name = path[path.length - 1]!;
+    let bound = this.bound.get(name);
+    if (!bound) {
+      bound = this.bind(name, path);
+      this.bound.set(name, bound);
+    }
+    return bound.then((b) => b.deps);
+  }
+
+  /** Releases the toolkits of every sub-agent bound so far. */
+  async release(): Promise<void> {
+    const all = await Promise.allSettled(this.bound.values());
+    this.bound.clear();
+    const released = await Promise.allSettled(
+      all.flatMap((r) => (r.status === 'fulfilled' ? [r.value.release()] : [])),
+    );
+    const failed = released.find((r) => r.status === 'rejected');
+    if (failed) throw (failed as PromiseRejectedResult).reason;
+  }
+
+  private async bind(name: string, path: readonly string[]): Promise<Bound> {
+    const agent = this.graph().get(name);
+    if (!agent) {
+      throw new TypeError(
+        `Sub-agent "${path.join(' > ')}" is not among the sub-agent tools reachable from agent "${this.rootName}"`,
+      );
+    }
+    const { binding, release } = await agent.bind(this.context);
+    const { options } = agent;
+    return {
+      release,
+      deps: {
+        agentName: options.name,
+        model: options.model,
+        tools: binding.tools,
+        toolSpecs: binding.toolSpecs,
+        instructions: () => binding.instructions,
+        modelName: () => undefined,
+        outputType: options.outputType,
+        outputSchema: binding.outputSchema,
+        prices: options.prices,
+        approvalTimeoutMs: options.approvalTimeoutMs,
+      },
+    };
+  }
+
+  /** The agents reachable through sub-agent tools, by name (built once). */
+  private graph(): Map<string, BindingSource> {
+    if (this.agents) return this.agents;
+    const agents = new Map<string, BindingSource>();
+    const queue: Iterable<AnyTool>[] = [this.rootTools];
+    for (let tools = queue.shift(); tools; tools = queue.shift()) {
+      for (const t of tools) {
+        const agent = t.subAgent?.agent as BindingSource | undefined;
+        if (!agent) continue;
+        const known = agents.get(agent.options.name);
+        if (known === agent) continue;
+        if (known) {
+          throw new TypeError(
+            `Two different sub-agents are named "${agent.options.name}": sub-agent names must be unique under agent "${this.rootName}"`,
+          );
+        }
+        agents.set(agent.options.name, agent);
+        queue.push(agent.options.tools ?? []);
+      }
+    }
+    this.agents = agents;
+    return agents;
+  }
+}
