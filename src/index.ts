@@ -9,7 +9,7 @@ export * from './items/index.js';
 export * from './tools/index.js';
 export * from './models/index.js';
 export * from './runtime/index.js';
-export type { RunUsage, InterruptionReason } from './machines/run-types.js';
+export type { RunUsage, InterruptionReason, SubRunSummary } from './machines/run-types.js';
 export type { Budget, SessionConfig } from './machines/session-types.js';
 export {
   LevelSessionStore,

@@ -115,10 +115,12 @@ export const runMachine = setup({
       const running = self.getSnapshot().children as Record<string, unknown>;
       const path = isSubRun(context.agentPath) ? { path: context.agentPath } : {};
       for (const [index, call] of context.calls.entries()) {
-        if (call.done || running[toolActorId(call)] || running[subRunActorId(call)]) continue;
+        if (call.done || running[toolActorId(call)]) continue;
         // An approved sub-agent call starts its child run; once that ended, its result is
-        // journaled by a toolCall like any tool's.
+        // journaled by a toolCall like any tool's. (The snapshot read here is the one before
+        // this transition: a child stopped by it is still listed.)
         if (call.subRun && call.decision !== 'rejected' && !call.subResult) {
+          if (running[subRunActorId(call)]) continue;
           enqueue.spawnChild('subRun', {
             id: subRunActorId(call),
             input: childRunInput(context, call),

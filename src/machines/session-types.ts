@@ -70,8 +70,14 @@ export type SessionEvent =
   | { type: 'DELETE' }
   | { type: 'CLEAR'; historyFrom: number }
   | { type: 'CONFIGURE'; patch: Partial<SessionConfig> }
-  | { type: 'APPROVE'; callId: string; always?: boolean | undefined }
-  | { type: 'REJECT'; callId: string; message?: string | undefined; always?: boolean | undefined }
+  | { type: 'APPROVE'; callId: string; always?: boolean | undefined; runId?: string | undefined }
+  | {
+      type: 'REJECT';
+      callId: string;
+      message?: string | undefined;
+      always?: boolean | undefined;
+      runId?: string | undefined;
+    }
   | { type: 'CONTINUE'; maxTurns?: number | undefined; budget?: Budget | undefined }
   | { type: 'CANCEL' };
 

@@ -11,6 +11,8 @@ import { cancelRun } from './actions/cancel-run.js';
 import { continueRun } from './actions/continue-run.js';
 import { sendMessage } from './actions/send-message.js';
 import { AgentBinding } from './agent-binding.js';
+import { agentTool, type AgentToolOptions } from './agent-tool.js';
+import type { Tool } from '../tools/tool.js';
 import { AgentModel } from './agent-model.js';
 import { checkAgentOptions, type AgentOptions } from './agent-options.js';
 import { AgentSession } from './agent-session.js';
@@ -188,6 +190,21 @@ export class Agent<TOutput = string> implements BindingSource {
         ephemeral: !options.store && !this.options.store && state?.data.session !== undefined,
       }),
     );
+  }
+
+  /**
+   * This agent as a tool of another agent (a sub-agent): the parent's model calls it like any
+   * tool, and the call runs this agent as a child run nested in the parent's, with its own
+   * journal steps, approvals and usage (rolled up into the parent's). Its final output is the
+   * call's result; a failure is a tool error item the parent's model reads (or fails the parent
+   * with `failParent`). The child's RunContext is the parent's with its own run id and the
+   * `metadata` given here merged in.
+   * @example
+   * const triage = new Agent({ name: 'triage', model, tools: [billing.asTool({
+   *   name: 'ask_billing', description: 'Answers billing questions' })] });
+   */
+  asTool<TArgs = { input: string }>(options: AgentToolOptions<TArgs>): Tool<TArgs, unknown> {
+    return agentTool<TArgs>(this, options);
   }
 
   /** Binds the agent to a context: instructions resolved and toolkits created once. */

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { CallState } from '../machines/run-types.js';
+import type { CallState, RunMachineContext } from '../machines/run-types.js';
+import { isSubRun } from '../machines/run-types.js';
 import type { Interruption } from './run-state.js';
 
 /**
@@ -24,13 +25,21 @@ function parseArgs(raw: string): unknown {
   }
 }
 
-/** How a call waiting for approval appears in a RunResult, a RunState and a stream event. */
-export function interruptionOf(call: CallState, agent: string): Interruption {
+/**
+ * How a call waiting for approval appears in a RunResult, a RunState and a stream event: with
+ * the run that waits (a sub-agent's run: with its agent path, top-level agent first).
+ */
+export function interruptionOf(
+  call: CallState,
+  run: Pick<RunMachineContext, 'agentName' | 'agentPath' | 'runId'>,
+): Interruption {
   return {
     callId: call.callId,
     toolName: call.name,
     arguments: parseArgs(call.arguments),
-    agent,
+    agent: run.agentName,
+    runId: run.runId,
+    ...(isSubRun(run.agentPath) ? { agentPath: run.agentPath } : {}),
     ...(call.deadline === undefined ? {} : { deadline: call.deadline }),
     fingerprint: callFingerprint(call.name, call.arguments),
   };

@@ -4,6 +4,12 @@ import { callFingerprint } from './call-fingerprint.js';
 import type { ApprovalDecision } from './run-state.js';
 import type { RunSnapshot } from './session-host.js';
 import { stateName } from './session-status.js';
+import { runChain } from './run-tree.js';
+
+/** The run `runId` of the tree under `root` (the session's run or a sub-agent run). */
+function decidedRun(root: RunSnapshot, runId: string): RunSnapshot | undefined {
+  return runChain(root, runId).at(-1) as RunSnapshot | undefined;
+}
 
 /**
  * Checks approval decisions against the session's current run before any of them is applied:
@@ -13,20 +19,22 @@ import { stateName } from './session-status.js';
  */
 export function checkDecisions(
   key: SessionKey,
-  run: RunSnapshot,
+  root: RunSnapshot,
   decisions: readonly ApprovalDecision[],
 ): void {
-  const { runId, calls } = run.context;
-  const scope = { sessionId: key.sessionId, runId };
-  const state = stateName(run.value);
   for (const d of decisions) {
-    if (d.runId !== undefined && d.runId !== runId) {
+    // A decision about a sub-agent's call names that sub-agent's run.
+    const run = d.runId === undefined ? root : decidedRun(root, d.runId);
+    if (!run) {
       throw new StaleDecisionError(
         d.callId,
-        `it was made on run ${d.runId}, the session's run is ${runId}`,
-        scope,
+        `it was made on run ${d.runId}, which is not the session's run ${root.context.runId} or one of its sub-agent runs`,
+        { sessionId: key.sessionId, runId: root.context.runId },
       );
     }
+    const { runId, calls } = run.context;
+    const scope = { sessionId: key.sessionId, runId };
+    const state = stateName(run.value);
     if (state !== 'awaitingApproval') {
       throw new StaleDecisionError(
         d.callId,

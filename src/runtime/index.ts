@@ -1,5 +1,6 @@
 export { Agent, type RunOptions, type ResumeOptions, type CancelOptions } from './agent.js';
 export type { AgentOptions } from './agent-options.js';
+export type { AgentToolOptions } from './agent-tool.js';
 export type { SnapshotMigration } from './machine-upgrade.js';
 export { AgentSession, type SessionRunOptions } from './agent-session.js';
 export type { Clock } from './clock.js';

@@ -3,12 +3,12 @@ import { RunCancelledError } from '../errors/run-errors.js';
 import { errorFromSerialized } from '../errors/error-from-serialized.js';
 import type { AgentStateError } from '../errors/agentstate-error.js';
 import type { Item } from '../items/item.js';
-import type { InterruptionReason, RunUsage } from '../machines/run-types.js';
+import type { InterruptionReason, RunUsage, SubRunSummary } from '../machines/run-types.js';
+import { pausedRuns, runState } from './run-tree.js';
 import { interruptionOf } from './call-fingerprint.js';
 import type { Clock } from './clock.js';
 import { RUN_STATE_SCHEMA_VERSION, RunState, type Interruption } from './run-state.js';
 import type { SessionHost } from './session-host.js';
-import { stateName } from './session-status.js';
 
 /** The outcome of `run`, `stream` or `resume`. */
 export interface RunResult<TOutput = string> {
@@ -35,6 +35,11 @@ export interface RunResult<TOutput = string> {
   error?: AgentStateError | undefined;
   /** Tool calls waiting for approval. */
   interruptions: Interruption[];
+  /**
+   * The sub-agent runs that ended in this run (children of children included), each with its
+   * agent path, usage, turns and output. Their usage is part of `usage`.
+   */
+  subRuns: SubRunSummary[];
   /** Serialisable snapshot of the run, to approve/reject and resume. */
   state: RunState;
 }
@@ -58,16 +63,20 @@ export function readRunResult<T>(
   let base;
   if (run && run.status === 'active') {
     const ctx = run.context;
-    const waiting = stateName(run.value) === 'awaitingApproval';
+    // The runs that stand still: the session's run, or sub-agent runs it waits for.
+    const paused = pausedRuns(run);
+    const waiting = paused.filter((r) => runState(r) === 'awaitingApproval');
+    const stopped = paused.find((r) => runState(r) === 'interrupted')?.context;
     base = {
       ...ctx,
       status: 'interrupted' as const,
-      interruptionReason: waiting ? ('approval' as const) : ctx.interruption,
-      interruptions: waiting
-        ? ctx.calls
-            .filter((c) => c.needsApproval && c.decision === undefined)
-            .map((c) => interruptionOf(c, ctx.agentName))
-        : [],
+      interruptionReason: waiting.length ? ('approval' as const) : stopped?.interruption,
+      error: stopped?.error ?? ctx.error,
+      interruptions: waiting.flatMap((r) =>
+        r
+          .context!.calls.filter((c) => c.needsApproval && c.decision === undefined)
+          .map((c) => interruptionOf(c, r.context!)),
+      ),
       structured: ctx.structured,
     };
   } else {
@@ -131,6 +140,7 @@ export function readRunResult<T>(
     ...(base.interruptionReason === 'error' && base.error
       ? { error: errorFromSerialized(base.error, { ...scope, runId: base.runId }) }
       : {}),
+    subRuns: base.subRuns ?? [],
     state,
   };
 }

@@ -19,6 +19,10 @@ const Interruption = z.object({
   toolName: z.string(),
   arguments: z.unknown(),
   agent: z.string(),
+  /** The run that waits: the session's run or one of its sub-agent runs. */
+  runId: z.string().optional(),
+  /** A sub-agent's call: the agents from the top-level one down to the one that asked. */
+  agentPath: z.array(z.string()).optional(),
   deadline: z.number().optional(),
   /** `callFingerprint` of the call (absent in RunStates of agentstate 0.1). */
   fingerprint: z.string().optional(),
@@ -97,13 +101,19 @@ export class RunState {
     return this.data.decisions;
   }
 
-  /** Approves a pending call; `always` approves this tool for the rest of the session. */
-  approve(callId: string, options: { always?: boolean } = {}): this {
+  /**
+   * Approves a pending call; `always` approves this tool (of the agent that asked) for the
+   * rest of the session. `runId` picks the call when two runs (sub-agents) wait with one id.
+   */
+  approve(callId: string, options: { always?: boolean; runId?: string } = {}): this {
     return this.decide({ callId, approve: true, ...options });
   }
 
   /** Rejects a pending call; the model is shown `message`. */
-  reject(callId: string, options: { message?: string; always?: boolean } = {}): this {
+  reject(
+    callId: string,
+    options: { message?: string; always?: boolean; runId?: string } = {},
+  ): this {
     return this.decide({ callId, approve: false, ...options });
   }
 
@@ -150,16 +160,27 @@ export class RunState {
   }
 
   private decide(decision: ApprovalDecision): this {
-    const call = this.data.interruptions.find((i) => i.callId === decision.callId);
-    if (!call) {
-      throw new UnknownCallError(decision.callId, { sessionId: this.sessionId, runId: this.runId });
+    const scope = { sessionId: this.sessionId, runId: this.runId };
+    const calls = this.data.interruptions.filter(
+      (i) =>
+        i.callId === decision.callId &&
+        (decision.runId === undefined || (i.runId ?? this.runId) === decision.runId),
+    );
+    const call = calls[0];
+    if (!call) throw new UnknownCallError(decision.callId, scope);
+    if (calls.length > 1) {
+      throw new TypeError(
+        `RunState: calls of runs ${calls.map((c) => c.runId).join(' and ')} wait with id "${decision.callId}": pass { runId } to pick one`,
+      );
     }
     const made = {
       ...decision,
-      runId: this.runId,
+      runId: call.runId ?? this.runId,
       ...(call.fingerprint === undefined ? {} : { fingerprint: call.fingerprint }),
     };
-    this.data.decisions = this.data.decisions.filter((d) => d.callId !== made.callId).concat(made);
+    this.data.decisions = this.data.decisions
+      .filter((d) => d.callId !== made.callId || d.runId !== made.runId)
+      .concat(made);
     return this;
   }
 }

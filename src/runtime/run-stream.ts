@@ -1,6 +1,7 @@
 import type { StepProgress } from '../actors/step-deps.js';
 import { AsyncQueue } from './async-queue.js';
 import { interruptionOf } from './call-fingerprint.js';
+import { isSubRun } from '../machines/run-types.js';
 import type { RunResult } from './run-result.js';
 import type { Interruption } from './run-state.js';
 import type { ActionObservers } from './session-action.js';
@@ -10,8 +11,13 @@ import { stateName } from './session-status.js';
 /** Typed events of `agent.stream()`. */
 export type RunStreamEvent<T = string> =
   | StepProgress
-  | { type: 'state_entered'; runId: string; state: string }
-  | { type: 'approval_requested'; runId: string; interruption: Interruption }
+  | { type: 'state_entered'; runId: string; state: string; agentPath?: string[] | undefined }
+  | {
+      type: 'approval_requested';
+      runId: string;
+      interruption: Interruption;
+      agentPath?: string[] | undefined;
+    }
   | { type: 'run_finished'; result: RunResult<T> };
 
 /**
@@ -40,23 +46,27 @@ export function createRunStream<T>(
   const runSignal = signal ? AbortSignal.any([signal, reader.signal]) : reader.signal;
   let detached = false;
   let settled = false;
-  let lastState = '';
+  const lastState = new Map<string, string>();
   const announced = new Set<string>();
   const onRunSnapshot = (snapshot: RunSnapshot): void => {
     const state = stateName(snapshot.value);
-    const runId = snapshot.context.runId;
-    if (state !== lastState) {
-      lastState = state;
-      queue.push({ type: 'state_entered', runId, state });
+    const { runId, agentPath } = snapshot.context;
+    // A sub-agent run's events carry its agent path.
+    const tag = isSubRun(agentPath) ? { agentPath } : {};
+    if (state !== lastState.get(runId)) {
+      lastState.set(runId, state);
+      queue.push({ type: 'state_entered', runId, state, ...tag });
     }
     if (state !== 'awaitingApproval') return;
     for (const c of snapshot.context.calls) {
-      if (!c.needsApproval || c.decision || announced.has(c.callId)) continue;
-      announced.add(c.callId);
+      const id = `${runId}:${c.callId}`;
+      if (!c.needsApproval || c.decision || announced.has(id)) continue;
+      announced.add(id);
       queue.push({
         type: 'approval_requested',
         runId,
-        interruption: interruptionOf(c, snapshot.context.agentName),
+        interruption: interruptionOf(c, snapshot.context),
+        ...tag,
       });
     }
   };

@@ -58,3 +58,13 @@ export function callOfSubRun(parent: RunNode, runId: string): CallState | undefi
 export function runState(run: RunNode): string {
   return run.value === undefined ? '' : stateName(run.value);
 }
+
+/**
+ * The runs of a tree that stand still: the run itself when it waits for an approval or is
+ * interrupted, else the paused sub-agent runs its `tools` state waits for.
+ */
+export function pausedRuns(run: RunNode): RunNode[] {
+  const state = runState(run);
+  if (state === 'awaitingApproval' || state === 'interrupted') return [run];
+  return state === 'tools' ? subRunsOf(run).flatMap(pausedRuns) : [];
+}

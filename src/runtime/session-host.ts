@@ -18,6 +18,7 @@ import { sessionStatusOf, stateName } from './session-status.js';
 import { runInFlight } from './run-activity.js';
 import { allRuns, callOfSubRun, runChain } from './run-tree.js';
 import { isSubRun } from '../machines/run-types.js';
+import { isSubRunActor } from '../machines/sub-runs.js';
 import type { RunContext } from '../context/run-context.js';
 
 export type SessionActor = Actor<typeof sessionMachine>;
@@ -68,7 +69,8 @@ export class SessionHost {
   readonly actor: SessionActor;
   readonly log: SessionLog;
   readonly committer: SessionCommitter;
-  private runRef: AnyActorRef | undefined;
+  /** Run actors (the session's run and its sub-agent runs) this host listens to. */
+  private readonly watched = new WeakSet<AnyActorRef>();
   /** False while the constructor restores the session; afterwards a new run child is reported at once. */
   private announceRuns = false;
   private readonly waiters = new Set<() => void>();
@@ -249,19 +251,28 @@ export class SessionHost {
     this.notify();
   }
 
+  /**
+   * Subscribes to every run actor of the tree not watched yet: the session's run and its
+   * sub-agent runs (a child's steps change only the child's snapshot, and each change must
+   * reach the committer and the waiters).
+   */
   private watchRun(): void {
-    const ref = this.actor.getSnapshot().children.run as AnyActorRef | undefined;
-    if (!ref || ref === this.runRef) return;
-    this.runRef = ref;
-    const onRun = (snapshot: RunSnapshot): void => {
-      this.deps.onRunSnapshot?.(snapshot);
-      this.committer.schedule();
-      this.notify();
-    };
-    ref.subscribe({ next: (s: unknown) => onRun(s as RunSnapshot), error: () => this.notify() });
-    // A new run enters its first states (turnStart -> modelCall) synchronously, before this
-    // subscription exists: report where it stands now, so observers see its first state.
-    if (this.announceRuns) this.deps.onRunSnapshot?.(ref.getSnapshot() as RunSnapshot);
+    const root = this.actor.getSnapshot().children.run as AnyActorRef | undefined;
+    if (!root) return;
+    for (const ref of runRefs(root)) {
+      if (this.watched.has(ref)) continue;
+      this.watched.add(ref);
+      const onRun = (snapshot: RunSnapshot): void => {
+        this.deps.onRunSnapshot?.(snapshot);
+        this.watchRun();
+        this.committer.schedule();
+        this.notify();
+      };
+      ref.subscribe({ next: (s: unknown) => onRun(s as RunSnapshot), error: () => this.notify() });
+      // A new run enters its first states (turnStart -> modelCall) synchronously, before this
+      // subscription exists: report where it stands now, so observers see its first state.
+      if (this.announceRuns) this.deps.onRunSnapshot?.(ref.getSnapshot() as RunSnapshot);
+    }
   }
 
   private notify(): void {
@@ -269,4 +280,15 @@ export class SessionHost {
     this.waiters.clear();
     for (const w of waiters) w();
   }
+}
+
+/** A run actor and its sub-agent run actors, parents first. */
+function runRefs(ref: AnyActorRef): AnyActorRef[] {
+  const children = (ref.getSnapshot() as { children?: Record<string, AnyActorRef> }).children ?? {};
+  return [
+    ref,
+    ...Object.entries(children).flatMap(([id, child]) =>
+      isSubRunActor(id) && child ? runRefs(child) : [],
+    ),
+  ];
 }

@@ -43,7 +43,7 @@ export class SubAgents {
       all.flatMap((r) => (r.status === 'fulfilled' ? [r.value.release()] : [])),
     );
     const failed = released.find((r) => r.status === 'rejected');
-    if (failed) throw (failed as PromiseRejectedResult).reason;
+    if (failed) throw failed.reason;
   }
 
   private async bind(name: string, path: readonly string[]): Promise<Bound> {
@@ -53,10 +53,11 @@ export class SubAgents {
         `Sub-agent "${path.join(' > ')}" is not among the sub-agent tools reachable from agent "${this.rootName}"`,
       );
     }
-    const { binding, release } = await agent.bind(this.context);
+    const bound = await agent.bind(this.context);
+    const { binding } = bound;
     const { options } = agent;
     return {
-      release,
+      release: () => bound.release(),
       deps: {
         agentName: options.name,
         model: options.model,

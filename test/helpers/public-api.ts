@@ -84,6 +84,8 @@ export const ROOT_VALUES = [
 /** Names the root exports as types only. */
 export const ROOT_TYPES = [
   'AgentOptions',
+  'AgentToolOptions',
+  'SubRunSummary',
   'SnapshotMigration',
   'RunOptions',
   'ResumeOptions',

@@ -3,7 +3,7 @@ import { checkDecisions } from '../decision-checks.js';
 import type { ApprovalDecision } from '../run-state.js';
 import { readRunResult, type RunResult } from '../run-result.js';
 import type { SessionAction } from '../session-action.js';
-import { stateName } from '../session-status.js';
+import { pausedRuns, runChain, runState } from '../run-tree.js';
 import { CONTINUE_RUN_OPTION_NAMES, checkRunOptions } from '../run-call-checks.js';
 import type { RunActionOptions } from './run-options.js';
 import { currentBudget } from './send-message.js';
@@ -31,23 +31,25 @@ export function continueRun<T = string>(
       const run = host.runSnapshot();
       if (!run || run.status !== 'active')
         throw new NothingToResumeError(key.sessionId, host.stateName());
-      const state = stateName(run.value);
       checkDecisions(key, run, options.decisions ?? []);
-      if (state === 'awaitingApproval') {
-        const now = clock.now();
-        for (const d of options.decisions ?? []) {
-          // A decision that arrives after the call's deadline comes too late: the restored
-          // durable timer rejects the call with reason `timeout` instead.
-          const call = run.context.calls.find((c) => c.callId === d.callId);
-          if (call?.deadline !== undefined && call.deadline <= now) continue;
-          host.send(
-            d.approve
-              ? { type: 'APPROVE', callId: d.callId, always: d.always }
-              : { type: 'REJECT', callId: d.callId, message: d.message, always: d.always },
-            'resume',
-          );
-        }
-      } else if (state === 'interrupted') {
+      // The runs standing still: the session's run, or sub-agent runs deeper in its tree.
+      const paused = pausedRuns(run);
+      const now = clock.now();
+      for (const d of options.decisions ?? []) {
+        // A decision that arrives after the call's deadline comes too late: the restored
+        // durable timer rejects the call with reason `timeout` instead.
+        const target = runChain(run, d.runId ?? run.context.runId).at(-1)?.context;
+        const call = target?.calls.find((c) => c.callId === d.callId);
+        if (call?.deadline !== undefined && call.deadline <= now) continue;
+        const runId = target?.runId;
+        host.send(
+          d.approve
+            ? { type: 'APPROVE', callId: d.callId, always: d.always, runId }
+            : { type: 'REJECT', callId: d.callId, message: d.message, always: d.always, runId },
+          'resume',
+        );
+      }
+      if (paused.some((r) => runState(r) === 'interrupted')) {
         host.send(
           { type: 'CONTINUE', maxTurns: options.maxTurns, budget: currentBudget(ctx) },
           'resume',
