@@ -5,6 +5,7 @@ import type { Item } from '../items/item.js';
 import type { ModelRequest, ModelResponse } from '../models/model.js';
 import { costUsd, priceOf } from '../models/pricing.js';
 import type { ModelStepInput, ModelStepOutput } from '../machines/run-types.js';
+import { requestItems } from './request-items.js';
 import { combinedSignal, stepDepsOf, type StepDeps, type StepDepsSource } from './step-deps.js';
 
 async function callModel(
@@ -61,7 +62,7 @@ export function modelStep(source: StepDepsSource) {
     stepSignal.throwIfAborted(); // cancelled while it waited: no model call
     const request: ModelRequest = {
       instructions: deps.instructions(),
-      items: deps.log.view(deps.historyFrom()),
+      items: await requestItems(deps, input.runId, stepSignal),
       tools: deps.toolSpecs,
       outputSchema: deps.outputSchema,
       model: deps.modelName(),
