@@ -67,15 +67,19 @@ function callPositions(items: Item[]): Map<number, number> {
  * when none fits, the newest start that splits no pair.
  */
 function expectedStart(items: Item[], cost: (item: Item) => number, limit: number): number {
-  const calls = callPositions(items);
   const user = items.findLastIndex((i) => i.type === 'message' && i.role === 'user');
-  const safe = (s: number) => [...calls].every(([r, c]) => r < s || c >= s);
   const costFrom = (s: number) =>
     items.slice(s).reduce((sum, item) => sum + cost(item), 0) +
     (user >= 0 && user < s ? cost(items[user]!) : 0);
-  const starts = items.map((_, s) => s).filter(safe);
+  const starts = safeStarts(items);
   const fitting = starts.filter((s) => costFrom(s) <= limit);
   return fitting[0] ?? starts.at(-1) ?? 0;
+}
+
+/** Every start that leaves no tool result without its call. */
+function safeStarts(items: Item[]): number[] {
+  const calls = callPositions(items);
+  return items.map((_, s) => s).filter((s) => [...calls].every(([r, c]) => r < s || c >= s));
 }
 
 function strategyFor(random: (n: number) => number): {
@@ -113,7 +117,7 @@ describe('planWindow over many random histories', () => {
       expect(sent, where).toContain(items[user]);
       const total = sent.reduce((sum, item) => sum + cost(item), 0);
       // Over the limit only when even the newest unit alone is.
-      if (total > limit) expect(start, where).toBe(Math.max(...expectedSafeStarts(items)));
+      if (total > limit) expect(start, where).toBe(Math.max(...safeStarts(items)));
     }
   });
 
@@ -131,8 +135,3 @@ describe('planWindow over many random histories', () => {
     expect(summarized).toEqual({ items: [summary, items[3]] });
   });
 });
-
-function expectedSafeStarts(items: Item[]): number[] {
-  const calls = callPositions(items);
-  return items.map((_, s) => s).filter((s) => [...calls].every(([r, c]) => r < s || c >= s));
-}
