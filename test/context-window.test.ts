@@ -135,3 +135,25 @@ describe('planWindow over many random histories', () => {
     expect(summarized).toEqual({ items: [summary, items[3]] });
   });
 });
+
+describe('estimateTokens', () => {
+  it('counts characters / 4 plus 4 per item, 1,000 per image or file id, inline files by bytes', () => {
+    const text: Item = { type: 'message', role: 'user', content: 'x'.repeat(400) };
+    expect(estimateTokens(text)).toBe(104);
+    const data = 'A'.repeat(4000); // 3,000 bytes
+    const parts: Item = {
+      type: 'message',
+      role: 'user',
+      content: [
+        { type: 'text', text: 'x'.repeat(40) },
+        { type: 'image', data, mediaType: 'image/png' },
+        { type: 'image', url: 'https://example.test/a.png' },
+        { type: 'file', data, mediaType: 'application/pdf', filename: 'a.pdf' },
+        { type: 'file', fileId: 'file-1' },
+      ],
+    };
+    expect(estimateTokens(parts)).toBe(Math.ceil((40 + 3000) / 4) + 4 + 3 * 1000);
+    const call: Item = { type: 'tool_call', callId: 'c', name: 'look', arguments: '{"q":1234}' };
+    expect(estimateTokens(call)).toBe(Math.ceil(14 / 4) + 4);
+  });
+});
