@@ -52,9 +52,29 @@ function argumentsSchema(
   }
   return z.record(z.string(), z.unknown()).superRefine((value, ctx) => {
     const problem = validate(value);
-    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+    if (problem === undefined) return;
+    for (const { path, message } of validationIssues(problem)) {
+      ctx.addIssue({ code: 'custom', path, message });
+    }
   });
 }
+
+/**
+ * The SDK's validator reports ajv's `errorsText`: `data/a must be number, data/b must be >=
+ * 0`. Split into one issue per error, with its path, as zod reports a local tool's.
+ */
+function validationIssues(text: string): { path: string[]; message: string }[] {
+  return text.split(/, (?=data[/ ])/).map((part) => {
+    const match = /^data(\S*) (.*)$/s.exec(part);
+    if (!match) return { path: [], message: part };
+    const path = match[1]!.split('/').filter(Boolean).map(decodePointer);
+    return { path, message: match[2]! };
+  });
+}
+
+/** A JSON Pointer segment, unescaped. */
+const decodePointer = (segment: string): string =>
+  segment.replaceAll('~1', '/').replaceAll('~0', '~');
 
 /** The JSON Schema the model is shown: the server's, without its `$schema` dialect tag. */
 function modelSchema(description: McpToolDescription): Record<string, unknown> {

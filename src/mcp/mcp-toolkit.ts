@@ -43,6 +43,12 @@ export interface McpToolkitOptions {
    * @default 300_000
    */
   toolCacheMs?: number | undefined;
+  /**
+   * Called when the server says its tool list changed (`notifications/tools/list_changed`),
+   * after the cached list was dropped: sessions from then on list the tools again (a session
+   * keeps the tools it started with).
+   */
+  onToolsChanged?: (() => void) | undefined;
   /** Extra instructions appended to the agent's in sessions that have these tools. */
   instructions?: string | undefined;
   /** @default the system clock */
@@ -62,6 +68,7 @@ const MCP_TOOLKIT_OPTION_NAMES = optionNames<McpToolkitOptions>({
   needsApproval: true,
   timeoutMs: true,
   toolCacheMs: true,
+  onToolsChanged: true,
   instructions: true,
   clock: true,
 });
@@ -89,6 +96,7 @@ function checkOptions(options: McpToolkitOptions): void {
     )
     .positiveInteger('timeoutMs')
     .nonNegativeInteger('toolCacheMs')
+    .function('onToolsChanged')
     .string('instructions')
     .implements('clock', 'Clock', ['now', 'sleepUntil']);
 }
@@ -148,7 +156,14 @@ export function mcpToolkit(options: McpToolkitOptions): McpToolkit {
         toolkit: name,
         connect,
         clock,
-        onToolsChanged: () => cache.invalidate(),
+        onToolsChanged: () => {
+          cache.invalidate();
+          try {
+            options.onToolsChanged?.();
+          } catch {
+            // a notification hook must not break the connection
+          }
+        },
       });
       try {
         await connection.open();
