@@ -92,10 +92,12 @@ describe('mcpToolkit over stdio (a child process)', () => {
     expect(add!.parameters).not.toHaveProperty('$schema');
     expect(model.calls[0]!.tools.map((t) => t.name).sort()).toEqual([
       'add',
+      'attachments',
       'crash',
       'fail',
       'hang',
       'picture',
+      'stats',
     ]);
     expect(results(model.calls[1]!.items)).toMatchObject([{ name: 'add', output: '5' }]);
     // One process, one call, and the process exited when the run's binding closed.
@@ -121,7 +123,13 @@ describe('mcpToolkit over stdio (a child process)', () => {
 
   it('turns isError results into tool error items and summarises non-text content', async () => {
     const server = await stdioServer();
-    const model = new ScriptedModel([call('fail'), call('picture'), { text: 'ok' }]);
+    const model = new ScriptedModel([
+      call('fail'),
+      call('picture'),
+      call('attachments'),
+      call('stats'),
+      { text: 'ok' },
+    ]);
     const errors: unknown[] = [];
     const { agent } = agentWith(
       model,
@@ -129,13 +137,22 @@ describe('mcpToolkit over stdio (a child process)', () => {
       { onToolError: (error) => errors.push(error) },
     );
     await agent.run('go');
-    const [fail, picture] = results(model.calls[2]!.items);
+    const [fail, picture, attachments, stats] = results(model.calls[4]!.items);
     expect(fail).toMatchObject({
       isError: true,
       output: 'Error: tool "fail" failed: the disk is full',
     });
     expect(picture).toMatchObject({ output: 'Here is a red dot.\n\n[image: image/png, 8 bytes]' });
     expect(picture!.isError).toBeUndefined();
+    expect(attachments!.output).toBe(
+      [
+        '[audio: audio/wav, 4 bytes]',
+        '[resource link: file:///notes.txt (notes)]',
+        '[resource file:///a.txt]\nalpha',
+        '[resource file:///b.bin: application/zip, 3 bytes]',
+      ].join('\n\n'),
+    );
+    expect(stats!.output).toBe('{"mean":2.5}');
     expect(errors).toHaveLength(1);
     expect(errors[0]).toBeInstanceOf(McpCallError);
     expect(errors[0]).toMatchObject({
@@ -321,6 +338,35 @@ describe('mcpToolkit over Streamable HTTP (127.0.0.1)', () => {
     expect(new Set(http.authorizations)).toEqual(new Set(['Bearer sesame']));
   });
 
+  it('a restarted HTTP server gives a tool error item (without the headers), then the toolkit reconnects', async () => {
+    let http = await httpServer();
+    const model = new ScriptedModel(async (_request, index) => {
+      if (index === 1) {
+        // The server restarts on the same port between two calls: the MCP session is gone.
+        await http.close();
+        http = await startMcpHttpServer(() => buildTestMcpServer(() => undefined), http.port);
+        servers.push(http);
+      }
+      return index < 3 ? call('add', { a: index, b: 1 }) : { text: 'ok' };
+    });
+    const { agent } = agentWith(model, {
+      connect: { url: http.url, headers: { Authorization: 'Bearer sesame' } },
+      instructions: 'Use the math tools.',
+    });
+    const result = await agent.run('go');
+    expect(model.calls[0]!.instructions).toBe('Use the math tools.');
+    const [first, second, third] = results(model.calls[3]!.items);
+    expect(first).toMatchObject({ output: '1' });
+    expect(second).toMatchObject({ isError: true });
+    expect(second!.output).toMatch(
+      /^Error: tool "add" failed: the MCP server of toolkit "math" failed: .*; the toolkit reconnects on the next call$/,
+    );
+    expect(third).toMatchObject({ output: '3' });
+    expect(JSON.stringify(result.newItems)).not.toContain('sesame');
+    expect(http.requests.get('initialize')).toBe(1);
+    expect(http.requests.get('tools/call')).toBe(1);
+  });
+
   it('caches the tool list across sessions for toolCacheMs (by its clock) and until refresh()', async () => {
     const http = await httpServer();
     const clock = new FakeClock();
@@ -344,7 +390,7 @@ describe('mcpToolkit over Streamable HTTP (127.0.0.1)', () => {
     kit.refresh();
     await agent.run('5');
     expect(lists()).toBe(3);
-    expect(model.calls.every((c) => c.tools.length === 5)).toBe(true);
+    expect(model.calls.every((c) => c.tools.length === 7)).toBe(true);
   });
   it("re-lists after the server's notifications/tools/list_changed, without waiting for the cache to expire", async () => {
     const added: string[] = [];

@@ -93,7 +93,8 @@ export class McpConnection {
       );
     let client: Client;
     try {
-      client = await this.open();
+      // A second try: a restarted server's first answer can be a closed pooled socket.
+      client = await this.open().catch(() => this.open());
     } catch (error) {
       throw fail(
         'connect',

@@ -7,6 +7,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 /** A running Streamable HTTP MCP server on 127.0.0.1. */
 export interface McpHttpServer {
   url: string;
+  port: number;
   /** JSON-RPC requests received, by method (`tools/list`, `tools/call`, ...). */
   requests: Map<string, number>;
   /** Authorization headers received, in order. */
@@ -24,10 +25,10 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
 }
 
 /**
- * Starts a stateful Streamable HTTP MCP server at a free port of 127.0.0.1: each MCP session
+ * Starts a stateful Streamable HTTP MCP server on 127.0.0.1 (at `port`, else a free one): each MCP session
  * gets its own `McpServer` from `build` and its own `StreamableHTTPServerTransport`.
  */
-export async function startMcpHttpServer(build: () => McpServer): Promise<McpHttpServer> {
+export async function startMcpHttpServer(build: () => McpServer, port = 0): Promise<McpHttpServer> {
   const transports = new Map<string, StreamableHTTPServerTransport>();
   const requests = new Map<string, number>();
   const authorizations: (string | undefined)[] = [];
@@ -65,10 +66,11 @@ export async function startMcpHttpServer(build: () => McpServer): Promise<McpHtt
       if (!res.headersSent) res.writeHead(500).end(String(error));
     });
   });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  const { port } = http.address() as AddressInfo;
+  await new Promise<void>((resolve) => http.listen(port, '127.0.0.1', resolve));
+  const address = http.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}/mcp`,
+    url: `http://127.0.0.1:${address.port}/mcp`,
+    port: address.port,
     requests,
     authorizations,
     live,

@@ -6,7 +6,8 @@ export type McpServerLog = (event: string) => void;
 
 /**
  * An MCP server built with the SDK's own `McpServer`, with the tools the MCP tests call:
- * `add` (numbers), `fail` (answers `isError`), `picture` (an image and text), `hang` (never
+ * `add` (numbers), `fail` (answers `isError`), `picture` (an image and text), `attachments` (audio and
+ * resources), `stats` (structured content only), `hang` (never
  * answers), and `crash` (its process exits mid-call; stdio only).
  */
 export function buildTestMcpServer(log: McpServerLog): McpServer {
@@ -35,6 +36,28 @@ export function buildTestMcpServer(log: McpServerLog): McpServer {
       ],
     };
   });
+  server.registerTool('attachments', { description: 'Answers with every kind of content' }, () => {
+    log('call attachments');
+    return {
+      content: [
+        { type: 'audio', mimeType: 'audio/wav', data: Buffer.from('abcd').toString('base64') },
+        { type: 'resource_link', uri: 'file:///notes.txt', name: 'notes' },
+        { type: 'resource', resource: { uri: 'file:///a.txt', text: 'alpha' } },
+        {
+          type: 'resource',
+          resource: { uri: 'file:///b.bin', mimeType: 'application/zip', blob: 'AAAA' },
+        },
+      ],
+    };
+  });
+  server.registerTool(
+    'stats',
+    { description: 'Structured content only', outputSchema: { mean: z.number() } },
+    () => {
+      log('call stats');
+      return { content: [], structuredContent: { mean: 2.5 } };
+    },
+  );
   server.registerTool('hang', { description: 'Never answers' }, () => {
     log('call hang');
     return new Promise<never>(() => undefined);
