@@ -6,6 +6,7 @@ import {
   Agent,
   LevelSessionStore,
   McpCallError,
+  RunCancelledError,
   RunState,
   ToolkitError,
   tool,
@@ -191,10 +192,10 @@ describe('mcpToolkit over stdio (a child process)', () => {
     const server = await stdioServer();
     const clock = new FakeClock();
     const model = new ScriptedModel([call('hang'), call('add', { a: 1, b: 2 }), { text: 'ok' }]);
-    const { agent } = agentWith(model, { connect: server.connect, clock, timeoutMs: 5_000 });
+    const { agent } = agentWith(model, { connect: server.connect, clock, timeoutMs: 60_000 });
     const running = agent.run('go');
     while (clock.pendingSleepers === 0) await nextImmediate();
-    clock.advance(4_999);
+    clock.advance(59_999);
     await nextImmediate();
     expect(clock.pendingSleepers).toBe(1);
     clock.advance(1);
@@ -204,7 +205,7 @@ describe('mcpToolkit over stdio (a child process)', () => {
     expect(hang).toMatchObject({
       isError: true,
       output:
-        'Error: tool "hang" failed: the MCP server of toolkit "math" did not answer within 5000 ms; the toolkit reconnects on the next call',
+        'Error: tool "hang" failed: the MCP server of toolkit "math" did not answer within 60000 ms; the toolkit reconnects on the next call',
     });
     expect(add).toMatchObject({ output: '3' });
     expect(await server.events()).toEqual([
@@ -367,6 +368,19 @@ describe('mcpToolkit over Streamable HTTP (127.0.0.1)', () => {
     expect(http.requests.get('tools/call')).toBe(1);
   });
 
+  it('cancelling the run aborts the MCP call: the server is told, and the run is cancelled', async () => {
+    const http = await httpServer();
+    const model = new ScriptedModel([call('hang')]);
+    const { agent } = agentWith(model, { connect: { url: http.url } });
+    const controller = new AbortController();
+    const running = agent.run('go', { signal: controller.signal });
+    while (!http.requests.get('tools/call')) await nextImmediate();
+    controller.abort();
+    await expect(running).rejects.toBeInstanceOf(RunCancelledError);
+    while (!http.requests.get('notifications/cancelled')) await nextImmediate();
+    expect(http.requests.get('notifications/cancelled')).toBe(1);
+  });
+
   it('caches the tool list across sessions for toolCacheMs (by its clock) and until refresh()', async () => {
     const http = await httpServer();
     const clock = new FakeClock();
@@ -436,7 +450,7 @@ describe('mcpToolkit options', () => {
     expect(() => mcpToolkit({ name: 'm', connect: { url: 'not a url' } })).toThrow(/absolute URL/);
     expect(() =>
       mcpToolkit({ name: 'm', connect: { url: 'http://x', header: {} } as never }),
-    ).toThrow(/no "header"/);
+    ).toThrow(/without "header" \(HTTP servers take url, headers\)/);
     expect(() => mcpToolkit({ name: 'm', connect, timeoutMs: 0 })).toThrow(TypeError);
     expect(() => mcpToolkit({ name: '', connect })).toThrow(TypeError);
   });

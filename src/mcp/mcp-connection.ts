@@ -15,6 +15,11 @@ export interface McpConnectionOptions {
   toolkit: string;
   connect: McpConnect;
   clock: Clock;
+  /**
+   * Longest wait for a tool call (by `clock`), and for connecting and listing (by the SDK's
+   * own timer, as those happen outside any run step).
+   */
+  timeoutMs: number;
   /** Called when the server says its tool list changed. */
   onToolsChanged: () => void;
 }
@@ -49,7 +54,13 @@ export class McpConnection {
       client.onclose = () => {
         if (this.current === connecting) this.current = undefined;
       };
-      await client.connect(await openTransport(this.options.connect));
+      const transport = await openTransport(this.options.connect);
+      try {
+        await client.connect(transport, { timeout: this.options.timeoutMs });
+      } catch (error) {
+        await client.close().catch(() => undefined); // a started child process must not linger
+        throw error;
+      }
       return client;
     })();
     connecting.catch(() => {
@@ -64,7 +75,9 @@ export class McpConnection {
     const tools: McpToolDescription[] = [];
     let cursor: string | undefined;
     do {
-      const page = await client.listTools(cursor === undefined ? {} : { cursor });
+      const page = await client.listTools(cursor === undefined ? {} : { cursor }, {
+        timeout: this.options.timeoutMs,
+      });
       tools.push(...page.tools);
       cursor = page.nextCursor;
     } while (cursor !== undefined);
@@ -80,9 +93,8 @@ export class McpConnection {
     name: string,
     args: Record<string, unknown>,
     signal: AbortSignal,
-    timeoutMs: number,
   ): Promise<CallToolResult> {
-    const { toolkit, clock } = this.options;
+    const { toolkit, clock, timeoutMs } = this.options;
     const fail = (reason: 'connect' | 'timeout' | 'disconnected', text: string, cause?: unknown) =>
       new McpCallError(
         toolkit,

@@ -47,7 +47,7 @@ export function connectProblem(connect: unknown): string | undefined {
   const allowed = stdio ? ['command', 'args', 'env', 'cwd', 'stderr'] : ['url', 'headers'];
   const unknown = Object.keys(connect).find((k) => !allowed.includes(k));
   if (unknown)
-    return `no "${unknown}" (${stdio ? 'stdio' : 'HTTP'} servers take ${allowed.join(', ')})`;
+    return `without "${unknown}" (${stdio ? 'stdio' : 'HTTP'} servers take ${allowed.join(', ')})`;
   if (stdio) {
     if (typeof connect['command'] !== 'string' || connect['command'] === '')
       return 'a non-empty string command';

@@ -27,7 +27,6 @@ export interface McpToolSetup {
   connection: McpConnection;
   validator: AjvJsonSchemaValidator;
   needsApproval: McpNeedsApproval;
-  timeoutMs: number;
 }
 
 /**
@@ -84,7 +83,7 @@ function modelSchema(description: McpToolDescription): Record<string, unknown> {
 
 /** An agent tool that calls `description` on the MCP server through `setup.connection`. */
 export function mcpTool(description: McpToolDescription, setup: McpToolSetup): AnyTool {
-  const { toolkit, connection, needsApproval, timeoutMs } = setup;
+  const { toolkit, connection, needsApproval } = setup;
   const serverName = description.name;
   const rule: NeedsApproval<McpToolArguments> =
     typeof needsApproval === 'function'
@@ -97,7 +96,7 @@ export function mcpTool(description: McpToolDescription, setup: McpToolSetup): A
     jsonSchema: modelSchema(description),
     needsApproval: rule,
     execute: async (args: McpToolArguments, { signal }: { signal: AbortSignal }) => {
-      const result = await connection.callTool(serverName, args, signal, timeoutMs);
+      const result = await connection.callTool(serverName, args, signal);
       const output = mcpToolOutput(result);
       if (result.isError) {
         throw new McpCallError(toolkit, serverName, 'tool_error', output || 'the tool failed');

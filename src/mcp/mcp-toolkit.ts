@@ -33,7 +33,8 @@ export interface McpToolkitOptions {
   needsApproval?: McpNeedsApproval | undefined;
   /**
    * Longest wait for one tool call, by `clock`. A call past it becomes a tool error item and
-   * the connection is closed (a stdio server is stopped); the next call reconnects.
+   * the connection is closed (a stdio server is stopped); the next call reconnects. It also
+   * bounds connecting and listing the tools (by the SDK's own timer).
    * @default 60_000
    */
   timeoutMs?: number | undefined;
@@ -143,7 +144,6 @@ export function mcpToolkit(options: McpToolkitOptions): McpToolkit {
         connection,
         validator,
         needsApproval,
-        timeoutMs,
       });
     });
   };
@@ -156,6 +156,7 @@ export function mcpToolkit(options: McpToolkitOptions): McpToolkit {
         toolkit: name,
         connect,
         clock,
+        timeoutMs,
         onToolsChanged: () => {
           cache.invalidate();
           try {
