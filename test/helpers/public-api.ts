@@ -79,6 +79,7 @@ export const ROOT_VALUES = [
   'ApprovalCheckError',
   'UnpricedModelError',
   'ToolkitError',
+  'McpCallError',
   'InstructionsError',
   'InvalidSchemaError',
 ].sort();
@@ -168,6 +169,7 @@ export const ROOT_TYPES = [
   'ErrorCode',
   'ErrorScope',
   'SerializedError',
+  'McpCallFailure',
 ].sort();
 
 /** The `agentstate/testing` export. */
@@ -178,6 +180,19 @@ export const TESTING_TYPES = [
   'ScriptedResponse',
   'ScriptedToolCall',
   'MemorySessionStoreOptions',
+].sort();
+
+/** The `agentstate/mcp` export (its own subpath: the MCP SDK is an optional peer dependency). */
+export const MCP_VALUES = ['mcpToolkit'];
+export const MCP_TYPES = [
+  'McpToolkit',
+  'McpToolkitOptions',
+  'McpConnect',
+  'McpStdioServer',
+  'McpHttpServer',
+  'McpTransportFactory',
+  'McpNeedsApproval',
+  'McpToolArguments',
 ].sort();
 
 /** A module's exported names as TypeScript sees them, split into values and types only. */
