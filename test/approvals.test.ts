@@ -42,6 +42,7 @@ describe('approvals', () => {
         toolName: 'send_email',
         arguments: { to: 'bob@example.com', body: 'hello' },
         agent: 'assistant',
+        runId: result.id,
         fingerprint: callFingerprint(
           'send_email',
           JSON.stringify({ to: 'bob@example.com', body: 'hello' }),

@@ -16,6 +16,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  MCP_TYPES,
+  MCP_VALUES,
   ROOT_TYPES,
   ROOT_VALUES,
   TESTING_TYPES,
@@ -214,7 +216,9 @@ afterAll(async () => {
 describe('the packed package', () => {
   it('ships dist, LICENSE, README and package.json only, and no sources', () => {
     const shipped = ['LICENSE', 'README.md', 'package.json', 'dist/index.js', 'dist/index.d.ts'];
-    expect(tarballFiles).toEqual(expect.arrayContaining([...shipped, 'dist/testing.js']));
+    expect(tarballFiles).toEqual(
+      expect.arrayContaining([...shipped, 'dist/testing.js', 'dist/mcp.js']),
+    );
     const others = tarballFiles.filter(
       (f) => !f.startsWith('dist/') && !['LICENSE', 'README.md', 'package.json'].includes(f),
     );
@@ -260,12 +264,14 @@ describe('the packed package', () => {
   });
 
   it('its declarations export exactly the public API', () => {
-    const [root, testing] = exportedNames([
+    const [root, testing, mcp] = exportedNames([
       join(installed, 'dist', 'index.d.ts'),
       join(installed, 'dist', 'testing.d.ts'),
+      join(installed, 'dist', 'mcp.d.ts'),
     ]);
     expect(root).toEqual({ values: ROOT_VALUES, types: ROOT_TYPES });
     expect(testing).toEqual({ values: TESTING_VALUES, types: TESTING_TYPES });
+    expect(mcp).toEqual({ values: MCP_VALUES, types: MCP_TYPES });
   });
 
   it('type-checks a consumer under strict and exactOptionalPropertyTypes', async () => {

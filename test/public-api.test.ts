@@ -1,8 +1,11 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import * as root from '../src/index.js';
+import * as mcp from '../src/mcp.js';
 import * as testing from '../src/testing.js';
 import {
+  MCP_TYPES,
+  MCP_VALUES,
   ROOT_TYPES,
   ROOT_VALUES,
   TESTING_TYPES,
@@ -28,6 +31,13 @@ describe('public API', () => {
     expect(names!.values).toEqual(TESTING_VALUES);
     expect(names!.types).toEqual(TESTING_TYPES);
     expect(Object.keys(testing).sort()).toEqual(TESTING_VALUES);
+  });
+
+  it('agentstate/mcp exports mcpToolkit and its option types', () => {
+    const [names] = exportedNames([entry('mcp.ts')]);
+    expect(names!.values).toEqual(MCP_VALUES);
+    expect(names!.types).toEqual(MCP_TYPES);
+    expect(Object.keys(mcp).sort()).toEqual(MCP_VALUES);
   });
 
   it('internals stay out of the root export', () => {

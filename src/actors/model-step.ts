@@ -11,6 +11,7 @@ import type { ModelRequest, ModelResponse } from '../models/model.js';
 import { costUsd, priceOf } from '../models/pricing.js';
 import type { ModelStepInput, ModelStepOutput, SubRunSpec } from '../machines/run-types.js';
 import { isSubRun } from '../machines/run-types.js';
+import { requestItems } from './request-items.js';
 import { parseToolArguments } from '../tools/invoke-tool.js';
 import type { AnyTool } from '../tools/tool.js';
 import {
@@ -94,7 +95,7 @@ export function modelStep(source: StepDepsSource) {
     stepSignal.throwIfAborted(); // cancelled while it waited: no model call
     const request: ModelRequest = {
       instructions: agent.instructions(),
-      items: conversation ?? deps.log.view(deps.historyFrom()),
+      items: conversation ?? (await requestItems(deps, input.runId, stepSignal)),
       tools: agent.toolSpecs,
       outputSchema: agent.outputSchema,
       model: agent.modelName(),

@@ -5,6 +5,7 @@ import type { Model, ToolSpec } from '../models/model.js';
 import type { PriceTable } from '../models/pricing.js';
 import type { Clock } from '../runtime/clock.js';
 import type { AnyTool } from '../tools/tool.js';
+import type { HistoryStrategy } from '../window/history-strategy.js';
 import type { SessionLog } from './session-log.js';
 
 /** Progress the step actors report while they work (for `agent.stream`). */
@@ -35,6 +36,8 @@ export interface AgentDeps {
   instructions(): string | undefined;
   /** The session's model-name override (the session's own agent only). */
   modelName(): string | undefined;
+  /** The agent's context window: which history items each model request carries. */
+  history?: HistoryStrategy | undefined;
   outputType?: z.ZodType | undefined;
   outputSchema?: Record<string, unknown> | undefined;
   prices?: PriceTable | undefined;
