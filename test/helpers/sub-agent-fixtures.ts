@@ -35,6 +35,8 @@ export interface SubAgentFixtureOptions {
   seen?: Seen;
   /** Overrides of the billing agent's options. */
   billing?: Partial<AgentOptions>;
+  /** Overrides of the triage agent's options. */
+  triage?: Partial<AgentOptions>;
   /** Options of the parent's sub-agent tool. */
   tool?: { failParent?: boolean; metadata?: Record<string, unknown> };
 }
@@ -118,6 +120,7 @@ export function triageWithBilling(options: SubAgentFixtureOptions) {
     model: triageModel,
     tools,
     store: options.store,
+    ...options.triage,
   });
   return { triage, billing, triageModel, billingModel, seen };
 }
