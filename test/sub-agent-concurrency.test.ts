@@ -61,7 +61,7 @@ describe('sub-agents side by side', () => {
         worker.asTool({
           name: 'ask',
           description: 'Asks the worker',
-          metadata: (args) => ({ task: args.input }),
+          metadata: (args: { input: string }) => ({ task: args.input }),
         }),
       ],
     });
