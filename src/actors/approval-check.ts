@@ -15,7 +15,7 @@ export function approvalCheck(source: StepDepsSource) {
     const hit = await deps.log.find(input.runId, input.step);
     if (hit) return hit.output as ApprovalCheckOutput;
     await deps.durable();
-    const agent = await deps.agentFor(input.path);
+    const agent = await deps.agentFor(input.path, input.agent);
     const context = deps.contextFor(input.runId);
     const now = deps.clock.now();
     const decisions = await Promise.all(

@@ -83,7 +83,7 @@ export function modelStep(source: StepDepsSource) {
     if (sub && input.path!.length - 1 > deps.maxSubAgentDepth) {
       throw new SubAgentDepthError(input.path!, deps.maxSubAgentDepth, scope);
     }
-    const agent = await deps.agentFor(input.path);
+    const agent = await deps.agentFor(input.path, input.agent);
     const conversation = sub
       ? [
           { type: 'message' as const, role: 'user' as const, content: input.input ?? '' },
@@ -139,6 +139,7 @@ export function modelStep(source: StepDepsSource) {
           ...c,
           check: (t?.needsApproval ?? false) !== false,
           ...(subRun ? { subRun } : {}),
+          ...(t?.handoff ? { handoff: t.handoff.agent.name } : {}),
         };
       }),
       ...(sub ? {} : { historyEnd: deps.log.length + items.length }),

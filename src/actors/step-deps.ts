@@ -52,8 +52,11 @@ export interface StepDeps extends AgentDeps {
   historyFrom(): number;
   /** The RunContext a run's tools see (a sub-agent run's: its parent's, overridden). */
   contextFor(runId: string): RunContext;
-  /** The agent of a sub-agent run, by its agent path; this session's agent for `undefined`. */
-  agentFor(path: readonly string[] | undefined): Promise<AgentDeps>;
+  /**
+   * The agent a step works for: `agent` when the run was handed off to it, else the last of a
+   * sub-agent run's path, else this session's agent.
+   */
+  agentFor(path: readonly string[] | undefined, agent?: string): Promise<AgentDeps>;
   /** How deep sub-agent runs may nest (a child of the session's run is 1 deep). */
   maxSubAgentDepth: number;
   /** A new ULID, for a sub-agent call's child run. */

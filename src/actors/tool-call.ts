@@ -22,7 +22,7 @@ export function toolCall(source: StepDepsSource) {
       }
       return replayed;
     }
-    const agent = await deps.agentFor(input.path);
+    const agent = await deps.agentFor(input.path, input.agent);
     await deps.durable();
     const stepSignal = combinedSignal(deps, signal);
     // Cancelled while it waited (a crashed run restored only to be cancelled): do not run.

@@ -37,6 +37,10 @@ type ToolCallErrorEvent = {
 const forThisRun = (context: RunMachineContext, event: { runId?: string | undefined }): boolean =>
   event.runId === undefined || event.runId === context.runId;
 
+/** The step input field naming the agent a run was handed off to (none while its own). */
+const activeAgentOf = (context: RunMachineContext): { agent?: string } =>
+  context.activeAgent === undefined ? {} : { agent: context.activeAgent };
+
 /** Ids of the sub-agent runs in flight under a run actor. */
 const subRunIds = (self: { getSnapshot(): { children: object } }): string[] =>
   Object.keys(self.getSnapshot().children).filter(isSubRunActor);
@@ -113,7 +117,10 @@ export const runMachine = setup({
   actions: {
     spawnToolCalls: enqueueActions(({ context, enqueue, self }) => {
       const running = self.getSnapshot().children as Record<string, unknown>;
-      const path = isSubRun(context.agentPath) ? { path: context.agentPath } : {};
+      const path = {
+        ...(isSubRun(context.agentPath) ? { path: context.agentPath } : {}),
+        ...activeAgentOf(context),
+      };
       for (const [index, call] of context.calls.entries()) {
         if (call.done || running[toolActorId(call)]) continue;
         // An approved sub-agent call starts its child run; once that ended, its result is
@@ -225,6 +232,7 @@ export const runMachine = setup({
           turn: context.turn,
           budgetLeft: budgetLeft(context),
           ...(isSubRun(context.agentPath) ? { path: context.agentPath, input: context.input } : {}),
+          ...activeAgentOf(context),
         }),
         onDone: {
           target: 'afterModel',
@@ -248,6 +256,7 @@ export const runMachine = setup({
                 needsApproval: false,
                 done: false,
                 ...(c.subRun ? { subRun: c.subRun } : {}),
+                ...(c.handoff ? { handoff: c.handoff } : {}),
               })),
             };
           }),
@@ -299,6 +308,7 @@ export const runMachine = setup({
                   step,
                 })),
               ...(isSubRun(context.agentPath) ? { path: context.agentPath } : {}),
+              ...activeAgentOf(context),
             }),
             onDone: {
               target: 'gate',
@@ -401,12 +411,16 @@ export const runMachine = setup({
           {
             actions: [
               stopChild(({ event }) => event.actorId),
-              assign({
+              assign(({ context, event }) => {
                 // By the child's id (the call's step), not the call id: call ids may repeat.
-                calls: ({ context, event }) =>
-                  context.calls.map((c) =>
-                    toolActorId(c) === event.actorId ? { ...c, done: true } : c,
-                  ),
+                const call = context.calls.find((c) => toolActorId(c) === event.actorId);
+                return {
+                  calls: context.calls.map((c) => (c === call ? { ...c, done: true } : c)),
+                  // A handoff's call is done: its agent takes over the rest of the run.
+                  ...(call?.handoff && call.decision !== 'rejected'
+                    ? { activeAgent: call.handoff }
+                    : {}),
+                };
               }),
             ],
           },
@@ -459,6 +473,7 @@ export const runMachine = setup({
       startedAt: context.startedAt,
       ...(context.agentPath ? { agentPath: context.agentPath } : {}),
       ...(context.subRuns ? { subRuns: context.subRuns } : {}),
+      ...(context.activeAgent === undefined ? {} : { activeAgent: context.activeAgent }),
     };
   },
 });

@@ -115,6 +115,7 @@ export const CallState = z.object({
   done: z.boolean(),
   subRun: SubRunSpec.optional(),
   subResult: SubRunResult.optional(),
+  handoff: z.string().min(1).optional(),
 });
 
 export const RunContext = RunInput.extend({
@@ -130,6 +131,7 @@ export const RunContext = RunInput.extend({
   newDecisions: StandingDecisions,
   resultsAt: count.optional(),
   subRuns: z.array(SubRunSummary).optional(),
+  activeAgent: z.string().min(1).optional(),
 });
 
 export const RunSummary = z.object({
@@ -146,12 +148,19 @@ export const RunSummary = z.object({
   inputCount: count,
   startedAt: epochMs,
   subRuns: z.array(SubRunSummary).optional(),
+  activeAgent: z.string().min(1).optional(),
 });
 
 /** What a journaled model step replays. */
 export const ModelStepOutput = z.object({
   text: z.string().optional(),
-  toolCalls: z.array(ToolCallItem.extend({ check: z.boolean(), subRun: SubRunSpec.optional() })),
+  toolCalls: z.array(
+    ToolCallItem.extend({
+      check: z.boolean(),
+      subRun: SubRunSpec.optional(),
+      handoff: z.string().min(1).optional(),
+    }),
+  ),
   usage: RunUsage,
   structured: z.unknown().optional(),
   outputError: SerializedError.optional(),

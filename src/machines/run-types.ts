@@ -55,6 +55,8 @@ export interface CallState {
   subRun?: SubRunSpec | undefined;
   /** The child run's outcome, once it ended; the call's result is then built from it. */
   subResult?: SubRunResult | undefined;
+  /** Set when the tool hands the run off: the agent that takes over once the call is done. */
+  handoff?: string | undefined;
 }
 
 /**
@@ -165,6 +167,8 @@ export interface RunMachineContext extends RunMachineInput {
   resultsAt?: number | undefined;
   /** The sub-agent runs that ended, children of children included. */
   subRuns?: SubRunSummary[] | undefined;
+  /** The agent the run was handed off to (`handoffs`); absent while it is the run's own. */
+  activeAgent?: string | undefined;
 }
 
 export type RunFinalStatus = 'completed' | 'failed' | 'cancelled';
@@ -185,6 +189,7 @@ export interface RunMachineOutput {
   startedAt: number;
   agentPath?: string[] | undefined;
   subRuns?: SubRunSummary[] | undefined;
+  activeAgent?: string | undefined;
 }
 
 /** What a run may still spend on its next model call (absent: no limit). */
@@ -225,11 +230,17 @@ export interface ModelStepInput {
   path?: string[] | undefined;
   /** A sub-agent run's first user message. */
   input?: string | undefined;
+  /** The agent the run was handed off to, if any (see `RunMachineContext.activeAgent`). */
+  agent?: string | undefined;
 }
 
 export interface ModelStepOutput {
   text?: string | undefined;
-  toolCalls: (ToolCallItem & { check: boolean; subRun?: SubRunSpec | undefined })[];
+  toolCalls: (ToolCallItem & {
+    check: boolean;
+    subRun?: SubRunSpec | undefined;
+    handoff?: string | undefined;
+  })[];
   usage: RunUsage;
   structured?: unknown;
   outputError?: SerializedError | undefined;
@@ -244,6 +255,8 @@ export interface ApprovalCheckInput {
   calls: { callId: string; name: string; arguments: string; step?: number | undefined }[];
   /** A sub-agent run's agent path (absent for the session's own run). */
   path?: string[] | undefined;
+  /** The agent the run was handed off to, if any. */
+  agent?: string | undefined;
 }
 
 export interface ApprovalCheckOutput {
@@ -266,6 +279,8 @@ export interface ToolCallInput {
   position?: number | undefined;
   /** A sub-agent run's agent path (absent for the session's own run). */
   path?: string[] | undefined;
+  /** The agent the run was handed off to, if any. */
+  agent?: string | undefined;
   /** Set for a sub-agent call whose child run ended: the result is built from it. */
   subResult?: (SubRunResult & { failParent?: boolean | undefined }) | undefined;
 }

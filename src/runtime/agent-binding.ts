@@ -8,6 +8,7 @@ import { guardTool } from '../tools/guard-tool.js';
 import { toToolSpec, type AnyTool } from '../tools/tool.js';
 import type { ToolkitSession } from '../tools/toolkit.js';
 import type { AgentOptions } from './agent-options.js';
+import { handoffTool } from './handoff-tool.js';
 
 /**
  * An agent bound to one context: instructions resolved, toolkit instances created once, and
@@ -59,6 +60,7 @@ export class AgentBinding {
         ...sessions.flatMap((s, i) =>
           s.tools.map((t) => ({ t, source: `toolkit "${kits[i]?.name ?? i}"` })),
         ),
+        ...(options.handoffs ?? []).map((h) => ({ t: handoffTool(h), source: 'its handoffs' })),
       ];
       for (const { t, source } of sourced) {
         const other = sources.get(t.name);

@@ -1,3 +1,4 @@
+import type { BindingSource } from './session-runtime.js';
 import type { SnapshotMigration } from './machine-upgrade.js';
 import type { z } from 'zod';
 import type { RunContext } from '../context/run-context.js';
@@ -20,6 +21,9 @@ import { SESSION_STORE_METHODS } from './run-call-checks.js';
 import { checkHistoryStrategy, type HistoryStrategy } from '../window/history-strategy.js';
 
 /** The blueprint of an agent. Holds no per-request state; safe to share across users. */
+/** An agent as a handoff target (an `Agent`). */
+export type HandoffAgent = BindingSource & { readonly name: string };
+
 export interface AgentOptions<TOutput = string> {
   name: string;
   /** A string, or a function of the run's context (resolved once per session binding). */
@@ -60,6 +64,12 @@ export interface AgentOptions<TOutput = string> {
    */
   onToolError?: ToolErrorHook | undefined;
   /**
+   * Agents this one may hand the rest of a run to: the model gets a `transfer_to_<name>` tool
+   * for each, and once it calls one, that agent answers (same conversation, its own
+   * instructions, model and tools). `RunResult.lastAgent` says which agent answered.
+   */
+  handoffs?: readonly HandoffAgent[] | undefined;
+  /**
    * How deep sub-agent runs may nest under this agent's runs (a sub-agent of this agent is 1
    * deep); a deeper call fails that sub-agent with `SubAgentDepthError`.
    * @default 5
@@ -97,6 +107,7 @@ const AGENT_OPTION_NAMES = optionNames<AgentOptions>({
   prices: true,
   approvalTimeoutMs: true,
   maxSubAgentDepth: true,
+  handoffs: true,
   history: true,
   userBudget: true,
   redact: true,
@@ -130,6 +141,13 @@ export function checkAgentOptions(options: unknown): void {
     .object('prices')
     .positiveInteger('approvalTimeoutMs')
     .positiveInteger('maxSubAgentDepth')
+    .check(
+      'handoffs',
+      'an array of agents',
+      (v) =>
+        Array.isArray(v) &&
+        v.every((a) => isObject(a) && typeof a['bind'] === 'function' && isObject(a['options'])),
+    )
     .budget('userBudget')
     .check(
       'snapshotMigrations',

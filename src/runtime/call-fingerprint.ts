@@ -31,13 +31,14 @@ function parseArgs(raw: string): unknown {
  */
 export function interruptionOf(
   call: CallState,
-  run: Pick<RunMachineContext, 'agentName' | 'agentPath' | 'runId'>,
+  run: Pick<RunMachineContext, 'agentName' | 'agentPath' | 'runId' | 'activeAgent'>,
 ): Interruption {
   return {
     callId: call.callId,
     toolName: call.name,
     arguments: parseArgs(call.arguments),
-    agent: run.agentName,
+    // the agent that asked: the one the run was handed off to, if it was
+    agent: run.activeAgent ?? run.agentName,
     runId: run.runId,
     ...(isSubRun(run.agentPath) ? { agentPath: run.agentPath } : {}),
     ...(call.deadline === undefined ? {} : { deadline: call.deadline }),

@@ -40,6 +40,8 @@ export interface RunResult<TOutput = string> {
    * agent path, usage, turns and output. Their usage is part of `usage`.
    */
   subRuns: SubRunSummary[];
+  /** The agent that answered last: the run's own, or the one a handoff gave the run to. */
+  lastAgent: string;
   /** Serialisable snapshot of the run, to approve/reject and resume. */
   state: RunState;
 }
@@ -141,6 +143,7 @@ export function readRunResult<T>(
       ? { error: errorFromSerialized(base.error, { ...scope, runId: base.runId }) }
       : {}),
     subRuns: base.subRuns ?? [],
+    lastAgent: base.activeAgent ?? base.agentName,
     state,
   };
 }

@@ -106,7 +106,12 @@ export class SessionHost {
       modelName: () => this.context().config.model,
       historyFrom: () => this.context().historyFrom,
       durable: () => this.committer.flush(),
-      agentFor: (path) => (isSubRun(path) ? deps.agentFor(path) : Promise.resolve(stepDeps)),
+      agentFor: (path, agent) =>
+        agent !== undefined
+          ? deps.agentFor([agent])
+          : isSubRun(path)
+            ? deps.agentFor(path)
+            : Promise.resolve(stepDeps),
       contextFor: (runId) => this.contextFor(runId),
     };
     this.actor = createActor(hostMachine, {

@@ -3,14 +3,15 @@ import type { RunContext } from '../context/run-context.js';
 import type { AnyTool } from '../tools/tool.js';
 import type { BindingSource } from './session-runtime.js';
 
+
 interface Bound {
   deps: AgentDeps;
   release(): Promise<void>;
 }
 
 /**
- * The sub-agents one action may run: every agent reachable through sub-agent tools
- * (`agent.asTool`) from the session's agent, found by name, each bound (toolkits created,
+ * The other agents one action may run: every agent reachable through sub-agent tools
+ * (`agent.asTool`) and handoffs from the session's agent, found by name, each bound (toolkits created,
  * instructions resolved) the first time one of its runs takes a step and released with the
  * action. Names are unique in that graph: a sub-agent run stores only its agent's name.
  */
@@ -73,27 +74,30 @@ export class SubAgents {
     };
   }
 
-  /** The agents reachable through sub-agent tools, by name (built once). */
+  /** The agents reachable through sub-agent tools and handoffs, by name (built once). */
   private graph(): Map<string, BindingSource> {
     if (this.agents) return this.agents;
     const agents = new Map<string, BindingSource>();
-    const queue: Iterable<AnyTool>[] = [this.rootTools];
-    for (let tools = queue.shift(); tools; tools = queue.shift()) {
-      for (const t of tools) {
-        const agent = t.subAgent?.agent as BindingSource | undefined;
-        if (!agent) continue;
-        const known = agents.get(agent.options.name);
-        if (known === agent) continue;
-        if (known) {
-          throw new TypeError(
-            `Two different sub-agents are named "${agent.options.name}": sub-agent names must be unique under agent "${this.rootName}"`,
-          );
-        }
-        agents.set(agent.options.name, agent);
-        queue.push(agent.options.tools ?? []);
+    const visit = (agent: BindingSource | undefined): void => {
+      if (!agent) return;
+      const known = agents.get(agent.options.name);
+      if (known === agent) return;
+      if (known) {
+        throw new TypeError(
+          `Two different agents are named "${agent.options.name}": the agents reachable from agent "${this.rootName}" need unique names`,
+        );
       }
-    }
+      agents.set(agent.options.name, agent);
+      for (const t of agent.options.tools ?? []) visit(linkedAgent(t));
+      for (const h of agent.options.handoffs ?? []) visit(h);
+    };
+    for (const t of this.rootTools) visit(linkedAgent(t));
     this.agents = agents;
     return agents;
   }
+}
+
+/** The agent a sub-agent or handoff tool leads to. */
+function linkedAgent(t: AnyTool): BindingSource | undefined {
+  return (t.subAgent?.agent ?? t.handoff?.agent) as BindingSource | undefined;
 }

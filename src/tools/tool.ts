@@ -62,6 +62,8 @@ export interface Tool<TArgs = unknown, TResult = unknown> {
   execute(args: TArgs, options: ToolExecuteOptions): TResult | Promise<TResult>;
   /** Set on a sub-agent tool (`agent.asTool`): the call starts a child run. */
   readonly subAgent?: SubAgentRef | undefined;
+  /** Set on a handoff tool (`handoffs`): once called, this agent takes over the run. */
+  readonly handoff?: { readonly agent: { readonly name: string } } | undefined;
 }
 
 /** Any tool, whatever its argument and result types. */
