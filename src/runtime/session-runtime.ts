@@ -323,6 +323,7 @@ export class SessionRuntime {
         `${view.state} (a run is in flight)`,
       );
     }
+    action.check?.({ key, record, now: this.clock.now() });
     if (!action.event) return;
     const snap = record.snapshot as { value: never; context: SessionMachineContext };
     const resolved = sessionMachine.resolveState({ value: snap.value, context: snap.context });

@@ -60,6 +60,7 @@ export const ROOT_VALUES = [
   'InvalidRunStateError',
   'UnknownCallError',
   'StaleDecisionError',
+  'ApprovalExpiredError',
   'MaxTurnsExceededError',
   'SessionNotFoundError',
   'SessionConflictError',
