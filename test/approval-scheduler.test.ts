@@ -286,33 +286,39 @@ describe('runtime.startScheduler()', () => {
     }
   });
 
-  it('skips and drops a stale index entry: the session is not touched', async () => {
-    const { store, agent, clock, model } = await setup();
+  it('never acts on a stale index entry: it drops it and leaves the session as it is', async () => {
+    const { store, agent, clock, model, counters } = await setup();
+    const runtime = agent.runtimeFor(store);
     const idle = { sessionId: 'idle', userId: 'alice' };
-    await agent.runtimeFor(store).execute(idle, {
-      name: 'touch',
-      createIfMissing: true,
-      apply: async () => undefined,
+    await runtime.execute(idle, { name: 'touch', createIfMissing: true, apply: async () => {} });
+    // A paused run whose real deadline is still ahead.
+    await agent.run(callTools(email('a@x.io')), alice);
+    const before = [await runtime.getSessionInfo(idle), await runtime.getSessionInfo(alice)];
+    // Entries the records do not hold (e.g. left behind by an older agentstate).
+    const staleOps = [idle, alice].map((key) => {
+      const indexKey = deadlineKey(key, START + 5);
+      const value = encodeStored(indexKey, { ...key, deadline: START + 5 });
+      return { type: 'put' as const, key: indexKey, value };
     });
-    const before = await agent.runtimeFor(store).getSessionInfo(idle);
-    // An entry the record does not hold (e.g. left by an older agentstate).
-    const stale = deadlineKey(idle, START + 5);
-    await store.backend.write([
-      {
-        type: 'put',
-        key: stale,
-        value: encodeStored(stale, { ...idle, deadline: START + 5 }),
-      },
-    ]);
-    clock.advance(TIMEOUT);
+    await store.backend.write(staleOps);
+    clock.advance(1000); // past the stale deadlines, not the real one
     const seen = observer();
     const scheduler = agent.startScheduler(seen.options);
     try {
-      await until(async () => (await indexKeys(store)).length === 0, 'the stale entry to go');
-      expect(await agent.runtimeFor(store).getSessionInfo(idle)).toEqual(before);
+      const real = deadlineKey(alice, START + TIMEOUT);
+      await until(async () => (await indexKeys(store)).length === 1, 'the stale entries to go');
+      expect(await indexKeys(store)).toEqual([real]);
+      expect([await runtime.getSessionInfo(idle), await runtime.getSessionInfo(alice)]).toEqual(
+        before,
+      );
       expect(seen.continued).toEqual([]);
       expect(seen.errors).toEqual([]);
-      expect(model.calls).toHaveLength(0);
+      expect(model.calls).toHaveLength(1);
+      expect(counters.executed).toEqual({});
+      // The real deadline still fires when it comes.
+      await until(() => clock.pendingSleepers === 1, 'the scheduler to sleep');
+      clock.advance(TIMEOUT);
+      expectTimedOut(await seen.next(alice), counters);
     } finally {
       await scheduler.stop();
     }

@@ -9,7 +9,7 @@ import type {
   SessionRecord,
   SessionStore,
 } from '../persistence/session-store.js';
-import { expireApprovals } from './actions/expire-approvals.js';
+import { NoOverdueApproval, expireApprovals } from './actions/expire-approvals.js';
 import type { Clock } from './clock.js';
 import type { RunResult } from './run-result.js';
 import type { SessionAction } from './session-action.js';
@@ -142,15 +142,15 @@ export class ApprovalScheduler implements SchedulerHandle {
     const { key } = entry;
     try {
       const result = await this.host.execute(key, expireApprovals());
-      // No overdue approval: the entry is stale (never acted on), drop it if the record agrees.
-      if (result === undefined) await this.host.store.dropStaleDeadline(entry);
-      else this.options.onContinued?.({ key, result });
+      this.options.onContinued?.({ key, result });
       return true;
     } catch (error) {
       if (error instanceof RunInProgressError || error instanceof SessionConflictError) {
         return false;
       }
-      if (error instanceof SessionNotFoundError) {
+      // No overdue approval, or no session: the entry is stale (never acted on); drop it if
+      // the record agrees.
+      if (error instanceof NoOverdueApproval || error instanceof SessionNotFoundError) {
         await this.host.store.dropStaleDeadline(entry).catch((e: unknown) => this.report(e, key));
         return true;
       }
