@@ -29,6 +29,8 @@ import { RunState } from './run-state.js';
 import { createRunStream, type RunStream } from './run-stream.js';
 import type { ActionObservers } from './session-action.js';
 import { SessionRuntime, type BindingSource } from './session-runtime.js';
+import type { SchedulerHandle, SchedulerOptions } from './approval-scheduler.js';
+import { checkSchedulerOptions } from './runtime-option-checks.js';
 
 /** Options of one `run` / `stream` call. */
 export interface RunOptions {
@@ -48,6 +50,12 @@ export interface RunOptions {
 
 /** Options of `resume`. */
 export type ResumeOptions = Omit<RunOptions, 'sessionId'>;
+
+/** Options of `agent.startScheduler`: the scheduler's, and the store to watch. */
+export interface AgentSchedulerOptions extends SchedulerOptions {
+  /** @default the agent's store */
+  store?: SessionStore | undefined;
+}
 
 /** Options of `cancel`. */
 export type CancelOptions = Pick<RunOptions, 'userId' | 'store'>;
@@ -205,6 +213,18 @@ export class Agent<TOutput = string> implements BindingSource {
    */
   asTool<TArgs = { input: string }>(options: AgentToolOptions<TArgs>): Tool<TArgs, unknown> {
     return agentTool<TArgs>(this, options);
+  }
+
+  /**
+   * Starts firing approval deadlines on their own for the sessions of `store` (default: the
+   * agent's store): see `SessionRuntime.startScheduler`. Stop it with `await handle.stop()`.
+   * @example
+   * const scheduler = agent.startScheduler({ onError: (error) => console.warn(error) });
+   */
+  startScheduler(options: AgentSchedulerOptions = {}): SchedulerHandle {
+    checkSchedulerOptions('agent.startScheduler()', options, ['store']);
+    const { store, ...rest } = options;
+    return this.runtimeFor(store ?? this.options.store ?? defaultStore()).startScheduler(rest);
   }
 
   /** Binds the agent to a context: instructions resolved and toolkits created once. */

@@ -1,40 +1,39 @@
-import { StaleDecisionError, UnknownCallError } from '../errors/run-errors.js';
+import {
+  ApprovalExpiredError,
+  StaleDecisionError,
+  UnknownCallError,
+} from '../errors/run-errors.js';
 import type { SessionKey } from '../persistence/session-store.js';
 import { callFingerprint } from './call-fingerprint.js';
 import type { ApprovalDecision } from './run-state.js';
-import type { RunSnapshot } from './session-host.js';
-import { stateName } from './session-status.js';
-import { runChain } from './run-tree.js';
-
-/** The run `runId` of the tree under `root` (the session's run or a sub-agent run). */
-function decidedRun(root: RunSnapshot, runId: string): RunSnapshot | undefined {
-  return runChain(root, runId).at(-1) as RunSnapshot | undefined;
-}
+import { runChain, runState, type RunNode } from './run-tree.js';
 
 /**
- * Checks approval decisions against the session's current run before any of them is applied:
- * the run must be awaiting approval, be the run each decision was made on, and have the call
- * pending with the same name and arguments. Throws `StaleDecisionError` (or
- * `UnknownCallError` for a call that is not waiting) at the first decision that does not fit.
+ * Checks approval decisions against the session's current run (stored or live) before any of
+ * them is applied. Each decision names the run it was made on: the session's run or one of
+ * its sub-agent runs (absent: the session's run). That run must be awaiting approval and have
+ * the call pending with the same name and arguments, its approval deadline (if any) after
+ * `now`. Throws `StaleDecisionError` (`UnknownCallError` for a call that is not waiting,
+ * `ApprovalExpiredError` for one past its deadline) at the first decision that does not fit.
  */
 export function checkDecisions(
   key: SessionKey,
-  root: RunSnapshot,
+  root: RunNode & { context: NonNullable<RunNode['context']> },
   decisions: readonly ApprovalDecision[],
+  now: number,
 ): void {
   for (const d of decisions) {
-    // A decision about a sub-agent's call names that sub-agent's run.
-    const run = d.runId === undefined ? root : decidedRun(root, d.runId);
-    if (!run) {
+    const run = d.runId === undefined ? root : runChain(root, d.runId).at(-1);
+    if (!run?.context) {
       throw new StaleDecisionError(
         d.callId,
-        `it was made on run ${d.runId}, which is not the session's run ${root.context.runId} or one of its sub-agent runs`,
+        `it was made on run ${d.runId}, the session's run is ${root.context.runId}`,
         { sessionId: key.sessionId, runId: root.context.runId },
       );
     }
     const { runId, calls } = run.context;
     const scope = { sessionId: key.sessionId, runId };
-    const state = stateName(run.value);
+    const state = runState(run);
     if (state !== 'awaitingApproval') {
       throw new StaleDecisionError(
         d.callId,
@@ -53,6 +52,9 @@ export function checkDecisions(
         `the pending call "${call.name}" has other arguments than the one decided`,
         scope,
       );
+    }
+    if (call.deadline !== undefined && call.deadline <= now) {
+      throw new ApprovalExpiredError(d.callId, call.deadline, scope);
     }
   }
 }

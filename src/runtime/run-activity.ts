@@ -1,5 +1,6 @@
+import { nextDeadline } from '../machines/run-machine.js';
 import type { RunMachineContext } from '../machines/run-types.js';
-import { runState, subRunsOf, type RunNode } from './run-tree.js';
+import { pausedRuns, runState, subRunsOf, type RunNode } from './run-tree.js';
 
 /** Run states where a run waits for the outside world; the process may exit there. */
 const PAUSED = new Set(['awaitingApproval', 'interrupted']);
@@ -9,10 +10,23 @@ export type RunLike = RunNode;
 
 /** Whether a call still waiting for approval has a deadline at or before `now`. */
 export function overdueApproval(run: RunMachineContext, now: number): boolean {
-  return run.calls.some(
-    (c) =>
-      c.needsApproval && c.decision === undefined && c.deadline !== undefined && c.deadline <= now,
-  );
+  const deadline = nextDeadline(run.calls);
+  return deadline !== undefined && deadline <= now;
+}
+
+/**
+ * The earliest deadline of an approval the run waits for (the run's own, or a sub-agent run's
+ * it waits for): what a stored record carries as `approvalDeadline` for the store's deadline
+ * index.
+ */
+export function approvalDeadline(run: RunLike | undefined): number | undefined {
+  if (run?.value === undefined || run.status !== 'active') return undefined;
+  const deadlines = pausedRuns(run).flatMap((r) => {
+    const deadline =
+      runState(r) === 'awaitingApproval' && r.context ? nextDeadline(r.context.calls) : undefined;
+    return deadline === undefined ? [] : [deadline];
+  });
+  return deadlines.length ? Math.min(...deadlines) : undefined;
 }
 
 /**

@@ -3,7 +3,6 @@ import type { RunContext } from '../context/run-context.js';
 import type { AnyTool } from '../tools/tool.js';
 import type { BindingSource } from './session-runtime.js';
 
-
 interface Bound {
   deps: AgentDeps;
   release(): Promise<void>;
