@@ -10,7 +10,6 @@
  * Offline: the model is scripted. Sessions live in LevelDB under AGENTSTATE_DIR (a temp
  * folder when unset and both phases run); the pending RunState is kept beside it as JSON.
  */
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,8 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { Agent, LevelSessionStore, RunState, tool } from '../src/index.js';
 import { ScriptedModel } from '../src/testing.js';
-
-const say = (text: string): void => console.log(`[process ${process.pid}] ${text}`);
+import { runPhase as runIn, say } from './processes.js';
 
 /** Pays a bill. Amounts over $100 need a human's approval; the call id is the idempotency key. */
 const payBill = tool({
@@ -105,19 +103,8 @@ async function decide(dir: string, approve: boolean): Promise<void> {
 }
 
 /** Runs one phase of this file in a new Node process and waits for it to exit. */
-function runPhase(dir: string, phase: string): Promise<void> {
-  const self = fileURLToPath(import.meta.url);
-  const child = spawn(process.execPath, [...process.execArgv, self, phase], {
-    stdio: 'inherit',
-    env: { ...process.env, AGENTSTATE_DIR: dir },
-  });
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('exit', (code) =>
-      code === 0 ? resolve() : reject(new Error(`phase "${phase}" exited with ${code}`)),
-    );
-  });
-}
+const runPhase = (dir: string, phase: string): Promise<void> =>
+  runIn(fileURLToPath(import.meta.url), dir, phase);
 
 async function main(): Promise<void> {
   const phase = process.argv[2] ?? 'all';

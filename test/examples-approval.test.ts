@@ -1,38 +1,15 @@
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LevelSessionStore } from '../src/index.js';
 import { describeSession } from '../src/runtime/session-view.js';
 import { TempStores } from './helpers/temp-store.js';
-
-const exec = promisify(execFile);
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const EXAMPLE = join(ROOT, 'examples', 'approval.ts');
+import { runExample as runShared } from './helpers/run-example.js';
 
 const temps = new TempStores();
 afterEach(() => temps.cleanupAll());
 
-async function runExample(
-  dir: string,
-  ...args: string[]
-): Promise<{ line: string; pid: number }[]> {
-  const { stdout } = await exec(process.execPath, ['--import', 'tsx', EXAMPLE, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, AGENTSTATE_DIR: dir },
-    timeout: 60_000,
-  });
-  return stdout
-    .trim()
-    .split('\n')
-    .map((raw) => {
-      const match = /^\[process (\d+)\] (.*)$/.exec(raw);
-      if (!match) throw new Error(`unexpected output line: ${raw}`);
-      return { pid: Number(match[1]), line: match[2]! };
-    });
-}
+const runExample = (dir: string, ...args: string[]) => runShared('approval.ts', dir, ...args);
 
 /** The single session the example left in `dir`, as stored. */
 async function storedSession(dir: string) {

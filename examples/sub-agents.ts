@@ -1,0 +1,178 @@
+/**
+ * Sub-agents across processes: a triage agent hands a customer's message to two specialists at
+ * once (billing and shipping), each a sub-agent run nested in the triage run. Billing's refund
+ * needs a human's approval: the process exits while it waits, with shipping already done, and a
+ * second process approves the refund and finishes every run, without repeating a step.
+ *
+ *   npx tsx examples/sub-agents.ts            # both phases, each in its own child process
+ *   npx tsx examples/sub-agents.ts request    # phase 1 only: run until the approval pause
+ *   npx tsx examples/sub-agents.ts approve    # phase 2 only: approve and finish
+ *
+ * Offline: the models are scripted. Sessions live in LevelDB under AGENTSTATE_DIR (a temp
+ * folder when unset and both phases run); the pending RunState is kept beside it as JSON.
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import {
+  Agent,
+  LevelSessionStore,
+  RunState,
+  getRunContext,
+  tool,
+  type ModelRequest,
+} from '../src/index.js';
+import { ScriptedModel } from '../src/testing.js';
+import { runPhase, say } from './processes.js';
+
+/** The last tool result of a request, if the request ends with one. */
+function lastResult(request: ModelRequest): string | undefined {
+  const last = request.items[request.items.length - 1];
+  return last?.type === 'tool_result' ? last.output : undefined;
+}
+
+const refund = tool({
+  name: 'refund',
+  description: 'Refunds an order to the card it was paid with',
+  parameters: z.object({ order: z.string(), amountUsd: z.number().positive() }),
+  needsApproval: true,
+  execute: ({ order, amountUsd }) => {
+    say(`  [billing] refunding $${amountUsd} for ${order} (run ${getRunContext().runId})`);
+    return `refunded $${amountUsd} for ${order}`;
+  },
+});
+
+const track = tool({
+  name: 'track',
+  description: 'Finds where a parcel is',
+  parameters: z.object({ order: z.string() }),
+  execute: ({ order }) => {
+    say(`  [shipping] tracking ${order} for ${getRunContext().userId ?? 'anonymous'}`);
+    return `${order} is in the depot in Lyon, out for delivery tomorrow`;
+  },
+});
+
+/** A specialist that calls its one tool, then answers with what it said. */
+function specialist(name: string, call: { name: string; arguments: object }): ScriptedModel {
+  return new ScriptedModel((request) => {
+    const result = lastResult(request);
+    return result === undefined
+      ? { toolCalls: [{ name: call.name, arguments: { ...call.arguments } }] }
+      : { text: `${name}: ${result}` };
+  });
+}
+
+function triage(store: LevelSessionStore): Agent {
+  const billing = new Agent({
+    name: 'billing',
+    instructions: 'You handle refunds.',
+    model: specialist('billing', { name: 'refund', arguments: { order: 'A-77', amountUsd: 42 } }),
+    tools: [refund],
+  });
+  const shipping = new Agent({
+    name: 'shipping',
+    instructions: 'You track parcels.',
+    model: specialist('shipping', { name: 'track', arguments: { order: 'A-77' } }),
+    tools: [track],
+  });
+  const model = new ScriptedModel((request) => {
+    const results = request.items.filter((i) => i.type === 'tool_result');
+    if (results.length === 0) {
+      return {
+        toolCalls: [
+          { name: 'ask_billing', arguments: { input: 'Refund order A-77 ($42).' } },
+          { name: 'ask_shipping', arguments: { input: 'Where is order A-77?' } },
+        ],
+      };
+    }
+    return { text: results.map((r) => (r.type === 'tool_result' ? r.output : '')).join(' | ') };
+  });
+  return new Agent({
+    name: 'triage',
+    instructions: 'You route customer messages to the right specialists.',
+    model,
+    tools: [
+      billing.asTool({ name: 'ask_billing', description: 'Refunds and invoices' }),
+      shipping.asTool({ name: 'ask_shipping', description: 'Parcel tracking' }),
+    ],
+    store,
+  });
+}
+
+const stateFile = (dir: string): string => join(dir, 'pending-approval.json');
+const who = { userId: 'alice' };
+
+/** Phase 1: run until billing's refund waits for approval; shipping finishes meanwhile. */
+async function request(dir: string): Promise<void> {
+  const store = await LevelSessionStore.open({ path: join(dir, 'db') });
+  try {
+    const sessionId = `support-${Date.now().toString(36)}`;
+    const message = 'My order A-77 arrived broken: refund it, and where is my other parcel?';
+    say(`User alice writes: "${message}"`);
+    const result = await triage(store).run(message, { sessionId, ...who });
+    if (!result.interrupted) throw new Error('expected the run to pause for approval');
+    say(`The run paused for ${result.interruptionReason}:`);
+    for (const i of result.interruptions) {
+      say(
+        `  ${i.agentPath?.join(' > ') ?? i.agent} asks to call ${i.toolName} ${JSON.stringify(i.arguments)}`,
+      );
+    }
+    for (const r of result.subRuns)
+      say(`  ${r.agentPath.join(' > ')} already ${r.status}: ${r.output ?? ''}`);
+    await writeFile(stateFile(dir), JSON.stringify(result.state, null, 2));
+    say('This process exits now.');
+  } finally {
+    await store.close();
+  }
+}
+
+/** Phase 2 (a new process): approve the refund and finish the runs. */
+async function approve(dir: string): Promise<void> {
+  const store = await LevelSessionStore.open({ path: join(dir, 'db') });
+  try {
+    const state = RunState.fromJSON(await readFile(stateFile(dir), 'utf8'));
+    for (const i of state.interruptions) {
+      say(`Approving ${i.toolName} of ${i.agentPath?.join(' > ') ?? i.agent}.`);
+      state.approve(i.callId, { ...(i.runId ? { runId: i.runId } : {}) });
+    }
+    const result = await triage(store).resume(state, who);
+    say(`The run finished: ${result.output}`);
+    for (const r of result.subRuns) {
+      say(
+        `  ${r.agentPath.join(' > ')}: ${r.status} in ${r.turns} turns, ${r.usage.inputTokens + r.usage.outputTokens} tokens`,
+      );
+    }
+    say(`Tokens in all: ${result.usage.inputTokens + result.usage.outputTokens}.`);
+    await rm(stateFile(dir), { force: true });
+  } finally {
+    await store.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const phase = process.argv[2] ?? 'all';
+  const given = process.env.AGENTSTATE_DIR;
+  const dir =
+    given ??
+    (phase === 'all' ? await mkdtemp(join(tmpdir(), 'agentstate-sub-agents-')) : './.agentstate');
+  const self = fileURLToPath(import.meta.url);
+  try {
+    if (phase === 'all') {
+      say(`Running the two phases in two processes; data in ${dir}.`);
+      await runPhase(self, dir, 'request');
+      say('The first process has exited. Starting a new one to approve the refund.');
+      await runPhase(self, dir, 'approve');
+    } else if (phase === 'request') await request(dir);
+    else if (phase === 'approve') await approve(dir);
+    else throw new Error(`unknown phase "${phase}"`);
+  } finally {
+    if (!given && phase === 'all') await rm(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
