@@ -3,6 +3,7 @@ import { AgentStateError, serializeError } from '../errors/agentstate-error.js';
 import { ModelError, OutputValidationError, UnpricedModelError } from '../errors/run-errors.js';
 import type { Item } from '../items/item.js';
 import type { ModelRequest, ModelResponse } from '../models/model.js';
+import { outputTokenLimit, type ModelSettings } from '../models/model-settings.js';
 import { costUsd, priceOf } from '../models/pricing.js';
 import type { ModelStepInput, ModelStepOutput } from '../machines/run-types.js';
 import { combinedSignal, stepDepsOf, type StepDeps, type StepDepsSource } from './step-deps.js';
@@ -59,15 +60,16 @@ export function modelStep(source: StepDepsSource) {
     await deps.durable();
     const stepSignal = combinedSignal(deps, signal);
     stepSignal.throwIfAborted(); // cancelled while it waited: no model call
+    const settings = input.modelSettings as ModelSettings | undefined;
+    const maxOutputTokens = outputTokenLimit(settings?.maxOutputTokens, input.budgetLeft?.tokens);
     const request: ModelRequest = {
       instructions: deps.instructions(),
       items: deps.log.view(deps.historyFrom()),
       tools: deps.toolSpecs,
       outputSchema: deps.outputSchema,
       model: deps.modelName(),
-      ...(input.budgetLeft?.tokens === undefined
-        ? {}
-        : { maxOutputTokens: input.budgetLeft.tokens }),
+      ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
+      ...(settings ? { settings } : {}),
     };
     const name = request.model ?? deps.model.name;
     if (input.budgetLeft?.costUsd !== undefined && !priceOf(name, deps.prices, deps.model.price)) {
@@ -88,7 +90,7 @@ export function modelStep(source: StepDepsSource) {
     const toolCalls = response.toolCalls.map((c, i) =>
       c.callId ? c : { ...c, callId: `call_${input.runId}_${input.step + 1 + i}` },
     );
-    const items: Item[] = [];
+    const items: Item[] = (response.reasoning ?? []).map((r) => ({ ...r, agent }));
     if (response.text)
       items.push({ type: 'message', role: 'assistant', content: response.text, agent });
     items.push(...toolCalls.map((c) => ({ ...c, agent })));

@@ -4,5 +4,6 @@ export type {
   AssistantMessageItem,
   ToolCallItem,
   ToolResultItem,
+  ReasoningItem,
   RunInput,
 } from './item.js';

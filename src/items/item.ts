@@ -34,6 +34,20 @@ export const ToolResultItem = z.object({
 });
 
 /**
+ * A reasoning model's reasoning (the Responses API's `reasoning` output item), kept so it can
+ * be passed back with the next request as the API requires. `encryptedContent` is opaque to
+ * us; `summary` holds the readable summary texts, when the model gave any. Models that have
+ * no such item (Chat Completions) skip it when building their request.
+ */
+export const ReasoningItem = z.object({
+  type: z.literal('reasoning'),
+  id: z.string().optional(),
+  encryptedContent: z.string().optional(),
+  summary: z.array(z.string()).optional(),
+  agent: z.string().optional(),
+});
+
+/**
  * One entry of a conversation. Plain JSON, stored as-is in the history log. Discriminated by
  * `type` (then `role`), so validating an item checks one branch instead of trying each in turn.
  */
@@ -41,12 +55,14 @@ export const Item = z.discriminatedUnion('type', [
   z.discriminatedUnion('role', [UserMessageItem, AssistantMessageItem]),
   ToolCallItem,
   ToolResultItem,
+  ReasoningItem,
 ]);
 
 export type UserMessageItem = z.infer<typeof UserMessageItem>;
 export type AssistantMessageItem = z.infer<typeof AssistantMessageItem>;
 export type ToolCallItem = z.infer<typeof ToolCallItem>;
 export type ToolResultItem = z.infer<typeof ToolResultItem>;
+export type ReasoningItem = z.infer<typeof ReasoningItem>;
 export type Item = z.infer<typeof Item>;
 
 /** What callers may pass as run input: a string (one user message) or items. */

@@ -160,6 +160,7 @@ export const runMachine = setup({
           step: context.step,
           turn: context.turn,
           budgetLeft: budgetLeft(context),
+          ...(context.modelSettings ? { modelSettings: context.modelSettings } : {}),
         }),
         onDone: {
           target: 'afterModel',

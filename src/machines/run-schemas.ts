@@ -20,6 +20,8 @@ export const RunUsage = z.object({
   inputTokens: amount,
   outputTokens: amount,
   cachedTokens: amount,
+  /** Absent until a model reported reasoning tokens. */
+  reasoningTokens: amount.optional(),
   /** Absent for a model without a known price. */
   costUsd: amount.optional(),
 });
@@ -66,6 +68,8 @@ export const RunInput = z.object({
   standingDecisions: StandingDecisions,
   /** Plain JSON; absent in runs stored before run metadata was kept. */
   metadata: z.record(z.string(), z.json()).optional(),
+  /** Plain JSON (`ModelSettings`); absent in runs without settings or stored before them. */
+  modelSettings: z.record(z.string(), z.json()).optional(),
 });
 
 export const CallState = z.object({

@@ -1,4 +1,5 @@
 import type { RunInput } from '../items/item.js';
+import type { ModelSettings } from '../models/model-settings.js';
 import type { SessionStore } from '../persistence/session-store.js';
 import { sendMessage } from './actions/send-message.js';
 import type { AgentBinding } from './agent-binding.js';
@@ -7,7 +8,12 @@ import type { RunResult } from './run-result.js';
 import { SessionNotFoundError } from '../errors/session-errors.js';
 import { describeValue } from '../validation/option-checks.js';
 import { continueRun } from './actions/continue-run.js';
-import { SESSION_RUN_OPTION_NAMES, checkRunCall, checkRunOptions } from './run-call-checks.js';
+import {
+  SESSION_RESUME_OPTION_NAMES,
+  SESSION_RUN_OPTION_NAMES,
+  checkRunCall,
+  checkRunOptions,
+} from './run-call-checks.js';
 import { RunState } from './run-state.js';
 import { createRunStream, type RunStream } from './run-stream.js';
 import { SessionRuntime, type BindingSource } from './session-runtime.js';
@@ -16,6 +22,8 @@ import { SessionRuntime, type BindingSource } from './session-runtime.js';
 export interface SessionRunOptions {
   signal?: AbortSignal | undefined;
   maxTurns?: number | undefined;
+  /** Model settings of this run, merged over the agent's (ignored by `resume`: see there). */
+  modelSettings?: ModelSettings | undefined;
 }
 
 /**
@@ -90,7 +98,7 @@ export class AgentSession<TOutput = string> implements BindingSource {
         `session.resume(): the state must be a RunState (RunState.fromJSON reads a saved one), got ${describeValue(state)}`,
       );
     }
-    checkRunOptions('session.resume()', options, SESSION_RUN_OPTION_NAMES);
+    checkRunOptions('session.resume()', options, SESSION_RESUME_OPTION_NAMES);
     const key = this.key();
     if (state && (state.sessionId !== key.sessionId || state.userId !== key.userId)) {
       return Promise.reject(new SessionNotFoundError(state.sessionId));

@@ -6,6 +6,7 @@ import type { SessionRecord, SessionStore } from '../persistence/session-store.j
 import { SessionNotFoundError } from '../errors/session-errors.js';
 import { OptionChecker, describeValue, optionNames } from '../validation/option-checks.js';
 import type { Item } from '../items/item.js';
+import type { ModelSettings } from '../models/model-settings.js';
 import { isPlainJson } from '../validation/plain-json.js';
 import { cancelRun } from './actions/cancel-run.js';
 import { continueRun } from './actions/continue-run.js';
@@ -42,10 +43,15 @@ export interface RunOptions {
   signal?: AbortSignal | undefined;
   /** Overrides the agent's turn limit. */
   maxTurns?: number | undefined;
+  /**
+   * Model settings of this run, merged over the agent's `modelSettings` key by key and stored
+   * with the run: a resume uses them too.
+   */
+  modelSettings?: ModelSettings | undefined;
 }
 
-/** Options of `resume`. */
-export type ResumeOptions = Omit<RunOptions, 'sessionId'>;
+/** Options of `resume` (a resumed run keeps the model settings it started with). */
+export type ResumeOptions = Omit<RunOptions, 'sessionId' | 'modelSettings'>;
 
 /** Options of `cancel`. */
 export type CancelOptions = Pick<RunOptions, 'userId' | 'store'>;
@@ -257,6 +263,7 @@ export class Agent<TOutput = string> implements BindingSource {
         signal: observers.signal ?? options.signal,
         metadata: options.metadata,
         maxTurns: options.maxTurns,
+        modelSettings: options.modelSettings,
         ephemeral,
       }),
     );
