@@ -1,5 +1,9 @@
 import type { RunInput } from '../items/item.js';
-import type { ModelSettings } from '../models/model-settings.js';
+import {
+  checkToolChoice,
+  mergeModelSettings,
+  type ModelSettings,
+} from '../models/model-settings.js';
 import type { SessionStore } from '../persistence/session-store.js';
 import { sendMessage } from './actions/send-message.js';
 import type { AgentBinding } from './agent-binding.js';
@@ -119,8 +123,13 @@ export class AgentSession<TOutput = string> implements BindingSource {
     await this.binding.close();
   }
 
-  /** The session's context metadata is stored with each run, so a resume elsewhere has it. */
+  /**
+   * The session's context metadata is stored with each run, so a resume elsewhere has it. A
+   * `toolChoice` naming a tool the agent lacks fails here, before anything is stored.
+   */
   private runOptions(options: SessionRunOptions) {
+    const settings = mergeModelSettings(this.options.modelSettings, options.modelSettings);
+    checkToolChoice('session.run()', settings, [...this.binding.tools.keys()]);
     return { ...options, metadata: this.binding.context.metadata, ephemeral: this.ephemeral };
   }
 

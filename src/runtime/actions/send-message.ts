@@ -40,7 +40,7 @@ export function sendMessage<T = string>(
         binding.options.modelSettings,
         options.modelSettings,
       );
-      // Before anything changes: a tool the agent does not have is the caller's mistake.
+      // Before the run starts: a tool the agent does not have is the caller's mistake.
       checkToolChoice('sendMessage()', modelSettings, [...binding.tools.keys()]);
       const budget = currentBudget(ctx);
       const historyStart = host.log.length;
