@@ -16,6 +16,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  AI_SDK_TYPES,
+  AI_SDK_VALUES,
   ROOT_TYPES,
   ROOT_VALUES,
   TESTING_TYPES,
@@ -260,12 +262,14 @@ describe('the packed package', () => {
   });
 
   it('its declarations export exactly the public API', () => {
-    const [root, testing] = exportedNames([
+    const [root, testing, aiSdk] = exportedNames([
       join(installed, 'dist', 'index.d.ts'),
       join(installed, 'dist', 'testing.d.ts'),
+      join(installed, 'dist', 'ai-sdk.d.ts'),
     ]);
     expect(root).toEqual({ values: ROOT_VALUES, types: ROOT_TYPES });
     expect(testing).toEqual({ values: TESTING_VALUES, types: TESTING_TYPES });
+    expect(aiSdk).toEqual({ values: AI_SDK_VALUES, types: AI_SDK_TYPES });
   });
 
   it('type-checks a consumer under strict and exactOptionalPropertyTypes', async () => {

@@ -2,7 +2,10 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import * as root from '../src/index.js';
 import * as testing from '../src/testing.js';
+import * as aiSdk from '../src/ai-sdk.js';
 import {
+  AI_SDK_TYPES,
+  AI_SDK_VALUES,
   ROOT_TYPES,
   ROOT_VALUES,
   TESTING_TYPES,
@@ -28,6 +31,13 @@ describe('public API', () => {
     expect(names!.values).toEqual(TESTING_VALUES);
     expect(names!.types).toEqual(TESTING_TYPES);
     expect(Object.keys(testing).sort()).toEqual(TESTING_VALUES);
+  });
+
+  it('agentstate/ai-sdk exports the AI SDK adapter only', () => {
+    const [names] = exportedNames([entry('ai-sdk.ts')]);
+    expect(names!.values).toEqual(AI_SDK_VALUES);
+    expect(names!.types).toEqual(AI_SDK_TYPES);
+    expect(Object.keys(aiSdk).sort()).toEqual(AI_SDK_VALUES);
   });
 
   it('internals stay out of the root export', () => {

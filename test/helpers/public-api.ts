@@ -112,6 +112,7 @@ export const ROOT_TYPES = [
   'AssistantMessageItem',
   'ToolCallItem',
   'ToolResultItem',
+  'ReasoningItem',
   'RunInput',
   'Tool',
   'AnyTool',
@@ -132,6 +133,9 @@ export const ROOT_TYPES = [
   'ModelCallOptions',
   'FinishReason',
   'ToolSpec',
+  'ModelSettings',
+  'ToolChoice',
+  'ReasoningEffort',
   'OpenAIModelOptions',
   'ModelPrice',
   'PriceTable',
@@ -163,6 +167,10 @@ export const TESTING_TYPES = [
   'ScriptedToolCall',
   'MemorySessionStoreOptions',
 ].sort();
+
+/** The `agentstate/ai-sdk` export. */
+export const AI_SDK_VALUES = ['aiSdkModel'];
+export const AI_SDK_TYPES = ['AiSdkLanguageModel', 'AiSdkModelOptions'].sort();
 
 /** A module's exported names as TypeScript sees them, split into values and types only. */
 export interface ExportedNames {
