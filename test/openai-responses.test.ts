@@ -279,7 +279,14 @@ describe('OpenAIModel with the Responses API', () => {
         parallelToolCalls: false,
         topP: 0.9,
         seed: 7,
-        extra: { service_tier: 'flex', prompt_cache_key: 'k1' },
+        extra: {
+          service_tier: 'flex',
+          prompt_cache_key: 'k1',
+          // Server-side state stays off whatever extra says.
+          store: true,
+          previous_response_id: 'resp_old',
+          include: ['message.output_text.logprobs'],
+        },
       },
     });
     const body = server.body(0);
@@ -294,6 +301,11 @@ describe('OpenAIModel with the Responses API', () => {
       prompt_cache_key: 'k1',
       store: false,
     });
+    expect(body['include']).toEqual([
+      'message.output_text.logprobs',
+      'reasoning.encrypted_content',
+    ]);
+    expect(body).not.toHaveProperty('previous_response_id');
     // The Responses API has no seed: it is not sent.
     expect(body).not.toHaveProperty('seed');
   });

@@ -79,7 +79,7 @@ class AiSdkModel implements Model {
       );
     }
     new OptionChecker('aiSdkModel()', options, AI_SDK_MODEL_OPTION_NAMES)
-      .check('name', 'a non-empty string', (v) => typeof v === 'string' && v.length > 0)
+      .nonEmptyString('name')
       .object('price');
     // v3 and v4 share the shapes used here; v3 has no `reasoning` option (left out below).
     this.model = model as LanguageModelV4;

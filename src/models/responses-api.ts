@@ -82,8 +82,6 @@ function buildParams({ request, model, temperature }: OpenAIApiCall): ResponseCr
   const params: ResponseCreateParamsBase = {
     model: request.model ?? model,
     input: toResponsesInput(request),
-    store: false,
-    include: ['reasoning.encrypted_content'],
   };
   if (request.instructions) params.instructions = request.instructions;
   if (request.tools.length > 0) {
@@ -116,7 +114,29 @@ function buildParams({ request, model, temperature }: OpenAIApiCall): ResponseCr
   if (settings.reasoningEffort !== undefined) {
     params.reasoning = { effort: settings.reasoningEffort };
   }
-  return withExtra(params, request);
+  return statelessBody(withExtra(params, request));
+}
+
+/**
+ * The request body with server-side state off whatever `extra` said: `store: false`, no
+ * `previous_response_id` or `conversation`, and the encrypted reasoning asked back (beside any
+ * other `include` of `extra`).
+ */
+function statelessBody(body: ResponseCreateParamsBase): ResponseCreateParamsBase {
+  const {
+    previous_response_id: _previous,
+    conversation: _conversation,
+    include,
+    ...rest
+  } = body;
+  const wanted = include ?? [];
+  return {
+    ...rest,
+    store: false,
+    include: wanted.includes('reasoning.encrypted_content')
+      ? wanted
+      : [...wanted, 'reasoning.encrypted_content'],
+  };
 }
 
 /**

@@ -96,7 +96,10 @@ export class AgentSession<TOutput = string> implements BindingSource {
    * @example
    * const again = await agentSession.resume(paused.state.approve(callId));
    */
-  resume(state?: RunState, options: SessionRunOptions = {}): Promise<RunResult<TOutput>> {
+  resume(
+    state?: RunState,
+    options: Omit<SessionRunOptions, 'modelSettings'> = {},
+  ): Promise<RunResult<TOutput>> {
     if (state !== undefined && !(state instanceof RunState)) {
       throw new TypeError(
         `session.resume(): the state must be a RunState (RunState.fromJSON reads a saved one), got ${describeValue(state)}`,
