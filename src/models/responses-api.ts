@@ -123,12 +123,7 @@ function buildParams({ request, model, temperature }: OpenAIApiCall): ResponseCr
  * other `include` of `extra`).
  */
 function statelessBody(body: ResponseCreateParamsBase): ResponseCreateParamsBase {
-  const {
-    previous_response_id: _previous,
-    conversation: _conversation,
-    include,
-    ...rest
-  } = body;
+  const { previous_response_id: _previous, conversation: _conversation, include, ...rest } = body;
   const wanted = include ?? [];
   return {
     ...rest,
