@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Agent, LevelSessionStore, OpenAIModel, toolkit } from '../src/index.js';
+import { Agent, LevelSessionStore, OpenAIModel, RunState, toolkit } from '../src/index.js';
 import { MemorySessionStore, ScriptedModel } from '../src/testing.js';
 import { add, multiply, rejection } from './helpers/agent-fixtures.js';
 import {
@@ -193,6 +193,22 @@ describe('modelSettings', () => {
     expect(server.body(0)['temperature']).toBe(0.7);
     expect(server.body(0)).not.toHaveProperty('tool_choice');
     expect(server.body(0)).not.toHaveProperty('seed');
+  });
+
+  it('travel in the RunState of an in-memory run, so resuming it elsewhere uses them', async () => {
+    const model = new ScriptedModel([{ error: 'down' }, { text: 'back' }]);
+    const agent = new Agent({ name: 'a', model, modelSettings: { seed: 5 } });
+    const paused = await agent.run('hi', { modelSettings: { temperature: 0.6 } });
+    expect(paused.interruptionReason).toBe('error');
+    const state = RunState.fromJSON(JSON.stringify(paused.state));
+    // Another agent without settings resumes the run: the stored ones are sent.
+    const other = new Agent({ name: 'a', model });
+    const result = await other.resume(state);
+    expect(result.output).toBe('back');
+    expect(model.calls.map((c) => c.settings)).toEqual([
+      { seed: 5, temperature: 0.6 },
+      { seed: 5, temperature: 0.6 },
+    ]);
   });
 
   it('are stored with the run: a resume from a freshly opened store sends the same ones', async () => {
