@@ -18,6 +18,7 @@ import {
   InvalidSessionTransitionError,
   LevelSessionStore,
   SessionNotFoundError,
+  contentText,
   deleteSession,
   forkSession,
   resumeSession,
@@ -35,7 +36,7 @@ const FORK_ID = 'alice-chat-fork';
 function offlineModel(): ScriptedModel {
   return new ScriptedModel((request) => {
     const said = request.items.flatMap((i) =>
-      i.type === 'message' && i.role === 'user' ? [i.content] : [],
+      i.type === 'message' && i.role === 'user' ? [contentText(i.content)] : [],
     );
     const last = said[said.length - 1] ?? '';
     if (last === 'What did I just say?') {

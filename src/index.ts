@@ -6,6 +6,7 @@
 export * from './errors/index.js';
 export * from './context/index.js';
 export * from './items/index.js';
+export * from './window/index.js';
 export * from './tools/index.js';
 export * from './models/index.js';
 export * from './runtime/index.js';

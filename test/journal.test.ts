@@ -1,13 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  LevelSessionStore,
-  type JournalEntry,
-  type SessionCommit,
-  type SessionRecord,
-} from '../src/index.js';
+import { LevelSessionStore, type JournalEntry } from '../src/index.js';
 import { describeSession } from '../src/runtime/session-view.js';
 import { approvalAgent, callTools } from './helpers/approval-agent.js';
 import { TempStores } from './helpers/temp-store.js';
+import { TornStore } from './helpers/torn-store.js';
 
 const temps = new TempStores();
 afterEach(() => temps.cleanupAll());
@@ -16,35 +12,6 @@ const key = { sessionId: 'journal', userId: 'alice' };
 const opts = { sessionId: key.sessionId, userId: key.userId };
 const lookup = (word: string) => ({ name: 'lookup', arguments: { word } });
 const email = { name: 'send_email', arguments: { to: 'bob@example.com', body: 'hi' } };
-
-/**
- * A LevelDB store that "loses power" in the middle of the save that journals a chosen step:
- * the journal entry and its history items land, but the snapshot stays the previous one (so
- * it still shows the step in flight, as a save coalesced just before the step's completion
- * reached the machine would). Every later save fails.
- */
-class TornStore extends LevelSessionStore {
-  crashed = false;
-  constructor(
-    path: string,
-    private readonly tearOn: (entry: JournalEntry) => boolean,
-  ) {
-    super({ path });
-  }
-
-  override async save(commit: SessionCommit): Promise<SessionRecord> {
-    if (this.crashed) throw new Error('power is out');
-    if (!commit.journal.some(this.tearOn)) return super.save(commit);
-    this.crashed = true;
-    const stored = await this.load(commit.record);
-    await super.save({
-      record: { ...stored, historyLength: stored.historyLength + commit.items.length },
-      items: commit.items,
-      journal: commit.journal,
-    });
-    throw new Error('power cut right after the journal was written');
-  }
-}
 
 async function crashAt(tearOn: (entry: JournalEntry) => boolean, input: string) {
   const temp = await temps.open();

@@ -77,4 +77,17 @@ describe('layering', () => {
     expect(users).toContain('src/models/openai-model.ts');
     expect(users.filter((f) => !f.startsWith('src/models/'))).toEqual([]);
   });
+
+  it('imports `@modelcontextprotocol/sdk` only under src/mcp, which the root entry never reaches', () => {
+    const users = files
+      .filter((f) => specifiers(f).some((s) => isPackage(s, '@modelcontextprotocol/sdk')))
+      .map(rel);
+    expect(users).toContain('src/mcp/mcp-connection.ts');
+    expect(users.filter((f) => !f.startsWith('src/mcp/'))).toEqual([]);
+    const importers = files
+      .filter((f) => !rel(f).startsWith('src/mcp/') && rel(f) !== 'src/mcp.ts')
+      .filter((f) => specifiers(f).some((s) => ['mcp', 'mcp.js'].includes(targetLayer(f, s) ?? '')))
+      .map(rel);
+    expect(importers).toEqual([]);
+  });
 });

@@ -18,6 +18,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   AI_SDK_TYPES,
   AI_SDK_VALUES,
+  MCP_TYPES,
+  MCP_VALUES,
   ROOT_TYPES,
   ROOT_VALUES,
   TESTING_TYPES,
@@ -216,7 +218,9 @@ afterAll(async () => {
 describe('the packed package', () => {
   it('ships dist, LICENSE, README and package.json only, and no sources', () => {
     const shipped = ['LICENSE', 'README.md', 'package.json', 'dist/index.js', 'dist/index.d.ts'];
-    expect(tarballFiles).toEqual(expect.arrayContaining([...shipped, 'dist/testing.js']));
+    expect(tarballFiles).toEqual(
+      expect.arrayContaining([...shipped, 'dist/testing.js', 'dist/mcp.js']),
+    );
     const others = tarballFiles.filter(
       (f) => !f.startsWith('dist/') && !['LICENSE', 'README.md', 'package.json'].includes(f),
     );
@@ -262,14 +266,16 @@ describe('the packed package', () => {
   });
 
   it('its declarations export exactly the public API', () => {
-    const [root, testing, aiSdk] = exportedNames([
+    const [root, testing, aiSdk, mcp] = exportedNames([
       join(installed, 'dist', 'index.d.ts'),
       join(installed, 'dist', 'testing.d.ts'),
       join(installed, 'dist', 'ai-sdk.d.ts'),
+      join(installed, 'dist', 'mcp.d.ts'),
     ]);
     expect(root).toEqual({ values: ROOT_VALUES, types: ROOT_TYPES });
     expect(testing).toEqual({ values: TESTING_VALUES, types: TESTING_TYPES });
     expect(aiSdk).toEqual({ values: AI_SDK_VALUES, types: AI_SDK_TYPES });
+    expect(mcp).toEqual({ values: MCP_VALUES, types: MCP_TYPES });
   });
 
   it('type-checks a consumer under strict and exactOptionalPropertyTypes', async () => {

@@ -1,11 +1,14 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import * as root from '../src/index.js';
+import * as mcp from '../src/mcp.js';
 import * as testing from '../src/testing.js';
 import * as aiSdk from '../src/ai-sdk.js';
 import {
   AI_SDK_TYPES,
   AI_SDK_VALUES,
+  MCP_TYPES,
+  MCP_VALUES,
   ROOT_TYPES,
   ROOT_VALUES,
   TESTING_TYPES,
@@ -38,6 +41,13 @@ describe('public API', () => {
     expect(names!.values).toEqual(AI_SDK_VALUES);
     expect(names!.types).toEqual(AI_SDK_TYPES);
     expect(Object.keys(aiSdk).sort()).toEqual(AI_SDK_VALUES);
+  });
+
+  it('agentstate/mcp exports mcpToolkit and its option types', () => {
+    const [names] = exportedNames([entry('mcp.ts')]);
+    expect(names!.values).toEqual(MCP_VALUES);
+    expect(names!.types).toEqual(MCP_TYPES);
+    expect(Object.keys(mcp).sort()).toEqual(MCP_VALUES);
   });
 
   it('internals stay out of the root export', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AgentStateError, ModelError, ScriptExhaustedError } from '../src/index.js';
+import { AgentStateError, ModelError, ScriptExhaustedError, contentText } from '../src/index.js';
 import type { ModelRequest, ModelStreamEvent } from '../src/models/model.js';
 import { Agent } from '../src/runtime/agent.js';
 import { MemorySessionStore, ScriptedModel } from '../src/testing.js';
@@ -65,7 +65,7 @@ describe('ScriptedModel', () => {
     const model = new ScriptedModel((req, index) => {
       seen.push(index);
       const last = req.items.at(-1);
-      return { text: `#${index}: ${last?.type === 'message' ? last.content : ''}` };
+      return { text: `#${index}: ${last?.type === 'message' ? contentText(last.content) : ''}` };
     });
     expect((await model.generate(request('ping'))).text).toBe('#0: ping');
     expect((await model.generate(request('pong'))).text).toBe('#1: pong');

@@ -1,3 +1,4 @@
+import { contentText } from '../src/items/item.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   RunState,
@@ -27,7 +28,7 @@ function reusedIdModel(): ScriptedModel {
   return new ScriptedModel((request): ScriptedResponse => {
     if (request.items.at(-1)?.type === 'tool_result') return { text: 'done' };
     const last = request.items.at(-1);
-    const calls = JSON.parse(last?.type === 'message' ? last.content : '[]') as {
+    const calls = JSON.parse(last?.type === 'message' ? contentText(last.content) : '[]') as {
       name: string;
       arguments: Record<string, unknown>;
     }[];

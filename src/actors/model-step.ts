@@ -6,6 +6,7 @@ import type { ModelRequest, ModelResponse } from '../models/model.js';
 import { outputTokenLimit, type ModelSettings } from '../models/model-settings.js';
 import { costUsd, priceOf } from '../models/pricing.js';
 import type { ModelStepInput, ModelStepOutput } from '../machines/run-types.js';
+import { requestItems } from './request-items.js';
 import { combinedSignal, stepDepsOf, type StepDeps, type StepDepsSource } from './step-deps.js';
 
 async function callModel(
@@ -64,7 +65,7 @@ export function modelStep(source: StepDepsSource) {
     const maxOutputTokens = outputTokenLimit(settings?.maxOutputTokens, input.budgetLeft?.tokens);
     const request: ModelRequest = {
       instructions: deps.instructions(),
-      items: deps.log.view(deps.historyFrom()),
+      items: await requestItems(deps, input.runId, stepSignal),
       tools: deps.toolSpecs,
       outputSchema: deps.outputSchema,
       model: deps.modelName(),

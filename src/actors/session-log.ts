@@ -48,6 +48,14 @@ export class SessionLog {
     return from === 0 ? all.slice() : all.slice(from);
   }
 
+  /** The item at a history position, committed or pending; reads without copying the log. */
+  at(position: number): Item | undefined {
+    if (position < this.items.length) return this.items[position];
+    const saving = position - this.items.length;
+    if (saving < this.savingItems.length) return this.savingItems[saving];
+    return this.pendingItems[saving - this.savingItems.length];
+  }
+
   /** Appends items that belong to no step (the user's input). */
   append(items: Item[]): void {
     this.pendingItems.push(...items);

@@ -5,6 +5,7 @@ import type { Model, ToolSpec } from '../models/model.js';
 import type { PriceTable } from '../models/pricing.js';
 import type { Clock } from '../runtime/clock.js';
 import type { AnyTool } from '../tools/tool.js';
+import type { HistoryStrategy } from '../window/history-strategy.js';
 import type { SessionLog } from './session-log.js';
 
 /** Progress the step actors report while they work (for `agent.stream`). */
@@ -33,6 +34,8 @@ export interface StepDeps {
   modelName(): string | undefined;
   /** Where the model starts reading the history (moved by `clearSession`). */
   historyFrom(): number;
+  /** The agent's context window: which history items each model request carries. */
+  history?: HistoryStrategy | undefined;
   outputType?: z.ZodType | undefined;
   outputSchema?: Record<string, unknown> | undefined;
   /** The RunContext a run's tools see. */

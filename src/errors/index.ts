@@ -18,6 +18,8 @@ export {
   UnpricedModelError,
   ApprovalCheckError,
   ToolkitError,
+  McpCallError,
+  type McpCallFailure,
   InstructionsError,
   InvalidSchemaError,
 } from './run-errors.js';

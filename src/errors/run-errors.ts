@@ -142,6 +142,26 @@ export class ToolkitError extends AgentStateError {
   }
 }
 
+/** Why an MCP tool call gave no result. */
+export type McpCallFailure = 'connect' | 'timeout' | 'disconnected' | 'tool_error';
+
+/**
+ * An MCP tool call failed: the server could not be reached, did not answer in time, failed
+ * during the call, or answered `isError: true`. The model reads it as a tool error item; the
+ * app's `onToolError` receives it whole.
+ */
+export class McpCallError extends AgentStateError {
+  constructor(
+    readonly toolkit: string,
+    readonly toolName: string,
+    readonly reason: McpCallFailure,
+    message: string,
+    cause?: unknown,
+  ) {
+    super('MCP_CALL_FAILED', message, cause === undefined ? {} : { cause });
+  }
+}
+
 /** The agent's `instructions` function threw. */
 export class InstructionsError extends AgentStateError {
   constructor(agent: string, cause: unknown, scope: ErrorScope = {}) {

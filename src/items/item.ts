@@ -1,9 +1,27 @@
 import { z } from 'zod';
+import { UserContentPart } from './content-part.js';
 
-/** A message from the user. */
+/**
+ * A message from the user: text, or parts (text, images, files) for a message that carries
+ * more than text. Images and files are stored once, in the history log, like any item.
+ */
 export const UserMessageItem = z.object({
   type: z.literal('message'),
   role: z.literal('user'),
+  content: z.union([z.string(), z.array(UserContentPart).min(1)]),
+});
+
+/** Instructions given inside the conversation, with the weight of the app's developer. */
+export const DeveloperMessageItem = z.object({
+  type: z.literal('message'),
+  role: z.literal('developer'),
+  content: z.string(),
+});
+
+/** A system message inside the conversation (besides the agent's own instructions). */
+export const SystemMessageItem = z.object({
+  type: z.literal('message'),
+  role: z.literal('system'),
   content: z.string(),
 });
 
@@ -48,18 +66,38 @@ export const ReasoningItem = z.object({
 });
 
 /**
+ * A summary of the history before position `upTo`, written by a `summarize` context window
+ * (see `HistoryStrategy`). The model is sent the summary in place of those items; the items
+ * themselves stay in the history. Only the runtime writes it: run input may not contain one.
+ */
+export const SummaryItem = z.object({
+  type: z.literal('summary'),
+  content: z.string(),
+  upTo: z.number().int().nonnegative(),
+});
+
+/**
  * One entry of a conversation. Plain JSON, stored as-is in the history log. Discriminated by
  * `type` (then `role`), so validating an item checks one branch instead of trying each in turn.
  */
 export const Item = z.discriminatedUnion('type', [
-  z.discriminatedUnion('role', [UserMessageItem, AssistantMessageItem]),
+  z.discriminatedUnion('role', [
+    UserMessageItem,
+    AssistantMessageItem,
+    DeveloperMessageItem,
+    SystemMessageItem,
+  ]),
   ToolCallItem,
   ToolResultItem,
   ReasoningItem,
+  SummaryItem,
 ]);
 
 export type UserMessageItem = z.infer<typeof UserMessageItem>;
 export type AssistantMessageItem = z.infer<typeof AssistantMessageItem>;
+export type DeveloperMessageItem = z.infer<typeof DeveloperMessageItem>;
+export type SystemMessageItem = z.infer<typeof SystemMessageItem>;
+export type SummaryItem = z.infer<typeof SummaryItem>;
 export type ToolCallItem = z.infer<typeof ToolCallItem>;
 export type ToolResultItem = z.infer<typeof ToolResultItem>;
 export type ReasoningItem = z.infer<typeof ReasoningItem>;
@@ -71,4 +109,10 @@ export type RunInput = string | Item[];
 /** Normalises run input into items. */
 export function toInputItems(input: RunInput): Item[] {
   return typeof input === 'string' ? [{ type: 'message', role: 'user', content: input }] : input;
+}
+
+/** The text of a message's content: the string itself, or its text parts joined by newlines. */
+export function contentText(content: string | readonly UserContentPart[]): string {
+  if (typeof content === 'string') return content;
+  return content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n');
 }

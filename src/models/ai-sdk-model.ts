@@ -3,6 +3,7 @@ import type {
   LanguageModelV4,
   LanguageModelV4CallOptions,
   LanguageModelV4GenerateResult,
+  LanguageModelV4Message,
   LanguageModelV4StreamResult,
 } from '@ai-sdk/provider';
 import { AgentStateError } from '../errors/agentstate-error.js';
@@ -149,9 +150,22 @@ class AiSdkModel implements Model {
     options: ModelCallOptions,
   ): LanguageModelV4CallOptions {
     const call = toCallOptions(request, options.signal);
-    if (!this.v4) delete call.reasoning;
-    return call;
+    if (this.v4) return call;
+    delete call.reasoning;
+    return { ...call, prompt: call.prompt.map(v3Message) };
   }
+}
+
+/** A v3 file part holds its data or URL directly, not tagged as v4 does. */
+function v3Message(message: LanguageModelV4Message): LanguageModelV4Message {
+  if (message.role !== 'user') return message;
+  const content = message.content.map((part) => {
+    if (part.type !== 'file') return part;
+    const data =
+      part.data.type === 'url' ? part.data.url : 'data' in part.data ? part.data.data : part.data;
+    return { ...part, data } as unknown as typeof part;
+  });
+  return { ...message, content };
 }
 
 /** Aborts pass unchanged; our own errors too; anything else becomes a ModelError. */

@@ -1,10 +1,15 @@
 import type {
   JSONValue,
   LanguageModelV4CallOptions,
+  LanguageModelV4FilePart,
+  LanguageModelV4TextPart,
   LanguageModelV4Message,
   LanguageModelV4ToolResultPart,
   SharedV4ProviderOptions,
 } from '@ai-sdk/provider';
+import { ModelBehaviorError } from '../errors/run-errors.js';
+import type { UserContentPart } from '../items/content-part.js';
+import { summaryMessage } from '../items/summary-message.js';
 import type { ModelRequest } from './model.js';
 
 /**
@@ -46,6 +51,29 @@ export function toCallOptions(
   return options;
 }
 
+/**
+ * A user message part as an AI SDK prompt part: text, or a file part (images too) holding the
+ * URL or the base64 data. A provider file id has no place in the specification.
+ */
+function toUserPart(part: UserContentPart): LanguageModelV4TextPart | LanguageModelV4FilePart {
+  if (part.type === 'text') return { type: 'text', text: part.text };
+  if ('fileId' in part) {
+    throw new ModelBehaviorError(
+      `aiSdkModel: a file given by provider id ("${part.fileId}") cannot be sent to an AI SDK model; pass its data`,
+    );
+  }
+  if ('url' in part) {
+    return { type: 'file', mediaType: 'image/*', data: { type: 'url', url: new URL(part.url) } };
+  }
+  const file: LanguageModelV4FilePart = {
+    type: 'file',
+    mediaType: part.mediaType,
+    data: { type: 'data', data: part.data },
+  };
+  if (part.type === 'file') file.filename = part.filename;
+  return file;
+}
+
 /** A tool call's input as the prompt carries it: the parsed JSON, or the raw text if invalid. */
 function parsedInput(text: string): unknown {
   try {
@@ -83,9 +111,20 @@ export function toPrompt(request: ModelRequest): LanguageModelV4Message[] {
       open.content.push(part);
       continue;
     }
-    if (item.type === 'message' && item.role === 'user') {
+    if (item.type === 'summary' || (item.type === 'message' && item.role === 'user')) {
       open = undefined;
-      prompt.push({ role: 'user', content: [{ type: 'text', text: item.content }] });
+      const content = (item.type === 'summary' ? summaryMessage(item) : item).content;
+      prompt.push({
+        role: 'user',
+        content:
+          typeof content === 'string' ? [{ type: 'text', text: content }] : content.map(toUserPart),
+      });
+      continue;
+    }
+    if (item.type === 'message' && (item.role === 'developer' || item.role === 'system')) {
+      // The specification has no developer role: both are system messages.
+      open = undefined;
+      prompt.push({ role: 'system', content: item.content });
       continue;
     }
     // Text right before tool calls came from the same answer: one assistant message.

@@ -8,6 +8,8 @@ import type {
 } from 'openai/resources/chat/completions';
 import { ModelBehaviorError } from '../errors/run-errors.js';
 import type { ToolCallItem } from '../items/item.js';
+import { summaryMessage } from '../items/summary-message.js';
+import { toChatContentParts } from './chat-content.js';
 import type { ModelRequest, ModelResponse, ModelStreamEvent } from './model.js';
 import type { ToolChoice } from './model-settings.js';
 import { withExtra, type OpenAIApi, type OpenAIApiCall } from './openai-api.js';
@@ -122,7 +124,9 @@ function toToolCallItem(call: ChatCompletionMessageToolCall): ToolCallItem {
 /**
  * Maps our conversation to Chat Completions messages. Consecutive tool calls (and the
  * assistant text right before them, which came from the same answer) become one assistant
- * message with `tool_calls`; tool results become `tool` messages; reasoning items are left out.
+ * message with `tool_calls`; tool results become `tool` messages; user messages with parts
+ * carry `image_url` / `file` content parts; developer and system items keep their role; a
+ * summary item reads as a user message (see `summaryMessage`); reasoning items are left out.
  */
 export function toChatMessages(request: ModelRequest): ChatCompletionMessageParam[] {
   const messages: ChatCompletionMessageParam[] = [];
@@ -143,14 +147,22 @@ export function toChatMessages(request: ModelRequest): ChatCompletionMessagePara
       });
       continue;
     }
-    if (item.type === 'tool_result') {
+    const message = item.type === 'summary' ? summaryMessage(item) : item;
+    if (message.type === 'tool_result') {
       open = undefined;
-      messages.push({ role: 'tool', tool_call_id: item.callId, content: item.output });
-    } else if (item.role === 'user') {
+      messages.push({ role: 'tool', tool_call_id: message.callId, content: message.output });
+    } else if (message.role === 'user') {
       open = undefined;
-      messages.push({ role: 'user', content: item.content });
+      const content = message.content;
+      messages.push({
+        role: 'user',
+        content: typeof content === 'string' ? content : toChatContentParts(content),
+      });
+    } else if (message.role === 'developer' || message.role === 'system') {
+      open = undefined;
+      messages.push({ role: message.role, content: message.content });
     } else {
-      open = { role: 'assistant', content: item.content };
+      open = { role: 'assistant', content: message.content };
       messages.push(open);
     }
   }

@@ -13,7 +13,10 @@ export interface ToolSpec {
 export interface ModelRequest {
   /** System instructions, already resolved for the run's context. */
   instructions?: string | undefined;
-  /** The conversation so far, oldest first. */
+  /**
+   * The conversation so far, oldest first, through the agent's context window (`history`):
+   * a window may leave older items out, and a summary arrives as a user message.
+   */
   items: Item[];
   tools: ToolSpec[];
   /** JSON Schema the final answer must follow, when the agent has an `outputType`. */

@@ -1,12 +1,15 @@
 import type {
   Response,
   ResponseCreateParamsBase,
+  ResponseInputContent,
   ResponseInputItem,
   ResponseOutputItem,
   ResponseUsage,
 } from 'openai/resources/responses/responses';
 import { ModelBehaviorError, ModelError } from '../errors/run-errors.js';
+import type { UserContentPart } from '../items/content-part.js';
 import type { ReasoningItem, ToolCallItem } from '../items/item.js';
+import { summaryMessage } from '../items/summary-message.js';
 import {
   emptyUsage,
   type FinishReason,
@@ -160,10 +163,40 @@ export function toResponsesInput(request: ModelRequest): ResponseInputItem[] {
     } else if (item.type === 'tool_result') {
       input.push({ type: 'function_call_output', call_id: item.callId, output: item.output });
     } else {
-      input.push({ role: item.role, content: item.content });
+      const message = item.type === 'summary' ? summaryMessage(item) : item;
+      const content = message.content;
+      input.push(
+        message.role === 'user' && typeof content !== 'string'
+          ? { role: 'user', content: content.map(toInputContent) }
+          : { role: message.role, content: content as string },
+      );
     }
   }
   return input;
+}
+
+/** A base64 payload as a `data:` URL. */
+const dataUrl = (mediaType: string, data: string): string => `data:${mediaType};base64,${data}`;
+
+/** A user message part as Responses input content: input_text, input_image, input_file. */
+function toInputContent(part: UserContentPart): ResponseInputContent {
+  if (part.type === 'text') return { type: 'input_text', text: part.text };
+  if (part.type === 'image') {
+    const url = 'url' in part ? part.url : dataUrl(part.mediaType, part.data);
+    return { type: 'input_image', image_url: url, detail: part.detail ?? 'auto' };
+  }
+  if ('fileId' in part) {
+    return {
+      type: 'input_file',
+      file_id: part.fileId,
+      ...(part.filename === undefined ? {} : { filename: part.filename }),
+    };
+  }
+  return {
+    type: 'input_file',
+    file_data: dataUrl(part.mediaType, part.data),
+    filename: part.filename,
+  };
 }
 
 function toReasoningItem(item: Extract<ResponseOutputItem, { type: 'reasoning' }>): ReasoningItem {

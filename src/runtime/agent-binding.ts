@@ -52,9 +52,23 @@ export class AgentBinding {
       const allInstructions =
         [base, ...extra].filter((s): s is string => !!s).join('\n\n') || undefined;
       const tools = new Map<string, AnyTool>();
-      for (const t of [...(options.tools ?? []), ...sessions.flatMap((s) => s.tools)]) {
-        if (tools.has(t.name))
-          throw new TypeError(`Agent "${options.name}" has two tools named "${t.name}"`);
+      const sources = new Map<string, string>();
+      const kits = options.toolkits ?? [];
+      const sourced = [
+        ...(options.tools ?? []).map((t) => ({ t, source: 'its tools' })),
+        ...sessions.flatMap((s, i) =>
+          s.tools.map((t) => ({ t, source: `toolkit "${kits[i]?.name ?? i}"` })),
+        ),
+      ];
+      for (const { t, source } of sourced) {
+        const other = sources.get(t.name);
+        if (other !== undefined) {
+          const from = other === source ? `${source} (twice)` : `${other} and ${source}`;
+          throw new TypeError(
+            `Agent "${options.name}" has two tools named "${t.name}", from ${from}: rename one (an mcpToolkit takes a \`prefix\`)`,
+          );
+        }
+        sources.set(t.name, source);
         tools.set(t.name, guardTool(t, options));
       }
       const outputType = options.outputType;

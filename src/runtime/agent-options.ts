@@ -22,6 +22,7 @@ import {
 } from '../validation/option-checks.js';
 import type { Clock } from './clock.js';
 import { SESSION_STORE_METHODS } from './run-call-checks.js';
+import { checkHistoryStrategy, type HistoryStrategy } from '../window/history-strategy.js';
 
 /** The blueprint of an agent. Holds no per-request state; safe to share across users. */
 export interface AgentOptions<TOutput = string> {
@@ -71,6 +72,14 @@ export interface AgentOptions<TOutput = string> {
   onToolError?: ToolErrorHook | undefined;
   /** Pending approvals are rejected with reason `timeout` after this many ms. */
   approvalTimeoutMs?: number | undefined;
+  /**
+   * The context window: which part of the session's history each model request carries.
+   * `'all'`, the newest `{ lastItems }`, or a token budget `{ maxTokens, countTokens?,
+   * summarize?, keepTokens? }`. The stored history stays whole whatever the window.
+   * @default 'all'
+   * @example { maxTokens: 8000 }
+   */
+  history?: HistoryStrategy | undefined;
   /** Limits on each user's totals across all their sessions. */
   userBudget?: Budget | undefined;
   /**
@@ -93,6 +102,7 @@ const AGENT_OPTION_NAMES = optionNames<AgentOptions>({
   clock: true,
   prices: true,
   approvalTimeoutMs: true,
+  history: true,
   userBudget: true,
   redact: true,
   onToolError: true,
@@ -134,6 +144,7 @@ export function checkAgentOptions(options: unknown): void {
           (m) => isObject(m) && typeof m['from'] === 'string' && typeof m['migrate'] === 'function',
         ),
     );
+  checkHistoryStrategy('new Agent()', (options as Record<string, unknown>)['history']);
   const { modelSettings, tools, toolkits } = options as AgentOptions;
   if (modelSettings === undefined) return;
   checkModelSettings('new Agent()', modelSettings);

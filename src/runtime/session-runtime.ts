@@ -141,6 +141,7 @@ export class SessionRuntime {
         tools: binding.tools,
         toolSpecs: binding.toolSpecs,
         baseInstructions: binding.instructions,
+        history: this.source.options.history,
         outputType: this.source.options.outputType,
         outputSchema: binding.outputSchema,
         contextFor: (runId) =>

@@ -15,6 +15,11 @@ export function checkRunInput(call: string, input: unknown): asserts input is Ru
   }
   for (const [index, item] of input.entries()) {
     const parsed = Item.safeParse(item);
+    if (parsed.success && parsed.data.type === 'summary') {
+      throw new TypeError(
+        `${call}: input[${index}] is a summary item; summaries are written by the agent's context window (option "history")`,
+      );
+    }
     if (parsed.success) continue;
     const issue = parsed.error.issues[0];
     const where = issue?.path.length ? ` at ${issue.path.join('.')}` : '';

@@ -1,3 +1,4 @@
+import { contentText } from '../../src/items/item.js';
 import { z } from 'zod';
 import {
   Agent,
@@ -95,7 +96,7 @@ export function approvalModel(): ScriptedModel {
     if (results.length === 0) {
       const users = request.items.filter((i) => i.type === 'message' && i.role === 'user');
       const last = users[users.length - 1];
-      const content = last && last.type === 'message' ? last.content : '[]';
+      const content = last && last.type === 'message' ? contentText(last.content) : '[]';
       return { toolCalls: JSON.parse(content) as ScriptedResponse['toolCalls'] };
     }
     // Parallel calls finish in any order: summarise them in call order.

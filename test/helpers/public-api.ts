@@ -29,6 +29,9 @@ export const ROOT_VALUES = [
   'updateTask',
   'forkSession',
   'deleteSession',
+  // items and context windows
+  'contentText',
+  'estimateTokens',
   // tools
   'tool',
   'toolkit',
@@ -76,6 +79,7 @@ export const ROOT_VALUES = [
   'ApprovalCheckError',
   'UnpricedModelError',
   'ToolkitError',
+  'McpCallError',
   'InstructionsError',
   'InvalidSchemaError',
 ].sort();
@@ -113,7 +117,20 @@ export const ROOT_TYPES = [
   'ToolCallItem',
   'ToolResultItem',
   'ReasoningItem',
+  'DeveloperMessageItem',
+  'SystemMessageItem',
+  'SummaryItem',
+  'UserContentPart',
+  'TextPart',
+  'ImageUrlPart',
+  'ImageDataPart',
+  'FileDataPart',
+  'FileIdPart',
   'RunInput',
+  'HistoryStrategy',
+  'ItemWindow',
+  'TokenWindow',
+  'SummarizeContext',
   'Tool',
   'AnyTool',
   'ToolDefinition',
@@ -156,6 +173,7 @@ export const ROOT_TYPES = [
   'ErrorCode',
   'ErrorScope',
   'SerializedError',
+  'McpCallFailure',
 ].sort();
 
 /** The `agentstate/testing` export. */
@@ -171,6 +189,19 @@ export const TESTING_TYPES = [
 /** The `agentstate/ai-sdk` export. */
 export const AI_SDK_VALUES = ['aiSdkModel'];
 export const AI_SDK_TYPES = ['AiSdkLanguageModel', 'AiSdkModelOptions'].sort();
+
+/** The `agentstate/mcp` export (its own subpath: the MCP SDK is an optional peer dependency). */
+export const MCP_VALUES = ['mcpToolkit'];
+export const MCP_TYPES = [
+  'McpToolkit',
+  'McpToolkitOptions',
+  'McpConnect',
+  'McpStdioServer',
+  'McpHttpServer',
+  'McpTransportFactory',
+  'McpNeedsApproval',
+  'McpToolArguments',
+].sort();
 
 /** A module's exported names as TypeScript sees them, split into values and types only. */
 export interface ExportedNames {

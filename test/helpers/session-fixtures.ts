@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Item } from '../../src/items/item.js';
+import { contentText, type Item } from '../../src/items/item.js';
 import type { ModelRequest } from '../../src/models/model.js';
 import type { KvSessionStore } from '../../src/persistence/kv-session-store.js';
 import type { SessionKey } from '../../src/persistence/session-store.js';
@@ -13,14 +13,14 @@ export const bob = (sessionId: string): SessionKey => ({ sessionId, userId: 'bob
 
 /** Text contents of the message items (user and assistant), oldest first. */
 export function texts(items: readonly Item[]): string[] {
-  return items.flatMap((item) => (item.type === 'message' ? [item.content] : []));
+  return items.flatMap((item) => (item.type === 'message' ? [contentText(item.content)] : []));
 }
 
 /** The content of the last user message in a request. */
 export function lastUserText(request: ModelRequest): string {
   const users = request.items.filter((i) => i.type === 'message' && i.role === 'user');
   const last = users[users.length - 1];
-  return last && last.type === 'message' ? last.content : '';
+  return last && last.type === 'message' ? contentText(last.content) : '';
 }
 
 /**

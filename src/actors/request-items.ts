@@ -1,0 +1,40 @@
+import { withRunContext } from '../context/run-context-storage.js';
+import type { Item, SummaryItem } from '../items/item.js';
+import { summaryMessage } from '../items/summary-message.js';
+import { planWindow } from '../window/context-window.js';
+import type { StepDeps } from './step-deps.js';
+
+/**
+ * The history items of one model request, through the agent's context window. When the window
+ * summarizes, the summary is appended to the history as a `summary` item: it is committed in
+ * the same atomic save as this model step's answer, and later requests (in this process or
+ * after a restore) read it from the history instead of calling `summarize` again. Only a crash
+ * while this step is in flight can make it run again, as for the model call itself
+ * (invariant 1). Summaries reach the model as user messages (see `summaryMessage`).
+ */
+export async function requestItems(
+  deps: StepDeps,
+  runId: string,
+  signal: AbortSignal,
+): Promise<Item[]> {
+  const strategy = deps.history ?? 'all';
+  const plan = planWindow(deps.log, deps.historyFrom(), strategy);
+  const hook = strategy === 'all' || !('summarize' in strategy) ? undefined : strategy.summarize;
+  if (!plan.summarize || !hook) return plan.items.map(asMessage);
+  const runContext = deps.contextFor(runId);
+  const { items, upTo, kept } = plan.summarize;
+  const content = await withRunContext(runContext, () =>
+    hook(items, { runContext, signal, model: deps.model }),
+  );
+  signal.throwIfAborted();
+  if (typeof content !== 'string' || content.length === 0) {
+    throw new TypeError(
+      `history.summarize must resolve to a non-empty string, got ${typeof content === 'string' ? 'an empty string' : typeof content}`,
+    );
+  }
+  const summary: SummaryItem = { type: 'summary', content, upTo };
+  deps.log.append([summary]);
+  return [summary, ...kept].map(asMessage);
+}
+
+const asMessage = (item: Item): Item => (item.type === 'summary' ? summaryMessage(item) : item);
