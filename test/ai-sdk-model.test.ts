@@ -337,3 +337,74 @@ describe('aiSdkModel with the AI SDK mock language model', () => {
     expect(root).not.toContain('ai-sdk');
   });
 });
+
+describe('AI SDK prompt of richer items', () => {
+  const items = [
+    { type: 'message' as const, role: 'developer' as const, content: 'Be brief.' },
+    { type: 'summary' as const, content: 'Cats.', upTo: 2 },
+    {
+      type: 'message' as const,
+      role: 'user' as const,
+      content: [
+        { type: 'text' as const, text: 'Look:' },
+        { type: 'image' as const, url: 'https://example.test/cat.png' },
+        { type: 'file' as const, data: 'JVBE', mediaType: 'application/pdf', filename: 'a.pdf' },
+      ],
+    },
+  ];
+
+  it('maps parts to file parts (v4 tagged, v3 plain), developer items to system messages', async () => {
+    const v4 = new MockLanguageModelV4({
+      doGenerate: generated([{ type: 'text', text: 'ok' }], 'stop', usage(1, 1)),
+    });
+    await aiSdkModel(v4).generate({ items, tools: [] });
+    expect(v4.doGenerateCalls[0]!.prompt).toEqual([
+      { role: 'system', content: 'Be brief.' },
+      {
+        role: 'user',
+        content: [{ type: 'text', text: 'Summary of the earlier conversation:\nCats.' }],
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Look:' },
+          {
+            type: 'file',
+            mediaType: 'image/*',
+            data: { type: 'url', url: new URL('https://example.test/cat.png') },
+          },
+          {
+            type: 'file',
+            mediaType: 'application/pdf',
+            filename: 'a.pdf',
+            data: { type: 'data', data: 'JVBE' },
+          },
+        ],
+      },
+    ]);
+    const v3 = new MockLanguageModelV3({
+      doGenerate: generated([{ type: 'text', text: 'ok' }], 'stop', usage(1, 1)),
+    });
+    await aiSdkModel(v3).generate({ items, tools: [] });
+    const files = (v3.doGenerateCalls[0]!.prompt[2]!.content as { type: string; data?: unknown }[])
+      .filter((p) => p.type === 'file')
+      .map((p) => p.data);
+    expect(files).toEqual([new URL('https://example.test/cat.png'), 'JVBE']);
+  });
+
+  it('refuses a file given by provider id with a ModelBehaviorError', async () => {
+    const mock = new MockLanguageModelV4();
+    const request = {
+      items: [
+        {
+          type: 'message' as const,
+          role: 'user' as const,
+          content: [{ type: 'file' as const, fileId: 'f-1' }],
+        },
+      ],
+      tools: [],
+    };
+    await expect(aiSdkModel(mock).generate(request)).rejects.toBeInstanceOf(ModelBehaviorError);
+    expect(mock.doGenerateCalls).toEqual([]);
+  });
+});

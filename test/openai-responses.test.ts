@@ -6,6 +6,7 @@ import { add, collect, tempLevelStore } from './helpers/agent-fixtures.js';
 import type { ChatCompletionsServer } from './helpers/chat-completions-server.js';
 import { collect as collectModel, final } from './helpers/chat-completions-server.js';
 import { toChatMessages } from '../src/models/chat-completions-api.js';
+import { toResponsesInput } from '../src/models/responses-api.js';
 import { modelFailure } from './helpers/model-failure.js';
 import {
   functionCallOut,
@@ -330,6 +331,49 @@ describe('Chat Completions and reasoning items', () => {
         tool_calls: [{ id: 'c1', type: 'function', function: { name: 'add', arguments: '{}' } }],
       },
       { role: 'tool', tool_call_id: 'c1', content: '1' },
+    ]);
+  });
+});
+
+describe('Responses input of richer items', () => {
+  it('maps image and file parts, developer and system items and summaries', () => {
+    const input = toResponsesInput({
+      items: [
+        { type: 'message', role: 'developer', content: 'Be brief.' },
+        { type: 'message', role: 'system', content: 'You are terse.' },
+        { type: 'summary', content: 'They talked about cats.', upTo: 4 },
+        {
+          type: 'message',
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Look:' },
+            { type: 'image', url: 'https://example.test/cat.png', detail: 'low' },
+            { type: 'image', data: 'AAAA', mediaType: 'image/png' },
+            { type: 'file', data: 'JVBE', mediaType: 'application/pdf', filename: 'a.pdf' },
+            { type: 'file', fileId: 'file-1' },
+          ],
+        },
+      ],
+      tools: [],
+    });
+    expect(input).toEqual([
+      { role: 'developer', content: 'Be brief.' },
+      { role: 'system', content: 'You are terse.' },
+      { role: 'user', content: 'Summary of the earlier conversation:\nThey talked about cats.' },
+      {
+        role: 'user',
+        content: [
+          { type: 'input_text', text: 'Look:' },
+          { type: 'input_image', image_url: 'https://example.test/cat.png', detail: 'low' },
+          { type: 'input_image', image_url: 'data:image/png;base64,AAAA', detail: 'auto' },
+          {
+            type: 'input_file',
+            file_data: 'data:application/pdf;base64,JVBE',
+            filename: 'a.pdf',
+          },
+          { type: 'input_file', file_id: 'file-1' },
+        ],
+      },
     ]);
   });
 });
