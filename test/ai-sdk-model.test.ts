@@ -383,7 +383,12 @@ describe('AI SDK prompt of richer items', () => {
       },
     ]);
     const v3 = new MockLanguageModelV3({
-      doGenerate: generated([{ type: 'text', text: 'ok' }], 'stop', usage(1, 1)),
+      doGenerate: {
+        content: [{ type: 'text', text: 'ok' }],
+        finishReason: { unified: 'stop', raw: 'stop' },
+        usage: usage(1, 1),
+        warnings: [],
+      },
     });
     await aiSdkModel(v3).generate({ items, tools: [] });
     const files = (v3.doGenerateCalls[0]!.prompt[2]!.content as { type: string; data?: unknown }[])
