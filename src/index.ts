@@ -30,6 +30,9 @@ export type {
   SessionPage,
   StoreStats,
   UsageTotals,
+  DeadlineEntry,
+  DueApprovalsQuery,
+  DueApprovals,
 } from './persistence/session-store.js';
 export { MigrationRegistry, type Migration } from './persistence/migrations.js';
 export { CURRENT_SCHEMA_VERSION } from './persistence/session-record-codec.js';

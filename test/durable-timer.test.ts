@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  ApprovalExpiredError,
   InvalidSessionTransitionError,
   LevelSessionStore,
   RunState,
@@ -8,6 +9,7 @@ import {
 } from '../src/index.js';
 import { FakeClock } from '../src/testing.js';
 import { approvalAgent, callTools } from './helpers/approval-agent.js';
+import { dumpBackend } from './helpers/session-fixtures.js';
 import { TempStores } from './helpers/temp-store.js';
 
 const temps = new TempStores();
@@ -117,11 +119,32 @@ describe('durable approval deadlines', () => {
     expect(fresh.model.calls).toHaveLength(1);
   });
 
-  it('an approval that arrives after the deadline does not run the call', async () => {
-    const { agent, clock, counters, paused } = await pausedWithDeadline();
+  it('an approval that arrives after the deadline raises ApprovalExpiredError and changes nothing', async () => {
+    const { agent, clock, counters, model, store, paused } = await pausedWithDeadline();
     clock.advance(TIMEOUT * 2);
+    const runtime = agent.runtimeFor(store);
+    const before = await runtime.getSessionInfo(key);
+    const bytes = await dumpBackend(store);
+    const modelCalls = model.calls.length;
     const state = RunState.fromJSON(JSON.stringify(paused.state)).approve('call_1_0');
-    const done = await agent.resume(state);
+    const error = await agent.resume(state).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApprovalExpiredError);
+    expect(error).toMatchObject({
+      code: 'APPROVAL_EXPIRED',
+      callId: 'call_1_0',
+      deadline: START + TIMEOUT,
+      sessionId: key.sessionId,
+      runId: paused.id,
+    });
+    expect((error as Error).message).toContain('"call_1_0"');
+    expect((error as Error).message).toContain(new Date(START + TIMEOUT).toISOString());
+    // Nothing stored changed, nothing ran.
+    expect(await dumpBackend(store)).toEqual(bytes);
+    expect(await runtime.getSessionInfo(key)).toEqual(before);
+    expect(counters.executed).toEqual({});
+    expect(model.calls.length).toBe(modelCalls);
+    // Resumed without decisions, the deadline takes effect: rejected with reason timeout.
+    const done = await agent.resume(key.sessionId, { userId: key.userId });
     expect(counters.executed).toEqual({});
     expect(done.output).toBe(`Done. send_email (error): ${TIMEOUT_MESSAGE}`);
   });
@@ -157,15 +180,18 @@ describe('durable approval deadlines', () => {
     expect(fake.pendingSleepers).toBe(0);
   });
 
-  it('with several pending calls, those past their deadline are rejected even if approved late', async () => {
+  it('with several pending calls, a late decision on any of them is refused whole', async () => {
     const { store } = await temps.open();
     const clock = new FakeClock(START);
     const { agent, counters, model } = approvalAgent(store, { clock, approvalTimeoutMs: TIMEOUT });
     const paused = await agent.run(callTools(email('a@x.io'), email('b@x.io')), opts);
     clock.advance(TIMEOUT);
-    const done = await agent.resume(
-      paused.state.approve('call_1_0').reject('call_1_1', { message: 'no' }),
-    );
+    const bytes = await dumpBackend(store);
+    await expect(
+      agent.resume(paused.state.approve('call_1_0').reject('call_1_1', { message: 'no' })),
+    ).rejects.toMatchObject({ code: 'APPROVAL_EXPIRED', callId: 'call_1_0' });
+    expect(await dumpBackend(store)).toEqual(bytes);
+    const done = await agent.resume(key.sessionId, { userId: key.userId });
     expect(counters.executed).toEqual({});
     expect(lastResults(model).map((r) => r.output)).toEqual([TIMEOUT_MESSAGE, TIMEOUT_MESSAGE]);
     expect(done.interrupted).toBe(false);

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   Agent,
+  LevelSessionStore,
   OpenAIModel,
+  SessionRuntime,
   changeBudget,
   continueRun,
   sendMessage,
@@ -319,5 +321,121 @@ describe('new OpenAIModel()', () => {
     expect(make({ ...ok, client: {} })).toThrow(/"client" must be an OpenAI client/);
     expect(make({ ...ok, apiKey: 42 })).toThrow(/"apiKey" must be a string, got 42/);
     expect(make({ ...ok, maxRetries: 0, timeoutMs: 1000, temperature: 0 })).not.toThrow();
+  });
+});
+
+describe('new SessionRuntime(), execute(), listSessions(), startScheduler()', () => {
+  const make = (options: unknown) => js((o: never) => new SessionRuntime(o), options);
+
+  it('refuses unknown options with the closest valid one, and a missing store or agent', () => {
+    const { agent, store } = setup();
+    expect(make({ store, agent, clocks: {} })).toThrow(
+      /^new SessionRuntime\(\): unknown option "clocks" \(did you mean "clock"\?\)/,
+    );
+    expect(make({ store, agent, scop: { sessionId: 's' } })).toThrow(/did you mean "scope"/);
+    expect(make(undefined)).toThrow(/new SessionRuntime\(\): options must be an object/);
+    expect(make({ agent })).toThrow(/option "store" must implement SessionStore/);
+    expect(make({ store })).toThrow(/option "agent" must be an Agent or an AgentSession/);
+    expect(make({ store, agent: { name: 'a' } })).toThrow(/option "agent"/);
+  });
+
+  it('checks the kind of every option', () => {
+    const { agent, store } = setup();
+    expect(make({ store: {}, agent })).toThrow(/option "store" must implement SessionStore/);
+    expect(make({ store, agent, clock: Date })).toThrow(/option "clock" must implement Clock/);
+    expect(make({ store, agent, liveRuns: [] })).toThrow(/option "liveRuns" must be a Set/);
+    expect(make({ store, agent, scope: 's' })).toThrow(/option "scope" must be an object/);
+    expect(make({ store, agent, scope: { sessionId: '' } })).toThrow(
+      /option "scope.sessionId" must be a non-empty string/,
+    );
+    expect(make({ store, agent, scope: { sessionId: 's', user_id: 'a' } })).toThrow(
+      /unknown option "scope.user_id" \(did you mean "scope.userId"\?\)/,
+    );
+    expect(make({ store, agent, scope: { sessionId: 's', userId: 7 } })).toThrow(
+      /option "scope.userId" must be a string, got 7/,
+    );
+    expect(make({ store, agent, scope: { sessionId: 's', userId: 'a' } })).not.toThrow();
+  });
+
+  it('execute() needs a session id or key and an action, at the call', async () => {
+    const { agent, store, model } = setup();
+    const runtime = new SessionRuntime({ store, agent });
+    const execute = (...args: unknown[]) => js(runtime.execute.bind(runtime), ...args);
+    expect(execute('', sendMessage('hi'))).toThrow(
+      /^runtime.execute\(\): the target must be a session id or a \{ sessionId, userId \} key, got ""/,
+    );
+    expect(execute(42, sendMessage('hi'))).toThrow(/the target must be a session id/);
+    expect(execute({ session_id: 's' }, sendMessage('hi'))).toThrow(
+      /unknown option "target.session_id" \(did you mean "target.sessionId"\?\)/,
+    );
+    expect(execute({ sessionId: 's', userId: 1 }, sendMessage('hi'))).toThrow(
+      /"target.userId" must be a string/,
+    );
+    expect(execute('s', 'sendMessage')).toThrow(/the action must be a session action/);
+    expect(execute('s', { name: 'x' })).toThrow(/the action must be a session action/);
+    // Nothing ran and nothing was stored.
+    expect(model.calls).toHaveLength(0);
+    expect((await store.list()).sessions).toEqual([]);
+    await expect(runtime.execute('s', sendMessage('hi'))).resolves.toMatchObject({ output: 'hi' });
+  });
+
+  it('listSessions() checks its query: names, status, a positive integer limit, strings', () => {
+    const { agent, store } = setup();
+    const runtime = new SessionRuntime({ store, agent });
+    const list = (query: unknown) => js(runtime.listSessions.bind(runtime), query);
+    expect(list({ user_id: 'alice' })).toThrow(
+      /^runtime.listSessions\(\): unknown option "user_id" \(did you mean "userId"\?\)/,
+    );
+    for (const limit of BAD_LIMITS) {
+      expect(list({ userId: 'alice', limit })).toThrow(/option "limit" must be a positive integer/);
+    }
+    expect(list({ status: 'paused' })).toThrow(
+      /option "status" must be one of active, suspended, completed, failed, deleted, got "paused"/,
+    );
+    expect(list({ userId: 7 })).toThrow(/option "userId" must be a string, got 7/);
+    expect(list({ cursor: 3 })).toThrow(/option "cursor" must be a string, got 3/);
+    expect(list('alice')).toThrow(/options must be an object/);
+    expect(list({ userId: 'alice', status: 'active', limit: 5, cursor: 'a' })).not.toThrow();
+  });
+
+  it('startScheduler() checks its options (the agent adds store)', () => {
+    const { agent, store } = setup();
+    const runtime = new SessionRuntime({ store, agent });
+    const start = (options: unknown) => js(runtime.startScheduler.bind(runtime), options);
+    expect(start({ onErr: () => undefined })).toThrow(
+      /^runtime.startScheduler\(\): unknown option "onErr" \(did you mean "onError"\?\)/,
+    );
+    expect(start({ store })).toThrow(/unknown option "store"/);
+    for (const value of BAD_LIMITS) {
+      expect(start({ retryDelayMs: value })).toThrow(/"retryDelayMs" must be a positive integer/);
+      expect(start({ batchSize: value })).toThrow(/"batchSize" must be a positive integer/);
+    }
+    expect(start({ onContinued: 'log' })).toThrow(/"onContinued" must be a function/);
+    const agentStart = (options: unknown) => js(agent.startScheduler.bind(agent), options);
+    expect(agentStart({ store: {} })).toThrow(
+      /^agent.startScheduler\(\): option "store" must implement SessionStore/,
+    );
+    expect(agentStart({ stor: store })).toThrow(/did you mean "store"/);
+  });
+});
+
+describe('new LevelSessionStore() and LevelSessionStore.open()', () => {
+  const make = (options: unknown) => js((o: never) => new LevelSessionStore(o), options);
+  const open = (options: unknown) => js((o: never) => LevelSessionStore.open(o), options);
+
+  it('refuses unknown options with the closest valid one, before opening anything', () => {
+    expect(make({ paht: './x' })).toThrow(
+      /^new LevelSessionStore\(\): unknown option "paht" \(did you mean "path"\?\)/,
+    );
+    expect(open({ location: './x' })).toThrow(/^LevelSessionStore.open\(\): unknown option/);
+    expect(make('./data')).toThrow(/options must be an object, got "\.\/data"/);
+  });
+
+  it('checks each option', () => {
+    expect(make({ path: '' })).toThrow(/option "path" must be a non-empty string, got ""/);
+    expect(open({ path: 42 })).toThrow(/option "path" must be a non-empty string, got 42/);
+    expect(make({ path: './x', migrations: {} })).toThrow(/option "migrations" must be an array/);
+    expect(make({ path: './x', migrations: [{ from: 1 }] })).toThrow(/option "migrations"/);
+    expect(make({ path: './x', onBatchOp: true })).toThrow(/option "onBatchOp" must be a function/);
   });
 });

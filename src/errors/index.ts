@@ -15,6 +15,7 @@ export {
   InvalidRunStateError,
   UnknownCallError,
   StaleDecisionError,
+  ApprovalExpiredError,
   UnpricedModelError,
   ApprovalCheckError,
   ToolkitError,

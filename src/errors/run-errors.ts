@@ -121,6 +121,29 @@ export class StaleDecisionError extends AgentStateError {
   }
 }
 
+/**
+ * An approval decision arrived after the call's approval deadline: the call is rejected with
+ * reason `timeout` instead (resume without decisions, or the scheduler, does that). Nothing of
+ * the resume was applied.
+ */
+export class ApprovalExpiredError extends AgentStateError {
+  readonly callId: string;
+  /** The call's deadline, epoch milliseconds. */
+  readonly deadline: number;
+
+  constructor(callId: string, deadline: number, scope: ErrorScope = {}) {
+    super(
+      'APPROVAL_EXPIRED',
+      `The decision on tool call "${callId}" came too late: its approval deadline ` +
+        `${new Date(deadline).toISOString()} has passed, so the call is rejected with reason ` +
+        'timeout (resume without decisions to continue the run)',
+      scope,
+    );
+    this.callId = callId;
+    this.deadline = deadline;
+  }
+}
+
 /** A tool's `needsApproval` function threw: the run cannot tell whether the call may run. */
 export class ApprovalCheckError extends AgentStateError {
   constructor(toolName: string, cause: unknown, scope: ErrorScope = {}) {

@@ -38,7 +38,8 @@ const notProvided = (name: string) =>
   fromPromise<never, unknown>(() => Promise.reject(new Error(`actor "${name}" was not provided`)));
 
 const pendingApproval = (c: CallState): boolean => c.needsApproval && c.decision === undefined;
-const nextDeadline = (calls: CallState[]): number | undefined => {
+/** The earliest deadline of the calls still waiting for an approval decision, if any. */
+export const nextDeadline = (calls: readonly CallState[]): number | undefined => {
   const deadlines = calls
     .filter(pendingApproval)
     .flatMap((c) => (c.deadline === undefined ? [] : [c.deadline]));

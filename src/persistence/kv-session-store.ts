@@ -6,6 +6,7 @@ import {
   SessionNotFoundError,
   SessionSaveFailedError,
 } from '../errors/session-errors.js';
+import { deadlineOps, scanDueDeadlines } from './deadline-index.js';
 import { getAll, type KvBackend, type KvOp } from './kv-backend.js';
 import { readHistoryRange } from './history-reader.js';
 import { scanListing } from './listing-scan.js';
@@ -27,6 +28,9 @@ import {
 } from './session-schemas.js';
 import {
   emptyTotals,
+  type DeadlineEntry,
+  type DueApprovals,
+  type DueApprovalsQuery,
   type JournalEntry,
   type ListSessionsQuery,
   type LoadedSession,
@@ -88,7 +92,7 @@ export class KvSessionStore implements SessionStore {
    */
   private readonly written = new Map<
     string,
-    { raw: string; version: number; historyLength: number }
+    { raw: string; version: number; historyLength: number; approvalDeadline: number | undefined }
   >();
 
   constructor(backend: KvBackend, options: KvSessionStoreOptions = {}) {
@@ -111,6 +115,7 @@ export class KvSessionStore implements SessionStore {
       put(recordKey, encoded),
       this.listingOp(record),
       ...this.historyOps(key, 0, items),
+      ...deadlineOps(key, undefined, record.approvalDeadline),
     ];
     return this.serialized(async () => {
       const [existing, rawTotals] = await getAll(this.backend, [recordKey, totalsKey]);
@@ -176,6 +181,8 @@ export class KvSessionStore implements SessionStore {
         this.listingOp(saved),
         ...this.historyOps(key, stored.historyLength, items),
         ...journalOps,
+        // The deadline index moves with the record, in the same batch (never out of step).
+        ...deadlineOps(key, stored.approvalDeadline, saved.approvalDeadline),
       ];
       if (delta) {
         const totals = await readOwnerTotals(this.backend, key.userId, rawTotals);
@@ -227,6 +234,27 @@ export class KvSessionStore implements SessionStore {
     });
   }
 
+  async dueApprovals(query: DueApprovalsQuery): Promise<DueApprovals> {
+    if (!Number.isSafeInteger(query.limit) || query.limit < 1) {
+      throw new TypeError(`dueApprovals: limit must be a positive integer, got ${query.limit}`);
+    }
+    return scanDueDeadlines(this.backend, query);
+  }
+
+  async dropStaleDeadline(entry: DeadlineEntry): Promise<boolean> {
+    const recordKey = keys.recordKey(entry.key);
+    return this.serialized(async () => {
+      const raw = await this.backend.get(recordKey);
+      const held =
+        raw === undefined
+          ? undefined
+          : this.decodeRecord(entry.key, recordKey, raw).approvalDeadline;
+      if (held === entry.deadline) return false;
+      await this.apply(entry.key.sessionId, [del(keys.deadlineKey(entry.key, entry.deadline))]);
+      return true;
+    });
+  }
+
   async userUsage(userId: string | undefined): Promise<UsageTotals> {
     const raw = await this.backend.get(keys.userTotalsKey(userId));
     return readOwnerTotals(this.backend, userId, raw);
@@ -236,10 +264,11 @@ export class KvSessionStore implements SessionStore {
     const recordKey = keys.recordKey(key);
     await this.serialized(async () => {
       // Existence only: a corrupt record can still be purged.
-      if ((await this.backend.get(recordKey)) === undefined) {
+      const raw = await this.backend.get(recordKey);
+      if (raw === undefined) {
         throw new SessionNotFoundError(key.sessionId);
       }
-      const ops = [del(recordKey), del(keys.listIndexKey(key))];
+      const ops = [del(recordKey), del(keys.listIndexKey(key)), ...this.deadlineDrop(key, raw)];
       for (const range of [keys.historyRange(key), keys.journalRange(key)]) {
         for await (const entryKey of this.backend.keys(range)) ops.push(del(entryKey));
       }
@@ -257,12 +286,29 @@ export class KvSessionStore implements SessionStore {
     await this.backend.close();
   }
 
+  /**
+   * The op deleting a purged session's deadline index entry. The entry of a record too damaged
+   * to read stays: the scheduler finds it stale (no record) and drops it.
+   */
+  private deadlineDrop(key: SessionKey, raw: string): KvOp[] {
+    try {
+      return deadlineOps(
+        key,
+        this.decodeRecord(key, keys.recordKey(key), raw).approvalDeadline,
+        undefined,
+      );
+    } catch {
+      return [];
+    }
+  }
+
   private remember(recordKey: string, raw: string, record: SessionRecord): void {
     this.written.delete(recordKey);
     this.written.set(recordKey, {
       raw,
       version: record.version,
       historyLength: record.historyLength,
+      approvalDeadline: record.approvalDeadline,
     });
     if (this.written.size > WRITTEN_CAPACITY) {
       const oldest = this.written.keys().next().value;

@@ -2,6 +2,7 @@ import type { BatchOpHook } from './kv-backend.js';
 import { KvSessionStore } from './kv-session-store.js';
 import { LevelBackend } from './level-backend.js';
 import type { Migration } from './migrations.js';
+import { OptionChecker, isObject, optionNames } from '../validation/option-checks.js';
 
 export interface LevelSessionStoreOptions {
   /**
@@ -16,6 +17,32 @@ export interface LevelSessionStoreOptions {
    * batch is dropped whole and the save fails with `SessionSaveFailedError`.
    */
   onBatchOp?: BatchOpHook | undefined;
+}
+
+const LEVEL_OPTION_NAMES = optionNames<LevelSessionStoreOptions>({
+  path: true,
+  migrations: true,
+  onBatchOp: true,
+});
+
+/** Checks the options of `new LevelSessionStore()` / `LevelSessionStore.open()` at the call. */
+function checkLevelOptions(call: string, options: unknown): void {
+  new OptionChecker(call, options, LEVEL_OPTION_NAMES)
+    .nonEmptyString('path')
+    .check(
+      'migrations',
+      'an array of { from, to, migrate } migrations',
+      (v) =>
+        Array.isArray(v) &&
+        v.every(
+          (m) =>
+            isObject(m) &&
+            Number.isInteger(m['from']) &&
+            Number.isInteger(m['to']) &&
+            typeof m['migrate'] === 'function',
+        ),
+    )
+    .function('onBatchOp');
 }
 
 /** Default LevelDB folder. */
@@ -42,7 +69,12 @@ export class LevelSessionStore extends KvSessionStore {
   readonly path: string;
   private readonly level: LevelBackend;
 
+  /**
+   * @throws TypeError for an unknown option name (naming the closest valid one), an empty or
+   *   non-string `path`, or `migrations` / `onBatchOp` of the wrong kind.
+   */
   constructor(options: LevelSessionStoreOptions = {}) {
+    checkLevelOptions('new LevelSessionStore()', options);
     const path = options.path ?? DEFAULT_LEVEL_PATH;
     const level = new LevelBackend(path, { onBatchOp: options.onBatchOp });
     super(level, { migrations: options.migrations });
@@ -51,10 +83,10 @@ export class LevelSessionStore extends KvSessionStore {
   }
 
   /** Creates a store and waits until its database is open. */
-  static async open(options: LevelSessionStoreOptions = {}): Promise<LevelSessionStore> {
+  static open(options: LevelSessionStoreOptions = {}): Promise<LevelSessionStore> {
+    checkLevelOptions('LevelSessionStore.open()', options);
     const store = new LevelSessionStore(options);
-    await store.ready();
-    return store;
+    return store.ready().then(() => store);
   }
 
   /** Resolves once the database is open; rejects if it cannot be opened. */

@@ -14,6 +14,7 @@ import type { SessionKey } from './session-store.js';
  * | `h!<owner>!<sid>!<seq, 10 digits>`    | history item JSON                    |
  * | `j!<owner>!<sid>!<runId>!<step, 8 d>` | journal entry JSON                   |
  * | `t!<owner>`                           | user usage totals JSON               |
+ * | `d!<deadline, 16 d>!<owner>!<sid>`    | approval-deadline index entry JSON   |
  * | `o!<owner>`                           | agentstate 0.1's owner marker (read) |
  *
  * Every value is sealed with a checksum of key and value (`sealed-value.ts`). The totals key
@@ -23,6 +24,8 @@ export const KEY_SEPARATOR = '!';
 
 const HISTORY_DIGITS = 10;
 const STEP_DIGITS = 8;
+const DEADLINE_DIGITS = 16;
+const DEADLINE_PREFIX = 'd!';
 
 /**
  * URI-encodes a key part and escapes `!`, so the separator cannot appear in it and two
@@ -135,4 +138,30 @@ export function legacyOwnerMarkerKey(userId: string | undefined): string {
 /** Totals keys of named owners only (not the anonymous bucket): one per owner with sessions. */
 export function namedOwnersRanges(): KvRange[] {
   return [prefixRange('t!u:'), prefixRange('o!u:')];
+}
+
+/** The approval-deadline index entry of a session: ordered by deadline across all owners. */
+export function deadlineKey(key: SessionKey, deadline: number): string {
+  return `${DEADLINE_PREFIX}${padded(deadline, DEADLINE_DIGITS, 'Approval deadline')}!${sessionPart(key)}`;
+}
+
+/** Index entries with a deadline at or before `until` (all of them from `after` on). */
+export function dueDeadlineRange(until: number, after?: string): KvRange {
+  const all = prefixRange(DEADLINE_PREFIX);
+  const end = Math.min(until + 1, Number.MAX_SAFE_INTEGER);
+  return {
+    gte: after === undefined ? all.gte : keyAfter(after),
+    lt: `${DEADLINE_PREFIX}${padded(end, DEADLINE_DIGITS, 'Approval deadline')}`,
+  };
+}
+
+/** Index entries with a deadline after `until`. */
+export function laterDeadlineRange(until: number): KvRange {
+  return { gte: dueDeadlineRange(until).lt, lt: prefixRange(DEADLINE_PREFIX).lt };
+}
+
+/** The deadline an index key is filed under (NaN for a key not of that form). */
+export function deadlineOfKey(indexKey: string): number {
+  const digits = indexKey.slice(DEADLINE_PREFIX.length, DEADLINE_PREFIX.length + DEADLINE_DIGITS);
+  return /^\d{16}$/.test(digits) ? Number(digits) : Number.NaN;
 }

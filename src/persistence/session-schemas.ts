@@ -31,6 +31,7 @@ export const SessionInfoSchema = z.object({
   parentId: z.string().optional(),
   historyLength: z.number().int().nonnegative(),
   usage: UsageTotalsSchema,
+  approvalDeadline: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).optional(),
 });
 
 export const JournalEntrySchema = z.object({
@@ -53,6 +54,7 @@ export function toSessionInfo(value: z.output<typeof SessionInfoSchema>): Sessio
     parentId: value.parentId,
     historyLength: value.historyLength,
     usage: toUsageTotals(value.usage),
+    approvalDeadline: value.approvalDeadline,
   };
 }
 

@@ -27,6 +27,11 @@ export interface SessionInfo {
   /** Number of items in the session's append-only history log. */
   historyLength: number;
   usage: UsageTotals;
+  /**
+   * The earliest deadline (epoch ms) of an approval the session's run waits for, if any. The
+   * store keeps an index of it, written in the same batch as the record (see `dueApprovals`).
+   */
+  approvalDeadline?: number | undefined;
 }
 
 /** A stored session: info plus the persisted session-machine snapshot (plain JSON). */
@@ -82,6 +87,35 @@ export interface SessionPage {
   nextCursor: string | undefined;
 }
 
+/** An entry of a store's approval-deadline index: a session whose run waits for an approval. */
+export interface DeadlineEntry {
+  key: SessionKey;
+  /** Epoch milliseconds. */
+  deadline: number;
+  /** The index key, the cursor to continue a scan after this entry. */
+  indexKey: string;
+}
+
+export interface DueApprovalsQuery {
+  /** Entries with a deadline at or before this time (epoch ms) are due. */
+  until: number;
+  /** Continue after this index key (the `cursor` of a previous scan). */
+  after?: string | undefined;
+  /** Entries read at most (due and damaged ones). */
+  limit: number;
+}
+
+/** One page of the approval-deadline index, in deadline order. */
+export interface DueApprovals {
+  due: DeadlineEntry[];
+  /** Index entries that failed their check (`InvalidSessionRecordError` naming the key). */
+  damaged: Error[];
+  /** Set when the page is full: pass it as `after` for the rest of the due entries. */
+  cursor: string | undefined;
+  /** The earliest deadline after `until` (known when `cursor` is undefined). */
+  next: number | undefined;
+}
+
 /** Bytes and batches written since the store was opened (for benchmarks and tests). */
 export interface StoreStats {
   batches: number;
@@ -117,6 +151,16 @@ export interface SessionStore {
   userUsage(userId: string | undefined): Promise<UsageTotals>;
   /** Removes the session, its history, journal and index entries. */
   purge(key: SessionKey): Promise<void>;
+  /**
+   * Due entries of the approval-deadline index, every one checked against its key (stores
+   * without such an index leave this out; the scheduler needs it).
+   */
+  dueApprovals?(query: DueApprovalsQuery): Promise<DueApprovals>;
+  /**
+   * Deletes an index entry whose session no longer holds that deadline (record gone or another
+   * deadline). Returns whether it was stale; an entry the record still holds stays.
+   */
+  dropStaleDeadline?(entry: DeadlineEntry): Promise<boolean>;
   stats(): StoreStats;
   close(): Promise<void>;
 }

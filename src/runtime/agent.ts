@@ -32,6 +32,8 @@ import { RunState } from './run-state.js';
 import { createRunStream, type RunStream } from './run-stream.js';
 import type { ActionObservers } from './session-action.js';
 import { SessionRuntime, type BindingSource } from './session-runtime.js';
+import type { SchedulerHandle, SchedulerOptions } from './approval-scheduler.js';
+import { checkSchedulerOptions } from './runtime-option-checks.js';
 
 /** Options of one `run` / `stream` call. */
 export interface RunOptions {
@@ -56,6 +58,12 @@ export interface RunOptions {
 
 /** Options of `resume` (a resumed run keeps the model settings it started with). */
 export type ResumeOptions = Omit<RunOptions, 'sessionId' | 'modelSettings'>;
+
+/** Options of `agent.startScheduler`: the scheduler's, and the store to watch. */
+export interface AgentSchedulerOptions extends SchedulerOptions {
+  /** @default the agent's store */
+  store?: SessionStore | undefined;
+}
 
 /** Options of `cancel`. */
 export type CancelOptions = Pick<RunOptions, 'userId' | 'store'>;
@@ -200,6 +208,18 @@ export class Agent<TOutput = string> implements BindingSource {
         ephemeral: !options.store && !this.options.store && state?.data.session !== undefined,
       }),
     );
+  }
+
+  /**
+   * Starts firing approval deadlines on their own for the sessions of `store` (default: the
+   * agent's store): see `SessionRuntime.startScheduler`. Stop it with `await handle.stop()`.
+   * @example
+   * const scheduler = agent.startScheduler({ onError: (error) => console.warn(error) });
+   */
+  startScheduler(options: AgentSchedulerOptions = {}): SchedulerHandle {
+    checkSchedulerOptions('agent.startScheduler()', options, ['store']);
+    const { store, ...rest } = options;
+    return this.runtimeFor(store ?? this.options.store ?? defaultStore()).startScheduler(rest);
   }
 
   /** Binds the agent to a context: instructions resolved and toolkits created once. */

@@ -1,4 +1,11 @@
-export { Agent, type RunOptions, type ResumeOptions, type CancelOptions } from './agent.js';
+export {
+  Agent,
+  type RunOptions,
+  type ResumeOptions,
+  type CancelOptions,
+  type AgentSchedulerOptions,
+} from './agent.js';
+export type { SchedulerOptions, SchedulerHandle } from './approval-scheduler.js';
 export type { AgentOptions } from './agent-options.js';
 export type { SnapshotMigration } from './machine-upgrade.js';
 export { AgentSession, type SessionRunOptions } from './agent-session.js';

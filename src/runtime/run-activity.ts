@@ -1,3 +1,4 @@
+import { nextDeadline } from '../machines/run-machine.js';
 import type { RunMachineContext } from '../machines/run-types.js';
 import { stateName } from './session-status.js';
 
@@ -15,10 +16,17 @@ export interface RunLike {
 
 /** Whether a call still waiting for approval has a deadline at or before `now`. */
 export function overdueApproval(run: RunMachineContext, now: number): boolean {
-  return run.calls.some(
-    (c) =>
-      c.needsApproval && c.decision === undefined && c.deadline !== undefined && c.deadline <= now,
-  );
+  const deadline = nextDeadline(run.calls);
+  return deadline !== undefined && deadline <= now;
+}
+
+/**
+ * The earliest deadline of an approval the run waits for (a run awaiting approval only): what
+ * a stored record carries as `approvalDeadline` for the store's deadline index.
+ */
+export function approvalDeadline(run: RunLike | undefined): number | undefined {
+  if (run?.value === undefined || run.status !== 'active' || !run.context) return undefined;
+  return stateName(run.value) === 'awaitingApproval' ? nextDeadline(run.context.calls) : undefined;
 }
 
 /**

@@ -48,6 +48,11 @@ export interface SessionAction<R = void> {
   readonly createIfMissing?: boolean | undefined;
   /** The action runs or continues a run, so it needs the agent's tools and model. */
   readonly runs?: boolean | undefined;
+  /**
+   * Checks the stored session before it is loaded into an actor (`now` from the runtime's
+   * clock): a throw refuses the action, with nothing loaded, run or saved.
+   */
+  check?(stored: { key: SessionKey; record: SessionRecord; now: number }): void;
   /** Cancellation and progress observers for the run this action drives. */
   readonly observe?: ActionObservers | undefined;
   apply(ctx: ActionContext): Promise<R>;

@@ -3,7 +3,9 @@ import type { SessionLog } from '../actors/session-log.js';
 import type { SessionMachineContext } from '../machines/session-types.js';
 import type { SessionRecord, SessionStore, UsageTotals } from '../persistence/session-store.js';
 import type { Clock } from './clock.js';
+import { approvalDeadline, type RunLike } from './run-activity.js';
 import { sessionStatusOf } from './session-status.js';
+import { storedRun } from './stored-run.js';
 
 type StateValue = Parameters<typeof sessionStatusOf>[0];
 
@@ -85,6 +87,7 @@ export class SessionCommitter {
         historyLength: this.record.historyLength + drained.items.length,
         usage: snapshot.context.usage,
         updatedAt: this.clock.now(),
+        approvalDeadline: approvalDeadline(storedRun<RunLike>(persisted)),
       };
       try {
         this.record = await this.store.save({

@@ -21,6 +21,11 @@ import type {
 } from '../persistence/session-store.js';
 import { emptyTotals } from '../persistence/session-store.js';
 import { AgentBinding } from './agent-binding.js';
+import {
+  ApprovalScheduler,
+  type SchedulerHandle,
+  type SchedulerOptions,
+} from './approval-scheduler.js';
 import type { AgentOptions } from './agent-options.js';
 import { systemClock, type Clock } from './clock.js';
 import { cacheKey, HistoryCache } from './history-cache.js';
@@ -31,6 +36,12 @@ import {
   type SessionRuntimeEventType,
 } from './session-events.js';
 import { runMetadata } from './run-metadata.js';
+import {
+  checkExecuteCall,
+  checkListQuery,
+  checkRuntimeOptions,
+  checkSchedulerOptions,
+} from './runtime-option-checks.js';
 import { SessionHost } from './session-host.js';
 import { describeSession, storedRunInFlight, type SessionView } from './session-view.js';
 import { upgradeRecord } from './machine-upgrade.js';
@@ -77,7 +88,12 @@ export class SessionRuntime {
   /** Sessions whose run is executing now (by `cacheKey`), in this runtime or its peers. */
   private readonly executing: Set<string>;
 
+  /**
+   * @throws TypeError for an unknown option name (naming the closest valid one), a `store`,
+   *   `agent` or `clock` that does not implement its interface, or a bad `scope`.
+   */
   constructor(options: SessionRuntimeOptions) {
+    checkRuntimeOptions(options);
     this.store = options.store;
     this.source = options.agent;
     this.scope = options.scope && {
@@ -101,8 +117,18 @@ export class SessionRuntime {
    * run's journal) is read and checked first: damage is a typed error before any model or
    * tool call, and nothing is written. An action that runs (`action.runs`) on a session whose
    * run this runtime is already executing raises `RunInProgressError` before anything is read.
+   * A target that is neither a session id nor a key, or an action that is not one, throws a
+   * `TypeError` at the call.
    */
-  async execute<R>(target: string | SessionKey, action: SessionAction<R>): Promise<R> {
+  execute<R>(target: string | SessionKey, action: SessionAction<R>): Promise<R> {
+    checkExecuteCall(target, action);
+    return this.executeChecked(target, action);
+  }
+
+  private async executeChecked<R>(
+    target: string | SessionKey,
+    action: SessionAction<R>,
+  ): Promise<R> {
     const key = this.toKey(target);
     if (action.runs !== true) return this.apply(key, action);
     // One live run per session in this process: a second would restart the steps in flight.
@@ -201,13 +227,57 @@ export class SessionRuntime {
     return info;
   }
 
-  /** A page of one user's sessions (with a `scope`: only the scope's own session). */
-  async listSessions(query: ListSessionsQuery = {}): Promise<SessionPage> {
+  /**
+   * A page of one user's sessions (with a `scope`: only the scope's own session).
+   * @throws TypeError at the call for an unknown query name, a `limit` that is not a positive
+   *   integer, an unknown `status`, or a `userId` or `cursor` that is not a string.
+   */
+  listSessions(query: ListSessionsQuery = {}): Promise<SessionPage> {
+    checkListQuery(query);
+    return this.listChecked(query);
+  }
+
+  private async listChecked(query: ListSessionsQuery): Promise<SessionPage> {
     const { scope } = this;
     if (scope && query.userId !== scope.userId) return { sessions: [], nextCursor: undefined };
     const page = await this.store.list(query);
     if (!scope) return page;
     return { ...page, sessions: page.sessions.filter((s) => s.sessionId === scope.sessionId) };
+  }
+
+  /**
+   * Starts firing approval deadlines on their own: every run of this runtime's store (with a
+   * `scope`: of its session) whose approval deadline has passed is continued, the overdue calls
+   * rejected with reason `timeout`, first those missed while no process ran, then each as its
+   * deadline comes (waited on with the runtime's clock). A run this process is executing is
+   * tried again later; other errors go to `onError` and never stop the scheduler.
+   * @throws TypeError for bad options, or a store without a deadline index.
+   * @example
+   * const scheduler = runtime.startScheduler({ onError: (e) => log.warn(e) });
+   * // ... on shutdown
+   * await scheduler.stop();
+   */
+  startScheduler(options: SchedulerOptions = {}): SchedulerHandle {
+    checkSchedulerOptions('runtime.startScheduler()', options);
+    const { store } = this;
+    if (!store.dueApprovals || !store.dropStaleDeadline) {
+      throw new TypeError(
+        'runtime.startScheduler(): the store keeps no approval-deadline index (dueApprovals and dropStaleDeadline)',
+      );
+    }
+    return new ApprovalScheduler(
+      {
+        store: {
+          dueApprovals: store.dueApprovals.bind(store),
+          dropStaleDeadline: store.dropStaleDeadline.bind(store),
+        },
+        clock: this.clock,
+        scope: this.scope,
+        execute: (key, action) => this.execute(key, action),
+        onSaved: (listener) => this.on('SessionSaved', (event) => listener(event.record)),
+      },
+      options,
+    );
   }
 
   /** Drops the cached history of a session (after a purge). */
@@ -324,6 +394,7 @@ export class SessionRuntime {
         `${view.state} (a run is in flight)`,
       );
     }
+    action.check?.({ key, record, now: this.clock.now() });
     if (!action.event) return;
     const snap = record.snapshot as { value: never; context: SessionMachineContext };
     const resolved = sessionMachine.resolveState({ value: snap.value, context: snap.context });

@@ -131,7 +131,8 @@ export class OptionChecker {
 
   /** An instance of `type`, e.g. `AbortSignal`. */
   instanceOf(name: string, type: abstract new (...args: never[]) => unknown): this {
-    return this.check(name, `an ${type.name}`, (v) => v instanceof type);
+    const article = /^[AEIOU]/.test(type.name) ? 'an' : 'a';
+    return this.check(name, `${article} ${type.name}`, (v) => v instanceof type);
   }
 
   /** A `Budget` (see {@link checkBudget}). */

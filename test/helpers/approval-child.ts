@@ -8,6 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import { LevelSessionStore, RunState, type RunResult } from '../../src/index.js';
 import { FakeClock } from '../../src/testing.js';
+import { reportChildFailure } from './child-process.js';
 import { approvalAgent } from './approval-agent.js';
 
 export interface ChildRequest {
@@ -70,8 +71,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  const e = error as { code?: string; message?: string };
-  process.stderr.write(`${JSON.stringify({ error: e.message ?? String(error), code: e.code })}\n`);
-  process.exitCode = 1;
-});
+main().catch(reportChildFailure);

@@ -11,23 +11,32 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
  * Runs `approval-child.ts` in a new Node process against the LevelDB folder `dbPath` (the
  * caller must have closed its own handle: LevelDB allows one process per folder).
  */
-export async function runApprovalChild(
+export function runApprovalChild(dbPath: string, request: ChildRequest): Promise<ChildReport> {
+  return runStoreChild<ChildReport>(CHILD, dbPath, request);
+}
+
+/**
+ * Runs a child script (`<script> <dbPath> '<request JSON>'`) in a new Node process and parses
+ * the last line it prints as its report; a failed child throws with its stderr.
+ */
+export async function runStoreChild<R>(
+  script: string,
   dbPath: string,
-  request: ChildRequest,
-): Promise<ChildReport> {
+  request: unknown,
+): Promise<R> {
   try {
     const { stdout } = await run(
       process.execPath,
-      ['--import', 'tsx', CHILD, dbPath, JSON.stringify(request)],
+      ['--import', 'tsx', script, dbPath, JSON.stringify(request)],
       {
         cwd: ROOT,
         timeout: 60_000,
       },
     );
     const line = stdout.trim().split('\n').pop() ?? '';
-    return JSON.parse(line) as ChildReport;
+    return JSON.parse(line) as R;
   } catch (error) {
     const e = error as { stderr?: string; message: string };
-    throw new Error(`approval child failed: ${e.stderr?.trim() || e.message}`, { cause: error });
+    throw new Error(`child ${script} failed: ${e.stderr?.trim() || e.message}`, { cause: error });
   }
 }

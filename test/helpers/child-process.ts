@@ -80,3 +80,10 @@ export function kill(child: ChildProcess, signal: NodeJS.Signals): Promise<NodeJ
     child.kill(signal);
   });
 }
+
+/** How a child script ends on failure: the error as one JSON line on stderr, exit code 1. */
+export function reportChildFailure(error: unknown): void {
+  const e = error as { code?: string; message?: string };
+  process.stderr.write(`${JSON.stringify({ error: e.message ?? String(error), code: e.code })}\n`);
+  process.exitCode = 1;
+}

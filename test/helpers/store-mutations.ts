@@ -44,9 +44,12 @@ export const MUTATION_KINDS = [
 ] as const;
 export type MutationKind = (typeof MUTATION_KINDS)[number];
 
-/** The first letter of a key: record, listing, history, journal, totals, legacy owner marker. */
-export type KeyKind = 's' | 'l' | 'h' | 'j' | 't' | 'o';
-const KEY_KINDS: readonly KeyKind[] = ['s', 'l', 'h', 'j', 't', 'o'];
+/**
+ * The first letter of a key: record, listing, history, journal, totals, legacy owner marker,
+ * approval-deadline index entry.
+ */
+export type KeyKind = 's' | 'l' | 'h' | 'j' | 't' | 'o' | 'd';
+const KEY_KINDS: readonly KeyKind[] = ['s', 'l', 'h', 'j', 't', 'o', 'd'];
 
 export function keyKindOf(key: string): KeyKind {
   const kind = key[0] as KeyKind;
@@ -216,7 +219,9 @@ function mutate(
     case 'duplicate': {
       const next = nextPosition(key);
       const others = keys.filter((k) => k !== key);
-      const target = next !== undefined && prng.int(2) === 0 ? next : prng.pick(others);
+      if (next === undefined && others.length === 0) return undefined; // a kind's only key
+      const target =
+        next !== undefined && (others.length === 0 || prng.int(2) === 0) ? next : prng.pick(others);
       return made(original, `value of ${key} copied`, target);
     }
     case 'wrongType': {

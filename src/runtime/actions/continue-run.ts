@@ -1,9 +1,11 @@
 import { NothingToResumeError } from '../../errors/session-errors.js';
 import { checkDecisions } from '../decision-checks.js';
+import type { RunLike } from '../run-activity.js';
 import type { ApprovalDecision } from '../run-state.js';
 import { readRunResult, type RunResult } from '../run-result.js';
 import type { SessionAction } from '../session-action.js';
 import { stateName } from '../session-status.js';
+import { storedRun } from '../stored-run.js';
 import { CONTINUE_RUN_OPTION_NAMES, checkRunOptions } from '../run-call-checks.js';
 import type { RunActionOptions } from './run-options.js';
 import { currentBudget } from './send-message.js';
@@ -17,6 +19,9 @@ export interface ContinueRunOptions extends Omit<RunActionOptions, 'modelSetting
  * Continues the session's interrupted or crashed run: applies approval decisions, lifts a
  * turn limit or refreshed budget, retries a failed model call (same journal step), or simply
  * lets restored in-flight steps finish (replaying what the journal holds). Throws `NothingToResumeError` when there is no such run.
+ * The decisions are checked against the stored run before it is loaded (`checkDecisions`): a
+ * stale one, or one on a call past its approval deadline (`ApprovalExpiredError`), changes
+ * nothing.
  */
 export function continueRun<T = string>(
   options: ContinueRunOptions = {},
@@ -26,20 +31,19 @@ export function continueRun<T = string>(
     name: 'resume',
     runs: true,
     observe: options,
+    check({ key, record, now }) {
+      const run = storedRun<RunLike>(record.snapshot);
+      if (run?.status !== 'active' || run.value === undefined || !run.context) return;
+      checkDecisions(key, { value: run.value, context: run.context }, options.decisions ?? [], now);
+    },
     async apply(ctx) {
       const { host, key, clock } = ctx;
       const run = host.runSnapshot();
       if (!run || run.status !== 'active')
         throw new NothingToResumeError(key.sessionId, host.stateName());
       const state = stateName(run.value);
-      checkDecisions(key, run, options.decisions ?? []);
       if (state === 'awaitingApproval') {
-        const now = clock.now();
         for (const d of options.decisions ?? []) {
-          // A decision that arrives after the call's deadline comes too late: the restored
-          // durable timer rejects the call with reason `timeout` instead.
-          const call = run.context.calls.find((c) => c.callId === d.callId);
-          if (call?.deadline !== undefined && call.deadline <= now) continue;
           host.send(
             d.approve
               ? { type: 'APPROVE', callId: d.callId, always: d.always }

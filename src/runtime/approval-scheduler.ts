@@ -1,0 +1,211 @@
+import {
+  RunInProgressError,
+  SessionConflictError,
+  SessionNotFoundError,
+} from '../errors/session-errors.js';
+import type {
+  DeadlineEntry,
+  SessionKey,
+  SessionRecord,
+  SessionStore,
+} from '../persistence/session-store.js';
+import { NoOverdueApproval, expireApprovals } from './actions/expire-approvals.js';
+import type { Clock } from './clock.js';
+import type { RunResult } from './run-result.js';
+import type { SessionAction } from './session-action.js';
+
+/** Options of `runtime.startScheduler()` / `agent.startScheduler()`. */
+export interface SchedulerOptions {
+  /**
+   * Called with every error of a due session (a damaged record, a failed save, ...) and every
+   * damaged index entry (`InvalidSessionRecordError`, once each); the scheduler goes on.
+   * @default a process warning (`AgentstateSchedulerWarning`)
+   */
+  onError?: ((error: unknown, key: SessionKey | undefined) => void) | undefined;
+  /** Called after the scheduler continued a run past its approval deadline. */
+  onContinued?: ((event: { key: SessionKey; result: RunResult<unknown> }) => void) | undefined;
+  /**
+   * How long (ms) a due session is left before it is tried again when this process is already
+   * executing its run (`RunInProgressError`) or it changed meanwhile (`SessionConflictError`).
+   * @default 1000
+   */
+  retryDelayMs?: number | undefined;
+  /** Index entries read per scan. @default 100 */
+  batchSize?: number | undefined;
+}
+
+/** A running scheduler. */
+export interface SchedulerHandle {
+  /** Stops the scheduler; resolves once the run it is continuing (if any) has paused or ended. */
+  stop(): Promise<void>;
+}
+
+/** What the scheduler needs of its runtime. */
+export interface SchedulerHost {
+  store: Required<Pick<SessionStore, 'dueApprovals' | 'dropStaleDeadline'>>;
+  clock: Clock;
+  /** Only this session (a scoped runtime); omitted: every session of the store. */
+  scope: SessionKey | undefined;
+  execute<R>(key: SessionKey, action: SessionAction<R>): Promise<R>;
+  /** Subscribes to the runtime's saves; returns the unsubscribe function. */
+  onSaved(listener: (record: SessionRecord) => void): () => void;
+}
+
+const DEFAULT_RETRY_MS = 1000;
+const DEFAULT_BATCH = 100;
+
+/**
+ * Fires approval deadlines on its own (issue 9, point 7). It scans the store's deadline index
+ * for due entries and continues each of those runs (`expireApprovals`): the restored durable
+ * timer rejects the overdue calls with reason `timeout` and the run goes on. On start it
+ * catches up with every deadline that passed while no process ran; then it sleeps with the
+ * injected clock until the next deadline, woken early by a save of this runtime that writes an
+ * earlier one.
+ */
+export class ApprovalScheduler implements SchedulerHandle {
+  private readonly stopping = new AbortController();
+  /** Aborts the current sleep: a pass is due now. */
+  private wakeUp: AbortController | undefined;
+  /** What the current sleep waits for (Infinity: only a wake). */
+  private sleepingUntil = Number.POSITIVE_INFINITY;
+  /** A save asked for a pass while one was running. */
+  private passAgain = false;
+  private readonly reported = new Set<string>();
+  private readonly unsubscribe: () => void;
+  private readonly running: Promise<void>;
+
+  constructor(
+    private readonly host: SchedulerHost,
+    private readonly options: SchedulerOptions = {},
+  ) {
+    this.unsubscribe = host.onSaved((record) => {
+      const at = record.approvalDeadline;
+      if (at !== undefined && at < this.sleepingUntil && this.inScope(record)) this.wake();
+    });
+    this.running = this.loop();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    this.wakeUp?.abort();
+    this.unsubscribe();
+    await this.running;
+  }
+
+  private get stopped(): boolean {
+    return this.stopping.signal.aborted;
+  }
+
+  private wake(): void {
+    this.passAgain = true;
+    this.wakeUp?.abort();
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopped) {
+      this.passAgain = false;
+      let next: number | undefined;
+      let retry: boolean;
+      try {
+        ({ next, retry } = await this.pass());
+      } catch (error) {
+        // The index could not be read (e.g. the store is closing): try again later.
+        this.report(error, undefined);
+        retry = true;
+      }
+      if (this.stopped || this.passAgain) continue;
+      const retryAt = this.host.clock.now() + (this.options.retryDelayMs ?? DEFAULT_RETRY_MS);
+      await this.sleep(retry ? Math.min(next ?? retryAt, retryAt) : next);
+    }
+  }
+
+  /** Fires every entry due now; returns the next deadline and whether any was left to retry. */
+  private async pass(): Promise<{ next: number | undefined; retry: boolean }> {
+    const until = this.host.clock.now();
+    const limit = this.options.batchSize ?? DEFAULT_BATCH;
+    let retry = false;
+    let after: string | undefined;
+    for (;;) {
+      const page = await this.host.store.dueApprovals({ until, after, limit });
+      for (const error of page.damaged) this.reportOnce(error);
+      for (const entry of page.due) {
+        if (this.stopped) return { next: undefined, retry };
+        if (this.inScope(entry.key) && !(await this.fire(entry))) retry = true;
+      }
+      if (page.cursor === undefined) return { next: page.next, retry };
+      after = page.cursor;
+    }
+  }
+
+  /** Continues one due session; false when it must be tried again later. */
+  private async fire(entry: DeadlineEntry): Promise<boolean> {
+    const { key } = entry;
+    try {
+      const result = await this.host.execute(key, expireApprovals());
+      this.options.onContinued?.({ key, result });
+      return true;
+    } catch (error) {
+      if (error instanceof RunInProgressError || error instanceof SessionConflictError) {
+        return false;
+      }
+      // No overdue approval, or no session: the entry is stale (never acted on); drop it if
+      // the record agrees.
+      if (error instanceof NoOverdueApproval || error instanceof SessionNotFoundError) {
+        await this.host.store.dropStaleDeadline(entry).catch((e: unknown) => this.report(e, key));
+        return true;
+      }
+      this.report(error, key);
+      return true;
+    }
+  }
+
+  /** Waits until `at` (or only for a wake without it), a save of an earlier deadline or stop. */
+  private async sleep(at: number | undefined): Promise<void> {
+    const wakeUp = new AbortController();
+    this.wakeUp = wakeUp;
+    this.sleepingUntil = at ?? Number.POSITIVE_INFINITY;
+    if (this.stopped || this.passAgain) wakeUp.abort();
+    try {
+      if (at === undefined) {
+        await new Promise<void>((resolve) => {
+          if (wakeUp.signal.aborted) resolve();
+          wakeUp.signal.addEventListener('abort', () => resolve(), { once: true });
+        });
+      } else {
+        await this.host.clock.sleepUntil(at, wakeUp.signal);
+      }
+    } catch {
+      // woken early
+    } finally {
+      this.wakeUp = undefined;
+      this.sleepingUntil = Number.POSITIVE_INFINITY;
+    }
+  }
+
+  private inScope(key: SessionKey): boolean {
+    const { scope } = this.host;
+    return !scope || (scope.sessionId === key.sessionId && scope.userId === key.userId);
+  }
+
+  private reportOnce(error: Error): void {
+    const id = (error as { key?: string }).key ?? error.message;
+    if (this.reported.has(id)) return;
+    this.reported.add(id);
+    this.report(error, undefined);
+  }
+
+  private report(error: unknown, key: SessionKey | undefined): void {
+    try {
+      if (this.options.onError) this.options.onError(error, key);
+      else {
+        const where = key ? ` (session "${key.sessionId}")` : '';
+        process.emitWarning(
+          `agentstate: the approval scheduler skipped a deadline${where}: ${String(error)}`,
+          { type: 'AgentstateSchedulerWarning' },
+        );
+      }
+    } catch {
+      // a throwing onError must not stop the scheduler
+    }
+  }
+}
