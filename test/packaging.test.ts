@@ -16,6 +16,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  AI_SDK_TYPES,
+  AI_SDK_VALUES,
   MCP_TYPES,
   MCP_VALUES,
   ROOT_TYPES,
@@ -264,13 +266,15 @@ describe('the packed package', () => {
   });
 
   it('its declarations export exactly the public API', () => {
-    const [root, testing, mcp] = exportedNames([
+    const [root, testing, aiSdk, mcp] = exportedNames([
       join(installed, 'dist', 'index.d.ts'),
       join(installed, 'dist', 'testing.d.ts'),
+      join(installed, 'dist', 'ai-sdk.d.ts'),
       join(installed, 'dist', 'mcp.d.ts'),
     ]);
     expect(root).toEqual({ values: ROOT_VALUES, types: ROOT_TYPES });
     expect(testing).toEqual({ values: TESTING_VALUES, types: TESTING_TYPES });
+    expect(aiSdk).toEqual({ values: AI_SDK_VALUES, types: AI_SDK_TYPES });
     expect(mcp).toEqual({ values: MCP_VALUES, types: MCP_TYPES });
   });
 

@@ -3,7 +3,10 @@ import { describe, expect, it } from 'vitest';
 import * as root from '../src/index.js';
 import * as mcp from '../src/mcp.js';
 import * as testing from '../src/testing.js';
+import * as aiSdk from '../src/ai-sdk.js';
 import {
+  AI_SDK_TYPES,
+  AI_SDK_VALUES,
   MCP_TYPES,
   MCP_VALUES,
   ROOT_TYPES,
@@ -31,6 +34,13 @@ describe('public API', () => {
     expect(names!.values).toEqual(TESTING_VALUES);
     expect(names!.types).toEqual(TESTING_TYPES);
     expect(Object.keys(testing).sort()).toEqual(TESTING_VALUES);
+  });
+
+  it('agentstate/ai-sdk exports the AI SDK adapter only', () => {
+    const [names] = exportedNames([entry('ai-sdk.ts')]);
+    expect(names!.values).toEqual(AI_SDK_VALUES);
+    expect(names!.types).toEqual(AI_SDK_TYPES);
+    expect(Object.keys(aiSdk).sort()).toEqual(AI_SDK_VALUES);
   });
 
   it('agentstate/mcp exports mcpToolkit and its option types', () => {

@@ -8,6 +8,7 @@ import {
 } from '../errors/run-errors.js';
 import type { Item } from '../items/item.js';
 import type { ModelRequest, ModelResponse } from '../models/model.js';
+import { outputTokenLimit, type ModelSettings } from '../models/model-settings.js';
 import { costUsd, priceOf } from '../models/pricing.js';
 import type { ModelStepInput, ModelStepOutput, SubRunSpec } from '../machines/run-types.js';
 import { isSubRun } from '../machines/run-types.js';
@@ -93,15 +94,16 @@ export function modelStep(source: StepDepsSource) {
     await deps.durable();
     const stepSignal = combinedSignal(deps, signal);
     stepSignal.throwIfAborted(); // cancelled while it waited: no model call
+    const settings = input.modelSettings as ModelSettings | undefined;
+    const maxOutputTokens = outputTokenLimit(settings?.maxOutputTokens, input.budgetLeft?.tokens);
     const request: ModelRequest = {
       instructions: agent.instructions(),
       items: conversation ?? (await requestItems(deps, input.runId, stepSignal)),
       tools: agent.toolSpecs,
       outputSchema: agent.outputSchema,
       model: agent.modelName(),
-      ...(input.budgetLeft?.tokens === undefined
-        ? {}
-        : { maxOutputTokens: input.budgetLeft.tokens }),
+      ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
+      ...(settings ? { settings } : {}),
     };
     const name = request.model ?? agent.model.name;
     if (
@@ -125,7 +127,7 @@ export function modelStep(source: StepDepsSource) {
     const toolCalls = response.toolCalls.map((c, i) =>
       c.callId ? c : { ...c, callId: `call_${input.runId}_${input.step + 1 + i}` },
     );
-    const items: Item[] = [];
+    const items: Item[] = (response.reasoning ?? []).map((r) => ({ ...r, agent: agentName }));
     if (response.text) {
       items.push({ type: 'message', role: 'assistant', content: response.text, agent: agentName });
     }

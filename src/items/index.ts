@@ -7,6 +7,7 @@ export type {
   SummaryItem,
   ToolCallItem,
   ToolResultItem,
+  ReasoningItem,
   RunInput,
 } from './item.js';
 export type {

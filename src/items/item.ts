@@ -52,6 +52,20 @@ export const ToolResultItem = z.object({
 });
 
 /**
+ * A reasoning model's reasoning (the Responses API's `reasoning` output item), kept so it can
+ * be passed back with the next request as the API requires. `encryptedContent` is opaque to
+ * us; `summary` holds the readable summary texts, when the model gave any. Models that have
+ * no such item (Chat Completions) skip it when building their request.
+ */
+export const ReasoningItem = z.object({
+  type: z.literal('reasoning'),
+  id: z.string().optional(),
+  encryptedContent: z.string().optional(),
+  summary: z.array(z.string()).optional(),
+  agent: z.string().optional(),
+});
+
+/**
  * A summary of the history before position `upTo`, written by a `summarize` context window
  * (see `HistoryStrategy`). The model is sent the summary in place of those items; the items
  * themselves stay in the history. Only the runtime writes it: run input may not contain one.
@@ -75,6 +89,7 @@ export const Item = z.discriminatedUnion('type', [
   ]),
   ToolCallItem,
   ToolResultItem,
+  ReasoningItem,
   SummaryItem,
 ]);
 
@@ -85,6 +100,7 @@ export type SystemMessageItem = z.infer<typeof SystemMessageItem>;
 export type SummaryItem = z.infer<typeof SummaryItem>;
 export type ToolCallItem = z.infer<typeof ToolCallItem>;
 export type ToolResultItem = z.infer<typeof ToolResultItem>;
+export type ReasoningItem = z.infer<typeof ReasoningItem>;
 export type Item = z.infer<typeof Item>;
 
 /** What callers may pass as run input: a string (one user message) or items. */

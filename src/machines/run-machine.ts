@@ -234,6 +234,7 @@ export const runMachine = setup({
           budgetLeft: budgetLeft(context),
           ...(isSubRun(context.agentPath) ? { path: context.agentPath, input: context.input } : {}),
           ...activeAgentOf(context),
+          ...(context.modelSettings ? { modelSettings: context.modelSettings } : {}),
         }),
         onDone: {
           target: 'afterModel',

@@ -20,6 +20,8 @@ export const RunUsage = z.object({
   inputTokens: amount,
   outputTokens: amount,
   cachedTokens: amount,
+  /** Absent until a model reported reasoning tokens. */
+  reasoningTokens: amount.optional(),
   /** Absent for a model without a known price. */
   costUsd: amount.optional(),
 });
@@ -68,6 +70,8 @@ export const RunInput = z.object({
   /** A sub-agent run's agents, top-level first (absent for a session's own run). */
   agentPath: z.array(z.string().min(1)).min(2).optional(),
   input: z.string().optional(),
+  /** Plain JSON (`ModelSettings`); absent in runs without settings or stored before them. */
+  modelSettings: z.record(z.string(), z.json()).optional(),
 });
 
 const RunFinalStatusSchema = z.enum(['completed', 'failed', 'cancelled']);

@@ -6,6 +6,11 @@ export interface RunUsage {
   inputTokens: number;
   outputTokens: number;
   cachedTokens: number;
+  /**
+   * Output tokens spent reasoning (part of `outputTokens`); present once a model call reported
+   * them.
+   */
+  reasoningTokens?: number | undefined;
   /** USD; `undefined` once a model call had no known price (the cost is then unknown). */
   costUsd: number | undefined;
 }
@@ -22,6 +27,9 @@ export function addUsage(a: RunUsage, b: RunUsage): RunUsage {
     inputTokens: a.inputTokens + b.inputTokens,
     outputTokens: a.outputTokens + b.outputTokens,
     cachedTokens: a.cachedTokens + b.cachedTokens,
+    ...(a.reasoningTokens === undefined && b.reasoningTokens === undefined
+      ? {}
+      : { reasoningTokens: (a.reasoningTokens ?? 0) + (b.reasoningTokens ?? 0) }),
     costUsd: a.costUsd === undefined || b.costUsd === undefined ? undefined : a.costUsd + b.costUsd,
   };
 }
@@ -142,6 +150,12 @@ export interface RunMachineInput {
   agentPath?: string[] | undefined;
   /** A sub-agent run's first user message (its conversation lives in its journal). */
   input?: string | undefined;
+  /**
+   * The run's model settings (the agent's merged with the run's; plain JSON, see
+   * `ModelSettings`), stored so a resume in any process calls the model with them. Absent in
+   * runs started without settings or before they were stored.
+   */
+  modelSettings?: Record<string, unknown> | undefined;
 }
 
 export interface RunMachineContext extends RunMachineInput {
@@ -232,6 +246,8 @@ export interface ModelStepInput {
   input?: string | undefined;
   /** The agent the run was handed off to, if any (see `RunMachineContext.activeAgent`). */
   agent?: string | undefined;
+  /** The run's `modelSettings` (absent: none). */
+  modelSettings?: Record<string, unknown> | undefined;
 }
 
 export interface ModelStepOutput {

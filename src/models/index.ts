@@ -8,6 +8,7 @@ export type {
   FinishReason,
   ToolSpec,
 } from './model.js';
+export type { ModelSettings, ToolChoice, ReasoningEffort } from './model-settings.js';
 export { OpenAIModel, type OpenAIModelOptions } from './openai-model.js';
 export {
   defaultPrices,

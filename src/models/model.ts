@@ -1,4 +1,5 @@
-import type { Item, ToolCallItem } from '../items/item.js';
+import type { Item, ReasoningItem, ToolCallItem } from '../items/item.js';
+import type { ModelSettings } from './model-settings.js';
 import type { ModelPrice } from './pricing.js';
 
 /** What the model is told about one tool. `parameters` is a JSON Schema object. */
@@ -24,16 +25,27 @@ export interface ModelRequest {
   model?: string | undefined;
   /**
    * Most tokens the answer may have: set from what the run's token budget has left (the
-   * OpenAI adapter sends it as `max_completion_tokens`). Absent: the model's own limit.
+   * OpenAI adapter sends it as `max_completion_tokens`), or the run's
+   * `modelSettings.maxOutputTokens` when that is lower. Absent: the model's own limit.
    */
   maxOutputTokens?: number | undefined;
+  /**
+   * The run's model settings (agent's merged with the run's). Their `maxOutputTokens` is
+   * already folded into `maxOutputTokens` above, which is the one to send.
+   */
+  settings?: ModelSettings | undefined;
 }
 
 /** Token counts of one model call. */
 export interface ModelUsage {
+  /** All input tokens, the cached ones included. */
   inputTokens: number;
+  /** All output tokens, the reasoning ones included. */
   outputTokens: number;
+  /** The input tokens read from the provider's prompt cache (part of `inputTokens`). */
   cachedTokens: number;
+  /** The output tokens spent reasoning (part of `outputTokens`), when the model reports them. */
+  reasoningTokens?: number | undefined;
 }
 
 export type FinishReason =
@@ -45,6 +57,11 @@ export interface ModelResponse {
   text: string | undefined;
   /** Tool calls requested, in order. */
   toolCalls: ToolCallItem[];
+  /**
+   * Reasoning items of a reasoning model (Responses API), stored in the history before the
+   * answer's text and tool calls and passed back with the next request.
+   */
+  reasoning?: ReasoningItem[] | undefined;
   usage: ModelUsage;
   finishReason: FinishReason;
   /** Set when the model refused; the text then holds the refusal. */

@@ -1,17 +1,8 @@
 import OpenAI from 'openai';
-import type {
-  ChatCompletion,
-  ChatCompletionAssistantMessageParam,
-  ChatCompletionCreateParamsBase,
-  ChatCompletionMessageParam,
-  ChatCompletionMessageToolCall,
-} from 'openai/resources/chat/completions';
-import { AgentStateError } from '../errors/agentstate-error.js';
 import { redactDeep, redactSecrets, type Redact } from '../errors/redact-deep.js';
-import { ModelBehaviorError, ModelError } from '../errors/run-errors.js';
-import type { ToolCallItem } from '../items/item.js';
-import { summaryMessage } from '../items/summary-message.js';
+import { ModelError } from '../errors/run-errors.js';
 import { OptionChecker, isObject, optionNames } from '../validation/option-checks.js';
+import { chatCompletionsApi } from './chat-completions-api.js';
 import type {
   Model,
   ModelCallOptions,
@@ -19,20 +10,24 @@ import type {
   ModelResponse,
   ModelStreamEvent,
 } from './model.js';
-import { toChatContentParts } from './chat-content.js';
+import type { OpenAIApi, OpenAIApiCall } from './openai-api.js';
+import { isAbort, toModelError } from './openai-errors.js';
 import type { ModelPrice } from './pricing.js';
 import { redactingLogger } from './redacting-logger.js';
-import {
-  StreamAccumulator,
-  fallbackCallId,
-  mapFinishReason,
-  mapUsage,
-} from './stream-accumulator.js';
+import { responsesApi } from './responses-api.js';
 
 /** Options of {@link OpenAIModel}. */
 export interface OpenAIModelOptions {
   /** Model name sent with every request, e.g. `gpt-4.1-mini` or `llama3.1:8b`. */
   model: string;
+  /**
+   * Which API to call: `chat-completions` (`POST /chat/completions`, also spoken by
+   * OpenAI-compatible servers) or `responses` (`POST /responses`: reasoning items kept in the
+   * history and passed back, reasoning-token usage). The Responses API is used statelessly
+   * (`store: false`, never `previous_response_id`): the session history is sent every time.
+   * @default 'chat-completions'
+   */
+  api?: 'chat-completions' | 'responses' | undefined;
   /**
    * API key. Ignored when `client` is given.
    * @default process.env.OPENAI_API_KEY; with a `baseURL` and no key anywhere, a placeholder
@@ -64,7 +59,7 @@ export interface OpenAIModelOptions {
    */
   client?: OpenAI | undefined;
   /**
-   * Sampling temperature.
+   * Sampling temperature of this model; a run's `modelSettings.temperature` wins over it.
    * @default not sent (the server's default)
    */
   temperature?: number | undefined;
@@ -80,6 +75,7 @@ const DEFAULT_MAX_RETRIES = 2;
 
 const OPENAI_MODEL_OPTION_NAMES = optionNames<OpenAIModelOptions>({
   model: true,
+  api: true,
   apiKey: true,
   baseURL: true,
   price: true,
@@ -90,8 +86,14 @@ const OPENAI_MODEL_OPTION_NAMES = optionNames<OpenAIModelOptions>({
 });
 
 /**
- * {@link Model} on the official `openai` package, using Chat Completions with tools. Works
- * with the OpenAI API and with OpenAI-compatible servers (through `baseURL`).
+ * {@link Model} on the official `openai` package, using Chat Completions (default) or the
+ * Responses API (`api: 'responses'`) with tools. Works with the OpenAI API and with
+ * OpenAI-compatible servers (through `baseURL`).
+ *
+ * Model settings map to `temperature`, `top_p`, `max_completion_tokens` /
+ * `max_output_tokens`, `tool_choice`, `parallel_tool_calls` (these two only when the agent has
+ * tools), `reasoning_effort` / `reasoning.effort` and `seed` (Chat Completions only: the
+ * Responses API has none); `extra` is merged into the request body.
  *
  * Every failure surfaces as a {@link ModelError} (with the HTTP `status`, the server's
  * `requestId`, whether it is `retryable`, and the SDK error as `cause`), except cancellation
@@ -108,59 +110,67 @@ export class OpenAIModel implements Model {
   readonly price: ModelPrice | undefined;
   private readonly client: OpenAI;
   private readonly options: OpenAIModelOptions;
+  private readonly api: OpenAIApi;
 
   /**
    * @throws TypeError for an unknown option name (naming the closest valid one), an empty
-   *   `model`, a negative or fractional `maxRetries`, a `timeoutMs` that is not a positive
-   *   integer, or a negative `temperature`.
+   *   `model`, an unknown `api`, a negative or fractional `maxRetries`, a `timeoutMs` that is
+   *   not a positive integer, or a negative `temperature`.
    */
   constructor(options: OpenAIModelOptions) {
+    const api = isObject(options) && options['api'] === 'responses' ? 'responses' : 'chat';
     new OptionChecker('new OpenAIModel()', options ?? null, OPENAI_MODEL_OPTION_NAMES)
       .nonEmptyString('model', true)
+      .check('api', '"chat-completions" or "responses"', (v) =>
+        ['chat-completions', 'responses'].includes(v as string),
+      )
       .string('apiKey')
       .string('baseURL')
       .nonNegativeInteger('maxRetries')
       .positiveInteger('timeoutMs')
-      .check('client', 'an OpenAI client', (v) => isObject(v) && isObject(v['chat']))
+      .check('client', 'an OpenAI client', (v) => isObject(v) && isObject(v[api]))
       .nonNegativeNumber('temperature');
     this.options = options;
     this.name = options.model;
     this.price = options.price;
+    this.api = api === 'responses' ? responsesApi : chatCompletionsApi;
     this.client = options.client ?? createClient(options, () => this.redact());
   }
 
   async generate(request: ModelRequest, options: ModelCallOptions = {}): Promise<ModelResponse> {
-    let completion: ChatCompletion;
     try {
-      completion = await this.client.chat.completions.create(
-        { ...this.buildParams(request), stream: false },
-        this.requestOptions(options),
-      );
+      return await this.api.generate(this.call(request, options));
     } catch (error) {
       throw this.failure(error, options.signal);
     }
-    return this.toResponse(completion, request);
   }
 
   async *stream(
     request: ModelRequest,
     options: ModelCallOptions = {},
   ): AsyncGenerator<ModelStreamEvent, void, undefined> {
-    const accumulator = new StreamAccumulator(request.model ?? this.name);
+    let last: ModelStreamEvent | undefined;
     try {
-      const stream = await this.client.chat.completions.create(
-        { ...this.buildParams(request), stream: true, stream_options: { include_usage: true } },
-        this.requestOptions(options),
-      );
-      for await (const chunk of stream) {
-        for (const event of accumulator.add(chunk)) yield event;
+      for await (const event of this.api.stream(this.call(request, options))) {
+        if (event.type === 'response') last = event;
+        else yield event;
       }
       // The SDK ends an aborted stream silently; a cut-off answer must not look complete.
       options.signal?.throwIfAborted();
     } catch (error) {
       throw this.failure(error, options.signal);
     }
-    yield { type: 'response', response: accumulator.finish() };
+    if (last) yield last;
+  }
+
+  private call(request: ModelRequest, options: ModelCallOptions): OpenAIApiCall {
+    return {
+      client: this.client,
+      request,
+      model: this.name,
+      temperature: this.options.temperature,
+      requestOptions: this.requestOptions(options),
+    };
   }
 
   /** What a failed call throws: aborts unchanged, anything else a ModelError without secrets. */
@@ -174,54 +184,12 @@ export class OpenAIModel implements Model {
     return redactSecrets([this.options.apiKey, this.client.apiKey, ...headerSecrets(this.client)]);
   }
 
-  private buildParams(request: ModelRequest): ChatCompletionCreateParamsBase {
-    const params: ChatCompletionCreateParamsBase = {
-      model: request.model ?? this.name,
-      messages: toChatMessages(request),
-    };
-    if (request.tools.length > 0) {
-      params.tools = request.tools.map((tool) => ({
-        type: 'function',
-        function: { name: tool.name, description: tool.description, parameters: tool.parameters },
-      }));
-    }
-    if (request.outputSchema) {
-      params.response_format = {
-        type: 'json_schema',
-        json_schema: { name: 'output', schema: request.outputSchema, strict: false },
-      };
-    }
-    if (this.options.temperature !== undefined) params.temperature = this.options.temperature;
-    if (request.maxOutputTokens !== undefined) {
-      params.max_completion_tokens = request.maxOutputTokens;
-    }
-    return params;
-  }
-
   private requestOptions(options: ModelCallOptions): OpenAI.RequestOptions {
     const result: OpenAI.RequestOptions = {};
     if (options.signal) result.signal = options.signal;
     if (this.options.maxRetries !== undefined) result.maxRetries = this.options.maxRetries;
     if (this.options.timeoutMs !== undefined) result.timeout = this.options.timeoutMs;
     return result;
-  }
-
-  private toResponse(completion: ChatCompletion, request: ModelRequest): ModelResponse {
-    const choice = completion.choices?.[0];
-    if (!choice?.message) {
-      throw new ModelBehaviorError('The model answered without any choice');
-    }
-    const message = choice.message;
-    const refusal = message.refusal ? message.refusal : undefined;
-    const text = refusal ?? (message.content ? message.content : undefined);
-    return {
-      text,
-      toolCalls: (message.tool_calls ?? []).map(toToolCallItem),
-      usage: mapUsage(completion.usage),
-      finishReason: mapFinishReason(choice.finish_reason, refusal),
-      refusal,
-      model: completion.model || request.model || this.name,
-    };
   }
 }
 
@@ -269,112 +237,4 @@ function headerSecrets(client: OpenAI): string[] {
     const token = value.replace(/^\S+\s+/, '');
     return token === value ? [value] : [value, token];
   });
-}
-
-function toToolCallItem(call: ChatCompletionMessageToolCall): ToolCallItem {
-  const callId = call.id || fallbackCallId();
-  if (call.type === 'custom') {
-    return { type: 'tool_call', callId, name: call.custom.name, arguments: call.custom.input };
-  }
-  return {
-    type: 'tool_call',
-    callId,
-    name: call.function.name,
-    arguments: call.function.arguments ?? '',
-  };
-}
-
-/**
- * Maps our conversation to Chat Completions messages. Consecutive tool calls (and the
- * assistant text right before them, which came from the same answer) become one assistant
- * message with `tool_calls`; tool results become `tool` messages; user messages with parts
- * carry `image_url` / `file` content parts; developer and system items keep their role; a
- * summary item reads as a user message (see `summaryMessage`).
- */
-export function toChatMessages(request: ModelRequest): ChatCompletionMessageParam[] {
-  const messages: ChatCompletionMessageParam[] = [];
-  if (request.instructions) messages.push({ role: 'system', content: request.instructions });
-  // The assistant message that following tool calls attach to, while still open.
-  let open: ChatCompletionAssistantMessageParam | undefined;
-  for (const item of request.items) {
-    if (item.type === 'tool_call') {
-      if (!open) {
-        open = { role: 'assistant', content: null };
-        messages.push(open);
-      }
-      (open.tool_calls ??= []).push({
-        id: item.callId,
-        type: 'function',
-        function: { name: item.name, arguments: item.arguments },
-      });
-      continue;
-    }
-    const message = item.type === 'summary' ? summaryMessage(item) : item;
-    if (message.type === 'tool_result') {
-      open = undefined;
-      messages.push({ role: 'tool', tool_call_id: message.callId, content: message.output });
-    } else if (message.role === 'user') {
-      open = undefined;
-      const content = message.content;
-      messages.push({
-        role: 'user',
-        content: typeof content === 'string' ? content : toChatContentParts(content),
-      });
-    } else if (message.role === 'developer' || message.role === 'system') {
-      open = undefined;
-      messages.push({ role: message.role, content: message.content });
-    } else {
-      open = { role: 'assistant', content: message.content };
-      messages.push(open);
-    }
-  }
-  return messages;
-}
-
-function isAbort(error: unknown, signal: AbortSignal | undefined): boolean {
-  if (signal?.aborted) return true;
-  if (error instanceof OpenAI.APIUserAbortError) return true;
-  return error instanceof Error && error.name === 'AbortError';
-}
-
-/**
- * Whether the SDK would retry this answer: the server's `x-should-retry` header decides, else
- * 408, 409, 429 and 5xx are worth another try.
- */
-function retryableStatus(status: number, headers: Headers | undefined): boolean {
-  const says = headers?.get('x-should-retry');
-  if (says === 'true' || says === 'false') return says === 'true';
-  return status === 408 || status === 409 || status === 429 || status >= 500;
-}
-
-/**
- * Wraps anything the SDK throws into a {@link ModelError} with the facts it has (`status`,
- * `requestId`, `retryable`); aborts pass through unchanged. Secrets are not removed here: the
- * adapter redacts what this returns.
- */
-export function toModelError(error: unknown, signal?: AbortSignal): unknown {
-  if (isAbort(error, signal)) return error;
-  if (error instanceof AgentStateError) return error;
-  if (error instanceof OpenAI.APIConnectionTimeoutError) {
-    const message = `The model request timed out: ${error.message}`;
-    return new ModelError(message, { cause: error, retryable: true });
-  }
-  if (error instanceof OpenAI.APIConnectionError) {
-    const message = `Could not reach the model server: ${error.message}`;
-    return new ModelError(message, { cause: error, retryable: true });
-  }
-  if (error instanceof OpenAI.APIError) {
-    const status = typeof error.status === 'number' ? error.status : undefined;
-    return new ModelError(`The model request failed: ${error.message}`, {
-      status,
-      requestId: error.requestID ?? undefined,
-      retryable:
-        status === undefined
-          ? undefined
-          : retryableStatus(status, error.headers as Headers | undefined),
-      cause: error,
-    });
-  }
-  const message = error instanceof Error ? error.message : String(error);
-  return new ModelError(`The model request failed: ${message}`, { cause: error });
 }

@@ -4,6 +4,11 @@ import type { z } from 'zod';
 import type { RunContext } from '../context/run-context.js';
 import type { Budget } from '../machines/session-types.js';
 import type { Model } from '../models/model.js';
+import {
+  checkModelSettings,
+  checkToolChoice,
+  type ModelSettings,
+} from '../models/model-settings.js';
 import type { PriceTable } from '../models/pricing.js';
 import type { SessionStore } from '../persistence/session-store.js';
 import type { ToolErrorHook } from '../tools/guard-tool.js';
@@ -29,6 +34,12 @@ export interface AgentOptions<TOutput = string> {
   /** A string, or a function of the run's context (resolved once per session binding). */
   instructions?: string | ((context: RunContext) => string | Promise<string>) | undefined;
   model: Model;
+  /**
+   * Settings of every model call of the agent's runs (temperature, toolChoice, ...); a run's
+   * own `modelSettings` override them key by key.
+   * @example { temperature: 0, maxOutputTokens: 1000, parallelToolCalls: false }
+   */
+  modelSettings?: ModelSettings | undefined;
   tools?: AnyTool[] | undefined;
   /** Factories of per-session tools, created once per binding and closed with it. */
   toolkits?: Toolkit[] | undefined;
@@ -98,6 +109,7 @@ const AGENT_OPTION_NAMES = optionNames<AgentOptions>({
   name: true,
   instructions: true,
   model: true,
+  modelSettings: true,
   tools: true,
   toolkits: true,
   maxTurns: true,
@@ -159,4 +171,15 @@ export function checkAgentOptions(options: unknown): void {
         ),
     );
   checkHistoryStrategy('new Agent()', (options as Record<string, unknown>)['history']);
+  const { modelSettings, tools, toolkits } = options as AgentOptions;
+  if (modelSettings === undefined) return;
+  checkModelSettings('new Agent()', modelSettings);
+  // Toolkit tools are known once a session is bound: checked at each run then.
+  if (!toolkits?.length) {
+    checkToolChoice(
+      'new Agent()',
+      modelSettings,
+      (tools ?? []).map((t) => t.name),
+    );
+  }
 }

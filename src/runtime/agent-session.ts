@@ -1,4 +1,9 @@
 import type { RunInput } from '../items/item.js';
+import {
+  checkToolChoice,
+  mergeModelSettings,
+  type ModelSettings,
+} from '../models/model-settings.js';
 import type { SessionStore } from '../persistence/session-store.js';
 import { sendMessage } from './actions/send-message.js';
 import type { AgentBinding } from './agent-binding.js';
@@ -7,7 +12,12 @@ import type { RunResult } from './run-result.js';
 import { SessionNotFoundError } from '../errors/session-errors.js';
 import { describeValue } from '../validation/option-checks.js';
 import { continueRun } from './actions/continue-run.js';
-import { SESSION_RUN_OPTION_NAMES, checkRunCall, checkRunOptions } from './run-call-checks.js';
+import {
+  SESSION_RESUME_OPTION_NAMES,
+  SESSION_RUN_OPTION_NAMES,
+  checkRunCall,
+  checkRunOptions,
+} from './run-call-checks.js';
 import { RunState } from './run-state.js';
 import { createRunStream, type RunStream } from './run-stream.js';
 import { SessionRuntime, type BindingSource } from './session-runtime.js';
@@ -16,6 +26,8 @@ import { SessionRuntime, type BindingSource } from './session-runtime.js';
 export interface SessionRunOptions {
   signal?: AbortSignal | undefined;
   maxTurns?: number | undefined;
+  /** Model settings of this run, merged over the agent's (ignored by `resume`: see there). */
+  modelSettings?: ModelSettings | undefined;
 }
 
 /**
@@ -84,13 +96,16 @@ export class AgentSession<TOutput = string> implements BindingSource {
    * @example
    * const again = await agentSession.resume(paused.state.approve(callId));
    */
-  resume(state?: RunState, options: SessionRunOptions = {}): Promise<RunResult<TOutput>> {
+  resume(
+    state?: RunState,
+    options: Omit<SessionRunOptions, 'modelSettings'> = {},
+  ): Promise<RunResult<TOutput>> {
     if (state !== undefined && !(state instanceof RunState)) {
       throw new TypeError(
         `session.resume(): the state must be a RunState (RunState.fromJSON reads a saved one), got ${describeValue(state)}`,
       );
     }
-    checkRunOptions('session.resume()', options, SESSION_RUN_OPTION_NAMES);
+    checkRunOptions('session.resume()', options, SESSION_RESUME_OPTION_NAMES);
     const key = this.key();
     if (state && (state.sessionId !== key.sessionId || state.userId !== key.userId)) {
       return Promise.reject(new SessionNotFoundError(state.sessionId));
@@ -111,8 +126,13 @@ export class AgentSession<TOutput = string> implements BindingSource {
     await this.binding.close();
   }
 
-  /** The session's context metadata is stored with each run, so a resume elsewhere has it. */
+  /**
+   * The session's context metadata is stored with each run, so a resume elsewhere has it. A
+   * `toolChoice` naming a tool the agent lacks fails here, before anything is stored.
+   */
   private runOptions(options: SessionRunOptions) {
+    const settings = mergeModelSettings(this.options.modelSettings, options.modelSettings);
+    checkToolChoice('session.run()', settings, [...this.binding.tools.keys()]);
     return { ...options, metadata: this.binding.context.metadata, ephemeral: this.ephemeral };
   }
 

@@ -6,6 +6,11 @@ import type { SessionRecord, SessionStore } from '../persistence/session-store.j
 import { SessionNotFoundError } from '../errors/session-errors.js';
 import { OptionChecker, describeValue, optionNames } from '../validation/option-checks.js';
 import type { Item } from '../items/item.js';
+import {
+  checkToolChoice,
+  mergeModelSettings,
+  type ModelSettings,
+} from '../models/model-settings.js';
 import { isPlainJson } from '../validation/plain-json.js';
 import { cancelRun } from './actions/cancel-run.js';
 import { continueRun } from './actions/continue-run.js';
@@ -46,10 +51,15 @@ export interface RunOptions {
   signal?: AbortSignal | undefined;
   /** Overrides the agent's turn limit. */
   maxTurns?: number | undefined;
+  /**
+   * Model settings of this run, merged over the agent's `modelSettings` key by key and stored
+   * with the run: a resume uses them too.
+   */
+  modelSettings?: ModelSettings | undefined;
 }
 
-/** Options of `resume`. */
-export type ResumeOptions = Omit<RunOptions, 'sessionId'>;
+/** Options of `resume` (a resumed run keeps the model settings it started with). */
+export type ResumeOptions = Omit<RunOptions, 'sessionId' | 'modelSettings'>;
 
 /** Options of `agent.startScheduler`: the scheduler's, and the store to watch. */
 export interface AgentSchedulerOptions extends SchedulerOptions {
@@ -103,12 +113,14 @@ export class Agent<TOutput = string> implements BindingSource {
    */
   run(input: RunInput, options: RunOptions = {}): Promise<RunResult<TOutput>> {
     checkRunCall('agent.run()', input, options, RUN_OPTION_NAMES);
+    this.checkToolChoice('agent.run()', options);
     return this.execute(input, options, {});
   }
 
   /** Like `run`, as a stream of events; checks its arguments the same way, at the call. */
   stream(input: RunInput, options: RunOptions = {}): RunStream<TOutput> {
     checkRunCall('agent.stream()', input, options, RUN_OPTION_NAMES);
+    this.checkToolChoice('agent.stream()', options);
     return createRunStream((observers) => this.execute(input, options, observers), options.signal);
   }
 
@@ -278,6 +290,20 @@ export class Agent<TOutput = string> implements BindingSource {
     return live;
   }
 
+  /**
+   * A `toolChoice` naming a tool the agent lacks fails at the call. Toolkit tools are known
+   * once a session is bound: with toolkits, `sendMessage` checks it before the run starts.
+   */
+  private checkToolChoice(call: string, options: RunOptions): void {
+    if (this.options.toolkits?.length) return;
+    const settings = mergeModelSettings(this.options.modelSettings, options.modelSettings);
+    checkToolChoice(
+      call,
+      settings,
+      (this.options.tools ?? []).map((t) => t.name),
+    );
+  }
+
   private execute(
     input: RunInput,
     options: RunOptions,
@@ -294,6 +320,7 @@ export class Agent<TOutput = string> implements BindingSource {
         signal: observers.signal ?? options.signal,
         metadata: options.metadata,
         maxTurns: options.maxTurns,
+        modelSettings: options.modelSettings,
         ephemeral,
       }),
     );

@@ -1,5 +1,6 @@
 import type { SessionStore } from '../persistence/session-store.js';
-import { OptionChecker, optionNames } from '../validation/option-checks.js';
+import { checkModelSettings } from '../models/model-settings.js';
+import { OptionChecker, isObject, optionNames } from '../validation/option-checks.js';
 import { isPlainJson } from '../validation/plain-json.js';
 import { checkRunInput } from '../validation/run-input-check.js';
 import type { ContinueRunOptions } from './actions/continue-run.js';
@@ -26,6 +27,7 @@ export const RUN_OPTION_NAMES = optionNames<RunOptions>({
   store: true,
   signal: true,
   maxTurns: true,
+  modelSettings: true,
 });
 
 export const RESUME_OPTION_NAMES = optionNames<ResumeOptions>({
@@ -41,7 +43,13 @@ export const CANCEL_OPTION_NAMES = optionNames<CancelOptions>({ userId: true, st
 export const SESSION_RUN_OPTION_NAMES = optionNames<SessionRunOptions>({
   signal: true,
   maxTurns: true,
+  modelSettings: true,
 });
+
+/** `session.resume()` keeps the run's stored model settings. */
+export const SESSION_RESUME_OPTION_NAMES = SESSION_RUN_OPTION_NAMES.filter(
+  (name) => name !== 'modelSettings',
+);
 
 export const RUN_ACTION_OPTION_NAMES = optionNames<RunActionOptions>({
   signal: true,
@@ -49,12 +57,13 @@ export const RUN_ACTION_OPTION_NAMES = optionNames<RunActionOptions>({
   progress: true,
   onRunSnapshot: true,
   maxTurns: true,
+  modelSettings: true,
   ephemeral: true,
 });
 
-/** `ContinueRunOptions` extends `RunActionOptions` with `decisions`. */
+/** `ContinueRunOptions`: `RunActionOptions` but `modelSettings`, plus `decisions`. */
 export const CONTINUE_RUN_OPTION_NAMES = [
-  ...RUN_ACTION_OPTION_NAMES,
+  ...RUN_ACTION_OPTION_NAMES.filter((name) => name !== 'modelSettings'),
   ...optionNames<Omit<ContinueRunOptions, keyof RunActionOptions>>({ decisions: true }),
 ];
 
@@ -76,6 +85,8 @@ export function checkRunOptions(call: string, options: unknown, names: readonly 
     .function('onRunSnapshot')
     .check('ephemeral', 'a boolean', (v) => typeof v === 'boolean')
     .array('decisions');
+  const settings = isObject(options) ? options['modelSettings'] : undefined;
+  if (settings !== undefined) checkModelSettings(call, settings);
 }
 
 /** Checks a run's input and options together (input first: it is the first argument). */

@@ -10,6 +10,8 @@ const Usage = z.object({
   inputTokens: z.number(),
   outputTokens: z.number(),
   cachedTokens: z.number(),
+  /** Absent until a model of the run reported reasoning tokens. */
+  reasoningTokens: z.number().optional(),
   /** Absent when a model call of the run had no known price. */
   costUsd: z.number().optional(),
 });

@@ -37,6 +37,10 @@ export function estimateTokens(item: Item): number {
     case 'summary':
       chars = item.content.length;
       break;
+    case 'reasoning':
+      // Summary texts, and the encrypted content's decoded bytes.
+      chars = (item.summary ?? []).join('').length + ((item.encryptedContent?.length ?? 0) * 3) / 4;
+      break;
   }
   return Math.ceil(chars / CHARS_PER_TOKEN) + ITEM_OVERHEAD_TOKENS + extra;
 }

@@ -17,7 +17,7 @@ export interface RecordedRequest {
  */
 export type Reply =
   | { json: unknown; status?: number; headers?: Record<string, string>; delayMs?: number }
-  | { sse: unknown[]; headers?: Record<string, string>; delayMs?: number }
+  | { sse: unknown[]; headers?: Record<string, string>; delayMs?: number; done?: boolean }
   | { status: number; error: string; headers?: Record<string, string>; delayMs?: number }
   | ((request: RecordedRequest, res: ServerResponse) => void | Promise<void>);
 
@@ -46,8 +46,13 @@ async function answer(reply: Reply, request: RecordedRequest, res: ServerRespons
       'cache-control': 'no-cache',
       ...reply.headers,
     });
-    for (const chunk of reply.sse) res.write(`data: ${JSON.stringify(chunk)}\n\n`);
-    res.end('data: [DONE]\n\n');
+    for (const chunk of reply.sse) {
+      // Responses API events are named after their `type`; Chat Completions chunks have none.
+      const type = (chunk as { type?: unknown }).type;
+      const name = typeof type === 'string' ? `event: ${type}\n` : '';
+      res.write(`${name}data: ${JSON.stringify(chunk)}\n\n`);
+    }
+    res.end(reply.done === false ? '' : 'data: [DONE]\n\n');
     return;
   }
   if ('json' in reply) return send(res, reply.status ?? 200, reply.json, reply.headers);
@@ -57,10 +62,12 @@ async function answer(reply: Reply, request: RecordedRequest, res: ServerRespons
 
 /**
  * Starts a fake Chat Completions server on 127.0.0.1 (random port) answering
- * `POST /chat/completions` from a queue of scripted replies. With an empty queue it answers
- * 400 (not retried by the SDK) so a missing script fails fast.
+ * `POST /chat/completions` (or `POST <route>`) from a queue of scripted replies. With an empty
+ * queue it answers 400 (not retried by the SDK) so a missing script fails fast.
  */
-export async function startChatCompletionsServer(): Promise<ChatCompletionsServer> {
+export async function startChatCompletionsServer(
+  route = '/chat/completions',
+): Promise<ChatCompletionsServer> {
   const queue: Reply[] = [];
   const requests: RecordedRequest[] = [];
   const delayed = new Set<NodeJS.Timeout>();
@@ -83,7 +90,7 @@ export async function startChatCompletionsServer(): Promise<ChatCompletionsServe
         body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>),
       };
       requests.push(request);
-      if (request.method !== 'POST' || !request.url.endsWith('/chat/completions')) {
+      if (request.method !== 'POST' || !request.url.endsWith(route)) {
         return send(res, 404, { error: { message: `No route ${request.url}` } });
       }
       const reply = queue.shift();

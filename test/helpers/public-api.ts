@@ -123,6 +123,7 @@ export const ROOT_TYPES = [
   'AssistantMessageItem',
   'ToolCallItem',
   'ToolResultItem',
+  'ReasoningItem',
   'DeveloperMessageItem',
   'SystemMessageItem',
   'SummaryItem',
@@ -156,6 +157,9 @@ export const ROOT_TYPES = [
   'ModelCallOptions',
   'FinishReason',
   'ToolSpec',
+  'ModelSettings',
+  'ToolChoice',
+  'ReasoningEffort',
   'OpenAIModelOptions',
   'ModelPrice',
   'PriceTable',
@@ -191,6 +195,10 @@ export const TESTING_TYPES = [
   'ScriptedToolCall',
   'MemorySessionStoreOptions',
 ].sort();
+
+/** The `agentstate/ai-sdk` export. */
+export const AI_SDK_VALUES = ['aiSdkModel'];
+export const AI_SDK_TYPES = ['AiSdkLanguageModel', 'AiSdkModelOptions'].sort();
 
 /** The `agentstate/mcp` export (its own subpath: the MCP SDK is an optional peer dependency). */
 export const MCP_VALUES = ['mcpToolkit'];

@@ -10,7 +10,7 @@ import { CONTINUE_RUN_OPTION_NAMES, checkRunOptions } from '../run-call-checks.j
 import type { RunActionOptions } from './run-options.js';
 import { currentBudget } from './send-message.js';
 
-export interface ContinueRunOptions extends RunActionOptions {
+export interface ContinueRunOptions extends Omit<RunActionOptions, 'modelSettings'> {
   /** Approvals and rejections of pending tool calls. */
   decisions?: ApprovalDecision[] | undefined;
 }

@@ -1,6 +1,7 @@
 import { jsonCopy } from '../../validation/plain-json.js';
 import { newId } from '../new-id.js';
 import { toInputItems, type RunInput } from '../../items/item.js';
+import { checkToolChoice, mergeModelSettings } from '../../models/model-settings.js';
 import { runBudget } from '../run-budget.js';
 import { readRunResult, type RunResult } from '../run-result.js';
 import type { ActionContext, SessionAction } from '../session-action.js';
@@ -35,6 +36,12 @@ export function sendMessage<T = string>(
     event: { type: 'SEND_MESSAGE', run: placeholderRun },
     async apply(ctx) {
       const { host, key, clock, binding } = ctx;
+      const modelSettings = mergeModelSettings(
+        binding.options.modelSettings,
+        options.modelSettings,
+      );
+      // Before the run starts: a tool the agent does not have is the caller's mistake.
+      checkToolChoice('sendMessage()', modelSettings, [...binding.tools.keys()]);
       const budget = currentBudget(ctx);
       const historyStart = host.log.length;
       host.log.append(items);
@@ -54,6 +61,7 @@ export function sendMessage<T = string>(
             budget,
             standingDecisions: {},
             ...(options.metadata ? { metadata: jsonCopy(options.metadata) } : {}),
+            ...(modelSettings ? { modelSettings: { ...modelSettings } } : {}),
           },
         },
         'sendMessage',
