@@ -29,6 +29,9 @@ export type {
   SessionPage,
   StoreStats,
   UsageTotals,
+  SessionLease,
+  SessionLeases,
+  ExpiredLeaseQuery,
 } from './persistence/session-store.js';
 export { MigrationRegistry, type Migration } from './persistence/migrations.js';
 export { CURRENT_SCHEMA_VERSION } from './persistence/session-record-codec.js';

@@ -32,6 +32,7 @@ export const ERROR_CODES = [
   'UNPRICED_MODEL',
   'RUN_PAUSED',
   'RUN_IN_PROGRESS',
+  'LEASE_LOST',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -33,6 +33,7 @@ export {
   RestoreFailedError,
   RunPausedError,
   RunInProgressError,
+  LeaseLostError,
   StoreLockedError,
   StoreOpenFailedError,
 } from './session-errors.js';

@@ -11,12 +11,20 @@ export class SessionNotFoundError extends AgentStateError {
 export class SessionConflictError extends AgentStateError {
   readonly expectedVersion: number;
   readonly actualVersion: number | undefined;
-  constructor(sessionId: string, expectedVersion: number, actualVersion: number | undefined) {
+  constructor(
+    sessionId: string,
+    expectedVersion: number,
+    actualVersion: number | undefined,
+    /** The stored session is a tombstone (status `deleted`): no write may revive it. */
+    deleted = false,
+  ) {
     super(
       'SESSION_CONFLICT',
       actualVersion === undefined
         ? `Session "${sessionId}" already exists`
-        : `Session "${sessionId}" is at version ${actualVersion}, not ${expectedVersion}`,
+        : deleted
+          ? `Session "${sessionId}" was deleted (tombstone at version ${actualVersion}); the write is refused`
+          : `Session "${sessionId}" is at version ${actualVersion}, not ${expectedVersion}`,
       { sessionId },
     );
     this.expectedVersion = expectedVersion;
@@ -125,14 +133,37 @@ export class RunPausedError extends AgentStateError {
  */
 export class RunInProgressError extends AgentStateError {
   readonly action: string;
-  constructor(sessionId: string, action: string) {
+  /** The lease holder, when another owner (another process) runs the session. */
+  readonly holder: string | undefined;
+  constructor(sessionId: string, action: string, holder?: string) {
     super(
       'RUN_IN_PROGRESS',
-      `Action "${action}" was refused: this process is already executing a run of session ` +
-        `"${sessionId}"; wait for it to return, or cancel it through its AbortSignal`,
+      holder === undefined
+        ? `Action "${action}" was refused: this process is already executing a run of session ` +
+            `"${sessionId}"; wait for it to return, or cancel it through its AbortSignal`
+        : `Action "${action}" was refused: owner "${holder}" holds the lease of session ` +
+            `"${sessionId}" and is running it; retry after it returns or its lease expires`,
       { sessionId },
     );
     this.action = action;
+    this.holder = holder;
+  }
+}
+
+/**
+ * Fencing: the writer's lease on the session was taken over by another owner (it expired while
+ * this owner was paused or cut off), so its write was refused and nothing was stored.
+ */
+export class LeaseLostError extends AgentStateError {
+  readonly owner: string;
+  constructor(sessionId: string, owner: string) {
+    super(
+      'LEASE_LOST',
+      `Session "${sessionId}": owner "${owner}" lost its lease (another owner took it over); ` +
+        'the write was refused',
+      { sessionId },
+    );
+    this.owner = owner;
   }
 }
 

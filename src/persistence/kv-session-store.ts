@@ -1,7 +1,6 @@
 import { Item } from '../items/item.js';
 import { AgentStateError } from '../errors/agentstate-error.js';
 import {
-  InvalidSessionRecordError,
   SessionConflictError,
   SessionNotFoundError,
   SessionSaveFailedError,
@@ -11,27 +10,28 @@ import { readHistoryRange } from './history-reader.js';
 import { scanListing } from './listing-scan.js';
 import type { Migration } from './migrations.js';
 import { hasNamedOwners, readOwnerTotals } from './owner-totals.js';
-import { holdsJson } from './sealed-value.js';
 import { SessionRecordCodec } from './session-record-codec.js';
 import * as keys from './session-keys.js';
 import {
   JournalEntrySchema,
-  SessionInfoSchema,
   UsageTotalsSchema,
   checkBeforeWrite,
-  decodeStored,
   encodeStored,
-  toJournalEntry,
   toSessionInfo,
   toUsageTotals,
 } from './session-schemas.js';
+import { checkedRecord, decodeJournalAt, decodeRecordAt } from './stored-reads.js';
+import { LeaseTable, systemLeaseClock, type LeaseClock } from './lease-table.js';
 import {
   emptyTotals,
   type JournalEntry,
+  type ExpiredLeaseQuery,
   type ListSessionsQuery,
   type LoadedSession,
   type SessionCommit,
   type SessionKey,
+  type SessionLease,
+  type SessionLeases,
   type SessionPage,
   type SessionRecord,
   type SessionStore,
@@ -42,6 +42,8 @@ import {
 export interface KvSessionStoreOptions {
   /** Upgrade steps for records written with an older schema version. */
   migrations?: readonly Migration[] | undefined;
+  /** Where lease expiry times come from. @default the system clock */
+  clock?: LeaseClock | undefined;
 }
 
 const DEFAULT_LIST_LIMIT = 50;
@@ -77,10 +79,12 @@ function checkIndex(value: number, what: string): void {
  * key, never different data. Writes are serialized in process, so each check-then-write is
  * atomic (LevelDB allows one process per folder). Reads never write.
  */
-export class KvSessionStore implements SessionStore {
+export class KvSessionStore implements SessionStore, SessionLeases {
   /** The raw key-value backend (exposed for tests and tools; see `session-keys.ts`). */
   readonly backend: KvBackend;
   protected readonly codec: SessionRecordCodec;
+  /** Leases live in process: one process holds a key-value backend. */
+  private readonly leases: LeaseTable;
   private writes: Promise<unknown> = Promise.resolve();
   /**
    * The last record value this store wrote per key (bounded): a save whose stored value is
@@ -88,12 +92,13 @@ export class KvSessionStore implements SessionStore {
    */
   private readonly written = new Map<
     string,
-    { raw: string; version: number; historyLength: number }
+    { raw: string; version: number; historyLength: number; status: SessionRecord['status'] }
   >();
 
   constructor(backend: KvBackend, options: KvSessionStoreOptions = {}) {
     this.backend = backend;
     this.codec = new SessionRecordCodec({ migrations: options.migrations });
+    this.leases = new LeaseTable(options.clock ?? systemLeaseClock);
   }
 
   async create(input: Omit<SessionRecord, 'version'>, items: Item[] = []): Promise<SessionRecord> {
@@ -128,7 +133,7 @@ export class KvSessionStore implements SessionStore {
     const recordKey = keys.recordKey(key);
     const indexKey = keys.listIndexKey(key);
     const [raw, rawIndex] = await getAll(this.backend, [recordKey, indexKey]);
-    return this.checkedRecord(key, raw, rawIndex);
+    return checkedRecord(this.codec, key, raw, rawIndex);
   }
 
   async loadForUpdate(key: SessionKey): Promise<LoadedSession> {
@@ -136,7 +141,7 @@ export class KvSessionStore implements SessionStore {
     const indexKey = keys.listIndexKey(key);
     const totalsKey = keys.userTotalsKey(key.userId);
     const [raw, rawIndex, rawTotals] = await getAll(this.backend, [recordKey, indexKey, totalsKey]);
-    const record = this.checkedRecord(key, raw, rawIndex);
+    const record = checkedRecord(this.codec, key, raw, rawIndex);
     return { record, userUsage: await readOwnerTotals(this.backend, key.userId, rawTotals) };
   }
 
@@ -159,10 +164,14 @@ export class KvSessionStore implements SessionStore {
         (await getAll(this.backend, [recordKey, totalsKey]));
       if (raw === undefined) throw new SessionNotFoundError(key.sessionId);
       const known = this.written.get(recordKey);
-      const stored = known?.raw === raw ? known : this.decodeRecord(key, recordKey, raw);
+      const stored = known?.raw === raw ? known : decodeRecordAt(this.codec, key, raw);
       if (stored.version !== next.version) {
         throw new SessionConflictError(key.sessionId, next.version, stored.version);
       }
+      if (stored.status === 'deleted') {
+        throw new SessionConflictError(key.sessionId, next.version, stored.version, true);
+      }
+      if (commit.lease) this.leases.check(commit.lease);
       if (stored.historyLength + items.length !== next.historyLength) {
         throw new TypeError(
           `save: stored historyLength ${stored.historyLength} + ${items.length} new items ` +
@@ -202,13 +211,13 @@ export class KvSessionStore implements SessionStore {
   ): Promise<JournalEntry | undefined> {
     const entryKey = keys.journalKey(key, runId, step);
     const raw = await this.backend.get(entryKey);
-    return raw === undefined ? undefined : this.decodeJournal(key, entryKey, raw, runId, step);
+    return raw === undefined ? undefined : decodeJournalAt(key, raw, runId, step);
   }
 
   async readRunJournal(key: SessionKey, runId: string): Promise<JournalEntry[]> {
     const entries: JournalEntry[] = [];
     for await (const [entryKey, raw] of this.backend.iterate(keys.runJournalRange(key, runId))) {
-      entries.push(this.decodeJournal(key, entryKey, raw, runId, keys.journalStepOf(entryKey)));
+      entries.push(decodeJournalAt(key, raw, runId, keys.journalStepOf(entryKey)));
     }
     return entries;
   }
@@ -244,7 +253,28 @@ export class KvSessionStore implements SessionStore {
         for await (const entryKey of this.backend.keys(range)) ops.push(del(entryKey));
       }
       await this.apply(key.sessionId, ops);
+      this.leases.drop(key);
     });
+  }
+
+  async acquireLease(
+    key: SessionKey,
+    owner: string,
+    ttlMs: number,
+  ): Promise<SessionLease | undefined> {
+    return this.serialized(() => Promise.resolve(this.leases.acquire(key, owner, ttlMs)));
+  }
+
+  async renewLease(lease: SessionLease, ttlMs: number): Promise<SessionLease | undefined> {
+    return this.serialized(() => Promise.resolve(this.leases.renew(lease, ttlMs)));
+  }
+
+  async releaseLease(lease: SessionLease): Promise<void> {
+    await this.serialized(() => Promise.resolve(this.leases.release(lease)));
+  }
+
+  async expiredLeases(query: ExpiredLeaseQuery): Promise<SessionKey[]> {
+    return Promise.resolve(this.leases.expired(query));
   }
 
   stats(): StoreStats {
@@ -263,6 +293,7 @@ export class KvSessionStore implements SessionStore {
       raw,
       version: record.version,
       historyLength: record.historyLength,
+      status: record.status,
     });
     if (this.written.size > WRITTEN_CAPACITY) {
       const oldest = this.written.keys().next().value;
@@ -280,72 +311,6 @@ export class KvSessionStore implements SessionStore {
   private listingOp(record: SessionRecord): KvOp {
     const indexKey = keys.listIndexKey(record);
     return put(indexKey, encodeStored(indexKey, toSessionInfo(record)));
-  }
-
-  /**
-   * A loaded record, checked with its listing entry: both must exist and agree (the entry is
-   * rewritten with every save, so it must be exactly what this record would write, or the
-   * unsealed form agentstate 0.1 wrote).
-   */
-  private checkedRecord(
-    key: SessionKey,
-    raw: string | undefined,
-    rawIndex: string | undefined,
-  ): SessionRecord {
-    const recordKey = keys.recordKey(key);
-    const indexKey = keys.listIndexKey(key);
-    const scope = { sessionId: key.sessionId };
-    if (raw === undefined) {
-      if (rawIndex === undefined) throw new SessionNotFoundError(key.sessionId);
-      throw new InvalidSessionRecordError(
-        recordKey,
-        'the session record is missing but its listing entry exists',
-        scope,
-      );
-    }
-    const record = this.decodeRecord(key, recordKey, raw);
-    if (rawIndex === undefined) {
-      throw new InvalidSessionRecordError(
-        indexKey,
-        'the listing entry is missing but the session record exists',
-        scope,
-      );
-    }
-    if (!holdsJson(rawIndex, JSON.stringify(toSessionInfo(record)))) {
-      // Decoding names what is wrong with a damaged entry; a well-formed one disagrees.
-      decodeStored(indexKey, rawIndex, SessionInfoSchema, scope);
-      throw new InvalidSessionRecordError(
-        indexKey,
-        'the listing entry disagrees with the record',
-        scope,
-      );
-    }
-    return record;
-  }
-
-  private decodeRecord(key: SessionKey, recordKey: string, raw: string): SessionRecord {
-    const record = this.codec.decode(recordKey, raw);
-    if (record.sessionId !== key.sessionId || record.userId !== key.userId) {
-      throw new InvalidSessionRecordError(recordKey, 'record does not match its key', {
-        sessionId: key.sessionId,
-      });
-    }
-    return record;
-  }
-
-  private decodeJournal(
-    key: SessionKey,
-    entryKey: string,
-    raw: string,
-    runId: string,
-    step: number,
-  ): JournalEntry {
-    const scope = { sessionId: key.sessionId, runId };
-    const entry = decodeStored(entryKey, raw, JournalEntrySchema, scope);
-    if (entry.runId !== runId || entry.step !== step) {
-      throw new InvalidSessionRecordError(entryKey, 'entry does not match its key', scope);
-    }
-    return toJournalEntry(entry);
   }
 
   private async warnIfNamedOwners(): Promise<void> {

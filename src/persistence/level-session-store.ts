@@ -2,6 +2,7 @@ import type { BatchOpHook } from './kv-backend.js';
 import { KvSessionStore } from './kv-session-store.js';
 import { LevelBackend } from './level-backend.js';
 import type { Migration } from './migrations.js';
+import type { LeaseClock } from './lease-table.js';
 
 export interface LevelSessionStoreOptions {
   /**
@@ -11,6 +12,8 @@ export interface LevelSessionStoreOptions {
   path?: string | undefined;
   /** Upgrade steps for records written with an older schema version. */
   migrations?: readonly Migration[] | undefined;
+  /** Where session lease expiry times come from (leases live in this process). @default the system clock */
+  clock?: LeaseClock | undefined;
   /**
    * Test-only fault injection: called for each op of every write batch; if it throws, the
    * batch is dropped whole and the save fails with `SessionSaveFailedError`.
@@ -45,7 +48,7 @@ export class LevelSessionStore extends KvSessionStore {
   constructor(options: LevelSessionStoreOptions = {}) {
     const path = options.path ?? DEFAULT_LEVEL_PATH;
     const level = new LevelBackend(path, { onBatchOp: options.onBatchOp });
-    super(level, { migrations: options.migrations });
+    super(level, { migrations: options.migrations, clock: options.clock });
     this.path = path;
     this.level = level;
   }
