@@ -2,11 +2,14 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import * as root from '../src/index.js';
 import * as testing from '../src/testing.js';
+import * as postgres from '../src/postgres.js';
 import {
   ROOT_TYPES,
   ROOT_VALUES,
   TESTING_TYPES,
   TESTING_VALUES,
+  POSTGRES_TYPES,
+  POSTGRES_VALUES,
   exportedNames,
 } from './helpers/public-api.js';
 
@@ -28,6 +31,13 @@ describe('public API', () => {
     expect(names!.values).toEqual(TESTING_VALUES);
     expect(names!.types).toEqual(TESTING_TYPES);
     expect(Object.keys(testing).sort()).toEqual(TESTING_VALUES);
+  });
+
+  it('agentstate/postgres exports the PostgreSQL store and nothing else', () => {
+    const [names] = exportedNames([entry('postgres.ts')]);
+    expect(names!.values).toEqual(POSTGRES_VALUES);
+    expect(names!.types).toEqual(POSTGRES_TYPES);
+    expect(Object.keys(postgres).sort()).toEqual(POSTGRES_VALUES);
   });
 
   it('internals stay out of the root export', () => {

@@ -33,6 +33,7 @@ export const ERROR_CODES = [
   'RUN_PAUSED',
   'RUN_IN_PROGRESS',
   'LEASE_LOST',
+  'STORE_UNAVAILABLE',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

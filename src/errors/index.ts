@@ -34,6 +34,7 @@ export {
   RunPausedError,
   RunInProgressError,
   LeaseLostError,
+  StoreUnavailableError,
   StoreLockedError,
   StoreOpenFailedError,
 } from './session-errors.js';

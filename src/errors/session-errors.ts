@@ -204,3 +204,19 @@ export class StoreOpenFailedError extends AgentStateError {
     this.path = path;
   }
 }
+
+/**
+ * The shared database could not be reached or failed the query (connection refused or lost,
+ * server restarting, timeout). Nothing is known to be written by a read, a lease call or a
+ * create that raised it; retry once the database is back.
+ */
+export class StoreUnavailableError extends AgentStateError {
+  readonly operation: string;
+  constructor(operation: string, cause: unknown, scope: ErrorScope = {}) {
+    super('STORE_UNAVAILABLE', `The session store could not ${operation}: ${causeText(cause)}`, {
+      ...scope,
+      cause,
+    });
+    this.operation = operation;
+  }
+}

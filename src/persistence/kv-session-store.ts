@@ -8,6 +8,8 @@ import {
 import { getAll, type KvBackend, type KvOp } from './kv-backend.js';
 import { readHistoryRange } from './history-reader.js';
 import { scanListing } from './listing-scan.js';
+import { warnIsolation } from './isolation-warning.js';
+import { checkAppend, checkCreateItems, checkIndex, listLimit } from './store-args.js';
 import type { Migration } from './migrations.js';
 import { hasNamedOwners, readOwnerTotals } from './owner-totals.js';
 import { SessionRecordCodec } from './session-record-codec.js';
@@ -46,7 +48,6 @@ export interface KvSessionStoreOptions {
   clock?: LeaseClock | undefined;
 }
 
-const DEFAULT_LIST_LIMIT = 50;
 /** Sessions whose last written record a store remembers for its version check. */
 const WRITTEN_CAPACITY = 1000;
 const put = (key: string, value: string): KvOp => ({ type: 'put', key, value });
@@ -63,12 +64,6 @@ function addTotals(a: UsageTotals, b: UsageTotals): UsageTotals {
     outputTokens: a.outputTokens + b.outputTokens,
     costUsd: a.costUsd + b.costUsd,
   };
-}
-
-function checkIndex(value: number, what: string): void {
-  if (!Number.isSafeInteger(value) || value < 0) {
-    throw new TypeError(`${what} must be a non-negative integer, got ${value}`);
-  }
 }
 
 /**
@@ -103,11 +98,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
 
   async create(input: Omit<SessionRecord, 'version'>, items: Item[] = []): Promise<SessionRecord> {
     const record: SessionRecord = { ...input, version: 1 };
-    if (record.historyLength !== items.length) {
-      throw new TypeError(
-        `create: historyLength is ${record.historyLength} but ${items.length} items were given`,
-      );
-    }
+    checkCreateItems(record, items);
     const key = keyOf(record);
     const recordKey = keys.recordKey(key);
     const totalsKey = keys.userTotalsKey(key.userId);
@@ -172,12 +163,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
         throw new SessionConflictError(key.sessionId, next.version, stored.version, true);
       }
       if (commit.lease) this.leases.check(commit.lease);
-      if (stored.historyLength + items.length !== next.historyLength) {
-        throw new TypeError(
-          `save: stored historyLength ${stored.historyLength} + ${items.length} new items ` +
-            `!== record.historyLength ${next.historyLength}`,
-        );
-      }
+      checkAppend(stored.historyLength, items.length, next.historyLength);
       const saved: SessionRecord = { ...next, version: stored.version + 1 };
       const encoded = this.codec.encode(recordKey, saved);
       const ops = [
@@ -223,11 +209,8 @@ export class KvSessionStore implements SessionStore, SessionLeases {
   }
 
   async list(query: ListSessionsQuery = {}): Promise<SessionPage> {
-    const limit = query.limit ?? DEFAULT_LIST_LIMIT;
-    if (!Number.isSafeInteger(limit) || limit < 1) {
-      throw new TypeError(`list: limit must be a positive integer, got ${limit}`);
-    }
-    if (query.userId === undefined) await this.warnIfNamedOwners();
+    const limit = listLimit(query);
+    if (query.userId === undefined && (await hasNamedOwners(this.backend))) warnIsolation();
     return scanListing(this.backend, {
       userId: query.userId,
       status: query.status,
@@ -311,16 +294,6 @@ export class KvSessionStore implements SessionStore, SessionLeases {
   private listingOp(record: SessionRecord): KvOp {
     const indexKey = keys.listIndexKey(record);
     return put(indexKey, encodeStored(indexKey, toSessionInfo(record)));
-  }
-
-  private async warnIfNamedOwners(): Promise<void> {
-    if (await hasNamedOwners(this.backend)) {
-      process.emitWarning(
-        'agentstate: sessions were queried without a userId, which only reaches the anonymous ' +
-          'bucket, but this store holds sessions of named users. Pass userId to query a user.',
-        { type: 'IsolationWarning', code: 'AGENTSTATE_ISOLATION' },
-      );
-    }
   }
 
   private async apply(sessionId: string, ops: KvOp[]): Promise<void> {

@@ -72,6 +72,7 @@ export const ROOT_VALUES = [
   'RunPausedError',
   'RunInProgressError',
   'LeaseLostError',
+  'StoreUnavailableError',
   'StoreLockedError',
   'StoreOpenFailedError',
   'ApprovalCheckError',
@@ -167,6 +168,10 @@ export const TESTING_TYPES = [
   'ScriptedToolCall',
   'MemorySessionStoreOptions',
 ].sort();
+
+/** The `agentstate/postgres` export. */
+export const POSTGRES_VALUES = ['POSTGRES_SCHEMA_VERSION', 'PostgresSessionStore'].sort();
+export const POSTGRES_TYPES = ['PostgresSessionStoreOptions'].sort();
 
 /** A module's exported names as TypeScript sees them, split into values and types only. */
 export interface ExportedNames {
