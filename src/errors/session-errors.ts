@@ -133,20 +133,20 @@ export class RunPausedError extends AgentStateError {
  */
 export class RunInProgressError extends AgentStateError {
   readonly action: string;
-  /** The lease holder, when another owner (another process) runs the session. */
-  readonly holder: string | undefined;
-  constructor(sessionId: string, action: string, holder?: string) {
+  /** Another owner (another process) holds the session's lease, rather than this process. */
+  readonly elsewhere: boolean;
+  constructor(sessionId: string, action: string, elsewhere = false) {
     super(
       'RUN_IN_PROGRESS',
-      holder === undefined
-        ? `Action "${action}" was refused: this process is already executing a run of session ` +
-            `"${sessionId}"; wait for it to return, or cancel it through its AbortSignal`
-        : `Action "${action}" was refused: owner "${holder}" holds the lease of session ` +
-            `"${sessionId}" and is running it; retry after it returns or its lease expires`,
+      elsewhere
+        ? `Action "${action}" was refused: another owner holds the lease of session ` +
+            `"${sessionId}" and is running it; retry after it returns or its lease expires`
+        : `Action "${action}" was refused: this process is already executing a run of session ` +
+            `"${sessionId}"; wait for it to return, or cancel it through its AbortSignal`,
       { sessionId },
     );
     this.action = action;
-    this.holder = holder;
+    this.elsewhere = elsewhere;
   }
 }
 

@@ -156,13 +156,14 @@ export class KvSessionStore implements SessionStore, SessionLeases {
       if (raw === undefined) throw new SessionNotFoundError(key.sessionId);
       const known = this.written.get(recordKey);
       const stored = known?.raw === raw ? known : decodeRecordAt(this.codec, key, raw);
+      // A writer whose lease was taken over learns that first (fencing), whatever its version.
+      if (commit.lease) this.leases.check(commit.lease);
       if (stored.version !== next.version) {
         throw new SessionConflictError(key.sessionId, next.version, stored.version);
       }
       if (stored.status === 'deleted') {
         throw new SessionConflictError(key.sessionId, next.version, stored.version, true);
       }
-      if (commit.lease) this.leases.check(commit.lease);
       checkAppend(stored.historyLength, items.length, next.historyLength);
       const saved: SessionRecord = { ...next, version: stored.version + 1 };
       const encoded = this.codec.encode(recordKey, saved);

@@ -476,6 +476,13 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
     const row = rows[0];
     if (!row) throw new SessionNotFoundError(key.sessionId);
     const stored = decodeRecordAt(this.codec, key, row.record);
+    // A writer whose lease was taken over learns that first (fencing), whatever its version.
+    if (
+      lease &&
+      (row.holder !== lease.owner || Number(row.token) !== lease.token || row.released !== false)
+    ) {
+      throw new LeaseLostError(key.sessionId, lease.owner);
+    }
     if (stored.version !== next.version) {
       throw new SessionConflictError(key.sessionId, next.version, stored.version);
     }
@@ -495,12 +502,6 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
           sessionId: key.sessionId,
         },
       );
-    }
-    if (
-      lease &&
-      (row.holder !== lease.owner || Number(row.token) !== lease.token || row.released !== false)
-    ) {
-      throw new LeaseLostError(key.sessionId, lease.owner);
     }
     return md5(row.record);
   }
