@@ -123,7 +123,7 @@ export function describeRuntimeLeases(
         'from b',
       ]);
       await expect(runtimeB.recover({ olderThan: 0, userId: key.userId })).resolves.toEqual([]);
-      await expect(runtimeB.recover({ olderThan: -1 } as never)).rejects.toBeInstanceOf(TypeError);
+      await expect(runtimeB.recover({ olderThan: -1 })).rejects.toBeInstanceOf(TypeError);
       await expect(runtimeB.recover({ olderThan: 0, usrId: 'x' } as never)).rejects.toThrow(
         /did you mean "userId"/,
       );
