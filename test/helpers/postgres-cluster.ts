@@ -16,7 +16,7 @@ export interface PostgresCluster {
   port: number;
   /** Stops the server (immediate mode) and starts it again on the same port and data. */
   restart(): Promise<void>;
-  /** Stops the server; the data stays until `destroy`. */
+  /** Stops the server (cutting its connections); the data stays until `destroy`. */
   stopServer(): void;
   startServer(): void;
   /** Stops the server and removes its folder. */
@@ -72,17 +72,19 @@ export async function startPostgres(): Promise<PostgresCluster> {
   }
   const port = await freePort();
   let running = false;
-  const stopServer = (): void => {
+  // `immediate` is a crash: with synchronous_commit off it may lose the last commits, so a
+  // restart stops `fast` (connections cut, data kept) and only the final teardown is immediate.
+  const stopServer = (mode: 'fast' | 'immediate' = 'fast'): void => {
     if (!running) return;
     running = false;
     try {
-      run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+      run('pg_ctl', ['-D', data, '-m', mode, '-w', 'stop']);
     } catch {
       // already stopped
     }
   };
   const onExit = (): void => {
-    stopServer();
+    stopServer('immediate');
     rmSync(folder, { recursive: true, force: true });
   };
   process.once('exit', onExit);
@@ -117,7 +119,7 @@ export async function startPostgres(): Promise<PostgresCluster> {
       stopServer();
       startServer();
     },
-    stopServer,
+    stopServer: () => stopServer('fast'),
     startServer,
     destroy: async () => {
       onExit();

@@ -1,5 +1,4 @@
 import { describe, it, expect, beforeEach, afterEach } from 'vitest';
-import type { Item } from '../../src/items/item.js';
 import {
   InvalidSessionRecordError,
   LeaseLostError,
@@ -10,15 +9,12 @@ import { historyKey, recordKey } from '../../src/persistence/session-keys.js';
 import {
   emptyTotals,
   hasLeases,
-  type JournalEntry,
-  type SessionCommit,
   type SessionKey,
   type SessionLeases,
-  type SessionRecord,
   type SessionStore,
-  type UsageTotals,
 } from '../../src/persistence/session-store.js';
 import { FakeClock } from '../../src/testing/fake-clock.js';
+import { commitOn, entry, msg, newSession, reply, usage } from './store-fixtures.js';
 
 /** One store under test, with raw access to its storage for the damage tests. */
 export interface StoreHarness {
@@ -33,72 +29,6 @@ export interface StoreHarness {
 
 /** Opens a fresh, empty store whose leases expire by `clock`. */
 export type MakeStore = (clock: FakeClock) => Promise<StoreHarness>;
-
-// ---- fixtures -------------------------------------------------------------------------------
-
-export function newSession(
-  sessionId: string,
-  userId?: string,
-  status: SessionRecord['status'] = 'active',
-): Omit<SessionRecord, 'version'> {
-  return {
-    sessionId,
-    userId,
-    status,
-    createdAt: 1_000,
-    updatedAt: 1_000,
-    parentId: undefined,
-    historyLength: 0,
-    usage: emptyTotals(),
-    machineVersion: 'machines@1',
-    snapshot: { value: 'idle', context: { turn: 0, cursor: 0 } },
-  };
-}
-
-export const msg = (content: string): Item => ({ type: 'message', role: 'user', content });
-export const reply = (content: string): Item => ({
-  type: 'message',
-  role: 'assistant',
-  content,
-});
-export const entry = (runId: string, step: number): JournalEntry => ({
-  runId,
-  step,
-  kind: 'tool',
-  output: { result: `step ${step}` },
-  at: 2_000 + step,
-});
-const usage = (turns: number, tokens: number, costUsd: number): UsageTotals => ({
-  turns,
-  inputTokens: tokens,
-  outputTokens: tokens * 2,
-  costUsd,
-});
-
-/** A commit appending `items` (and `journal`) on top of `record` as loaded. */
-export function commitOn(
-  record: SessionRecord,
-  items: Item[],
-  journal: JournalEntry[] = [],
-  extra: Partial<SessionCommit> & { status?: SessionRecord['status'] } = {},
-): SessionCommit {
-  const { status, ...rest } = extra;
-  return {
-    record: {
-      ...record,
-      status: status ?? record.status,
-      historyLength: record.historyLength + items.length,
-      updatedAt: record.updatedAt + 1,
-      snapshot: {
-        value: 'running',
-        context: { turn: record.version, cursor: record.historyLength },
-      },
-    },
-    items,
-    journal,
-    ...rest,
-  };
-}
 
 const TTL = 10_000;
 
