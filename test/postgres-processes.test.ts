@@ -1,39 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
 import { PostgresSessionStore } from '../src/persistence/postgres/postgres-session-store.js';
 import { repoRoot } from './helpers/child-process.js';
-import { startPostgres, type PostgresCluster } from './helpers/postgres-cluster.js';
+import { usePostgres } from './helpers/postgres-tests.js';
 import { describeRuntimeLeases } from './helpers/runtime-leases.js';
 
 type Event = Record<string, unknown> & { event: string };
 
-let cluster: PostgresCluster;
-let pool: pg.Pool;
-let schemas = 0;
+const pgt = usePostgres();
 
-beforeAll(async () => {
-  cluster = await startPostgres();
-  pool = new pg.Pool({ connectionString: cluster.url, max: 4 });
-  pool.on('error', () => undefined); // idle clients are cut when the server restarts
-});
-afterAll(async () => {
-  await pool?.end();
-  await cluster?.destroy();
-});
-
-describeRuntimeLeases('PostgresSessionStore', async (clock) => {
-  const schema = `leases_${++schemas}`;
-  const store = await PostgresSessionStore.open({ pool, schema, clock });
-  return {
-    store,
-    cleanup: async () => {
-      await store.close();
-      await pool.query(`DROP SCHEMA "${schema}" CASCADE`);
-    },
-  };
-});
+describeRuntimeLeases('PostgresSessionStore', (clock) => pgt.freshStore('leases', { clock }));
 
 /** A worker process (test/helpers/pg-worker.ts) driven by JSON lines. */
 class Worker {
@@ -49,7 +26,7 @@ class Worker {
         '--import',
         'tsx',
         'test/helpers/pg-worker.ts',
-        cluster.url,
+        pgt.cluster.url,
         schema,
         owner,
         String(options.offsetMs ?? 0),
@@ -119,7 +96,7 @@ describe('PostgreSQL shared by processes', () => {
     for (const worker of workers.splice(0)) await worker.stop();
   });
   const history = async (schema: string) => {
-    const store = await PostgresSessionStore.open({ pool, schema });
+    const store = await PostgresSessionStore.open({ pool: pgt.pool, schema });
     const key = { sessionId: 'shared', userId: 'u1' };
     const [record, items] = [await store.load(key), await store.readHistory(key)];
     await store.close();
@@ -127,7 +104,7 @@ describe('PostgreSQL shared by processes', () => {
   };
 
   it('two processes racing on one session: exactly one runs it', async () => {
-    const schema = `race_${++schemas}`;
+    const schema = pgt.schema('race');
     const [a, b] = await Promise.all([
       start(schema, 'proc-a', { gated: true }),
       start(schema, 'proc-b', { gated: true }),
@@ -154,7 +131,7 @@ describe('PostgreSQL shared by processes', () => {
   });
 
   it('lease takeover: a live process recovers a stalled owner’s run and the stale write is rejected', async () => {
-    const schema = `takeover_${++schemas}`;
+    const schema = pgt.schema('takeover');
     const a = await start(schema, 'proc-a', { gated: true });
     a.send('run', { text: 'hello' });
     await a.next('model-called');
@@ -171,7 +148,7 @@ describe('PostgreSQL shared by processes', () => {
   });
 
   it('a delete racing a late write: the delete wins', async () => {
-    const schema = `delete_${++schemas}`;
+    const schema = pgt.schema('delete');
     const a = await start(schema, 'proc-a');
     a.send('run', { text: 'hello' });
     await a.next('run-done');
@@ -197,23 +174,23 @@ describe('PostgreSQL shared by processes', () => {
   });
 
   it('PostgreSQL restarted mid-run: transparent while idle; down at a save, a typed error, then the run resumes', async () => {
-    const schema = `restart_${++schemas}`;
+    const schema = pgt.schema('restart');
     const a = await start(schema, 'proc-a', { gated: true });
     a.send('run', { text: 'hello' });
     await a.next('model-called');
     // Restarted while the run waits in its model: the pool replaces its cut connections.
-    await cluster.restart();
+    await pgt.cluster.restart();
     a.send('release');
     expect(await a.next('run-done', 'run-failed')).toMatchObject({ event: 'run-done' });
     a.send('gate');
     a.send('run', { text: 'again' });
     await a.next('model-called');
     // Down when the step is saved: a typed error, nothing half-written.
-    cluster.stopServer();
+    pgt.cluster.stopServer();
     a.send('release');
     const failed = await a.next('run-done', 'run-failed');
     expect(failed).toMatchObject({ event: 'run-failed', code: 'SESSION_SAVE_FAILED' });
-    cluster.startServer();
+    pgt.cluster.startServer();
     a.send('resume');
     expect(await a.next('run-done', 'run-failed')).toMatchObject({
       event: 'run-done',

@@ -42,25 +42,22 @@ export function describeRuntimeLeases(
       handle = await makeStore(storeClock);
     });
     afterEach(async () => handle.cleanup());
+    /** An agent standing for one process: its own lease owner id and clock. */
+    const owner = (name: string, model: ScriptedModel, clock: FakeClock) =>
+      new Agent({
+        name,
+        model,
+        store: handle.store,
+        clock,
+        lease: { owner: `owner-${name}`, ttlMs: TTL },
+      });
 
     it('another owner gets RunInProgressError before any model call while the lease lives', async () => {
       const gate = deferred();
       const a = gatedModel('from a', gate.promise);
       const b = gatedModel('from b');
-      const agentA = new Agent({
-        name: 'a',
-        model: a.model,
-        store: handle.store,
-        clock: storeClock,
-        lease: { owner: 'owner-a', ttlMs: TTL },
-      });
-      const agentB = new Agent({
-        name: 'b',
-        model: b.model,
-        store: handle.store,
-        clock: storeClock,
-        lease: { owner: 'owner-b', ttlMs: TTL },
-      });
+      const agentA = owner('a', a.model, storeClock);
+      const agentB = owner('b', b.model, storeClock);
       const running = agentA.run('hello', opts);
       await until(() => a.calls.count === 1);
       const refused = agentB.run('me too', opts);
@@ -84,20 +81,8 @@ export function describeRuntimeLeases(
       const a = gatedModel('late a', gate.promise);
       const b = gatedModel('from b');
       // A's own clock never moves: A stops renewing, as a hung or cut-off process would.
-      const agentA = new Agent({
-        name: 'a',
-        model: a.model,
-        store: handle.store,
-        clock: new FakeClock(storeClock.now()),
-        lease: { owner: 'owner-a', ttlMs: TTL },
-      });
-      const agentB = new Agent({
-        name: 'b',
-        model: b.model,
-        store: handle.store,
-        clock: storeClock,
-        lease: { owner: 'owner-b', ttlMs: TTL },
-      });
+      const agentA = owner('a', a.model, new FakeClock(storeClock.now()));
+      const agentB = owner('b', b.model, storeClock);
       const running = agentA.run('hello', opts);
       await until(() => a.calls.count === 1);
       const runtimeB = agentB.runtimeFor(handle.store);

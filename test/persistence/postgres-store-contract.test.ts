@@ -1,29 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import pg from 'pg';
+import { describe, expect, it } from 'vitest';
 import { UnsupportedSchemaVersionError } from '../../src/errors/session-errors.js';
 import { POSTGRES_SCHEMA_VERSION } from '../../src/persistence/postgres/postgres-schema.js';
 import { PostgresSessionStore } from '../../src/persistence/postgres/postgres-session-store.js';
 import { ownerPart } from '../../src/persistence/session-keys.js';
 import { describeStoreContract } from '../helpers/store-contract.js';
-import { startPostgres, type PostgresCluster } from '../helpers/postgres-cluster.js';
+import { usePostgres } from '../helpers/postgres-tests.js';
 
-let cluster: PostgresCluster;
-let pool: pg.Pool;
-let schemas = 0;
-
-beforeAll(async () => {
-  cluster = await startPostgres();
-  pool = new pg.Pool({ connectionString: cluster.url, max: 8 });
-});
-afterAll(async () => {
-  await pool?.end();
-  await cluster?.destroy();
-});
+const pgt = usePostgres();
 
 /** Each test gets its own schema: an empty database, in the same cluster. */
 describeStoreContract('PostgresSessionStore', async (clock) => {
-  const schema = `contract_${++schemas}`;
-  const store = await PostgresSessionStore.open({ pool, schema, clock });
+  const { store, schema, cleanup } = await pgt.freshStore('contract', { clock });
+  const pool = pgt.pool;
   const table = (name: string) => `"${schema}".${name}`;
   return {
     store,
@@ -39,29 +27,28 @@ describeStoreContract('PostgresSessionStore', async (clock) => {
         [ownerPart(key.userId), key.sessionId, position, text],
       );
     },
-    cleanup: async () => {
-      await store.close();
-      await pool.query(`DROP SCHEMA "${schema}" CASCADE`);
-    },
+    cleanup,
   };
 });
 
 describe('PostgresSessionStore schema', () => {
   it('creates its tables once, records the version, and refuses a newer schema', async () => {
-    const first = await PostgresSessionStore.open({ pool, schema: 'versions' });
-    const again = await PostgresSessionStore.open({ pool, schema: 'versions' });
-    const { rows } = await pool.query('SELECT version FROM versions.agentstate_schema_versions');
+    const first = await PostgresSessionStore.open({ pool: pgt.pool, schema: 'versions' });
+    const again = await PostgresSessionStore.open({ pool: pgt.pool, schema: 'versions' });
+    const { rows } = await pgt.pool.query(
+      'SELECT version FROM versions.agentstate_schema_versions',
+    );
     expect(rows).toEqual([{ version: POSTGRES_SCHEMA_VERSION }]);
     await Promise.all([first.close(), again.close()]);
-    await pool.query('INSERT INTO versions.agentstate_schema_versions (version) VALUES (99)');
-    const newer = PostgresSessionStore.open({ pool, schema: 'versions' });
+    await pgt.pool.query('INSERT INTO versions.agentstate_schema_versions (version) VALUES (99)');
+    const newer = PostgresSessionStore.open({ pool: pgt.pool, schema: 'versions' });
     await expect(newer).rejects.toBeInstanceOf(UnsupportedSchemaVersionError);
     await expect(newer).rejects.toMatchObject({ found: 99, supported: POSTGRES_SCHEMA_VERSION });
   });
 
   it('owns a pool made from a connection string and ends it on close', async () => {
     const store = await PostgresSessionStore.open({
-      connectionString: cluster.url,
+      connectionString: pgt.cluster.url,
       schema: 'owned',
       poolSize: 2,
     });
@@ -82,7 +69,7 @@ describe('PostgresSessionStore schema', () => {
       code: 'STORE_UNAVAILABLE',
     });
     // The caller's pool is not ended by a store that did not create it.
-    const borrowed = await PostgresSessionStore.open({ pool, schema: 'owned' });
+    const borrowed = await PostgresSessionStore.open({ pool: pgt.pool, schema: 'owned' });
     await borrowed.close();
     await expect(borrowed.load({ sessionId: 's', userId: 'u' })).resolves.toMatchObject({
       version: 1,
@@ -93,8 +80,8 @@ describe('PostgresSessionStore schema', () => {
     expect(() => new PostgresSessionStore({})).toThrow(
       /exactly one of the options "pool" and "connectionString"/,
     );
-    expect(() => new PostgresSessionStore({ pool, conectionString: 'x' } as never)).toThrow(
-      /did you mean "connectionString"/,
-    );
+    expect(
+      () => new PostgresSessionStore({ pool: pgt.pool, conectionString: 'x' } as never),
+    ).toThrow(/did you mean "connectionString"/);
   });
 });
