@@ -267,7 +267,9 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
     const totals = delta ? [delta.turns, delta.inputTokens, delta.outputTokens, delta.costUsd] : [];
     const sessionKey = keys.sessionPart(key);
     let knownMd5 = this.known.get(sessionKey);
-    for (let attempt = 0; attempt < 2; attempt += 1) {
+    // Two tries cover a stored text this store had not seen; a third outcome means the row
+    // keeps changing under the same version (only a hand edit does that).
+    for (let attempt = 0; attempt < 3; attempt += 1) {
       const expected = knownMd5?.version === next.version ? knownMd5.md5 : null;
       if (expected !== null) {
         const rows = await this.write(key, [...base, expected, ...totals], delta !== undefined);
@@ -281,7 +283,10 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
       const current = await this.inspect(key, next, start, items.length, lease);
       knownMd5 = { version: next.version, md5: current };
     }
-    throw new SessionConflictError(key.sessionId, next.version, undefined);
+    throw new SessionSaveFailedError(
+      key.sessionId,
+      new Error('the stored record changed under the same version while saving'),
+    );
   }
 
   async readHistory(key: SessionKey, from = 0, to?: number): Promise<Item[]> {
