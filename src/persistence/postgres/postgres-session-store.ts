@@ -1,9 +1,7 @@
-import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { AgentStateError } from '../../errors/agentstate-error.js';
 import {
   InvalidSessionRecordError,
-  LeaseLostError,
   SessionConflictError,
   SessionNotFoundError,
   SessionSaveFailedError,
@@ -25,8 +23,6 @@ import {
   decodeStored,
   encodeStored,
   toSessionInfo,
-  toUsageTotals,
-  validateStored,
 } from '../session-schemas.js';
 import type {
   ExpiredLeaseQuery,
@@ -43,11 +39,17 @@ import type {
   StoreStats,
   UsageTotals,
 } from '../session-store.js';
-import { emptyTotals } from '../session-store.js';
 import { checkAppend, checkCreateItems, checkIndex, listLimit } from '../store-args.js';
-import { checkedRecord, decodeJournalAt, decodeRecordAt } from '../stored-reads.js';
+import { checkedRecord, decodeJournalAt } from '../stored-reads.js';
 import { migrateSchema, quoteIdent } from './postgres-schema.js';
 import { PostgresStatements } from './postgres-statements.js';
+import {
+  md5,
+  totalsFromRow,
+  whySaveRefused,
+  type SaveCheckRow,
+  type TotalsRow,
+} from './postgres-rows.js';
 
 export interface PostgresSessionStoreOptions {
   /**
@@ -85,7 +87,6 @@ const DEFAULT_EXPIRED_LIMIT = 100;
 /** Sessions whose last seen record text the store remembers for its one-statement save. */
 const KNOWN_CAPACITY = 1000;
 
-const md5 = (text: string): string => createHash('md5').update(text).digest('hex');
 /** The session id, after checking the key can be encoded (`TypeError` otherwise). */
 function checkedSessionId(key: SessionKey): string {
   keys.sessionPart(key);
@@ -95,14 +96,6 @@ const keyOf = (record: SessionKey): { sessionId: string; userId: string | undefi
   sessionId: record.sessionId,
   userId: record.userId,
 });
-
-interface TotalsRow {
-  turns: string | number | null;
-  input_tokens: number | null;
-  output_tokens: number | null;
-  cost_usd: number | null;
-  has_sessions?: boolean;
-}
 
 /**
  * A {@link SessionStore} on PostgreSQL, for many processes sharing sessions: the same contract
@@ -231,7 +224,7 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
       key,
       row?.record == null ? undefined : (row as { record: string; listing: string }),
     );
-    return { record, userUsage: this.totals(key.userId, row, true) };
+    return { record, userUsage: totalsFromRow(key.userId, row, true) };
   }
 
   async save(commit: SessionCommit): Promise<SessionRecord> {
@@ -369,7 +362,7 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
     const { rows } = await this.query<TotalsRow>('read usage totals', {}, () => this.sql.totals(), [
       keys.ownerPart(userId),
     ]);
-    return this.totals(userId, rows[0], rows[0]?.has_sessions === true);
+    return totalsFromRow(userId, rows[0], rows[0]?.has_sessions === true);
   }
 
   async purge(key: SessionKey): Promise<void> {
@@ -457,11 +450,7 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
     }
   }
 
-  /**
-   * After a save updated nothing: reads the session and throws what stopped it (not found,
-   * damage, version, tombstone, history length, lost lease). Returns the md5 of the stored
-   * record when nothing stops the save (the store did not know the stored text).
-   */
+  /** After a save updated nothing: reads the row and throws what stopped it (see whySaveRefused). */
   private async inspect(
     key: SessionKey,
     next: SessionRecord,
@@ -469,46 +458,11 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
     appended: number,
     lease: SessionLease | undefined,
   ): Promise<string> {
-    const { rows } = await this.query<{
-      record: string;
-      version: number;
-      status: string;
-      history_length: number;
-      holder: string | null;
-      token: string | null;
-      released: boolean | null;
-    }>('check a save', key, () => this.sql.inspect(), [keys.ownerPart(key.userId), key.sessionId]);
-    const row = rows[0];
-    if (!row) throw new SessionNotFoundError(key.sessionId);
-    const stored = decodeRecordAt(this.codec, key, row.record);
-    // A writer whose lease was taken over learns that first (fencing), whatever its version.
-    if (
-      lease &&
-      (row.holder !== lease.owner || Number(row.token) !== lease.token || row.released !== false)
-    ) {
-      throw new LeaseLostError(key.sessionId, lease.owner);
-    }
-    if (stored.version !== next.version) {
-      throw new SessionConflictError(key.sessionId, next.version, stored.version);
-    }
-    if (stored.status === 'deleted') {
-      throw new SessionConflictError(key.sessionId, next.version, stored.version, true);
-    }
-    checkAppend(stored.historyLength, appended, next.historyLength);
-    if (
-      stored.historyLength !== start ||
-      row.version !== stored.version ||
-      row.history_length !== stored.historyLength
-    ) {
-      throw new InvalidSessionRecordError(
-        keys.recordKey(key),
-        'the row disagrees with its record',
-        {
-          sessionId: key.sessionId,
-        },
-      );
-    }
-    return md5(row.record);
+    const { rows } = await this.query<SaveCheckRow>('check a save', key, () => this.sql.inspect(), [
+      keys.ownerPart(key.userId),
+      key.sessionId,
+    ]);
+    return whySaveRefused(this.codec, key, rows[0], { next, start, appended, lease });
   }
 
   private checked(
@@ -518,36 +472,6 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
     const record = checkedRecord(this.codec, key, row?.record, row?.listing);
     if (row) this.remember(key, record.version, row.record);
     return record;
-  }
-
-  /** An owner's totals from a row; absent next to sessions is damage. */
-  private totals(
-    userId: string | undefined,
-    row: TotalsRow | undefined,
-    hasSessions: boolean,
-  ): UsageTotals {
-    const totalsKey = keys.userTotalsKey(userId);
-    if (!row || row.turns === null) {
-      if (hasSessions) {
-        throw new InvalidSessionRecordError(
-          totalsKey,
-          'missing: the owner has sessions, so their usage totals must be stored',
-        );
-      }
-      return emptyTotals();
-    }
-    return toUsageTotals(
-      validateStored(
-        totalsKey,
-        {
-          turns: Number(row.turns),
-          inputTokens: row.input_tokens,
-          outputTokens: row.output_tokens,
-          costUsd: row.cost_usd,
-        },
-        UsageTotalsSchema,
-      ),
-    );
   }
 
   private async hasNamedOwners(): Promise<boolean> {
