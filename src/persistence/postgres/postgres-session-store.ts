@@ -8,11 +8,11 @@ import {
   StoreUnavailableError,
 } from '../../errors/session-errors.js';
 import { Item } from '../../items/item.js';
-import { OptionChecker, optionNames } from '../../validation/option-checks.js';
 import { checkHistoryEntries } from '../history-reader.js';
 import { warnIsolation } from '../isolation-warning.js';
 import { checkLeaseArgs, systemLeaseClock, type LeaseClock } from '../lease-table.js';
-import type { Migration } from '../migrations.js';
+
+export type { PostgresSessionStoreOptions } from './postgres-store-options.js';
 import { SessionRecordCodec } from '../session-record-codec.js';
 import * as keys from '../session-keys.js';
 import {
@@ -44,44 +44,16 @@ import { checkedRecord, decodeJournalAt } from '../stored-reads.js';
 import { migrateSchema, quoteIdent } from './postgres-schema.js';
 import { PostgresStatements } from './postgres-statements.js';
 import {
+  checkPostgresOptions,
+  type PostgresSessionStoreOptions,
+} from './postgres-store-options.js';
+import {
   md5,
   totalsFromRow,
   whySaveRefused,
   type SaveCheckRow,
   type TotalsRow,
 } from './postgres-rows.js';
-
-export interface PostgresSessionStoreOptions {
-  /**
-   * A pool the caller owns (and ends after closing the store). Give this or `connectionString`.
-   * Size it to the runs a process executes at once plus a few: each step holds a connection
-   * for one statement only.
-   */
-  pool?: pg.Pool | undefined;
-  /** Connection string of a pool the store creates, and ends on `close()`. */
-  connectionString?: string | undefined;
-  /** Size of the pool the store creates from `connectionString`. @default 10 */
-  poolSize?: number | undefined;
-  /**
-   * PostgreSQL schema (namespace) holding the tables, created if missing. Names are always
-   * qualified, so nothing depends on `search_path` or other session state.
-   * @default 'public'
-   */
-  schema?: string | undefined;
-  /** Upgrade steps for records written with an older envelope schema version. */
-  migrations?: readonly Migration[] | undefined;
-  /** Where lease expiry times come from. @default the system clock */
-  clock?: LeaseClock | undefined;
-}
-
-const OPTION_NAMES = optionNames<PostgresSessionStoreOptions>({
-  pool: true,
-  connectionString: true,
-  poolSize: true,
-  schema: true,
-  migrations: true,
-  clock: true,
-});
 
 const DEFAULT_EXPIRED_LIMIT = 100;
 /** Sessions whose last seen record text the store remembers for its one-statement save. */
@@ -129,19 +101,7 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
   private readonly known = new Map<string, { version: number; md5: string }>();
 
   constructor(options: PostgresSessionStoreOptions) {
-    const checker = new OptionChecker('new PostgresSessionStore()', options, OPTION_NAMES)
-      .implements('pool', 'pg.Pool', ['query', 'connect', 'end'])
-      .nonEmptyString('connectionString')
-      .positiveInteger('poolSize')
-      .nonEmptyString('schema')
-      .array('migrations')
-      .implements('clock', 'Clock', ['now']);
-    void checker;
-    if ((options.pool === undefined) === (options.connectionString === undefined)) {
-      throw new TypeError(
-        'new PostgresSessionStore(): give exactly one of the options "pool" and "connectionString"',
-      );
-    }
+    checkPostgresOptions(options);
     this.ownsPool = options.pool === undefined;
     this.pool =
       options.pool ??
