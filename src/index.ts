@@ -33,6 +33,9 @@ export type {
   DeadlineEntry,
   DueApprovalsQuery,
   DueApprovals,
+  SessionLease,
+  SessionLeases,
+  ExpiredLeaseQuery,
 } from './persistence/session-store.js';
 export { MigrationRegistry, type Migration } from './persistence/migrations.js';
 export { CURRENT_SCHEMA_VERSION } from './persistence/session-record-codec.js';

@@ -169,7 +169,8 @@ describe('durable approval deadlines', () => {
         return fake.sleepUntil(at, signal);
       },
     };
-    const { agent } = approvalAgent(store, { clock, approvalTimeoutMs: TIMEOUT });
+    // No lease: its renewal would sleep on this clock too.
+    const { agent } = approvalAgent(store, { clock, approvalTimeoutMs: TIMEOUT, lease: false });
     await agent.run(callTools(email('a@x.io')), opts);
     fake.advance(TIMEOUT / 4);
     const waiting = await agent.resume(key.sessionId, { userId: key.userId });

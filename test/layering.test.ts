@@ -72,6 +72,17 @@ describe('layering', () => {
     expect(users.filter((f) => !f.startsWith('src/persistence/'))).toEqual([]);
   });
 
+  it('imports `pg` only under src/persistence/postgres, which nothing else imports but its entry', () => {
+    const users = files.filter((f) => specifiers(f).some((s) => isPackage(s, 'pg'))).map(rel);
+    expect(users).toContain('src/persistence/postgres/postgres-session-store.ts');
+    expect(users.filter((f) => !f.startsWith('src/persistence/postgres/'))).toEqual([]);
+    const importers = files
+      .filter((f) => !rel(f).startsWith('src/persistence/postgres/'))
+      .filter((f) => specifiers(f).some((s) => s.includes('/postgres/')))
+      .map(rel);
+    expect(importers).toEqual(['src/postgres.ts']);
+  });
+
   it('imports `openai` only under src/models', () => {
     const users = files.filter((f) => specifiers(f).some((s) => isPackage(s, 'openai'))).map(rel);
     expect(users).toContain('src/models/openai-model.ts');

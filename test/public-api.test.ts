@@ -4,6 +4,7 @@ import * as root from '../src/index.js';
 import * as mcp from '../src/mcp.js';
 import * as testing from '../src/testing.js';
 import * as aiSdk from '../src/ai-sdk.js';
+import * as postgres from '../src/postgres.js';
 import {
   AI_SDK_TYPES,
   AI_SDK_VALUES,
@@ -13,6 +14,8 @@ import {
   ROOT_VALUES,
   TESTING_TYPES,
   TESTING_VALUES,
+  POSTGRES_TYPES,
+  POSTGRES_VALUES,
   exportedNames,
 } from './helpers/public-api.js';
 
@@ -48,6 +51,13 @@ describe('public API', () => {
     expect(names!.values).toEqual(MCP_VALUES);
     expect(names!.types).toEqual(MCP_TYPES);
     expect(Object.keys(mcp).sort()).toEqual(MCP_VALUES);
+  });
+
+  it('agentstate/postgres exports the PostgreSQL store and nothing else', () => {
+    const [names] = exportedNames([entry('postgres.ts')]);
+    expect(names!.values).toEqual(POSTGRES_VALUES);
+    expect(names!.types).toEqual(POSTGRES_TYPES);
+    expect(Object.keys(postgres).sort()).toEqual(POSTGRES_VALUES);
   });
 
   it('internals stay out of the root export', () => {

@@ -35,6 +35,8 @@ export const ERROR_CODES = [
   'RUN_PAUSED',
   'RUN_IN_PROGRESS',
   'SUB_AGENT_DEPTH',
+  'LEASE_LOST',
+  'STORE_UNAVAILABLE',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -37,6 +37,8 @@ export {
   RestoreFailedError,
   RunPausedError,
   RunInProgressError,
+  LeaseLostError,
+  StoreUnavailableError,
   StoreLockedError,
   StoreOpenFailedError,
 } from './session-errors.js';

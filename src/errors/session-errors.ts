@@ -11,12 +11,20 @@ export class SessionNotFoundError extends AgentStateError {
 export class SessionConflictError extends AgentStateError {
   readonly expectedVersion: number;
   readonly actualVersion: number | undefined;
-  constructor(sessionId: string, expectedVersion: number, actualVersion: number | undefined) {
+  constructor(
+    sessionId: string,
+    expectedVersion: number,
+    actualVersion: number | undefined,
+    /** The stored session is a tombstone (status `deleted`): no write may revive it. */
+    deleted = false,
+  ) {
     super(
       'SESSION_CONFLICT',
       actualVersion === undefined
         ? `Session "${sessionId}" already exists`
-        : `Session "${sessionId}" is at version ${actualVersion}, not ${expectedVersion}`,
+        : deleted
+          ? `Session "${sessionId}" was deleted (tombstone at version ${actualVersion}); the write is refused`
+          : `Session "${sessionId}" is at version ${actualVersion}, not ${expectedVersion}`,
       { sessionId },
     );
     this.expectedVersion = expectedVersion;
@@ -125,14 +133,37 @@ export class RunPausedError extends AgentStateError {
  */
 export class RunInProgressError extends AgentStateError {
   readonly action: string;
-  constructor(sessionId: string, action: string) {
+  /** Another owner (another process) holds the session's lease, rather than this process. */
+  readonly elsewhere: boolean;
+  constructor(sessionId: string, action: string, elsewhere = false) {
     super(
       'RUN_IN_PROGRESS',
-      `Action "${action}" was refused: this process is already executing a run of session ` +
-        `"${sessionId}"; wait for it to return, or cancel it through its AbortSignal`,
+      elsewhere
+        ? `Action "${action}" was refused: another owner holds the lease of session ` +
+            `"${sessionId}" and is running it; retry after it returns or its lease expires`
+        : `Action "${action}" was refused: this process is already executing a run of session ` +
+            `"${sessionId}"; wait for it to return, or cancel it through its AbortSignal`,
       { sessionId },
     );
     this.action = action;
+    this.elsewhere = elsewhere;
+  }
+}
+
+/**
+ * Fencing: the writer's lease on the session was taken over by another owner (it expired while
+ * this owner was paused or cut off), so its write was refused and nothing was stored.
+ */
+export class LeaseLostError extends AgentStateError {
+  readonly owner: string;
+  constructor(sessionId: string, owner: string) {
+    super(
+      'LEASE_LOST',
+      `Session "${sessionId}": owner "${owner}" lost its lease (another owner took it over); ` +
+        'the write was refused',
+      { sessionId },
+    );
+    this.owner = owner;
   }
 }
 
@@ -171,5 +202,21 @@ export class StoreOpenFailedError extends AgentStateError {
       },
     );
     this.path = path;
+  }
+}
+
+/**
+ * The shared database could not be reached or failed the query (connection refused or lost,
+ * server restarting, timeout). Nothing is known to be written by a read, a lease call or a
+ * create that raised it; retry once the database is back.
+ */
+export class StoreUnavailableError extends AgentStateError {
+  readonly operation: string;
+  constructor(operation: string, cause: unknown, scope: ErrorScope = {}) {
+    super('STORE_UNAVAILABLE', `The session store could not ${operation}: ${causeText(cause)}`, {
+      ...scope,
+      cause,
+    });
+    this.operation = operation;
   }
 }

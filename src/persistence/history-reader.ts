@@ -16,10 +16,23 @@ export async function readHistoryRange(
   from: number,
   to: number,
 ): Promise<Item[]> {
+  return checkHistoryEntries(key, from, to, backend.iterate(keys.historyRange(key, from, to)));
+}
+
+/**
+ * The history items of `[from, to)` from `(logical key, sealed value)` pairs read in position
+ * order, whatever store they come from, with the same proof that the log is whole.
+ */
+export async function checkHistoryEntries(
+  key: SessionKey,
+  from: number,
+  to: number,
+  entries: AsyncIterable<[string, string]> | Iterable<[string, string]>,
+): Promise<Item[]> {
   const items: Item[] = [];
   const scope = { sessionId: key.sessionId };
   let expected = from;
-  for await (const [itemKey, value] of backend.iterate(keys.historyRange(key, from, to))) {
+  for await (const [itemKey, value] of entries) {
     const expectedKey = keys.historyKey(key, expected);
     if (itemKey !== expectedKey) {
       throw new InvalidSessionRecordError(expectedKey, 'history item is missing', scope);

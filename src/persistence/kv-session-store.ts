@@ -1,7 +1,6 @@
 import { Item } from '../items/item.js';
 import { AgentStateError } from '../errors/agentstate-error.js';
 import {
-  InvalidSessionRecordError,
   SessionConflictError,
   SessionNotFoundError,
   SessionSaveFailedError,
@@ -10,32 +9,35 @@ import { deadlineOps, scanDueDeadlines } from './deadline-index.js';
 import { getAll, type KvBackend, type KvOp } from './kv-backend.js';
 import { readHistoryRange } from './history-reader.js';
 import { scanListing } from './listing-scan.js';
+import { warnIsolation } from './isolation-warning.js';
+import { checkAppend, checkCreateItems, checkIndex, listLimit } from './store-args.js';
 import type { Migration } from './migrations.js';
 import { hasNamedOwners, readOwnerTotals } from './owner-totals.js';
-import { holdsJson } from './sealed-value.js';
 import { SessionRecordCodec } from './session-record-codec.js';
 import * as keys from './session-keys.js';
 import {
   JournalEntrySchema,
-  SessionInfoSchema,
   UsageTotalsSchema,
   checkBeforeWrite,
-  decodeStored,
   encodeStored,
-  toJournalEntry,
   toSessionInfo,
   toUsageTotals,
 } from './session-schemas.js';
+import { checkedRecord, decodeJournalAt, decodeRecordAt } from './stored-reads.js';
+import { LeaseTable, systemLeaseClock, type LeaseClock } from './lease-table.js';
 import {
   emptyTotals,
   type DeadlineEntry,
   type DueApprovals,
   type DueApprovalsQuery,
   type JournalEntry,
+  type ExpiredLeaseQuery,
   type ListSessionsQuery,
   type LoadedSession,
   type SessionCommit,
   type SessionKey,
+  type SessionLease,
+  type SessionLeases,
   type SessionPage,
   type SessionRecord,
   type SessionStore,
@@ -46,9 +48,10 @@ import {
 export interface KvSessionStoreOptions {
   /** Upgrade steps for records written with an older schema version. */
   migrations?: readonly Migration[] | undefined;
+  /** Where lease expiry times come from. @default the system clock */
+  clock?: LeaseClock | undefined;
 }
 
-const DEFAULT_LIST_LIMIT = 50;
 /** Sessions whose last written record a store remembers for its version check. */
 const WRITTEN_CAPACITY = 1000;
 const put = (key: string, value: string): KvOp => ({ type: 'put', key, value });
@@ -67,12 +70,6 @@ function addTotals(a: UsageTotals, b: UsageTotals): UsageTotals {
   };
 }
 
-function checkIndex(value: number, what: string): void {
-  if (!Number.isSafeInteger(value) || value < 0) {
-    throw new TypeError(`${what} must be a non-negative integer, got ${value}`);
-  }
-}
-
 /**
  * The session store logic over any ordered {@link KvBackend}: optimistic versions, one atomic
  * batch per save, userId as a hard key partition, schema-versioned records. Every value is
@@ -81,10 +78,12 @@ function checkIndex(value: number, what: string): void {
  * key, never different data. Writes are serialized in process, so each check-then-write is
  * atomic (LevelDB allows one process per folder). Reads never write.
  */
-export class KvSessionStore implements SessionStore {
+export class KvSessionStore implements SessionStore, SessionLeases {
   /** The raw key-value backend (exposed for tests and tools; see `session-keys.ts`). */
   readonly backend: KvBackend;
   protected readonly codec: SessionRecordCodec;
+  /** Leases live in process: one process holds a key-value backend. */
+  private readonly leases: LeaseTable;
   private writes: Promise<unknown> = Promise.resolve();
   /**
    * The last record value this store wrote per key (bounded): a save whose stored value is
@@ -92,21 +91,24 @@ export class KvSessionStore implements SessionStore {
    */
   private readonly written = new Map<
     string,
-    { raw: string; version: number; historyLength: number; approvalDeadline: number | undefined }
+    {
+      raw: string;
+      version: number;
+      historyLength: number;
+      approvalDeadline: number | undefined;
+      status: SessionRecord['status'];
+    }
   >();
 
   constructor(backend: KvBackend, options: KvSessionStoreOptions = {}) {
     this.backend = backend;
     this.codec = new SessionRecordCodec({ migrations: options.migrations });
+    this.leases = new LeaseTable(options.clock ?? systemLeaseClock);
   }
 
   async create(input: Omit<SessionRecord, 'version'>, items: Item[] = []): Promise<SessionRecord> {
     const record: SessionRecord = { ...input, version: 1 };
-    if (record.historyLength !== items.length) {
-      throw new TypeError(
-        `create: historyLength is ${record.historyLength} but ${items.length} items were given`,
-      );
-    }
+    checkCreateItems(record, items);
     const key = keyOf(record);
     const recordKey = keys.recordKey(key);
     const totalsKey = keys.userTotalsKey(key.userId);
@@ -133,7 +135,7 @@ export class KvSessionStore implements SessionStore {
     const recordKey = keys.recordKey(key);
     const indexKey = keys.listIndexKey(key);
     const [raw, rawIndex] = await getAll(this.backend, [recordKey, indexKey]);
-    return this.checkedRecord(key, raw, rawIndex);
+    return checkedRecord(this.codec, key, raw, rawIndex);
   }
 
   async loadForUpdate(key: SessionKey): Promise<LoadedSession> {
@@ -141,7 +143,7 @@ export class KvSessionStore implements SessionStore {
     const indexKey = keys.listIndexKey(key);
     const totalsKey = keys.userTotalsKey(key.userId);
     const [raw, rawIndex, rawTotals] = await getAll(this.backend, [recordKey, indexKey, totalsKey]);
-    const record = this.checkedRecord(key, raw, rawIndex);
+    const record = checkedRecord(this.codec, key, raw, rawIndex);
     return { record, userUsage: await readOwnerTotals(this.backend, key.userId, rawTotals) };
   }
 
@@ -164,16 +166,16 @@ export class KvSessionStore implements SessionStore {
         (await getAll(this.backend, [recordKey, totalsKey]));
       if (raw === undefined) throw new SessionNotFoundError(key.sessionId);
       const known = this.written.get(recordKey);
-      const stored = known?.raw === raw ? known : this.decodeRecord(key, recordKey, raw);
+      const stored = known?.raw === raw ? known : decodeRecordAt(this.codec, key, raw);
+      // A writer whose lease was taken over learns that first (fencing), whatever its version.
+      if (commit.lease) this.leases.check(commit.lease);
       if (stored.version !== next.version) {
         throw new SessionConflictError(key.sessionId, next.version, stored.version);
       }
-      if (stored.historyLength + items.length !== next.historyLength) {
-        throw new TypeError(
-          `save: stored historyLength ${stored.historyLength} + ${items.length} new items ` +
-            `!== record.historyLength ${next.historyLength}`,
-        );
+      if (stored.status === 'deleted') {
+        throw new SessionConflictError(key.sessionId, next.version, stored.version, true);
       }
+      checkAppend(stored.historyLength, items.length, next.historyLength);
       const saved: SessionRecord = { ...next, version: stored.version + 1 };
       const encoded = this.codec.encode(recordKey, saved);
       const ops = [
@@ -209,23 +211,20 @@ export class KvSessionStore implements SessionStore {
   ): Promise<JournalEntry | undefined> {
     const entryKey = keys.journalKey(key, runId, step);
     const raw = await this.backend.get(entryKey);
-    return raw === undefined ? undefined : this.decodeJournal(key, entryKey, raw, runId, step);
+    return raw === undefined ? undefined : decodeJournalAt(key, raw, runId, step);
   }
 
   async readRunJournal(key: SessionKey, runId: string): Promise<JournalEntry[]> {
     const entries: JournalEntry[] = [];
     for await (const [entryKey, raw] of this.backend.iterate(keys.runJournalRange(key, runId))) {
-      entries.push(this.decodeJournal(key, entryKey, raw, runId, keys.journalStepOf(entryKey)));
+      entries.push(decodeJournalAt(key, raw, runId, keys.journalStepOf(entryKey)));
     }
     return entries;
   }
 
   async list(query: ListSessionsQuery = {}): Promise<SessionPage> {
-    const limit = query.limit ?? DEFAULT_LIST_LIMIT;
-    if (!Number.isSafeInteger(limit) || limit < 1) {
-      throw new TypeError(`list: limit must be a positive integer, got ${limit}`);
-    }
-    if (query.userId === undefined) await this.warnIfNamedOwners();
+    const limit = listLimit(query);
+    if (query.userId === undefined && (await hasNamedOwners(this.backend))) warnIsolation();
     return scanListing(this.backend, {
       userId: query.userId,
       status: query.status,
@@ -246,9 +245,7 @@ export class KvSessionStore implements SessionStore {
     return this.serialized(async () => {
       const raw = await this.backend.get(recordKey);
       const held =
-        raw === undefined
-          ? undefined
-          : this.decodeRecord(entry.key, recordKey, raw).approvalDeadline;
+        raw === undefined ? undefined : decodeRecordAt(this.codec, entry.key, raw).approvalDeadline;
       if (held === entry.deadline) return false;
       await this.apply(entry.key.sessionId, [del(keys.deadlineKey(entry.key, entry.deadline))]);
       return true;
@@ -273,7 +270,28 @@ export class KvSessionStore implements SessionStore {
         for await (const entryKey of this.backend.keys(range)) ops.push(del(entryKey));
       }
       await this.apply(key.sessionId, ops);
+      this.leases.drop(key);
     });
+  }
+
+  async acquireLease(
+    key: SessionKey,
+    owner: string,
+    ttlMs: number,
+  ): Promise<SessionLease | undefined> {
+    return this.serialized(() => Promise.resolve(this.leases.acquire(key, owner, ttlMs)));
+  }
+
+  async renewLease(lease: SessionLease, ttlMs: number): Promise<SessionLease | undefined> {
+    return this.serialized(() => Promise.resolve(this.leases.renew(lease, ttlMs)));
+  }
+
+  async releaseLease(lease: SessionLease): Promise<void> {
+    await this.serialized(() => Promise.resolve(this.leases.release(lease)));
+  }
+
+  async expiredLeases(query: ExpiredLeaseQuery): Promise<SessionKey[]> {
+    return Promise.resolve(this.leases.expired(query));
   }
 
   stats(): StoreStats {
@@ -292,11 +310,7 @@ export class KvSessionStore implements SessionStore {
    */
   private deadlineDrop(key: SessionKey, raw: string): KvOp[] {
     try {
-      return deadlineOps(
-        key,
-        this.decodeRecord(key, keys.recordKey(key), raw).approvalDeadline,
-        undefined,
-      );
+      return deadlineOps(key, decodeRecordAt(this.codec, key, raw).approvalDeadline, undefined);
     } catch {
       return [];
     }
@@ -309,6 +323,7 @@ export class KvSessionStore implements SessionStore {
       version: record.version,
       historyLength: record.historyLength,
       approvalDeadline: record.approvalDeadline,
+      status: record.status,
     });
     if (this.written.size > WRITTEN_CAPACITY) {
       const oldest = this.written.keys().next().value;
@@ -326,82 +341,6 @@ export class KvSessionStore implements SessionStore {
   private listingOp(record: SessionRecord): KvOp {
     const indexKey = keys.listIndexKey(record);
     return put(indexKey, encodeStored(indexKey, toSessionInfo(record)));
-  }
-
-  /**
-   * A loaded record, checked with its listing entry: both must exist and agree (the entry is
-   * rewritten with every save, so it must be exactly what this record would write, or the
-   * unsealed form agentstate 0.1 wrote).
-   */
-  private checkedRecord(
-    key: SessionKey,
-    raw: string | undefined,
-    rawIndex: string | undefined,
-  ): SessionRecord {
-    const recordKey = keys.recordKey(key);
-    const indexKey = keys.listIndexKey(key);
-    const scope = { sessionId: key.sessionId };
-    if (raw === undefined) {
-      if (rawIndex === undefined) throw new SessionNotFoundError(key.sessionId);
-      throw new InvalidSessionRecordError(
-        recordKey,
-        'the session record is missing but its listing entry exists',
-        scope,
-      );
-    }
-    const record = this.decodeRecord(key, recordKey, raw);
-    if (rawIndex === undefined) {
-      throw new InvalidSessionRecordError(
-        indexKey,
-        'the listing entry is missing but the session record exists',
-        scope,
-      );
-    }
-    if (!holdsJson(rawIndex, JSON.stringify(toSessionInfo(record)))) {
-      // Decoding names what is wrong with a damaged entry; a well-formed one disagrees.
-      decodeStored(indexKey, rawIndex, SessionInfoSchema, scope);
-      throw new InvalidSessionRecordError(
-        indexKey,
-        'the listing entry disagrees with the record',
-        scope,
-      );
-    }
-    return record;
-  }
-
-  private decodeRecord(key: SessionKey, recordKey: string, raw: string): SessionRecord {
-    const record = this.codec.decode(recordKey, raw);
-    if (record.sessionId !== key.sessionId || record.userId !== key.userId) {
-      throw new InvalidSessionRecordError(recordKey, 'record does not match its key', {
-        sessionId: key.sessionId,
-      });
-    }
-    return record;
-  }
-
-  private decodeJournal(
-    key: SessionKey,
-    entryKey: string,
-    raw: string,
-    runId: string,
-    step: number,
-  ): JournalEntry {
-    const scope = { sessionId: key.sessionId, runId };
-    const entry = decodeStored(entryKey, raw, JournalEntrySchema, scope);
-    if (entry.runId !== runId || entry.step !== step) {
-      throw new InvalidSessionRecordError(entryKey, 'entry does not match its key', scope);
-    }
-    return toJournalEntry(entry);
-  }
-
-  private async warnIfNamedOwners(): Promise<void> {
-    if (await hasNamedOwners(this.backend)) {
-      process.emitWarning(
-        'agentstate: sessions were queried without a userId, which only reaches the anonymous ' +
-          'bucket, but this store holds sessions of named users. Pass userId to query a user.',
-        { type: 'IsolationWarning', code: 'AGENTSTATE_ISOLATION' },
-      );
-    }
   }
 
   private async apply(sessionId: string, ops: KvOp[]): Promise<void> {

@@ -3,6 +3,7 @@ import { KvSessionStore } from './kv-session-store.js';
 import { LevelBackend } from './level-backend.js';
 import type { Migration } from './migrations.js';
 import { OptionChecker, isObject, optionNames } from '../validation/option-checks.js';
+import type { LeaseClock } from './lease-table.js';
 
 export interface LevelSessionStoreOptions {
   /**
@@ -12,6 +13,8 @@ export interface LevelSessionStoreOptions {
   path?: string | undefined;
   /** Upgrade steps for records written with an older schema version. */
   migrations?: readonly Migration[] | undefined;
+  /** Where session lease expiry times come from (leases live in this process). @default the system clock */
+  clock?: LeaseClock | undefined;
   /**
    * Test-only fault injection: called for each op of every write batch; if it throws, the
    * batch is dropped whole and the save fails with `SessionSaveFailedError`.
@@ -22,6 +25,7 @@ export interface LevelSessionStoreOptions {
 const LEVEL_OPTION_NAMES = optionNames<LevelSessionStoreOptions>({
   path: true,
   migrations: true,
+  clock: true,
   onBatchOp: true,
 });
 
@@ -42,6 +46,7 @@ function checkLevelOptions(call: string, options: unknown): void {
             typeof m['migrate'] === 'function',
         ),
     )
+    .implements('clock', 'LeaseClock', ['now'])
     .function('onBatchOp');
 }
 
@@ -77,7 +82,7 @@ export class LevelSessionStore extends KvSessionStore {
     checkLevelOptions('new LevelSessionStore()', options);
     const path = options.path ?? DEFAULT_LEVEL_PATH;
     const level = new LevelBackend(path, { onBatchOp: options.onBatchOp });
-    super(level, { migrations: options.migrations });
+    super(level, { migrations: options.migrations, clock: options.clock });
     this.path = path;
     this.level = level;
   }

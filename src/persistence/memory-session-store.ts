@@ -2,10 +2,13 @@ import type { BatchOpHook } from './kv-backend.js';
 import { KvSessionStore } from './kv-session-store.js';
 import { MemoryBackend } from './memory-backend.js';
 import type { Migration } from './migrations.js';
+import type { LeaseClock } from './lease-table.js';
 
 export interface MemorySessionStoreOptions {
   /** Upgrade steps for records written with an older schema version. */
   migrations?: readonly Migration[] | undefined;
+  /** Where session lease expiry times come from (leases live in this process). @default the system clock */
+  clock?: LeaseClock | undefined;
   /**
    * Test-only fault injection: called for each op of every write batch; if it throws, the
    * batch is dropped whole and the save fails with `SessionSaveFailedError`.
@@ -24,6 +27,9 @@ export interface MemorySessionStoreOptions {
  */
 export class MemorySessionStore extends KvSessionStore {
   constructor(options: MemorySessionStoreOptions = {}) {
-    super(new MemoryBackend({ onBatchOp: options.onBatchOp }), { migrations: options.migrations });
+    super(new MemoryBackend({ onBatchOp: options.onBatchOp }), {
+      migrations: options.migrations,
+      clock: options.clock,
+    });
   }
 }

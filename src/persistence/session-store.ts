@@ -63,6 +63,70 @@ export interface SessionCommit {
   journal: JournalEntry[];
   /** Added to the owner's per-user totals in the same batch. */
   userUsageDelta?: UsageTotals | undefined;
+  /**
+   * Fencing: the lease the writer holds. A store that keeps leases applies the commit only if
+   * this lease (owner and token) is still the session's current one; a lease taken over by
+   * another owner makes the save throw `LeaseLostError` and write nothing. Omitted: no lease
+   * check (the version check alone decides).
+   */
+  lease?: SessionLease | undefined;
+}
+
+/**
+ * The right of one owner (a process, a worker) to run a session's steps until `expiresAt`.
+ * `token` grows by one with every new holder (never on a renewal), so a commit carrying an
+ * older token is from an owner whose lease was taken over.
+ */
+export interface SessionLease {
+  sessionId: string;
+  userId: string | undefined;
+  owner: string;
+  token: number;
+  /** Epoch milliseconds, from the store's clock. */
+  expiresAt: number;
+}
+
+/** What a lease-keeping store finds when asked for runs whose owner stopped renewing. */
+export interface ExpiredLeaseQuery {
+  /** The partition to search; omitted means the anonymous bucket. */
+  userId?: string | undefined;
+  /** Leases that expired at or before this time (epoch milliseconds). */
+  expiredBefore: number;
+  /** @default 100 */
+  limit?: number | undefined;
+}
+
+/**
+ * Leases: one writer per session. Optional: a store without them serves one process, where
+ * the runtime's in-process guard is enough.
+ */
+export interface SessionLeases {
+  /**
+   * Takes the session's lease for `owner` for `ttlMs`: granted when there is none, when it
+   * expired, or when `owner` already holds it (then renewed, same token). Returns `undefined`
+   * while another owner holds a live lease. Does not need the session to exist.
+   */
+  acquireLease(key: SessionKey, owner: string, ttlMs: number): Promise<SessionLease | undefined>;
+  /** Extends a lease still held (same owner and token); `undefined` once it was taken over. */
+  renewLease(lease: SessionLease, ttlMs: number): Promise<SessionLease | undefined>;
+  /** Gives the lease up (ends it now) if still held; a lease taken over is left alone. */
+  releaseLease(lease: SessionLease): Promise<void>;
+  /**
+   * Sessions of one user whose lease expired without being released (their owner died or hung),
+   * ordered by session id: the candidates for recovery.
+   */
+  expiredLeases(query: ExpiredLeaseQuery): Promise<SessionKey[]>;
+}
+
+/** Whether `store` keeps leases. */
+export function hasLeases(store: SessionStore): store is SessionStore & SessionLeases {
+  const s = store as Partial<SessionLeases>;
+  return (
+    typeof s.acquireLease === 'function' &&
+    typeof s.renewLease === 'function' &&
+    typeof s.releaseLease === 'function' &&
+    typeof s.expiredLeases === 'function'
+  );
 }
 
 /** A session loaded for an action that may write: the record and its owner's totals. */
@@ -124,9 +188,11 @@ export interface StoreStats {
 
 /**
  * Where sessions live. Every method is scoped by `SessionKey.userId`; a session of another
- * user behaves exactly like a missing one.
+ * user behaves exactly like a missing one. The full contract (what each method guarantees,
+ * what a custom store must do) is in `STORE-CONTRACT.md` beside this file; the contract test
+ * suite checks it for every store shipped. A store may also implement {@link SessionLeases}.
  */
-export interface SessionStore {
+export interface SessionStore extends Partial<SessionLeases> {
   /** Stores version 1. Throws `SessionConflictError` if the key exists. */
   create(record: Omit<SessionRecord, 'version'>, items?: Item[]): Promise<SessionRecord>;
   /**
@@ -136,7 +202,13 @@ export interface SessionStore {
   load(key: SessionKey): Promise<SessionRecord>;
   /** `load` plus the owner's totals, all checked, in one read: what an action needs first. */
   loadForUpdate(key: SessionKey): Promise<LoadedSession>;
-  /** Needs `commit.record.version` to match the stored version; returns the record at version + 1. */
+  /**
+   * Writes one step atomically (all of it or nothing): needs `commit.record.version` to match
+   * the stored version (else `SessionConflictError`, also when the stored session is a
+   * tombstone, status `deleted`: a late write never revives a deleted session), the items to
+   * start at the stored `historyLength`, and the commit's lease (if any) to be current (else
+   * `LeaseLostError`). Returns the record at version + 1.
+   */
   save(commit: SessionCommit): Promise<SessionRecord>;
   /**
    * History items `[from, to)`; `to` defaults to the record's `historyLength`. Every position

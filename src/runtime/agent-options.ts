@@ -22,6 +22,7 @@ import {
   optionNames,
 } from '../validation/option-checks.js';
 import type { Clock } from './clock.js';
+import type { LeaseSettings } from './run-lease.js';
 import { SESSION_STORE_METHODS } from './run-call-checks.js';
 import { checkHistoryStrategy, type HistoryStrategy } from '../window/history-strategy.js';
 
@@ -103,6 +104,13 @@ export interface AgentOptions<TOutput = string> {
    * `SnapshotMigration`). Sessions without a run restore under a new version without one.
    */
   snapshotMigrations?: readonly SnapshotMigration[] | undefined;
+  /**
+   * Session leases, used when the store keeps them (all shipped stores do): one process runs
+   * a session's steps at a time, and a crashed owner's run can be resumed once its lease
+   * expires (`runtime.recover`). `false`: take none (one process only; no renewal timers).
+   * @example { ttlMs: 15_000 }
+   */
+  lease?: LeaseSettings | false | undefined;
 }
 
 const AGENT_OPTION_NAMES = optionNames<AgentOptions>({
@@ -125,7 +133,10 @@ const AGENT_OPTION_NAMES = optionNames<AgentOptions>({
   redact: true,
   onToolError: true,
   snapshotMigrations: true,
+  lease: true,
 });
+
+const LEASE_NAMES = optionNames<LeaseSettings>({ owner: true, ttlMs: true });
 
 const isTool = (t: unknown): boolean =>
   isObject(t) && isNonEmptyString(t['name']) && typeof t['execute'] === 'function';
@@ -134,6 +145,12 @@ const isToolkit = (t: unknown): boolean =>
 
 /** Checks `new Agent(options)`; throws a `TypeError` naming the option at the first mistake. */
 export function checkAgentOptions(options: unknown): void {
+  const lease = isObject(options) ? options['lease'] : undefined;
+  if (lease !== undefined && lease !== false) {
+    new OptionChecker('new Agent()', lease, LEASE_NAMES, 'lease')
+      .nonEmptyString('owner')
+      .positiveInteger('ttlMs');
+  }
   new OptionChecker('new Agent()', options ?? null, AGENT_OPTION_NAMES)
     .nonEmptyString('name', true)
     .check('instructions', 'a string or a function', (v) =>
@@ -161,6 +178,7 @@ export function checkAgentOptions(options: unknown): void {
         v.every((a) => isObject(a) && typeof a['bind'] === 'function' && isObject(a['options'])),
     )
     .budget('userBudget')
+    .check('lease', 'an object or false', (v) => v === false || isObject(v))
     .check(
       'snapshotMigrations',
       'an array of { from, migrate } snapshot migrations',

@@ -22,6 +22,8 @@ export {
 export type { RunStream, RunStreamEvent } from './run-stream.js';
 export { SessionRuntime, type SessionRuntimeOptions } from './session-runtime.js';
 export type { SessionAction } from './session-action.js';
+export type { RecoverOptions, RecoveredRun } from './recover-options.js';
+export type { LeaseSettings } from './run-lease.js';
 export type { SessionRuntimeEvents, SessionRuntimeEventType } from './session-events.js';
 export type { SessionView } from './session-view.js';
 export { closeDefaultStores } from './default-store.js';

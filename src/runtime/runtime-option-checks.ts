@@ -21,6 +21,7 @@ const RUNTIME_OPTION_NAMES = optionNames<SessionRuntimeOptions>({
   agent: true,
   clock: true,
   scope: true,
+  lease: true,
   liveRuns: true,
 });
 
@@ -54,6 +55,7 @@ export function checkRuntimeOptions(options: unknown): void {
     )
     .implements('clock', 'Clock', ['now', 'sleepUntil'])
     .object('scope')
+    .check('lease', 'false or { owner?, ttlMs? }', (v) => v === false || isObject(v))
     .instanceOf('liveRuns', Set);
   const { scope } = options as { scope?: unknown };
   if (scope !== undefined) checkKey(call, scope, 'scope');

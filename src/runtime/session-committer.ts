@@ -1,7 +1,12 @@
 import type { AnyActorRef } from 'xstate';
 import type { SessionLog } from '../actors/session-log.js';
 import type { SessionMachineContext } from '../machines/session-types.js';
-import type { SessionRecord, SessionStore, UsageTotals } from '../persistence/session-store.js';
+import type {
+  SessionLease,
+  SessionRecord,
+  SessionStore,
+  UsageTotals,
+} from '../persistence/session-store.js';
 import type { Clock } from './clock.js';
 import { approvalDeadline, type RunLike } from './run-activity.js';
 import { sessionStatusOf } from './session-status.js';
@@ -41,6 +46,8 @@ export class SessionCommitter {
     private readonly clock: Clock,
     private readonly onFailure: () => void,
     private readonly onSaved: (record: SessionRecord) => void = () => undefined,
+    /** The lease every save carries (fencing), when the runtime holds one. */
+    private readonly lease: SessionLease | undefined = undefined,
   ) {
     this.storedSnapshot = JSON.stringify(actor.getPersistedSnapshot());
   }
@@ -95,6 +102,7 @@ export class SessionCommitter {
           items: drained.items,
           journal: drained.journal,
           userUsageDelta: delta(snapshot.context.usage, this.record.usage),
+          lease: this.lease,
         });
         this.log.committed(drained.items, drained.journal);
         this.storedSnapshot = json;

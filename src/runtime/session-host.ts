@@ -3,7 +3,7 @@ import { runActors } from '../actors/run-actors.js';
 import { SessionLog } from '../actors/session-log.js';
 import type { AnyActorSystem, StepDeps } from '../actors/step-deps.js';
 import { InvalidSessionTransitionError, RestoreFailedError } from '../errors/session-errors.js';
-import type { JournalEntry } from '../persistence/session-store.js';
+import type { JournalEntry, SessionLease } from '../persistence/session-store.js';
 import { resultsToPlace } from './stored-session-check.js';
 import { storedRun } from './stored-run.js';
 import { runMachine } from '../machines/run-machine.js';
@@ -39,6 +39,8 @@ export type HostDeps = Omit<
   onRunSnapshot?: ((snapshot: RunSnapshot) => void) | undefined;
   /** The stored run's journal entries, read and checked when the session was loaded. */
   journal: readonly JournalEntry[];
+  /** The session lease the runtime holds for this action; every save carries it. */
+  lease?: SessionLease | undefined;
 };
 
 /** Step deps of each loaded session, by its actor system (which the session's actors share). */
@@ -127,6 +129,7 @@ export class SessionHost {
       deps.clock,
       () => this.notify(),
       (saved) => deps.onSaved?.(saved, this.log.committedItems()),
+      deps.lease,
     );
     this.actor.subscribe({ next: () => this.changed(), error: () => this.notify() });
     this.actor.start();

@@ -20,12 +20,18 @@ import type {
   SessionStore,
 } from '../persistence/session-store.js';
 import { emptyTotals } from '../persistence/session-store.js';
+import { hostname } from 'node:os';
+import { hasLeases, type SessionLease } from '../persistence/session-store.js';
+import { continueRun } from './actions/continue-run.js';
 import { AgentBinding } from './agent-binding.js';
 import {
   ApprovalScheduler,
   type SchedulerHandle,
   type SchedulerOptions,
 } from './approval-scheduler.js';
+import { newId } from './new-id.js';
+import { checkRecoverOptions, type RecoverOptions, type RecoveredRun } from './recover-options.js';
+import { DEFAULT_LEASE_TTL_MS, RunLease, type LeaseSettings } from './run-lease.js';
 import type { AgentOptions } from './agent-options.js';
 import { systemClock, type Clock } from './clock.js';
 import { cacheKey, HistoryCache } from './history-cache.js';
@@ -48,7 +54,6 @@ import { upgradeRecord } from './machine-upgrade.js';
 import { storedRun, type StoredRun } from './stored-run.js';
 import { allRuns } from './run-tree.js';
 import { SubAgents } from './sub-agents.js';
-import { newId } from './new-id.js';
 import { checkRunJournal, checkStoredSession } from './stored-session-check.js';
 
 /** How deep sub-agent runs nest by default (`AgentOptions.maxSubAgentDepth`). */
@@ -72,6 +77,11 @@ export interface SessionRuntimeOptions {
    */
   scope?: SessionKey | undefined;
   /**
+   * Session leases (when the store keeps them); `false` takes none.
+   * @default the agent's `lease` option
+   */
+  lease?: LeaseSettings | false | undefined;
+  /**
    * Keys of the sessions whose run is executing, shared by the runtimes that run one store in
    * this process (an Agent's and its AgentSessions'), so each refuses a second live run.
    * @default a set of this runtime's own
@@ -93,6 +103,10 @@ export class SessionRuntime {
   private readonly scope: SessionKey | undefined;
   /** Sessions whose run is executing now (by `cacheKey`), in this runtime or its peers. */
   private readonly executing: Set<string>;
+  /** This runtime's owner id in session leases and their length. */
+  readonly leaseOwner: string;
+  private readonly leaseTtlMs: number;
+  private readonly leasing: boolean;
 
   /**
    * @throws TypeError for an unknown option name (naming the closest valid one), a `store`,
@@ -108,6 +122,10 @@ export class SessionRuntime {
     };
     this.clock = options.clock ?? options.agent.options.clock ?? systemClock;
     this.executing = options.liveRuns ?? new Set();
+    const lease = options.lease ?? options.agent.options.lease;
+    this.leasing = lease !== false;
+    this.leaseOwner = (lease || undefined)?.owner ?? `${hostname()}:${process.pid}:${newId()}`;
+    this.leaseTtlMs = (lease || undefined)?.ttlMs ?? DEFAULT_LEASE_TTL_MS;
   }
 
   on<K extends SessionRuntimeEventType>(
@@ -122,7 +140,10 @@ export class SessionRuntime {
    * record and its snapshot, the listing entry, the owner's totals, the history and the stored
    * run's journal) is read and checked first: damage is a typed error before any model or
    * tool call, and nothing is written. An action that runs (`action.runs`) on a session whose
-   * run this runtime is already executing raises `RunInProgressError` before anything is read.
+   * run this runtime is already executing raises `RunInProgressError` before anything is read;
+   * with a store that keeps leases it also takes the session's lease first (another owner's
+   * live lease is `RunInProgressError` too), renews it while the run lives, fences every save
+   * with it and releases it when the action returns.
    * A target that is neither a session id nor a key, or an action that is not one, throws a
    * `TypeError` at the call.
    */
@@ -136,19 +157,73 @@ export class SessionRuntime {
     action: SessionAction<R>,
   ): Promise<R> {
     const key = this.toKey(target);
-    if (action.runs !== true) return this.apply(key, action);
+    if (action.runs !== true) return this.apply(key, action, undefined);
     // One live run per session in this process: a second would restart the steps in flight.
     const executing = cacheKey(key);
     if (this.executing.has(executing)) throw new RunInProgressError(key.sessionId, action.name);
     this.executing.add(executing);
     try {
-      return await this.apply(key, action);
+      const { store } = this;
+      if (!this.leasing || !hasLeases(store)) return await this.apply(key, action, undefined);
+      const held = await RunLease.take(
+        store,
+        key,
+        this.leaseOwner,
+        this.leaseTtlMs,
+        this.clock,
+        action.name,
+      );
+      try {
+        return await this.apply(key, action, held.lease);
+      } finally {
+        await held.release();
+      }
     } finally {
       this.executing.delete(executing);
     }
   }
 
-  private async apply<R>(key: SessionKey, action: SessionAction<R>): Promise<R> {
+  /**
+   * Resumes the runs whose owner died: sessions of one user (the runtime's scope, if it has
+   * one) whose lease expired at least `olderThan` ms ago without being released and whose
+   * stored run is still in flight. Each is resumed like `continueRun()` under this runtime's
+   * lease; one failing (or taken by another process first) does not stop the others.
+   */
+  async recover(options: RecoverOptions): Promise<RecoveredRun[]> {
+    checkRecoverOptions(options);
+    const { store } = this;
+    if (!hasLeases(store)) {
+      throw new TypeError('runtime.recover(): the store keeps no session leases');
+    }
+    const userId = this.scope ? this.scope.userId : options.userId;
+    if (this.scope && options.userId !== undefined && options.userId !== this.scope.userId) {
+      return [];
+    }
+    const expired = await store.expiredLeases({
+      userId,
+      expiredBefore: this.clock.now() - options.olderThan,
+      limit: options.limit,
+    });
+    const recovered: RecoveredRun[] = [];
+    for (const key of expired) {
+      if (this.scope && key.sessionId !== this.scope.sessionId) continue;
+      try {
+        const record = await this.load(key);
+        if (!storedRunInFlight(record, this.clock.now())) continue;
+        const result = await this.execute(key, continueRun({ signal: options.signal }));
+        recovered.push({ key, result });
+      } catch (error) {
+        recovered.push({ key, error });
+      }
+    }
+    return recovered;
+  }
+
+  private async apply<R>(
+    key: SessionKey,
+    action: SessionAction<R>,
+    lease: SessionLease | undefined,
+  ): Promise<R> {
     const { record, userUsage } = await this.loadForUpdate(key, action.createIfMissing === true);
     this.precheck(key, record, action);
     const items = await this.cache.load(this.store, key, record);
@@ -199,6 +274,7 @@ export class SessionRuntime {
         progress: action.observe?.progress,
         onRunSnapshot: action.observe?.onRunSnapshot,
         journal,
+        lease,
         onSaved: (saved, all) => {
           this.cache.remember(cacheKey(key), saved.createdAt, all);
           this.hub.emit('SessionSaved', { key, version: saved.version, record: saved });

@@ -75,6 +75,8 @@ export const ROOT_VALUES = [
   'RestoreFailedError',
   'RunPausedError',
   'RunInProgressError',
+  'LeaseLostError',
+  'StoreUnavailableError',
   'StoreLockedError',
   'StoreOpenFailedError',
   'ApprovalCheckError',
@@ -109,6 +111,9 @@ export const ROOT_TYPES = [
   'SessionRuntimeEvents',
   'SessionRuntimeEventType',
   'SessionAction',
+  'RecoverOptions',
+  'RecoveredRun',
+  'LeaseSettings',
   'SessionView',
   'RunActionOptions',
   'ContinueRunOptions',
@@ -179,6 +184,9 @@ export const ROOT_TYPES = [
   'SessionPage',
   'StoreStats',
   'UsageTotals',
+  'SessionLease',
+  'SessionLeases',
+  'ExpiredLeaseQuery',
   'Migration',
   'ErrorCode',
   'ErrorScope',
@@ -212,6 +220,10 @@ export const MCP_TYPES = [
   'McpNeedsApproval',
   'McpToolArguments',
 ].sort();
+
+/** The `agentstate/postgres` export. */
+export const POSTGRES_VALUES = ['POSTGRES_SCHEMA_VERSION', 'PostgresSessionStore'].sort();
+export const POSTGRES_TYPES = ['PostgresSessionStoreOptions'].sort();
 
 /** A module's exported names as TypeScript sees them, split into values and types only. */
 export interface ExportedNames {

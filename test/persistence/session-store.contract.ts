@@ -1,26 +1,19 @@
 import { describe, it, expect, beforeEach, afterEach } from 'vitest';
-import type { Item } from '../../src/items/item.js';
 import {
   InvalidSessionRecordError,
-  SessionConflictError,
   SessionNotFoundError,
   SessionSaveFailedError,
   UnsupportedSchemaVersionError,
 } from '../../src/errors/session-errors.js';
 import type { BatchOpHook, KvBackend, KvOp } from '../../src/persistence/kv-backend.js';
 import type { KvSessionStore } from '../../src/persistence/kv-session-store.js';
+import type { SessionRecord } from '../../src/persistence/session-store.js';
 import type { Migration } from '../../src/persistence/migrations.js';
 import { openValue, sealValue } from '../../src/persistence/sealed-value.js';
 import { CURRENT_SCHEMA_VERSION } from '../../src/persistence/session-record-codec.js';
 import { encodeStored, toSessionInfo } from '../../src/persistence/session-schemas.js';
 import { historyKey, listIndexKey, recordKey } from '../../src/persistence/session-keys.js';
-import {
-  emptyTotals,
-  type JournalEntry,
-  type SessionCommit,
-  type SessionRecord,
-  type UsageTotals,
-} from '../../src/persistence/session-store.js';
+import { commitOn, entry, msg, newSession, reply, usage } from '../helpers/store-fixtures.js';
 
 export interface ContractStoreOptions {
   onBatchOp?: BatchOpHook;
@@ -33,66 +26,7 @@ export interface ContractStore {
   cleanup(): Promise<void>;
 }
 
-// ---- fixtures -------------------------------------------------------------------------------
-
-function newSession(
-  sessionId: string,
-  userId?: string,
-  status: SessionRecord['status'] = 'active',
-) {
-  return {
-    sessionId,
-    userId,
-    status,
-    createdAt: 1_000,
-    updatedAt: 1_000,
-    parentId: undefined,
-    historyLength: 0,
-    usage: emptyTotals(),
-    machineVersion: 'machines@1',
-    snapshot: { value: 'idle', context: { turn: 0, cursor: 0 } },
-  } satisfies Omit<SessionRecord, 'version'>;
-}
-
-const msg = (content: string): Item => ({ type: 'message', role: 'user', content });
-const reply = (content: string): Item => ({ type: 'message', role: 'assistant', content });
-const entry = (runId: string, step: number): JournalEntry => ({
-  runId,
-  step,
-  kind: 'tool',
-  output: { result: `step ${step}` },
-  at: 2_000 + step,
-});
-const usage = (turns: number, tokens: number, costUsd: number): UsageTotals => ({
-  turns,
-  inputTokens: tokens,
-  outputTokens: tokens * 2,
-  costUsd,
-});
-
-/** A commit appending `items` on top of `record` (as loaded). */
-function commitOn(
-  record: SessionRecord,
-  items: Item[],
-  journal: JournalEntry[] = [],
-  userUsageDelta?: UsageTotals,
-): SessionCommit {
-  const snapshot = {
-    value: 'running',
-    context: { turn: record.version, cursor: record.historyLength },
-  };
-  return {
-    record: {
-      ...record,
-      historyLength: record.historyLength + items.length,
-      updatedAt: record.updatedAt + 1,
-      snapshot,
-    },
-    items,
-    journal,
-    userUsageDelta,
-  };
-}
+// ---- fixtures: test/helpers/store-fixtures.ts ------------------------------------------------
 
 async function dump(backend: KvBackend): Promise<Map<string, string>> {
   const entries = new Map<string, string>();
@@ -134,7 +68,11 @@ async function settled<T>(action: () => Promise<T>): Promise<T> {
 
 // ---- contract -------------------------------------------------------------------------------
 
-/** The SessionStore contract, run against every implementation. */
+/**
+ * What the key-value stores (memory, LevelDB) add to the store contract (which
+ * `describeStoreContract` in test/helpers/store-contract.ts checks for every store): raw key
+ * layout, fault-injected batches, byte counts, envelope migrations.
+ */
 export function runSessionStoreContract(
   name: string,
   makeStore: (options: ContractStoreOptions) => Promise<ContractStore>,
@@ -150,90 +88,6 @@ export function runSessionStoreContract(
       store = handle.store;
     });
     afterEach(async () => handle.cleanup());
-
-    it('creates at version 1 and refuses a duplicate create', async () => {
-      const created = await store.create(newSession('s1', 'alice'));
-      expect(created.version).toBe(1);
-      const duplicate = store.create(newSession('s1', 'alice'));
-      await expect(duplicate).rejects.toBeInstanceOf(SessionConflictError);
-      await expect(duplicate).rejects.toMatchObject({
-        expectedVersion: 0,
-        actualVersion: undefined,
-      });
-    });
-
-    it('loads what was created, initial history included', async () => {
-      const created = await store.create({ ...newSession('s1', 'alice'), historyLength: 1 }, [
-        msg('hi'),
-      ]);
-      await expect(store.load({ sessionId: 's1', userId: 'alice' })).resolves.toEqual(created);
-      await expect(store.readHistory({ sessionId: 's1', userId: 'alice' })).resolves.toEqual([
-        msg('hi'),
-      ]);
-      await expect(store.create(newSession('s2'), [msg('x')])).rejects.toBeInstanceOf(TypeError);
-    });
-
-    it('saves at version + 1 and appends history and journal', async () => {
-      const key = { sessionId: 's1', userId: 'alice' };
-      const v1 = await store.create({ ...newSession('s1', 'alice'), historyLength: 1 }, [
-        msg('hi'),
-      ]);
-      const commit = commitOn(
-        v1,
-        [reply('hello'), msg('more')],
-        [entry('run-1', 0), entry('run-1', 1)],
-      );
-      const v2 = await store.save(commit);
-      expect(v2).toEqual({ ...commit.record, version: 2 });
-      await expect(store.load(key)).resolves.toEqual(v2);
-      await expect(store.readHistory(key)).resolves.toEqual([
-        msg('hi'),
-        reply('hello'),
-        msg('more'),
-      ]);
-      await expect(store.readHistory(key, 1, 2)).resolves.toEqual([reply('hello')]);
-      await expect(store.readHistory(key, 2)).resolves.toEqual([msg('more')]);
-      await expect(store.readJournal(key, 'run-1', 1)).resolves.toEqual(entry('run-1', 1));
-      await expect(store.readJournal(key, 'run-1', 2)).resolves.toBeUndefined();
-      await expect(store.readJournal(key, 'run-2', 0)).resolves.toBeUndefined();
-      const v3 = await store.save(commitOn(v2, [reply('done')]));
-      expect(v3.version).toBe(3);
-      await expect(store.readHistory(key)).resolves.toHaveLength(4);
-    });
-
-    it('rejects a stale version, a missing session and a wrong historyLength', async () => {
-      const v1 = await store.create(newSession('s1', 'alice'));
-      await store.save(commitOn(v1, [msg('a')]));
-      await expect(store.save(commitOn(v1, [msg('b')]))).rejects.toMatchObject({
-        name: 'SessionConflictError',
-        expectedVersion: 1,
-        actualVersion: 2,
-      });
-      await expect(store.load({ sessionId: 'nope', userId: 'alice' })).rejects.toBeInstanceOf(
-        SessionNotFoundError,
-      );
-      const ghost = { ...v1, sessionId: 'nope' };
-      await expect(store.save(commitOn(ghost, []))).rejects.toBeInstanceOf(SessionNotFoundError);
-      const v2 = await store.load({ sessionId: 's1', userId: 'alice' });
-      const bad = { ...commitOn(v2, [msg('c')]), items: [] };
-      await expect(store.save(bad)).rejects.toBeInstanceOf(TypeError);
-    });
-
-    it('lets exactly one of two concurrent saves from the same version win', async () => {
-      const v1 = await store.create(newSession('s1', 'alice'));
-      const results = await Promise.allSettled([
-        store.save(commitOn(v1, [msg('first')])),
-        store.save(commitOn(v1, [msg('second')])),
-      ]);
-      const won = results.filter((r) => r.status === 'fulfilled');
-      const lost = results.filter((r) => r.status === 'rejected');
-      expect(won).toHaveLength(1);
-      expect(lost).toHaveLength(1);
-      expect((lost[0] as PromiseRejectedResult).reason).toBeInstanceOf(SessionConflictError);
-      const key = { sessionId: 's1', userId: 'alice' };
-      await expect(store.load(key)).resolves.toMatchObject({ version: 2, historyLength: 1 });
-      await expect(store.readHistory(key)).resolves.toHaveLength(1);
-    });
 
     it('partitions by userId: another user sees nothing', async () => {
       const alice = { sessionId: 's1', userId: 'alice' };
@@ -274,43 +128,6 @@ export function runSessionStoreContract(
       expect(anonymous.sessions.map((s) => s.sessionId)).toEqual(['s2']);
     });
 
-    it('lists one owner with paging and a status filter', async () => {
-      const statuses = ['active', 'completed', 'active', 'failed', 'active'] as const;
-      for (const [i, status] of statuses.entries())
-        await store.create(newSession(`c${i}`, 'carol', status));
-      await store.create(newSession('d0', 'dave'));
-      const page1 = await store.list({ userId: 'carol', limit: 2 });
-      expect(page1.sessions.map((s) => s.sessionId)).toEqual(['c0', 'c1']);
-      expect(page1.sessions[0]).not.toHaveProperty('snapshot');
-      const page2 = await store.list({ userId: 'carol', limit: 2, cursor: page1.nextCursor });
-      expect(page2.sessions.map((s) => s.sessionId)).toEqual(['c2', 'c3']);
-      const page3 = await store.list({ userId: 'carol', limit: 2, cursor: page2.nextCursor });
-      expect(page3).toEqual({
-        sessions: [expect.objectContaining({ sessionId: 'c4' })],
-        nextCursor: undefined,
-      });
-      const active1 = await store.list({ userId: 'carol', status: 'active', limit: 2 });
-      expect(active1.sessions.map((s) => s.sessionId)).toEqual(['c0', 'c2']);
-      const active2 = await store.list({
-        userId: 'carol',
-        status: 'active',
-        limit: 2,
-        cursor: active1.nextCursor,
-      });
-      expect(active2).toMatchObject({ sessions: [{ sessionId: 'c4' }], nextCursor: undefined });
-      const all = await store.list({ userId: 'carol' });
-      expect(all.sessions).toHaveLength(5);
-      expect(all.sessions[1]).toMatchObject({ status: 'completed', version: 1, userId: 'carol' });
-      // The index follows saves.
-      const c1 = await store.load({ sessionId: 'c1', userId: 'carol' });
-      await store.save({
-        ...commitOn(c1, [msg('x')]),
-        record: { ...commitOn(c1, [msg('x')]).record, status: 'active' },
-      });
-      const active = await store.list({ userId: 'carol', status: 'active' });
-      expect(active.sessions.map((s) => [s.sessionId, s.version])).toContainEqual(['c1', 2]);
-    });
-
     it('warns when listing without userId only if named users exist', async () => {
       await store.create(newSession('anon-1'));
       expect(await isolationWarnings(() => store.list())).toHaveLength(0);
@@ -320,20 +137,6 @@ export function runSessionStoreContract(
       expect(warnings).toHaveLength(1);
       expect(warnings[0]?.name).toBe('IsolationWarning');
       expect(await isolationWarnings(() => store.list({ userId: 'erin' }))).toHaveLength(0);
-    });
-
-    it('accumulates per-user usage deltas', async () => {
-      let rec = await store.create(newSession('s1', 'alice'));
-      rec = await store.save(commitOn(rec, [msg('a')], [], usage(1, 10, 0.5)));
-      rec = await store.save(commitOn(rec, [msg('b')], [], usage(2, 5, 0.25)));
-      await store.save(commitOn(rec, [msg('c')]));
-      const other = await store.create(newSession('s2', 'alice'));
-      await store.save(commitOn(other, [], [], usage(1, 1, 1)));
-      const anon = await store.create(newSession('s3'));
-      await store.save(commitOn(anon, [], [], usage(7, 7, 7)));
-      await expect(store.userUsage('alice')).resolves.toEqual(usage(4, 16, 1.75));
-      await expect(store.userUsage(undefined)).resolves.toEqual(usage(7, 7, 7));
-      await expect(store.userUsage('bob')).resolves.toEqual(emptyTotals());
     });
 
     it('purges the record, index, history and journal', async () => {
@@ -358,7 +161,7 @@ export function runSessionStoreContract(
     it('applies nothing when a save batch fails half-way', async () => {
       const key = { sessionId: 's1', userId: 'alice' };
       let v1 = await store.create({ ...newSession('s1', 'alice'), historyLength: 1 }, [msg('hi')]);
-      v1 = await store.save(commitOn(v1, [], [entry('r', 0)], usage(1, 1, 1)));
+      v1 = await store.save(commitOn(v1, [], [entry('r', 0)], { userUsageDelta: usage(1, 1, 1) }));
       const before = await dump(store.backend);
       const statsBefore = store.stats();
       const boom = new Error('disk on fire');
@@ -366,7 +169,7 @@ export function runSessionStoreContract(
         if (index === 1) throw boom;
       };
       const failed = store.save(
-        commitOn(v1, [reply('a'), msg('b')], [entry('r', 1)], usage(1, 1, 1)),
+        commitOn(v1, [reply('a'), msg('b')], [entry('r', 1)], { userUsageDelta: usage(1, 1, 1) }),
       );
       await expect(failed).rejects.toBeInstanceOf(SessionSaveFailedError);
       await expect(failed).rejects.toMatchObject({ cause: boom });
@@ -374,7 +177,9 @@ export function runSessionStoreContract(
       expect(store.stats()).toEqual(statsBefore);
       await expect(store.load(key)).resolves.toEqual(v1);
       fault.hook = undefined;
-      const v3 = await store.save(commitOn(v1, [reply('a')], [entry('r', 1)], usage(1, 1, 1)));
+      const v3 = await store.save(
+        commitOn(v1, [reply('a')], [entry('r', 1)], { userUsageDelta: usage(1, 1, 1) }),
+      );
       expect(v3.version).toBe(3);
       await expect(store.readHistory(key)).resolves.toEqual([msg('hi'), reply('a')]);
       await expect(store.userUsage('alice')).resolves.toEqual(usage(2, 2, 2));
@@ -436,7 +241,9 @@ export function runSessionStoreContract(
       const ops: KvOp[] = [];
       fault.hook = (_index, op) => void ops.push(op);
       const before = store.stats();
-      await store.save(commitOn(v1, [msg('héllo wörld')], [entry('r', 0)], usage(1, 2, 3)));
+      await store.save(
+        commitOn(v1, [msg('héllo wörld')], [entry('r', 0)], { userUsageDelta: usage(1, 2, 3) }),
+      );
       const bytes = ops.reduce(
         (sum, op) =>
           sum + (op.type === 'put' ? Buffer.byteLength(op.key) + Buffer.byteLength(op.value) : 0),

@@ -1,0 +1,108 @@
+import type pg from 'pg';
+import { UnsupportedSchemaVersionError } from '../../errors/session-errors.js';
+
+/**
+ * The tables of a PostgreSQL session store, created and migrated by the store itself. Every
+ * table's key starts with `owner` (the user partition, `session-keys.ts`'s owner part: `a` for
+ * the anonymous bucket, `u:<encoded userId>` for a named user), and every query filters on it.
+ * Text keys use the "C" collation, so listing order is byte order, as in the key-value stores.
+ *
+ * To add an indexed value written with each step (say, a deadline per session): append a
+ * migration step below (`ALTER TABLE ... ADD COLUMN`, or a new table keyed by
+ * `(owner, session_id, ...)`), then write it in the save statement of
+ * `postgres-session-store.ts` (one more column or one more CTE of the same statement).
+ */
+export const POSTGRES_SCHEMA_VERSION = 1;
+
+/** The DDL of each schema version, in order; `t(name)` is the qualified table name. */
+const MIGRATIONS: readonly ((t: (name: string) => string) => string)[] = [
+  (t) => `
+    CREATE TABLE ${t('agentstate_sessions')} (
+      owner text COLLATE "C" NOT NULL,
+      session_id text COLLATE "C" NOT NULL,
+      version integer NOT NULL,
+      status text NOT NULL,
+      history_length integer NOT NULL,
+      record text NOT NULL,
+      listing text NOT NULL,
+      PRIMARY KEY (owner, session_id)
+    );
+    CREATE TABLE ${t('agentstate_history')} (
+      owner text COLLATE "C" NOT NULL,
+      session_id text COLLATE "C" NOT NULL,
+      seq integer NOT NULL,
+      item text NOT NULL,
+      PRIMARY KEY (owner, session_id, seq)
+    );
+    CREATE TABLE ${t('agentstate_journal')} (
+      owner text COLLATE "C" NOT NULL,
+      session_id text COLLATE "C" NOT NULL,
+      run_id text COLLATE "C" NOT NULL,
+      step integer NOT NULL,
+      entry text NOT NULL,
+      PRIMARY KEY (owner, session_id, run_id, step)
+    );
+    CREATE TABLE ${t('agentstate_totals')} (
+      owner text COLLATE "C" PRIMARY KEY,
+      turns bigint NOT NULL,
+      input_tokens double precision NOT NULL,
+      output_tokens double precision NOT NULL,
+      cost_usd double precision NOT NULL
+    );
+    CREATE TABLE ${t('agentstate_leases')} (
+      owner text COLLATE "C" NOT NULL,
+      session_id text COLLATE "C" NOT NULL,
+      holder text NOT NULL,
+      token bigint NOT NULL,
+      expires_at bigint NOT NULL,
+      released boolean NOT NULL,
+      PRIMARY KEY (owner, session_id)
+    );
+    CREATE INDEX ON ${t('agentstate_leases')} (owner, expires_at) WHERE NOT released;
+  `,
+];
+
+/** Double-quotes an SQL identifier. */
+export function quoteIdent(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/**
+ * Brings the schema to {@link POSTGRES_SCHEMA_VERSION} inside one transaction holding an
+ * advisory lock (processes starting together migrate once). A database migrated by a newer
+ * agentstate raises `UnsupportedSchemaVersionError` and is left untouched.
+ */
+export async function migrateSchema(pool: pg.Pool, schema: string): Promise<void> {
+  const t = (name: string): string => `${quoteIdent(schema)}.${quoteIdent(name)}`;
+  const versions = t('agentstate_schema_versions');
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`agentstate:${schema}`]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS ${versions} (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
+    const { rows } = await client.query<{ v: number | null }>(
+      `SELECT max(version) AS v FROM ${versions}`,
+    );
+    const current = rows[0]?.v ?? 0;
+    if (current > POSTGRES_SCHEMA_VERSION) {
+      throw new UnsupportedSchemaVersionError(
+        `${schema}.agentstate_schema_versions`,
+        current,
+        POSTGRES_SCHEMA_VERSION,
+      );
+    }
+    for (let version = current + 1; version <= POSTGRES_SCHEMA_VERSION; version += 1) {
+      await client.query(MIGRATIONS[version - 1]!(t));
+      await client.query(`INSERT INTO ${versions} (version) VALUES ($1)`, [version]);
+    }
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}

@@ -1,0 +1,499 @@
+import pg from 'pg';
+import { AgentStateError } from '../../errors/agentstate-error.js';
+import {
+  InvalidSessionRecordError,
+  SessionConflictError,
+  SessionNotFoundError,
+  SessionSaveFailedError,
+  StoreUnavailableError,
+} from '../../errors/session-errors.js';
+import { Item } from '../../items/item.js';
+import { checkHistoryEntries } from '../history-reader.js';
+import { warnIsolation } from '../isolation-warning.js';
+import { checkLeaseArgs, systemLeaseClock, type LeaseClock } from '../lease-table.js';
+
+export type { PostgresSessionStoreOptions } from './postgres-store-options.js';
+import { SessionRecordCodec } from '../session-record-codec.js';
+import * as keys from '../session-keys.js';
+import {
+  JournalEntrySchema,
+  SessionInfoSchema,
+  UsageTotalsSchema,
+  checkBeforeWrite,
+  decodeStored,
+  encodeStored,
+  toSessionInfo,
+} from '../session-schemas.js';
+import type {
+  ExpiredLeaseQuery,
+  JournalEntry,
+  ListSessionsQuery,
+  LoadedSession,
+  SessionCommit,
+  SessionKey,
+  SessionLease,
+  SessionLeases,
+  SessionPage,
+  SessionRecord,
+  SessionStore,
+  StoreStats,
+  UsageTotals,
+} from '../session-store.js';
+import { checkAppend, checkCreateItems, checkIndex, listLimit } from '../store-args.js';
+import { checkedRecord, decodeJournalAt } from '../stored-reads.js';
+import { migrateSchema, quoteIdent } from './postgres-schema.js';
+import { PostgresStatements } from './postgres-statements.js';
+import {
+  checkPostgresOptions,
+  type PostgresSessionStoreOptions,
+} from './postgres-store-options.js';
+import {
+  md5,
+  totalsFromRow,
+  whySaveRefused,
+  type SaveCheckRow,
+  type TotalsRow,
+} from './postgres-rows.js';
+
+const DEFAULT_EXPIRED_LIMIT = 100;
+/** Sessions whose last seen record text the store remembers for its one-statement save. */
+const KNOWN_CAPACITY = 1000;
+
+/** The session id, after checking the key can be encoded (`TypeError` otherwise). */
+function checkedSessionId(key: SessionKey): string {
+  keys.sessionPart(key);
+  return key.sessionId;
+}
+const keyOf = (record: SessionKey): { sessionId: string; userId: string | undefined } => ({
+  sessionId: record.sessionId,
+  userId: record.userId,
+});
+
+/**
+ * A {@link SessionStore} on PostgreSQL, for many processes sharing sessions: the same contract
+ * as the LevelDB store (STORE-CONTRACT.md), with leases shared across processes.
+ *
+ * - One step is one statement, so one round trip: the version check, the record, the history
+ *   appends, the journal entries, the user's totals and the lease check are CTEs of a single
+ *   parameterised `WITH ... UPDATE/INSERT` statement, atomic as every statement is. (A
+ *   multi-statement `BEGIN; ...; COMMIT` text cannot carry parameters; a transaction over
+ *   several round trips holds a connection idle in transaction between them.)
+ * - Every value is validated, sealed and serialised before the pool hands out a connection.
+ * - Pooler-safe: unnamed statements only (no named prepared statements), every table name
+ *   schema-qualified, no `SET`, no temporary tables, no session advisory locks.
+ * - `owner` (the user partition) leads every primary key and every `WHERE`.
+ *
+ * @example
+ * const store = await PostgresSessionStore.open({ connectionString: process.env.DATABASE_URL });
+ * const agent = new Agent({ name: 'support', model, store });
+ */
+export class PostgresSessionStore implements SessionStore, SessionLeases {
+  readonly schema: string;
+  private readonly pool: pg.Pool;
+  private readonly ownsPool: boolean;
+  private readonly codec: SessionRecordCodec;
+  private readonly clock: LeaseClock;
+  private readonly sql: PostgresStatements;
+  private migrated: Promise<void> | undefined;
+  private batches = 0;
+  private bytesWritten = 0;
+  /** md5 of the record text this store last read or wrote per session (bounded). */
+  private readonly known = new Map<string, { version: number; md5: string }>();
+
+  constructor(options: PostgresSessionStoreOptions) {
+    checkPostgresOptions(options);
+    this.ownsPool = options.pool === undefined;
+    this.pool =
+      options.pool ??
+      new pg.Pool({ connectionString: options.connectionString, max: options.poolSize ?? 10 });
+    if (this.ownsPool) this.pool.on('error', () => undefined); // idle client lost: reconnects
+    this.schema = options.schema ?? 'public';
+    this.codec = new SessionRecordCodec({ migrations: options.migrations });
+    this.clock = options.clock ?? systemLeaseClock;
+    this.sql = new PostgresStatements((name) => `${quoteIdent(this.schema)}.${quoteIdent(name)}`);
+  }
+
+  /** Creates a store and migrates its schema (surfacing connection and version errors). */
+  static async open(options: PostgresSessionStoreOptions): Promise<PostgresSessionStore> {
+    const store = new PostgresSessionStore(options);
+    try {
+      await store.ready();
+    } catch (error) {
+      await store.close().catch(() => undefined);
+      throw error;
+    }
+    return store;
+  }
+
+  /** Creates or migrates the tables once; a newer schema is `UnsupportedSchemaVersionError`. */
+  ready(): Promise<void> {
+    this.migrated ??= migrateSchema(this.pool, this.schema).catch((error: unknown) => {
+      this.migrated = undefined;
+      throw error instanceof AgentStateError
+        ? error
+        : new StoreUnavailableError('create or migrate its schema', error);
+    });
+    return this.migrated;
+  }
+
+  async create(input: Omit<SessionRecord, 'version'>, items: Item[] = []): Promise<SessionRecord> {
+    const record: SessionRecord = { ...input, version: 1 };
+    checkCreateItems(record, items);
+    const key = keyOf(record);
+    const encoded = this.codec.encode(keys.recordKey(key), record);
+    const values = [
+      keys.ownerPart(key.userId),
+      key.sessionId,
+      encoded,
+      this.listing(record),
+      record.status,
+      record.historyLength,
+      this.historyValues(key, 0, items),
+    ];
+    const { rows } = await this.query<{ created: number }>(
+      'create a session',
+      key,
+      () => this.sql.create(),
+      values,
+    );
+    if (rows[0]?.created !== 1) throw new SessionConflictError(record.sessionId, 0, undefined);
+    this.count(values);
+    this.remember(key, record.version, encoded);
+    return record;
+  }
+
+  async load(key: SessionKey): Promise<SessionRecord> {
+    const { rows } = await this.query<{ record: string; listing: string }>(
+      'load a session',
+      key,
+      () => this.sql.load(),
+      [keys.ownerPart(key.userId), checkedSessionId(key)],
+    );
+    return this.checked(key, rows[0]);
+  }
+
+  async loadForUpdate(key: SessionKey): Promise<LoadedSession> {
+    const { rows } = await this.query<
+      { record: string | null; listing: string | null } & TotalsRow
+    >('load a session', key, () => this.sql.loadForUpdate(), [
+      keys.ownerPart(key.userId),
+      checkedSessionId(key),
+    ]);
+    const row = rows[0];
+    const record = this.checked(
+      key,
+      row?.record == null ? undefined : (row as { record: string; listing: string }),
+    );
+    return { record, userUsage: totalsFromRow(key.userId, row, true) };
+  }
+
+  async save(commit: SessionCommit): Promise<SessionRecord> {
+    const { record: next, items, journal, userUsageDelta, lease } = commit;
+    const key = keyOf(next);
+    const owner = keys.ownerPart(key.userId);
+    const start = next.historyLength - items.length;
+    if (start < 0) checkAppend(0, items.length, next.historyLength);
+    const saved: SessionRecord = { ...next, version: next.version + 1 };
+    const encoded = this.codec.encode(keys.recordKey(key), saved);
+    const checkedJournal = journal.map((e) =>
+      checkBeforeWrite('journal entry', e, JournalEntrySchema),
+    );
+    for (const e of checkedJournal) keys.journalKey(key, e.runId, e.step);
+    const delta =
+      userUsageDelta && checkBeforeWrite('usage delta', userUsageDelta, UsageTotalsSchema);
+    const base = [
+      owner,
+      key.sessionId,
+      next.version,
+      start,
+      encoded,
+      this.listing(saved),
+      saved.status,
+      saved.historyLength,
+      this.historyValues(key, start, items),
+      checkedJournal.map((e) => e.runId),
+      checkedJournal.map((e) => e.step),
+      checkedJournal.map((e) => encodeStored(keys.journalKey(key, e.runId, e.step), e)),
+      lease?.owner ?? null,
+      lease?.token ?? null,
+    ];
+    const totals = delta ? [delta.turns, delta.inputTokens, delta.outputTokens, delta.costUsd] : [];
+    const sessionKey = keys.sessionPart(key);
+    let knownMd5 = this.known.get(sessionKey);
+    // Two tries cover a stored text this store had not seen; a third outcome means the row
+    // keeps changing under the same version (only a hand edit does that).
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const expected = knownMd5?.version === next.version ? knownMd5.md5 : null;
+      if (expected !== null) {
+        const rows = await this.write(key, [...base, expected, ...totals], delta !== undefined);
+        if (rows === 1) {
+          this.count(base);
+          this.remember(key, saved.version, encoded);
+          return saved;
+        }
+      }
+      // Not saved, or the stored text is unknown here: read it, name what stops the save.
+      const current = await this.inspect(key, next, start, items.length, lease);
+      knownMd5 = { version: next.version, md5: current };
+    }
+    throw new SessionSaveFailedError(
+      key.sessionId,
+      new Error('the stored record changed under the same version while saving'),
+    );
+  }
+
+  async readHistory(key: SessionKey, from = 0, to?: number): Promise<Item[]> {
+    checkIndex(from, 'from');
+    if (to !== undefined) checkIndex(to, 'to');
+    const end = to ?? (await this.load(key)).historyLength;
+    if (end <= from) return [];
+    const { rows } = await this.query<{ seq: number; item: string }>(
+      'read history',
+      key,
+      () => this.sql.history(),
+      [keys.ownerPart(key.userId), key.sessionId, from, end],
+    );
+    return checkHistoryEntries(
+      key,
+      from,
+      end,
+      rows.map((row) => [keys.historyKey(key, row.seq), row.item] as [string, string]),
+    );
+  }
+
+  async readJournal(
+    key: SessionKey,
+    runId: string,
+    step: number,
+  ): Promise<JournalEntry | undefined> {
+    keys.journalKey(key, runId, step);
+    const { rows } = await this.query<{ entry: string }>(
+      'read the journal',
+      key,
+      () => this.sql.journalEntry(),
+      [keys.ownerPart(key.userId), key.sessionId, runId, step],
+    );
+    const raw = rows[0]?.entry;
+    return raw === undefined ? undefined : decodeJournalAt(key, raw, runId, step);
+  }
+
+  async readRunJournal(key: SessionKey, runId: string): Promise<JournalEntry[]> {
+    keys.journalKey(key, runId, 0);
+    const { rows } = await this.query<{ step: number; entry: string }>(
+      'read the journal',
+      key,
+      () => this.sql.runJournal(),
+      [keys.ownerPart(key.userId), key.sessionId, runId],
+    );
+    return rows.map((row) => decodeJournalAt(key, row.entry, runId, row.step));
+  }
+
+  async list(query: ListSessionsQuery = {}): Promise<SessionPage> {
+    const limit = listLimit(query);
+    const { userId, status, cursor } = query;
+    const { rows: listed } = await this.query<{
+      session_id: string;
+      status: string;
+      listing: string;
+    }>('list sessions', {}, () => this.sql.list(), [
+      keys.ownerPart(userId),
+      cursor ?? null,
+      status ?? null,
+      limit + 1,
+    ]);
+    if (userId === undefined && (await this.hasNamedOwners())) warnIsolation();
+    const sessions = listed.slice(0, limit).map((row) => {
+      const indexKey = keys.listIndexKey({ sessionId: row.session_id, userId });
+      const info = toSessionInfo(decodeStored(indexKey, row.listing, SessionInfoSchema));
+      if (
+        info.userId !== userId ||
+        info.sessionId !== row.session_id ||
+        info.status !== row.status
+      ) {
+        throw new InvalidSessionRecordError(indexKey, 'entry does not belong to its key');
+      }
+      return info;
+    });
+    const more = listed.length > limit;
+    return { sessions, nextCursor: more ? sessions[sessions.length - 1]?.sessionId : undefined };
+  }
+
+  async userUsage(userId: string | undefined): Promise<UsageTotals> {
+    const { rows } = await this.query<TotalsRow>('read usage totals', {}, () => this.sql.totals(), [
+      keys.ownerPart(userId),
+    ]);
+    return totalsFromRow(userId, rows[0], rows[0]?.has_sessions === true);
+  }
+
+  async purge(key: SessionKey): Promise<void> {
+    const { rows } = await this.query<{ purged: number }>(
+      'purge a session',
+      key,
+      () => this.sql.purge(),
+      [keys.ownerPart(key.userId), checkedSessionId(key)],
+    );
+    this.known.delete(keys.sessionPart(key));
+    if (rows[0]?.purged !== 1) throw new SessionNotFoundError(key.sessionId);
+  }
+
+  async acquireLease(
+    key: SessionKey,
+    owner: string,
+    ttlMs: number,
+  ): Promise<SessionLease | undefined> {
+    checkLeaseArgs(owner, ttlMs);
+    const now = this.clock.now();
+    const { rows } = await this.query<{ token: string; expires_at: string }>(
+      'acquire a lease',
+      key,
+      () => this.sql.acquireLease(),
+      [keys.ownerPart(key.userId), checkedSessionId(key), owner, now, now + ttlMs],
+    );
+    const row = rows[0];
+    return (
+      row && { ...keyOf(key), owner, token: Number(row.token), expiresAt: Number(row.expires_at) }
+    );
+  }
+
+  async renewLease(lease: SessionLease, ttlMs: number): Promise<SessionLease | undefined> {
+    checkLeaseArgs(lease.owner, ttlMs);
+    const expiresAt = this.clock.now() + ttlMs;
+    const { rows } = await this.query<{ token: string }>(
+      'renew a lease',
+      lease,
+      () => this.sql.renewLease(),
+      [keys.ownerPart(lease.userId), lease.sessionId, lease.owner, lease.token, expiresAt],
+    );
+    return rows.length === 1 ? { ...lease, expiresAt } : undefined;
+  }
+
+  async releaseLease(lease: SessionLease): Promise<void> {
+    await this.query('release a lease', lease, () => this.sql.releaseLease(), [
+      keys.ownerPart(lease.userId),
+      lease.sessionId,
+      lease.owner,
+      lease.token,
+    ]);
+  }
+
+  async expiredLeases(query: ExpiredLeaseQuery): Promise<SessionKey[]> {
+    const limit = query.limit ?? DEFAULT_EXPIRED_LIMIT;
+    const { rows } = await this.query<{ session_id: string }>(
+      'list expired leases',
+      {},
+      () => this.sql.expiredLeases(),
+      [keys.ownerPart(query.userId), query.expiredBefore, limit],
+    );
+    return rows.map((row) => ({ sessionId: row.session_id, userId: query.userId }));
+  }
+
+  /** Statements and bytes of values written by this store since it was created. */
+  stats(): StoreStats {
+    return { batches: this.batches, bytesWritten: this.bytesWritten };
+  }
+
+  /** Ends the pool if the store created it; a caller-owned pool is left open. */
+  async close(): Promise<void> {
+    if (this.ownsPool) await this.pool.end();
+  }
+
+  // ---- internals ------------------------------------------------------------------------
+
+  /** Runs the one save statement; returns the rows it updated (0 or 1). */
+  private async write(key: SessionKey, values: unknown[], withTotals: boolean): Promise<number> {
+    await this.readyFor(key, true);
+    try {
+      const result = await this.pool.query(this.sql.save(withTotals), values);
+      return result.rowCount ?? 0;
+    } catch (error) {
+      throw new SessionSaveFailedError(key.sessionId, error);
+    }
+  }
+
+  /** After a save updated nothing: reads the row and throws what stopped it (see whySaveRefused). */
+  private async inspect(
+    key: SessionKey,
+    next: SessionRecord,
+    start: number,
+    appended: number,
+    lease: SessionLease | undefined,
+  ): Promise<string> {
+    const { rows } = await this.query<SaveCheckRow>('check a save', key, () => this.sql.inspect(), [
+      keys.ownerPart(key.userId),
+      key.sessionId,
+    ]);
+    return whySaveRefused(this.codec, key, rows[0], { next, start, appended, lease });
+  }
+
+  private checked(
+    key: SessionKey,
+    row: { record: string; listing: string } | undefined,
+  ): SessionRecord {
+    const record = checkedRecord(this.codec, key, row?.record, row?.listing);
+    if (row) this.remember(key, record.version, row.record);
+    return record;
+  }
+
+  private async hasNamedOwners(): Promise<boolean> {
+    const { rows } = await this.query<{ named: boolean }>(
+      'list sessions',
+      {},
+      () => this.sql.namedOwners(),
+      [],
+    );
+    return rows[0]?.named === true;
+  }
+
+  private listing(record: SessionRecord): string {
+    return encodeStored(keys.listIndexKey(record), toSessionInfo(record));
+  }
+
+  private historyValues(key: SessionKey, start: number, items: readonly Item[]): string[] {
+    return items.map((item, i) =>
+      encodeStored(keys.historyKey(key, start + i), checkBeforeWrite('history item', item, Item)),
+    );
+  }
+
+  private remember(key: SessionKey, version: number, text: string): void {
+    const id = keys.sessionPart(key);
+    this.known.delete(id);
+    this.known.set(id, { version, md5: md5(text) });
+    if (this.known.size > KNOWN_CAPACITY) {
+      const oldest = this.known.keys().next().value;
+      if (oldest !== undefined) this.known.delete(oldest);
+    }
+  }
+
+  private count(values: readonly unknown[]): void {
+    this.batches += 1;
+    for (const value of values.flat()) {
+      if (typeof value === 'string') this.bytesWritten += Buffer.byteLength(value, 'utf8');
+    }
+  }
+
+  private async readyFor(key: Partial<SessionKey>, saving = false): Promise<void> {
+    try {
+      await this.ready();
+    } catch (error) {
+      if (saving && !(error instanceof AgentStateError)) {
+        throw new SessionSaveFailedError(key.sessionId ?? '', error);
+      }
+      throw error;
+    }
+  }
+
+  /** Runs one statement; a database failure is `StoreUnavailableError`. */
+  private async query<R extends pg.QueryResultRow>(
+    operation: string,
+    key: Partial<SessionKey>,
+    text: () => string,
+    values: unknown[],
+  ): Promise<pg.QueryResult<R>> {
+    await this.readyFor(key);
+    try {
+      return await this.pool.query<R>(text(), values);
+    } catch (error) {
+      throw new StoreUnavailableError(operation, error, { sessionId: key.sessionId });
+    }
+  }
+}

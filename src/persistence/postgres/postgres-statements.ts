@@ -1,0 +1,218 @@
+/**
+ * The SQL text of the PostgreSQL store, one statement per operation, built once per store
+ * (table names are qualified with the store's schema, never taken from `search_path`).
+ * Parameters are positional; no statement is named, so the pool may run each on any
+ * connection, behind a transaction-mode pooler too.
+ */
+export class PostgresStatements {
+  private readonly cache = new Map<string, string>();
+
+  constructor(private readonly t: (table: string) => string) {}
+
+  /** $1 owner, $2 session, $3 record, $4 listing, $5 status, $6 historyLength, $7 items[]. */
+  create(): string {
+    return this.once('create', () => {
+      const { t } = this;
+      return `WITH ins AS (
+        INSERT INTO ${t('agentstate_sessions')}
+          (owner, session_id, version, status, history_length, record, listing)
+        VALUES ($1, $2, 1, $5, $6, $3, $4)
+        ON CONFLICT (owner, session_id) DO NOTHING
+        RETURNING 1
+      ), hist AS (
+        INSERT INTO ${t('agentstate_history')} (owner, session_id, seq, item)
+        SELECT $1, $2, h.ord - 1, h.item FROM ins, unnest($7::text[]) WITH ORDINALITY AS h(item, ord)
+      ), tot AS (
+        INSERT INTO ${t('agentstate_totals')} (owner, turns, input_tokens, output_tokens, cost_usd)
+        SELECT $1, 0, 0, 0, 0 FROM ins
+        ON CONFLICT (owner) DO NOTHING
+      )
+      SELECT count(*)::int AS created FROM ins`;
+    });
+  }
+
+  /**
+   * The step: $1 owner, $2 session, $3 expected version, $4 history start, $5 record,
+   * $6 listing, $7 status, $8 historyLength, $9 items[], $10 runIds[], $11 steps[],
+   * $12 entries[], $13 lease holder, $14 lease token, $15 md5 of the stored record this writer
+   * read, and only `withTotals`: $16-$19 the usage delta. Updates one row, or none when anything disagrees.
+   */
+  save(withTotals: boolean): string {
+    return this.once(`save:${withTotals}`, () => {
+      const { t } = this;
+      const totals = withTotals
+        ? `, tot AS (
+        UPDATE ${t('agentstate_totals')} AS x SET
+          turns = x.turns + $16, input_tokens = x.input_tokens + $17,
+          output_tokens = x.output_tokens + $18, cost_usd = x.cost_usd + $19
+        FROM upd WHERE x.owner = $1
+      )`
+        : '';
+      return `WITH upd AS (
+        UPDATE ${t('agentstate_sessions')} AS s SET
+          version = $3 + 1, status = $7, history_length = $8, record = $5, listing = $6
+        WHERE s.owner = $1 AND s.session_id = $2 AND s.version = $3 AND s.history_length = $4
+          AND s.status <> 'deleted' AND md5(s.record) = $15
+          AND ($13::text IS NULL OR EXISTS (
+            SELECT 1 FROM ${t('agentstate_leases')} AS l
+            WHERE l.owner = $1 AND l.session_id = $2 AND l.holder = $13
+              AND l.token = $14::bigint AND NOT l.released))
+        RETURNING 1
+      ), hist AS (
+        INSERT INTO ${t('agentstate_history')} (owner, session_id, seq, item)
+        SELECT $1, $2, $4 + h.ord - 1, h.item FROM upd, unnest($9::text[]) WITH ORDINALITY AS h(item, ord)
+      ), jr AS (
+        INSERT INTO ${t('agentstate_journal')} (owner, session_id, run_id, step, entry)
+        SELECT $1, $2, j.run_id, j.step, j.entry
+        FROM upd, unnest($10::text[], $11::int[], $12::text[]) AS j(run_id, step, entry)
+        ON CONFLICT (owner, session_id, run_id, step) DO UPDATE SET entry = EXCLUDED.entry
+      )${totals}
+      SELECT 1 FROM upd`;
+    });
+  }
+
+  /** $1 owner, $2 session. */
+  load(): string {
+    return this.once('load', () => {
+      return `SELECT record, listing FROM ${this.t('agentstate_sessions')} WHERE owner = $1 AND session_id = $2`;
+    });
+  }
+
+  /** $1 owner, $2 session: the record with the owner's totals, in one read. */
+  loadForUpdate(): string {
+    return this.once('loadForUpdate', () => {
+      const { t } = this;
+      return `SELECT s.record, s.listing, x.turns, x.input_tokens, x.output_tokens, x.cost_usd
+        FROM (SELECT 1) AS one
+        LEFT JOIN ${t('agentstate_sessions')} AS s ON s.owner = $1 AND s.session_id = $2
+        LEFT JOIN ${t('agentstate_totals')} AS x ON x.owner = $1`;
+    });
+  }
+
+  /** $1 owner, $2 session: what a refused save is checked against. */
+  inspect(): string {
+    return this.once('inspect', () => {
+      const { t } = this;
+      return `SELECT s.record, s.version, s.status, s.history_length, l.holder, l.token, l.released
+        FROM ${t('agentstate_sessions')} AS s
+        LEFT JOIN ${t('agentstate_leases')} AS l ON l.owner = s.owner AND l.session_id = s.session_id
+        WHERE s.owner = $1 AND s.session_id = $2`;
+    });
+  }
+
+  /** $1 owner, $2 session, $3 from, $4 to. */
+  history(): string {
+    return this.once('history', () => {
+      return `SELECT seq, item FROM ${this.t('agentstate_history')}
+        WHERE owner = $1 AND session_id = $2 AND seq >= $3 AND seq < $4 ORDER BY seq`;
+    });
+  }
+
+  /** $1 owner, $2 session, $3 runId, $4 step. */
+  journalEntry(): string {
+    return this.once('journalEntry', () => {
+      return `SELECT entry FROM ${this.t('agentstate_journal')}
+        WHERE owner = $1 AND session_id = $2 AND run_id = $3 AND step = $4`;
+    });
+  }
+
+  /** $1 owner, $2 session, $3 runId. */
+  runJournal(): string {
+    return this.once('runJournal', () => {
+      return `SELECT step, entry FROM ${this.t('agentstate_journal')}
+        WHERE owner = $1 AND session_id = $2 AND run_id = $3 ORDER BY step`;
+    });
+  }
+
+  /** $1 owner, $2 cursor (or null), $3 status (or null), $4 limit. */
+  list(): string {
+    return this.once('list', () => {
+      return `SELECT session_id, status, listing FROM ${this.t('agentstate_sessions')}
+        WHERE owner = $1 AND ($2::text IS NULL OR session_id > $2::text)
+          AND ($3::text IS NULL OR status = $3::text)
+        ORDER BY session_id LIMIT $4`;
+    });
+  }
+
+  /** Whether any named user has sessions (for the isolation warning). */
+  namedOwners(): string {
+    return this.once('namedOwners', () => {
+      return `SELECT EXISTS (SELECT 1 FROM ${this.t('agentstate_totals')} WHERE owner LIKE 'u:%') AS named`;
+    });
+  }
+
+  /** $1 owner: the totals, and whether the owner has sessions. */
+  totals(): string {
+    return this.once('totals', () => {
+      const { t } = this;
+      return `SELECT x.turns, x.input_tokens, x.output_tokens, x.cost_usd,
+          EXISTS (SELECT 1 FROM ${t('agentstate_sessions')} WHERE owner = $1) AS has_sessions
+        FROM (SELECT 1) AS one LEFT JOIN ${t('agentstate_totals')} AS x ON x.owner = $1`;
+    });
+  }
+
+  /** $1 owner, $2 session: everything of the session, in one statement. */
+  purge(): string {
+    return this.once('purge', () => {
+      const { t } = this;
+      const where = 'WHERE owner = $1 AND session_id = $2';
+      return `WITH s AS (DELETE FROM ${t('agentstate_sessions')} ${where} RETURNING 1),
+        h AS (DELETE FROM ${t('agentstate_history')} ${where}),
+        j AS (DELETE FROM ${t('agentstate_journal')} ${where}),
+        l AS (DELETE FROM ${t('agentstate_leases')} ${where})
+        SELECT count(*)::int AS purged FROM s`;
+    });
+  }
+
+  /**
+   * $1 owner, $2 session, $3 holder, $4 now, $5 expiresAt. Granted when free, expired,
+   * released or already held by $3 (same token then, a new one otherwise).
+   */
+  acquireLease(): string {
+    return this.once('acquireLease', () => {
+      const leases = this.t('agentstate_leases');
+      return `INSERT INTO ${leases} AS l (owner, session_id, holder, token, expires_at, released)
+        VALUES ($1, $2, $3, 1, $5, false)
+        ON CONFLICT (owner, session_id) DO UPDATE SET
+          token = CASE WHEN l.holder = EXCLUDED.holder AND NOT l.released AND l.expires_at > $4
+            THEN l.token ELSE l.token + 1 END,
+          holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at, released = false
+        WHERE l.released OR l.expires_at <= $4 OR l.holder = EXCLUDED.holder
+        RETURNING token, expires_at`;
+    });
+  }
+
+  /** $1 owner, $2 session, $3 holder, $4 token, $5 expiresAt. */
+  renewLease(): string {
+    return this.once('renewLease', () => {
+      return `UPDATE ${this.t('agentstate_leases')} SET expires_at = $5
+        WHERE owner = $1 AND session_id = $2 AND holder = $3 AND token = $4 AND NOT released
+        RETURNING token`;
+    });
+  }
+
+  /** $1 owner, $2 session, $3 holder, $4 token. */
+  releaseLease(): string {
+    return this.once('releaseLease', () => {
+      return `UPDATE ${this.t('agentstate_leases')} SET released = true
+        WHERE owner = $1 AND session_id = $2 AND holder = $3 AND token = $4 AND NOT released`;
+    });
+  }
+
+  /** $1 owner, $2 expired before, $3 limit. */
+  expiredLeases(): string {
+    return this.once('expiredLeases', () => {
+      return `SELECT session_id FROM ${this.t('agentstate_leases')}
+        WHERE owner = $1 AND NOT released AND expires_at <= $2 ORDER BY session_id LIMIT $3`;
+    });
+  }
+
+  private once(name: string, build: () => string): string {
+    let text = this.cache.get(name);
+    if (text === undefined) {
+      text = build();
+      this.cache.set(name, text);
+    }
+    return text;
+  }
+}

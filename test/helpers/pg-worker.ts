@@ -1,0 +1,118 @@
+/**
+ * Child process of test/postgres-processes.test.ts: one "process" of an app sharing sessions
+ * on PostgreSQL. Reads JSON commands from stdin, one per line, and prints JSON events.
+ * Usage: node --import tsx test/helpers/pg-worker.ts <url> <schema> <owner> [clockOffsetMs]
+ *
+ * Commands: run {text} | resume | release (opens the model's gate) | gate (closes it) | recover |
+ * load (keeps the record) | saveLate {text} (saves on the kept record) | delete | exit.
+ * The model answers `<owner> says hi`, after waiting for `release` when GATED=1.
+ */
+import { createInterface } from 'node:readline';
+import { Agent, type SessionRecord } from '../../src/index.js';
+import { PostgresSessionStore } from '../../src/postgres.js';
+import { ScriptedModel } from '../../src/models/scripted-model.js';
+import { systemClock } from '../../src/runtime/clock.js';
+import { deferred } from './async.js';
+import { commitOn, msg } from './store-fixtures.js';
+
+const [url, schema, owner, offset = '0'] = process.argv.slice(2);
+if (!url || !schema || !owner) {
+  console.error('usage: pg-worker.ts <url> <schema> <owner> [clockOffsetMs]');
+  process.exit(2);
+}
+const key = { sessionId: 'shared', userId: 'u1' };
+const shift = Number(offset);
+const clock = {
+  now: () => systemClock.now() + shift,
+  sleepUntil: (at: number, signal?: AbortSignal) => systemClock.sleepUntil(at - shift, signal),
+};
+const emit = (event: Record<string, unknown>): void => {
+  process.stdout.write(`${JSON.stringify(event)}\n`);
+};
+const failure = (error: unknown) => ({
+  name: (error as Error).name,
+  code: (error as { code?: unknown }).code,
+  message: (error as Error).message,
+});
+
+let gate = deferred();
+if (process.env['GATED'] !== '1') gate.resolve();
+const model = new ScriptedModel(async () => {
+  emit({ event: 'model-called' });
+  await gate.promise;
+  return { text: `${owner} says hi` };
+});
+const store = await PostgresSessionStore.open({
+  connectionString: url,
+  schema,
+  clock,
+  poolSize: 4,
+});
+const agent = new Agent({ name: 'worker', model, store, clock, lease: { owner, ttlMs: 30_000 } });
+let kept: SessionRecord | undefined;
+
+async function handle(command: { cmd: string; text?: string }): Promise<void> {
+  switch (command.cmd) {
+    case 'run':
+    case 'resume': {
+      const call =
+        command.cmd === 'run'
+          ? agent.run(command.text ?? 'hello', { ...key })
+          : agent.resume(key.sessionId, { userId: key.userId });
+      // Not awaited: further commands (release) arrive while the run waits in the model.
+      call.then(
+        (result) => emit({ event: 'run-done', output: result.output }),
+        (error: unknown) => emit({ event: 'run-failed', ...failure(error) }),
+      );
+      return;
+    }
+    case 'release':
+      gate.resolve();
+      return;
+    case 'gate':
+      gate = deferred();
+      return;
+    case 'recover': {
+      const results = await agent.runtimeFor(store).recover({ olderThan: 0, userId: key.userId });
+      emit({
+        event: 'recovered',
+        results: results.map((r) => ({
+          sessionId: r.key.sessionId,
+          output: r.result?.output,
+          error: r.error === undefined ? undefined : failure(r.error),
+        })),
+      });
+      return;
+    }
+    case 'load':
+      kept = await store.load(key);
+      emit({ event: 'loaded', version: kept.version });
+      return;
+    case 'saveLate':
+      try {
+        const saved = await store.save(commitOn(kept!, [msg(command.text ?? 'late')]));
+        emit({ event: 'saved', version: saved.version });
+      } catch (error) {
+        emit({ event: 'save-failed', ...failure(error) });
+      }
+      return;
+    case 'delete':
+      try {
+        const current = await store.load(key);
+        const saved = await store.save(commitOn(current, [], [], { status: 'deleted' }));
+        emit({ event: 'deleted', version: saved.version });
+      } catch (error) {
+        emit({ event: 'delete-failed', ...failure(error) });
+      }
+      return;
+    case 'exit':
+      await store.close();
+      process.exit(0);
+  }
+}
+
+emit({ event: 'ready' });
+const lines = createInterface({ input: process.stdin });
+for await (const line of lines) {
+  if (line.trim()) await handle(JSON.parse(line) as { cmd: string; text?: string });
+}

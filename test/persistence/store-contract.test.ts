@@ -1,0 +1,32 @@
+import { join } from 'node:path';
+import type { KvSessionStore } from '../../src/persistence/kv-session-store.js';
+import { LevelSessionStore } from '../../src/persistence/level-session-store.js';
+import { MemorySessionStore } from '../../src/persistence/memory-session-store.js';
+import { historyKey, recordKey } from '../../src/persistence/session-keys.js';
+import { describeStoreContract, type StoreHarness } from '../helpers/store-contract.js';
+import { tempFolder } from '../helpers/temp-store.js';
+import { rm } from 'node:fs/promises';
+
+function kvHarness(store: KvSessionStore, cleanup: () => Promise<void>): StoreHarness {
+  const put = (key: string, value: string) => store.backend.write([{ type: 'put', key, value }]);
+  return {
+    store,
+    damageRecord: (key, text) => put(recordKey(key), text),
+    damageHistoryItem: (key, position, text) => put(historyKey(key, position), text),
+    cleanup,
+  };
+}
+
+describeStoreContract('MemorySessionStore', async (clock) => {
+  const store = new MemorySessionStore({ clock });
+  return kvHarness(store, () => store.close());
+});
+
+describeStoreContract('LevelSessionStore', async (clock) => {
+  const folder = await tempFolder();
+  const store = await LevelSessionStore.open({ path: join(folder, 'db'), clock });
+  return kvHarness(store, async () => {
+    await store.close();
+    await rm(folder, { recursive: true, force: true });
+  });
+});
