@@ -133,6 +133,7 @@ describe('agent.stream', () => {
           toolName: 'refund',
           arguments: { orderId: 'o-7', amount: 30 },
           agent: 'support',
+          runId: result.id,
           fingerprint: callFingerprint('refund', JSON.stringify({ orderId: 'o-7', amount: 30 })),
         },
       },
