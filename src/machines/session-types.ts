@@ -1,4 +1,4 @@
-import type { RunMachineInput, RunMachineOutput, StandingDecision } from './run-types.js';
+import type { RunEvent, RunMachineInput, RunMachineOutput, StandingDecision } from './run-types.js';
 
 /** Running totals of a session or a user. Plain JSON. */
 export interface UsageTotals {
@@ -70,15 +70,7 @@ export type SessionEvent =
   | { type: 'DELETE' }
   | { type: 'CLEAR'; historyFrom: number }
   | { type: 'CONFIGURE'; patch: Partial<SessionConfig> }
-  | { type: 'APPROVE'; callId: string; always?: boolean | undefined; runId?: string | undefined }
-  | {
-      type: 'REJECT';
-      callId: string;
-      message?: string | undefined;
-      always?: boolean | undefined;
-      runId?: string | undefined;
-    }
-  | { type: 'CONTINUE'; maxTurns?: number | undefined; budget?: Budget | undefined }
-  | { type: 'CANCEL' };
+  // forwarded to the run (and on down to its sub-agent runs)
+  | RunEvent;
 
 export type SessionEventType = SessionEvent['type'];
