@@ -21,6 +21,7 @@ import { runW1, type W1Run } from './workloads/w1-long-conversation.js';
 import { runW2, type W2Run } from './workloads/w2-many-conversations.js';
 import { runW3, type W3Run } from './workloads/w3-resume.js';
 import { prepareW4Stores, runW4, type W4Run } from './workloads/w4-memory.js';
+import { runW6, type W6Run } from './workloads/w6-sub-agent.js';
 
 interface Config {
   runs: number;
@@ -127,6 +128,23 @@ function w2Rows(runs: W2Run[]): Row[] {
   );
 }
 
+function w6Rows(T: number, runs: W6Run[], w1: W1Run[]): Row[] {
+  const w1Of = (r: W6Run) => w1[runs.indexOf(r)] ?? w1[0]!;
+  return rowsOf(`W6 one sub-agent call per message, T = ${T}`, runs, [
+    ['time/message', 'ms', (r) => r.totalMs / r.messages],
+    [
+      '  / W1 time/message (same run)',
+      'x',
+      (r) => r.totalMs / r.messages / (w1Of(r).totalMs / w1Of(r).messages),
+    ],
+    ['time/message, last 10% / first 10%', 'x', (r) => r.lastMsPerMessage / r.firstMsPerMessage],
+    ['bytes written/message, first 10%', 'bytes', (r) => r.firstBytesPerMessage],
+    ['bytes written/message, last 10%', 'bytes', (r) => r.lastBytesPerMessage],
+    ['  last / first', 'x', (r) => r.lastBytesPerMessage / r.firstBytesPerMessage],
+    ['batches/message', 'count', (r) => r.batches / r.messages],
+  ]);
+}
+
 function w3Rows(T: number, runs: W3Run[]): Row[] {
   return rowsOf(`W3 resume the T = ${T} store in a fresh process`, runs, [
     ['start-up (spawn to first line, Node + tsx)', 'ms', (r) => r.startupMs],
@@ -168,12 +186,15 @@ async function main(): Promise<void> {
     const w3Store = join(work.path, 'w1-longest');
     const w1: Record<number, W1Run[]> = {};
     const w2: W2Run[] = [];
+    const w6: W6Run[] = [];
     for (let run = 0; run < config.runs; run++) {
       for (const T of config.conversationLengths) {
         log(`W1 T=${T}, run ${run + 1}/${config.runs}`);
         const keepAt = run === 0 && T === longest ? w3Store : undefined;
         (w1[T] ??= []).push(await runW1({ messages: T, keepAt }));
       }
+      log(`W6 T=${longest}, run ${run + 1}/${config.runs}`);
+      w6.push(await runW6({ messages: longest }));
       log(`W2 ${config.w2Sessions} sessions, run ${run + 1}/${config.runs}`);
       w2.push(await runW2({ sessions: config.w2Sessions }));
     }
@@ -192,6 +213,7 @@ async function main(): Promise<void> {
 
     const rows = [
       ...config.conversationLengths.flatMap((T) => w1Rows(T, w1[T]!)),
+      ...w6Rows(longest, w6, w1[longest]!),
       ...w2Rows(w2),
       ...w3Rows(longest, w3),
       ...w4Rows(w4),
@@ -205,7 +227,7 @@ async function main(): Promise<void> {
     if (config.markdown) process.stdout.write(`\n${renderMarkdown(rows, targets, config.runs)}\n`);
     await writeFile(
       config.out,
-      `${JSON.stringify({ machine: info, config, rows, targets, raw: { w1, w2, w3, w4 } }, null, 2)}\n`,
+      `${JSON.stringify({ machine: info, config, rows, targets, raw: { w1, w2, w3, w4, w6 } }, null, 2)}\n`,
     );
     log(
       `results written to ${config.out} (${((performance.now() - started) / 1000).toFixed(0)} s)`,

@@ -44,6 +44,7 @@ describe('bench (smoke)', () => {
       'W2 many conversations',
       'W3 resume',
       'W4 memory',
+      'W6 one sub-agent call per message',
       'target',
     ]) {
       expect(stdout).toContain(heading);

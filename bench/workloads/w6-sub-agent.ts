@@ -1,0 +1,77 @@
+import { join } from 'node:path';
+import { Agent } from '../../src/index.js';
+import { ScriptedModel } from '../../src/testing.js';
+import { benchAgent, openRecordedStore, tempDir, userMessage, W1_SESSION } from '../fixtures.js';
+import { headTail, mean, now } from '../stats.js';
+
+/** One run of W6: W1's conversation, each message answered through one sub-agent call. */
+export interface W6Run {
+  messages: number;
+  totalMs: number;
+  firstMsPerMessage: number;
+  lastMsPerMessage: number;
+  firstBytesPerMessage: number;
+  lastBytesPerMessage: number;
+  batches: number;
+}
+
+/**
+ * A parent that hands each user message to the bench agent as a sub-agent (`asTool`), then
+ * answers with its result: per message 2 parent model calls, and the child's 2 model calls and
+ * tool call (W1's message, one level down).
+ */
+function parentAgent(): Agent {
+  const child = benchAgent();
+  const model = new ScriptedModel(
+    (request) => {
+      const last = request.items[request.items.length - 1];
+      return last?.type === 'message' && last.role === 'user'
+        ? { toolCalls: [{ name: 'ask_adder', arguments: { input: last.content } }] }
+        : { text: last?.type === 'tool_result' ? last.output : '' };
+    },
+    { name: 'bench-model', recordCalls: false },
+  );
+  return new Agent({
+    name: 'parent',
+    model,
+    tools: [child.asTool({ name: 'ask_adder', description: 'Adds numbers' })],
+    maxTurns: 10,
+  });
+}
+
+/** W6, one sub-agent call per message: `messages` messages to one session. */
+export async function runW6(options: { messages: number }): Promise<W6Run> {
+  const dir = await tempDir('agentstate-w6-');
+  const { store } = await openRecordedStore(join(dir.path, 'db'));
+  const agent = parentAgent();
+  const times: number[] = [];
+  const bytes: number[] = [];
+  try {
+    const start = now();
+    for (let i = 0; i < options.messages; i++) {
+      const before = store.stats().bytesWritten;
+      const t0 = now();
+      const run = await agent.run(userMessage(i), { ...W1_SESSION, store });
+      times.push(now() - t0);
+      bytes.push(store.stats().bytesWritten - before);
+      if (run.subRuns.length !== 1 || run.subRuns[0]!.turns !== 2) {
+        throw new Error(`message ${i} did not run one two-turn sub-agent`);
+      }
+    }
+    const totalMs = now() - start;
+    const t = headTail(times);
+    const b = headTail(bytes);
+    return {
+      messages: options.messages,
+      totalMs,
+      firstMsPerMessage: mean(t.head),
+      lastMsPerMessage: mean(t.tail),
+      firstBytesPerMessage: mean(b.head),
+      lastBytesPerMessage: mean(b.tail),
+      batches: store.stats().batches,
+    };
+  } finally {
+    await store.close();
+    await dir.cleanup();
+  }
+}
