@@ -17,6 +17,8 @@ import { continueRun } from './actions/continue-run.js';
 import { sendMessage } from './actions/send-message.js';
 import { AgentBinding } from './agent-binding.js';
 import { agentTool, type AgentToolOptions } from './agent-tool.js';
+import { agentActorLogic, type AgentActorLogic } from './agent-actor.js';
+import { systemClock } from './clock.js';
 import type { Tool } from '../tools/tool.js';
 import { AgentModel } from './agent-model.js';
 import { checkAgentOptions, type AgentOptions } from './agent-options.js';
@@ -225,6 +227,26 @@ export class Agent<TOutput = string> implements BindingSource {
    */
   asTool<TArgs = { input: string }>(options: AgentToolOptions<TArgs>): Tool<TArgs, unknown> {
     return agentTool<TArgs>(this, options);
+  }
+
+  /**
+   * This agent's runs as XState actor logic, for an app's own machine to `invoke` or `spawn`
+   * (input `{ input, sessionId?, userId?, metadata? }`, output the run's outcome, the run's
+   * stream events emitted). The actor's snapshot nests in the app actor's; the run's steps are
+   * journaled in `store`, so restoring the app actor in any process picks the run up without
+   * repeating one. Decide a pending approval by sending `agent.approve` / `agent.reject`.
+   * @example
+   * const app = setup({ actors: { assistant: agent.asActor({ store }) } }).createMachine({
+   *   invoke: { src: 'assistant', input: { input: 'Where is my order?' }, onDone: 'answered' },
+   * });
+   */
+  asActor(options: { store?: SessionStore | undefined } = {}): AgentActorLogic {
+    checkRunOptions('agent.asActor()', options, ['store']);
+    return agentActorLogic(
+      this,
+      options.store ?? this.options.store ?? defaultStore(),
+      this.options.clock ?? systemClock,
+    );
   }
 
   /**

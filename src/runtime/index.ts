@@ -8,6 +8,15 @@ export {
 export type { SchedulerOptions, SchedulerHandle } from './approval-scheduler.js';
 export type { AgentOptions } from './agent-options.js';
 export type { AgentToolOptions } from './agent-tool.js';
+export type {
+  AgentActorLogic,
+  AgentActorInput,
+  AgentActorOutput,
+  AgentActorEvent,
+  AgentActorEmitted,
+  AgentActorSnapshot,
+  AgentActorContext,
+} from './agent-actor.js';
 export type { SnapshotMigration } from './machine-upgrade.js';
 export { AgentSession, type SessionRunOptions } from './agent-session.js';
 export type { Clock } from './clock.js';

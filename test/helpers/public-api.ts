@@ -92,6 +92,13 @@ export const ROOT_VALUES = [
 export const ROOT_TYPES = [
   'AgentOptions',
   'AgentToolOptions',
+  'AgentActorLogic',
+  'AgentActorInput',
+  'AgentActorOutput',
+  'AgentActorEvent',
+  'AgentActorEmitted',
+  'AgentActorSnapshot',
+  'AgentActorContext',
   'SubRunSummary',
   'SnapshotMigration',
   'RunOptions',

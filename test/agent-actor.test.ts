@@ -1,0 +1,143 @@
+import { z } from 'zod';
+import { afterEach, describe, expect, it } from 'vitest';
+import { assign, createActor, sendTo, setup, waitFor, type AnyActorRef } from 'xstate';
+import { Agent, LevelSessionStore, tool, type SessionStore } from '../src/index.js';
+import { ScriptedModel } from '../src/testing.js';
+import { lastResult } from './helpers/sub-agent-fixtures.js';
+import { TempStores } from './helpers/temp-store.js';
+
+const temps = new TempStores();
+afterEach(() => temps.cleanupAll());
+
+/** A refund agent: it refunds the order (a call a human approves), then confirms. */
+function refundAgent(store: SessionStore, refunds: string[] = []) {
+  const refund = tool({
+    name: 'refund',
+    description: 'Refunds an order',
+    parameters: z.object({ order: z.string() }),
+    needsApproval: true,
+    execute: ({ order }) => {
+      refunds.push(order);
+      return `refunded ${order}`;
+    },
+  });
+  const model = new ScriptedModel((request) => {
+    const result = lastResult(request);
+    return result === undefined
+      ? { toolCalls: [{ name: 'refund', arguments: { order: 'o-1' } }] }
+      : { text: `Done: ${result}` };
+  });
+  const agent = new Agent({ name: 'refunds', model, tools: [refund], store });
+  return { agent, model, refunds };
+}
+
+/** The app's own order machine: it asks the agent in `assisting`, then ends in `resolved`. */
+function orderMachine(agent: Agent) {
+  return setup({
+    types: {
+      context: {} as { answer: unknown },
+      events: {} as { type: 'APPROVE'; callId: string },
+    },
+    actors: { assistant: agent.asActor() },
+  }).createMachine({
+    id: 'order',
+    context: { answer: undefined },
+    initial: 'assisting',
+    states: {
+      assisting: {
+        invoke: {
+          id: 'assistant',
+          src: 'assistant',
+          input: { input: 'Please refund order o-1', sessionId: 'order-o-1', userId: 'erin' },
+          onDone: {
+            target: 'resolved',
+            actions: assign({ answer: ({ event }) => event.output.output }),
+          },
+          onError: 'failed',
+        },
+        on: {
+          APPROVE: {
+            actions: sendTo('assistant', ({ event }) => ({
+              type: 'agent.approve' as const,
+              callId: event.callId,
+            })),
+          },
+        },
+      },
+      resolved: { type: 'final' },
+      failed: { type: 'final' },
+    },
+  });
+}
+
+const assistantOf = (app: AnyActorRef) =>
+  (app.getSnapshot() as { children: { assistant?: AnyActorRef } }).children.assistant;
+
+describe('agent.asActor', () => {
+  it("runs inside an app's machine, shows its approval on the app's snapshot, and is picked up from the app's persisted snapshot after a reopen", async () => {
+    const temp = await temps.open();
+    const first = refundAgent(temp.store);
+    const app = createActor(orderMachine(first.agent)).start();
+    const assistant = assistantOf(app)!;
+    await waitFor(assistant, (s: { context: { phase: string } }) => s.context.phase !== 'running');
+    const waiting = assistant.getSnapshot() as {
+      context: { phase: string; interruptions: { callId: string; toolName: string }[] };
+    };
+    expect(waiting.context.phase).toBe('awaitingApproval');
+    expect(waiting.context.interruptions).toMatchObject([{ toolName: 'refund' }]);
+    const persisted = JSON.parse(JSON.stringify(app.getPersistedSnapshot())) as object;
+    // the agent's state nests in the app's persisted snapshot
+    expect(JSON.stringify(persisted)).toContain('"awaitingApproval"');
+    app.stop();
+    await temp.store.close();
+
+    const store = await LevelSessionStore.open({ path: temp.path });
+    temps.defer(() => store.close());
+    const second = refundAgent(store);
+    const restored = createActor(orderMachine(second.agent), { snapshot: persisted as never });
+    restored.start();
+    restored.send({ type: 'APPROVE', callId: waiting.context.interruptions[0]!.callId });
+    const done = await waitFor(restored, (s) => s.status === 'done');
+    expect(done.value).toBe('resolved');
+    expect(done.context.answer).toBe('Done: refunded o-1');
+    expect(second.refunds).toEqual(['o-1']);
+    // the journaled model call that asked for the refund did not run again
+    expect(second.model.calls).toHaveLength(1);
+  });
+
+  it('outputs the run and emits its stream events; a snapshot taken mid-run restores to the finished result without running again', async () => {
+    const { store } = await temps.open();
+    const model = new ScriptedModel((request) =>
+      lastResult(request) === undefined
+        ? { toolCalls: [{ name: 'add', arguments: { a: 2, b: 3 } }] }
+        : { text: `It is ${lastResult(request)}.` },
+    );
+    const add = tool({
+      name: 'add',
+      description: 'Adds',
+      parameters: z.object({ a: z.number(), b: z.number() }),
+      execute: ({ a, b }) => a + b,
+    });
+    const agent = new Agent({ name: 'calc', model, tools: [add], store });
+    const actor = createActor(agent.asActor(), {
+      input: { input: 'What is 2 + 3?', sessionId: 'calc-1' },
+    });
+    const events: string[] = [];
+    actor.on('*', (e: { type: string }) => events.push(e.type));
+    actor.start();
+    const early = JSON.parse(JSON.stringify(actor.getPersistedSnapshot())) as object;
+    const done = await waitFor(actor, (s) => s.status === 'done');
+    expect(done.output).toMatchObject({ output: 'It is 5.', turns: 2, sessionId: 'calc-1' });
+    expect(events).toEqual(expect.arrayContaining(['tool_call_started', 'tool_call_finished']));
+    expect(model.calls).toHaveLength(2);
+
+    // restored from the snapshot taken before the run ended: it finds the run finished
+    const again = createActor(agent.asActor(), {
+      snapshot: early as never,
+      input: { input: 'What is 2 + 3?' },
+    }).start();
+    const redone = await waitFor(again, (s) => s.status === 'done');
+    expect(redone.output).toMatchObject({ output: 'It is 5.', runId: done.output!.runId });
+    expect(model.calls).toHaveLength(2);
+  });
+});
