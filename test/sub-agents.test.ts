@@ -127,6 +127,19 @@ describe('sub-agents', () => {
     expect(view.standingDecisions).toEqual({ 'billing/refund': 'approve' });
   });
 
+  it("calls a sub-agent's model with that agent's own model settings", async () => {
+    const { store } = await temps.open();
+    const { triage, billingModel } = triageWithBilling({
+      store,
+      billing: { modelSettings: { temperature: 0.2, seed: 7 } },
+    });
+    await triage.run('where is order 11?', opts);
+    expect(billingModel.calls.map((c) => c.settings)).toEqual([
+      { temperature: 0.2, seed: 7 },
+      { temperature: 0.2, seed: 7 },
+    ]);
+  });
+
   it('stores a snapshot at every state of the child that passes the stored-record checks and survives JSON', async () => {
     const { store } = await temps.open();
     const { triage } = triageWithBilling({ store });

@@ -94,7 +94,7 @@ export function modelStep(source: StepDepsSource) {
     await deps.durable();
     const stepSignal = combinedSignal(deps, signal);
     stepSignal.throwIfAborted(); // cancelled while it waited: no model call
-    const settings = input.modelSettings as ModelSettings | undefined;
+    const settings = (input.modelSettings as ModelSettings | undefined) ?? agent.modelSettings;
     const maxOutputTokens = outputTokenLimit(settings?.maxOutputTokens, input.budgetLeft?.tokens);
     const request: ModelRequest = {
       instructions: agent.instructions(),

@@ -2,6 +2,7 @@ import type { AnyActorRef } from 'xstate';
 import type { z } from 'zod';
 import type { RunContext } from '../context/run-context.js';
 import type { Model, ToolSpec } from '../models/model.js';
+import type { ModelSettings } from '../models/model-settings.js';
 import type { PriceTable } from '../models/pricing.js';
 import type { Clock } from '../runtime/clock.js';
 import type { AnyTool } from '../tools/tool.js';
@@ -43,6 +44,8 @@ export interface AgentDeps {
   prices?: PriceTable | undefined;
   /** Approval deadline relative to when the call was checked, in ms. */
   approvalTimeoutMs?: number | undefined;
+  /** A sub-agent's own model settings (a session's run carries its settings in its input). */
+  modelSettings?: ModelSettings | undefined;
 }
 
 /** Everything the step actors of one loaded session need; built by the runtime. */

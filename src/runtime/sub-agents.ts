@@ -69,6 +69,7 @@ export class SubAgents {
         outputSchema: binding.outputSchema,
         prices: options.prices,
         approvalTimeoutMs: options.approvalTimeoutMs,
+        modelSettings: options.modelSettings,
       },
     };
   }
