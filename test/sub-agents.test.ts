@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { LevelSessionStore, RunState } from '../src/index.js';
+import { InvalidSessionRecordError, LevelSessionStore, RunState } from '../src/index.js';
+import { subRunKey } from '../src/persistence/session-keys.js';
 import { checkStoredSession } from '../src/runtime/stored-session-check.js';
 import { TempStores } from './helpers/temp-store.js';
 import { triageWithBilling } from './helpers/sub-agent-fixtures.js';
@@ -125,6 +126,26 @@ describe('sub-agents', () => {
     // `always` belongs to the agent that asked
     const view = await second.triage.runtimeFor(store).getSession(key);
     expect(view.standingDecisions).toEqual({ 'billing/refund': 'approve' });
+  });
+
+  it("stores a sub-agent's run under a key of its own: a damaged or missing one is a typed error naming it, and nothing runs", async () => {
+    const { store } = await temps.open();
+    const { triage, billingModel } = triageWithBilling({ store });
+    const paused = await triage.run('please refund order 6', opts);
+    const childKey = subRunKey(key, paused.interruptions[0]!.runId!);
+    const raw = (await store.backend.get(childKey))!;
+    expect(raw).toContain('"agentPath":["triage","billing"]');
+    const calls = billingModel.calls.length;
+    const flipped = raw.replace('"awaitingApproval"', '"awaitingApprovaI"');
+    await store.backend.write([{ type: 'put', key: childKey, value: flipped }]);
+    const damaged = await triage.resume('order-help', { userId: 'alice' }).catch((e: unknown) => e);
+    expect(damaged).toBeInstanceOf(InvalidSessionRecordError);
+    expect((damaged as InvalidSessionRecordError).key).toBe(childKey);
+    await store.backend.write([{ type: 'del', key: childKey }]);
+    const missing = await triage.resume('order-help', { userId: 'alice' }).catch((e: unknown) => e);
+    expect((missing as InvalidSessionRecordError).key).toBe(childKey);
+    expect((missing as Error).message).toMatch(/missing/);
+    expect(billingModel.calls).toHaveLength(calls);
   });
 
   it("calls a sub-agent's model with that agent's own model settings", async () => {

@@ -24,6 +24,7 @@ import {
   toUsageTotals,
 } from './session-schemas.js';
 import { checkedRecord, decodeJournalAt, decodeRecordAt } from './stored-reads.js';
+import { joinSubRuns, partOps, splitSubRuns } from './sub-run-parts.js';
 import { LeaseTable, systemLeaseClock, type LeaseClock } from './lease-table.js';
 import {
   emptyTotals,
@@ -97,6 +98,8 @@ export class KvSessionStore implements SessionStore, SessionLeases {
       historyLength: number;
       approvalDeadline: number | undefined;
       status: SessionRecord['status'];
+      /** The sub-agent run parts stored with it (raw, by run id). */
+      parts: ReadonlyMap<string, string>;
     }
   >();
 
@@ -112,12 +115,15 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     const key = keyOf(record);
     const recordKey = keys.recordKey(key);
     const totalsKey = keys.userTotalsKey(key.userId);
-    const encoded = this.codec.encode(recordKey, record);
+    const { slim, parts } = splitSubRuns(record.snapshot);
+    const encoded = this.codec.encode(recordKey, { ...record, snapshot: slim });
+    const stored = partOps(key, parts, new Map());
     const ops = [
       put(recordKey, encoded),
       this.listingOp(record),
       ...this.historyOps(key, 0, items),
       ...deadlineOps(key, undefined, record.approvalDeadline),
+      ...stored.ops,
     ];
     return this.serialized(async () => {
       const [existing, rawTotals] = await getAll(this.backend, [recordKey, totalsKey]);
@@ -126,7 +132,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
       await readOwnerTotals(this.backend, key.userId, rawTotals);
       if (rawTotals === undefined) ops.push(put(totalsKey, encodeStored(totalsKey, emptyTotals())));
       await this.apply(record.sessionId, ops);
-      this.remember(recordKey, encoded, record);
+      this.remember(recordKey, encoded, record, stored.raws);
       return record;
     });
   }
@@ -135,7 +141,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     const recordKey = keys.recordKey(key);
     const indexKey = keys.listIndexKey(key);
     const [raw, rawIndex] = await getAll(this.backend, [recordKey, indexKey]);
-    return checkedRecord(this.codec, key, raw, rawIndex);
+    return this.withSubRuns(key, raw!, checkedRecord(this.codec, key, raw, rawIndex));
   }
 
   async loadForUpdate(key: SessionKey): Promise<LoadedSession> {
@@ -143,7 +149,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     const indexKey = keys.listIndexKey(key);
     const totalsKey = keys.userTotalsKey(key.userId);
     const [raw, rawIndex, rawTotals] = await getAll(this.backend, [recordKey, indexKey, totalsKey]);
-    const record = checkedRecord(this.codec, key, raw, rawIndex);
+    const record = await this.withSubRuns(key, raw!, checkedRecord(this.codec, key, raw, rawIndex));
     return { record, userUsage: await readOwnerTotals(this.backend, key.userId, rawTotals) };
   }
 
@@ -177,9 +183,14 @@ export class KvSessionStore implements SessionStore, SessionLeases {
       }
       checkAppend(stored.historyLength, items.length, next.historyLength);
       const saved: SessionRecord = { ...next, version: stored.version + 1 };
-      const encoded = this.codec.encode(recordKey, saved);
+      const { slim, parts } = splitSubRuns(saved.snapshot);
+      const encoded = this.codec.encode(recordKey, { ...saved, snapshot: slim });
+      // Only the sub-agent runs that changed are written (a child's step leaves its ancestors').
+      const storedParts = known?.raw === raw ? known.parts : await this.storedParts(key);
+      const partWrites = partOps(key, parts, storedParts);
       const ops = [
         put(recordKey, encoded),
+        ...partWrites.ops,
         this.listingOp(saved),
         ...this.historyOps(key, stored.historyLength, items),
         ...journalOps,
@@ -191,7 +202,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
         ops.push(put(totalsKey, encodeStored(totalsKey, addTotals(totals, toUsageTotals(delta)))));
       }
       await this.apply(key.sessionId, ops);
-      this.remember(recordKey, encoded, saved);
+      this.remember(recordKey, encoded, saved, partWrites.raws);
       return saved;
     });
   }
@@ -266,7 +277,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
         throw new SessionNotFoundError(key.sessionId);
       }
       const ops = [del(recordKey), del(keys.listIndexKey(key)), ...this.deadlineDrop(key, raw)];
-      for (const range of [keys.historyRange(key), keys.journalRange(key)]) {
+      for (const range of [keys.historyRange(key), keys.journalRange(key), keys.subRunRange(key)]) {
         for await (const entryKey of this.backend.keys(range)) ops.push(del(entryKey));
       }
       await this.apply(key.sessionId, ops);
@@ -316,7 +327,32 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     }
   }
 
-  private remember(recordKey: string, raw: string, record: SessionRecord): void {
+  /** A loaded (slim) record with its stored sub-agent runs put back into its snapshot. */
+  private async withSubRuns(
+    key: SessionKey,
+    raw: string,
+    record: SessionRecord,
+  ): Promise<SessionRecord> {
+    const { snapshot, raws } = await joinSubRuns(this.backend, key, record.snapshot);
+    this.remember(keys.recordKey(key), raw, record, raws);
+    return snapshot === record.snapshot ? record : { ...record, snapshot };
+  }
+
+  /** The sub-agent run parts stored for a session (values unknown: each is rewritten). */
+  private async storedParts(key: SessionKey): Promise<Map<string, string>> {
+    const parts = new Map<string, string>();
+    for await (const partKey of this.backend.keys(keys.subRunRange(key))) {
+      parts.set(decodeURIComponent(partKey.slice(partKey.lastIndexOf('!') + 1)), '');
+    }
+    return parts;
+  }
+
+  private remember(
+    recordKey: string,
+    raw: string,
+    record: SessionRecord,
+    parts: ReadonlyMap<string, string>,
+  ): void {
     this.written.delete(recordKey);
     this.written.set(recordKey, {
       raw,
@@ -324,6 +360,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
       historyLength: record.historyLength,
       approvalDeadline: record.approvalDeadline,
       status: record.status,
+      parts,
     });
     if (this.written.size > WRITTEN_CAPACITY) {
       const oldest = this.written.keys().next().value;

@@ -77,6 +77,16 @@ export function recordKey(key: SessionKey): string {
   return `s!${sessionPart(key)}`;
 }
 
+/** A sub-agent run's snapshot, stored apart from its session's record (`sub-run-parts.ts`). */
+export function subRunKey(key: SessionKey, runId: string): string {
+  return `r!${sessionPart(key)}!${encodeKeyPart(runId, 'runId')}`;
+}
+
+/** The stored sub-agent runs of one session. */
+export function subRunRange(key: SessionKey): KvRange {
+  return prefixRange(`r!${sessionPart(key)}!`);
+}
+
 /** The session records of one owner. */
 export function recordRange(userId: string | undefined): KvRange {
   return prefixRange(`s!${ownerPart(userId)}!`);
