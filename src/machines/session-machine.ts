@@ -61,6 +61,13 @@ export const sessionMachine = setup({
                   standingDecisions: context.standingDecisions,
                 }),
                 runCount: ({ context }) => context.runCount + 1,
+                // The last run's sub-agent summaries were reported with its result; they are
+                // not carried through every step of the next run.
+                lastRun: ({ context }) => {
+                  if (!context.lastRun?.subRuns) return context.lastRun;
+                  const { subRuns: _reported, ...summary } = context.lastRun;
+                  return summary;
+                },
               }),
             },
             CLEAR: { actions: assign({ historyFrom: ({ event }) => event.historyFrom }) },
