@@ -51,6 +51,19 @@ export interface SchedulerHost {
   onSaved(listener: (record: SessionRecord) => void): () => void;
 }
 
+/** The store's approval-deadline index; `TypeError` for a store that keeps none. */
+export function deadlineIndexOf(store: SessionStore): SchedulerHost['store'] {
+  if (!store.dueApprovals || !store.dropStaleDeadline) {
+    throw new TypeError(
+      'runtime.startScheduler(): the store keeps no approval-deadline index (dueApprovals and dropStaleDeadline)',
+    );
+  }
+  return {
+    dueApprovals: store.dueApprovals.bind(store),
+    dropStaleDeadline: store.dropStaleDeadline.bind(store),
+  };
+}
+
 const DEFAULT_RETRY_MS = 1000;
 const DEFAULT_BATCH = 100;
 

@@ -55,6 +55,25 @@ export class RunLease {
     return held;
   }
 
+  /**
+   * Runs `work` holding the session's lease (`RunInProgressError` when another owner holds a
+   * live one), renewed while it runs and released after it.
+   */
+  static async holding<R>(
+    store: SessionStore & SessionLeases,
+    key: SessionKey,
+    settings: { owner: string; ttlMs: number; clock: Clock; action: string },
+    work: (lease: SessionLease) => Promise<R>,
+  ): Promise<R> {
+    const { owner, ttlMs, clock, action } = settings;
+    const held = await RunLease.take(store, key, owner, ttlMs, clock, action);
+    try {
+      return await work(held.lease);
+    } finally {
+      await held.release();
+    }
+  }
+
   /** Stops renewing and gives the lease up. */
   async release(): Promise<void> {
     this.stop.abort();

@@ -1,16 +1,11 @@
-import { createActor } from 'xstate';
 import { RunContext } from '../context/run-context.js';
 import {
-  InvalidSessionTransitionError,
   RunInProgressError,
-  RunPausedError,
   SessionConflictError,
   SessionNotFoundError,
 } from '../errors/session-errors.js';
-import { MACHINE_VERSION, sessionMachine } from '../machines/session-machine.js';
 import type { SessionMachineContext } from '../machines/session-types.js';
 import type {
-  JournalEntry,
   ListSessionsQuery,
   LoadedSession,
   SessionInfo,
@@ -22,15 +17,17 @@ import type {
 import { emptyTotals } from '../persistence/session-store.js';
 import { hostname } from 'node:os';
 import { hasLeases, type SessionLease } from '../persistence/session-store.js';
-import { continueRun } from './actions/continue-run.js';
 import { AgentBinding } from './agent-binding.js';
+import { keyInScope, pageInScope } from './session-scope.js';
 import {
   ApprovalScheduler,
+  deadlineIndexOf,
   type SchedulerHandle,
   type SchedulerOptions,
 } from './approval-scheduler.js';
 import { newId } from './new-id.js';
 import { checkRecoverOptions, type RecoverOptions, type RecoveredRun } from './recover-options.js';
+import { recoverRuns } from './run-recovery.js';
 import { DEFAULT_LEASE_TTL_MS, RunLease, type LeaseSettings } from './run-lease.js';
 import type { AgentOptions } from './agent-options.js';
 import { systemClock, type Clock } from './clock.js';
@@ -49,15 +46,14 @@ import {
   checkSchedulerOptions,
 } from './runtime-option-checks.js';
 import { SessionHost } from './session-host.js';
-import { describeSession, storedRunInFlight, type SessionView } from './session-view.js';
+import { hostDeps } from './host-deps.js';
+import { describeSession, type SessionView } from './session-view.js';
 import { upgradeRecord } from './machine-upgrade.js';
-import { storedRun, type StoredRun } from './stored-run.js';
-import { allRuns } from './run-tree.js';
+import { storedRun } from './stored-run.js';
 import { SubAgents } from './sub-agents.js';
-import { checkRunJournal, checkStoredSession } from './stored-session-check.js';
-
-/** How deep sub-agent runs nest by default (`AgentOptions.maxSubAgentDepth`). */
-const DEFAULT_MAX_SUB_AGENT_DEPTH = 5;
+import { checkStoredSession, readRunJournals } from './stored-session-check.js';
+import { checkActionFits } from './action-precheck.js';
+import { newSessionRecord } from './new-session-record.js';
 
 /** Supplies the agent bound to a session's context (created per action, or a shared binding). */
 export interface BindingSource {
@@ -165,19 +161,15 @@ export class SessionRuntime {
     try {
       const { store } = this;
       if (!this.leasing || !hasLeases(store)) return await this.apply(key, action, undefined);
-      const held = await RunLease.take(
-        store,
-        key,
-        this.leaseOwner,
-        this.leaseTtlMs,
-        this.clock,
-        action.name,
+      const settings = {
+        owner: this.leaseOwner,
+        ttlMs: this.leaseTtlMs,
+        clock: this.clock,
+        action: action.name,
+      };
+      return await RunLease.holding(store, key, settings, (lease) =>
+        this.apply(key, action, lease),
       );
-      try {
-        return await this.apply(key, action, held.lease);
-      } finally {
-        await held.release();
-      }
     } finally {
       this.executing.delete(executing);
     }
@@ -191,32 +183,16 @@ export class SessionRuntime {
    */
   async recover(options: RecoverOptions): Promise<RecoveredRun[]> {
     checkRecoverOptions(options);
-    const { store } = this;
-    if (!hasLeases(store)) {
-      throw new TypeError('runtime.recover(): the store keeps no session leases');
-    }
-    const userId = this.scope ? this.scope.userId : options.userId;
-    if (this.scope && options.userId !== undefined && options.userId !== this.scope.userId) {
-      return [];
-    }
-    const expired = await store.expiredLeases({
-      userId,
-      expiredBefore: this.clock.now() - options.olderThan,
-      limit: options.limit,
-    });
-    const recovered: RecoveredRun[] = [];
-    for (const key of expired) {
-      if (this.scope && key.sessionId !== this.scope.sessionId) continue;
-      try {
-        const record = await this.load(key);
-        if (!storedRunInFlight(record, this.clock.now())) continue;
-        const result = await this.execute(key, continueRun({ signal: options.signal }));
-        recovered.push({ key, result });
-      } catch (error) {
-        recovered.push({ key, error });
-      }
-    }
-    return recovered;
+    return recoverRuns(
+      {
+        store: this.store,
+        clock: this.clock,
+        scope: this.scope,
+        load: (key) => this.load(key),
+        execute: (key, action) => this.execute(key, action),
+      },
+      options,
+    );
   }
 
   private async apply<R>(
@@ -225,10 +201,10 @@ export class SessionRuntime {
     lease: SessionLease | undefined,
   ): Promise<R> {
     const { record, userUsage } = await this.loadForUpdate(key, action.createIfMissing === true);
-    this.precheck(key, record, action);
+    checkActionFits(key, record, action, this.clock.now());
     const items = await this.cache.load(this.store, key, record);
-    const journal = await this.storedRunJournal(key, record);
-    const needsAgent = action.runs === true || hasRun(record);
+    const journal = await readRunJournals(this.store, key, record);
+    const needsAgent = action.runs === true || storedRun(record.snapshot) !== undefined;
     const context = new RunContext({
       sessionId: key.sessionId,
       userId: key.userId,
@@ -247,39 +223,27 @@ export class SessionRuntime {
     );
     try {
       const { binding } = bound;
-      const host = new SessionHost(this.store, key, record, items, {
-        agentName: this.source.options.name,
-        model: this.source.options.model,
-        tools: binding.tools,
-        toolSpecs: binding.toolSpecs,
-        baseInstructions: binding.instructions,
-        history: this.source.options.history,
-        outputType: this.source.options.outputType,
-        outputSchema: binding.outputSchema,
-        contextFor: (runId) =>
-          binding.context.withOverrides({
-            runId,
-            sessionId: key.sessionId,
-            userId: key.userId,
-            // an AgentSession's binding has its own context: merge the stored metadata in
-            metadata: runMetadata(record, binding.context.metadata),
-          }),
-        clock: this.clock,
-        prices: this.source.options.prices,
-        approvalTimeoutMs: this.source.options.approvalTimeoutMs,
-        agentFor: (path) => subAgents.get(path ?? []),
-        maxSubAgentDepth: this.source.options.maxSubAgentDepth ?? DEFAULT_MAX_SUB_AGENT_DEPTH,
-        newRunId: newId,
-        signal: action.observe?.signal ?? new AbortController().signal,
-        progress: action.observe?.progress,
-        onRunSnapshot: action.observe?.onRunSnapshot,
-        journal,
-        lease,
-        onSaved: (saved, all) => {
-          this.cache.remember(cacheKey(key), saved.createdAt, all);
-          this.hub.emit('SessionSaved', { key, version: saved.version, record: saved });
-        },
-      });
+      const host = new SessionHost(
+        this.store,
+        key,
+        record,
+        items,
+        hostDeps({
+          options: this.source.options,
+          binding,
+          subAgents,
+          key,
+          record,
+          clock: this.clock,
+          observe: action.observe,
+          journal,
+          lease,
+          onSaved: (saved, all) => {
+            this.cache.remember(cacheKey(key), saved.createdAt, all);
+            this.hub.emit('SessionSaved', { key, version: saved.version, record: saved });
+          },
+        }),
+      );
       let result: R;
       try {
         result = await action.apply({
@@ -330,9 +294,7 @@ export class SessionRuntime {
   private async listChecked(query: ListSessionsQuery): Promise<SessionPage> {
     const { scope } = this;
     if (scope && query.userId !== scope.userId) return { sessions: [], nextCursor: undefined };
-    const page = await this.store.list(query);
-    if (!scope) return page;
-    return { ...page, sessions: page.sessions.filter((s) => s.sessionId === scope.sessionId) };
+    return pageInScope(await this.store.list(query), scope);
   }
 
   /**
@@ -349,18 +311,9 @@ export class SessionRuntime {
    */
   startScheduler(options: SchedulerOptions = {}): SchedulerHandle {
     checkSchedulerOptions('runtime.startScheduler()', options);
-    const { store } = this;
-    if (!store.dueApprovals || !store.dropStaleDeadline) {
-      throw new TypeError(
-        'runtime.startScheduler(): the store keeps no approval-deadline index (dueApprovals and dropStaleDeadline)',
-      );
-    }
     return new ApprovalScheduler(
       {
-        store: {
-          dueApprovals: store.dueApprovals.bind(store),
-          dropStaleDeadline: store.dropStaleDeadline.bind(store),
-        },
+        store: deadlineIndexOf(this.store),
         clock: this.clock,
         scope: this.scope,
         execute: (key, action) => this.execute(key, action),
@@ -377,15 +330,7 @@ export class SessionRuntime {
 
   /** The key of `target`; outside the runtime's scope it is not found. */
   private toKey(target: string | SessionKey): SessionKey {
-    const key =
-      typeof target === 'string'
-        ? { sessionId: target }
-        : { sessionId: target.sessionId, userId: target.userId };
-    const { scope } = this;
-    if (scope && (key.sessionId !== scope.sessionId || key.userId !== scope.userId)) {
-      throw new SessionNotFoundError(key.sessionId);
-    }
-    return key;
+    return keyInScope(target, this.scope);
   }
 
   /** Loads and checks a session for reading (record, listing entry and snapshot). */
@@ -443,73 +388,11 @@ export class SessionRuntime {
     }
   }
 
-  /**
-   * The journals of the stored run and its sub-agent runs, each checked against its run (none
-   * without a stored run).
-   */
-  private async storedRunJournal(key: SessionKey, record: SessionRecord): Promise<JournalEntry[]> {
-    const runs = allRuns(storedRun(record.snapshot)) as StoredRun[];
-    const journals = await Promise.all(
-      runs.map(async (run) => {
-        const entries = await this.store.readRunJournal(key, run.context.runId);
-        checkRunJournal(key, run, entries);
-        return entries;
-      }),
-    );
-    return journals.flat();
-  }
-
   /** A fresh session record in `active.idle`. */
   newRecord(
     key: SessionKey,
     input: Partial<SessionMachineContext> = {},
   ): Omit<SessionRecord, 'version'> {
-    const actor = createActor(sessionMachine, {
-      input: { sessionId: key.sessionId, userId: key.userId, ...input },
-    });
-    const now = this.clock.now();
-    return {
-      sessionId: key.sessionId,
-      userId: key.userId,
-      status: 'active',
-      createdAt: now,
-      updatedAt: now,
-      parentId: input.parentId,
-      historyLength: 0,
-      usage: input.usage ?? emptyTotals(),
-      machineVersion: MACHINE_VERSION,
-      snapshot: actor.getPersistedSnapshot(),
-    };
+    return newSessionRecord(key, this.clock.now(), input);
   }
-
-  private precheck(key: SessionKey, record: SessionRecord, action: SessionAction<unknown>): void {
-    const view = describeSession(record);
-    if (storedRunInFlight(record, this.clock.now()) && action.runs !== true) {
-      throw new InvalidSessionTransitionError(
-        key.sessionId,
-        action.name,
-        `${view.state} (a run is in flight)`,
-      );
-    }
-    action.check?.({ key, record, now: this.clock.now() });
-    if (!action.event) return;
-    const snap = record.snapshot as { value: never; context: SessionMachineContext };
-    const resolved = sessionMachine.resolveState({ value: snap.value, context: snap.context });
-    if (!resolved.can(action.event)) {
-      if (action.event.type === 'SEND_MESSAGE' && view.run) {
-        const run = view.run;
-        const reason = storedRunInFlight(record, this.clock.now())
-          ? 'in flight: a crash stopped it, or another process runs it'
-          : run.state === 'awaitingApproval'
-            ? 'waiting for an approval'
-            : `interrupted: ${run.context.interruption ?? run.state}`;
-        throw new RunPausedError(key.sessionId, action.name, reason, run.context.runId);
-      }
-      throw new InvalidSessionTransitionError(key.sessionId, action.name, view.state);
-    }
-  }
-}
-
-function hasRun(record: SessionRecord): boolean {
-  return storedRun(record.snapshot) !== undefined;
 }

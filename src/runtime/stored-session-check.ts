@@ -5,9 +5,15 @@ import type { RunMachineContext, ToolCallOutput } from '../machines/run-types.js
 import { StepOutputByKind } from '../machines/run-schemas.js';
 import * as keys from '../persistence/session-keys.js';
 import { firstField } from '../persistence/session-schemas.js';
-import type { JournalEntry, SessionKey, SessionRecord } from '../persistence/session-store.js';
+import type {
+  JournalEntry,
+  SessionKey,
+  SessionRecord,
+  SessionStore,
+} from '../persistence/session-store.js';
 import { sessionStatusOf, stateName } from './session-status.js';
-import type { StoredRun } from './stored-run.js';
+import { storedRun, type StoredRun } from './stored-run.js';
+import { allRuns } from './run-tree.js';
 
 const sameTotals = (a: SessionRecord['usage'], b: SessionRecord['usage']): boolean =>
   a.turns === b.turns &&
@@ -124,4 +130,24 @@ export function resultsToPlace(
     const result = (entry?.output as ToolCallOutput | undefined)?.result;
     return call.done && result ? [{ position: resultsAt + index, result }] : [];
   });
+}
+
+/**
+ * The journals of a stored session's run and its sub-agent runs, each checked against its run
+ * with `checkRunJournal` (none without a stored run).
+ */
+export async function readRunJournals(
+  store: SessionStore,
+  key: SessionKey,
+  record: SessionRecord,
+): Promise<JournalEntry[]> {
+  const runs = allRuns(storedRun(record.snapshot)) as StoredRun[];
+  const journals = await Promise.all(
+    runs.map(async (run) => {
+      const entries = await store.readRunJournal(key, run.context.runId);
+      checkRunJournal(key, run, entries);
+      return entries;
+    }),
+  );
+  return journals.flat();
 }

@@ -1,0 +1,64 @@
+import type { JournalEntry, SessionKey, SessionLease } from '../persistence/session-store.js';
+import type { SessionRecord } from '../persistence/session-store.js';
+import type { Item } from '../items/item.js';
+import type { AgentBinding } from './agent-binding.js';
+import type { AgentOptions } from './agent-options.js';
+import type { Clock } from './clock.js';
+import { newId } from './new-id.js';
+import { runMetadata } from './run-metadata.js';
+import type { ActionObservers } from './session-action.js';
+import type { HostDeps } from './session-host.js';
+import type { SubAgents } from './sub-agents.js';
+
+/** How deep sub-agent runs nest by default (`AgentOptions.maxSubAgentDepth`). */
+const DEFAULT_MAX_SUB_AGENT_DEPTH = 5;
+
+/** What one action's session host is given: the bound agent, its sub-agents, the observers. */
+export interface HostDepsInput {
+  options: AgentOptions<unknown>;
+  binding: AgentBinding;
+  subAgents: SubAgents;
+  key: SessionKey;
+  record: SessionRecord;
+  clock: Clock;
+  observe: ActionObservers | undefined;
+  /** The stored runs' journals, read and checked at load. */
+  journal: readonly JournalEntry[];
+  lease: SessionLease | undefined;
+  onSaved: (saved: SessionRecord, committed: Item[]) => void;
+}
+
+/** The step dependencies of one loaded session, from the agent bound for the action. */
+export function hostDeps(input: HostDepsInput): HostDeps {
+  const { options, binding, key, record, observe } = input;
+  return {
+    agentName: options.name,
+    model: options.model,
+    tools: binding.tools,
+    toolSpecs: binding.toolSpecs,
+    baseInstructions: binding.instructions,
+    history: options.history,
+    outputType: options.outputType,
+    outputSchema: binding.outputSchema,
+    contextFor: (runId) =>
+      binding.context.withOverrides({
+        runId,
+        sessionId: key.sessionId,
+        userId: key.userId,
+        // an AgentSession's binding has its own context: merge the stored metadata in
+        metadata: runMetadata(record, binding.context.metadata),
+      }),
+    clock: input.clock,
+    prices: options.prices,
+    approvalTimeoutMs: options.approvalTimeoutMs,
+    agentFor: (path) => input.subAgents.get(path ?? []),
+    maxSubAgentDepth: options.maxSubAgentDepth ?? DEFAULT_MAX_SUB_AGENT_DEPTH,
+    newRunId: newId,
+    signal: observe?.signal ?? new AbortController().signal,
+    progress: observe?.progress,
+    onRunSnapshot: observe?.onRunSnapshot,
+    journal: input.journal,
+    lease: input.lease,
+    onSaved: input.onSaved,
+  };
+}
