@@ -2,7 +2,6 @@ import { assign, enqueueActions, fromPromise, sendTo, setup, stopChild } from 'x
 import type {
   ApprovalCheckInput,
   ApprovalCheckOutput,
-  CallState,
   DurableTimerInput,
   DurableTimerOutput,
   ModelStepInput,
@@ -14,8 +13,25 @@ import type {
   ToolCallInput,
   ToolCallOutput,
 } from './run-types.js';
-import { addUsage, budgetLeft, isSubRun, zeroUsage } from './run-types.js';
-import { afterSubRun, childRunInput, isSubRunActor, subRunActorId } from './sub-runs.js';
+import { budgetLeft, isSubRun, zeroUsage } from './run-types.js';
+import {
+  afterSubRun,
+  childRunInput,
+  forThisRun,
+  isSubRunActor,
+  subRunActorId,
+  subRunIds,
+} from './sub-runs.js';
+import { activeAgentOf, afterModelStep, afterToolCall, toolActorId } from './turn-steps.js';
+import {
+  decide,
+  nextDeadline,
+  pendingApproval,
+  rejectOverdue,
+  rejectionOf,
+  withCheckedApprovals,
+} from './call-approvals.js';
+
 import { serializeError } from '../errors/agentstate-error.js';
 
 /** Done and error events of the spawned `toolCall` and `subRun` children (one per call). */
@@ -25,25 +41,11 @@ type ToolCallDoneEvent = {
   actorId: string;
 };
 
-/** Child id of a call's actor: its journal step, unique within the run even if call ids repeat. */
-const toolActorId = (call: CallState): string => `tool-${call.step}`;
 type ToolCallErrorEvent = {
   type: `xstate.error.actor.${string}`;
   error: unknown;
   actorId: string;
 };
-
-/** A decision event for this run (no `runId`, or this run's), not one of its sub-agents'. */
-const forThisRun = (context: RunMachineContext, event: { runId?: string | undefined }): boolean =>
-  event.runId === undefined || event.runId === context.runId;
-
-/** The step input field naming the agent a run was handed off to (none while its own). */
-const activeAgentOf = (context: RunMachineContext): { agent?: string } =>
-  context.activeAgent === undefined ? {} : { agent: context.activeAgent };
-
-/** Ids of the sub-agent runs in flight under a run actor. */
-const subRunIds = (self: { getSnapshot(): { children: object } }): string[] =>
-  Object.keys(self.getSnapshot().children).filter(isSubRunActor);
 
 /** Bumped whenever a state or actor is renamed; stored beside every snapshot. */
 export const RUN_MACHINE_VERSION = '1';
@@ -51,17 +53,11 @@ export const RUN_MACHINE_VERSION = '1';
 /** Codes of a model step's failure that interrupt the run (reason `error`) instead of ending it. */
 const RESUMABLE_MODEL_CODES: ReadonlySet<string> = new Set(['MODEL_ERROR', 'MODEL_BEHAVIOR']);
 
-const notProvided = (name: string) =>
-  fromPromise<never, unknown>(() => Promise.reject(new Error(`actor "${name}" was not provided`)));
-
-const pendingApproval = (c: CallState): boolean => c.needsApproval && c.decision === undefined;
-/** The earliest deadline of the calls still waiting for an approval decision, if any. */
-export const nextDeadline = (calls: readonly CallState[]): number | undefined => {
-  const deadlines = calls
-    .filter(pendingApproval)
-    .flatMap((c) => (c.deadline === undefined ? [] : [c.deadline]));
-  return deadlines.length ? Math.min(...deadlines) : undefined;
-};
+/** A named actor the runtime provides; until then, a promise actor that fails saying so. */
+const notProvided = <TOutput, TInput>(name: string) =>
+  fromPromise<never, unknown>(() =>
+    Promise.reject(new Error(`actor "${name}" was not provided`)),
+  ) as unknown as ReturnType<typeof fromPromise<TOutput, TInput>>;
 
 /**
  * One run's execution: call the model, check approvals, run tool calls in parallel, repeat
@@ -77,22 +73,12 @@ export const runMachine = setup({
     output: {} as RunMachineOutput,
   },
   actors: {
-    modelStep: notProvided('modelStep') as unknown as ReturnType<
-      typeof fromPromise<ModelStepOutput, ModelStepInput>
-    >,
-    approvalCheck: notProvided('approvalCheck') as unknown as ReturnType<
-      typeof fromPromise<ApprovalCheckOutput, ApprovalCheckInput>
-    >,
-    toolCall: notProvided('toolCall') as unknown as ReturnType<
-      typeof fromPromise<ToolCallOutput, ToolCallInput>
-    >,
-    durableTimer: notProvided('durableTimer') as unknown as ReturnType<
-      typeof fromPromise<DurableTimerOutput, DurableTimerInput>
-    >,
+    modelStep: notProvided<ModelStepOutput, ModelStepInput>('modelStep'),
+    approvalCheck: notProvided<ApprovalCheckOutput, ApprovalCheckInput>('approvalCheck'),
+    toolCall: notProvided<ToolCallOutput, ToolCallInput>('toolCall'),
+    durableTimer: notProvided<DurableTimerOutput, DurableTimerInput>('durableTimer'),
     // The run machine itself, for sub-agent calls (the runtime provides it with its actors).
-    subRun: notProvided('subRun') as unknown as ReturnType<
-      typeof fromPromise<RunMachineOutput, RunMachineInput>
-    >,
+    subRun: notProvided<RunMachineOutput, RunMachineInput>('subRun'),
   },
   guards: {
     maxTurnsReached: ({ context }) => context.turn >= context.maxTurns,
@@ -135,17 +121,7 @@ export const runMachine = setup({
           });
           continue;
         }
-        const rejection =
-          call.decision === 'rejected'
-            ? {
-                reason: call.reason ?? 'user',
-                message:
-                  call.message ??
-                  (call.reason === 'timeout'
-                    ? `The call to "${call.name}" was not approved before its deadline and did not run.`
-                    : `The call to "${call.name}" was rejected and did not run.`),
-              }
-            : undefined;
+        const rejection = rejectionOf(call);
         enqueue.spawnChild('toolCall', {
           id: toolActorId(call),
           input: {
@@ -238,30 +214,7 @@ export const runMachine = setup({
         }),
         onDone: {
           target: 'afterModel',
-          actions: assign(({ context, event }) => {
-            const out = event.output;
-            const first = context.step + 1;
-            return {
-              turn: context.turn + 1,
-              step: first + out.toolCalls.length,
-              usage: addUsage(context.usage, out.usage),
-              output: out.text,
-              structured: out.structured,
-              error: out.outputError,
-              resultsAt: out.historyEnd,
-              calls: out.toolCalls.map((c, i) => ({
-                callId: c.callId,
-                name: c.name,
-                arguments: c.arguments,
-                step: first + i,
-                check: c.check,
-                needsApproval: false,
-                done: false,
-                ...(c.subRun ? { subRun: c.subRun } : {}),
-                ...(c.handoff ? { handoff: c.handoff } : {}),
-              })),
-            };
-          }),
+          actions: assign(({ context, event }) => afterModelStep(context, event.output)),
         },
         // A failed model call (after the model's own retries) interrupts the run: nothing was
         // journaled for it, so CONTINUE calls the model again at the same step. Other failures
@@ -314,30 +267,10 @@ export const runMachine = setup({
             }),
             onDone: {
               target: 'gate',
-              actions: assign(({ context, event }) => {
-                const standing = { ...context.standingDecisions, ...context.newDecisions };
-                return {
-                  step: context.step + 1,
-                  calls: context.calls.map((c) => {
-                    // By step: call ids may repeat (decisions journaled by 0.1 have no step).
-                    const d = event.output.decisions.find((x) =>
-                      x.step === undefined ? x.callId === c.callId : x.step === c.step,
-                    );
-                    if (!d?.needsApproval) return c;
-                    const always = standing[c.name];
-                    if (always) {
-                      return {
-                        ...c,
-                        needsApproval: true,
-                        decision:
-                          always === 'approve' ? ('approved' as const) : ('rejected' as const),
-                        reason: 'always' as const,
-                      };
-                    }
-                    return { ...c, needsApproval: true, deadline: d.deadline };
-                  }),
-                };
-              }),
+              actions: assign(({ context, event }) => ({
+                step: context.step + 1,
+                calls: withCheckedApprovals(context, event.output),
+              })),
             },
             onError: {
               target: '#run.failed',
@@ -366,12 +299,7 @@ export const runMachine = setup({
           target: 'awaitingApproval',
           reenter: true,
           actions: assign({
-            calls: ({ context, event }) =>
-              context.calls.map((c) =>
-                pendingApproval(c) && c.deadline !== undefined && c.deadline <= event.output.firedAt
-                  ? { ...c, decision: 'rejected' as const, reason: 'timeout' as const }
-                  : c,
-              ),
+            calls: ({ context, event }) => rejectOverdue(context.calls, event.output.firedAt),
           }),
         },
       },
@@ -413,17 +341,7 @@ export const runMachine = setup({
           {
             actions: [
               stopChild(({ event }) => event.actorId),
-              assign(({ context, event }) => {
-                // By the child's id (the call's step), not the call id: call ids may repeat.
-                const call = context.calls.find((c) => toolActorId(c) === event.actorId);
-                return {
-                  calls: context.calls.map((c) => (c === call ? { ...c, done: true } : c)),
-                  // A handoff's call is done: its agent takes over the rest of the run.
-                  ...(call?.handoff && call.decision !== 'rejected'
-                    ? { activeAgent: call.handoff }
-                    : {}),
-                };
-              }),
+              assign(({ context, event }) => afterToolCall(context, event.actorId)),
             ],
           },
         ],
@@ -458,53 +376,24 @@ export const runMachine = setup({
     failed: { type: 'final', entry: assign({ outcome: 'failed' }) },
     cancelled: { type: 'final', entry: assign({ outcome: 'cancelled' }) },
   },
-  output: ({ context }) => {
-    return {
-      status: context.outcome ?? 'failed',
-      runId: context.runId,
-      agentName: context.agentName,
-      maxTurns: context.maxTurns,
-      turn: context.turn,
-      usage: context.usage,
-      output: context.output,
-      structured: context.structured,
-      error: context.error,
-      newDecisions: context.newDecisions,
-      historyStart: context.historyStart,
-      inputCount: context.inputCount,
-      startedAt: context.startedAt,
-      ...(context.agentPath ? { agentPath: context.agentPath } : {}),
-      ...(context.subRuns ? { subRuns: context.subRuns } : {}),
-      ...(context.activeAgent === undefined ? {} : { activeAgent: context.activeAgent }),
-    };
-  },
+  output: ({ context }) => ({
+    status: context.outcome ?? 'failed',
+    runId: context.runId,
+    agentName: context.agentName,
+    maxTurns: context.maxTurns,
+    turn: context.turn,
+    usage: context.usage,
+    output: context.output,
+    structured: context.structured,
+    error: context.error,
+    newDecisions: context.newDecisions,
+    historyStart: context.historyStart,
+    inputCount: context.inputCount,
+    startedAt: context.startedAt,
+    ...(context.agentPath ? { agentPath: context.agentPath } : {}),
+    ...(context.subRuns ? { subRuns: context.subRuns } : {}),
+    ...(context.activeAgent === undefined ? {} : { activeAgent: context.activeAgent }),
+  }),
 });
-
-function decide(
-  context: RunMachineContext,
-  callId: string,
-  decision: 'approved' | 'rejected',
-  always: boolean | undefined,
-  message?: string,
-): Partial<RunMachineContext> {
-  const call = context.calls.find((c) => c.callId === callId);
-  const newDecisions =
-    always && call
-      ? {
-          ...context.newDecisions,
-          [call.name]: decision === 'approved' ? ('approve' as const) : ('reject' as const),
-        }
-      : context.newDecisions;
-  return {
-    newDecisions,
-    calls: context.calls.map((c) => {
-      if (c.callId === callId) return { ...c, decision, reason: 'user' as const, message };
-      if (always && call && c.name === call.name && pendingApproval(c)) {
-        return { ...c, decision, reason: 'always' as const, message };
-      }
-      return c;
-    }),
-  };
-}
 
 export type RunMachine = typeof runMachine;

@@ -21,6 +21,16 @@ export const subRunActorId = (call: Pick<CallState, 'step'>): string => `agent-$
 /** Whether a child actor id is a sub-agent run's. */
 export const isSubRunActor = (actorId: string): boolean => actorId.startsWith('agent-');
 
+/** A decision event for this run (no `runId`, or this run's), not one of its sub-agents'. */
+export const forThisRun = (
+  context: RunMachineContext,
+  event: { runId?: string | undefined },
+): boolean => event.runId === undefined || event.runId === context.runId;
+
+/** Ids of the sub-agent runs in flight under a run actor. */
+export const subRunIds = (self: { getSnapshot(): { children: object } }): string[] =>
+  Object.keys(self.getSnapshot().children).filter(isSubRunActor);
+
 /** Standing decisions of one sub-agent are kept under `<agent>/<tool>` in its parent's. */
 const decisionPrefix = (agent: string): string => `${agent}/`;
 

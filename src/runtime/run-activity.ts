@@ -1,4 +1,4 @@
-import { nextDeadline } from '../machines/run-machine.js';
+import { nextDeadline } from '../machines/call-approvals.js';
 import type { RunMachineContext } from '../machines/run-types.js';
 import { pausedRuns, runState, subRunsOf, type RunNode } from './run-tree.js';
 
