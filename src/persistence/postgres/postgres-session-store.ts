@@ -1,16 +1,13 @@
-import pg from 'pg';
-import { AgentStateError } from '../../errors/agentstate-error.js';
 import {
   InvalidSessionRecordError,
   SessionConflictError,
   SessionNotFoundError,
   SessionSaveFailedError,
-  StoreUnavailableError,
 } from '../../errors/session-errors.js';
 import { Item } from '../../items/item.js';
 import { checkHistoryEntries } from '../history-reader.js';
 import { warnIsolation } from '../isolation-warning.js';
-import { checkLeaseArgs, systemLeaseClock, type LeaseClock } from '../lease-table.js';
+import { systemLeaseClock } from '../lease-table.js';
 
 export type { PostgresSessionStoreOptions } from './postgres-store-options.js';
 import { SessionRecordCodec } from '../session-record-codec.js';
@@ -41,8 +38,8 @@ import type {
 } from '../session-store.js';
 import { checkAppend, checkCreateItems, checkIndex, listLimit } from '../store-args.js';
 import { checkedRecord, decodeJournalAt } from '../stored-reads.js';
-import { migrateSchema, quoteIdent } from './postgres-schema.js';
-import { PostgresStatements } from './postgres-statements.js';
+import { PostgresDatabase } from './postgres-database.js';
+import { PostgresLeases, checkedSessionId, keyOf } from './postgres-leases.js';
 import {
   checkPostgresOptions,
   type PostgresSessionStoreOptions,
@@ -55,19 +52,8 @@ import {
   type TotalsRow,
 } from './postgres-rows.js';
 
-const DEFAULT_EXPIRED_LIMIT = 100;
 /** Sessions whose last seen record text the store remembers for its one-statement save. */
 const KNOWN_CAPACITY = 1000;
-
-/** The session id, after checking the key can be encoded (`TypeError` otherwise). */
-function checkedSessionId(key: SessionKey): string {
-  keys.sessionPart(key);
-  return key.sessionId;
-}
-const keyOf = (record: SessionKey): { sessionId: string; userId: string | undefined } => ({
-  sessionId: record.sessionId,
-  userId: record.userId,
-});
 
 /**
  * A {@link SessionStore} on PostgreSQL, for many processes sharing sessions: the same contract
@@ -89,28 +75,18 @@ const keyOf = (record: SessionKey): { sessionId: string; userId: string | undefi
  */
 export class PostgresSessionStore implements SessionStore, SessionLeases {
   readonly schema: string;
-  private readonly pool: pg.Pool;
-  private readonly ownsPool: boolean;
+  private readonly db: PostgresDatabase;
+  private readonly leases: PostgresLeases;
   private readonly codec: SessionRecordCodec;
-  private readonly clock: LeaseClock;
-  private readonly sql: PostgresStatements;
-  private migrated: Promise<void> | undefined;
-  private batches = 0;
-  private bytesWritten = 0;
   /** md5 of the record text this store last read or wrote per session (bounded). */
   private readonly known = new Map<string, { version: number; md5: string }>();
 
   constructor(options: PostgresSessionStoreOptions) {
     checkPostgresOptions(options);
-    this.ownsPool = options.pool === undefined;
-    this.pool =
-      options.pool ??
-      new pg.Pool({ connectionString: options.connectionString, max: options.poolSize ?? 10 });
-    if (this.ownsPool) this.pool.on('error', () => undefined); // idle client lost: reconnects
-    this.schema = options.schema ?? 'public';
+    this.db = new PostgresDatabase(options);
+    this.schema = this.db.schema;
     this.codec = new SessionRecordCodec({ migrations: options.migrations });
-    this.clock = options.clock ?? systemLeaseClock;
-    this.sql = new PostgresStatements((name) => `${quoteIdent(this.schema)}.${quoteIdent(name)}`);
+    this.leases = new PostgresLeases(this.db, options.clock ?? systemLeaseClock);
   }
 
   /** Creates a store and migrates its schema (surfacing connection and version errors). */
@@ -127,13 +103,7 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
 
   /** Creates or migrates the tables once; a newer schema is `UnsupportedSchemaVersionError`. */
   ready(): Promise<void> {
-    this.migrated ??= migrateSchema(this.pool, this.schema).catch((error: unknown) => {
-      this.migrated = undefined;
-      throw error instanceof AgentStateError
-        ? error
-        : new StoreUnavailableError('create or migrate its schema', error);
-    });
-    return this.migrated;
+    return this.db.ready();
   }
 
   async create(input: Omit<SessionRecord, 'version'>, items: Item[] = []): Promise<SessionRecord> {
@@ -150,32 +120,32 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
       record.historyLength,
       this.historyValues(key, 0, items),
     ];
-    const { rows } = await this.query<{ created: number }>(
+    const { rows } = await this.db.query<{ created: number }>(
       'create a session',
       key,
-      () => this.sql.create(),
+      () => this.db.sql.create(),
       values,
     );
     if (rows[0]?.created !== 1) throw new SessionConflictError(record.sessionId, 0, undefined);
-    this.count(values);
+    this.db.count(values);
     this.remember(key, record.version, encoded);
     return record;
   }
 
   async load(key: SessionKey): Promise<SessionRecord> {
-    const { rows } = await this.query<{ record: string; listing: string }>(
+    const { rows } = await this.db.query<{ record: string; listing: string }>(
       'load a session',
       key,
-      () => this.sql.load(),
+      () => this.db.sql.load(),
       [keys.ownerPart(key.userId), checkedSessionId(key)],
     );
     return this.checked(key, rows[0]);
   }
 
   async loadForUpdate(key: SessionKey): Promise<LoadedSession> {
-    const { rows } = await this.query<
+    const { rows } = await this.db.query<
       { record: string | null; listing: string | null } & TotalsRow
-    >('load a session', key, () => this.sql.loadForUpdate(), [
+    >('load a session', key, () => this.db.sql.loadForUpdate(), [
       keys.ownerPart(key.userId),
       checkedSessionId(key),
     ]);
@@ -225,9 +195,9 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
     for (let attempt = 0; attempt < 3; attempt += 1) {
       const expected = knownMd5?.version === next.version ? knownMd5.md5 : null;
       if (expected !== null) {
-        const rows = await this.write(key, [...base, expected, ...totals], delta !== undefined);
+        const rows = await this.db.write(key, [...base, expected, ...totals], delta !== undefined);
         if (rows === 1) {
-          this.count(base);
+          this.db.count(base);
           this.remember(key, saved.version, encoded);
           return saved;
         }
@@ -247,10 +217,10 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
     if (to !== undefined) checkIndex(to, 'to');
     const end = to ?? (await this.load(key)).historyLength;
     if (end <= from) return [];
-    const { rows } = await this.query<{ seq: number; item: string }>(
+    const { rows } = await this.db.query<{ seq: number; item: string }>(
       'read history',
       key,
-      () => this.sql.history(),
+      () => this.db.sql.history(),
       [keys.ownerPart(key.userId), key.sessionId, from, end],
     );
     return checkHistoryEntries(
@@ -267,10 +237,10 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
     step: number,
   ): Promise<JournalEntry | undefined> {
     keys.journalKey(key, runId, step);
-    const { rows } = await this.query<{ entry: string }>(
+    const { rows } = await this.db.query<{ entry: string }>(
       'read the journal',
       key,
-      () => this.sql.journalEntry(),
+      () => this.db.sql.journalEntry(),
       [keys.ownerPart(key.userId), key.sessionId, runId, step],
     );
     const raw = rows[0]?.entry;
@@ -279,10 +249,10 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
 
   async readRunJournal(key: SessionKey, runId: string): Promise<JournalEntry[]> {
     keys.journalKey(key, runId, 0);
-    const { rows } = await this.query<{ step: number; entry: string }>(
+    const { rows } = await this.db.query<{ step: number; entry: string }>(
       'read the journal',
       key,
-      () => this.sql.runJournal(),
+      () => this.db.sql.runJournal(),
       [keys.ownerPart(key.userId), key.sessionId, runId],
     );
     return rows.map((row) => decodeJournalAt(key, row.entry, runId, row.step));
@@ -291,11 +261,11 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
   async list(query: ListSessionsQuery = {}): Promise<SessionPage> {
     const limit = listLimit(query);
     const { userId, status, cursor } = query;
-    const { rows: listed } = await this.query<{
+    const { rows: listed } = await this.db.query<{
       session_id: string;
       status: string;
       listing: string;
-    }>('list sessions', {}, () => this.sql.list(), [
+    }>('list sessions', {}, () => this.db.sql.list(), [
       keys.ownerPart(userId),
       cursor ?? null,
       status ?? null,
@@ -319,96 +289,53 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
   }
 
   async userUsage(userId: string | undefined): Promise<UsageTotals> {
-    const { rows } = await this.query<TotalsRow>('read usage totals', {}, () => this.sql.totals(), [
-      keys.ownerPart(userId),
-    ]);
+    const { rows } = await this.db.query<TotalsRow>(
+      'read usage totals',
+      {},
+      () => this.db.sql.totals(),
+      [keys.ownerPart(userId)],
+    );
     return totalsFromRow(userId, rows[0], rows[0]?.has_sessions === true);
   }
 
   async purge(key: SessionKey): Promise<void> {
-    const { rows } = await this.query<{ purged: number }>(
+    const { rows } = await this.db.query<{ purged: number }>(
       'purge a session',
       key,
-      () => this.sql.purge(),
+      () => this.db.sql.purge(),
       [keys.ownerPart(key.userId), checkedSessionId(key)],
     );
     this.known.delete(keys.sessionPart(key));
     if (rows[0]?.purged !== 1) throw new SessionNotFoundError(key.sessionId);
   }
 
-  async acquireLease(
-    key: SessionKey,
-    owner: string,
-    ttlMs: number,
-  ): Promise<SessionLease | undefined> {
-    checkLeaseArgs(owner, ttlMs);
-    const now = this.clock.now();
-    const { rows } = await this.query<{ token: string; expires_at: string }>(
-      'acquire a lease',
-      key,
-      () => this.sql.acquireLease(),
-      [keys.ownerPart(key.userId), checkedSessionId(key), owner, now, now + ttlMs],
-    );
-    const row = rows[0];
-    return (
-      row && { ...keyOf(key), owner, token: Number(row.token), expiresAt: Number(row.expires_at) }
-    );
+  acquireLease(key: SessionKey, owner: string, ttlMs: number): Promise<SessionLease | undefined> {
+    return this.leases.acquireLease(key, owner, ttlMs);
   }
 
-  async renewLease(lease: SessionLease, ttlMs: number): Promise<SessionLease | undefined> {
-    checkLeaseArgs(lease.owner, ttlMs);
-    const expiresAt = this.clock.now() + ttlMs;
-    const { rows } = await this.query<{ token: string }>(
-      'renew a lease',
-      lease,
-      () => this.sql.renewLease(),
-      [keys.ownerPart(lease.userId), lease.sessionId, lease.owner, lease.token, expiresAt],
-    );
-    return rows.length === 1 ? { ...lease, expiresAt } : undefined;
+  renewLease(lease: SessionLease, ttlMs: number): Promise<SessionLease | undefined> {
+    return this.leases.renewLease(lease, ttlMs);
   }
 
-  async releaseLease(lease: SessionLease): Promise<void> {
-    await this.query('release a lease', lease, () => this.sql.releaseLease(), [
-      keys.ownerPart(lease.userId),
-      lease.sessionId,
-      lease.owner,
-      lease.token,
-    ]);
+  releaseLease(lease: SessionLease): Promise<void> {
+    return this.leases.releaseLease(lease);
   }
 
-  async expiredLeases(query: ExpiredLeaseQuery): Promise<SessionKey[]> {
-    const limit = query.limit ?? DEFAULT_EXPIRED_LIMIT;
-    const { rows } = await this.query<{ session_id: string }>(
-      'list expired leases',
-      {},
-      () => this.sql.expiredLeases(),
-      [keys.ownerPart(query.userId), query.expiredBefore, limit],
-    );
-    return rows.map((row) => ({ sessionId: row.session_id, userId: query.userId }));
+  expiredLeases(query: ExpiredLeaseQuery): Promise<SessionKey[]> {
+    return this.leases.expiredLeases(query);
   }
 
   /** Statements and bytes of values written by this store since it was created. */
   stats(): StoreStats {
-    return { batches: this.batches, bytesWritten: this.bytesWritten };
+    return this.db.stats();
   }
 
   /** Ends the pool if the store created it; a caller-owned pool is left open. */
   async close(): Promise<void> {
-    if (this.ownsPool) await this.pool.end();
+    await this.db.close();
   }
 
   // ---- internals ------------------------------------------------------------------------
-
-  /** Runs the one save statement; returns the rows it updated (0 or 1). */
-  private async write(key: SessionKey, values: unknown[], withTotals: boolean): Promise<number> {
-    await this.readyFor(key, true);
-    try {
-      const result = await this.pool.query(this.sql.save(withTotals), values);
-      return result.rowCount ?? 0;
-    } catch (error) {
-      throw new SessionSaveFailedError(key.sessionId, error);
-    }
-  }
 
   /** After a save updated nothing: reads the row and throws what stopped it (see whySaveRefused). */
   private async inspect(
@@ -418,10 +345,12 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
     appended: number,
     lease: SessionLease | undefined,
   ): Promise<string> {
-    const { rows } = await this.query<SaveCheckRow>('check a save', key, () => this.sql.inspect(), [
-      keys.ownerPart(key.userId),
-      key.sessionId,
-    ]);
+    const { rows } = await this.db.query<SaveCheckRow>(
+      'check a save',
+      key,
+      () => this.db.sql.inspect(),
+      [keys.ownerPart(key.userId), key.sessionId],
+    );
     return whySaveRefused(this.codec, key, rows[0], { next, start, appended, lease });
   }
 
@@ -435,10 +364,10 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
   }
 
   private async hasNamedOwners(): Promise<boolean> {
-    const { rows } = await this.query<{ named: boolean }>(
+    const { rows } = await this.db.query<{ named: boolean }>(
       'list sessions',
       {},
-      () => this.sql.namedOwners(),
+      () => this.db.sql.namedOwners(),
       [],
     );
     return rows[0]?.named === true;
@@ -461,39 +390,6 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
     if (this.known.size > KNOWN_CAPACITY) {
       const oldest = this.known.keys().next().value;
       if (oldest !== undefined) this.known.delete(oldest);
-    }
-  }
-
-  private count(values: readonly unknown[]): void {
-    this.batches += 1;
-    for (const value of values.flat()) {
-      if (typeof value === 'string') this.bytesWritten += Buffer.byteLength(value, 'utf8');
-    }
-  }
-
-  private async readyFor(key: Partial<SessionKey>, saving = false): Promise<void> {
-    try {
-      await this.ready();
-    } catch (error) {
-      if (saving && !(error instanceof AgentStateError)) {
-        throw new SessionSaveFailedError(key.sessionId ?? '', error);
-      }
-      throw error;
-    }
-  }
-
-  /** Runs one statement; a database failure is `StoreUnavailableError`. */
-  private async query<R extends pg.QueryResultRow>(
-    operation: string,
-    key: Partial<SessionKey>,
-    text: () => string,
-    values: unknown[],
-  ): Promise<pg.QueryResult<R>> {
-    await this.readyFor(key);
-    try {
-      return await this.pool.query<R>(text(), values);
-    } catch (error) {
-      throw new StoreUnavailableError(operation, error, { sessionId: key.sessionId });
     }
   }
 }

@@ -1,0 +1,98 @@
+import pg from 'pg';
+import { AgentStateError } from '../../errors/agentstate-error.js';
+import { SessionSaveFailedError, StoreUnavailableError } from '../../errors/session-errors.js';
+import type { SessionKey, StoreStats } from '../session-store.js';
+import { migrateSchema, quoteIdent } from './postgres-schema.js';
+import { PostgresStatements } from './postgres-statements.js';
+import type { PostgresSessionStoreOptions } from './postgres-store-options.js';
+
+/**
+ * The PostgreSQL side of the store: its pool (the caller's or its own), its schema, created and
+ * migrated once, and the statements run on it. A database failure is `StoreUnavailableError`
+ * (`SessionSaveFailedError` for the save statement); counts what it writes.
+ */
+export class PostgresDatabase {
+  readonly schema: string;
+  readonly sql: PostgresStatements;
+  private readonly pool: pg.Pool;
+  private readonly ownsPool: boolean;
+  private migrated: Promise<void> | undefined;
+  private batches = 0;
+  private bytesWritten = 0;
+
+  constructor(options: PostgresSessionStoreOptions) {
+    this.ownsPool = options.pool === undefined;
+    this.pool =
+      options.pool ??
+      new pg.Pool({ connectionString: options.connectionString, max: options.poolSize ?? 10 });
+    if (this.ownsPool) this.pool.on('error', () => undefined); // idle client lost: reconnects
+    this.schema = options.schema ?? 'public';
+    this.sql = new PostgresStatements((name) => `${quoteIdent(this.schema)}.${quoteIdent(name)}`);
+  }
+
+  /** Creates or migrates the tables once; a newer schema is `UnsupportedSchemaVersionError`. */
+  ready(): Promise<void> {
+    this.migrated ??= migrateSchema(this.pool, this.schema).catch((error: unknown) => {
+      this.migrated = undefined;
+      throw error instanceof AgentStateError
+        ? error
+        : new StoreUnavailableError('create or migrate its schema', error);
+    });
+    return this.migrated;
+  }
+
+  /** Runs one statement; a database failure is `StoreUnavailableError`. */
+  async query<R extends pg.QueryResultRow>(
+    operation: string,
+    key: Partial<SessionKey>,
+    text: () => string,
+    values: unknown[],
+  ): Promise<pg.QueryResult<R>> {
+    await this.readyFor(key);
+    try {
+      return await this.pool.query<R>(text(), values);
+    } catch (error) {
+      throw new StoreUnavailableError(operation, error, { sessionId: key.sessionId });
+    }
+  }
+
+  /** Runs the one save statement; returns the rows it updated (0 or 1). */
+  async write(key: SessionKey, values: unknown[], withTotals: boolean): Promise<number> {
+    await this.readyFor(key, true);
+    try {
+      const result = await this.pool.query(this.sql.save(withTotals), values);
+      return result.rowCount ?? 0;
+    } catch (error) {
+      throw new SessionSaveFailedError(key.sessionId, error);
+    }
+  }
+
+  /** Counts one statement's written values (see `stats`). */
+  count(values: readonly unknown[]): void {
+    this.batches += 1;
+    for (const value of values.flat()) {
+      if (typeof value === 'string') this.bytesWritten += Buffer.byteLength(value, 'utf8');
+    }
+  }
+
+  /** Statements and bytes of values written since the database was opened. */
+  stats(): StoreStats {
+    return { batches: this.batches, bytesWritten: this.bytesWritten };
+  }
+
+  /** Ends the pool if this created it; a caller-owned pool is left open. */
+  async close(): Promise<void> {
+    if (this.ownsPool) await this.pool.end();
+  }
+
+  private async readyFor(key: Partial<SessionKey>, saving = false): Promise<void> {
+    try {
+      await this.ready();
+    } catch (error) {
+      if (saving && !(error instanceof AgentStateError)) {
+        throw new SessionSaveFailedError(key.sessionId ?? '', error);
+      }
+      throw error;
+    }
+  }
+}
