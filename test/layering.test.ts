@@ -74,7 +74,7 @@ describe('layering', () => {
 
   it('imports `pg` only under src/persistence/postgres, which nothing else imports but its entry', () => {
     const users = files.filter((f) => specifiers(f).some((s) => isPackage(s, 'pg'))).map(rel);
-    expect(users).toContain('src/persistence/postgres/postgres-session-store.ts');
+    expect(users).toContain('src/persistence/postgres/postgres-database.ts');
     expect(users.filter((f) => !f.startsWith('src/persistence/postgres/'))).toEqual([]);
     const importers = files
       .filter((f) => !rel(f).startsWith('src/persistence/postgres/'))
