@@ -12,15 +12,14 @@
  * Offline: the model is scripted. The agent's sessions live in LevelDB under AGENTSTATE_DIR;
  * the order actor's snapshot is kept beside it as JSON, as an app would keep it in its own DB.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { assign, createActor, sendTo, setup, waitFor, type AnyActorRef } from 'xstate';
 import { z } from 'zod';
 import { Agent, LevelSessionStore, tool, type ModelRequest } from '../src/index.js';
 import { ScriptedModel } from '../src/testing.js';
-import { runPhase, say } from './processes.js';
+import { runTwoPhases, say } from './processes.js';
 
 const refund = tool({
   name: 'refund',
@@ -140,28 +139,13 @@ async function approve(dir: string): Promise<void> {
   }
 }
 
-async function main(): Promise<void> {
-  const phase = process.argv[2] ?? 'all';
-  const given = process.env.AGENTSTATE_DIR;
-  const dir =
-    given ??
-    (phase === 'all' ? await mkdtemp(join(tmpdir(), 'agentstate-embedded-')) : './.agentstate');
-  const self = fileURLToPath(import.meta.url);
-  try {
-    if (phase === 'all') {
-      say(`Running the two phases in two processes; data in ${dir}.`);
-      await runPhase(self, dir, 'request');
-      say('The first process has exited. Starting a new one to approve the refund.');
-      await runPhase(self, dir, 'approve');
-    } else if (phase === 'request') await request(dir);
-    else if (phase === 'approve') await approve(dir);
-    else throw new Error(`unknown phase "${phase}"`);
-  } finally {
-    if (!given && phase === 'all') await rm(dir, { recursive: true, force: true });
-  }
-}
-
-main().catch((error: unknown) => {
+runTwoPhases({
+  file: fileURLToPath(import.meta.url),
+  tempPrefix: 'agentstate-embedded-',
+  first: ['request', request],
+  second: ['approve', approve],
+  between: 'The first process has exited. Starting a new one to approve the refund.',
+}).catch((error: unknown) => {
   console.error(error);
   process.exitCode = 1;
 });

@@ -11,8 +11,7 @@
  * Offline: the models are scripted. Sessions live in LevelDB under AGENTSTATE_DIR (a temp
  * folder when unset and both phases run); the pending RunState is kept beside it as JSON.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
@@ -25,7 +24,7 @@ import {
   type ModelRequest,
 } from '../src/index.js';
 import { ScriptedModel } from '../src/testing.js';
-import { runPhase, say } from './processes.js';
+import { runTwoPhases, say } from './processes.js';
 
 /** The last tool result of a request, if the request ends with one. */
 function lastResult(request: ModelRequest): string | undefined {
@@ -151,28 +150,13 @@ async function approve(dir: string): Promise<void> {
   }
 }
 
-async function main(): Promise<void> {
-  const phase = process.argv[2] ?? 'all';
-  const given = process.env.AGENTSTATE_DIR;
-  const dir =
-    given ??
-    (phase === 'all' ? await mkdtemp(join(tmpdir(), 'agentstate-sub-agents-')) : './.agentstate');
-  const self = fileURLToPath(import.meta.url);
-  try {
-    if (phase === 'all') {
-      say(`Running the two phases in two processes; data in ${dir}.`);
-      await runPhase(self, dir, 'request');
-      say('The first process has exited. Starting a new one to approve the refund.');
-      await runPhase(self, dir, 'approve');
-    } else if (phase === 'request') await request(dir);
-    else if (phase === 'approve') await approve(dir);
-    else throw new Error(`unknown phase "${phase}"`);
-  } finally {
-    if (!given && phase === 'all') await rm(dir, { recursive: true, force: true });
-  }
-}
-
-main().catch((error: unknown) => {
+runTwoPhases({
+  file: fileURLToPath(import.meta.url),
+  tempPrefix: 'agentstate-sub-agents-',
+  first: ['request', request],
+  second: ['approve', approve],
+  between: 'The first process has exited. Starting a new one to approve the refund.',
+}).catch((error: unknown) => {
   console.error(error);
   process.exitCode = 1;
 });
