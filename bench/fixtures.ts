@@ -6,6 +6,7 @@ import { Agent, LevelSessionStore, tool } from '../src/index.js';
 import type { KvOp } from '../src/persistence/kv-backend.js';
 import { ScriptedModel, type ScriptedResponse } from '../src/testing.js';
 import type { ModelRequest } from '../src/models/model.js';
+import { now } from './stats.js';
 
 /** The tool every benchmark message calls once. */
 export const add = tool({
@@ -84,4 +85,30 @@ export async function storedBytes(store: LevelSessionStore): Promise<number> {
     bytes += Buffer.byteLength(key, 'utf8') + Buffer.byteLength(value, 'utf8');
   }
   return bytes;
+}
+
+/** Time and bytes written per message of a sequence of messages to one store. */
+export interface MessageSeries {
+  totalMs: number;
+  times: number[];
+  bytes: number[];
+}
+
+/** Sends `messages` messages one after the other with `send`, timing each and its bytes. */
+export async function timeMessages(
+  store: LevelSessionStore,
+  messages: number,
+  send: (i: number) => Promise<void>,
+): Promise<MessageSeries> {
+  const times: number[] = [];
+  const bytes: number[] = [];
+  const start = now();
+  for (let i = 0; i < messages; i++) {
+    const before = store.stats().bytesWritten;
+    const t0 = now();
+    await send(i);
+    times.push(now() - t0);
+    bytes.push(store.stats().bytesWritten - before);
+  }
+  return { totalMs: now() - start, times, bytes };
 }

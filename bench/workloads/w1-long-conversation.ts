@@ -4,11 +4,12 @@ import {
   openRecordedStore,
   storedBytes,
   tempDir,
+  timeMessages,
   userMessage,
   W1_SESSION,
 } from '../fixtures.js';
 import { measureFloor, type Floor } from '../floors.js';
-import { headTail, mean, now, RssSampler } from '../stats.js';
+import { headTail, mean, RssSampler } from '../stats.js';
 
 /** One run of W1: one session receives `messages` user messages in sequence. */
 export interface W1Run {
@@ -42,21 +43,13 @@ export async function runW1(options: W1Options): Promise<W1Run> {
   const path = options.keepAt ?? join(dir.path, 'db');
   const { store, batches } = await openRecordedStore(path);
   const agent = benchAgent();
-  const times: number[] = [];
-  const bytes: number[] = [];
   let result: Omit<W1Run, 'floor' | 'floorRatio'>;
   try {
     const rss = new RssSampler();
-    const start = now();
-    for (let i = 0; i < options.messages; i++) {
-      const before = store.stats().bytesWritten;
-      const t0 = now();
+    const { totalMs, times, bytes } = await timeMessages(store, options.messages, async (i) => {
       const run = await agent.run(userMessage(i), { ...W1_SESSION, store });
-      times.push(now() - t0);
-      bytes.push(store.stats().bytesWritten - before);
       if (run.turns !== 2) throw new Error(`message ${i} took ${run.turns} turn(s), expected 2`);
-    }
-    const totalMs = now() - start;
+    });
     const peakRssBytes = rss.stop();
     const t = headTail(times);
     const b = headTail(bytes);

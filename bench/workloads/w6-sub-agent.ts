@@ -1,8 +1,15 @@
 import { join } from 'node:path';
 import { Agent } from '../../src/index.js';
 import { ScriptedModel } from '../../src/testing.js';
-import { benchAgent, openRecordedStore, tempDir, userMessage, W1_SESSION } from '../fixtures.js';
-import { headTail, mean, now } from '../stats.js';
+import {
+  benchAgent,
+  openRecordedStore,
+  tempDir,
+  timeMessages,
+  userMessage,
+  W1_SESSION,
+} from '../fixtures.js';
+import { headTail, mean } from '../stats.js';
 
 /** One run of W6: W1's conversation, each message answered through one sub-agent call. */
 export interface W6Run {
@@ -44,21 +51,13 @@ export async function runW6(options: { messages: number }): Promise<W6Run> {
   const dir = await tempDir('agentstate-w6-');
   const { store } = await openRecordedStore(join(dir.path, 'db'));
   const agent = parentAgent();
-  const times: number[] = [];
-  const bytes: number[] = [];
   try {
-    const start = now();
-    for (let i = 0; i < options.messages; i++) {
-      const before = store.stats().bytesWritten;
-      const t0 = now();
+    const { totalMs, times, bytes } = await timeMessages(store, options.messages, async (i) => {
       const run = await agent.run(userMessage(i), { ...W1_SESSION, store });
-      times.push(now() - t0);
-      bytes.push(store.stats().bytesWritten - before);
       if (run.subRuns.length !== 1 || run.subRuns[0]!.turns !== 2) {
         throw new Error(`message ${i} did not run one two-turn sub-agent`);
       }
-    }
-    const totalMs = now() - start;
+    });
     const t = headTail(times);
     const b = headTail(bytes);
     return {
