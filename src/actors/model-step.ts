@@ -7,12 +7,15 @@ import {
   UnpricedModelError,
 } from '../errors/run-errors.js';
 import type { Item } from '../items/item.js';
-import type { ModelRequest, ModelResponse } from '../models/model.js';
+import { providerOf, type ModelRequest, type ModelResponse } from '../models/model.js';
 import { outputTokenLimit, type ModelSettings } from '../models/model-settings.js';
 import { costUsd, priceOf } from '../models/pricing.js';
 import type { ModelStepInput, ModelStepOutput, SubRunSpec } from '../machines/run-types.js';
 import { isSubRun } from '../machines/run-types.js';
 import { requestItems } from './request-items.js';
+import { callWithGuardrails } from './parallel-guardrails.js';
+import { recordTripwire } from './guardrail-tripwire.js';
+import { hasBlockingInputGuardrails } from '../guardrails/evaluate-guardrails.js';
 import { parseToolArguments } from '../tools/invoke-tool.js';
 import type { AnyTool } from '../tools/tool.js';
 import {
@@ -112,16 +115,27 @@ export function modelStep(source: StepDepsSource) {
     ) {
       throw UnpricedModelError.forModel(name, scope);
     }
-    let response: ModelResponse;
-    try {
-      response = await callModel(deps, agent, request, input, stepSignal);
-    } catch (error) {
-      if (error instanceof AgentStateError) throw error;
-      throw new ModelError(serializeError(error, 'MODEL_ERROR').message, {
-        runId: input.runId,
-        cause: error,
-      });
+    const costOf = (r: { model: string; usage: ModelResponse['usage'] }) =>
+      costUsd(r.model, r.usage, agent.prices, agent.model.price);
+    const chat = { provider: providerOf(agent.model), model: name, items: request.items, costOf };
+    const guarded = await callWithGuardrails(deps, agent, input, stepSignal, async (signal) => {
+      try {
+        const call = () => callModel(deps, agent, request, input, signal);
+        return await (deps.observer ? deps.observer.chat(input.runId, chat, call) : call());
+      } catch (error) {
+        if (error instanceof AgentStateError) throw error;
+        throw new ModelError(serializeError(error, 'MODEL_ERROR').message, {
+          runId: input.runId,
+          cause: error,
+        });
+      }
+    });
+    const tripped = guarded.guardrails?.find((g) => g.tripwire);
+    if (tripped || !guarded.response) {
+      // A parallel input guardrail tripped: the answer (if any) is discarded, its usage kept.
+      return recordTripwire(deps, input, guarded, costOf);
     }
+    const response = guarded.response;
     const agentName = agent.agentName;
     // A call without an id still needs its result matched to it: name it after its step.
     const toolCalls = response.toolCalls.map((c, i) =>
@@ -150,6 +164,10 @@ export function modelStep(source: StepDepsSource) {
         costUsd: costUsd(response.model, response.usage, agent.prices, agent.model.price),
       },
       ...(toolCalls.length === 0 ? parseStructured(agent, response.text) : {}),
+      ...(guarded.guardrails ? { guardrails: guarded.guardrails } : {}),
+      ...(toolCalls.length === 0 && agent.outputGuardrails?.length
+        ? { outputGuardrails: true }
+        : {}),
     };
     const entry = {
       runId: input.runId,
@@ -191,5 +209,8 @@ function subRunOf(
     ...(ref.userId === undefined ? {} : { userId: ref.userId }),
     ...(ref.sessionId === undefined ? {} : { sessionId: ref.sessionId }),
     ...(ref.failParent ? { failParent: true } : {}),
+    ...(hasBlockingInputGuardrails((ref.agent as { options?: unknown }).options)
+      ? { inputGuardrails: true }
+      : {}),
   };
 }

@@ -1,5 +1,6 @@
 import { approvalCheck } from './approval-check.js';
 import { durableTimer } from './durable-timer.js';
+import { guardrailCheck } from './guardrail-check.js';
 import { modelStep } from './model-step.js';
 import { stepDepsOf, type StepDepsSource } from './step-deps.js';
 import { toolCall } from './tool-call.js';
@@ -14,5 +15,6 @@ export function runActors(source: StepDepsSource) {
     toolCall: toolCall(source),
     approvalCheck: approvalCheck(source),
     durableTimer: durableTimer((system) => stepDepsOf(source, system).clock),
+    guardrailCheck: guardrailCheck(source),
   };
 }

@@ -149,7 +149,7 @@ export class SessionLog {
   }
 }
 
-/** The conversation items a journaled step adds (an approval check adds none). */
+/** The conversation items a journaled step adds (approval and guardrail checks add none). */
 function itemsOfStep(entry: JournalEntry): Item[] {
   switch (entry.kind) {
     case 'model': {
@@ -166,6 +166,7 @@ function itemsOfStep(entry: JournalEntry): Item[] {
       return result ? [result] : [];
     }
     case 'approval':
+    case 'guardrail':
       return [];
   }
 }

@@ -1,12 +1,14 @@
 import type { AnyActorRef } from 'xstate';
 import type { z } from 'zod';
 import type { RunContext } from '../context/run-context.js';
+import type { InputGuardrail, OutputGuardrail } from '../guardrails/guardrail.js';
 import type { Model, ToolSpec } from '../models/model.js';
 import type { ModelSettings } from '../models/model-settings.js';
 import type { PriceTable } from '../models/pricing.js';
 import type { Clock } from '../runtime/clock.js';
 import type { AnyTool } from '../tools/tool.js';
 import type { HistoryStrategy } from '../window/history-strategy.js';
+import type { SessionObserver } from '../telemetry/session-observer.js';
 import type { SessionLog } from './session-log.js';
 
 /** Progress the step actors report while they work (for `agent.stream`). */
@@ -46,6 +48,10 @@ export interface AgentDeps {
   approvalTimeoutMs?: number | undefined;
   /** A sub-agent's own model settings (a session's run carries its settings in its input). */
   modelSettings?: ModelSettings | undefined;
+  inputGuardrails?: readonly InputGuardrail[] | undefined;
+  outputGuardrails?: readonly OutputGuardrail[] | undefined;
+  /** The agent's `redact` option: applied to guardrail info before it is journaled. */
+  redact?: ((text: string) => string) | undefined;
 }
 
 /** Everything the step actors of one loaded session need; built by the runtime. */
@@ -75,6 +81,10 @@ export interface StepDeps extends AgentDeps {
   durable(): Promise<void>;
   /** Set while streaming: receives deltas and tool progress; the model is then streamed. */
   progress?: ((event: StepProgress) => void) | undefined;
+  /** Where a session run's input items are in the history (for its input guardrails). */
+  inputOf?(runId: string): { historyStart: number; inputCount: number } | undefined;
+  /** The session's telemetry: spans and metrics of model and tool calls. */
+  observer?: SessionObserver | undefined;
 }
 
 /** The actor system a step runs in (shared by every actor of one loaded session). */

@@ -4,7 +4,7 @@ import { errorFromSerialized } from '../errors/error-from-serialized.js';
 import type { ToolCallInput, ToolCallOutput } from '../machines/run-types.js';
 import { isSubRun } from '../machines/run-types.js';
 import { invokeTool } from '../tools/invoke-tool.js';
-import { combinedSignal, stepDepsOf, type StepDepsSource } from './step-deps.js';
+import { combinedSignal, stepDepsOf, type StepDeps, type StepDepsSource } from './step-deps.js';
 
 /**
  * One tool call, journaled. A rejected call does not run: the model reads the rejection. A
@@ -51,11 +51,13 @@ export function toolCall(source: StepDepsSource) {
         }
       : input.subResult
         ? subRunResult(call, input.subResult, input)
-        : await invokeTool(
-            agent.tools,
-            { type: 'tool_call', ...call },
-            deps.contextFor(runId),
-            stepSignal,
+        : await executeTool(deps, input, () =>
+            invokeTool(
+              agent.tools,
+              { type: 'tool_call', ...call },
+              deps.contextFor(runId),
+              stepSignal,
+            ),
           );
     const output = toolOutput(result);
     const entry = { runId, step: input.step, kind: 'tool' as const, output, at: deps.clock.now() };
@@ -114,4 +116,15 @@ function subRunResult(
 
 function toolOutput(result: ToolResultItem): ToolCallOutput {
   return { callId: result.callId, isError: result.isError === true, result };
+}
+
+/** Runs the tool, inside its `execute_tool` span when the session is traced. */
+function executeTool(
+  deps: StepDeps,
+  input: ToolCallInput,
+  run: () => Promise<ToolResultItem>,
+): Promise<ToolResultItem> {
+  if (!deps.observer) return run();
+  const { call, approval } = input;
+  return deps.observer.tool(input.runId, { ...call, ...approval }, run);
 }

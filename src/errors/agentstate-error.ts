@@ -37,6 +37,8 @@ export const ERROR_CODES = [
   'SUB_AGENT_DEPTH',
   'LEASE_LOST',
   'STORE_UNAVAILABLE',
+  'GUARDRAIL_TRIPWIRE',
+  'GUARDRAIL_FAILED',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

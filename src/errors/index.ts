@@ -27,6 +27,11 @@ export {
 } from './run-errors.js';
 export { MaxTurnsExceededError } from './max-turns-exceeded-error.js';
 export {
+  GuardrailTripwireError,
+  GuardrailError,
+  type GuardrailResult,
+} from './guardrail-errors.js';
+export {
   SessionNotFoundError,
   SessionConflictError,
   InvalidSessionTransitionError,

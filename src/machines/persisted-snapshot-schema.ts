@@ -61,12 +61,18 @@ const StepChild = z.discriminatedUnion('src', [
     }),
   ),
   stepChild('durableTimer', z.object({ deadline: z.number() })),
+  stepChild(
+    'guardrailCheck',
+    z.object({ runId: z.string(), step: count, kind: z.enum(['input', 'output']) }),
+  ),
 ]);
 type StepChild = z.output<typeof StepChild>;
 
 const RunValue = z.union([
   z.enum([
     'modelCall',
+    'inputGuardrails',
+    'outputGuardrails',
     'awaitingApproval',
     'tools',
     'interrupted',
@@ -112,7 +118,9 @@ const RunSnapshot: z.ZodType<RunSnapshotData> = z
     };
     if (run.status !== 'active') return;
     if (run.value === 'modelCall') need('modelStep', 'modelCall');
-    else if (run.value === 'awaitingApproval') need('durableTimer', 'awaitingApproval');
+    else if (run.value === 'inputGuardrails' || run.value === 'outputGuardrails') {
+      need('guardrailCheck', run.value);
+    } else if (run.value === 'awaitingApproval') need('durableTimer', 'awaitingApproval');
     else if (typeof run.value === 'object') need('approvalCheck', 'approvals.checking');
     else if (run.value === 'tools') {
       run.context.calls.forEach((call, i) => {

@@ -1,9 +1,14 @@
-import { assign, enqueueActions, fromPromise, sendTo, setup, stopChild } from 'xstate';
+import { assign, enqueueActions, sendTo, setup, stopChild } from 'xstate';
+import { notProvided } from './not-provided.js';
+import { runOutput } from './run-output.js';
+import type { StepDoneEvent, StepErrorEvent } from './step-events.js';
 import type {
   ApprovalCheckInput,
   ApprovalCheckOutput,
   DurableTimerInput,
   DurableTimerOutput,
+  GuardrailCheckInput,
+  GuardrailCheckOutput,
   ModelStepInput,
   ModelStepOutput,
   RunEvent,
@@ -31,33 +36,19 @@ import {
   rejectionOf,
   withCheckedApprovals,
 } from './call-approvals.js';
-
+import {
+  afterGuardrails,
+  guardrailError,
+  guardrailGuards,
+  guardrailStates,
+} from './guardrail-steps.js';
 import { serializeError } from '../errors/agentstate-error.js';
-
-/** Done and error events of the spawned `toolCall` and `subRun` children (one per call). */
-type ToolCallDoneEvent = {
-  type: `xstate.done.actor.${string}`;
-  output: ToolCallOutput | RunMachineOutput;
-  actorId: string;
-};
-
-type ToolCallErrorEvent = {
-  type: `xstate.error.actor.${string}`;
-  error: unknown;
-  actorId: string;
-};
 
 /** Bumped whenever a state or actor is renamed; stored beside every snapshot. */
 export const RUN_MACHINE_VERSION = '1';
 
 /** Codes of a model step's failure that interrupt the run (reason `error`) instead of ending it. */
 const RESUMABLE_MODEL_CODES: ReadonlySet<string> = new Set(['MODEL_ERROR', 'MODEL_BEHAVIOR']);
-
-/** A named actor the runtime provides; until then, a promise actor that fails saying so. */
-const notProvided = <TOutput, TInput>(name: string) =>
-  fromPromise<never, unknown>(() =>
-    Promise.reject(new Error(`actor "${name}" was not provided`)),
-  ) as unknown as ReturnType<typeof fromPromise<TOutput, TInput>>;
 
 /**
  * One run's execution: call the model, check approvals, run tool calls in parallel, repeat
@@ -69,7 +60,7 @@ export const runMachine = setup({
   types: {
     context: {} as RunMachineContext,
     input: {} as RunMachineInput,
-    events: {} as RunEvent | ToolCallDoneEvent | ToolCallErrorEvent,
+    events: {} as RunEvent | StepDoneEvent | StepErrorEvent,
     output: {} as RunMachineOutput,
   },
   actors: {
@@ -77,6 +68,7 @@ export const runMachine = setup({
     approvalCheck: notProvided<ApprovalCheckOutput, ApprovalCheckInput>('approvalCheck'),
     toolCall: notProvided<ToolCallOutput, ToolCallInput>('toolCall'),
     durableTimer: notProvided<DurableTimerOutput, DurableTimerInput>('durableTimer'),
+    guardrailCheck: notProvided<GuardrailCheckOutput, GuardrailCheckInput>('guardrailCheck'),
     // The run machine itself, for sub-agent calls (the runtime provides it with its actors).
     subRun: notProvided<RunMachineOutput, RunMachineInput>('subRun'),
   },
@@ -91,6 +83,7 @@ export const runMachine = setup({
         usage.inputTokens + usage.outputTokens >= budget.maxTokens) ||
       (budget.maxCostUsd !== undefined && (usage.costUsd ?? 0) >= budget.maxCostUsd),
     hasCalls: ({ context }) => context.calls.length > 0,
+    ...guardrailGuards,
     outputInvalid: ({ context }) => context.error !== undefined,
     needsCheck: ({ context }) => context.calls.some((c) => c.check),
     awaitingDecisions: ({ context }) => context.calls.some(pendingApproval),
@@ -102,6 +95,10 @@ export const runMachine = setup({
       ),
   },
   actions: {
+    recordGuardrails: assign(({ context, event }) =>
+      afterGuardrails(context, (event as unknown as { output: GuardrailCheckOutput }).output),
+    ),
+    guardrailFailed: assign({ error: ({ event }) => guardrailError(event) }),
     spawnToolCalls: enqueueActions(({ context, enqueue, self }) => {
       const running = self.getSnapshot().children as Record<string, unknown>;
       const path = {
@@ -129,6 +126,9 @@ export const runMachine = setup({
             step: call.step,
             call: { callId: call.callId, name: call.name, arguments: call.arguments },
             rejection,
+            ...(call.decision
+              ? { approval: { decision: call.decision, reason: call.reason } }
+              : {}),
             position: context.resultsAt === undefined ? undefined : context.resultsAt + index,
             ...path,
             ...(call.subResult && !rejection
@@ -194,11 +194,17 @@ export const runMachine = setup({
           actions: assign({ interruption: 'budget' }),
         },
         {
+          guard: 'needsInputGuardrails',
+          target: 'inputGuardrails',
+          actions: assign({ interruption: undefined, error: undefined, calls: [] }),
+        },
+        {
           target: 'modelCall',
           actions: assign({ interruption: undefined, error: undefined, calls: [] }),
         },
       ],
     },
+    ...guardrailStates,
     modelCall: {
       invoke: {
         src: 'modelStep',
@@ -239,6 +245,7 @@ export const runMachine = setup({
       always: [
         { guard: 'hasCalls', target: 'approvals' },
         { guard: 'outputInvalid', target: 'failed' },
+        { guard: 'needsOutputGuardrails', target: 'outputGuardrails' },
         { target: 'completed' },
       ],
     },
@@ -376,24 +383,7 @@ export const runMachine = setup({
     failed: { type: 'final', entry: assign({ outcome: 'failed' }) },
     cancelled: { type: 'final', entry: assign({ outcome: 'cancelled' }) },
   },
-  output: ({ context }) => ({
-    status: context.outcome ?? 'failed',
-    runId: context.runId,
-    agentName: context.agentName,
-    maxTurns: context.maxTurns,
-    turn: context.turn,
-    usage: context.usage,
-    output: context.output,
-    structured: context.structured,
-    error: context.error,
-    newDecisions: context.newDecisions,
-    historyStart: context.historyStart,
-    inputCount: context.inputCount,
-    startedAt: context.startedAt,
-    ...(context.agentPath ? { agentPath: context.agentPath } : {}),
-    ...(context.subRuns ? { subRuns: context.subRuns } : {}),
-    ...(context.activeAgent === undefined ? {} : { activeAgent: context.activeAgent }),
-  }),
+  output: ({ context }) => runOutput(context),
 });
 
 export type RunMachine = typeof runMachine;

@@ -72,6 +72,17 @@ export const RunInput = z.object({
   input: z.string().optional(),
   /** Plain JSON (`ModelSettings`); absent in runs without settings or stored before them. */
   modelSettings: z.record(z.string(), z.json()).optional(),
+  inputGuardrails: z.boolean().optional(),
+  /** The run's W3C trace context (absent when no tracing SDK recorded one). */
+  trace: z.object({ traceparent: z.string(), tracestate: z.string().optional() }).optional(),
+});
+
+/** One guardrail's verdict, as recorded in the run. */
+export const GuardrailResultSchema = z.object({
+  name: z.string(),
+  kind: z.enum(['input', 'output']),
+  tripwire: z.boolean(),
+  info: z.unknown().optional(),
 });
 
 const RunFinalStatusSchema = z.enum(['completed', 'failed', 'cancelled']);
@@ -86,6 +97,7 @@ export const SubRunSpec = z.object({
   userId: z.string().optional(),
   sessionId: z.string().optional(),
   failParent: z.boolean().optional(),
+  inputGuardrails: z.boolean().optional(),
 });
 
 const SubRunResult = z.object({
@@ -136,6 +148,8 @@ export const RunContext = RunInput.extend({
   resultsAt: count.optional(),
   subRuns: z.array(SubRunSummary).optional(),
   activeAgent: z.string().min(1).optional(),
+  guardrails: z.array(GuardrailResultSchema).optional(),
+  checkOutput: z.boolean().optional(),
 });
 
 export const RunSummary = z.object({
@@ -153,6 +167,7 @@ export const RunSummary = z.object({
   startedAt: epochMs,
   subRuns: z.array(SubRunSummary).optional(),
   activeAgent: z.string().min(1).optional(),
+  guardrails: z.array(GuardrailResultSchema).optional(),
 });
 
 /** What a journaled model step replays. */
@@ -169,6 +184,8 @@ export const ModelStepOutput = z.object({
   structured: z.unknown().optional(),
   outputError: SerializedError.optional(),
   historyEnd: count.optional(),
+  guardrails: z.array(GuardrailResultSchema).optional(),
+  outputGuardrails: z.boolean().optional(),
 });
 
 /** What a journaled tool call replays (`result` is absent in entries of agentstate 0.1). */
@@ -190,9 +207,16 @@ export const ApprovalCheckOutput = z.object({
   ),
 });
 
+/** What a journaled guardrail step replays. */
+export const GuardrailCheckOutput = z.object({
+  results: z.array(GuardrailResultSchema),
+  tripwire: SerializedError.optional(),
+});
+
 /** The output schema of each kind of journal entry. */
 export const StepOutputByKind = {
   model: ModelStepOutput,
   tool: ToolCallOutput,
   approval: ApprovalCheckOutput,
+  guardrail: GuardrailCheckOutput,
 } as const;

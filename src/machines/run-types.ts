@@ -1,4 +1,5 @@
 import type { SerializedError } from '../errors/agentstate-error.js';
+import type { GuardrailResult } from '../errors/guardrail-errors.js';
 import type { ToolCallItem, ToolResultItem } from '../items/item.js';
 
 /** Tokens and cost of a run so far. Plain JSON. */
@@ -88,6 +89,8 @@ export interface SubRunSpec {
   sessionId?: string | undefined;
   /** A failed child fails the parent run instead of becoming a tool error item. */
   failParent?: boolean | undefined;
+  /** The sub-agent has input guardrails that run before its first model call. */
+  inputGuardrails?: boolean | undefined;
 }
 
 /** How a child run ended, as its parent's call reads it. */
@@ -156,6 +159,19 @@ export interface RunMachineInput {
    * runs started without settings or before they were stored.
    */
   modelSettings?: Record<string, unknown> | undefined;
+  /** The agent has input guardrails that run (journaled) before the first model call. */
+  inputGuardrails?: boolean | undefined;
+  /**
+   * The run's W3C trace context (a `traceparent` header value and its `tracestate`), kept so
+   * a resumed run continues its trace in any process. Absent when no tracing SDK recorded it.
+   */
+  trace?: TraceCarrier | undefined;
+}
+
+/** A W3C trace context, as plain JSON. */
+export interface TraceCarrier {
+  traceparent: string;
+  tracestate?: string | undefined;
 }
 
 export interface RunMachineContext extends RunMachineInput {
@@ -183,6 +199,10 @@ export interface RunMachineContext extends RunMachineInput {
   subRuns?: SubRunSummary[] | undefined;
   /** The agent the run was handed off to (`handoffs`); absent while it is the run's own. */
   activeAgent?: string | undefined;
+  /** Every guardrail result of the run so far (evaluated once each, journaled). */
+  guardrails?: GuardrailResult[] | undefined;
+  /** The last model answer is final and its agent has output guardrails to run on it. */
+  checkOutput?: boolean | undefined;
 }
 
 export type RunFinalStatus = 'completed' | 'failed' | 'cancelled';
@@ -204,6 +224,7 @@ export interface RunMachineOutput {
   agentPath?: string[] | undefined;
   subRuns?: SubRunSummary[] | undefined;
   activeAgent?: string | undefined;
+  guardrails?: GuardrailResult[] | undefined;
 }
 
 /** What a run may still spend on its next model call (absent: no limit). */
@@ -262,6 +283,34 @@ export interface ModelStepOutput {
   outputError?: SerializedError | undefined;
   /** History length once this answer's items were added: where its tool results start. */
   historyEnd?: number | undefined;
+  /** Results of the input guardrails that ran alongside this (first) model call. */
+  guardrails?: GuardrailResult[] | undefined;
+  /** The answer is final and its agent has output guardrails: they run next. */
+  outputGuardrails?: boolean | undefined;
+}
+
+export interface GuardrailCheckInput {
+  runId: string;
+  sessionId: string;
+  step: number;
+  kind: GuardrailResult['kind'];
+  /** A sub-agent run's agent path (absent for the session's own run). */
+  path?: string[] | undefined;
+  /** The agent the run was handed off to, if any. */
+  agent?: string | undefined;
+  /** Where the session run's input items are in the history. */
+  historyStart?: number | undefined;
+  inputCount?: number | undefined;
+  /** A sub-agent run's first user message. */
+  input?: string | undefined;
+  /** The final output (output guardrails). */
+  output?: { text?: string | undefined; structured?: unknown } | undefined;
+}
+
+export interface GuardrailCheckOutput {
+  results: GuardrailResult[];
+  /** Set when a guardrail tripped: the run fails with it. */
+  tripwire?: SerializedError | undefined;
 }
 
 export interface ApprovalCheckInput {
@@ -299,6 +348,8 @@ export interface ToolCallInput {
   agent?: string | undefined;
   /** Set for a sub-agent call whose child run ended: the result is built from it. */
   subResult?: (SubRunResult & { failParent?: boolean | undefined }) | undefined;
+  /** The approval decision on a call that needed one (for telemetry). */
+  approval?: { decision: 'approved' | 'rejected'; reason?: string | undefined } | undefined;
 }
 
 export interface ToolCallOutput {

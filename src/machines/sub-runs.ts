@@ -77,6 +77,7 @@ export function childRunInput(context: RunMachineContext, call: CallState): RunM
     ...(spec.metadata ? { metadata: spec.metadata } : {}),
     agentPath: [...agentPathOf(context), spec.name],
     input: spec.input,
+    ...(spec.inputGuardrails ? { inputGuardrails: true } : {}),
   };
 }
 

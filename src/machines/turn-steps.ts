@@ -28,6 +28,8 @@ export function afterModelStep(
     structured: out.structured,
     error: out.outputError,
     resultsAt: out.historyEnd,
+    ...(out.guardrails ? { guardrails: [...(context.guardrails ?? []), ...out.guardrails] } : {}),
+    checkOutput: out.outputGuardrails === true ? true : undefined,
     calls: out.toolCalls.map((c, i) => ({
       callId: c.callId,
       name: c.name,

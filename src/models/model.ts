@@ -68,6 +68,8 @@ export interface ModelResponse {
   refusal?: string | undefined;
   /** The model name that answered, for pricing. */
   model: string;
+  /** The provider's id of the answer (`gen_ai.response.id`), when it gives one. */
+  id?: string | undefined;
 }
 
 /** Incremental events of a streamed model answer; the last one is always `response`. */
@@ -91,6 +93,11 @@ export interface Model {
   /** Model name used for pricing and display. */
   readonly name: string;
   /**
+   * The provider serving the model, as telemetry names it (`gen_ai.provider.name`, e.g.
+   * `openai`). Absent: `unknown`.
+   */
+  readonly provider?: string | undefined;
+  /**
    * The model's own price, used for answers whose model name the agent's price table does not
    * list (e.g. a local model). Absent: such answers have no known cost.
    */
@@ -100,3 +107,6 @@ export interface Model {
 }
 
 export const emptyUsage = (): ModelUsage => ({ inputTokens: 0, outputTokens: 0, cachedTokens: 0 });
+
+/** The provider a model names for telemetry (the wrapped model's, for a wrapper). */
+export const providerOf = (model: Model): string => model.provider ?? 'unknown';

@@ -37,7 +37,7 @@ export const SessionInfoSchema = z.object({
 export const JournalEntrySchema = z.object({
   runId: z.string().min(1),
   step: z.number().int().nonnegative(),
-  kind: z.enum(['model', 'tool', 'approval']),
+  kind: z.enum(['model', 'tool', 'approval', 'guardrail']),
   output: z.unknown(),
   at: z.number(),
 });

@@ -45,7 +45,7 @@ export interface SessionRecord extends SessionInfo {
 export interface JournalEntry {
   runId: string;
   step: number;
-  kind: 'model' | 'tool' | 'approval';
+  kind: 'model' | 'tool' | 'approval' | 'guardrail';
   /** Plain-JSON output of the step, replayed instead of running the step again. */
   output: unknown;
   /** Epoch milliseconds. */

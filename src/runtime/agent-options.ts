@@ -11,6 +11,9 @@ import {
 } from '../models/model-settings.js';
 import type { PriceTable } from '../models/pricing.js';
 import type { SessionStore } from '../persistence/session-store.js';
+import type { InputGuardrail, OutputGuardrail } from '../guardrails/guardrail.js';
+import type { Logger } from '../telemetry/logger.js';
+import type { TelemetryOptions } from '../telemetry/telemetry-options.js';
 import type { ToolErrorHook } from '../tools/guard-tool.js';
 import type { AnyTool } from '../tools/tool.js';
 import type { Toolkit } from '../tools/toolkit.js';
@@ -111,6 +114,25 @@ export interface AgentOptions<TOutput = string> {
    * @example { ttlMs: 15_000 }
    */
   lease?: LeaseSettings | false | undefined;
+  /**
+   * Checks of the run's input before its first model call (or alongside it, `runInParallel`);
+   * a tripwire ends the run with `GuardrailTripwireError`. Each result is journaled and kept
+   * in the RunState; a resumed run never evaluates one again.
+   */
+  inputGuardrails?: readonly InputGuardrail[] | undefined;
+  /** Checks of the run's final output before the run completes (see `inputGuardrails`). */
+  outputGuardrails?: readonly OutputGuardrail[] | undefined;
+  /**
+   * OpenTelemetry spans and metrics (GenAI semantic conventions). Default: the global
+   * providers, a no-op until the app registers an SDK; `false` turns them off.
+   */
+  telemetry?: TelemetryOptions | false | undefined;
+  /**
+   * Structured log lines (run start and end, restore, conflict, retry, restart, deadline), to
+   * any object with `debug/info/warn/error(fields, message)`, e.g. pino. Default: none, or
+   * JSON lines on stderr when `AGENTSTATE_LOG=debug` (or `info`, `warn`, `error`).
+   */
+  logger?: Logger | undefined;
 }
 
 const AGENT_OPTION_NAMES = optionNames<AgentOptions>({
@@ -134,12 +156,19 @@ const AGENT_OPTION_NAMES = optionNames<AgentOptions>({
   onToolError: true,
   snapshotMigrations: true,
   lease: true,
+  inputGuardrails: true,
+  outputGuardrails: true,
+  telemetry: true,
+  logger: true,
 });
 
 const LEASE_NAMES = optionNames<LeaseSettings>({ owner: true, ttlMs: true });
 
 const isTool = (t: unknown): boolean =>
   isObject(t) && isNonEmptyString(t['name']) && typeof t['execute'] === 'function';
+const isGuardrails = (v: unknown): boolean =>
+  Array.isArray(v) &&
+  v.every((g) => isObject(g) && isNonEmptyString(g['name']) && typeof g['check'] === 'function');
 const isToolkit = (t: unknown): boolean =>
   isObject(t) && isNonEmptyString(t['name']) && typeof t['create'] === 'function';
 
@@ -178,6 +207,14 @@ export function checkAgentOptions(options: unknown): void {
         v.every((a) => isObject(a) && typeof a['bind'] === 'function' && isObject(a['options'])),
     )
     .budget('userBudget')
+    .check(
+      'inputGuardrails',
+      'an array of { name, check, runInParallel? } guardrails',
+      isGuardrails,
+    )
+    .check('outputGuardrails', 'an array of { name, check } guardrails', isGuardrails)
+    .check('telemetry', 'an object or false', (v) => v === false || isObject(v))
+    .implements('logger', 'Logger', ['debug', 'info', 'warn', 'error'])
     .check('lease', 'an object or false', (v) => v === false || isObject(v))
     .check(
       'snapshotMigrations',

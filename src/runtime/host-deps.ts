@@ -9,6 +9,7 @@ import { runMetadata } from './run-metadata.js';
 import type { ActionObservers } from './session-action.js';
 import type { HostDeps } from './session-host.js';
 import type { SubAgents } from './sub-agents.js';
+import type { Observability } from '../telemetry/observability.js';
 
 /** How deep sub-agent runs nest by default (`AgentOptions.maxSubAgentDepth`). */
 const DEFAULT_MAX_SUB_AGENT_DEPTH = 5;
@@ -26,6 +27,7 @@ export interface HostDepsInput {
   journal: readonly JournalEntry[];
   lease: SessionLease | undefined;
   onSaved: (saved: SessionRecord, committed: Item[]) => void;
+  observability?: Observability | undefined;
 }
 
 /** The step dependencies of one loaded session, from the agent bound for the action. */
@@ -40,6 +42,9 @@ export function hostDeps(input: HostDepsInput): HostDeps {
     history: options.history,
     outputType: options.outputType,
     outputSchema: binding.outputSchema,
+    inputGuardrails: options.inputGuardrails,
+    outputGuardrails: options.outputGuardrails,
+    redact: options.redact,
     contextFor: (runId) =>
       binding.context.withOverrides({
         runId,
@@ -60,5 +65,6 @@ export function hostDeps(input: HostDepsInput): HostDeps {
     journal: input.journal,
     lease: input.lease,
     onSaved: input.onSaved,
+    observability: input.observability,
   };
 }

@@ -1,5 +1,6 @@
 import { MaxTurnsExceededError } from '../errors/max-turns-exceeded-error.js';
 import { RunCancelledError } from '../errors/run-errors.js';
+import { GuardrailTripwireError } from '../errors/guardrail-errors.js';
 import { errorFromSerialized } from '../errors/error-from-serialized.js';
 import type { AgentStateError } from '../errors/agentstate-error.js';
 import type { Item } from '../items/item.js';
@@ -109,10 +110,18 @@ export function readRunResult<T>(
     items,
     interruptions: base.interruptions,
     decisions: [],
+    ...(base.guardrails?.length ? { guardrails: base.guardrails } : {}),
     ...(ephemeral
       ? { session: { record: { ...host.committer.record }, items: host.log.view() } }
       : {}),
   });
+  if (base.status === 'failed' && base.error?.code === 'GUARDRAIL_TRIPWIRE') {
+    const tripped = base.guardrails?.find((g) => g.tripwire);
+    throw new GuardrailTripwireError(base.error.message, tripped, state, {
+      ...scope,
+      runId: base.runId,
+    });
+  }
   if (base.status === 'failed') {
     throw errorFromSerialized(
       base.error ?? { name: 'Error', message: 'run failed', code: 'MODEL_ERROR' },

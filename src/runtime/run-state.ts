@@ -1,7 +1,12 @@
 import { z } from 'zod';
 import { InvalidRunStateError, UnknownCallError } from '../errors/run-errors.js';
+import type { GuardrailResult } from '../errors/guardrail-errors.js';
 import { Item } from '../items/item.js';
-import { InterruptionReason, SerializedError } from '../machines/run-schemas.js';
+import {
+  GuardrailResultSchema,
+  InterruptionReason,
+  SerializedError,
+} from '../machines/run-schemas.js';
 
 /** Current RunState schema version; `fromJSON` refuses newer ones. */
 export const RUN_STATE_SCHEMA_VERSION = 1;
@@ -60,6 +65,8 @@ const RunStateData = z.object({
   items: z.array(Item),
   interruptions: z.array(Interruption),
   decisions: z.array(Decision),
+  /** Every guardrail result of the run (absent: none ran). */
+  guardrails: z.array(GuardrailResultSchema).optional(),
   /** For runs without a durable store: the whole session, so resume can restore it anywhere. */
   session: z.object({ record: z.record(z.string(), z.unknown()), items: z.array(Item) }).optional(),
 });
@@ -101,6 +108,10 @@ export class RunState {
   }
   get decisions(): ApprovalDecision[] {
     return this.data.decisions;
+  }
+  /** The run's guardrail results (input and output), in the order they ran. */
+  get guardrails(): GuardrailResult[] {
+    return this.data.guardrails ?? [];
   }
 
   /**

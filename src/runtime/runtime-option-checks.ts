@@ -23,6 +23,8 @@ const RUNTIME_OPTION_NAMES = optionNames<SessionRuntimeOptions>({
   scope: true,
   lease: true,
   liveRuns: true,
+  logger: true,
+  telemetry: true,
 });
 
 const KEY_NAMES = optionNames<SessionKey>({ sessionId: true, userId: true });
@@ -56,7 +58,9 @@ export function checkRuntimeOptions(options: unknown): void {
     .implements('clock', 'Clock', ['now', 'sleepUntil'])
     .object('scope')
     .check('lease', 'false or { owner?, ttlMs? }', (v) => v === false || isObject(v))
-    .instanceOf('liveRuns', Set);
+    .instanceOf('liveRuns', Set)
+    .implements('logger', 'Logger', ['debug', 'info', 'warn', 'error'])
+    .check('telemetry', 'an object or false', (v) => v === false || isObject(v));
   const { scope } = options as { scope?: unknown };
   if (scope !== undefined) checkKey(call, scope, 'scope');
 }

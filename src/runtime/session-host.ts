@@ -2,7 +2,11 @@ import { createActor, type Actor, type AnyActorRef, type SnapshotFrom } from 'xs
 import { runActors } from '../actors/run-actors.js';
 import { SessionLog } from '../actors/session-log.js';
 import type { AnyActorSystem, StepDeps } from '../actors/step-deps.js';
-import { InvalidSessionTransitionError, RestoreFailedError } from '../errors/session-errors.js';
+import {
+  InvalidSessionTransitionError,
+  RestoreFailedError,
+  SessionConflictError,
+} from '../errors/session-errors.js';
 import type { JournalEntry, SessionLease } from '../persistence/session-store.js';
 import { resultsToPlace } from './stored-session-check.js';
 import { storedRun } from './stored-run.js';
@@ -18,8 +22,10 @@ import { sessionStatusOf, stateName } from './session-status.js';
 import { runInFlight } from './run-activity.js';
 import { allRuns, callOfSubRun, runChain } from './run-tree.js';
 import { isSubRun } from '../machines/run-types.js';
-import { isSubRunActor } from '../machines/sub-runs.js';
 import type { RunContext } from '../context/run-context.js';
+import type { Observability } from '../telemetry/observability.js';
+import type { SessionObserver } from '../telemetry/session-observer.js';
+import { closeRuns, observeRun, runRefs } from './run-observation.js';
 
 export type SessionActor = Actor<typeof sessionMachine>;
 export type SessionSnapshot = SnapshotFrom<typeof sessionMachine>;
@@ -41,6 +47,8 @@ export type HostDeps = Omit<
   journal: readonly JournalEntry[];
   /** The session lease the runtime holds for this action; every save carries it. */
   lease?: SessionLease | undefined;
+  /** The runtime's telemetry and logger (absent: none). */
+  observability?: Observability | undefined;
 };
 
 /** Step deps of each loaded session, by its actor system (which the session's actors share). */
@@ -71,6 +79,8 @@ export class SessionHost {
   readonly actor: SessionActor;
   readonly log: SessionLog;
   readonly committer: SessionCommitter;
+  /** The session's spans, metrics and log lines (absent when the runtime has none). */
+  readonly observer: SessionObserver | undefined;
   /** Run actors (the session's run and its sub-agent runs) this host listens to. */
   private readonly watched = new WeakSet<AnyActorRef>();
   /** False while the constructor restores the session; afterwards a new run child is reported at once. */
@@ -101,8 +111,12 @@ export class SessionHost {
         this.log.place(position, result);
       }
     }
+    this.observer = deps.observability?.forSession(record.version, (runId) =>
+      this.contextFor(runId),
+    );
     const stepDeps: StepDeps = {
       ...deps,
+      observer: this.observer,
       log: this.log,
       instructions: () => this.context().config.systemPrompt ?? deps.baseInstructions,
       modelName: () => this.context().config.model,
@@ -115,6 +129,7 @@ export class SessionHost {
             ? deps.agentFor(path)
             : Promise.resolve(stepDeps),
       contextFor: (runId) => this.contextFor(runId),
+      inputOf: (runId) => runChain(this.runSnapshot(), runId).at(-1)?.context,
     };
     this.actor = createActor(hostMachine, {
       snapshot: record.snapshot as SessionSnapshot,
@@ -127,7 +142,7 @@ export class SessionHost {
       this.actor,
       this.log,
       deps.clock,
-      () => this.notify(),
+      () => this.saveFailed(),
       (saved) => deps.onSaved?.(saved, this.log.committedItems()),
       deps.lease,
     );
@@ -218,6 +233,7 @@ export class SessionHost {
     try {
       await this.committer.flush();
     } finally {
+      if (this.observer) closeRuns(this.observer, this.actor.getSnapshot().children.run);
       this.actor.stop();
     }
   }
@@ -267,10 +283,12 @@ export class SessionHost {
   private watchRun(): void {
     const root = this.actor.getSnapshot().children.run as AnyActorRef | undefined;
     if (!root) return;
-    for (const ref of runRefs(root)) {
+    for (const { ref, parentRunId } of runRefs(root)) {
       if (this.watched.has(ref)) continue;
       this.watched.add(ref);
+      this.observeStart(ref, parentRunId);
       const onRun = (snapshot: RunSnapshot): void => {
+        if (this.observer) observeRun(this.observer, snapshot);
         this.deps.onRunSnapshot?.(snapshot);
         this.watchRun();
         this.committer.schedule();
@@ -283,20 +301,33 @@ export class SessionHost {
     }
   }
 
+  /** A run joins the watched tree: new (its span starts) or restored with the session. */
+  private observeStart(ref: AnyActorRef, parentRunId: string | undefined): void {
+    const run = (ref.getSnapshot() as RunSnapshot).context;
+    if (!this.observer || !run) return;
+    const restored = !this.announceRuns;
+    this.observer.startRun(run, {
+      parentRunId,
+      restored,
+      restarted: restored && this.runInFlight(),
+    });
+  }
+
+  /** A save failed: a lost version check is logged (with the run it was saving), then waiters wake. */
+  private saveFailed(): void {
+    const failure = this.committer.failure;
+    if (this.observer?.logging && failure instanceof SessionConflictError) {
+      const runId = this.runContext()?.runId;
+      this.observer.conflict(runId ? this.contextFor(runId) : this.deps.contextFor(''), {
+        version: this.committer.record.version,
+      });
+    }
+    this.notify();
+  }
+
   private notify(): void {
     const waiters = [...this.waiters];
     this.waiters.clear();
     for (const w of waiters) w();
   }
-}
-
-/** A run actor and its sub-agent run actors, parents first. */
-function runRefs(ref: AnyActorRef): AnyActorRef[] {
-  const children = (ref.getSnapshot() as { children?: Record<string, AnyActorRef> }).children ?? {};
-  return [
-    ref,
-    ...Object.entries(children).flatMap(([id, child]) =>
-      isSubRunActor(id) && child ? runRefs(child) : [],
-    ),
-  ];
 }

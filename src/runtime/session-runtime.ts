@@ -28,7 +28,7 @@ import {
 import { newId } from './new-id.js';
 import { checkRecoverOptions, type RecoverOptions, type RecoveredRun } from './recover-options.js';
 import { recoverRuns } from './run-recovery.js';
-import { DEFAULT_LEASE_TTL_MS, RunLease, type LeaseSettings } from './run-lease.js';
+import { DEFAULT_LEASE_TTL_MS, RunLease } from './run-lease.js';
 import type { AgentOptions } from './agent-options.js';
 import { systemClock, type Clock } from './clock.js';
 import { cacheKey, HistoryCache } from './history-cache.js';
@@ -53,6 +53,8 @@ import { storedRun } from './stored-run.js';
 import { SubAgents } from './sub-agents.js';
 import { checkStoredSession, readRunJournals } from './stored-session-check.js';
 import { checkActionFits } from './action-precheck.js';
+import { Observability } from '../telemetry/observability.js';
+import type { SessionRuntimeOptions } from './session-runtime-options.js';
 import { newSessionRecord } from './new-session-record.js';
 
 /** Supplies the agent bound to a session's context (created per action, or a shared binding). */
@@ -61,29 +63,7 @@ export interface BindingSource {
   bind(context: RunContext): Promise<{ binding: AgentBinding; release(): Promise<void> }>;
 }
 
-export interface SessionRuntimeOptions {
-  store: SessionStore;
-  /** The agent whose runs this runtime executes (an `Agent` or an `AgentSession`). */
-  agent: BindingSource;
-  /** @default the agent's clock, else the system clock */
-  clock?: Clock | undefined;
-  /**
-   * Serve only this (user, session): every other key behaves as not found (an `AgentSession`'s
-   * runtime). Omitted: any key, each a partition of its own.
-   */
-  scope?: SessionKey | undefined;
-  /**
-   * Session leases (when the store keeps them); `false` takes none.
-   * @default the agent's `lease` option
-   */
-  lease?: LeaseSettings | false | undefined;
-  /**
-   * Keys of the sessions whose run is executing, shared by the runtimes that run one store in
-   * this process (an Agent's and its AgentSessions'), so each refuses a second live run.
-   * @default a set of this runtime's own
-   */
-  liveRuns?: Set<string> | undefined;
-}
+export type { SessionRuntimeOptions } from './session-runtime-options.js';
 
 /**
  * Load a session, apply an action, save it, with optimistic versions: a conflicting save
@@ -103,6 +83,7 @@ export class SessionRuntime {
   readonly leaseOwner: string;
   private readonly leaseTtlMs: number;
   private readonly leasing: boolean;
+  private readonly observability: Observability;
 
   /**
    * @throws TypeError for an unknown option name (naming the closest valid one), a `store`,
@@ -122,6 +103,13 @@ export class SessionRuntime {
     this.leasing = lease !== false;
     this.leaseOwner = (lease || undefined)?.owner ?? `${hostname()}:${process.pid}:${newId()}`;
     this.leaseTtlMs = (lease || undefined)?.ttlMs ?? DEFAULT_LEASE_TTL_MS;
+    const agent = options.agent.options;
+    this.observability = new Observability({
+      telemetry: options.telemetry ?? agent.telemetry,
+      logger: options.logger ?? agent.logger,
+      redact: agent.redact,
+      envLevel: process.env['AGENTSTATE_LOG'],
+    });
   }
 
   on<K extends SessionRuntimeEventType>(
@@ -238,6 +226,7 @@ export class SessionRuntime {
           observe: action.observe,
           journal,
           lease,
+          observability: this.observability,
           onSaved: (saved, all) => {
             this.cache.remember(cacheKey(key), saved.createdAt, all);
             this.hub.emit('SessionSaved', { key, version: saved.version, record: saved });

@@ -70,6 +70,9 @@ export class SubAgents {
         prices: options.prices,
         approvalTimeoutMs: options.approvalTimeoutMs,
         modelSettings: options.modelSettings,
+        inputGuardrails: options.inputGuardrails,
+        outputGuardrails: options.outputGuardrails,
+        redact: options.redact,
       },
     };
   }

@@ -53,6 +53,10 @@ export function continueRun<T = string>(
           'resume',
         );
       }
+      for (const r of paused) {
+        // a run whose model call failed calls the model again
+        if (r.context?.interruption === 'error') host.observer?.retry(r.context.runId);
+      }
       if (paused.some((r) => runState(r) === 'interrupted')) {
         host.send(
           { type: 'CONTINUE', maxTurns: options.maxTurns, budget: currentBudget(ctx) },

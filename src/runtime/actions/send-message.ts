@@ -3,6 +3,7 @@ import { newId } from '../new-id.js';
 import { toInputItems, type RunInput } from '../../items/item.js';
 import { checkToolChoice, mergeModelSettings } from '../../models/model-settings.js';
 import { runBudget } from '../run-budget.js';
+import { hasBlockingInputGuardrails } from '../../guardrails/evaluate-guardrails.js';
 import { readRunResult, type RunResult } from '../run-result.js';
 import type { ActionContext, SessionAction } from '../session-action.js';
 import { RUN_ACTION_OPTION_NAMES, checkRunCall } from '../run-call-checks.js';
@@ -47,13 +48,16 @@ export function sendMessage<T = string>(
       host.log.append(items);
       const runId = newId();
       host.log.knowRun(runId); // a new id: none of its steps can be in the store's journal
+      const agentName = binding.options.name;
+      // The run's span starts now: its trace context is stored with the run (resumes continue it).
+      const trace = host.observer?.startRun({ runId, agentName });
       host.send(
         {
           type: 'SEND_MESSAGE',
           run: {
             runId,
             sessionId: key.sessionId,
-            agentName: binding.options.name,
+            agentName,
             maxTurns: options.maxTurns ?? binding.options.maxTurns ?? 10,
             historyStart,
             inputCount: items.length,
@@ -62,6 +66,8 @@ export function sendMessage<T = string>(
             standingDecisions: {},
             ...(options.metadata ? { metadata: jsonCopy(options.metadata) } : {}),
             ...(modelSettings ? { modelSettings: { ...modelSettings } } : {}),
+            ...(hasBlockingInputGuardrails(binding.options) ? { inputGuardrails: true } : {}),
+            ...(trace ? { trace } : {}),
           },
         },
         'sendMessage',

@@ -1,0 +1,77 @@
+import { fromPromise } from 'xstate';
+import { GuardrailTripwireError, type GuardrailResult } from '../errors/guardrail-errors.js';
+import { evaluateGuardrails, guardrailInput } from '../guardrails/evaluate-guardrails.js';
+import type { GuardrailCheckInput, GuardrailCheckOutput } from '../machines/run-types.js';
+import { stepDepsOf, type StepDeps, type StepDepsSource } from './step-deps.js';
+
+/**
+ * A run's input guardrails (the blocking ones: those marked `runInParallel` run with the first
+ * model call) or output guardrails, evaluated once and journaled: a restored run replays the
+ * journaled results instead of evaluating them again. A tripped guardrail fails the run.
+ */
+export function guardrailCheck(source: StepDepsSource) {
+  return fromPromise<GuardrailCheckOutput, GuardrailCheckInput>(async ({ input, system }) => {
+    const deps = stepDepsOf(source, system);
+    const hit = await deps.log.find(input.runId, input.step);
+    if (hit) return hit.output as GuardrailCheckOutput;
+    await deps.durable();
+    const agent = await deps.agentFor(input.path, input.agent);
+    const context = deps.contextFor(input.runId);
+    const scope = { runId: input.runId, sessionId: input.sessionId };
+    const results =
+      input.kind === 'input'
+        ? await evaluateGuardrails(
+            'input',
+            (agent.inputGuardrails ?? []).filter((g) => g.runInParallel !== true),
+            guardrailInput(inputItems(deps, input)),
+            context,
+            agent.redact,
+            scope,
+          )
+        : await evaluateGuardrails(
+            'output',
+            agent.outputGuardrails ?? [],
+            {
+              text: input.output?.text,
+              output: input.output?.structured ?? input.output?.text,
+            },
+            context,
+            agent.redact,
+            scope,
+          );
+    const output = guardrailOutput(results);
+    deps.log.record({
+      runId: input.runId,
+      step: input.step,
+      kind: 'guardrail',
+      output,
+      at: deps.clock.now(),
+    });
+    return output;
+  });
+}
+
+/** The results of a guardrail step, with the serialised tripwire of the first that tripped. */
+export function guardrailOutput(results: GuardrailResult[]): GuardrailCheckOutput {
+  const tripped = results.find((r) => r.tripwire);
+  return {
+    results,
+    ...(tripped
+      ? {
+          tripwire: new GuardrailTripwireError(GuardrailTripwireError.messageFor(tripped)).toJSON(),
+        }
+      : {}),
+  };
+}
+
+/** The run's input: a sub-agent's first message, or the session run's input items. */
+export function inputItems(
+  deps: StepDeps,
+  input: Pick<GuardrailCheckInput, 'path' | 'input' | 'historyStart' | 'inputCount'>,
+) {
+  if (input.path !== undefined && input.path.length > 1) {
+    return [{ type: 'message' as const, role: 'user' as const, content: input.input ?? '' }];
+  }
+  const start = input.historyStart ?? 0;
+  return deps.log.view(start).slice(0, input.inputCount ?? 0);
+}

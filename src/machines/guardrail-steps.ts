@@ -1,0 +1,96 @@
+import { serializeError, type SerializedError } from '../errors/agentstate-error.js';
+import type { GuardrailResult } from '../errors/guardrail-errors.js';
+import type { GuardrailCheckInput, GuardrailCheckOutput, RunMachineContext } from './run-types.js';
+import { isSubRun } from './run-types.js';
+import { activeAgentOf } from './turn-steps.js';
+
+/**
+ * Pure helpers of the run machine for its guardrail steps: input guardrails before the first
+ * model call, output guardrails on the final answer. Each step is journaled like a model or
+ * tool step, so a restored run never evaluates a guardrail again.
+ */
+
+const hasResults = (context: RunMachineContext, kind: GuardrailResult['kind']): boolean =>
+  context.guardrails?.some((g) => g.kind === kind) === true;
+
+/** The run has input guardrails that have not run yet (they run before the first model call). */
+export const needsInputGuardrails = (context: RunMachineContext): boolean =>
+  context.inputGuardrails === true && context.turn === 0 && !hasResults(context, 'input');
+
+/** The run's final answer waits for its agent's output guardrails. */
+export const needsOutputGuardrails = (context: RunMachineContext): boolean =>
+  context.checkOutput === true;
+
+/** The guardrail step's input: what to check, and for which agent. */
+export function guardrailCheckInput(
+  context: RunMachineContext,
+  kind: GuardrailResult['kind'],
+): GuardrailCheckInput {
+  const sub = isSubRun(context.agentPath);
+  return {
+    runId: context.runId,
+    sessionId: context.sessionId,
+    step: context.step,
+    kind,
+    ...(sub ? { path: context.agentPath, input: context.input } : {}),
+    ...activeAgentOf(context),
+    ...(kind === 'input'
+      ? sub
+        ? {}
+        : { historyStart: context.historyStart, inputCount: context.inputCount }
+      : { output: { text: context.output, structured: context.structured } }),
+  };
+}
+
+/** The run after a guardrail step: its results recorded, the next journal step, a tripwire. */
+export function afterGuardrails(
+  context: RunMachineContext,
+  out: GuardrailCheckOutput,
+): Partial<RunMachineContext> {
+  return {
+    step: context.step + 1,
+    guardrails: [...(context.guardrails ?? []), ...out.results],
+    checkOutput: undefined,
+    ...(out.tripwire ? { error: out.tripwire } : {}),
+  };
+}
+
+/** Why a guardrail step failed (a `check` that threw), as stored. */
+export const guardrailError = (event: unknown): SerializedError =>
+  serializeError((event as { error: unknown }).error, 'GUARDRAIL_FAILED');
+
+/** The run machine's guards of its guardrail steps. */
+export const guardrailGuards = {
+  needsInputGuardrails: ({ context }: { context: RunMachineContext }) =>
+    needsInputGuardrails(context),
+  needsOutputGuardrails: ({ context }: { context: RunMachineContext }) =>
+    needsOutputGuardrails(context),
+  guardrailTripped: ({ event }: { event: unknown }) =>
+    (event as { output: GuardrailCheckOutput }).output.tripwire !== undefined,
+};
+
+/** A guardrail step's state: its journaled check, then `next`, or `failed` on a tripwire. */
+const guardrailState = <N extends string>(kind: GuardrailResult['kind'], next: N) => ({
+  invoke: {
+    src: 'guardrailCheck' as const,
+    input: ({ context }: { context: RunMachineContext }) => guardrailCheckInput(context, kind),
+    onDone: [
+      {
+        guard: 'guardrailTripped' as const,
+        target: 'failed',
+        actions: 'recordGuardrails' as const,
+      },
+      { target: next, actions: 'recordGuardrails' as const },
+    ],
+    onError: { target: 'failed', actions: 'guardrailFailed' as const },
+  },
+});
+
+/**
+ * The run machine's guardrail states: input guardrails once before the first model call,
+ * output guardrails on the final answer before the run completes.
+ */
+export const guardrailStates = {
+  inputGuardrails: guardrailState('input', 'modelCall'),
+  outputGuardrails: guardrailState('output', 'completed'),
+};

@@ -1,0 +1,15 @@
+import type { RunMachineOutput, ToolCallOutput } from './run-types.js';
+
+/** Done events of the spawned `toolCall` and `subRun` children (one per call). */
+export type StepDoneEvent = {
+  type: `xstate.done.actor.${string}`;
+  output: ToolCallOutput | RunMachineOutput;
+  actorId: string;
+};
+
+/** Error events of the spawned `toolCall` and `subRun` children. */
+export type StepErrorEvent = {
+  type: `xstate.error.actor.${string}`;
+  error: unknown;
+  actorId: string;
+};

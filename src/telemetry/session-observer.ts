@@ -1,0 +1,334 @@
+import {
+  SpanKind,
+  SpanStatusCode,
+  context as otelContext,
+  trace,
+  type Attributes,
+  type Context,
+  type Span,
+} from '@opentelemetry/api';
+import type { RunContext } from '../context/run-context.js';
+import { withRunContext } from '../context/run-context-storage.js';
+import type { TraceCarrier } from '../machines/run-types.js';
+import { AGENTSTATE, GEN_AI, OPERATION } from './gen-ai-attributes.js';
+import type { LogEvent, LogLevel } from './logger.js';
+import type { Observability } from './observability.js';
+import { carrierOf, contextOf } from './trace-carrier.js';
+import { chatAttributes, type ChatCall, type ChatAnswer } from './chat-attributes.js';
+import { toolAttributes, toolResultAttributes, type ToolCallInfo } from './tool-attributes.js';
+
+/** A run as the observer sees it. */
+export interface ObservedRun {
+  runId: string;
+  agentName: string;
+  agentPath?: string[] | undefined;
+  /** The trace context stored with the run (a resumed run continues it). */
+  trace?: TraceCarrier | undefined;
+}
+
+/** How a run's stay in this process ended: it finished, or it paused (or was left in flight). */
+export interface RunEnding {
+  status: string;
+  interruption?: string | undefined;
+  turn: number;
+  usage: { inputTokens: number; outputTokens: number; costUsd?: number | undefined };
+  error?: { code: string; message: string } | undefined;
+  guardrails?: { name: string; tripwire: boolean }[] | undefined;
+}
+
+interface OpenRun {
+  span: Span;
+  /** The OpenTelemetry context whose active span is the run's (its steps' parent). */
+  context: Context;
+}
+
+/**
+ * The telemetry of one loaded session: an `invoke_agent` span per run while it runs in this
+ * process (a sub-agent's nested in its parent's; a resumed run's a child of its stored trace
+ * context), a `chat` span and the GenAI histograms per model call, an `execute_tool` span per
+ * tool call, and the log lines. Spans start and end inside the run's RunContext. With no SDK
+ * registered (spans not recording) and no logger, every method returns after a check.
+ */
+export class SessionObserver {
+  private readonly runs = new Map<string, OpenRun | undefined>();
+  private readonly deadlines = new Set<string>();
+  /** Each run's RunContext when it started here (a finished sub-agent leaves the tree). */
+  private readonly contexts = new Map<string, RunContext>();
+
+  constructor(
+    private readonly shared: Observability,
+    private readonly version: number,
+    private readonly lookup: (runId: string) => RunContext,
+  ) {}
+
+  private contextFor(runId: string): RunContext {
+    return this.contexts.get(runId) ?? this.lookup(runId);
+  }
+
+  /** Whether log lines are written (callers skip work that only feeds them). */
+  get logging(): boolean {
+    return this.shared.log !== undefined;
+  }
+
+  /**
+   * A run starts, or is restored, in this process: its span starts (once). Returns the trace
+   * context to store with a new run, when a recording span has one.
+   */
+  startRun(
+    run: ObservedRun,
+    how: { parentRunId?: string | undefined; restored?: boolean; restarted?: boolean } = {},
+  ): TraceCarrier | undefined {
+    if (this.runs.has(run.runId)) return undefined;
+    const ctx = this.lookup(run.runId);
+    this.contexts.set(run.runId, ctx);
+    const path = run.agentPath ? { agentPath: run.agentPath } : {};
+    if (how.restored) {
+      this.log('info', 'run.restore', ctx, path);
+      if (how.restarted) this.log('warn', 'run.restart', ctx, path);
+    } else this.log('info', 'run.start', ctx, { agent: run.agentName, ...path });
+    const { tracer } = this.shared;
+    if (!tracer) {
+      this.runs.set(run.runId, undefined);
+      return undefined;
+    }
+    const parent = how.parentRunId === undefined ? undefined : this.runs.get(how.parentRunId);
+    const parentContext =
+      parent?.context ?? (run.trace ? contextOf(run.trace) : otelContext.active());
+    const attributes: Attributes = {
+      [GEN_AI.operationName]: OPERATION.invokeAgent,
+      [GEN_AI.agentName]: run.agentName,
+      ...this.scope(ctx),
+      ...(run.agentPath ? { [AGENTSTATE.agentPath]: run.agentPath } : {}),
+      ...(how.parentRunId ? { [AGENTSTATE.parentRunId]: how.parentRunId } : {}),
+      [AGENTSTATE.sessionVersion]: this.version,
+      ...(how.restored ? { [AGENTSTATE.resumed]: true } : {}),
+      ...(how.restarted ? { [AGENTSTATE.restarted]: true } : {}),
+    };
+    const span = withRunContext(ctx, () =>
+      tracer.startSpan(
+        `${OPERATION.invokeAgent} ${run.agentName}`,
+        { kind: SpanKind.INTERNAL, attributes },
+        parentContext,
+      ),
+    );
+    if (!span.isRecording()) {
+      this.runs.set(run.runId, undefined);
+      return undefined;
+    }
+    this.runs.set(run.runId, { span, context: trace.setSpan(parentContext, span) });
+    return how.restored || run.trace ? undefined : carrierOf(span.spanContext());
+  }
+
+  /** A run finished, or its stay here ends (paused, or the session closes): its span ends. */
+  endRun(runId: string, ending: RunEnding): void {
+    const open = this.runs.get(runId);
+    if (!this.runs.has(runId) && !this.logging) return;
+    this.runs.delete(runId);
+    const ctx = this.contextFor(runId);
+    const final = ['completed', 'failed', 'cancelled'].includes(ending.status);
+    const error = ending.error ? { code: ending.error.code, message: ending.error.message } : {};
+    this.log(ending.status === 'failed' ? 'warn' : 'info', final ? 'run.end' : 'run.pause', ctx, {
+      status: ending.status,
+      ...(ending.interruption ? { interruption: ending.interruption } : {}),
+      turns: ending.turn,
+      ...(ending.error ? { error } : {}),
+    });
+    if (!open) return;
+    const { span } = open;
+    withRunContext(ctx, () => {
+      span.setAttributes({
+        [AGENTSTATE.runStatus]: ending.status,
+        [AGENTSTATE.turns]: ending.turn,
+        [GEN_AI.inputTokens]: ending.usage.inputTokens,
+        [GEN_AI.outputTokens]: ending.usage.outputTokens,
+        ...(ending.usage.costUsd === undefined
+          ? {}
+          : { [AGENTSTATE.costUsd]: ending.usage.costUsd }),
+        ...(ending.interruption ? { [AGENTSTATE.interruption]: ending.interruption } : {}),
+        ...guardrailAttributes(ending.guardrails),
+      });
+      if (ending.error) {
+        span.setAttribute(GEN_AI.errorType, ending.error.code);
+        span.setStatus({
+          code: SpanStatusCode.ERROR,
+          message: this.redacted(ending.error.message),
+        });
+      }
+      span.end();
+    });
+  }
+
+  /** Ends the spans still open (runs left in flight when the session closes). */
+  close(): void {
+    for (const [runId, open] of this.runs) {
+      if (!open) continue;
+      withRunContext(this.contextFor(runId), () => {
+        open.span.setAttribute(AGENTSTATE.runStatus, 'running');
+        open.span.end();
+      });
+    }
+    this.runs.clear();
+  }
+
+  /** One model call: a `chat` span (when its run's span records) and the GenAI histograms. */
+  async chat<T extends ChatAnswer>(
+    runId: string,
+    call: ChatCall,
+    fn: () => Promise<T>,
+  ): Promise<T> {
+    const { metrics } = this.shared;
+    const open = this.runs.get(runId);
+    if (!open && !metrics) return fn();
+    const ctx = this.contextFor(runId);
+    const started = performance.now();
+    const span = open
+      ? this.startStep(open, ctx, `${OPERATION.chat} ${call.model}`, SpanKind.CLIENT, {
+          ...chatAttributes(call, undefined, this.content()),
+          ...this.scope(ctx),
+        })
+      : undefined;
+    const base: Attributes = {
+      [GEN_AI.operationName]: OPERATION.chat,
+      [GEN_AI.providerName]: call.provider,
+      [GEN_AI.requestModel]: call.model,
+    };
+    try {
+      const answer = await fn();
+      metrics?.record(
+        { ...base, [GEN_AI.responseModel]: answer.model },
+        (performance.now() - started) / 1000,
+        answer.usage,
+      );
+      if (span) {
+        withRunContext(ctx, () => {
+          span.setAttributes(chatAttributes(call, answer, this.content()));
+          span.end();
+        });
+      }
+      return answer;
+    } catch (error) {
+      const type = errorType(error);
+      metrics?.record({ ...base, [GEN_AI.errorType]: type }, (performance.now() - started) / 1000);
+      if (span) this.failStep(span, ctx, type, error);
+      throw error;
+    }
+  }
+
+  /** One tool call: an `execute_tool` span, active while the tool runs. */
+  async tool<T extends { output: string; isError?: boolean | undefined }>(
+    runId: string,
+    call: ToolCallInfo,
+    fn: () => Promise<T>,
+  ): Promise<T> {
+    const open = this.runs.get(runId);
+    if (!open) return fn();
+    const ctx = this.contextFor(runId);
+    const span = this.startStep(
+      open,
+      ctx,
+      `${OPERATION.executeTool} ${call.name}`,
+      SpanKind.INTERNAL,
+      {
+        ...toolAttributes(call, this.content()),
+        ...this.scope(ctx),
+      },
+    );
+    try {
+      const result = await otelContext.with(trace.setSpan(open.context, span), fn);
+      withRunContext(ctx, () => {
+        span.setAttributes(toolResultAttributes(result, this.content()));
+        if (result.isError) span.setAttribute(GEN_AI.errorType, 'tool_error');
+        if (result.isError) span.setStatus({ code: SpanStatusCode.ERROR });
+        span.end();
+      });
+      return result;
+    } catch (error) {
+      this.failStep(span, ctx, errorType(error), error);
+      throw error;
+    }
+  }
+
+  /** A pending approval passed its deadline and was rejected (logged once per call). */
+  deadline(runId: string, callId: string, tool: string): void {
+    const key = `${runId}/${callId}`;
+    if (!this.logging || this.deadlines.has(key)) return;
+    this.deadlines.add(key);
+    this.log('info', 'run.deadline', this.contextFor(runId), { callId, tool });
+  }
+
+  /** A run interrupted by a failed model call calls the model again. */
+  retry(runId: string): void {
+    if (this.logging) this.log('info', 'run.retry', this.contextFor(runId));
+  }
+
+  /** A save lost the optimistic version check. */
+  conflict(ctx: RunContext, fields: Record<string, unknown>): void {
+    this.log('warn', 'session.conflict', ctx, fields);
+  }
+
+  private log(
+    level: LogLevel,
+    event: LogEvent,
+    ctx: RunContext,
+    fields?: Record<string, unknown>,
+  ): void {
+    this.shared.log?.write(level, event, ctx, fields);
+  }
+
+  private startStep(
+    open: OpenRun,
+    ctx: RunContext,
+    name: string,
+    kind: SpanKind,
+    attributes: Attributes,
+  ): Span {
+    const { tracer } = this.shared;
+    return withRunContext(ctx, () => tracer!.startSpan(name, { kind, attributes }, open.context));
+  }
+
+  private failStep(span: Span, ctx: RunContext, type: string, error: unknown): void {
+    withRunContext(ctx, () => {
+      span.setAttribute(GEN_AI.errorType, type);
+      span.setStatus({ code: SpanStatusCode.ERROR, message: this.redacted(messageOf(error)) });
+      span.end();
+    });
+  }
+
+  /** The run's scope on every span: conversation (session), user and run. */
+  private scope(ctx: RunContext): Attributes {
+    return {
+      ...(ctx.sessionId === undefined ? {} : { [GEN_AI.conversationId]: ctx.sessionId }),
+      ...(ctx.userId === undefined ? {} : { [AGENTSTATE.userId]: ctx.userId }),
+      [AGENTSTATE.runId]: ctx.runId,
+    };
+  }
+
+  /** How content is recorded: not at all, or redacted. */
+  private content(): ((text: string) => string) | undefined {
+    if (!this.shared.recordContent) return undefined;
+    return (text) => this.redacted(text);
+  }
+
+  private redacted(text: string): string {
+    return this.shared.redact ? this.shared.redact(text) : text;
+  }
+}
+
+function guardrailAttributes(results: RunEnding['guardrails']): Attributes {
+  if (!results?.length) return {};
+  return {
+    [AGENTSTATE.guardrails]: results.map((r) => r.name),
+    [AGENTSTATE.guardrailTripped]: results.filter((r) => r.tripwire).map((r) => r.name),
+  };
+}
+
+/** `error.type`: the typed error's code, else its class name. */
+function errorType(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string') return code;
+  return error instanceof Error ? error.name : '_OTHER';
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
