@@ -39,3 +39,12 @@ export type {
 } from './persistence/session-store.js';
 export { MigrationRegistry, type Migration } from './persistence/migrations.js';
 export { CURRENT_SCHEMA_VERSION } from './persistence/session-record-codec.js';
+export type {
+  InputGuardrail,
+  OutputGuardrail,
+  GuardrailVerdict,
+  GuardrailInput,
+  GuardrailOutput,
+} from './guardrails/guardrail.js';
+export type { TelemetryOptions } from './telemetry/telemetry-options.js';
+export type { Logger, LogLevel, LogEvent } from './telemetry/logger.js';

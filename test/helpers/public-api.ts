@@ -86,10 +86,22 @@ export const ROOT_VALUES = [
   'InstructionsError',
   'InvalidSchemaError',
   'SubAgentDepthError',
+  'GuardrailTripwireError',
+  'GuardrailError',
 ].sort();
 
 /** Names the root exports as types only. */
 export const ROOT_TYPES = [
+  'InputGuardrail',
+  'OutputGuardrail',
+  'GuardrailVerdict',
+  'GuardrailInput',
+  'GuardrailOutput',
+  'GuardrailResult',
+  'TelemetryOptions',
+  'Logger',
+  'LogLevel',
+  'LogEvent',
   'AgentOptions',
   'AgentToolOptions',
   'AgentActorLogic',
