@@ -64,6 +64,7 @@ export function aiSdkModel(model: AiSdkLanguageModel, options: AiSdkModelOptions
 
 class AiSdkModel implements Model {
   readonly name: string;
+  readonly provider: string;
   readonly price: ModelPrice | undefined;
   private readonly model: LanguageModelV4;
   private readonly v4: boolean;
@@ -86,6 +87,7 @@ class AiSdkModel implements Model {
     this.model = model as LanguageModelV4;
     this.v4 = version === 'v4';
     this.name = options.name ?? model.modelId;
+    this.provider = model.provider;
     this.price = options.price;
   }
 

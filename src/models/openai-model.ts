@@ -107,6 +107,7 @@ const OPENAI_MODEL_OPTION_NAMES = optionNames<OpenAIModelOptions>({
  */
 export class OpenAIModel implements Model {
   readonly name: string;
+  readonly provider = 'openai';
   readonly price: ModelPrice | undefined;
   private readonly client: OpenAI;
   private readonly options: OpenAIModelOptions;

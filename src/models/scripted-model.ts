@@ -56,6 +56,7 @@ export interface ScriptedModelOptions {
  */
 export class ScriptedModel implements Model {
   readonly name: string;
+  readonly provider = 'scripted';
   readonly price: ModelPrice | undefined;
   /** Every request received, in order. */
   readonly calls: ModelRequest[] = [];

@@ -38,6 +38,10 @@ export class AgentModel implements Model {
     return this.inner.price;
   }
 
+  get provider(): string | undefined {
+    return this.inner.provider;
+  }
+
   async generate(request: ModelRequest, options: ModelCallOptions = {}): Promise<ModelResponse> {
     let response: ModelResponse;
     try {
