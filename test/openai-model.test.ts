@@ -53,6 +53,7 @@ describe('OpenAIModel.generate', () => {
       finishReason: 'stop',
       refusal: undefined,
       model: 'test-model-2024',
+      id: 'chatcmpl-test',
     });
     expect(server.requests).toHaveLength(1);
     expect(server.requests[0]?.url).toBe('/v1/chat/completions');
@@ -245,6 +246,7 @@ describe('OpenAIModel.stream', () => {
       finishReason: 'tool_calls',
       refusal: undefined,
       model: 'test-model-2024',
+      id: 'chatcmpl-test',
     });
   });
 

@@ -105,6 +105,7 @@ function toResponse(completion: ChatCompletion, call: OpenAIApiCall): ModelRespo
     finishReason: mapFinishReason(choice.finish_reason, refusal),
     refusal,
     model: completion.model || call.request.model || call.model,
+    ...(completion.id ? { id: completion.id } : {}),
   };
 }
 

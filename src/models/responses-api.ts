@@ -243,6 +243,7 @@ function toResponse(response: Response, call: OpenAIApiCall): ModelResponse {
     finishReason: finishReason(response, toolCalls.length > 0, refused),
     refusal: refused,
     model: response.model || call.request.model || call.model,
+    ...(response.id ? { id: response.id } : {}),
   };
 }
 

@@ -67,6 +67,7 @@ export class StreamAccumulator {
   private finishReason: string | null | undefined;
   private usage: CompletionUsage | null | undefined;
   private model: string | undefined;
+  private id: string | undefined;
   private sawChoice = false;
 
   /** @param fallbackModel reported as the model name when no chunk names one. */
@@ -76,6 +77,7 @@ export class StreamAccumulator {
   add(chunk: ChatCompletionChunk): ModelStreamEvent[] {
     const events: ModelStreamEvent[] = [];
     if (chunk.model && this.model === undefined) this.model = chunk.model;
+    if (chunk.id && this.id === undefined) this.id = chunk.id;
     if (chunk.usage) this.usage = chunk.usage;
     const choice = chunk.choices?.find((c) => c.index === 0) ?? chunk.choices?.[0];
     if (!choice) return events;
@@ -149,6 +151,7 @@ export class StreamAccumulator {
       finishReason: mapFinishReason(this.finishReason, refusal),
       refusal,
       model: this.model ?? this.fallbackModel,
+      ...(this.id ? { id: this.id } : {}),
     };
   }
 }
