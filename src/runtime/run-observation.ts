@@ -2,7 +2,7 @@ import type { AnyActorRef } from 'xstate';
 import { isSubRunActor } from '../machines/sub-runs.js';
 import type { RunMachineContext } from '../machines/run-types.js';
 import type { RunEnding, SessionObserver } from '../telemetry/session-observer.js';
-import { runState, type RunNode } from './run-tree.js';
+import { pausedRuns, runState, type RunNode } from './run-tree.js';
 
 /** A run actor of a session's run tree and its parent run's id (none for the session's run). */
 export interface RunRef {
@@ -72,4 +72,12 @@ export function closeRuns(observer: SessionObserver, root: AnyActorRef | undefin
     }
   }
   observer.close();
+}
+
+/**
+ * Whether a restored run tree had steps in flight (a crash or a lost process stopped it
+ * mid-step: they start again), not one standing still for an approval or an interruption.
+ */
+export function stepsInFlight(root: RunNode | undefined): boolean {
+  return root?.status === 'active' && pausedRuns(root).length === 0;
 }

@@ -25,7 +25,7 @@ import { isSubRun } from '../machines/run-types.js';
 import type { RunContext } from '../context/run-context.js';
 import type { Observability } from '../telemetry/observability.js';
 import type { SessionObserver } from '../telemetry/session-observer.js';
-import { closeRuns, observeRun, runRefs } from './run-observation.js';
+import { closeRuns, observeRun, runRefs, stepsInFlight } from './run-observation.js';
 
 export type SessionActor = Actor<typeof sessionMachine>;
 export type SessionSnapshot = SnapshotFrom<typeof sessionMachine>;
@@ -309,7 +309,7 @@ export class SessionHost {
     this.observer.startRun(run, {
       parentRunId,
       restored,
-      restarted: restored && this.runInFlight(),
+      restarted: restored && stepsInFlight(this.runSnapshot()),
     });
   }
 
@@ -317,7 +317,7 @@ export class SessionHost {
   private saveFailed(): void {
     const failure = this.committer.failure;
     if (this.observer?.logging && failure instanceof SessionConflictError) {
-      const runId = this.runContext()?.runId;
+      const runId = this.runContext()?.runId ?? this.context().lastRun?.runId;
       this.observer.conflict(runId ? this.contextFor(runId) : this.deps.contextFor(''), {
         version: this.committer.record.version,
       });
