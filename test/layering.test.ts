@@ -89,6 +89,14 @@ describe('layering', () => {
     expect(users.filter((f) => !f.startsWith('src/models/'))).toEqual([]);
   });
 
+  it('imports `@opentelemetry/api` only under src/telemetry', () => {
+    const users = files
+      .filter((f) => specifiers(f).some((s) => isPackage(s, '@opentelemetry/api')))
+      .map(rel);
+    expect(users).toContain('src/telemetry/session-observer.ts');
+    expect(users.filter((f) => !f.startsWith('src/telemetry/'))).toEqual([]);
+  });
+
   it('imports `@modelcontextprotocol/sdk` only under src/mcp, which the root entry never reaches', () => {
     const users = files
       .filter((f) => specifiers(f).some((s) => isPackage(s, '@modelcontextprotocol/sdk')))

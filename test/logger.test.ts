@@ -34,7 +34,10 @@ describe('logger', () => {
       logger,
     });
     const result = await agent.run('hello', key);
-    expect(lines.map((l) => `${l.level} ${l.event}`)).toEqual(['info run.start', 'info run.end']);
+    expect(lines.map((l) => `${l.level} ${String(l.event)}`)).toEqual([
+      'info run.start',
+      'info run.end',
+    ]);
     for (const line of lines) {
       expect(line).toMatchObject({ userId: 'alice', sessionId: 'log-1', runId: result.id });
     }
@@ -45,7 +48,7 @@ describe('logger', () => {
     const { store } = await temps.open();
     const written: string[] = [];
     const write = process.stderr.write.bind(process.stderr);
-    process.stderr.write = ((chunk: string) => written.push(String(chunk)) > 0) as never;
+    process.stderr.write = (chunk: string) => written.push(String(chunk)) > 0;
     try {
       const agent = new Agent({ name: 'a', model: new ScriptedModel([{ text: 'hi' }]), store });
       await agent.run('hello', key);
@@ -67,7 +70,7 @@ describe('logger', () => {
     } finally {
       delete process.env['AGENTSTATE_LOG'];
     }
-    process.stderr.write = ((chunk: string) => written.push(String(chunk)) > 0) as never;
+    process.stderr.write = (chunk: string) => written.push(String(chunk)) > 0;
     try {
       await agent.run('hello', key);
     } finally {
