@@ -49,7 +49,7 @@ describe('OpenTelemetry GenAI telemetry', () => {
       model: addThenAnswer(),
       tools: [add],
       store,
-      telemetry: otel,
+      telemetry: otel.options,
     });
     const result = await agent.run('2 + 3?', key);
 
@@ -112,7 +112,7 @@ describe('OpenTelemetry GenAI telemetry', () => {
       model: addThenAnswer(),
       tools: [add],
       store,
-      telemetry: otel,
+      telemetry: otel.options,
     });
     await agent.run('2 + 3?', key);
     const histograms = await otel.histograms();
@@ -142,7 +142,7 @@ describe('OpenTelemetry GenAI telemetry', () => {
       tools: [add],
       store,
       redact: (text) => text.replaceAll(secret, '[REDACTED]'),
-      telemetry: { ...otel, recordContent: true },
+      telemetry: { ...otel.options, recordContent: true },
     });
     await agent.run(`2 + 3? my key is ${secret}`, key);
     const spans = otel.spans();
@@ -169,7 +169,7 @@ describe('OpenTelemetry GenAI telemetry', () => {
       ]),
       tools: [child.asTool({ name: 'ask_helper', description: 'Asks the helper' })],
       store,
-      telemetry: otel,
+      telemetry: otel.options,
     });
     const result = await parent.run('go', key);
     const spans = otel.spans();
@@ -203,7 +203,7 @@ describe('OpenTelemetry GenAI telemetry', () => {
       model: model(),
       tools: approvalTools(counters),
       store: temp.store,
-      telemetry: first,
+      telemetry: first.options,
     });
     const paused = await agent1.run('mail bob', key);
     expect(paused.interrupted).toBe(true);
@@ -225,7 +225,7 @@ describe('OpenTelemetry GenAI telemetry', () => {
       model: model(),
       tools: approvalTools(counters),
       store: reopened,
-      telemetry: second,
+      telemetry: second.options,
     });
     const state = RunState.fromJSON(JSON.stringify(paused.state));
     await agent2.resume(state.approve(state.interruptions[0]!.callId), { store: reopened });
@@ -256,7 +256,7 @@ describe('OpenTelemetry GenAI telemetry', () => {
       model: addThenAnswer(),
       tools: [add],
       store,
-      telemetry: otel,
+      telemetry: otel.options,
     });
     await agent.run('2 + 3?', key);
     expect(seen.length).toBeGreaterThanOrEqual(8);
@@ -275,5 +275,11 @@ describe('OpenTelemetry GenAI telemetry', () => {
   it('refuses a bad telemetry option with a TypeError naming it', () => {
     const model = new ScriptedModel([]);
     expect(() => new Agent({ name: 'a', model, telemetry: 'on' as never })).toThrow(/telemetry/);
+    expect(
+      () => new Agent({ name: 'a', model, telemetry: { tracerprovider: {} } as never }),
+    ).toThrow(/tracerProvider/);
+    expect(
+      () => new Agent({ name: 'a', model, telemetry: { recordContent: 'yes' } as never }),
+    ).toThrow(/recordContent/);
   });
 });

@@ -56,7 +56,7 @@ describe('userId in every span and log line, two users interleaved', () => {
         name: 'desk',
         store,
         logger,
-        telemetry: otel,
+        telemetry: otel.options,
         tools: [helper.asTool({ name: 'ask_helper', description: 'Asks the helper' }), sendEmail],
         inputGuardrails: [
           {

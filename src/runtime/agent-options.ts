@@ -13,7 +13,7 @@ import type { PriceTable } from '../models/pricing.js';
 import type { SessionStore } from '../persistence/session-store.js';
 import type { InputGuardrail, OutputGuardrail } from '../guardrails/guardrail.js';
 import type { Logger } from '../telemetry/logger.js';
-import type { TelemetryOptions } from '../telemetry/telemetry-options.js';
+import { checkTelemetryOptions, type TelemetryOptions } from '../telemetry/telemetry-options.js';
 import type { ToolErrorHook } from '../tools/guard-tool.js';
 import type { AnyTool } from '../tools/tool.js';
 import type { Toolkit } from '../tools/toolkit.js';
@@ -225,6 +225,7 @@ export function checkAgentOptions(options: unknown): void {
           (m) => isObject(m) && typeof m['from'] === 'string' && typeof m['migrate'] === 'function',
         ),
     );
+  checkTelemetryOptions('new Agent()', (options as Record<string, unknown>)['telemetry']);
   checkHistoryStrategy('new Agent()', (options as Record<string, unknown>)['history']);
   const { modelSettings, tools, toolkits } = options as AgentOptions;
   if (modelSettings === undefined) return;

@@ -7,6 +7,7 @@ import {
   optionNames,
 } from '../validation/option-checks.js';
 import type { SchedulerOptions } from './approval-scheduler.js';
+import { checkTelemetryOptions } from '../telemetry/telemetry-options.js';
 import { SESSION_STORE_METHODS } from './run-call-checks.js';
 import type { SessionRuntimeOptions } from './session-runtime.js';
 
@@ -61,6 +62,7 @@ export function checkRuntimeOptions(options: unknown): void {
     .instanceOf('liveRuns', Set)
     .implements('logger', 'Logger', ['debug', 'info', 'warn', 'error'])
     .check('telemetry', 'an object or false', (v) => v === false || isObject(v));
+  checkTelemetryOptions(call, (options as { telemetry?: unknown }).telemetry);
   const { scope } = options as { scope?: unknown };
   if (scope !== undefined) checkKey(call, scope, 'scope');
 }

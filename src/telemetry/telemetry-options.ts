@@ -1,4 +1,5 @@
 import type { MeterProvider, TracerProvider } from '@opentelemetry/api';
+import { OptionChecker, isObject, optionNames } from '../validation/option-checks.js';
 
 /**
  * Where agentstate's OpenTelemetry spans and metrics go. Without a provider here, the global
@@ -18,4 +19,19 @@ export interface TelemetryOptions {
    * @default false
    */
   recordContent?: boolean | undefined;
+}
+
+const TELEMETRY_NAMES = optionNames<TelemetryOptions>({
+  tracerProvider: true,
+  meterProvider: true,
+  recordContent: true,
+});
+
+/** Checks a `telemetry` option (`false` or the object); a mistake is a `TypeError` naming it. */
+export function checkTelemetryOptions(call: string, value: unknown): void {
+  if (value === undefined || value === false || !isObject(value)) return;
+  new OptionChecker(call, value, TELEMETRY_NAMES, 'telemetry')
+    .implements('tracerProvider', 'TracerProvider', ['getTracer'])
+    .implements('meterProvider', 'MeterProvider', ['getMeter'])
+    .check('recordContent', 'a boolean', (v) => typeof v === 'boolean');
 }

@@ -31,8 +31,8 @@ export function testTelemetry(extra: SpanProcessor[] = []) {
   const reader = new TestReader();
   const meterProvider = new MeterProvider({ readers: [reader] });
   return {
-    tracerProvider,
-    meterProvider,
+    /** The `telemetry` option sending spans and metrics here. */
+    options: { tracerProvider, meterProvider },
     spans: (): ReadableSpan[] => exporter.getFinishedSpans(),
     /** The histograms recorded so far, by metric name. */
     async histograms(): Promise<Map<string, HistogramMetricData>> {
