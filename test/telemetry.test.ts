@@ -40,17 +40,23 @@ const addThenAnswer = () =>
     { name: 'gpt-test' },
   );
 
+/** The calculator agent on a fresh LevelDB store, traced to a test SDK. */
+async function calcAgent(extra: Parameters<typeof testTelemetry>[0] = []) {
+  const { store } = await temps.open();
+  const otel = testTelemetry(extra);
+  const agent = new Agent({
+    name: 'calc',
+    model: addThenAnswer(),
+    tools: [add],
+    store,
+    telemetry: otel.options,
+  });
+  return { store, otel, agent };
+}
+
 describe('OpenTelemetry GenAI telemetry', () => {
   it('emits invoke_agent, chat and execute_tool spans with the GenAI attributes and agentstate facts', async () => {
-    const { store } = await temps.open();
-    const otel = testTelemetry();
-    const agent = new Agent({
-      name: 'calc',
-      model: addThenAnswer(),
-      tools: [add],
-      store,
-      telemetry: otel.options,
-    });
+    const { otel, agent } = await calcAgent();
     const result = await agent.run('2 + 3?', key);
 
     const spans = otel.spans();
@@ -105,15 +111,7 @@ describe('OpenTelemetry GenAI telemetry', () => {
   });
 
   it('records the token usage and operation duration histograms the conventions name', async () => {
-    const { store } = await temps.open();
-    const otel = testTelemetry();
-    const agent = new Agent({
-      name: 'calc',
-      model: addThenAnswer(),
-      tools: [add],
-      store,
-      telemetry: otel.options,
-    });
+    const { otel, agent } = await calcAgent();
     await agent.run('2 + 3?', key);
     const histograms = await otel.histograms();
     const tokens = histograms.get(METRIC_GEN_AI_CLIENT_TOKEN_USAGE)!;
@@ -243,21 +241,13 @@ describe('OpenTelemetry GenAI telemetry', () => {
   });
 
   it('calls span hooks inside the run context', async () => {
-    const { store } = await temps.open();
     const seen: string[] = [];
-    const otel = testTelemetry([
+    const { agent } = await calcAgent([
       hookProcessor({
         onStart: (span) => seen.push(`start ${span.name}: ${findRunContext()?.userId}`),
         onEnd: (span) => seen.push(`end ${span.name}: ${findRunContext()?.userId}`),
       }),
     ]);
-    const agent = new Agent({
-      name: 'calc',
-      model: addThenAnswer(),
-      tools: [add],
-      store,
-      telemetry: otel.options,
-    });
     await agent.run('2 + 3?', key);
     expect(seen.length).toBeGreaterThanOrEqual(8);
     for (const line of seen) expect(line).toMatch(/: alice$/);
