@@ -22,6 +22,7 @@ import { systemClock } from './clock.js';
 import type { Tool } from '../tools/tool.js';
 import { AgentModel } from './agent-model.js';
 import { checkAgentOptions, type AgentOptions } from './agent-options.js';
+import { envLogger } from '../telemetry/logger.js';
 import { AgentSession } from './agent-session.js';
 import { defaultStore } from './default-store.js';
 import type { RunResult } from './run-result.js';
@@ -96,7 +97,12 @@ export class Agent<TOutput = string> implements BindingSource {
     this.name = options.name;
     // The runs call the model through the agent's wrapper: redacted errors, price warnings.
     const { redact, prices } = options;
-    this.options = { ...options, model: new AgentModel(options.model, { redact, prices }) };
+    this.options = {
+      ...options,
+      model: new AgentModel(options.model, { redact, prices }),
+      // `AGENTSTATE_LOG` is read once, here, when the agent has no logger of its own.
+      logger: options.logger ?? envLogger(process.env['AGENTSTATE_LOG']),
+    };
   }
 
   /** @internal Binds the agent to a context for one action (toolkits are closed after it). */
