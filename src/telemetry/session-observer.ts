@@ -122,8 +122,8 @@ export class SessionObserver {
   /** A run finished, or its stay here ends (paused, or the session closes): its span ends. */
   endRun(runId: string, ending: RunEnding): void {
     const open = this.runs.get(runId);
-    if (!this.runs.has(runId) && !this.logging) return;
-    this.runs.delete(runId);
+    if (!this.runs.delete(runId)) return; // not started here, or already ended
+    if (!open && !this.logging) return; // nothing records: the cheap path
     const ctx = this.contextFor(runId);
     const final = ['completed', 'failed', 'cancelled'].includes(ending.status);
     const error = ending.error ? { code: ending.error.code, message: ending.error.message } : {};
