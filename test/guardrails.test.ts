@@ -70,7 +70,11 @@ describe('guardrails', () => {
   it('a tripped input guardrail ends the run with GuardrailTripwireError before any model call', async () => {
     const { store } = await temps.open();
     const seen: string[] = [];
-    const model = new ScriptedModel([{ text: 'never' }]);
+    let modelCalls = 0;
+    const model = new ScriptedModel(() => {
+      modelCalls += 1;
+      return { text: 'never' };
+    });
     const agent = new Agent({
       name: 'greeter',
       model,
@@ -85,7 +89,7 @@ describe('guardrails', () => {
     expect(tripped.state).toBeInstanceOf(RunState);
     expect(tripped.state!.guardrails).toEqual([tripped.guardrail]);
     expect(tripped.state!.data.status).toBe('failed');
-    expect(model.calls).toHaveLength(0);
+    expect(modelCalls).toBe(0);
     // The session takes messages again (the run is over).
     const next = new Agent({ name: 'greeter', model: new ScriptedModel([{ text: 'ok' }]), store });
     await expect(next.run('hello', opts('g2'))).resolves.toMatchObject({ output: 'ok' });
