@@ -1,4 +1,10 @@
-import { createActor, type Actor, type AnyActorRef, type SnapshotFrom } from 'xstate';
+import {
+  createActor,
+  type Actor,
+  type AnyActorRef,
+  type InspectionEvent,
+  type SnapshotFrom,
+} from 'xstate';
 import { runActors } from '../actors/run-actors.js';
 import { SessionLog } from '../actors/session-log.js';
 import type { AnyActorSystem, StepDeps } from '../actors/step-deps.js';
@@ -41,6 +47,8 @@ export type HostDeps = Omit<
   journal: readonly JournalEntry[];
   /** The session lease the runtime holds for this action; every save carries it. */
   lease?: SessionLease | undefined;
+  /** Inspects the session actor and every actor under it (XState's `inspect`). */
+  inspect?: ((event: InspectionEvent) => void) | undefined;
 };
 
 /** Step deps of each loaded session, by its actor system (which the session's actors share). */
@@ -119,6 +127,7 @@ export class SessionHost {
     this.actor = createActor(hostMachine, {
       snapshot: record.snapshot as SessionSnapshot,
       input: { sessionId: key.sessionId, userId: key.userId },
+      ...(deps.inspect ? { inspect: deps.inspect } : {}),
     });
     stepDepsBySystem.set(this.actor.system, stepDeps); // before start: restored steps restart then
     this.committer = new SessionCommitter(

@@ -126,6 +126,7 @@ export const ROOT_TYPES = [
   'ContinueRunOptions',
   'DeleteSessionOptions',
   'Clock',
+  'InspectOption',
   'RunUsage',
   'InterruptionReason',
   'Budget',
