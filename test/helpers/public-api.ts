@@ -86,6 +86,9 @@ export const ROOT_VALUES = [
   'InstructionsError',
   'InvalidSchemaError',
   'SubAgentDepthError',
+  'ForkPositionError',
+  'InvalidReplayError',
+  'RunNotFoundError',
 ].sort();
 
 /** Names the root exports as types only. */
@@ -125,6 +128,7 @@ export const ROOT_TYPES = [
   'RunActionOptions',
   'ContinueRunOptions',
   'DeleteSessionOptions',
+  'ForkSessionOptions',
   'Clock',
   'RunUsage',
   'InterruptionReason',
