@@ -29,6 +29,8 @@ export const ROOT_VALUES = [
   'updateTask',
   'forkSession',
   'deleteSession',
+  'exportReplay',
+  'parseReplay',
   // items and context windows
   'contentText',
   'estimateTokens',
@@ -129,6 +131,8 @@ export const ROOT_TYPES = [
   'ContinueRunOptions',
   'DeleteSessionOptions',
   'ForkSessionOptions',
+  'ExportReplayOptions',
+  'ReplayFile',
   'Clock',
   'RunUsage',
   'InterruptionReason',
@@ -212,6 +216,7 @@ export const TESTING_TYPES = [
   'ScriptedModelOptions',
   'ScriptedResponse',
   'ScriptedToolCall',
+  'ReplayModelOptions',
   'MemorySessionStoreOptions',
 ].sort();
 
