@@ -38,3 +38,4 @@ export type { SessionRuntimeEvents, SessionRuntimeEventType } from './session-ev
 export type { SessionView } from './session-view.js';
 export { closeDefaultStores } from './default-store.js';
 export * from './actions/index.js';
+export { exportReplay, type ExportReplayOptions } from './export-replay.js';

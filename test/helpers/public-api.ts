@@ -29,6 +29,8 @@ export const ROOT_VALUES = [
   'updateTask',
   'forkSession',
   'deleteSession',
+  'exportReplay',
+  'parseReplay',
   // items and context windows
   'contentText',
   'estimateTokens',
@@ -86,6 +88,9 @@ export const ROOT_VALUES = [
   'InstructionsError',
   'InvalidSchemaError',
   'SubAgentDepthError',
+  'ForkPositionError',
+  'InvalidReplayError',
+  'RunNotFoundError',
 ].sort();
 
 /** Names the root exports as types only. */
@@ -125,6 +130,9 @@ export const ROOT_TYPES = [
   'RunActionOptions',
   'ContinueRunOptions',
   'DeleteSessionOptions',
+  'ForkSessionOptions',
+  'ExportReplayOptions',
+  'ReplayFile',
   'Clock',
   'InspectOption',
   'RunUsage',
@@ -209,6 +217,7 @@ export const TESTING_TYPES = [
   'ScriptedModelOptions',
   'ScriptedResponse',
   'ScriptedToolCall',
+  'ReplayModelOptions',
   'MemorySessionStoreOptions',
 ].sort();
 
