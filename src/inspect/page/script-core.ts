@@ -20,10 +20,13 @@ function h(tag, attrs) {
   for (var i = 2; i < arguments.length; i++) append(el, arguments[i]);
   return el;
 }
-function append(el, child) {
-  if (child === undefined || child === null || child === false) return;
-  if (Array.isArray(child)) { child.forEach(function (c) { append(el, c); }); return; }
-  el.appendChild(typeof child === 'object' ? child : document.createTextNode(String(child)));
+function append(el) {
+  for (var i = 1; i < arguments.length; i++) {
+    var child = arguments[i];
+    if (child === undefined || child === null || child === false) continue;
+    if (Array.isArray(child)) { child.forEach(function (c) { append(el, c); }); continue; }
+    el.appendChild(typeof child === 'object' ? child : document.createTextNode(String(child)));
+  }
 }
 function clear(el) { while (el.firstChild) el.removeChild(el.firstChild); return el; }
 function time(ms) { return ms === undefined || ms === null ? '' : new Date(ms).toISOString().replace('T', ' ').slice(0, 19); }

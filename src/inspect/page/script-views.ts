@@ -65,7 +65,7 @@ function renderDetail() {
     h('div', { class: 'charts' },
       h('div', { class: 'chart' }, h('div', { class: 'muted' }, 'session machine'), drawChart('session', S.machines.session, s.state)),
       h('div', { class: 'chart' }, h('div', { class: 'muted' }, 'run machine · ', h('span', { id: 'run-state' }, S.run ? S.run.state : 'no run')),
-        drawChart('run', S.machines.run, S.run && S.run.current ? S.run.state : ''))),
+        drawChart('run', S.machines.run, S.run ? S.run.state : ''))),
     h('h2', {}, 'Runs'),
     h('ul', {}, d.runs.map(function (r) {
       return h('li', {}, h('a', { href: '#', 'data-run': r.runId, onclick: function (e) { e.preventDefault(); openRun(r.runId); } }, r.runId),
