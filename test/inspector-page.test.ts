@@ -36,9 +36,12 @@ const shot = (page: Page, name: string) =>
   page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
 
 const current = (page: Page, chart: 'session' | 'run') =>
-  page.$$eval(`svg[data-chart="${chart}"] rect.state.current`, (rects) =>
+  page.$$eval(`svg[data-chart="${chart}"] rect.state.current`, (rects: Attributed[]) =>
     rects.map((r) => r.getAttribute('data-state')),
   );
+
+/** What the tests read of an element in the page (no DOM types in this project). */
+type Attributed = { getAttribute(name: string): string | null };
 
 describe('inspector page in Chromium', () => {
   it('lists a session; opening it draws both machines with the current state highlighted', async () => {
@@ -52,7 +55,9 @@ describe('inspector page in Chromium', () => {
     await page.goto(inspector.url);
     await page.waitForSelector('tr.session[data-session="refund-1"]');
     expect(
-      await page.$$eval('tr.session', (rows) => rows.map((r) => r.getAttribute('data-session'))),
+      await page.$$eval('tr.session', (rows: Attributed[]) =>
+        rows.map((r) => r.getAttribute('data-session')),
+      ),
     ).toEqual(expect.arrayContaining(['greet', 'refund-1']));
     await shot(page, '1-sessions');
     await page.click('tr.session[data-session="refund-1"]');
@@ -63,7 +68,7 @@ describe('inspector page in Chromium', () => {
     expect(
       await page.$$eval(
         'svg[data-chart="run"] rect[data-state="approvals.checking"]',
-        (r) => r.length,
+        (r: unknown[]) => r.length,
       ),
     ).toBe(1);
     // the timeline nests the sub-agent's run under the call that started it
@@ -72,7 +77,7 @@ describe('inspector page in Chromium', () => {
     await shot(page, '2-session-paused');
     // the status filter
     await page.selectOption('#status-filter', 'completed');
-    await page.waitForFunction(() => document.querySelectorAll('tr.session').length === 0);
+    await page.waitForFunction("document.querySelectorAll('tr.session').length === 0");
     expect(errors).toEqual([]);
   });
 
