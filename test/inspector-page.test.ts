@@ -87,7 +87,7 @@ describe('inspector page in Chromium', () => {
     await page.goto(inspector.url);
     await page.click('tr.session[data-session="live"]');
     await page.waitForSelector('svg[data-chart="session"] rect.current[data-state="active.idle"]');
-    await page.evaluate(() => ((window as unknown as { marker: number }).marker = 1));
+    await page.evaluate('window.marker = 1');
     const running = ops.agent.run('please wait', { sessionId: 'live', userId: 'ann' });
     await ops.entered();
     // the run stands in `tools` while its gate is closed: the page follows it live
@@ -100,7 +100,7 @@ describe('inspector page in Chromium', () => {
     expect((await running).output).toBe('ops: gate open');
     await page.waitForSelector('svg[data-chart="session"] rect.current[data-state="active.idle"]');
     await page.waitForSelector('svg[data-chart="run"] rect.current[data-state="completed"]');
-    expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(1);
+    expect(await page.evaluate('window.marker')).toBe(1);
     expect(await page.textContent('#live-log')).toContain('live run snapshot');
     await shot(page, '4-live-done');
     expect(errors).toEqual([]);
