@@ -41,6 +41,10 @@ describe('startInspector: reads', () => {
     expect(
       (list.json as { sessions: { sessionId: string }[] }).sessions.map((s) => s.sessionId),
     ).toEqual(['s1']);
+    // the sub-agent's refund waits for a decision: the listing counts it
+    expect((list.json as { sessions: { pendingApprovals: number }[] }).sessions[0]).toMatchObject({
+      pendingApprovals: 1,
+    });
     expect((await ann.get('/api/sessions?user=bob')).status).toBe(403);
     expect(errorCode((await ann.get('/api/sessions?user=bob')).json)).toBe('FORBIDDEN_USER');
     const bobs = await ann.get('/api/sessions/b1');

@@ -32,13 +32,27 @@ export interface RunTreeNode {
   children: RunTreeNode[];
 }
 
-/** A page of one user's sessions. */
+/**
+ * A page of one user's sessions, each with the number of calls waiting for a decision in its
+ * run tree (read from the records the runtime's listing named, in the same partition).
+ */
 export async function listSessions(
   runtime: SessionRuntime,
   userId: string | undefined,
   query: { status?: SessionStatus | undefined; cursor?: string | undefined; limit?: number },
 ) {
-  return runtime.listSessions({ userId, ...query });
+  const page = await runtime.listSessions({ userId, ...query });
+  const sessions = await Promise.all(
+    page.sessions.map(async (info) => {
+      if (info.status !== 'active') return { ...info, pendingApprovals: 0 };
+      const record = await runtime.store.load({ sessionId: info.sessionId, userId });
+      return {
+        ...info,
+        pendingApprovals: pendingApprovals(storedRun<RunNode>(record.snapshot)).length,
+      };
+    }),
+  );
+  return { sessions, nextCursor: page.nextCursor };
 }
 
 /** The stored record of a session, read only after the runtime found the key (partition). */

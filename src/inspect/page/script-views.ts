@@ -32,7 +32,7 @@ function renderSessions() {
     return h('tr', { class: 'session' + (s.sessionId === S.selected ? ' selected' : ''), 'data-session': s.sessionId,
       onclick: function () { openSession(s.sessionId); } },
       h('td', {}, s.sessionId, s.parentId ? h('div', { class: 'muted' }, 'fork of ' + s.parentId) : null),
-      h('td', {}, h('span', { class: 'badge' }, s.status), s.approvalDeadline !== undefined ? h('div', { class: 'badge' }, 'approval pending') : null),
+      h('td', {}, h('span', { class: 'badge' }, s.status), s.pendingApprovals ? h('div', { class: 'badge pending-count' }, s.pendingApprovals + ' pending') : null),
       h('td', {}, 'v' + s.version, h('div', { class: 'muted' }, time(s.updatedAt))),
       h('td', {}, s.usage.inputTokens + s.usage.outputTokens + ' tok', h('div', { class: 'muted' }, usd(s.usage.costUsd))));
   });
