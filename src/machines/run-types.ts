@@ -185,7 +185,7 @@ export interface RunMachineContext extends RunMachineInput {
   activeAgent?: string | undefined;
   /**
    * When each step of the current turn started and how often it was restarted after a
-   * restore (by step number; cleared at each turn), so a journal entry records both.
+   * restore (by step number; cleared when a model step ends), so a journal entry records both.
    */
   stepStarts?: Record<string, StepStart> | undefined;
 }
@@ -194,6 +194,16 @@ export interface RunMachineContext extends RunMachineInput {
 export interface StepStart {
   at: number;
   restarts: number;
+}
+
+/** The run's context with a step's start noted (a `STEP_STARTED` event). */
+export function withStepStart(
+  context: RunMachineContext,
+  event: { step: number; at: number; restarts: number },
+): Partial<RunMachineContext> {
+  return {
+    stepStarts: { ...context.stepStarts, [event.step]: { at: event.at, restarts: event.restarts } },
+  };
 }
 
 export type RunFinalStatus = 'completed' | 'failed' | 'cancelled';

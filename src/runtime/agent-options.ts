@@ -115,7 +115,8 @@ export interface AgentOptions<TOutput = string> {
   /**
    * An XState inspection observer of the agent's actors: each session actor, its run, each
    * step and each sub-agent run, restored ones too (e.g. `@statelyai/inspect`'s
-   * `createWebSocketInspector().inspect`, or `startInspector` from `agentstate/inspect`).
+   * `createWebSocketInspector().inspect`). A `SessionRuntime` takes it too (its own, else its
+   * agent's); `runtime.on('Inspection', ...)` adds listeners that also get the session key.
    * @example inspect: (event) => { if (event.type === '@xstate.snapshot') log(event) }
    */
   inspect?: InspectOption | undefined;

@@ -1,5 +1,6 @@
 import type { InspectionEvent } from 'xstate';
 import type { SessionKey, SessionRecord } from '../persistence/session-store.js';
+import { combineInspectors, type InspectOption } from './inspection.js';
 
 /** What SessionRuntime reports; subscribe with `runtime.on(type, listener)`. */
 export interface SessionRuntimeEvents {
@@ -25,6 +26,24 @@ type Listener<K extends SessionRuntimeEventType> = (
 /** A minimal typed event hub. A throwing listener never breaks the runtime. */
 export class SessionEventHub {
   private readonly listeners = new Map<SessionRuntimeEventType, Set<Listener<never>>>();
+  private inspect: InspectOption | undefined;
+
+  /** The runtime's own inspection observer (its `inspect` option), without the key. */
+  inspectWith(inspect: InspectOption | undefined): void {
+    this.inspect = inspect;
+  }
+
+  /**
+   * The inspection function of one session's actors: the runtime's observer and the
+   * `Inspection` listeners (with the key); undefined when nobody inspects.
+   */
+  inspector(key: SessionKey): ((event: InspectionEvent) => void) | undefined {
+    const listening = this.has('Inspection');
+    return combineInspectors(
+      this.inspect,
+      listening ? (event) => this.emit('Inspection', { key, event }) : undefined,
+    );
+  }
 
   on<K extends SessionRuntimeEventType>(type: K, listener: Listener<K>): () => void {
     const set = this.listeners.get(type) ?? new Set();

@@ -83,6 +83,8 @@ export class SessionHost {
   private readonly watched = new WeakSet<AnyActorRef>();
   /** False while the constructor restores the session; afterwards a new run child is reported at once. */
   private announceRuns = false;
+  /** True while the constructor starts the restored actors (their steps in flight restart). */
+  private restoring = false;
   private readonly waiters = new Set<() => void>();
   /** The caller's AbortSignal cancels the run (CANCEL), so it ends `cancelled`, not `failed`. */
   private readonly onAbort = (): void => this.cancelRun();
@@ -142,7 +144,12 @@ export class SessionHost {
       deps.lease,
     );
     this.actor.subscribe({ next: () => this.changed(), error: () => this.notify() });
-    this.actor.start();
+    this.restoring = true;
+    try {
+      this.actor.start();
+    } finally {
+      this.restoring = false;
+    }
     const status = this.actor.getSnapshot().status;
     if (status === 'error') {
       throw new RestoreFailedError(key.sessionId, String(this.actor.getSnapshot().error));
@@ -178,14 +185,16 @@ export class SessionHost {
   }
 
   /**
-   * Notes on a run's context that one of its steps starts: now, or (a step the restored
-   * snapshot shows started) again, one restart more. The note travels with the save that
-   * follows the step's start anyway; the step's journal entry records it.
+   * Notes on a run's context that one of its steps starts: now, or (a step in flight in the
+   * restored snapshot, started again as the session is restored) at its first start, one
+   * restart more. The note travels with the save that follows the step's start anyway; the
+   * step's journal entry records it.
    */
   stepStarted(runId: string, step: number): StepTiming {
     const root = this.actor.getSnapshot().children.run as AnyActorRef | undefined;
     const ref = root && runRefs(root).find((r) => runIdOf(r) === runId);
-    const before = (ref?.getSnapshot() as RunSnapshot | undefined)?.context.stepStarts?.[step];
+    const noted = (ref?.getSnapshot() as RunSnapshot | undefined)?.context.stepStarts?.[step];
+    const before = this.restoring ? noted : undefined;
     const timing = before
       ? { startedAt: before.at, restarts: before.restarts + 1 }
       : { startedAt: this.deps.clock.now(), restarts: 0 };
