@@ -74,6 +74,7 @@ describe('inspector page in Chromium', () => {
     // the timeline nests the sub-agent's run under the call that started it
     expect(await page.textContent('#run .subrun')).toContain('ops › billing');
     expect(await page.textContent('.pending')).toContain('refund');
+    expect(await page.textContent('.decision[data-decision="pending"]')).toContain('refund');
     await shot(page, '2-session-paused');
     // the status filter
     await page.selectOption('#status-filter', 'completed');

@@ -103,6 +103,9 @@ describe('startInspector: reads', () => {
       'model',
       'approval',
     ]);
+    expect((run.tree.children[0] as { decisions?: unknown }).decisions).toEqual([
+      expect.objectContaining({ name: 'refund', decision: 'pending' }),
+    ]);
     expect(run.snapshot.context.runId).toBe(paused.id);
     expect(run.runState.interruptions).toHaveLength(1);
     const missing = await ann.get('/api/sessions/s1/runs/nope');

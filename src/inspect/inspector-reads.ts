@@ -29,6 +29,8 @@ export interface RunTreeNode {
   turn?: number | undefined;
   usage?: unknown;
   timeline: TimelineStep[];
+  /** The current turn's calls that needed a human's decision, and the decision taken. */
+  decisions?: { callId: string; name: string; decision: string; reason?: string | undefined }[];
   children: RunTreeNode[];
 }
 
@@ -206,6 +208,14 @@ async function nodeOf(
     turn: ctx.turn,
     usage: ctx.usage,
     timeline: await journalOf(ctx.runId),
+    decisions: ctx.calls
+      .filter((c) => c.needsApproval)
+      .map((c) => ({
+        callId: c.callId,
+        name: c.name,
+        decision: c.decision ?? 'pending',
+        reason: c.reason,
+      })),
     children: await Promise.all(subRunsOf(run).map((child) => nodeOf(child, journalOf))),
   };
 }

@@ -147,6 +147,9 @@ function renderTree(node) {
   return h('div', { class: 'run-node', 'data-run': node.runId },
     h('div', {}, h('b', {}, node.agentPath.join(' › ')), ' ', h('span', { class: 'badge' }, node.state),
       node.usage ? ' ' + tokens(node.usage) + ' · ' + usd(node.usage.costUsd) : ''),
+    (node.decisions || []).map(function (d) {
+      return h('div', { class: 'decision', 'data-decision': d.decision }, 'decision on ' + d.name + ' (' + d.callId + '): ' + d.decision + (d.reason ? ' · ' + d.reason : ''));
+    }),
     h('ul', { class: 'timeline' }, node.timeline.map(function (step) {
       var nested = step.model ? step.model.toolCalls.filter(function (c) { return c.subRunId && byRun[c.subRunId]; }) : [];
       return [renderStep(step), nested.map(function (c) { var child = byRun[c.subRunId]; delete byRun[c.subRunId]; return h('li', { class: 'subrun' }, renderTree(child)); })];
