@@ -10,6 +10,7 @@ import {
   type ModelUsage,
 } from './model.js';
 import type { ModelPrice } from './pricing.js';
+import { parseReplay, replayAnswers } from './replay-file.js';
 
 /** A scripted tool call; `arguments` may be an object (stringified) or raw text. */
 export interface ScriptedToolCall {
@@ -51,6 +52,15 @@ export interface ScriptedModelOptions {
    * @default 0 per million tokens
    */
   price?: ModelPrice | null;
+}
+
+export interface ReplayModelOptions extends ScriptedModelOptions {
+  /**
+   * The agent whose answers to give (a sub-agent's model, or the agent a run was handed off
+   * to, gets its own `fromReplay` model).
+   * @default the exported run's agent
+   */
+  agent?: string;
 }
 
 /**
@@ -101,6 +111,45 @@ export class ScriptedModel implements Model {
   /** How many calls the model received (recorded or not). */
   get callCount(): number {
     return this.count;
+  }
+
+  /**
+   * A model that gives the answers a recorded run got, in order (see `exportReplay`): running
+   * the replay's `run.input` again with the same tools reproduces the run, so a production
+   * incident becomes a test. Call ids are the recorded ones, so decisions and results line up.
+   * @param replay A replay file: its JSON text or the parsed value.
+   * @throws InvalidReplayError for a file that is not a replay; TypeError for an `agent` with no
+   *   answers in it.
+   * @example
+   * const model = ScriptedModel.fromReplay(await readFile('incident.json', 'utf8'));
+   */
+  static fromReplay(replay: unknown, options: ReplayModelOptions = {}): ScriptedModel {
+    const file = parseReplay(replay);
+    const { agent = file.run.agentName, ...rest } = options;
+    const answers = replayAnswers(file, agent);
+    if (answers.length === 0) {
+      const agents = [...new Set(file.runs.flatMap((r) => r.modelCalls.map((c) => c.agent)))];
+      throw new TypeError(
+        `ScriptedModel.fromReplay(): the replay has no answers of agent "${agent}"; it has ${agents.map((a) => `"${a}"`).join(', ') || 'none'}`,
+      );
+    }
+    const script = answers.map((answer): ScriptedResponse => ({
+      ...(answer.text === undefined ? {} : { text: answer.text }),
+      toolCalls: answer.toolCalls.map((c) => ({
+        name: c.name,
+        arguments: c.arguments,
+        callId: c.callId,
+      })),
+      usage: {
+        inputTokens: answer.usage.inputTokens,
+        outputTokens: answer.usage.outputTokens,
+        cachedTokens: answer.usage.cachedTokens,
+        ...(answer.usage.reasoningTokens === undefined
+          ? {}
+          : { reasoningTokens: answer.usage.reasoningTokens }),
+      },
+    }));
+    return new ScriptedModel(script, { name: `replay:${agent}`, ...rest });
   }
 
   async generate(request: ModelRequest, options: ModelCallOptions = {}): Promise<ModelResponse> {

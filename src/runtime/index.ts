@@ -20,6 +20,7 @@ export type {
 export type { SnapshotMigration } from './machine-upgrade.js';
 export { AgentSession, type SessionRunOptions } from './agent-session.js';
 export type { Clock } from './clock.js';
+export type { InspectOption } from './inspection.js';
 export type { RunResult } from './run-result.js';
 export {
   RunState,
@@ -37,3 +38,4 @@ export type { SessionRuntimeEvents, SessionRuntimeEventType } from './session-ev
 export type { SessionView } from './session-view.js';
 export { closeDefaultStores } from './default-store.js';
 export * from './actions/index.js';
+export { exportReplay, type ExportReplayOptions } from './export-replay.js';

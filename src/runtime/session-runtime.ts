@@ -14,9 +14,8 @@ import type {
   SessionRecord,
   SessionStore,
 } from '../persistence/session-store.js';
-import { emptyTotals } from '../persistence/session-store.js';
+import { emptyTotals, hasLeases, type SessionLease } from '../persistence/session-store.js';
 import { hostname } from 'node:os';
-import { hasLeases, type SessionLease } from '../persistence/session-store.js';
 import { AgentBinding } from './agent-binding.js';
 import { keyInScope, pageInScope } from './session-scope.js';
 import {
@@ -61,7 +60,7 @@ export interface BindingSource {
   bind(context: RunContext): Promise<{ binding: AgentBinding; release(): Promise<void> }>;
 }
 
-export interface SessionRuntimeOptions {
+export interface SessionRuntimeOptions extends Pick<AgentOptions<unknown>, 'inspect'> {
   store: SessionStore;
   /** The agent whose runs this runtime executes (an `Agent` or an `AgentSession`). */
   agent: BindingSource;
@@ -122,6 +121,7 @@ export class SessionRuntime {
     this.leasing = lease !== false;
     this.leaseOwner = (lease || undefined)?.owner ?? `${hostname()}:${process.pid}:${newId()}`;
     this.leaseTtlMs = (lease || undefined)?.ttlMs ?? DEFAULT_LEASE_TTL_MS;
+    this.hub.inspectWith(options.inspect ?? options.agent.options.inspect);
   }
 
   on<K extends SessionRuntimeEventType>(
@@ -238,6 +238,7 @@ export class SessionRuntime {
           observe: action.observe,
           journal,
           lease,
+          inspect: this.hub.inspector(key),
           onSaved: (saved, all) => {
             this.cache.remember(cacheKey(key), saved.createdAt, all);
             this.hub.emit('SessionSaved', { key, version: saved.version, record: saved });
