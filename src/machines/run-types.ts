@@ -183,6 +183,11 @@ export interface RunMachineContext extends RunMachineInput {
   subRuns?: SubRunSummary[] | undefined;
   /** The agent the run was handed off to (`handoffs`); absent while it is the run's own. */
   activeAgent?: string | undefined;
+  /**
+   * Decisions were recorded with `hold` (by the command line, which cannot run the tools): the
+   * run stays in `awaitingApproval` until a CONTINUE (the app's resume) lets the calls run.
+   */
+  held?: boolean | undefined;
 }
 
 export type RunFinalStatus = 'completed' | 'failed' | 'cancelled';
@@ -317,13 +322,21 @@ export interface DurableTimerOutput {
 }
 
 export type RunEvent =
-  | { type: 'APPROVE'; callId: string; always?: boolean | undefined; runId?: string | undefined }
+  | {
+      type: 'APPROVE';
+      callId: string;
+      always?: boolean | undefined;
+      runId?: string | undefined;
+      /** Record the decision only: the calls wait for a CONTINUE (see `held`). */
+      hold?: boolean | undefined;
+    }
   | {
       type: 'REJECT';
       callId: string;
       message?: string | undefined;
       always?: boolean | undefined;
       runId?: string | undefined;
+      hold?: boolean | undefined;
     }
   | { type: 'CONTINUE'; maxTurns?: number | undefined; budget?: RunBudget | undefined }
   | { type: 'CANCEL' };
