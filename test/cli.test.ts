@@ -108,6 +108,7 @@ describe('agentstate command line (the built binary)', () => {
     const human = await as(shared, 'sessions', 'list', '--all-users');
     expect(lines(human.stdout)[0]).toMatch(/^SESSION\s+USER\s+STATUS\s+VERSION\s+ITEMS/);
     expect(human.stdout).toContain('(anonymous)');
+    expect(human.stdout).not.toContain('\u001b['); // no colour when not on a terminal
 
     const limited = await as(
       shared,

@@ -95,7 +95,7 @@ async function run(ctx: CommandContext): Promise<void> {
     'WAITING',
   ];
   const shift = allUsers ? 1 : 0;
-  const right = new Set([3, 4, 5, 6, 7].map((i) => i + shift));
+  const right = new Set([2, 3, 4, 5, 6].map((i) => i + shift));
   ctx.io.out(
     table(
       header,
