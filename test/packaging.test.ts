@@ -219,7 +219,7 @@ describe('the packed package', () => {
   it('ships dist, LICENSE, README and package.json only, and no sources', () => {
     const shipped = ['LICENSE', 'README.md', 'package.json', 'dist/index.js', 'dist/index.d.ts'];
     expect(tarballFiles).toEqual(
-      expect.arrayContaining([...shipped, 'dist/testing.js', 'dist/mcp.js']),
+      expect.arrayContaining([...shipped, 'dist/testing.js', 'dist/mcp.js', 'dist/inspect.js']),
     );
     const others = tarballFiles.filter(
       (f) => !f.startsWith('dist/') && !['LICENSE', 'README.md', 'package.json'].includes(f),

@@ -3,7 +3,7 @@ import { withRunContext } from '../context/run-context-storage.js';
 import type { ApprovalCheckInput, ApprovalCheckOutput } from '../machines/run-types.js';
 import { ApprovalCheckError } from '../errors/run-errors.js';
 import { parseToolArguments } from '../tools/invoke-tool.js';
-import { stepDepsOf, type StepDepsSource } from './step-deps.js';
+import { stepDepsOf, timingFields, type StepDepsSource } from './step-deps.js';
 
 /**
  * Evaluates `needsApproval` once per call and journals the decisions, so a restore never
@@ -12,6 +12,7 @@ import { stepDepsOf, type StepDepsSource } from './step-deps.js';
 export function approvalCheck(source: StepDepsSource) {
   return fromPromise<ApprovalCheckOutput, ApprovalCheckInput>(async ({ input, system }) => {
     const deps = stepDepsOf(source, system);
+    const timing = deps.stepStarted(input.runId, input.step);
     const hit = await deps.log.find(input.runId, input.step);
     if (hit) return hit.output as ApprovalCheckOutput;
     await deps.durable();
@@ -42,7 +43,14 @@ export function approvalCheck(source: StepDepsSource) {
       }),
     );
     const output: ApprovalCheckOutput = { decisions };
-    deps.log.record({ runId: input.runId, step: input.step, kind: 'approval', output, at: now });
+    deps.log.record({
+      runId: input.runId,
+      step: input.step,
+      kind: 'approval',
+      output,
+      at: deps.clock.now(),
+      ...timingFields(timing),
+    });
     return output;
   });
 }

@@ -18,6 +18,7 @@ import type { AnyTool } from '../tools/tool.js';
 import {
   combinedSignal,
   stepDepsOf,
+  timingFields,
   type AgentDeps,
   type StepDeps,
   type StepDepsSource,
@@ -77,6 +78,7 @@ function parseStructured(
 export function modelStep(source: StepDepsSource) {
   return fromPromise<ModelStepOutput, ModelStepInput>(async ({ input, signal, system }) => {
     const deps = stepDepsOf(source, system);
+    const timing = deps.stepStarted(input.runId, input.step);
     const hit = await deps.log.find(input.runId, input.step);
     if (hit) return hit.output as ModelStepOutput;
     const sub = isSubRun(input.path);
@@ -157,6 +159,7 @@ export function modelStep(source: StepDepsSource) {
       kind: 'model' as const,
       output,
       at: deps.clock.now(),
+      ...timingFields(timing),
     };
     deps.log.record(entry, sub ? [] : items);
     return output;

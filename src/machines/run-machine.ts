@@ -158,6 +158,14 @@ export const runMachine = setup({
     // From any state, paused ones included: a cancelled run ends `cancelled` (and stops its
     // sub-agent runs with it).
     CANCEL: { target: '.cancelled' },
+    STEP_STARTED: {
+      actions: assign({
+        stepStarts: ({ context, event }) => ({
+          ...context.stepStarts,
+          [event.step]: { at: event.at, restarts: event.restarts },
+        }),
+      }),
+    },
     // A decision about a sub-agent's call goes down to the sub-agent runs.
     APPROVE: {
       guard: ({ context, event }) => !forThisRun(context, event),
@@ -195,7 +203,12 @@ export const runMachine = setup({
         },
         {
           target: 'modelCall',
-          actions: assign({ interruption: undefined, error: undefined, calls: [] }),
+          actions: assign({
+            interruption: undefined,
+            error: undefined,
+            calls: [],
+            stepStarts: undefined,
+          }),
         },
       ],
     },

@@ -188,6 +188,17 @@ export interface RunMachineContext extends RunMachineInput {
    * run stays in `awaitingApproval` until a CONTINUE (the app's resume) lets the calls run.
    */
   held?: boolean | undefined;
+  /**
+   * When each step of the current turn started and how often it was restarted after a
+   * restore (by step number; cleared at each turn), so a journal entry records both.
+   */
+  stepStarts?: Record<string, StepStart> | undefined;
+}
+
+/** When a step first started (epoch ms) and how many restores started it again. */
+export interface StepStart {
+  at: number;
+  restarts: number;
 }
 
 export type RunFinalStatus = 'completed' | 'failed' | 'cancelled';
@@ -339,4 +350,6 @@ export type RunEvent =
       hold?: boolean | undefined;
     }
   | { type: 'CONTINUE'; maxTurns?: number | undefined; budget?: RunBudget | undefined }
-  | { type: 'CANCEL' };
+  | { type: 'CANCEL' }
+  /** A step actor started (again, after a restore: `restarts` counts it); for the journal. */
+  | { type: 'STEP_STARTED'; step: number; at: number; restarts: number };

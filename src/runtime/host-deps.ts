@@ -1,3 +1,4 @@
+import type { InspectionEvent } from 'xstate';
 import type { JournalEntry, SessionKey, SessionLease } from '../persistence/session-store.js';
 import type { SessionRecord } from '../persistence/session-store.js';
 import type { Item } from '../items/item.js';
@@ -26,6 +27,8 @@ export interface HostDepsInput {
   journal: readonly JournalEntry[];
   lease: SessionLease | undefined;
   onSaved: (saved: SessionRecord, committed: Item[]) => void;
+  /** The inspection observer of the session's actors, if anyone inspects them. */
+  inspect?: ((event: InspectionEvent) => void) | undefined;
 }
 
 /** The step dependencies of one loaded session, from the agent bound for the action. */
@@ -60,5 +63,6 @@ export function hostDeps(input: HostDepsInput): HostDeps {
     journal: input.journal,
     lease: input.lease,
     onSaved: input.onSaved,
+    inspect: input.inspect,
   };
 }

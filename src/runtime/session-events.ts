@@ -1,3 +1,4 @@
+import type { InspectionEvent } from 'xstate';
 import type { SessionKey, SessionRecord } from '../persistence/session-store.js';
 
 /** What SessionRuntime reports; subscribe with `runtime.on(type, listener)`. */
@@ -7,6 +8,13 @@ export interface SessionRuntimeEvents {
   SessionSaved: { key: SessionKey; version: number; record: SessionRecord };
   SessionLoadFailed: { key: SessionKey; error: unknown };
   SessionSaveFailed: { key: SessionKey; error: unknown };
+  /**
+   * Each XState inspection event of a session's actors (session, run, steps, sub-agent runs),
+   * with the session it belongs to. Listening costs nothing while nobody listens: the actors
+   * of an action are inspected only if a listener (or the `inspect` option) was there when
+   * the action started.
+   */
+  Inspection: { key: SessionKey; event: InspectionEvent };
 }
 
 export type SessionRuntimeEventType = keyof SessionRuntimeEvents;
@@ -23,6 +31,11 @@ export class SessionEventHub {
     set.add(listener);
     this.listeners.set(type, set);
     return () => set.delete(listener);
+  }
+
+  /** Whether anyone listens to `type`. */
+  has(type: SessionRuntimeEventType): boolean {
+    return (this.listeners.get(type)?.size ?? 0) > 0;
   }
 
   emit<K extends SessionRuntimeEventType>(type: K, event: SessionRuntimeEvents[K]): void {

@@ -54,6 +54,7 @@ import { SubAgents } from './sub-agents.js';
 import { checkStoredSession, readRunJournals } from './stored-session-check.js';
 import { checkActionFits } from './action-precheck.js';
 import { newSessionRecord } from './new-session-record.js';
+import { combineInspectors, type InspectOption } from './inspection.js';
 
 /** Supplies the agent bound to a session's context (created per action, or a shared binding). */
 export interface BindingSource {
@@ -83,6 +84,14 @@ export interface SessionRuntimeOptions {
    * @default a set of this runtime's own
    */
   liveRuns?: Set<string> | undefined;
+  /**
+   * An XState inspection observer of every actor this runtime creates: the session actor, its
+   * run, each step and each sub-agent run (restored ones too). `runtime.on('Inspection', ...)`
+   * adds listeners that also get the session's key.
+   * @default the agent's `inspect` option
+   * @example inspect: createWebSocketInspector({ url: 'ws://127.0.0.1:8080' }).inspect
+   */
+  inspect?: InspectOption | undefined;
 }
 
 /**
@@ -103,6 +112,7 @@ export class SessionRuntime {
   readonly leaseOwner: string;
   private readonly leaseTtlMs: number;
   private readonly leasing: boolean;
+  private readonly inspect: InspectOption | undefined;
 
   /**
    * @throws TypeError for an unknown option name (naming the closest valid one), a `store`,
@@ -122,6 +132,7 @@ export class SessionRuntime {
     this.leasing = lease !== false;
     this.leaseOwner = (lease || undefined)?.owner ?? `${hostname()}:${process.pid}:${newId()}`;
     this.leaseTtlMs = (lease || undefined)?.ttlMs ?? DEFAULT_LEASE_TTL_MS;
+    this.inspect = options.inspect ?? options.agent.options.inspect;
   }
 
   on<K extends SessionRuntimeEventType>(
@@ -238,6 +249,12 @@ export class SessionRuntime {
           observe: action.observe,
           journal,
           lease,
+          inspect: combineInspectors(
+            this.inspect,
+            this.hub.has('Inspection')
+              ? (event) => this.hub.emit('Inspection', { key, event })
+              : undefined,
+          ),
           onSaved: (saved, all) => {
             this.cache.remember(cacheKey(key), saved.createdAt, all);
             this.hub.emit('SessionSaved', { key, version: saved.version, record: saved });

@@ -134,6 +134,7 @@ export const ROOT_TYPES = [
   'ExportReplayOptions',
   'ReplayFile',
   'Clock',
+  'InspectOption',
   'RunUsage',
   'InterruptionReason',
   'Budget',
@@ -240,6 +241,10 @@ export const MCP_TYPES = [
 /** The `agentstate/postgres` export. */
 export const POSTGRES_VALUES = ['POSTGRES_SCHEMA_VERSION', 'PostgresSessionStore'].sort();
 export const POSTGRES_TYPES = ['PostgresSessionStoreOptions'].sort();
+
+/** The `agentstate/inspect` export (the local inspector server). */
+export const INSPECT_VALUES = ['startInspector'];
+export const INSPECT_TYPES = ['InspectorOptions', 'InspectorHandle', 'LiveFrame'].sort();
 
 /** A module's exported names as TypeScript sees them, split into values and types only. */
 export interface ExportedNames {
