@@ -33,7 +33,8 @@ afterAll(async () => {
 });
 
 const quote = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
-const strip = (text: string) => text.replace(/\u001b\[[0-9;]*m/g, '');
+const ANSI = new RegExp(String.fromCharCode(27) + '\\[[0-9;]*m', 'g');
+const strip = (text: string) => text.replace(ANSI, '');
 
 /** Runs the built binary under a pseudo-terminal (util-linux `script`) and returns what it showed. */
 async function onTerminal(args: string[], env: Record<string, string> = {}): Promise<string> {
