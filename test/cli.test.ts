@@ -40,6 +40,7 @@ async function freshFolder(): Promise<string> {
 
 const as = (db: string, ...args: string[]) => runCli(cli, [...args, '--db', db]);
 const parsed = <T>(stdout: string) => JSON.parse(stdout) as T;
+const ALICE_JSON = ['--user', 'alice', '--json'];
 const lines = (text: string) => text.split('\n').filter((l) => l !== '');
 
 describe('agentstate command line (the built binary)', () => {
@@ -65,6 +66,7 @@ describe('agentstate command line (the built binary)', () => {
       'resume',
       'cancel',
       'export',
+      'inspect',
     ];
     for (const name of names) {
       expect(help.stdout).toContain(`  ${name} `);
@@ -258,18 +260,7 @@ describe('agentstate command line (the built binary)', () => {
 
   it('fork (with --at), delete and purge; conflicts exit 4', async () => {
     const db = await freshFolder();
-    const fork = await as(
-      db,
-      'sessions',
-      'fork',
-      'chat',
-      'chat-b',
-      '--at',
-      '2',
-      '--user',
-      'alice',
-      '--json',
-    );
+    const fork = await as(db, ...'sessions fork chat chat-b --at 2 --user alice --json'.split(' '));
     expect(fork.code).toBe(0);
     expect(parsed<Record<string, unknown>>(fork.stdout)).toMatchObject({
       sessionId: 'chat-b',
@@ -291,16 +282,7 @@ describe('agentstate command line (the built binary)', () => {
     const tomb = await as(db, 'sessions', 'show', 'chat-b', '--user', 'alice', '--json');
     expect(parsed<{ status: string }>(tomb.stdout).status).toBe('deleted');
     expect((await as(db, 'sessions', 'delete', 'chat-b', '--user', 'alice')).code).toBe(4);
-    const purge = await as(
-      db,
-      'sessions',
-      'delete',
-      'chat-b',
-      '--purge',
-      '--user',
-      'alice',
-      '--json',
-    );
+    const purge = await as(db, 'sessions', 'delete', 'chat-b', '--purge', ...ALICE_JSON);
     expect(parsed<Record<string, unknown>>(purge.stdout)).toMatchObject({ purged: true });
     expect((await as(db, 'sessions', 'show', 'chat-b', '--user', 'alice')).code).toBe(3);
   }, 60_000);
@@ -320,16 +302,7 @@ describe('agentstate command line (the built binary)', () => {
     });
     expect((await as(db, 'approve', 'waiting', 'c-prod', '--user', 'alice')).code).toBe(3);
 
-    const resumed = await as(
-      db,
-      'resume',
-      'waiting',
-      '--agent',
-      module,
-      '--user',
-      'alice',
-      '--json',
-    );
+    const resumed = await as(db, 'resume', 'waiting', '--agent', module, ...ALICE_JSON);
     expect(resumed.stderr).toBe('');
     expect(resumed.code).toBe(0);
     expect(parsed<Record<string, unknown>>(resumed.stdout)).toMatchObject({
@@ -356,17 +329,7 @@ describe('agentstate command line (the built binary)', () => {
       (await as(db, 'sessions', 'show', 'tree', '--user', 'alice', '--json')).stdout,
     );
     const callId = tree.pendingApprovals[0]!.callId;
-    const reject = await as(
-      db,
-      'reject',
-      'tree',
-      callId,
-      '--message',
-      'not today',
-      '--user',
-      'alice',
-      '--json',
-    );
+    const reject = await as(db, 'reject', 'tree', callId, '--message', 'not today', ...ALICE_JSON);
     expect(reject.code).toBe(0);
     expect(parsed<Record<string, unknown>>(reject.stdout)).toMatchObject({
       callId,
@@ -407,6 +370,41 @@ describe('agentstate command line (the built binary)', () => {
     const noRun = await as(shared, 'export', 'chat', '--run', 'nope', '--user', 'alice');
     expect(noRun.code).toBe(3);
     expect(noRun.stderr).toMatch(/RUN_NOT_FOUND/);
+  }, 60_000);
+
+  it('inspect serves the inspector page for the folder until stopped', async () => {
+    const db = await freshFolder();
+    const server = spawn(
+      process.execPath,
+      [cli.bin, 'inspect', '--port', '0', '--user', 'alice', '--json', '--db', db],
+      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TZ: 'UTC' } },
+    );
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        server.stdout.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          if (out.includes('\n')) resolve((JSON.parse(out) as { url: string }).url);
+        });
+        server.on('exit', (code) => reject(new Error(`inspect exited with ${code}`)));
+      });
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+      const page = await fetch(url);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('<html');
+      const list = (await (await fetch(`${url}api/sessions`)).json()) as {
+        sessions: { sessionId: string }[];
+      };
+      expect(list.sessions.map((s) => s.sessionId)).toContain('waiting');
+      expect((await fetch(`${url}api/sessions?user=bob`)).status).toBe(403);
+      const exited = new Promise<number | null>((resolve) => server.on('exit', resolve));
+      server.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    } finally {
+      server.kill('SIGKILL');
+    }
+    const bad = await as(db, 'inspect', '--port', '70000');
+    expect(bad.code).toBe(2);
   }, 60_000);
 
   it('--db defaults to AGENTSTATE_DIR, else ./.agentstate', async () => {

@@ -5,6 +5,7 @@ import { LevelSessionStore } from '../persistence/level-session-store.js';
 import type { SessionKey } from '../persistence/session-store.js';
 import { hasNamedOwners } from '../persistence/owner-totals.js';
 import { Agent } from '../runtime/agent.js';
+import type { SessionAction } from '../runtime/session-action.js';
 import { SessionRuntime } from '../runtime/session-runtime.js';
 import { CliFailure, EXIT } from './cli-errors.js';
 import type { CliIo } from './cli-io.js';
@@ -24,6 +25,24 @@ const noModel: Model = {
     );
   },
 };
+
+/**
+ * The command line's own runtime: it runs no model and no tool. An action that would (a
+ * resume, an approval that goes on at once) is refused before anything is read, instead of
+ * running the run without the app's tools; cancelling (which stops steps) is allowed.
+ */
+class CliRuntime extends SessionRuntime {
+  override execute<R>(target: string | SessionKey, action: SessionAction<R>): Promise<R> {
+    if (action.runs === true && action.name !== 'cancelRun') {
+      return Promise.reject(
+        new CliFailure(
+          `${action.name} runs the app's tools and model: use \`agentstate resume --agent <module>\` (or \`inspect --agent\`)`,
+        ),
+      );
+    }
+    return super.execute(target, action);
+  }
+}
 
 /** The store folder opened for one command, with a runtime that runs no model and no tool. */
 export interface CliStore {
@@ -60,7 +79,7 @@ export async function openCliStore(db: string, userId: string | undefined): Prom
   const agent = new Agent({ name: 'agentstate-cli', model: noModel });
   return {
     store,
-    runtime: new SessionRuntime({ store, agent }),
+    runtime: new CliRuntime({ store, agent }),
     key: (sessionId) => ({ sessionId, userId }),
     close: () => store.close(),
   };

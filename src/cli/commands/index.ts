@@ -2,6 +2,7 @@ import type { Command } from '../command.js';
 import { cancel } from './cancel.js';
 import { approve, reject } from './decide.js';
 import { exportCommand } from './export.js';
+import { inspect } from './inspect.js';
 import { resume } from './resume.js';
 import { sessionsDelete } from './sessions-delete.js';
 import { sessionsFork } from './sessions-fork.js';
@@ -21,4 +22,5 @@ export const COMMANDS: readonly Command[] = [
   resume,
   cancel,
   exportCommand,
+  inspect,
 ];
