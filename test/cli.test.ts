@@ -397,6 +397,17 @@ describe('agentstate command line (the built binary)', () => {
       };
       expect(list.sessions.map((s) => s.sessionId)).toContain('waiting');
       expect((await fetch(`${url}api/sessions?user=bob`)).status).toBe(403);
+      // without --agent the page can decide nothing that would run the tools here
+      const token = /name="agentstate-token" content="([^"]+)"/.exec(
+        await (await fetch(url)).text(),
+      )![1]!;
+      const approve = await fetch(`${url}api/sessions/waiting/approve`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-agentstate-token': token },
+        body: JSON.stringify({ callId: 'c-prod' }),
+      });
+      expect(approve.status).toBe(400);
+      expect(JSON.stringify(await approve.json())).toContain('--agent');
       const exited = new Promise<number | null>((resolve) => server.on('exit', resolve));
       server.kill('SIGTERM');
       expect(await exited).toBe(0);
@@ -405,6 +416,8 @@ describe('agentstate command line (the built binary)', () => {
     }
     const bad = await as(db, 'inspect', '--port', '70000');
     expect(bad.code).toBe(2);
+    const still = await as(db, 'sessions', 'show', 'waiting', ...ALICE_JSON);
+    expect(parsed<{ pendingApprovals: unknown[] }>(still.stdout).pendingApprovals).toHaveLength(1);
   }, 60_000);
 
   it('--db defaults to AGENTSTATE_DIR, else ./.agentstate', async () => {

@@ -29,13 +29,15 @@ const noModel: Model = {
 /**
  * The command line's own runtime: it runs no model and no tool. An action that would (a
  * resume, an approval that goes on at once) is refused before anything is read, instead of
- * running the run without the app's tools; cancelling (which stops steps) is allowed.
+ * running the run without the app's tools (a `TypeError`); cancelling (which stops steps) is
+ * allowed.
  */
 class CliRuntime extends SessionRuntime {
   override execute<R>(target: string | SessionKey, action: SessionAction<R>): Promise<R> {
     if (action.runs === true && action.name !== 'cancelRun') {
+      // A TypeError: what is missing is the app's agent (exit 2; a 400 in the inspector).
       return Promise.reject(
-        new CliFailure(
+        new TypeError(
           `${action.name} runs the app's tools and model: use \`agentstate resume --agent <module>\` (or \`inspect --agent\`)`,
         ),
       );
