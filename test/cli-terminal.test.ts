@@ -125,7 +125,7 @@ describe('the command line on a terminal', () => {
       TZ: 'Asia/Tokyo',
     });
     expect(strip(tokyo)).toMatch(/bob-chat .* 2026-11-22 18:31:00/);
-  }, 120_000);
+  }, 240_000);
 
   it('lists 10,000 sessions with a progress line on stderr', async () => {
     const big = join(work, 'big');

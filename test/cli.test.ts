@@ -76,7 +76,7 @@ describe('agentstate command line (the built binary)', () => {
       expect(own.stdout).toMatch(new RegExp(`Examples:\\n  agentstate ${name} `));
     }
     expect((await runCli(cli, [])).code).toBe(2);
-  }, 120_000);
+  }, 240_000);
 
   it('sessions list: one partition, a note about named users, --all-users, filters, --json', async () => {
     const alice = await as(shared, 'sessions', 'list', '--user', 'alice', '--json');
@@ -134,7 +134,7 @@ describe('agentstate command line (the built binary)', () => {
       '--json',
     );
     expect(parsed<unknown[]>(bob.stdout)).toEqual([]);
-  }, 60_000);
+  }, 180_000);
 
   it('sessions show and history: state, pending approvals, last run, history tail', async () => {
     const show = await as(shared, 'sessions', 'show', 'waiting', '--user', 'alice', '--json');
@@ -173,7 +173,7 @@ describe('agentstate command line (the built binary)', () => {
       '--json',
     );
     expect(parsed<{ position: number }[]>(history.stdout).map((h) => h.position)).toEqual([2, 3]);
-  }, 60_000);
+  }, 180_000);
 
   it("a missing session, another user's session and a missing folder are not found (exit 3)", async () => {
     const missing = await as(shared, 'sessions', 'show', 'nope', '--user', 'alice');
@@ -200,7 +200,7 @@ describe('agentstate command line (the built binary)', () => {
     const noFolder = await as(join(work, 'nowhere'), 'sessions', 'list');
     expect(noFolder.code).toBe(3);
     expect(existsSync(join(work, 'nowhere'))).toBe(false);
-  }, 60_000);
+  }, 180_000);
 
   it('bad flags and arguments are usage errors (exit 2), one line each; --debug adds the stack', async () => {
     const cases: [string[], RegExp][] = [
@@ -225,7 +225,7 @@ describe('agentstate command line (the built binary)', () => {
     const debug = await as(shared, 'sessions', 'show', 'nope', '--debug');
     expect(debug.code).toBe(3);
     expect(debug.stderr).toMatch(/SessionNotFoundError: Session "nope" was not found\n\s+at /);
-  }, 60_000);
+  }, 180_000);
 
   it('a folder held by a running app is one line: stop the app or use its inspector', async () => {
     const db = await freshFolder();
@@ -256,7 +256,7 @@ describe('agentstate command line (the built binary)', () => {
     } finally {
       holder.kill('SIGKILL');
     }
-  }, 60_000);
+  }, 180_000);
 
   it('fork (with --at), delete and purge; conflicts exit 4', async () => {
     const db = await freshFolder();
@@ -285,7 +285,7 @@ describe('agentstate command line (the built binary)', () => {
     const purge = await as(db, 'sessions', 'delete', 'chat-b', '--purge', ...ALICE_JSON);
     expect(parsed<Record<string, unknown>>(purge.stdout)).toMatchObject({ purged: true });
     expect((await as(db, 'sessions', 'show', 'chat-b', '--user', 'alice')).code).toBe(3);
-  }, 60_000);
+  }, 180_000);
 
   it("approve records the decision; resume --agent runs the call with the app's tools", async () => {
     const db = await freshFolder();
@@ -321,7 +321,7 @@ describe('agentstate command line (the built binary)', () => {
       'alice',
     );
     expect(notAgent.code).toBe(1);
-  }, 60_000);
+  }, 180_000);
 
   it("reject with a message (a sub-agent's call, by its id) and cancel", async () => {
     const db = await freshFolder();
@@ -349,7 +349,7 @@ describe('agentstate command line (the built binary)', () => {
     expect(shown.lastRun.status).toBe('cancelled');
     expect(shown.run).toBeUndefined();
     expect((await as(db, 'cancel', 'to-cancel', '--user', 'alice')).code).toBe(4);
-  }, 60_000);
+  }, 180_000);
 
   it('export writes the replay file (progress on stderr); it loads with parseReplay', async () => {
     const out = join(work, 'incident.json');
@@ -370,7 +370,7 @@ describe('agentstate command line (the built binary)', () => {
     const noRun = await as(shared, 'export', 'chat', '--run', 'nope', '--user', 'alice');
     expect(noRun.code).toBe(3);
     expect(noRun.stderr).toMatch(/RUN_NOT_FOUND/);
-  }, 60_000);
+  }, 180_000);
 
   it('inspect serves the inspector page for the folder until stopped', async () => {
     const db = await freshFolder();
@@ -418,7 +418,7 @@ describe('agentstate command line (the built binary)', () => {
     expect(bad.code).toBe(2);
     const still = await as(db, 'sessions', 'show', 'waiting', ...ALICE_JSON);
     expect(parsed<{ pendingApprovals: unknown[] }>(still.stdout).pendingApprovals).toHaveLength(1);
-  }, 60_000);
+  }, 180_000);
 
   it('--db defaults to AGENTSTATE_DIR, else ./.agentstate', async () => {
     const viaEnv = await runCli(cli, ['sessions', 'list', '--user', 'bob', '--json'], {
@@ -433,5 +433,5 @@ describe('agentstate command line (the built binary)', () => {
     expect(parsed<{ sessionId: string }[]>(viaCwd.stdout).map((s) => s.sessionId)).toEqual([
       'bob-chat',
     ]);
-  }, 60_000);
+  }, 180_000);
 });
