@@ -346,6 +346,18 @@ describe('the packed package', () => {
     ]);
   });
 
+  it('ships the agentstate command line as the package bin', async () => {
+    const pkg = JSON.parse(await readFile(join(installed, 'package.json'), 'utf8')) as {
+      version: string;
+      bin: Record<string, string>;
+    };
+    expect(pkg.bin).toEqual({ agentstate: 'dist/cli.js' });
+    const bin = join(installed, pkg.bin['agentstate']!);
+    expect((await readFile(bin, 'utf8')).startsWith('#!/usr/bin/env node\n')).toBe(true);
+    const { stdout } = await run(process.execPath, [bin, '--version'], consumer);
+    expect(stdout).toBe(`${pkg.version}\n`);
+  });
+
   it("works through require('agentstate') from a .cjs file", async () => {
     const { stdout } = await run(process.execPath, ['app.cjs'], consumer);
     const printed = JSON.parse(stdout) as { keys: string[]; output: string };

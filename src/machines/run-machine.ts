@@ -289,7 +289,11 @@ export const runMachine = setup({
       },
     },
     awaitingApproval: {
-      always: { guard: ({ context }) => !context.calls.some(pendingApproval), target: 'tools' },
+      // Decisions recorded with `hold` (the command line) wait here for a CONTINUE.
+      always: {
+        guard: ({ context }) => !context.held && !context.calls.some(pendingApproval),
+        target: 'tools',
+      },
       invoke: {
         src: 'durableTimer',
         input: ({ context }) => ({
@@ -308,18 +312,21 @@ export const runMachine = setup({
           guard: ({ context, event }) =>
             forThisRun(context, event) &&
             context.calls.some((c) => c.callId === event.callId && pendingApproval(c)),
-          actions: assign(({ context, event }) =>
-            decide(context, event.callId, 'approved', event.always),
-          ),
+          actions: assign(({ context, event }) => ({
+            ...decide(context, event.callId, 'approved', event.always),
+            ...(event.hold ? { held: true } : {}),
+          })),
         },
         REJECT: {
           guard: ({ context, event }) =>
             forThisRun(context, event) &&
             context.calls.some((c) => c.callId === event.callId && pendingApproval(c)),
-          actions: assign(({ context, event }) =>
-            decide(context, event.callId, 'rejected', event.always, event.message),
-          ),
+          actions: assign(({ context, event }) => ({
+            ...decide(context, event.callId, 'rejected', event.always, event.message),
+            ...(event.hold ? { held: true } : {}),
+          })),
         },
+        CONTINUE: { actions: assign({ held: false }) },
       },
     },
     tools: {

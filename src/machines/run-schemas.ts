@@ -136,6 +136,7 @@ export const RunContext = RunInput.extend({
   resultsAt: count.optional(),
   subRuns: z.array(SubRunSummary).optional(),
   activeAgent: z.string().min(1).optional(),
+  held: z.boolean().optional(),
   stepStarts: z
     .record(z.string(), z.object({ at: z.number(), restarts: z.number().int().nonnegative() }))
     .optional(),

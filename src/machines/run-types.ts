@@ -184,6 +184,11 @@ export interface RunMachineContext extends RunMachineInput {
   /** The agent the run was handed off to (`handoffs`); absent while it is the run's own. */
   activeAgent?: string | undefined;
   /**
+   * Decisions were recorded with `hold` (by the command line, which cannot run the tools): the
+   * run stays in `awaitingApproval` until a CONTINUE (the app's resume) lets the calls run.
+   */
+  held?: boolean | undefined;
+  /**
    * When each step of the current turn started and how often it was restarted after a
    * restore (by step number; cleared when a model step ends), so a journal entry records both.
    */
@@ -338,13 +343,21 @@ export interface DurableTimerOutput {
 }
 
 export type RunEvent =
-  | { type: 'APPROVE'; callId: string; always?: boolean | undefined; runId?: string | undefined }
+  | {
+      type: 'APPROVE';
+      callId: string;
+      always?: boolean | undefined;
+      runId?: string | undefined;
+      /** Record the decision only: the calls wait for a CONTINUE (see `held`). */
+      hold?: boolean | undefined;
+    }
   | {
       type: 'REJECT';
       callId: string;
       message?: string | undefined;
       always?: boolean | undefined;
       runId?: string | undefined;
+      hold?: boolean | undefined;
     }
   | { type: 'CONTINUE'; maxTurns?: number | undefined; budget?: RunBudget | undefined }
   | { type: 'CANCEL' }

@@ -43,6 +43,8 @@ export function continueRun<T = string>(
         throw new NothingToResumeError(key.sessionId, host.stateName());
       // The runs standing still: the session's run, or sub-agent runs deeper in its tree.
       const paused = pausedRuns(run);
+      // Decisions recorded elsewhere (`recordDecisions`) wait for this resume to run the calls.
+      const held = paused.some((r) => runState(r) === 'awaitingApproval' && r.context?.held);
       for (const d of options.decisions ?? []) {
         // checked before the load (`check`): each names a call pending in a run of the tree
         const runId = runChain(run, d.runId ?? run.context.runId).at(-1)?.context?.runId;
@@ -53,7 +55,7 @@ export function continueRun<T = string>(
           'resume',
         );
       }
-      if (paused.some((r) => runState(r) === 'interrupted')) {
+      if (held || paused.some((r) => runState(r) === 'interrupted')) {
         host.send(
           { type: 'CONTINUE', maxTurns: options.maxTurns, budget: currentBudget(ctx) },
           'resume',
