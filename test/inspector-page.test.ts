@@ -78,7 +78,7 @@ describe('inspector page in Chromium', () => {
     await shot(page, '2-session-paused');
     // the status filter
     await page.selectOption('#status-filter', 'completed');
-    await page.waitForFunction("document.querySelectorAll('tr.session').length === 0");
+    await page.waitForSelector('tr.session', { state: 'detached' });
     expect(errors).toEqual([]);
   });
 
