@@ -57,10 +57,15 @@ export class PostgresDatabase {
   }
 
   /** Runs the one save statement; returns the rows it updated (0 or 1). */
-  async write(key: SessionKey, values: unknown[], withTotals: boolean): Promise<number> {
+  async write(
+    key: SessionKey,
+    values: unknown[],
+    withTotals: boolean,
+    withAudit = false,
+  ): Promise<number> {
     await this.readyFor(key, true);
     try {
-      const result = await this.pool.query(this.sql.save(withTotals), values);
+      const result = await this.pool.query(this.sql.save(withTotals, withAudit), values);
       return result.rowCount ?? 0;
     } catch (error) {
       throw new SessionSaveFailedError(key.sessionId, error);

@@ -5,7 +5,9 @@ import {
   SessionSaveFailedError,
 } from '../../errors/session-errors.js';
 import { Item } from '../../items/item.js';
+import type { AuditEntry, AuditPage, AuditQuery } from '../audit-log.js';
 import { checkHistoryEntries } from '../history-reader.js';
+import { auditPageOf, auditSelectValues, auditValues } from './postgres-audit.js';
 import { warnIsolation } from '../isolation-warning.js';
 import { systemLeaseClock } from '../lease-table.js';
 
@@ -106,7 +108,11 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
     return this.db.ready();
   }
 
-  async create(input: Omit<SessionRecord, 'version'>, items: Item[] = []): Promise<SessionRecord> {
+  async create(
+    input: Omit<SessionRecord, 'version'>,
+    items: Item[] = [],
+    audit?: readonly AuditEntry[],
+  ): Promise<SessionRecord> {
     const record: SessionRecord = { ...input, version: 1 };
     checkCreateItems(record, items);
     const key = keyOf(record);
@@ -119,6 +125,7 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
       record.status,
       record.historyLength,
       this.historyValues(key, 0, items),
+      ...auditValues(audit),
     ];
     const { rows } = await this.db.query<{ created: number }>(
       'create a session',
@@ -188,6 +195,7 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
       lease?.token ?? null,
     ];
     const totals = delta ? [delta.turns, delta.inputTokens, delta.outputTokens, delta.costUsd] : [];
+    const audit = commit.audit?.length ? auditValues(commit.audit) : [];
     const sessionKey = keys.sessionPart(key);
     let knownMd5 = this.known.get(sessionKey);
     // Two tries cover a stored text this store had not seen; a third outcome means the row
@@ -195,9 +203,14 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
     for (let attempt = 0; attempt < 3; attempt += 1) {
       const expected = knownMd5?.version === next.version ? knownMd5.md5 : null;
       if (expected !== null) {
-        const rows = await this.db.write(key, [...base, expected, ...totals], delta !== undefined);
+        const rows = await this.db.write(
+          key,
+          [...base, expected, ...totals, ...audit],
+          delta !== undefined,
+          audit.length > 0,
+        );
         if (rows === 1) {
-          this.db.count(base);
+          this.db.count([...base, ...audit]);
           this.remember(key, saved.version, encoded);
           return saved;
         }
@@ -298,15 +311,26 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
     return totalsFromRow(userId, rows[0], rows[0]?.has_sessions === true);
   }
 
-  async purge(key: SessionKey): Promise<void> {
+  async purge(key: SessionKey, audit?: readonly AuditEntry[]): Promise<void> {
     const { rows } = await this.db.query<{ purged: number }>(
       'purge a session',
       key,
       () => this.db.sql.purge(),
-      [keys.ownerPart(key.userId), checkedSessionId(key)],
+      [keys.ownerPart(key.userId), checkedSessionId(key), ...auditValues(audit)],
     );
     this.known.delete(keys.sessionPart(key));
     if (rows[0]?.purged !== 1) throw new SessionNotFoundError(key.sessionId);
+  }
+
+  async readAudit(query: AuditQuery): Promise<AuditPage> {
+    const { values, limit } = auditSelectValues(query);
+    const { rows } = await this.db.query<{ at: string; id: string; entry: string }>(
+      'read the audit log',
+      {},
+      () => this.db.sql.audit(),
+      values,
+    );
+    return auditPageOf(query, limit, rows);
   }
 
   acquireLease(key: SessionKey, owner: string, ttlMs: number): Promise<SessionLease | undefined> {
