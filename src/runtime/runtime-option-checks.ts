@@ -9,6 +9,7 @@ import {
 import type { SchedulerOptions } from './approval-scheduler.js';
 import { SESSION_STORE_METHODS } from './run-call-checks.js';
 import type { SessionRuntimeOptions } from './session-runtime.js';
+import { isPermissionPolicy } from './permission-policy.js';
 
 /**
  * The checks of `SessionRuntime`'s own calls (its constructor, `execute`, `listSessions`,
@@ -23,6 +24,7 @@ const RUNTIME_OPTION_NAMES = optionNames<SessionRuntimeOptions>({
   scope: true,
   lease: true,
   liveRuns: true,
+  permissions: true,
 });
 
 const KEY_NAMES = optionNames<SessionKey>({ sessionId: true, userId: true });
@@ -56,7 +58,8 @@ export function checkRuntimeOptions(options: unknown): void {
     .implements('clock', 'Clock', ['now', 'sleepUntil'])
     .object('scope')
     .check('lease', 'false or { owner?, ttlMs? }', (v) => v === false || isObject(v))
-    .instanceOf('liveRuns', Set);
+    .instanceOf('liveRuns', Set)
+    .check('permissions', 'a policy with a check(call, scope) function', isPermissionPolicy);
   const { scope } = options as { scope?: unknown };
   if (scope !== undefined) checkKey(call, scope, 'scope');
 }

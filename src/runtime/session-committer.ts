@@ -84,7 +84,8 @@ export class SessionCommitter {
       if (
         json === this.storedSnapshot &&
         drained.items.length === 0 &&
-        drained.journal.length === 0
+        drained.journal.length === 0 &&
+        drained.audit.length === 0
       )
         continue;
       const next: SessionRecord = {
@@ -103,6 +104,7 @@ export class SessionCommitter {
           journal: drained.journal,
           userUsageDelta: delta(snapshot.context.usage, this.record.usage),
           lease: this.lease,
+          ...(drained.audit.length ? { audit: drained.audit } : {}),
         });
         this.log.committed(drained.items, drained.journal);
         this.storedSnapshot = json;

@@ -54,6 +54,7 @@ import { SubAgents } from './sub-agents.js';
 import { checkStoredSession, readRunJournals } from './stored-session-check.js';
 import { checkActionFits } from './action-precheck.js';
 import { newSessionRecord } from './new-session-record.js';
+import type { PermissionPolicy } from './permission-policy.js';
 
 /** Supplies the agent bound to a session's context (created per action, or a shared binding). */
 export interface BindingSource {
@@ -83,6 +84,12 @@ export interface SessionRuntimeOptions {
    * @default a set of this runtime's own
    */
   liveRuns?: Set<string> | undefined;
+  /**
+   * A permission policy for every tool call this runtime runs, composed with the agent's own
+   * (and a sub-agent's): each is asked, the strictest decision wins (deny, then ask, then
+   * allow).
+   */
+  permissions?: PermissionPolicy | undefined;
 }
 
 /**
@@ -103,6 +110,7 @@ export class SessionRuntime {
   readonly leaseOwner: string;
   private readonly leaseTtlMs: number;
   private readonly leasing: boolean;
+  private readonly permissions: PermissionPolicy | undefined;
 
   /**
    * @throws TypeError for an unknown option name (naming the closest valid one), a `store`,
@@ -122,6 +130,7 @@ export class SessionRuntime {
     this.leasing = lease !== false;
     this.leaseOwner = (lease || undefined)?.owner ?? `${hostname()}:${process.pid}:${newId()}`;
     this.leaseTtlMs = (lease || undefined)?.ttlMs ?? DEFAULT_LEASE_TTL_MS;
+    this.permissions = options.permissions;
   }
 
   on<K extends SessionRuntimeEventType>(
@@ -238,6 +247,7 @@ export class SessionRuntime {
           observe: action.observe,
           journal,
           lease,
+          permissions: this.permissions,
           onSaved: (saved, all) => {
             this.cache.remember(cacheKey(key), saved.createdAt, all);
             this.hub.emit('SessionSaved', { key, version: saved.version, record: saved });
