@@ -84,10 +84,12 @@ export class SessionCommitter {
       if (
         json === this.storedSnapshot &&
         drained.items.length === 0 &&
-        drained.journal.length === 0 &&
-        drained.audit.length === 0
-      )
+        drained.journal.length === 0
+      ) {
+        // Nothing changed: audit entries wait for the save of the change they record.
+        this.log.restore(drained);
         continue;
+      }
       const next: SessionRecord = {
         ...this.record,
         snapshot: persisted,

@@ -55,6 +55,9 @@ import { checkStoredSession, readRunJournals } from './stored-session-check.js';
 import { checkActionFits } from './action-precheck.js';
 import { newSessionRecord } from './new-session-record.js';
 import type { PermissionPolicy } from './permission-policy.js';
+import { AuditTrail } from './audit-trail.js';
+import { AuditReader } from './audit-reader.js';
+import type { AuditPage, AuditQuery } from '../persistence/audit-log.js';
 
 /** Supplies the agent bound to a session's context (created per action, or a shared binding). */
 export interface BindingSource {
@@ -111,6 +114,7 @@ export class SessionRuntime {
   private readonly leaseTtlMs: number;
   private readonly leasing: boolean;
   private readonly permissions: PermissionPolicy | undefined;
+  private readonly audit: AuditReader;
 
   /**
    * @throws TypeError for an unknown option name (naming the closest valid one), a `store`,
@@ -131,6 +135,7 @@ export class SessionRuntime {
     this.leaseOwner = (lease || undefined)?.owner ?? `${hostname()}:${process.pid}:${newId()}`;
     this.leaseTtlMs = (lease || undefined)?.ttlMs ?? DEFAULT_LEASE_TTL_MS;
     this.permissions = options.permissions;
+    this.audit = new AuditReader(this.store, this.scope);
   }
 
   on<K extends SessionRuntimeEventType>(
@@ -209,7 +214,12 @@ export class SessionRuntime {
     action: SessionAction<R>,
     lease: SessionLease | undefined,
   ): Promise<R> {
-    const { record, userUsage } = await this.loadForUpdate(key, action.createIfMissing === true);
+    const audit = new AuditTrail(key, () => this.clock.now(), this.source.options.redact);
+    const { record, userUsage } = await this.loadForUpdate(
+      key,
+      action.createIfMissing === true,
+      audit,
+    );
     checkActionFits(key, record, action, this.clock.now());
     const items = await this.cache.load(this.store, key, record);
     const journal = await readRunJournals(this.store, key, record);
@@ -254,9 +264,19 @@ export class SessionRuntime {
           },
         }),
       );
+      // Steps record their entries; the action's own goes with its first save.
+      host.log.auditor = audit.steps(() => host.runSnapshot());
+      host.log.audit([
+        audit.action(
+          action.name,
+          action.auditSummary,
+          storedRun<{ context?: { runId?: string } }>(record.snapshot)?.context?.runId,
+        ),
+      ]);
       let result: R;
       try {
         result = await action.apply({
+          audit,
           key,
           host,
           store: this.store,
@@ -333,6 +353,26 @@ export class SessionRuntime {
     );
   }
 
+  /**
+   * A page of one user's audit log, in time order: `userId` is required (`undefined` for the
+   * anonymous bucket); `sessionId`, `kind` (one or several) and the time range `[from, to)`
+   * narrow it; `limit` (default 100) and `cursor` page it.
+   * @example
+   * const { entries, nextCursor } = await runtime.auditLog({ userId: 'alice', kind: 'denial' });
+   */
+  auditLog(query: AuditQuery): Promise<AuditPage> {
+    return this.audit.read(query);
+  }
+
+  /**
+   * Every entry the query selects as JSON lines (one entry a line, `\n`-terminated).
+   * @example
+   * for await (const line of runtime.exportAudit({ userId: 'alice' })) out.write(line);
+   */
+  exportAudit(query: AuditQuery): AsyncIterable<string> {
+    return this.audit.export(query);
+  }
+
   /** Drops the cached history of a session (after a purge). */
   forget(key: SessionKey): void {
     this.cache.forget(key);
@@ -353,7 +393,11 @@ export class SessionRuntime {
   }
 
   /** Loads and checks a session and its owner's totals for an action (or creates it). */
-  private async loadForUpdate(key: SessionKey, create: boolean): Promise<LoadedSession> {
+  private async loadForUpdate(
+    key: SessionKey,
+    create: boolean,
+    audit?: AuditTrail,
+  ): Promise<LoadedSession> {
     try {
       return await this.loaded(key, async () => {
         const loaded = await this.store.loadForUpdate(key);
@@ -365,7 +409,8 @@ export class SessionRuntime {
       if (!create || !(error instanceof SessionNotFoundError)) throw error;
     }
     try {
-      const record = await this.store.create(this.newRecord(key));
+      const created = audit ? [audit.action('create', 'session created')] : [];
+      const record = await this.store.create(this.newRecord(key), [], created);
       // `create` checked the owner's totals before writing; read them only for a user budget.
       const userUsage = this.source.options.userBudget
         ? await this.store.userUsage(key.userId)
