@@ -27,6 +27,12 @@ describeStoreContract('PostgresSessionStore', async (clock) => {
         [ownerPart(key.userId), key.sessionId, position, text],
       );
     },
+    damageAudit: async (userId, text) => {
+      await pool.query(`UPDATE ${table('agentstate_audit')} SET entry = $2 WHERE owner = $1`, [
+        ownerPart(userId),
+        text,
+      ]);
+    },
     cleanup,
   };
 });
