@@ -31,7 +31,7 @@ import {
   toUsageTotals,
 } from './session-schemas.js';
 import { checkedRecord, decodeJournalAt, decodeRecordAt } from './stored-reads.js';
-import { joinSubRuns, partOps, splitSubRuns } from './sub-run-parts.js';
+import { joinSubRuns, partOps, splitSubRuns, storedPartIds } from './sub-run-parts.js';
 import { LeaseTable, systemLeaseClock, type LeaseClock } from './lease-table.js';
 import {
   emptyTotals,
@@ -190,7 +190,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
       const { slim, parts } = splitSubRuns(saved.snapshot);
       const encoded = this.codec.encode(recordKey, { ...saved, snapshot: slim });
       // Only the sub-agent runs that changed are written (a child's step leaves its ancestors').
-      const storedParts = known?.raw === raw ? known.parts : await this.storedParts(key);
+      const storedParts = known?.raw === raw ? known.parts : await storedPartIds(this.backend, key);
       const partWrites = partOps(key, parts, storedParts);
       const ops = [
         put(recordKey, encoded),
@@ -327,10 +327,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     await this.backend.close();
   }
 
-  /**
-   * The op deleting a purged session's deadline index entry. The entry of a record too damaged
-   * to read stays: the scheduler finds it stale (no record) and drops it.
-   */
+  /** The op deleting a purged session's deadline entry (a damaged record's: dropped later). */
   private deadlineDrop(key: SessionKey, raw: string): KvOp[] {
     try {
       return deadlineOps(key, decodeRecordAt(this.codec, key, raw).approvalDeadline, undefined);
@@ -348,15 +345,6 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     const { snapshot, raws } = await joinSubRuns(this.backend, key, record.snapshot);
     this.remember(keys.recordKey(key), raw, record, raws);
     return snapshot === record.snapshot ? record : { ...record, snapshot };
-  }
-
-  /** The sub-agent run parts stored for a session (values unknown: each is rewritten). */
-  private async storedParts(key: SessionKey): Promise<Map<string, string>> {
-    const parts = new Map<string, string>();
-    for await (const partKey of this.backend.keys(keys.subRunRange(key))) {
-      parts.set(decodeURIComponent(partKey.slice(partKey.lastIndexOf('!') + 1)), '');
-    }
-    return parts;
   }
 
   private remember(

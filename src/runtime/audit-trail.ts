@@ -1,8 +1,9 @@
-import type { StepAuditor } from '../actors/session-log.js';
+import type { SessionLog, StepAuditor } from '../actors/session-log.js';
 import type { ApprovalCheckOutput, CallState, ToolCallOutput } from '../machines/run-types.js';
 import { agentPathOf } from '../machines/run-types.js';
 import type { AuditEntry, AuditVia } from '../persistence/audit-log.js';
-import type { SessionKey } from '../persistence/session-store.js';
+import type { SessionKey, SessionRecord } from '../persistence/session-store.js';
+import { storedRun } from './stored-run.js';
 import { monotonicIds } from './new-id.js';
 import { runChain, type RunNode } from './run-tree.js';
 
@@ -39,6 +40,20 @@ export class AuditTrail {
       summary: this.redact ? this.redact(summary) : summary,
       ...(rest.by !== undefined && this.redact ? { by: this.redact(rest.by) } : {}),
     };
+  }
+
+  /**
+   * Makes the steps of a loaded session record their entries, and queues the action's own
+   * entry for its first save (an action that changes nothing writes none).
+   */
+  attach(
+    host: { log: SessionLog; runSnapshot(): RunNode | undefined },
+    action: { name: string; auditSummary?: string | undefined },
+    record: SessionRecord,
+  ): void {
+    host.log.auditor = this.steps(() => host.runSnapshot());
+    const runId = storedRun<{ context?: { runId?: string } }>(record.snapshot)?.context?.runId;
+    host.log.audit([this.action(action.name, action.auditSummary, runId)]);
   }
 
   /** A session action (`create`, `sendMessage`, `changeBudget`, ...). */

@@ -1,20 +1,14 @@
 import { RunContext } from '../context/run-context.js';
-import {
-  RunInProgressError,
-  SessionConflictError,
-  SessionNotFoundError,
-} from '../errors/session-errors.js';
+import { RunInProgressError } from '../errors/session-errors.js';
 import type { SessionMachineContext } from '../machines/session-types.js';
 import type {
   ListSessionsQuery,
-  LoadedSession,
   SessionInfo,
   SessionKey,
   SessionPage,
   SessionRecord,
   SessionStore,
 } from '../persistence/session-store.js';
-import { emptyTotals } from '../persistence/session-store.js';
 import { hostname } from 'node:os';
 import { hasLeases, type SessionLease } from '../persistence/session-store.js';
 import { AgentBinding } from './agent-binding.js';
@@ -48,15 +42,15 @@ import {
 import { SessionHost } from './session-host.js';
 import { hostDeps } from './host-deps.js';
 import { describeSession, type SessionView } from './session-view.js';
-import { upgradeRecord } from './machine-upgrade.js';
 import { storedRun } from './stored-run.js';
 import { SubAgents } from './sub-agents.js';
-import { checkStoredSession, readRunJournals } from './stored-session-check.js';
+import { readRunJournals } from './stored-session-check.js';
 import { checkActionFits } from './action-precheck.js';
 import { newSessionRecord } from './new-session-record.js';
 import type { PermissionPolicy } from './permission-policy.js';
 import { AuditTrail } from './audit-trail.js';
 import { AuditReader } from './audit-reader.js';
+import { SessionLoader } from './session-loader.js';
 import type { AuditPage, AuditQuery } from '../persistence/audit-log.js';
 
 /** Supplies the agent bound to a session's context (created per action, or a shared binding). */
@@ -87,11 +81,7 @@ export interface SessionRuntimeOptions {
    * @default a set of this runtime's own
    */
   liveRuns?: Set<string> | undefined;
-  /**
-   * A permission policy for every tool call this runtime runs, composed with the agent's own
-   * (and a sub-agent's): each is asked, the strictest decision wins (deny, then ask, then
-   * allow).
-   */
+  /** A permission policy for every tool call, composed with the agents' (strictest wins). */
   permissions?: PermissionPolicy | undefined;
 }
 
@@ -115,6 +105,7 @@ export class SessionRuntime {
   private readonly leasing: boolean;
   private readonly permissions: PermissionPolicy | undefined;
   private readonly audit: AuditReader;
+  private readonly loader: SessionLoader;
 
   /**
    * @throws TypeError for an unknown option name (naming the closest valid one), a `store`,
@@ -136,6 +127,7 @@ export class SessionRuntime {
     this.leaseTtlMs = (lease || undefined)?.ttlMs ?? DEFAULT_LEASE_TTL_MS;
     this.permissions = options.permissions;
     this.audit = new AuditReader(this.store, this.scope);
+    this.loader = new SessionLoader(this.store, this.source.options, this.hub);
   }
 
   on<K extends SessionRuntimeEventType>(
@@ -215,11 +207,8 @@ export class SessionRuntime {
     lease: SessionLease | undefined,
   ): Promise<R> {
     const audit = new AuditTrail(key, () => this.clock.now(), this.source.options.redact);
-    const { record, userUsage } = await this.loadForUpdate(
-      key,
-      action.createIfMissing === true,
-      audit,
-    );
+    const create = action.createIfMissing === true;
+    const { record, userUsage } = await this.loadForUpdate(key, create, audit);
     checkActionFits(key, record, action, this.clock.now());
     const items = await this.cache.load(this.store, key, record);
     const journal = await readRunJournals(this.store, key, record);
@@ -264,15 +253,7 @@ export class SessionRuntime {
           },
         }),
       );
-      // Steps record their entries; the action's own goes with its first save.
-      host.log.auditor = audit.steps(() => host.runSnapshot());
-      host.log.audit([
-        audit.action(
-          action.name,
-          action.auditSummary,
-          storedRun<{ context?: { runId?: string } }>(record.snapshot)?.context?.runId,
-        ),
-      ]);
+      audit.attach(host, action, record);
       let result: R;
       try {
         result = await action.apply({
@@ -353,22 +334,12 @@ export class SessionRuntime {
     );
   }
 
-  /**
-   * A page of one user's audit log, in time order: `userId` is required (`undefined` for the
-   * anonymous bucket); `sessionId`, `kind` (one or several) and the time range `[from, to)`
-   * narrow it; `limit` (default 100) and `cursor` page it.
-   * @example
-   * const { entries, nextCursor } = await runtime.auditLog({ userId: 'alice', kind: 'denial' });
-   */
+  /** A page of one user's audit log (`userId` required), see `AuditQuery`. */
   auditLog(query: AuditQuery): Promise<AuditPage> {
     return this.audit.read(query);
   }
 
-  /**
-   * Every entry the query selects as JSON lines (one entry a line, `\n`-terminated).
-   * @example
-   * for await (const line of runtime.exportAudit({ userId: 'alice' })) out.write(line);
-   */
+  /** Every entry the query selects as JSON lines (one entry a line, `\n`-terminated). */
   exportAudit(query: AuditQuery): AsyncIterable<string> {
     return this.audit.export(query);
   }
@@ -384,63 +355,13 @@ export class SessionRuntime {
   }
 
   /** Loads and checks a session for reading (record, listing entry and snapshot). */
-  private async load(key: SessionKey): Promise<SessionRecord> {
-    return this.loaded(key, async () => {
-      const record = this.upgraded(key, await this.store.load(key));
-      checkStoredSession(key, record);
-      return record;
-    });
+  private load(key: SessionKey): Promise<SessionRecord> {
+    return this.loader.load(key);
   }
 
   /** Loads and checks a session and its owner's totals for an action (or creates it). */
-  private async loadForUpdate(
-    key: SessionKey,
-    create: boolean,
-    audit?: AuditTrail,
-  ): Promise<LoadedSession> {
-    try {
-      return await this.loaded(key, async () => {
-        const loaded = await this.store.loadForUpdate(key);
-        const record = this.upgraded(key, loaded.record);
-        checkStoredSession(key, record);
-        return { ...loaded, record };
-      });
-    } catch (error) {
-      if (!create || !(error instanceof SessionNotFoundError)) throw error;
-    }
-    try {
-      const created = audit ? [audit.action('create', 'session created')] : [];
-      const record = await this.store.create(this.newRecord(key), [], created);
-      // `create` checked the owner's totals before writing; read them only for a user budget.
-      const userUsage = this.source.options.userBudget
-        ? await this.store.userUsage(key.userId)
-        : emptyTotals();
-      return { record, userUsage };
-    } catch (error) {
-      if (error instanceof SessionConflictError) return this.loadForUpdate(key, false);
-      throw error;
-    }
-  }
-
-  /** The record brought to this machine version (see `machine-upgrade.ts`). */
-  private upgraded(key: SessionKey, record: SessionRecord): SessionRecord {
-    return upgradeRecord(key, record, this.source.options.snapshotMigrations);
-  }
-
-  /** Runs a load, reporting `SessionLoaded` or `SessionLoadFailed`. */
-  private async loaded<T extends SessionRecord | LoadedSession>(
-    key: SessionKey,
-    read: () => Promise<T>,
-  ): Promise<T> {
-    try {
-      const result = await read();
-      const record: SessionRecord = 'record' in result ? result.record : result;
-      this.hub.emit('SessionLoaded', { key, version: record.version });
-      return result;
-    } catch (error) {
-      this.hub.emit('SessionLoadFailed', { key, error });
-      throw error;
-    }
+  private loadForUpdate(key: SessionKey, create: boolean, audit?: AuditTrail) {
+    return this.loader.loadForUpdate(key, create, audit, (k) => this.newRecord(k));
   }
 
   /** A fresh session record in `active.idle`. */

@@ -11,6 +11,7 @@ import {
   type AuditQuery,
 } from '../audit-log.js';
 import { ownerPart } from '../session-keys.js';
+import type { PostgresDatabase } from './postgres-database.js';
 import { checkBeforeWrite, encodeStored } from '../session-schemas.js';
 
 /**
@@ -119,4 +120,19 @@ export function auditPageOf(
 function splitCursor(cursor: string): [number, string] {
   const at = Number(cursor.slice(0, 16));
   return [at, decodeURIComponent(cursor.slice(17))];
+}
+
+/** A page of one owner's audit entries, checked (see `SessionStore.readAudit`). */
+export async function readPostgresAudit(
+  db: PostgresDatabase,
+  query: AuditQuery,
+): Promise<AuditPage> {
+  const { values, limit } = auditSelectValues(query);
+  const { rows } = await db.query<{ at: string; id: string; entry: string }>(
+    'read the audit log',
+    {},
+    () => db.sql.audit(),
+    values,
+  );
+  return auditPageOf(query, limit, rows);
 }

@@ -72,6 +72,17 @@ export class PostgresDatabase {
     }
   }
 
+  /** Whether any named user has sessions (for the isolation warning). */
+  async hasNamedOwners(): Promise<boolean> {
+    const { rows } = await this.query<{ named: boolean }>(
+      'list sessions',
+      {},
+      () => this.sql.namedOwners(),
+      [],
+    );
+    return rows[0]?.named === true;
+  }
+
   /** Counts one statement's written values (see `stats`). */
   count(values: readonly unknown[]): void {
     this.batches += 1;

@@ -7,7 +7,7 @@ import {
 import { Item } from '../../items/item.js';
 import type { AuditEntry, AuditPage, AuditQuery } from '../audit-log.js';
 import { checkHistoryEntries } from '../history-reader.js';
-import { auditPageOf, auditSelectValues, auditValues } from './postgres-audit.js';
+import { auditValues, readPostgresAudit } from './postgres-audit.js';
 import { warnIsolation } from '../isolation-warning.js';
 import { systemLeaseClock } from '../lease-table.js';
 
@@ -61,11 +61,10 @@ const KNOWN_CAPACITY = 1000;
  * A {@link SessionStore} on PostgreSQL, for many processes sharing sessions: the same contract
  * as the LevelDB store (STORE-CONTRACT.md), with leases shared across processes.
  *
- * - One step is one statement, so one round trip: the version check, the record, the history
- *   appends, the journal entries, the user's totals and the lease check are CTEs of a single
- *   parameterised `WITH ... UPDATE/INSERT` statement, atomic as every statement is. (A
- *   multi-statement `BEGIN; ...; COMMIT` text cannot carry parameters; a transaction over
- *   several round trips holds a connection idle in transaction between them.)
+ * - One step is one statement, one round trip: version check, record, history, journal,
+ *   totals, audit entries and lease check are CTEs of one parameterised statement (a
+ *   `BEGIN; ...; COMMIT` text cannot carry parameters; a transaction over several round trips
+ *   holds a connection idle in transaction between them).
  * - Every value is validated, sealed and serialised before the pool hands out a connection.
  * - Pooler-safe: unnamed statements only (no named prepared statements), every table name
  *   schema-qualified, no `SET`, no temporary tables, no session advisory locks.
@@ -284,7 +283,7 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
       status ?? null,
       limit + 1,
     ]);
-    if (userId === undefined && (await this.hasNamedOwners())) warnIsolation();
+    if (userId === undefined && (await this.db.hasNamedOwners())) warnIsolation();
     const sessions = listed.slice(0, limit).map((row) => {
       const indexKey = keys.listIndexKey({ sessionId: row.session_id, userId });
       const info = toSessionInfo(decodeStored(indexKey, row.listing, SessionInfoSchema));
@@ -322,15 +321,8 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
     if (rows[0]?.purged !== 1) throw new SessionNotFoundError(key.sessionId);
   }
 
-  async readAudit(query: AuditQuery): Promise<AuditPage> {
-    const { values, limit } = auditSelectValues(query);
-    const { rows } = await this.db.query<{ at: string; id: string; entry: string }>(
-      'read the audit log',
-      {},
-      () => this.db.sql.audit(),
-      values,
-    );
-    return auditPageOf(query, limit, rows);
+  readAudit(query: AuditQuery): Promise<AuditPage> {
+    return readPostgresAudit(this.db, query);
   }
 
   acquireLease(key: SessionKey, owner: string, ttlMs: number): Promise<SessionLease | undefined> {
@@ -359,8 +351,6 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
     await this.db.close();
   }
 
-  // ---- internals ------------------------------------------------------------------------
-
   /** After a save updated nothing: reads the row and throws what stopped it (see whySaveRefused). */
   private async inspect(
     key: SessionKey,
@@ -385,16 +375,6 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
     const record = checkedRecord(this.codec, key, row?.record, row?.listing);
     if (row) this.remember(key, record.version, row.record);
     return record;
-  }
-
-  private async hasNamedOwners(): Promise<boolean> {
-    const { rows } = await this.db.query<{ named: boolean }>(
-      'list sessions',
-      {},
-      () => this.db.sql.namedOwners(),
-      [],
-    );
-    return rows[0]?.named === true;
   }
 
   private listing(record: SessionRecord): string {
