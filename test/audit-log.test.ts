@@ -15,6 +15,7 @@ import {
 import { FakeClock, MemorySessionStore } from '../src/testing.js';
 import type { KvOp } from '../src/persistence/kv-backend.js';
 import { approvalAgent, callTools } from './helpers/approval-agent.js';
+import { allAuditEntries } from './helpers/audit-pages.js';
 import { TempStores } from './helpers/temp-store.js';
 
 const temps = new TempStores();
@@ -39,16 +40,8 @@ async function recordingStore() {
   return { ...temp, batches, control };
 }
 
-async function allEntries(runtime: SessionRuntime, userId: string | undefined) {
-  const out: AuditEntry[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await runtime.auditLog({ userId, cursor, limit: 3 });
-    out.push(...page.entries);
-    cursor = page.nextCursor;
-  } while (cursor);
-  return out;
-}
+const allEntries = (runtime: SessionRuntime, userId: string | undefined) =>
+  allAuditEntries((q) => runtime.auditLog(q), userId);
 
 describe('audit log', () => {
   it('records session actions, permission decisions, denials, tool calls and human decisions, each in its step’s batch', async () => {

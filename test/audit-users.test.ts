@@ -3,12 +3,12 @@ import {
   LevelSessionStore,
   RunState,
   getRunContext,
-  type AuditEntry,
   type PermissionPolicy,
   type SessionStore,
 } from '../src/index.js';
 import { triageWithBilling } from './helpers/sub-agent-fixtures.js';
 import { TempStores } from './helpers/temp-store.js';
+import { allAuditEntries } from './helpers/audit-pages.js';
 
 const temps = new TempStores();
 afterEach(() => temps.cleanupAll());
@@ -42,16 +42,8 @@ function fixtures(store: SessionStore, checks: Check[]) {
   });
 }
 
-async function entriesOf(store: SessionStore, userId: string): Promise<AuditEntry[]> {
-  const out: AuditEntry[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await store.readAudit({ userId, cursor, limit: 4 });
-    out.push(...page.entries);
-    cursor = page.nextCursor;
-  } while (cursor);
-  return out;
-}
+const entriesOf = (store: SessionStore, userId: string) =>
+  allAuditEntries((q) => store.readAudit(q), userId, 4);
 
 describe('userId across interleaved sessions', () => {
   it('two users, sub-agents and a reopen in between: every audit entry and permission check carries its own user only', async () => {

@@ -136,42 +136,36 @@ describe('permissions', () => {
     expect(done.output).toBe('Done. lookup: x: found');
   });
 
-  it('a throwing check fails the run with PERMISSION_CHECK_FAILED and runs nothing', async () => {
-    const { store } = await temps.open();
-    const { agent, counters } = approvalAgent(store, {
-      permissions: {
-        check: () => {
-          throw new Error('policy service down');
-        },
+  it.each([
+    [
+      'throws',
+      () => {
+        throw new Error('policy service down');
       },
-    });
-    const error = (await agent
-      .run(callTools({ name: 'lookup', arguments: { word: 'x' } }), opts)
-      .then(
-        () => undefined,
-        (e: unknown) => e,
-      )) as PermissionCheckError;
-    expect(error.code).toBe('PERMISSION_CHECK_FAILED');
-    expect(error.message).toContain('policy service down');
-    expect(counters.executed).toEqual({});
-    expect(new PermissionCheckError('t', new Error('x')).code).toBe('PERMISSION_CHECK_FAILED');
-  });
-
-  it('a check returning something else is a PermissionCheckError too', async () => {
-    const { store } = await temps.open();
-    const { agent, counters } = approvalAgent(store, {
-      permissions: { check: () => 'yes' as unknown as PermissionDecision },
-    });
-    const error = (await agent
-      .run(callTools({ name: 'lookup', arguments: { word: 'x' } }), opts)
-      .then(
-        () => undefined,
-        (e: unknown) => e,
-      )) as PermissionCheckError;
-    expect(error.code).toBe('PERMISSION_CHECK_FAILED');
-    expect(error.message).toContain("expected 'allow', 'ask' or { deny: reason }");
-    expect(counters.executed).toEqual({});
-  });
+      'policy service down',
+    ],
+    [
+      'returns something else',
+      () => 'yes' as unknown as PermissionDecision,
+      "expected 'allow', 'ask' or { deny: reason }",
+    ],
+  ])(
+    'a check that %s fails the run with PERMISSION_CHECK_FAILED and runs nothing',
+    async (_, check, text) => {
+      const { store } = await temps.open();
+      const { agent, counters } = approvalAgent(store, { permissions: { check } });
+      const error = (await agent
+        .run(callTools({ name: 'lookup', arguments: { word: 'x' } }), opts)
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        )) as PermissionCheckError;
+      expect(error.code).toBe('PERMISSION_CHECK_FAILED');
+      expect(error.message).toContain(text);
+      expect(counters.executed).toEqual({});
+      expect(new PermissionCheckError('t', new Error('x')).code).toBe('PERMISSION_CHECK_FAILED');
+    },
+  );
 
   it('runs inside sub-agents with their agent path and context; the runtime policy composes (strictest wins)', async () => {
     const { store } = await temps.open();

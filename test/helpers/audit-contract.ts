@@ -7,6 +7,7 @@ import type { AuditEntry } from '../../src/persistence/audit-log.js';
 import type { SessionStore } from '../../src/persistence/session-store.js';
 import { FakeClock } from '../../src/testing/fake-clock.js';
 import { commitOn, entry, msg, newSession } from './store-fixtures.js';
+import { allAuditEntries } from './audit-pages.js';
 import type { MakeStore, StoreHarness } from './store-contract.js';
 
 /** An audit entry of `userId`'s session `sessionId` at `at`. */
@@ -28,16 +29,8 @@ export const audited = (
 });
 
 /** Every entry of one user, page by page. */
-async function everything(store: SessionStore, userId: string | undefined, limit = 2) {
-  const out: AuditEntry[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await store.readAudit({ userId, cursor, limit });
-    out.push(...page.entries);
-    cursor = page.nextCursor;
-  } while (cursor);
-  return out;
-}
+const everything = (store: SessionStore, userId: string | undefined, limit = 2) =>
+  allAuditEntries((q) => store.readAudit(q), userId, limit);
 
 const ids = (entries: AuditEntry[]) => entries.map((e) => e.id);
 
