@@ -17,6 +17,7 @@ import { parseToolArguments } from '../tools/invoke-tool.js';
 import type { AnyTool } from '../tools/tool.js';
 import {
   combinedSignal,
+  hasPermissions,
   stepDepsOf,
   timingFields,
   type AgentDeps,
@@ -141,7 +142,7 @@ export function modelStep(source: StepDepsSource) {
         const subRun = t ? subRunOf(deps, t, c.arguments, input.runId) : undefined;
         return {
           ...c,
-          check: (t?.needsApproval ?? false) !== false,
+          check: (t?.needsApproval ?? false) !== false || hasPermissions(deps, agent),
           ...(subRun ? { subRun } : {}),
           ...(t?.handoff ? { handoff: t.handoff.agent.name } : {}),
         };

@@ -5,6 +5,7 @@ import type { Model, ToolSpec } from '../models/model.js';
 import type { ModelSettings } from '../models/model-settings.js';
 import type { PriceTable } from '../models/pricing.js';
 import type { Clock } from '../runtime/clock.js';
+import type { PermissionPolicy } from '../runtime/permission-policy.js';
 import type { AnyTool } from '../tools/tool.js';
 import type { HistoryStrategy } from '../window/history-strategy.js';
 import type { SessionLog } from './session-log.js';
@@ -61,6 +62,8 @@ export interface AgentDeps {
   approvalTimeoutMs?: number | undefined;
   /** A sub-agent's own model settings (a session's run carries its settings in its input). */
   modelSettings?: ModelSettings | undefined;
+  /** The agent's own permission policy (`AgentOptions.permissions`). */
+  permissions?: PermissionPolicy | undefined;
 }
 
 /** Everything the step actors of one loaded session need; built by the runtime. */
@@ -75,6 +78,11 @@ export interface StepDeps extends AgentDeps {
    * sub-agent run's path, else this session's agent.
    */
   agentFor(path: readonly string[] | undefined, agent?: string): Promise<AgentDeps>;
+  /**
+   * The permission policies of every call in the session: the runtime's, then the session
+   * agent's (a sub-agent's own policy is added for its calls).
+   */
+  sessionPermissions: readonly PermissionPolicy[];
   /** How deep sub-agent runs may nest (a child of the session's run is 1 deep). */
   maxSubAgentDepth: number;
   /** A new ULID, for a sub-agent call's child run. */
@@ -115,4 +123,17 @@ export function stepDepsOf(source: StepDepsSource, system: AnyActorSystem): Step
 /** The caller's signal and the actor's own (aborted when XState stops it) as one. */
 export function combinedSignal(deps: StepDeps, actorSignal: AbortSignal): AbortSignal {
   return AbortSignal.any([deps.signal, actorSignal]);
+}
+
+/** The permission policies of a call of `agent`: the session's, and the agent's own. */
+export function permissionsFor(deps: StepDeps, agent: AgentDeps): readonly PermissionPolicy[] {
+  const own = agent.permissions;
+  return own && !deps.sessionPermissions.includes(own)
+    ? [...deps.sessionPermissions, own]
+    : deps.sessionPermissions;
+}
+
+/** Whether any permission policy covers the calls of `agent` (every call is then checked). */
+export function hasPermissions(deps: StepDeps, agent: AgentDeps): boolean {
+  return deps.sessionPermissions.length > 0 || agent.permissions !== undefined;
 }

@@ -26,6 +26,7 @@ export {
   SubAgentDepthError,
 } from './run-errors.js';
 export { MaxTurnsExceededError } from './max-turns-exceeded-error.js';
+export { PermissionCheckError } from './permission-check-error.js';
 export {
   SessionNotFoundError,
   SessionConflictError,

@@ -54,10 +54,13 @@ export interface CallState {
   check: boolean;
   needsApproval: boolean;
   decision?: 'approved' | 'rejected' | undefined;
-  reason?: 'user' | 'timeout' | 'always' | undefined;
+  /** Why it was decided: a human, a deadline, a standing decision, or the permission policy. */
+  reason?: 'user' | 'timeout' | 'always' | 'denied' | undefined;
   message?: string | undefined;
   /** Epoch ms after which a pending approval is rejected with reason `timeout`. */
   deadline?: number | undefined;
+  /** The permission policy's journaled decision, when the session has a policy. */
+  permission?: 'allow' | 'ask' | 'deny' | undefined;
   done: boolean;
   /** Set when the tool is a sub-agent: the child run the call starts (see `agent.asTool`). */
   subRun?: SubRunSpec | undefined;
@@ -308,6 +311,9 @@ export interface ApprovalCheckOutput {
     step?: number | undefined;
     needsApproval: boolean;
     deadline?: number | undefined;
+    /** The permission policy's decision (absent without a policy). */
+    permission?: 'allow' | 'ask' | 'deny' | undefined;
+    denyReason?: string | undefined;
   }[];
 }
 

@@ -178,3 +178,15 @@ export function partOps(
   }
   return { ops, raws };
 }
+
+/** The sub-agent run parts stored for a session (values unknown: each is rewritten). */
+export async function storedPartIds(
+  backend: KvBackend,
+  key: SessionKey,
+): Promise<Map<string, string>> {
+  const parts = new Map<string, string>();
+  for await (const partKey of backend.keys(keys.subRunRange(key))) {
+    parts.set(decodeURIComponent(partKey.slice(partKey.lastIndexOf('!') + 1)), '');
+  }
+  return parts;
+}

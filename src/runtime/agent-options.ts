@@ -24,6 +24,7 @@ import {
 import type { Clock } from './clock.js';
 import { INSPECT_EXPECTED, isInspectOption, type InspectOption } from './inspection.js';
 import type { LeaseSettings } from './run-lease.js';
+import { isPermissionPolicy, type PermissionPolicy } from './permission-policy.js';
 import { SESSION_STORE_METHODS } from './run-call-checks.js';
 import { checkHistoryStrategy, type HistoryStrategy } from '../window/history-strategy.js';
 
@@ -91,6 +92,13 @@ export interface AgentOptions<TOutput = string> {
   /** Pending approvals are rejected with reason `timeout` after this many ms. */
   approvalTimeoutMs?: number | undefined;
   /**
+   * Decides before every tool call of this agent's runs (its sub-agents' included) whether it
+   * may run: allow, ask (an approval interruption) or deny with a reason (see
+   * `PermissionPolicy`). Composes with the runtime's policy and a sub-agent's own: the
+   * strictest decision wins.
+   */
+  permissions?: PermissionPolicy | undefined;
+  /**
    * The context window: which part of the session's history each model request carries.
    * `'all'`, the newest `{ lastItems }`, or a token budget `{ maxTokens, countTokens?,
    * summarize?, keepTokens? }`. The stored history stays whole whatever the window.
@@ -135,6 +143,7 @@ const AGENT_OPTION_NAMES = optionNames<AgentOptions>({
   clock: true,
   prices: true,
   approvalTimeoutMs: true,
+  permissions: true,
   maxSubAgentDepth: true,
   handoffs: true,
   history: true,
@@ -179,6 +188,7 @@ export function checkAgentOptions(options: unknown): void {
     .implements('clock', 'Clock', ['now', 'sleepUntil'])
     .object('prices')
     .positiveInteger('approvalTimeoutMs')
+    .check('permissions', 'a policy with a check(call, scope) function', isPermissionPolicy)
     .positiveInteger('maxSubAgentDepth')
     .check(
       'handoffs',

@@ -10,6 +10,7 @@ import { runMetadata } from './run-metadata.js';
 import type { ActionObservers } from './session-action.js';
 import type { HostDeps } from './session-host.js';
 import type { SubAgents } from './sub-agents.js';
+import type { PermissionPolicy } from './permission-policy.js';
 
 /** How deep sub-agent runs nest by default (`AgentOptions.maxSubAgentDepth`). */
 const DEFAULT_MAX_SUB_AGENT_DEPTH = 5;
@@ -29,6 +30,8 @@ export interface HostDepsInput {
   onSaved: (saved: SessionRecord, committed: Item[]) => void;
   /** The inspection observer of the session's actors, if anyone inspects them. */
   inspect?: ((event: InspectionEvent) => void) | undefined;
+  /** The runtime's permission policy, if any. */
+  permissions: PermissionPolicy | undefined;
 }
 
 /** The step dependencies of one loaded session, from the agent bound for the action. */
@@ -54,6 +57,10 @@ export function hostDeps(input: HostDepsInput): HostDeps {
     clock: input.clock,
     prices: options.prices,
     approvalTimeoutMs: options.approvalTimeoutMs,
+    permissions: options.permissions,
+    sessionPermissions: [input.permissions, options.permissions].filter(
+      (p): p is PermissionPolicy => p !== undefined,
+    ),
     agentFor: (path) => input.subAgents.get(path ?? []),
     maxSubAgentDepth: options.maxSubAgentDepth ?? DEFAULT_MAX_SUB_AGENT_DEPTH,
     newRunId: newId,

@@ -37,5 +37,11 @@ export type { LeaseSettings } from './run-lease.js';
 export type { SessionRuntimeEvents, SessionRuntimeEventType } from './session-events.js';
 export type { SessionView } from './session-view.js';
 export { closeDefaultStores } from './default-store.js';
+export type {
+  PermissionPolicy,
+  PermissionDecision,
+  PermissionCall,
+  PermissionScope,
+} from './permission-policy.js';
 export * from './actions/index.js';
 export { exportReplay, type ExportReplayOptions } from './export-replay.js';

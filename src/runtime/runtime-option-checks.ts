@@ -10,6 +10,7 @@ import { INSPECT_EXPECTED, isInspectOption } from './inspection.js';
 import type { SchedulerOptions } from './approval-scheduler.js';
 import { SESSION_STORE_METHODS } from './run-call-checks.js';
 import type { SessionRuntimeOptions } from './session-runtime.js';
+import { isPermissionPolicy } from './permission-policy.js';
 
 /**
  * The checks of `SessionRuntime`'s own calls (its constructor, `execute`, `listSessions`,
@@ -25,6 +26,7 @@ const RUNTIME_OPTION_NAMES = optionNames<SessionRuntimeOptions>({
   lease: true,
   liveRuns: true,
   inspect: true,
+  permissions: true,
 });
 
 const KEY_NAMES = optionNames<SessionKey>({ sessionId: true, userId: true });
@@ -59,7 +61,8 @@ export function checkRuntimeOptions(options: unknown): void {
     .object('scope')
     .check('lease', 'false or { owner?, ttlMs? }', (v) => v === false || isObject(v))
     .instanceOf('liveRuns', Set)
-    .check('inspect', INSPECT_EXPECTED, isInspectOption);
+    .check('inspect', INSPECT_EXPECTED, isInspectOption)
+    .check('permissions', 'a policy with a check(call, scope) function', isPermissionPolicy);
   const { scope } = options as { scope?: unknown };
   if (scope !== undefined) checkKey(call, scope, 'scope');
 }

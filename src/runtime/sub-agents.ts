@@ -70,6 +70,7 @@ export class SubAgents {
         prices: options.prices,
         approvalTimeoutMs: options.approvalTimeoutMs,
         modelSettings: options.modelSettings,
+        permissions: options.permissions,
       },
     };
   }

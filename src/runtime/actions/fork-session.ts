@@ -84,7 +84,9 @@ export function forkSession(
           standingDecisions: parent.standingDecisions,
         },
       );
-      const created = await store.create({ ...record, historyLength: items.length }, items);
+      // Recorded with the new session's create (the parent is not written).
+      const audit = [ctx.audit.action('forkSession', `forked into ${newSessionId}`)];
+      const created = await store.create({ ...record, historyLength: items.length }, items, audit);
       const { snapshot: _s, machineVersion: _m, ...info } = created;
       return info;
     },

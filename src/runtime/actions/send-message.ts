@@ -47,6 +47,7 @@ export function sendMessage<T = string>(
       host.log.append(items);
       const runId = newId();
       host.log.knowRun(runId); // a new id: none of its steps can be in the store's journal
+      host.log.auditRun(runId); // the action's audit entry names the run it started
       host.send(
         {
           type: 'SEND_MESSAGE',
