@@ -139,7 +139,7 @@ describe('startInspector: reads', () => {
 
 describe('startInspector: actions', () => {
   it('approve lets the paused run finish; fork copies history up to a point; export gives a replay ScriptedModel loads', async () => {
-    const { start, paused, fixture, temp } = await twoUsers();
+    const { start, paused, fixture, temp, runtime } = await twoUsers();
     const ann = await start({ userId: 'ann' });
     const call = paused.interruptions[0]!;
     const approved = await ann.post('/api/sessions/s1/approve', {
@@ -149,6 +149,9 @@ describe('startInspector: actions', () => {
     expect(approved.status).toBe(200);
     expect(approved.json).toMatchObject({ interrupted: false });
     expect(fixture.seen.refunds).toEqual(['o']);
+    // The audit log says the decision came through the page.
+    const decisions = await runtime.auditLog({ userId: 'ann', kind: 'approval' });
+    expect(decisions.entries.map((e) => [e.callId, e.via])).toEqual([[call.callId, 'page']]);
     expect(
       ((await ann.get('/api/sessions/s1')).json as { session: { state: string } }).session.state,
     ).toBe('active.idle');

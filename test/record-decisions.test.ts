@@ -33,8 +33,15 @@ describe('recordDecisions: a decision recorded without running the calls', () =>
     const paused = await app.run('go', alice('s'));
     const callId = paused.interruptions[0]!.callId;
 
-    await toollessRuntime(store).execute(alice('s'), recordDecisions([{ callId, approve: true }]));
+    await toollessRuntime(store).execute(
+      alice('s'),
+      recordDecisions([{ callId, approve: true }], { by: 'oncall', via: 'cli' }),
+    );
     expect(runs).toBe(0);
+    const audit = await app.runtimeFor(store).auditLog({ userId: 'alice', kind: 'approval' });
+    expect(audit.entries.map((e) => [e.summary, e.by, e.via])).toEqual([
+      ['danger approved by oncall', 'oncall', 'cli'],
+    ]);
     const view = await app.runtimeFor(store).getSession(alice('s'));
     expect(view.run).toMatchObject({ state: 'awaitingApproval' });
     expect(view.run!.context.held).toBe(true);

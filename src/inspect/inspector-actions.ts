@@ -57,7 +57,7 @@ function decide(approve: boolean): InspectorAction {
         ? { message: optionalString(body, 'message') }
         : {}),
     };
-    return outcome(await runtime.execute(key, continueRun({ decisions: [decision] })));
+    return outcome(await runtime.execute(key, continueRun({ decisions: [decision], via: 'page' })));
   };
 }
 

@@ -1,7 +1,17 @@
+import { userInfo } from 'node:os';
 import { recordDecisions } from '../../runtime/actions/record-decisions.js';
 import { json } from '../cli-format.js';
 import { notePartition } from '../cli-store.js';
 import { stringFlag, type Command, type CommandContext } from '../command.js';
+
+/** The operator's login name, for the audit log's `by` (none when the OS has no such user). */
+function operator(): string | undefined {
+  try {
+    return userInfo().username;
+  } catch {
+    return undefined;
+  }
+}
 
 /** `approve` and `reject`: a decision recorded in the session; the app or `resume` runs it. */
 function decide(approve: boolean) {
@@ -14,14 +24,17 @@ function decide(approve: boolean) {
     const callId = ctx.args['callId']!;
     await cli.runtime.execute(
       key,
-      recordDecisions([
-        {
-          callId,
-          approve,
-          ...(always ? { always } : {}),
-          ...(message === undefined ? {} : { message }),
-        },
-      ]),
+      recordDecisions(
+        [
+          {
+            callId,
+            approve,
+            ...(always ? { always } : {}),
+            ...(message === undefined ? {} : { message }),
+          },
+        ],
+        { by: operator(), via: 'cli' },
+      ),
     );
     const verb = approve ? 'approved' : 'rejected';
     if (ctx.json) {

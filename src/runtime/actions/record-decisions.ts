@@ -7,6 +7,7 @@ import type { SessionAction } from '../session-action.js';
 import { pausedRuns, runChain, runState, type RunNode } from '../run-tree.js';
 import { storedRun } from '../stored-run.js';
 import { describeSession } from '../session-view.js';
+import type { AuditVia } from '../../persistence/audit-log.js';
 
 /**
  * The run of the tree holding `callId` pending, when the decision names none: a sub-agent's
@@ -31,7 +32,10 @@ function withRunId(root: RunNode, d: ApprovalDecision): ApprovalDecision {
  * `continueRun`'s before anything is loaded; a session without a paused run is
  * `NothingToResumeError`.
  */
-export function recordDecisions(decisions: readonly ApprovalDecision[]): SessionAction<void> {
+export function recordDecisions(
+  decisions: readonly ApprovalDecision[],
+  who: { by?: string | undefined; via?: AuditVia | undefined } = {},
+): SessionAction<void> {
   const resolved = (root: RunNode) => decisions.map((d) => withRunId(root, d));
   return {
     name: 'recordDecisions',
@@ -43,12 +47,20 @@ export function recordDecisions(decisions: readonly ApprovalDecision[]): Session
       const root = { ...run, context: run.context };
       checkDecisions(key, root, resolved(root), now);
     },
-    async apply({ host, key }) {
+    async apply(ctx) {
+      const { host, key } = ctx;
       const run = host.runSnapshot();
       if (!run || run.status !== 'active') {
         throw new NothingToResumeError(key.sessionId, host.stateName());
       }
-      for (const d of resolved(run)) {
+      const decided = resolved(run);
+      // Who decided what, written with the save that records the decisions.
+      host.log.audit(
+        decided.map((d) =>
+          ctx.audit.decision(run, d, { by: d.by ?? who.by, via: d.via ?? who.via }),
+        ),
+      );
+      for (const d of decided) {
         const runId = runChain(run, d.runId ?? run.context.runId).at(-1)?.context?.runId;
         const common = { callId: d.callId, always: d.always, runId, hold: true };
         host.send(
