@@ -37,6 +37,13 @@ export type {
   SessionLeases,
   ExpiredLeaseQuery,
 } from './persistence/session-store.js';
+export type {
+  AuditEntry,
+  AuditKind,
+  AuditVia,
+  AuditQuery,
+  AuditPage,
+} from './persistence/audit-log.js';
 export { MigrationRegistry, type Migration } from './persistence/migrations.js';
 export { CURRENT_SCHEMA_VERSION } from './persistence/session-record-codec.js';
 export type {

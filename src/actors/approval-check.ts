@@ -3,46 +3,69 @@ import { withRunContext } from '../context/run-context-storage.js';
 import type { ApprovalCheckInput, ApprovalCheckOutput } from '../machines/run-types.js';
 import { ApprovalCheckError } from '../errors/run-errors.js';
 import { parseToolArguments } from '../tools/invoke-tool.js';
-import { stepDepsOf, type StepDepsSource } from './step-deps.js';
+import { evaluatePermissions, type JournaledPermission } from '../runtime/permission-policy.js';
+import { permissionsFor, stepDepsOf, timingFields, type StepDepsSource } from './step-deps.js';
 
 /**
- * Evaluates `needsApproval` once per call and journals the decisions, so a restore never
- * re-evaluates them. Calls with arguments that fail validation skip approval: they will not run.
+ * Evaluates the permission policies and `needsApproval` once per call and journals the
+ * decisions, so a restore never re-evaluates them. A call the policy denies needs no approval
+ * (it will not run); one it asks about waits for a human. Calls with arguments that fail
+ * validation skip both: they will not run.
  */
 export function approvalCheck(source: StepDepsSource) {
   return fromPromise<ApprovalCheckOutput, ApprovalCheckInput>(async ({ input, system }) => {
     const deps = stepDepsOf(source, system);
+    const timing = deps.stepStarted(input.runId, input.step);
     const hit = await deps.log.find(input.runId, input.step);
     if (hit) return hit.output as ApprovalCheckOutput;
     await deps.durable();
     const agent = await deps.agentFor(input.path, input.agent);
     const context = deps.contextFor(input.runId);
     const now = deps.clock.now();
+    const policies = permissionsFor(deps, agent);
+    const agentPath = input.path ?? [deps.agentName, ...(input.agent ? [input.agent] : [])];
+    const scope = { userId: context.userId, sessionId: context.sessionId!, runId: input.runId };
     const decisions = await Promise.all(
       input.calls.map(async (call) => {
         const t = agent.tools.get(call.name);
         const parsed = t ? parseToolArguments(t, call.arguments) : undefined;
         const id = { callId: call.callId, step: call.step };
         if (!t || !parsed?.ok) return { ...id, needsApproval: false };
+        let permission: JournaledPermission | undefined;
+        if (policies.length) {
+          const asked = { name: t.name, callId: call.callId, arguments: parsed.args };
+          permission = await evaluatePermissions(policies, asked, { ...scope, agentPath }, context);
+          if (permission.permission === 'deny')
+            return { ...id, needsApproval: false, ...permission };
+        }
         const rule = t.needsApproval;
         let needsApproval: boolean;
-        try {
-          needsApproval =
-            typeof rule === 'function'
-              ? await withRunContext(context, () => rule(parsed.args, context))
-              : rule;
-        } catch (error) {
-          throw new ApprovalCheckError(t.name, error, { runId: input.runId });
-        }
+        if (permission?.permission === 'ask') needsApproval = true;
+        else
+          try {
+            needsApproval =
+              typeof rule === 'function'
+                ? await withRunContext(context, () => rule(parsed.args, context))
+                : rule;
+          } catch (error) {
+            throw new ApprovalCheckError(t.name, error, { runId: input.runId });
+          }
         const deadline =
           needsApproval && agent.approvalTimeoutMs !== undefined
             ? now + agent.approvalTimeoutMs
             : undefined;
-        return { ...id, needsApproval, deadline };
+        return { ...id, needsApproval, deadline, ...permission };
       }),
     );
     const output: ApprovalCheckOutput = { decisions };
-    deps.log.record({ runId: input.runId, step: input.step, kind: 'approval', output, at: now });
+    deps.log.record({
+      runId: input.runId,
+      step: input.step,
+      kind: 'approval',
+      output,
+      at: deps.clock.now(),
+      ...timingFields(timing),
+    });
     return output;
   });
 }

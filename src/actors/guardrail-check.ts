@@ -1,8 +1,8 @@
 import { fromPromise } from 'xstate';
 import { GuardrailTripwireError, type GuardrailResult } from '../errors/guardrail-errors.js';
 import { evaluateGuardrails, guardrailInput } from '../guardrails/evaluate-guardrails.js';
-import type { GuardrailCheckInput, GuardrailCheckOutput } from '../machines/run-types.js';
-import { stepDepsOf, type StepDeps, type StepDepsSource } from './step-deps.js';
+import type { GuardrailCheckInput, GuardrailCheckOutput } from '../machines/guardrail-types.js';
+import { stepDepsOf, timingFields, type StepDeps, type StepDepsSource } from './step-deps.js';
 
 /**
  * A run's input guardrails (the blocking ones: those marked `runInParallel` run with the first
@@ -12,6 +12,7 @@ import { stepDepsOf, type StepDeps, type StepDepsSource } from './step-deps.js';
 export function guardrailCheck(source: StepDepsSource) {
   return fromPromise<GuardrailCheckOutput, GuardrailCheckInput>(async ({ input, system }) => {
     const deps = stepDepsOf(source, system);
+    const timing = deps.stepStarted(input.runId, input.step);
     const hit = await deps.log.find(input.runId, input.step);
     if (hit) return hit.output as GuardrailCheckOutput;
     await deps.durable();
@@ -46,6 +47,7 @@ export function guardrailCheck(source: StepDepsSource) {
       kind: 'guardrail',
       output,
       at: deps.clock.now(),
+      ...timingFields(timing),
     });
     return output;
   });

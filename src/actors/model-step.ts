@@ -20,7 +20,9 @@ import { parseToolArguments } from '../tools/invoke-tool.js';
 import type { AnyTool } from '../tools/tool.js';
 import {
   combinedSignal,
+  hasPermissions,
   stepDepsOf,
+  timingFields,
   type AgentDeps,
   type StepDeps,
   type StepDepsSource,
@@ -80,6 +82,7 @@ function parseStructured(
 export function modelStep(source: StepDepsSource) {
   return fromPromise<ModelStepOutput, ModelStepInput>(async ({ input, signal, system }) => {
     const deps = stepDepsOf(source, system);
+    const timing = deps.stepStarted(input.runId, input.step);
     const hit = await deps.log.find(input.runId, input.step);
     if (hit) return hit.output as ModelStepOutput;
     const sub = isSubRun(input.path);
@@ -153,7 +156,7 @@ export function modelStep(source: StepDepsSource) {
         const subRun = t ? subRunOf(deps, t, c.arguments, input.runId) : undefined;
         return {
           ...c,
-          check: (t?.needsApproval ?? false) !== false,
+          check: (t?.needsApproval ?? false) !== false || hasPermissions(deps, agent),
           ...(subRun ? { subRun } : {}),
           ...(t?.handoff ? { handoff: t.handoff.agent.name } : {}),
         };
@@ -175,6 +178,7 @@ export function modelStep(source: StepDepsSource) {
       kind: 'model' as const,
       output,
       at: deps.clock.now(),
+      ...timingFields(timing),
     };
     deps.log.record(entry, sub ? [] : items);
     return output;

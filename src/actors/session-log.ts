@@ -1,6 +1,17 @@
 import type { Item } from '../items/item.js';
 import type { ModelStepOutput, ToolCallOutput } from '../machines/run-types.js';
 import type { JournalEntry, SessionKey, SessionStore } from '../persistence/session-store.js';
+import type { AuditEntry } from '../persistence/audit-log.js';
+
+/** Turns a step's journal entry into the audit entries it records (set by the runtime). */
+export type StepAuditor = (entry: JournalEntry) => AuditEntry[];
+
+/** What one commit takes from the log. */
+export interface Drained {
+  items: Item[];
+  journal: JournalEntry[];
+  audit: AuditEntry[];
+}
 
 /**
  * The in-process view of one session's history and journal: what is committed plus what the
@@ -12,6 +23,9 @@ export class SessionLog {
   private readonly items: Item[];
   private pendingItems: Item[] = [];
   private pendingJournal: JournalEntry[] = [];
+  private pendingAudit: AuditEntry[] = [];
+  /** Derives the audit entries of each recorded step (none until the runtime sets it). */
+  auditor: StepAuditor | undefined;
   /** Drained into a save that has not finished yet: still part of the view. */
   private savingItems: Item[] = [];
   private savingJournal: JournalEntry[] = [];
@@ -63,6 +77,17 @@ export class SessionLog {
   record(entry: JournalEntry, items: Item[] = []): void {
     this.pendingJournal.push(entry);
     this.pendingItems.push(...items);
+    if (this.auditor) this.pendingAudit.push(...this.auditor(entry));
+  }
+
+  /** Audit entries for the next commit (a session action's, a human's decision). */
+  audit(entries: readonly AuditEntry[]): void {
+    this.pendingAudit.push(...entries);
+  }
+
+  /** Gives the pending audit entries without a run the id of the run an action started. */
+  auditRun(runId: string): void {
+    this.pendingAudit = this.pendingAudit.map((e) => (e.runId === undefined ? { ...e, runId } : e));
   }
 
   /**
@@ -118,12 +143,17 @@ export class SessionLog {
   }
 
   /** Hands pending writes to a commit. */
-  drain(): { items: Item[]; journal: JournalEntry[] } {
-    const out = { items: this.pendingItems, journal: this.pendingJournal };
+  drain(): Drained {
+    const out = {
+      items: this.pendingItems,
+      journal: this.pendingJournal,
+      audit: this.pendingAudit,
+    };
     this.savingItems = this.savingItems.concat(out.items);
     this.savingJournal = this.savingJournal.concat(out.journal);
     this.pendingItems = [];
     this.pendingJournal = [];
+    this.pendingAudit = [];
     return out;
   }
 
@@ -141,11 +171,12 @@ export class SessionLog {
   }
 
   /** Puts drained writes back in front after a failed save, so nothing is silently lost. */
-  restore(drained: { items: Item[]; journal: JournalEntry[] }): void {
+  restore(drained: Drained): void {
     this.savingItems = this.savingItems.slice(drained.items.length);
     this.savingJournal = this.savingJournal.filter((e) => !drained.journal.includes(e));
     this.pendingItems = drained.items.concat(this.pendingItems);
     this.pendingJournal = drained.journal.concat(this.pendingJournal);
+    this.pendingAudit = drained.audit.concat(this.pendingAudit);
   }
 }
 

@@ -6,6 +6,7 @@ import type { Model, ToolSpec } from '../models/model.js';
 import type { ModelSettings } from '../models/model-settings.js';
 import type { PriceTable } from '../models/pricing.js';
 import type { Clock } from '../runtime/clock.js';
+import type { PermissionPolicy } from '../runtime/permission-policy.js';
 import type { AnyTool } from '../tools/tool.js';
 import type { HistoryStrategy } from '../window/history-strategy.js';
 import type { SessionObserver } from '../telemetry/session-observer.js';
@@ -28,6 +29,21 @@ export type StepProgress = Tagged &
         isError: boolean;
       }
   );
+
+/** A step's start and restarts, recorded in its journal entry. */
+export interface StepTiming {
+  startedAt: number;
+  restarts: number;
+}
+
+/** The journal entry fields of a step's timing (`restarts` only when it was restarted). */
+export function timingFields(timing: StepTiming): { startedAt: number; restarts?: number } {
+  return timing.restarts
+    ? { startedAt: timing.startedAt, restarts: timing.restarts }
+    : {
+        startedAt: timing.startedAt,
+      };
+}
 
 /** What the steps of one agent's runs need: its model, tools and instructions. */
 export interface AgentDeps {
@@ -52,6 +68,8 @@ export interface AgentDeps {
   outputGuardrails?: readonly OutputGuardrail[] | undefined;
   /** The agent's `redact` option: applied to guardrail info before it is journaled. */
   redact?: ((text: string) => string) | undefined;
+  /** The agent's own permission policy (`AgentOptions.permissions`). */
+  permissions?: PermissionPolicy | undefined;
 }
 
 /** Everything the step actors of one loaded session need; built by the runtime. */
@@ -66,6 +84,11 @@ export interface StepDeps extends AgentDeps {
    * sub-agent run's path, else this session's agent.
    */
   agentFor(path: readonly string[] | undefined, agent?: string): Promise<AgentDeps>;
+  /**
+   * The permission policies of every call in the session: the runtime's, then the session
+   * agent's (a sub-agent's own policy is added for its calls).
+   */
+  sessionPermissions: readonly PermissionPolicy[];
   /** How deep sub-agent runs may nest (a child of the session's run is 1 deep). */
   maxSubAgentDepth: number;
   /** A new ULID, for a sub-agent call's child run. */
@@ -79,6 +102,11 @@ export interface StepDeps extends AgentDeps {
    * durable: at a crash only the step in flight can have run unjournaled (invariant 1).
    */
   durable(): Promise<void>;
+  /**
+   * Notes that a step starts (synchronously, as its actor starts, so the note joins the save
+   * that follows anyway): when it first started and how many restores started it again.
+   */
+  stepStarted(runId: string, step: number): StepTiming;
   /** Set while streaming: receives deltas and tool progress; the model is then streamed. */
   progress?: ((event: StepProgress) => void) | undefined;
   /** Where a session run's input items are in the history (for its input guardrails). */
@@ -105,4 +133,17 @@ export function stepDepsOf(source: StepDepsSource, system: AnyActorSystem): Step
 /** The caller's signal and the actor's own (aborted when XState stops it) as one. */
 export function combinedSignal(deps: StepDeps, actorSignal: AbortSignal): AbortSignal {
   return AbortSignal.any([deps.signal, actorSignal]);
+}
+
+/** The permission policies of a call of `agent`: the session's, and the agent's own. */
+export function permissionsFor(deps: StepDeps, agent: AgentDeps): readonly PermissionPolicy[] {
+  const own = agent.permissions;
+  return own && !deps.sessionPermissions.includes(own)
+    ? [...deps.sessionPermissions, own]
+    : deps.sessionPermissions;
+}
+
+/** Whether any permission policy covers the calls of `agent` (every call is then checked). */
+export function hasPermissions(deps: StepDeps, agent: AgentDeps): boolean {
+  return deps.sessionPermissions.length > 0 || agent.permissions !== undefined;
 }

@@ -26,6 +26,7 @@ export {
   SubAgentDepthError,
 } from './run-errors.js';
 export { MaxTurnsExceededError } from './max-turns-exceeded-error.js';
+export { PermissionCheckError } from './permission-check-error.js';
 export {
   GuardrailTripwireError,
   GuardrailError,
@@ -47,3 +48,4 @@ export {
   StoreLockedError,
   StoreOpenFailedError,
 } from './session-errors.js';
+export { ForkPositionError, InvalidReplayError, RunNotFoundError } from './replay-errors.js';

@@ -24,11 +24,22 @@ export function withCheckedApprovals(
   output: ApprovalCheckOutput,
 ): CallState[] {
   const standing = { ...context.standingDecisions, ...context.newDecisions };
-  return context.calls.map((c) => {
+  return context.calls.map((call) => {
     // By step: call ids may repeat (decisions journaled by 0.1 have no step).
     const d = output.decisions.find((x) =>
-      x.step === undefined ? x.callId === c.callId : x.step === c.step,
+      x.step === undefined ? x.callId === call.callId : x.step === call.step,
     );
+    if (d?.permission === 'deny') {
+      // Denied by the permission policy: never runs; the model reads why.
+      return {
+        ...call,
+        permission: 'deny' as const,
+        decision: 'rejected' as const,
+        reason: 'denied' as const,
+        message: `Permission denied for "${call.name}": ${d.denyReason ?? 'no reason given'}`,
+      };
+    }
+    const c = d?.permission ? { ...call, permission: d.permission } : call;
     if (!d?.needsApproval) return c;
     const always = standing[c.name];
     if (always) {

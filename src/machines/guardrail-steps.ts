@@ -1,6 +1,7 @@
 import { serializeError, type SerializedError } from '../errors/agentstate-error.js';
 import type { GuardrailResult } from '../errors/guardrail-errors.js';
-import type { GuardrailCheckInput, GuardrailCheckOutput, RunMachineContext } from './run-types.js';
+import type { GuardrailCheckInput, GuardrailCheckOutput } from './guardrail-types.js';
+import type { RunMachineContext } from './run-types.js';
 import { isSubRun } from './run-types.js';
 import { activeAgentOf } from './turn-steps.js';
 

@@ -125,9 +125,10 @@ export const CallState = z.object({
   check: z.boolean(),
   needsApproval: z.boolean(),
   decision: z.enum(['approved', 'rejected']).optional(),
-  reason: z.enum(['user', 'timeout', 'always']).optional(),
+  reason: z.enum(['user', 'timeout', 'always', 'denied']).optional(),
   message: z.string().optional(),
   deadline: epochMs.optional(),
+  permission: z.enum(['allow', 'ask', 'deny']).optional(),
   done: z.boolean(),
   subRun: SubRunSpec.optional(),
   subResult: SubRunResult.optional(),
@@ -150,6 +151,10 @@ export const RunContext = RunInput.extend({
   activeAgent: z.string().min(1).optional(),
   guardrails: z.array(GuardrailResultSchema).optional(),
   checkOutput: z.boolean().optional(),
+  held: z.boolean().optional(),
+  stepStarts: z
+    .record(z.string(), z.object({ at: z.number(), restarts: z.number().int().nonnegative() }))
+    .optional(),
 });
 
 export const RunSummary = z.object({
@@ -203,6 +208,8 @@ export const ApprovalCheckOutput = z.object({
       step: count.optional(),
       needsApproval: z.boolean(),
       deadline: z.number().optional(),
+      permission: z.enum(['allow', 'ask', 'deny']).optional(),
+      denyReason: z.string().optional(),
     }),
   ),
 });

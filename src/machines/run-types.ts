@@ -1,6 +1,7 @@
 import type { SerializedError } from '../errors/agentstate-error.js';
 import type { GuardrailResult } from '../errors/guardrail-errors.js';
 import type { ToolCallItem, ToolResultItem } from '../items/item.js';
+import type { StepStart } from './step-starts.js';
 
 /** Tokens and cost of a run so far. Plain JSON. */
 export interface RunUsage {
@@ -55,10 +56,13 @@ export interface CallState {
   check: boolean;
   needsApproval: boolean;
   decision?: 'approved' | 'rejected' | undefined;
-  reason?: 'user' | 'timeout' | 'always' | undefined;
+  /** Why it was decided: a human, a deadline, a standing decision, or the permission policy. */
+  reason?: 'user' | 'timeout' | 'always' | 'denied' | undefined;
   message?: string | undefined;
   /** Epoch ms after which a pending approval is rejected with reason `timeout`. */
   deadline?: number | undefined;
+  /** The permission policy's journaled decision, when the session has a policy. */
+  permission?: 'allow' | 'ask' | 'deny' | undefined;
   done: boolean;
   /** Set when the tool is a sub-agent: the child run the call starts (see `agent.asTool`). */
   subRun?: SubRunSpec | undefined;
@@ -203,6 +207,16 @@ export interface RunMachineContext extends RunMachineInput {
   guardrails?: GuardrailResult[] | undefined;
   /** The last model answer is final and its agent has output guardrails to run on it. */
   checkOutput?: boolean | undefined;
+  /**
+   * Decisions were recorded with `hold` (by the command line, which cannot run the tools): the
+   * run stays in `awaitingApproval` until a CONTINUE (the app's resume) lets the calls run.
+   */
+  held?: boolean | undefined;
+  /**
+   * When each step of the current turn started and how often it was restarted after a
+   * restore (by step number; cleared when a model step ends), so a journal entry records both.
+   */
+  stepStarts?: Record<string, StepStart> | undefined;
 }
 
 export type RunFinalStatus = 'completed' | 'failed' | 'cancelled';
@@ -289,30 +303,6 @@ export interface ModelStepOutput {
   outputGuardrails?: boolean | undefined;
 }
 
-export interface GuardrailCheckInput {
-  runId: string;
-  sessionId: string;
-  step: number;
-  kind: GuardrailResult['kind'];
-  /** A sub-agent run's agent path (absent for the session's own run). */
-  path?: string[] | undefined;
-  /** The agent the run was handed off to, if any. */
-  agent?: string | undefined;
-  /** Where the session run's input items are in the history. */
-  historyStart?: number | undefined;
-  inputCount?: number | undefined;
-  /** A sub-agent run's first user message. */
-  input?: string | undefined;
-  /** The final output (output guardrails). */
-  output?: { text?: string | undefined; structured?: unknown } | undefined;
-}
-
-export interface GuardrailCheckOutput {
-  results: GuardrailResult[];
-  /** Set when a guardrail tripped: the run fails with it. */
-  tripwire?: SerializedError | undefined;
-}
-
 export interface ApprovalCheckInput {
   runId: string;
   step: number;
@@ -331,6 +321,9 @@ export interface ApprovalCheckOutput {
     step?: number | undefined;
     needsApproval: boolean;
     deadline?: number | undefined;
+    /** The permission policy's decision (absent without a policy). */
+    permission?: 'allow' | 'ask' | 'deny' | undefined;
+    denyReason?: string | undefined;
   }[];
 }
 
@@ -368,13 +361,23 @@ export interface DurableTimerOutput {
 }
 
 export type RunEvent =
-  | { type: 'APPROVE'; callId: string; always?: boolean | undefined; runId?: string | undefined }
+  | {
+      type: 'APPROVE';
+      callId: string;
+      always?: boolean | undefined;
+      runId?: string | undefined;
+      /** Record the decision only: the calls wait for a CONTINUE (see `held`). */
+      hold?: boolean | undefined;
+    }
   | {
       type: 'REJECT';
       callId: string;
       message?: string | undefined;
       always?: boolean | undefined;
       runId?: string | undefined;
+      hold?: boolean | undefined;
     }
   | { type: 'CONTINUE'; maxTurns?: number | undefined; budget?: RunBudget | undefined }
-  | { type: 'CANCEL' };
+  | { type: 'CANCEL' }
+  /** A step actor started (again, after a restore: `restarts` counts it); for the journal. */
+  | { type: 'STEP_STARTED'; step: number; at: number; restarts: number };

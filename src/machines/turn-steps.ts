@@ -30,6 +30,7 @@ export function afterModelStep(
     resultsAt: out.historyEnd,
     ...(out.guardrails ? { guardrails: [...(context.guardrails ?? []), ...out.guardrails] } : {}),
     checkOutput: out.outputGuardrails === true ? true : undefined,
+    stepStarts: undefined, // the steps noted so far are journaled: only this turn's calls follow
     calls: out.toolCalls.map((c, i) => ({
       callId: c.callId,
       name: c.name,

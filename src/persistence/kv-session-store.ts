@@ -5,6 +5,13 @@ import {
   SessionNotFoundError,
   SessionSaveFailedError,
 } from '../errors/session-errors.js';
+import {
+  auditOps,
+  scanAudit,
+  type AuditEntry,
+  type AuditPage,
+  type AuditQuery,
+} from './audit-log.js';
 import { deadlineOps, scanDueDeadlines } from './deadline-index.js';
 import { getAll, type KvBackend, type KvOp } from './kv-backend.js';
 import { readHistoryRange } from './history-reader.js';
@@ -12,7 +19,7 @@ import { scanListing } from './listing-scan.js';
 import { warnIsolation } from './isolation-warning.js';
 import { checkAppend, checkCreateItems, checkIndex, listLimit } from './store-args.js';
 import type { Migration } from './migrations.js';
-import { hasNamedOwners, readOwnerTotals } from './owner-totals.js';
+import { addTotals, hasNamedOwners, readOwnerTotals } from './owner-totals.js';
 import { SessionRecordCodec } from './session-record-codec.js';
 import * as keys from './session-keys.js';
 import {
@@ -24,7 +31,7 @@ import {
   toUsageTotals,
 } from './session-schemas.js';
 import { checkedRecord, decodeJournalAt, decodeRecordAt } from './stored-reads.js';
-import { joinSubRuns, partOps, splitSubRuns } from './sub-run-parts.js';
+import { joinSubRuns, partOps, splitSubRuns, storedPartIds } from './sub-run-parts.js';
 import { LeaseTable, systemLeaseClock, type LeaseClock } from './lease-table.js';
 import {
   emptyTotals,
@@ -61,15 +68,6 @@ const keyOf = (record: SessionKey): SessionKey => ({
   sessionId: record.sessionId,
   userId: record.userId,
 });
-
-function addTotals(a: UsageTotals, b: UsageTotals): UsageTotals {
-  return {
-    turns: a.turns + b.turns,
-    inputTokens: a.inputTokens + b.inputTokens,
-    outputTokens: a.outputTokens + b.outputTokens,
-    costUsd: a.costUsd + b.costUsd,
-  };
-}
 
 /**
  * The session store logic over any ordered {@link KvBackend}: optimistic versions, one atomic
@@ -109,7 +107,11 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     this.leases = new LeaseTable(options.clock ?? systemLeaseClock);
   }
 
-  async create(input: Omit<SessionRecord, 'version'>, items: Item[] = []): Promise<SessionRecord> {
+  async create(
+    input: Omit<SessionRecord, 'version'>,
+    items: Item[] = [],
+    audit?: readonly AuditEntry[],
+  ): Promise<SessionRecord> {
     const record: SessionRecord = { ...input, version: 1 };
     checkCreateItems(record, items);
     const key = keyOf(record);
@@ -124,6 +126,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
       ...this.historyOps(key, 0, items),
       ...deadlineOps(key, undefined, record.approvalDeadline),
       ...stored.ops,
+      ...auditOps(audit),
     ];
     return this.serialized(async () => {
       const [existing, rawTotals] = await getAll(this.backend, [recordKey, totalsKey]);
@@ -165,6 +168,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     });
     const delta =
       userUsageDelta && checkBeforeWrite('usage delta', userUsageDelta, UsageTotalsSchema);
+    const audited = auditOps(commit.audit);
     return this.serialized(async () => {
       // The version check reads back keys this process wrote last (hot): synchronously if it can.
       const [raw, rawTotals] =
@@ -186,7 +190,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
       const { slim, parts } = splitSubRuns(saved.snapshot);
       const encoded = this.codec.encode(recordKey, { ...saved, snapshot: slim });
       // Only the sub-agent runs that changed are written (a child's step leaves its ancestors').
-      const storedParts = known?.raw === raw ? known.parts : await this.storedParts(key);
+      const storedParts = known?.raw === raw ? known.parts : await storedPartIds(this.backend, key);
       const partWrites = partOps(key, parts, storedParts);
       const ops = [
         put(recordKey, encoded),
@@ -196,6 +200,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
         ...journalOps,
         // The deadline index moves with the record, in the same batch (never out of step).
         ...deadlineOps(key, stored.approvalDeadline, saved.approvalDeadline),
+        ...audited,
       ];
       if (delta) {
         const totals = await readOwnerTotals(this.backend, key.userId, rawTotals);
@@ -263,13 +268,18 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     });
   }
 
+  readAudit(query: AuditQuery): Promise<AuditPage> {
+    return scanAudit(this.backend, query);
+  }
+
   async userUsage(userId: string | undefined): Promise<UsageTotals> {
     const raw = await this.backend.get(keys.userTotalsKey(userId));
     return readOwnerTotals(this.backend, userId, raw);
   }
 
-  async purge(key: SessionKey): Promise<void> {
+  async purge(key: SessionKey, audit?: readonly AuditEntry[]): Promise<void> {
     const recordKey = keys.recordKey(key);
+    const audited = auditOps(audit);
     await this.serialized(async () => {
       // Existence only: a corrupt record can still be purged.
       const raw = await this.backend.get(recordKey);
@@ -280,6 +290,8 @@ export class KvSessionStore implements SessionStore, SessionLeases {
       for (const range of [keys.historyRange(key), keys.journalRange(key), keys.subRunRange(key)]) {
         for await (const entryKey of this.backend.keys(range)) ops.push(del(entryKey));
       }
+      // The session's audit entries outlive it; the purge is recorded with it.
+      ops.push(...audited);
       await this.apply(key.sessionId, ops);
       this.leases.drop(key);
     });
@@ -315,10 +327,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     await this.backend.close();
   }
 
-  /**
-   * The op deleting a purged session's deadline index entry. The entry of a record too damaged
-   * to read stays: the scheduler finds it stale (no record) and drops it.
-   */
+  /** The op deleting a purged session's deadline entry (a damaged record's: dropped later). */
   private deadlineDrop(key: SessionKey, raw: string): KvOp[] {
     try {
       return deadlineOps(key, decodeRecordAt(this.codec, key, raw).approvalDeadline, undefined);
@@ -336,15 +345,6 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     const { snapshot, raws } = await joinSubRuns(this.backend, key, record.snapshot);
     this.remember(keys.recordKey(key), raw, record, raws);
     return snapshot === record.snapshot ? record : { ...record, snapshot };
-  }
-
-  /** The sub-agent run parts stored for a session (values unknown: each is rewritten). */
-  private async storedParts(key: SessionKey): Promise<Map<string, string>> {
-    const parts = new Map<string, string>();
-    for await (const partKey of this.backend.keys(keys.subRunRange(key))) {
-      parts.set(decodeURIComponent(partKey.slice(partKey.lastIndexOf('!') + 1)), '');
-    }
-    return parts;
   }
 
   private remember(

@@ -35,3 +35,13 @@ export async function hasNamedOwners(backend: KvBackend): Promise<boolean> {
   }
   return false;
 }
+
+/** The sum of two usage totals. */
+export function addTotals(a: UsageTotals, b: UsageTotals): UsageTotals {
+  return {
+    turns: a.turns + b.turns,
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    costUsd: a.costUsd + b.costUsd,
+  };
+}

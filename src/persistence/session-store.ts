@@ -1,5 +1,6 @@
 import type { Item } from '../items/item.js';
 import type { UsageTotals } from '../machines/session-types.js';
+import type { AuditEntry, AuditPage, AuditQuery } from './audit-log.js';
 
 export type SessionStatus = 'active' | 'suspended' | 'completed' | 'failed' | 'deleted';
 
@@ -48,8 +49,18 @@ export interface JournalEntry {
   kind: 'model' | 'tool' | 'approval' | 'guardrail';
   /** Plain-JSON output of the step, replayed instead of running the step again. */
   output: unknown;
-  /** Epoch milliseconds. */
+  /** Epoch milliseconds the step ended (its result was recorded). */
   at: number;
+  /**
+   * Epoch milliseconds the step first started (before any restart). Absent in entries written
+   * before agentstate recorded it.
+   */
+  startedAt?: number | undefined;
+  /**
+   * How many times the step ran again because it was in flight when its process stopped (a
+   * crash) and a restored run started it anew. Absent: never.
+   */
+  restarts?: number | undefined;
 }
 
 /**
@@ -70,6 +81,11 @@ export interface SessionCommit {
    * check (the version check alone decides).
    */
   lease?: SessionLease | undefined;
+  /**
+   * Audit entries of this step (session actions, tool calls, permission decisions, approvals),
+   * written in the same atomic batch under their owner's partition.
+   */
+  audit?: readonly AuditEntry[] | undefined;
 }
 
 /**
@@ -194,7 +210,11 @@ export interface StoreStats {
  */
 export interface SessionStore extends Partial<SessionLeases> {
   /** Stores version 1. Throws `SessionConflictError` if the key exists. */
-  create(record: Omit<SessionRecord, 'version'>, items?: Item[]): Promise<SessionRecord>;
+  create(
+    record: Omit<SessionRecord, 'version'>,
+    items?: Item[],
+    audit?: readonly AuditEntry[],
+  ): Promise<SessionRecord>;
   /**
    * The record, with its seal, schema and listing entry checked. Throws `SessionNotFoundError`,
    * `InvalidSessionRecordError`, `UnsupportedSchemaVersionError`.
@@ -221,8 +241,17 @@ export interface SessionStore extends Partial<SessionLeases> {
   list(query?: ListSessionsQuery): Promise<SessionPage>;
   /** Per-user totals over all of that user's sessions. */
   userUsage(userId: string | undefined): Promise<UsageTotals>;
-  /** Removes the session, its history, journal and index entries. */
-  purge(key: SessionKey): Promise<void>;
+  /**
+   * Removes the session, its history, journal and index entries; its audit entries stay, and
+   * `audit` (the purge's own entry) is written in the same batch.
+   */
+  purge(key: SessionKey, audit?: readonly AuditEntry[]): Promise<void>;
+  /**
+   * A page of one user's audit entries in time order (optionally of one session, of some
+   * kinds, in a time range `[from, to)`). Every entry is checked against its key; a damaged one
+   * is `InvalidSessionRecordError` naming the key.
+   */
+  readAudit(query: AuditQuery): Promise<AuditPage>;
   /**
    * Due entries of the approval-deadline index, every one checked against its key (stores
    * without such an index leave this out; the scheduler needs it).

@@ -25,7 +25,9 @@ import {
   optionNames,
 } from '../validation/option-checks.js';
 import type { Clock } from './clock.js';
+import { INSPECT_EXPECTED, isInspectOption, type InspectOption } from './inspection.js';
 import type { LeaseSettings } from './run-lease.js';
+import { isPermissionPolicy, type PermissionPolicy } from './permission-policy.js';
 import { SESSION_STORE_METHODS } from './run-call-checks.js';
 import { checkHistoryStrategy, type HistoryStrategy } from '../window/history-strategy.js';
 
@@ -93,6 +95,13 @@ export interface AgentOptions<TOutput = string> {
   /** Pending approvals are rejected with reason `timeout` after this many ms. */
   approvalTimeoutMs?: number | undefined;
   /**
+   * Decides before every tool call of this agent's runs (its sub-agents' included) whether it
+   * may run: allow, ask (an approval interruption) or deny with a reason (see
+   * `PermissionPolicy`). Composes with the runtime's policy and a sub-agent's own: the
+   * strictest decision wins.
+   */
+  permissions?: PermissionPolicy | undefined;
+  /**
    * The context window: which part of the session's history each model request carries.
    * `'all'`, the newest `{ lastItems }`, or a token budget `{ maxTokens, countTokens?,
    * summarize?, keepTokens? }`. The stored history stays whole whatever the window.
@@ -114,6 +123,14 @@ export interface AgentOptions<TOutput = string> {
    * @example { ttlMs: 15_000 }
    */
   lease?: LeaseSettings | false | undefined;
+  /**
+   * An XState inspection observer of the agent's actors: each session actor, its run, each
+   * step and each sub-agent run, restored ones too (e.g. `@statelyai/inspect`'s
+   * `createWebSocketInspector().inspect`). A `SessionRuntime` takes it too (its own, else its
+   * agent's); `runtime.on('Inspection', ...)` adds listeners that also get the session key.
+   * @example inspect: (event) => { if (event.type === '@xstate.snapshot') log(event) }
+   */
+  inspect?: InspectOption | undefined;
   /**
    * Checks of the run's input before its first model call (or alongside it, `runInParallel`);
    * a tripwire ends the run with `GuardrailTripwireError`. Each result is journaled and kept
@@ -148,6 +165,7 @@ const AGENT_OPTION_NAMES = optionNames<AgentOptions>({
   clock: true,
   prices: true,
   approvalTimeoutMs: true,
+  permissions: true,
   maxSubAgentDepth: true,
   handoffs: true,
   history: true,
@@ -156,6 +174,7 @@ const AGENT_OPTION_NAMES = optionNames<AgentOptions>({
   onToolError: true,
   snapshotMigrations: true,
   lease: true,
+  inspect: true,
   inputGuardrails: true,
   outputGuardrails: true,
   telemetry: true,
@@ -198,6 +217,7 @@ export function checkAgentOptions(options: unknown): void {
     .implements('clock', 'Clock', ['now', 'sleepUntil'])
     .object('prices')
     .positiveInteger('approvalTimeoutMs')
+    .check('permissions', 'a policy with a check(call, scope) function', isPermissionPolicy)
     .positiveInteger('maxSubAgentDepth')
     .check(
       'handoffs',
@@ -215,6 +235,7 @@ export function checkAgentOptions(options: unknown): void {
     .check('outputGuardrails', 'an array of { name, check } guardrails', isGuardrails)
     .check('telemetry', 'an object or false', (v) => v === false || isObject(v))
     .implements('logger', 'Logger', ['debug', 'info', 'warn', 'error'])
+    .check('inspect', INSPECT_EXPECTED, isInspectOption)
     .check('lease', 'an object or false', (v) => v === false || isObject(v))
     .check(
       'snapshotMigrations',

@@ -1,3 +1,4 @@
+import type { InspectionEvent } from 'xstate';
 import type { JournalEntry, SessionKey, SessionLease } from '../persistence/session-store.js';
 import type { SessionRecord } from '../persistence/session-store.js';
 import type { Item } from '../items/item.js';
@@ -10,6 +11,7 @@ import type { ActionObservers } from './session-action.js';
 import type { HostDeps } from './session-host.js';
 import type { SubAgents } from './sub-agents.js';
 import type { Observability } from '../telemetry/observability.js';
+import type { PermissionPolicy } from './permission-policy.js';
 
 /** How deep sub-agent runs nest by default (`AgentOptions.maxSubAgentDepth`). */
 const DEFAULT_MAX_SUB_AGENT_DEPTH = 5;
@@ -28,6 +30,10 @@ export interface HostDepsInput {
   lease: SessionLease | undefined;
   onSaved: (saved: SessionRecord, committed: Item[]) => void;
   observability?: Observability | undefined;
+  /** The inspection observer of the session's actors, if anyone inspects them. */
+  inspect?: ((event: InspectionEvent) => void) | undefined;
+  /** The runtime's permission policy, if any. */
+  permissions: PermissionPolicy | undefined;
 }
 
 /** The step dependencies of one loaded session, from the agent bound for the action. */
@@ -56,6 +62,10 @@ export function hostDeps(input: HostDepsInput): HostDeps {
     clock: input.clock,
     prices: options.prices,
     approvalTimeoutMs: options.approvalTimeoutMs,
+    permissions: options.permissions,
+    sessionPermissions: [input.permissions, options.permissions].filter(
+      (p): p is PermissionPolicy => p !== undefined,
+    ),
     agentFor: (path) => input.subAgents.get(path ?? []),
     maxSubAgentDepth: options.maxSubAgentDepth ?? DEFAULT_MAX_SUB_AGENT_DEPTH,
     newRunId: newId,
@@ -66,5 +76,6 @@ export function hostDeps(input: HostDepsInput): HostDeps {
     lease: input.lease,
     onSaved: input.onSaved,
     observability: input.observability,
+    inspect: input.inspect,
   };
 }

@@ -20,6 +20,7 @@ export type {
 export type { SnapshotMigration } from './machine-upgrade.js';
 export { AgentSession, type SessionRunOptions } from './agent-session.js';
 export type { Clock } from './clock.js';
+export type { InspectOption } from './inspection.js';
 export type { RunResult } from './run-result.js';
 export {
   RunState,
@@ -36,4 +37,11 @@ export type { LeaseSettings } from './run-lease.js';
 export type { SessionRuntimeEvents, SessionRuntimeEventType } from './session-events.js';
 export type { SessionView } from './session-view.js';
 export { closeDefaultStores } from './default-store.js';
+export type {
+  PermissionPolicy,
+  PermissionDecision,
+  PermissionCall,
+  PermissionScope,
+} from './permission-policy.js';
 export * from './actions/index.js';
+export { exportReplay, type ExportReplayOptions } from './export-replay.js';

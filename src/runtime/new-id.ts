@@ -1,5 +1,5 @@
 import { getRandomValues } from 'node:crypto';
-import { ulid } from 'ulid';
+import { monotonicFactory, ulid } from 'ulid';
 
 const pool = new Uint8Array(256);
 let next = pool.length;
@@ -19,4 +19,10 @@ function pooledRandom(): number {
  */
 export function newId(): string {
   return ulid(undefined, pooledRandom);
+}
+
+/** A source of ULIDs that grow with each call, also within one millisecond (pooled randomness). */
+export function monotonicIds(): () => string {
+  const factory = monotonicFactory(pooledRandom);
+  return () => factory();
 }

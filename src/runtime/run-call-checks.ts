@@ -64,7 +64,11 @@ export const RUN_ACTION_OPTION_NAMES = optionNames<RunActionOptions>({
 /** `ContinueRunOptions`: `RunActionOptions` but `modelSettings`, plus `decisions`. */
 export const CONTINUE_RUN_OPTION_NAMES = [
   ...RUN_ACTION_OPTION_NAMES.filter((name) => name !== 'modelSettings'),
-  ...optionNames<Omit<ContinueRunOptions, keyof RunActionOptions>>({ decisions: true }),
+  ...optionNames<Omit<ContinueRunOptions, keyof RunActionOptions>>({
+    decisions: true,
+    by: true,
+    via: true,
+  }),
 ];
 
 /**
@@ -84,7 +88,9 @@ export function checkRunOptions(call: string, options: unknown, names: readonly 
     .function('progress')
     .function('onRunSnapshot')
     .check('ephemeral', 'a boolean', (v) => typeof v === 'boolean')
-    .array('decisions');
+    .array('decisions')
+    .nonEmptyString('by')
+    .check('via', "'api', 'page' or 'cli'", (v) => v === 'api' || v === 'page' || v === 'cli');
   const settings = isObject(options) ? options['modelSettings'] : undefined;
   if (settings !== undefined) checkModelSettings(call, settings);
 }

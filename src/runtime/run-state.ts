@@ -44,6 +44,10 @@ const Decision = z.object({
   runId: z.string().optional(),
   /** The fingerprint of the call it was made on, when the RunState had one. */
   fingerprint: z.string().optional(),
+  /** Who decided (written to the audit log). */
+  by: z.string().optional(),
+  /** Through which path: the API, the inspector page or the command line. @default 'api' */
+  via: z.enum(['api', 'page', 'cli']).optional(),
 });
 
 const RunStateData = z.object({
@@ -118,14 +122,23 @@ export class RunState {
    * Approves a pending call; `always` approves this tool (of the agent that asked) for the
    * rest of the session. `runId` picks the call when two runs (sub-agents) wait with one id.
    */
-  approve(callId: string, options: { always?: boolean; runId?: string } = {}): this {
+  approve(
+    callId: string,
+    options: { always?: boolean; runId?: string; by?: string; via?: 'api' | 'page' | 'cli' } = {},
+  ): this {
     return this.decide({ callId, approve: true, ...options });
   }
 
   /** Rejects a pending call; the model is shown `message`. */
   reject(
     callId: string,
-    options: { message?: string; always?: boolean; runId?: string } = {},
+    options: {
+      message?: string;
+      always?: boolean;
+      runId?: string;
+      by?: string;
+      via?: 'api' | 'page' | 'cli';
+    } = {},
   ): this {
     return this.decide({ callId, approve: false, ...options });
   }

@@ -6,10 +6,12 @@ import {
   isObject,
   optionNames,
 } from '../validation/option-checks.js';
+import { INSPECT_EXPECTED, isInspectOption } from './inspection.js';
 import type { SchedulerOptions } from './approval-scheduler.js';
 import { checkTelemetryOptions } from '../telemetry/telemetry-options.js';
 import { SESSION_STORE_METHODS } from './run-call-checks.js';
 import type { SessionRuntimeOptions } from './session-runtime.js';
+import { isPermissionPolicy } from './permission-policy.js';
 
 /**
  * The checks of `SessionRuntime`'s own calls (its constructor, `execute`, `listSessions`,
@@ -24,6 +26,8 @@ const RUNTIME_OPTION_NAMES = optionNames<SessionRuntimeOptions>({
   scope: true,
   lease: true,
   liveRuns: true,
+  inspect: true,
+  permissions: true,
   logger: true,
   telemetry: true,
 });
@@ -61,7 +65,9 @@ export function checkRuntimeOptions(options: unknown): void {
     .check('lease', 'false or { owner?, ttlMs? }', (v) => v === false || isObject(v))
     .instanceOf('liveRuns', Set)
     .implements('logger', 'Logger', ['debug', 'info', 'warn', 'error'])
-    .check('telemetry', 'an object or false', (v) => v === false || isObject(v));
+    .check('telemetry', 'an object or false', (v) => v === false || isObject(v))
+    .check('inspect', INSPECT_EXPECTED, isInspectOption)
+    .check('permissions', 'a policy with a check(call, scope) function', isPermissionPolicy);
   checkTelemetryOptions(call, (options as { telemetry?: unknown }).telemetry);
   const { scope } = options as { scope?: unknown };
   if (scope !== undefined) checkKey(call, scope, 'scope');

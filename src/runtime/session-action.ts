@@ -9,6 +9,7 @@ import type { AgentBinding } from './agent-binding.js';
 import type { Clock } from './clock.js';
 import type { StepProgress } from '../actors/step-deps.js';
 import type { RunSnapshot, SessionHost } from './session-host.js';
+import type { AuditTrail } from './audit-trail.js';
 
 export interface ActionObservers {
   signal?: AbortSignal | undefined;
@@ -34,6 +35,8 @@ export interface ActionContext {
   userBudget: Budget | undefined;
   /** The owner's totals across sessions, read and checked when the session was loaded. */
   userUsage: UsageTotals;
+  /** Builds this session's audit entries (the runtime already queued the action's own). */
+  audit: AuditTrail;
 }
 
 /**
@@ -53,6 +56,11 @@ export interface SessionAction<R = void> {
    * clock): a throw refuses the action, with nothing loaded, run or saved.
    */
   check?(stored: { key: SessionKey; record: SessionRecord; now: number }): void;
+  /**
+   * The summary of the action's audit entry (the runtime writes one per action, with the
+   * action's first save): the action's name when omitted.
+   */
+  readonly auditSummary?: string | undefined;
   /** Cancellation and progress observers for the run this action drives. */
   readonly observe?: ActionObservers | undefined;
   apply(ctx: ActionContext): Promise<R>;

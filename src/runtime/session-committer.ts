@@ -85,8 +85,11 @@ export class SessionCommitter {
         json === this.storedSnapshot &&
         drained.items.length === 0 &&
         drained.journal.length === 0
-      )
+      ) {
+        // Nothing changed: audit entries wait for the save of the change they record.
+        this.log.restore(drained);
         continue;
+      }
       const next: SessionRecord = {
         ...this.record,
         snapshot: persisted,
@@ -103,6 +106,7 @@ export class SessionCommitter {
           journal: drained.journal,
           userUsageDelta: delta(snapshot.context.usage, this.record.usage),
           lease: this.lease,
+          ...(drained.audit.length ? { audit: drained.audit } : {}),
         });
         this.log.committed(drained.items, drained.journal);
         this.storedSnapshot = json;

@@ -1,11 +1,13 @@
 import type { SessionKey, SessionStore } from '../persistence/session-store.js';
 import type { Logger } from '../telemetry/logger.js';
 import type { TelemetryOptions } from '../telemetry/telemetry-options.js';
+import type { AgentOptions } from './agent-options.js';
 import type { Clock } from './clock.js';
+import type { PermissionPolicy } from './permission-policy.js';
 import type { LeaseSettings } from './run-lease.js';
 import type { BindingSource } from './session-runtime.js';
 
-export interface SessionRuntimeOptions {
+export interface SessionRuntimeOptions extends Pick<AgentOptions<unknown>, 'inspect'> {
   store: SessionStore;
   /** The agent whose runs this runtime executes (an `Agent` or an `AgentSession`). */
   agent: BindingSource;
@@ -27,6 +29,8 @@ export interface SessionRuntimeOptions {
    * @default a set of this runtime's own
    */
   liveRuns?: Set<string> | undefined;
+  /** A permission policy for every tool call, composed with the agents' (strictest wins). */
+  permissions?: PermissionPolicy | undefined;
   /** @default the agent's `logger` (else `AGENTSTATE_LOG`, read here, once) */
   logger?: Logger | undefined;
   /** @default the agent's `telemetry` */

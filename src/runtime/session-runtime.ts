@@ -1,22 +1,17 @@
 import { RunContext } from '../context/run-context.js';
-import {
-  RunInProgressError,
-  SessionConflictError,
-  SessionNotFoundError,
-} from '../errors/session-errors.js';
+import { RunInProgressError } from '../errors/session-errors.js';
 import type { SessionMachineContext } from '../machines/session-types.js';
-import type {
-  ListSessionsQuery,
-  LoadedSession,
-  SessionInfo,
-  SessionKey,
-  SessionPage,
-  SessionRecord,
-  SessionStore,
+import {
+  hasLeases,
+  type ListSessionsQuery,
+  type SessionInfo,
+  type SessionKey,
+  type SessionLease,
+  type SessionPage,
+  type SessionRecord,
+  type SessionStore,
 } from '../persistence/session-store.js';
-import { emptyTotals } from '../persistence/session-store.js';
 import { hostname } from 'node:os';
-import { hasLeases, type SessionLease } from '../persistence/session-store.js';
 import { AgentBinding } from './agent-binding.js';
 import { keyInScope, pageInScope } from './session-scope.js';
 import {
@@ -48,14 +43,18 @@ import {
 import { SessionHost } from './session-host.js';
 import { hostDeps } from './host-deps.js';
 import { describeSession, type SessionView } from './session-view.js';
-import { upgradeRecord } from './machine-upgrade.js';
 import { storedRun } from './stored-run.js';
 import { SubAgents } from './sub-agents.js';
-import { checkStoredSession, readRunJournals } from './stored-session-check.js';
+import { readRunJournals } from './stored-session-check.js';
 import { checkActionFits } from './action-precheck.js';
 import { Observability } from '../telemetry/observability.js';
 import type { SessionRuntimeOptions } from './session-runtime-options.js';
 import { newSessionRecord } from './new-session-record.js';
+import type { PermissionPolicy } from './permission-policy.js';
+import { AuditTrail } from './audit-trail.js';
+import { AuditReader } from './audit-reader.js';
+import { SessionLoader } from './session-loader.js';
+import type { AuditPage, AuditQuery } from '../persistence/audit-log.js';
 
 /** Supplies the agent bound to a session's context (created per action, or a shared binding). */
 export interface BindingSource {
@@ -84,6 +83,9 @@ export class SessionRuntime {
   private readonly leaseTtlMs: number;
   private readonly leasing: boolean;
   private readonly observability: Observability;
+  private readonly permissions: PermissionPolicy | undefined;
+  private readonly audit: AuditReader;
+  private readonly loader: SessionLoader;
 
   /**
    * @throws TypeError for an unknown option name (naming the closest valid one), a `store`,
@@ -110,6 +112,10 @@ export class SessionRuntime {
       redact: agent.redact,
       envLevel: process.env['AGENTSTATE_LOG'],
     });
+    this.hub.inspectWith(options.inspect ?? options.agent.options.inspect);
+    this.permissions = options.permissions;
+    this.audit = new AuditReader(this.store, this.scope);
+    this.loader = new SessionLoader(this.store, this.source.options, this.hub);
   }
 
   on<K extends SessionRuntimeEventType>(
@@ -188,7 +194,9 @@ export class SessionRuntime {
     action: SessionAction<R>,
     lease: SessionLease | undefined,
   ): Promise<R> {
-    const { record, userUsage } = await this.loadForUpdate(key, action.createIfMissing === true);
+    const audit = new AuditTrail(key, () => this.clock.now(), this.source.options.redact);
+    const create = action.createIfMissing === true;
+    const { record, userUsage } = await this.loadForUpdate(key, create, audit);
     checkActionFits(key, record, action, this.clock.now());
     const items = await this.cache.load(this.store, key, record);
     const journal = await readRunJournals(this.store, key, record);
@@ -227,15 +235,19 @@ export class SessionRuntime {
           journal,
           lease,
           observability: this.observability,
+          inspect: this.hub.inspector(key),
+          permissions: this.permissions,
           onSaved: (saved, all) => {
             this.cache.remember(cacheKey(key), saved.createdAt, all);
             this.hub.emit('SessionSaved', { key, version: saved.version, record: saved });
           },
         }),
       );
+      audit.attach(host, action, record);
       let result: R;
       try {
         result = await action.apply({
+          audit,
           key,
           host,
           store: this.store,
@@ -312,6 +324,16 @@ export class SessionRuntime {
     );
   }
 
+  /** A page of one user's audit log (`userId` required), see `AuditQuery`. */
+  auditLog(query: AuditQuery): Promise<AuditPage> {
+    return this.audit.read(query);
+  }
+
+  /** Every entry the query selects as JSON lines (one entry a line, `\n`-terminated). */
+  exportAudit(query: AuditQuery): AsyncIterable<string> {
+    return this.audit.export(query);
+  }
+
   /** Drops the cached history of a session (after a purge). */
   forget(key: SessionKey): void {
     this.cache.forget(key);
@@ -323,58 +345,13 @@ export class SessionRuntime {
   }
 
   /** Loads and checks a session for reading (record, listing entry and snapshot). */
-  private async load(key: SessionKey): Promise<SessionRecord> {
-    return this.loaded(key, async () => {
-      const record = this.upgraded(key, await this.store.load(key));
-      checkStoredSession(key, record);
-      return record;
-    });
+  private load(key: SessionKey): Promise<SessionRecord> {
+    return this.loader.load(key);
   }
 
   /** Loads and checks a session and its owner's totals for an action (or creates it). */
-  private async loadForUpdate(key: SessionKey, create: boolean): Promise<LoadedSession> {
-    try {
-      return await this.loaded(key, async () => {
-        const loaded = await this.store.loadForUpdate(key);
-        const record = this.upgraded(key, loaded.record);
-        checkStoredSession(key, record);
-        return { ...loaded, record };
-      });
-    } catch (error) {
-      if (!create || !(error instanceof SessionNotFoundError)) throw error;
-    }
-    try {
-      const record = await this.store.create(this.newRecord(key));
-      // `create` checked the owner's totals before writing; read them only for a user budget.
-      const userUsage = this.source.options.userBudget
-        ? await this.store.userUsage(key.userId)
-        : emptyTotals();
-      return { record, userUsage };
-    } catch (error) {
-      if (error instanceof SessionConflictError) return this.loadForUpdate(key, false);
-      throw error;
-    }
-  }
-
-  /** The record brought to this machine version (see `machine-upgrade.ts`). */
-  private upgraded(key: SessionKey, record: SessionRecord): SessionRecord {
-    return upgradeRecord(key, record, this.source.options.snapshotMigrations);
-  }
-
-  /** Runs a load, reporting `SessionLoaded` or `SessionLoadFailed`. */
-  private async loaded<T extends SessionRecord | LoadedSession>(
-    key: SessionKey,
-    read: () => Promise<T>,
-  ): Promise<T> {
-    try {
-      const result = await read();
-      const record: SessionRecord = 'record' in result ? result.record : result;
-      this.hub.emit('SessionLoaded', { key, version: record.version });
-      return result;
-    } catch (error) {
-      this.hub.emit('SessionLoadFailed', { key, error });
-      throw error;
-    }
+  private loadForUpdate(key: SessionKey, create: boolean, audit?: AuditTrail) {
+    return this.loader.loadForUpdate(key, create, audit, (k) => this.newRecord(k));
   }
 
   /** A fresh session record in `active.idle`. */

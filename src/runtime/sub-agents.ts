@@ -73,6 +73,7 @@ export class SubAgents {
         inputGuardrails: options.inputGuardrails,
         outputGuardrails: options.outputGuardrails,
         redact: options.redact,
+        permissions: options.permissions,
       },
     };
   }

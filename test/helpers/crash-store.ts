@@ -1,4 +1,5 @@
 import type { Item } from '../../src/items/item.js';
+import type { AuditEntry, AuditPage, AuditQuery } from '../../src/persistence/audit-log.js';
 import type {
   JournalEntry,
   ListSessionsQuery,
@@ -43,8 +44,12 @@ export class CrashStore implements SessionStore {
     return saved;
   }
 
-  create(record: Omit<SessionRecord, 'version'>, items?: Item[]): Promise<SessionRecord> {
-    return this.inner.create(record, items);
+  create(
+    record: Omit<SessionRecord, 'version'>,
+    items?: Item[],
+    audit?: readonly AuditEntry[],
+  ): Promise<SessionRecord> {
+    return this.inner.create(record, items, audit);
   }
 
   load(key: SessionKey): Promise<SessionRecord> {
@@ -75,8 +80,12 @@ export class CrashStore implements SessionStore {
     return this.inner.userUsage(userId);
   }
 
-  purge(key: SessionKey): Promise<void> {
-    return this.inner.purge(key);
+  purge(key: SessionKey, audit?: readonly AuditEntry[]): Promise<void> {
+    return this.inner.purge(key, audit);
+  }
+
+  readAudit(query: AuditQuery): Promise<AuditPage> {
+    return this.inner.readAudit(query);
   }
 
   stats(): StoreStats {

@@ -29,6 +29,8 @@ export const ROOT_VALUES = [
   'updateTask',
   'forkSession',
   'deleteSession',
+  'exportReplay',
+  'parseReplay',
   // items and context windows
   'contentText',
   'estimateTokens',
@@ -80,6 +82,7 @@ export const ROOT_VALUES = [
   'StoreLockedError',
   'StoreOpenFailedError',
   'ApprovalCheckError',
+  'PermissionCheckError',
   'UnpricedModelError',
   'ToolkitError',
   'McpCallError',
@@ -88,6 +91,9 @@ export const ROOT_VALUES = [
   'SubAgentDepthError',
   'GuardrailTripwireError',
   'GuardrailError',
+  'ForkPositionError',
+  'InvalidReplayError',
+  'RunNotFoundError',
 ].sort();
 
 /** Names the root exports as types only. */
@@ -127,6 +133,15 @@ export const ROOT_TYPES = [
   'RunStream',
   'RunStreamEvent',
   'SessionRuntimeOptions',
+  'PermissionPolicy',
+  'PermissionDecision',
+  'PermissionCall',
+  'PermissionScope',
+  'AuditEntry',
+  'AuditKind',
+  'AuditVia',
+  'AuditQuery',
+  'AuditPage',
   'SessionRuntimeEvents',
   'SessionRuntimeEventType',
   'SessionAction',
@@ -137,7 +152,11 @@ export const ROOT_TYPES = [
   'RunActionOptions',
   'ContinueRunOptions',
   'DeleteSessionOptions',
+  'ForkSessionOptions',
+  'ExportReplayOptions',
+  'ReplayFile',
   'Clock',
+  'InspectOption',
   'RunUsage',
   'InterruptionReason',
   'Budget',
@@ -220,6 +239,7 @@ export const TESTING_TYPES = [
   'ScriptedModelOptions',
   'ScriptedResponse',
   'ScriptedToolCall',
+  'ReplayModelOptions',
   'MemorySessionStoreOptions',
 ].sort();
 
@@ -243,6 +263,10 @@ export const MCP_TYPES = [
 /** The `agentstate/postgres` export. */
 export const POSTGRES_VALUES = ['POSTGRES_SCHEMA_VERSION', 'PostgresSessionStore'].sort();
 export const POSTGRES_TYPES = ['PostgresSessionStoreOptions'].sort();
+
+/** The `agentstate/inspect` export (the local inspector server). */
+export const INSPECT_VALUES = ['startInspector'];
+export const INSPECT_TYPES = ['InspectorOptions', 'InspectorHandle', 'LiveFrame'].sort();
 
 /** A module's exported names as TypeScript sees them, split into values and types only. */
 export interface ExportedNames {

@@ -15,6 +15,7 @@ import {
 } from '../../src/persistence/session-store.js';
 import { FakeClock } from '../../src/testing/fake-clock.js';
 import { commitOn, entry, msg, newSession, reply, usage } from './store-fixtures.js';
+import { describeAuditContract } from './audit-contract.js';
 
 /** One store under test, with raw access to its storage for the damage tests. */
 export interface StoreHarness {
@@ -23,6 +24,8 @@ export interface StoreHarness {
   damageRecord(key: SessionKey, text: string): Promise<void>;
   /** Replaces the stored bytes of one history item with `text`, bypassing the store. */
   damageHistoryItem(key: SessionKey, position: number, text: string): Promise<void>;
+  /** Replaces the stored bytes of every audit entry of `userId`, bypassing the store. */
+  damageAudit(userId: string, text: string): Promise<void>;
   /** Closes the store and removes what it left behind. */
   cleanup(): Promise<void>;
 }
@@ -39,6 +42,7 @@ const TTL = 10_000;
  * store: memory, LevelDB and PostgreSQL.
  */
 export function describeStoreContract(name: string, makeStore: MakeStore): void {
+  describeAuditContract(name, makeStore);
   describe(`${name}: store contract`, () => {
     let harness: StoreHarness;
     let store: SessionStore;

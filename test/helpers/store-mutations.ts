@@ -114,6 +114,8 @@ const OPTIONAL_FIELDS = new Set([
   'isError',
   'agent',
   'text',
+  'stepStarts',
+  'restarts',
 ]);
 const FREE_FORM_FIELDS = new Set(['metadata', 'task', 'structured']);
 
@@ -127,6 +129,13 @@ function jsonType(value: Json): string {
   if (value === null) return 'null';
   return Array.isArray(value) ? 'array' : typeof value;
 }
+
+/**
+ * A run's usage without `costUsd` is a valid one (a model without a known price); a user's
+ * totals always have it.
+ */
+const unknownCost = (parent: Json, name: string | number): boolean =>
+  name === 'costUsd' && typeof parent === 'object' && parent !== null && 'cachedTokens' in parent;
 
 /** Every path below the root whose type may be changed, and whether it may be removed. */
 function mutablePaths(
@@ -143,7 +152,8 @@ function mutablePaths(
     const childPath = [...path, name];
     out.push({
       path: childPath,
-      removable: typeof name === 'string' && !OPTIONAL_FIELDS.has(name),
+      removable:
+        typeof name === 'string' && !OPTIONAL_FIELDS.has(name) && !unknownCost(value, name),
     });
     mutablePaths(child, childPath, out);
   }

@@ -27,6 +27,12 @@ describeStoreContract('PostgresSessionStore', async (clock) => {
         [ownerPart(key.userId), key.sessionId, position, text],
       );
     },
+    damageAudit: async (userId, text) => {
+      await pool.query(`UPDATE ${table('agentstate_audit')} SET entry = $2 WHERE owner = $1`, [
+        ownerPart(userId),
+        text,
+      ]);
+    },
     cleanup,
   };
 });
@@ -36,9 +42,12 @@ describe('PostgresSessionStore schema', () => {
     const first = await PostgresSessionStore.open({ pool: pgt.pool, schema: 'versions' });
     const again = await PostgresSessionStore.open({ pool: pgt.pool, schema: 'versions' });
     const { rows } = await pgt.pool.query(
-      'SELECT version FROM versions.agentstate_schema_versions',
+      'SELECT version FROM versions.agentstate_schema_versions ORDER BY version',
     );
-    expect(rows).toEqual([{ version: POSTGRES_SCHEMA_VERSION }]);
+    // One row per migration step applied, up to the current version.
+    expect(rows).toEqual(
+      Array.from({ length: POSTGRES_SCHEMA_VERSION }, (_, i) => ({ version: i + 1 })),
+    );
     await Promise.all([first.close(), again.close()]);
     await pgt.pool.query('INSERT INTO versions.agentstate_schema_versions (version) VALUES (99)');
     const newer = PostgresSessionStore.open({ pool: pgt.pool, schema: 'versions' });

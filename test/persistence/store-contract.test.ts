@@ -13,6 +13,12 @@ function kvHarness(store: KvSessionStore, cleanup: () => Promise<void>): StoreHa
     store,
     damageRecord: (key, text) => put(recordKey(key), text),
     damageHistoryItem: (key, position, text) => put(historyKey(key, position), text),
+    damageAudit: async (userId, text) => {
+      const prefix = `a!u:${userId}!`;
+      for await (const key of store.backend.keys({ gte: prefix, lt: `${prefix}~` })) {
+        await put(key, text);
+      }
+    },
     cleanup,
   };
 }

@@ -57,14 +57,30 @@ export class PostgresDatabase {
   }
 
   /** Runs the one save statement; returns the rows it updated (0 or 1). */
-  async write(key: SessionKey, values: unknown[], withTotals: boolean): Promise<number> {
+  async write(
+    key: SessionKey,
+    values: unknown[],
+    withTotals: boolean,
+    withAudit = false,
+  ): Promise<number> {
     await this.readyFor(key, true);
     try {
-      const result = await this.pool.query(this.sql.save(withTotals), values);
+      const result = await this.pool.query(this.sql.save(withTotals, withAudit), values);
       return result.rowCount ?? 0;
     } catch (error) {
       throw new SessionSaveFailedError(key.sessionId, error);
     }
+  }
+
+  /** Whether any named user has sessions (for the isolation warning). */
+  async hasNamedOwners(): Promise<boolean> {
+    const { rows } = await this.query<{ named: boolean }>(
+      'list sessions',
+      {},
+      () => this.sql.namedOwners(),
+      [],
+    );
+    return rows[0]?.named === true;
   }
 
   /** Counts one statement's written values (see `stats`). */

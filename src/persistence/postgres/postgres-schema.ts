@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { UnsupportedSchemaVersionError } from '../../errors/session-errors.js';
+import { auditTable } from './postgres-audit.js';
 
 /**
  * The tables of a PostgreSQL session store, created and migrated by the store itself. Every
@@ -12,7 +13,7 @@ import { UnsupportedSchemaVersionError } from '../../errors/session-errors.js';
  * `(owner, session_id, ...)`), then write it in the save statement of
  * `postgres-session-store.ts` (one more column or one more CTE of the same statement).
  */
-export const POSTGRES_SCHEMA_VERSION = 1;
+export const POSTGRES_SCHEMA_VERSION = 2;
 
 /** The DDL of each schema version, in order; `t(name)` is the qualified table name. */
 const MIGRATIONS: readonly ((t: (name: string) => string) => string)[] = [
@@ -60,6 +61,8 @@ const MIGRATIONS: readonly ((t: (name: string) => string) => string)[] = [
     );
     CREATE INDEX ON ${t('agentstate_leases')} (owner, expires_at) WHERE NOT released;
   `,
+  // 2: the audit log
+  auditTable,
 ];
 
 /** Double-quotes an SQL identifier. */

@@ -5,7 +5,9 @@ import {
   SessionSaveFailedError,
 } from '../../errors/session-errors.js';
 import { Item } from '../../items/item.js';
+import type { AuditEntry, AuditPage, AuditQuery } from '../audit-log.js';
 import { checkHistoryEntries } from '../history-reader.js';
+import { auditValues, readPostgresAudit } from './postgres-audit.js';
 import { warnIsolation } from '../isolation-warning.js';
 import { systemLeaseClock } from '../lease-table.js';
 
@@ -59,11 +61,10 @@ const KNOWN_CAPACITY = 1000;
  * A {@link SessionStore} on PostgreSQL, for many processes sharing sessions: the same contract
  * as the LevelDB store (STORE-CONTRACT.md), with leases shared across processes.
  *
- * - One step is one statement, so one round trip: the version check, the record, the history
- *   appends, the journal entries, the user's totals and the lease check are CTEs of a single
- *   parameterised `WITH ... UPDATE/INSERT` statement, atomic as every statement is. (A
- *   multi-statement `BEGIN; ...; COMMIT` text cannot carry parameters; a transaction over
- *   several round trips holds a connection idle in transaction between them.)
+ * - One step is one statement, one round trip: version check, record, history, journal,
+ *   totals, audit entries and lease check are CTEs of one parameterised statement (a
+ *   `BEGIN; ...; COMMIT` text cannot carry parameters; a transaction over several round trips
+ *   holds a connection idle in transaction between them).
  * - Every value is validated, sealed and serialised before the pool hands out a connection.
  * - Pooler-safe: unnamed statements only (no named prepared statements), every table name
  *   schema-qualified, no `SET`, no temporary tables, no session advisory locks.
@@ -106,7 +107,11 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
     return this.db.ready();
   }
 
-  async create(input: Omit<SessionRecord, 'version'>, items: Item[] = []): Promise<SessionRecord> {
+  async create(
+    input: Omit<SessionRecord, 'version'>,
+    items: Item[] = [],
+    audit?: readonly AuditEntry[],
+  ): Promise<SessionRecord> {
     const record: SessionRecord = { ...input, version: 1 };
     checkCreateItems(record, items);
     const key = keyOf(record);
@@ -119,6 +124,7 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
       record.status,
       record.historyLength,
       this.historyValues(key, 0, items),
+      ...auditValues(audit),
     ];
     const { rows } = await this.db.query<{ created: number }>(
       'create a session',
@@ -188,6 +194,7 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
       lease?.token ?? null,
     ];
     const totals = delta ? [delta.turns, delta.inputTokens, delta.outputTokens, delta.costUsd] : [];
+    const audit = commit.audit?.length ? auditValues(commit.audit) : [];
     const sessionKey = keys.sessionPart(key);
     let knownMd5 = this.known.get(sessionKey);
     // Two tries cover a stored text this store had not seen; a third outcome means the row
@@ -195,9 +202,14 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
     for (let attempt = 0; attempt < 3; attempt += 1) {
       const expected = knownMd5?.version === next.version ? knownMd5.md5 : null;
       if (expected !== null) {
-        const rows = await this.db.write(key, [...base, expected, ...totals], delta !== undefined);
+        const rows = await this.db.write(
+          key,
+          [...base, expected, ...totals, ...audit],
+          delta !== undefined,
+          audit.length > 0,
+        );
         if (rows === 1) {
-          this.db.count(base);
+          this.db.count([...base, ...audit]);
           this.remember(key, saved.version, encoded);
           return saved;
         }
@@ -271,7 +283,7 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
       status ?? null,
       limit + 1,
     ]);
-    if (userId === undefined && (await this.hasNamedOwners())) warnIsolation();
+    if (userId === undefined && (await this.db.hasNamedOwners())) warnIsolation();
     const sessions = listed.slice(0, limit).map((row) => {
       const indexKey = keys.listIndexKey({ sessionId: row.session_id, userId });
       const info = toSessionInfo(decodeStored(indexKey, row.listing, SessionInfoSchema));
@@ -298,15 +310,19 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
     return totalsFromRow(userId, rows[0], rows[0]?.has_sessions === true);
   }
 
-  async purge(key: SessionKey): Promise<void> {
+  async purge(key: SessionKey, audit?: readonly AuditEntry[]): Promise<void> {
     const { rows } = await this.db.query<{ purged: number }>(
       'purge a session',
       key,
       () => this.db.sql.purge(),
-      [keys.ownerPart(key.userId), checkedSessionId(key)],
+      [keys.ownerPart(key.userId), checkedSessionId(key), ...auditValues(audit)],
     );
     this.known.delete(keys.sessionPart(key));
     if (rows[0]?.purged !== 1) throw new SessionNotFoundError(key.sessionId);
+  }
+
+  readAudit(query: AuditQuery): Promise<AuditPage> {
+    return readPostgresAudit(this.db, query);
   }
 
   acquireLease(key: SessionKey, owner: string, ttlMs: number): Promise<SessionLease | undefined> {
@@ -335,8 +351,6 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
     await this.db.close();
   }
 
-  // ---- internals ------------------------------------------------------------------------
-
   /** After a save updated nothing: reads the row and throws what stopped it (see whySaveRefused). */
   private async inspect(
     key: SessionKey,
@@ -361,16 +375,6 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
     const record = checkedRecord(this.codec, key, row?.record, row?.listing);
     if (row) this.remember(key, record.version, row.record);
     return record;
-  }
-
-  private async hasNamedOwners(): Promise<boolean> {
-    const { rows } = await this.db.query<{ named: boolean }>(
-      'list sessions',
-      {},
-      () => this.db.sql.namedOwners(),
-      [],
-    );
-    return rows[0]?.named === true;
   }
 
   private listing(record: SessionRecord): string {

@@ -1,3 +1,5 @@
+import { auditInsert, auditSelect } from './postgres-audit.js';
+
 /**
  * The SQL text of the PostgreSQL store, one statement per operation, built once per store
  * (table names are qualified with the store's schema, never taken from `search_path`).
@@ -9,7 +11,10 @@ export class PostgresStatements {
 
   constructor(private readonly t: (table: string) => string) {}
 
-  /** $1 owner, $2 session, $3 record, $4 listing, $5 status, $6 historyLength, $7 items[]. */
+  /**
+   * $1 owner, $2 session, $3 record, $4 listing, $5 status, $6 historyLength, $7 items[],
+   * $8-$13 the audit entries (`auditValues`).
+   */
   create(): string {
     return this.once('create', () => {
       const { t } = this;
@@ -26,7 +31,7 @@ export class PostgresStatements {
         INSERT INTO ${t('agentstate_totals')} (owner, turns, input_tokens, output_tokens, cost_usd)
         SELECT $1, 0, 0, 0, 0 FROM ins
         ON CONFLICT (owner) DO NOTHING
-      )
+      ), ${auditInsert(t('agentstate_audit'), 8, 'ins')}
       SELECT count(*)::int AS created FROM ins`;
     });
   }
@@ -35,10 +40,11 @@ export class PostgresStatements {
    * The step: $1 owner, $2 session, $3 expected version, $4 history start, $5 record,
    * $6 listing, $7 status, $8 historyLength, $9 items[], $10 runIds[], $11 steps[],
    * $12 entries[], $13 lease holder, $14 lease token, $15 md5 of the stored record this writer
-   * read, and only `withTotals`: $16-$19 the usage delta. Updates one row, or none when anything disagrees.
+   * read, and only `withTotals`: $16-$19 the usage delta, then only `withAudit`: six arrays of
+   * audit entries (`auditValues`). Updates one row, or none when anything disagrees.
    */
-  save(withTotals: boolean): string {
-    return this.once(`save:${withTotals}`, () => {
+  save(withTotals: boolean, withAudit = false): string {
+    return this.once(`save:${withTotals}:${withAudit}`, () => {
       const { t } = this;
       const totals = withTotals
         ? `, tot AS (
@@ -66,7 +72,7 @@ export class PostgresStatements {
         SELECT $1, $2, j.run_id, j.step, j.entry
         FROM upd, unnest($10::text[], $11::int[], $12::text[]) AS j(run_id, step, entry)
         ON CONFLICT (owner, session_id, run_id, step) DO UPDATE SET entry = EXCLUDED.entry
-      )${totals}
+      )${totals}${withAudit ? `, ${auditInsert(t('agentstate_audit'), withTotals ? 20 : 16, 'upd')}` : ''}
       SELECT 1 FROM upd`;
     });
   }
@@ -151,7 +157,10 @@ export class PostgresStatements {
     });
   }
 
-  /** $1 owner, $2 session: everything of the session, in one statement. */
+  /**
+   * $1 owner, $2 session, $3-$8 the purge's audit entries: everything of the session but its
+   * audit entries (which outlive it), in one statement.
+   */
   purge(): string {
     return this.once('purge', () => {
       const { t } = this;
@@ -159,9 +168,15 @@ export class PostgresStatements {
       return `WITH s AS (DELETE FROM ${t('agentstate_sessions')} ${where} RETURNING 1),
         h AS (DELETE FROM ${t('agentstate_history')} ${where}),
         j AS (DELETE FROM ${t('agentstate_journal')} ${where}),
-        l AS (DELETE FROM ${t('agentstate_leases')} ${where})
+        l AS (DELETE FROM ${t('agentstate_leases')} ${where}),
+        ${auditInsert(t('agentstate_audit'), 3, 's')}
         SELECT count(*)::int AS purged FROM s`;
     });
+  }
+
+  /** A page of one owner's audit entries (see `auditSelect`). */
+  audit(): string {
+    return this.once('audit', () => auditSelect(this.t('agentstate_audit')));
   }
 
   /**

@@ -5,9 +5,11 @@ import type { SessionAction } from '../session-action.js';
 function configure(
   name: string,
   patch: (config: SessionConfig) => Partial<SessionConfig>,
+  auditSummary?: string,
 ): SessionAction {
   return {
     name,
+    auditSummary,
     event: { type: 'CONFIGURE', patch: {} },
     async apply({ host }) {
       host.send({ type: 'CONFIGURE', patch: patch(host.context().config) }, name);
@@ -22,7 +24,7 @@ export const changeModel = (model: string | undefined): SessionAction =>
 /** Replaces the session's budget (e.g. before resuming a run interrupted by it). */
 export const changeBudget = (budget: Budget): SessionAction => {
   checkBudget('changeBudget()', budget);
-  return configure('changeBudget', () => ({ budget }));
+  return configure('changeBudget', () => ({ budget }), `budget set to ${JSON.stringify(budget)}`);
 };
 
 /** Replaces the agent's instructions for this session. */

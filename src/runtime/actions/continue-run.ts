@@ -8,11 +8,16 @@ import { pausedRuns, runChain, runState } from '../run-tree.js';
 import { storedRun } from '../stored-run.js';
 import { CONTINUE_RUN_OPTION_NAMES, checkRunOptions } from '../run-call-checks.js';
 import type { RunActionOptions } from './run-options.js';
+import type { AuditVia } from '../../persistence/audit-log.js';
 import { currentBudget } from './send-message.js';
 
 export interface ContinueRunOptions extends Omit<RunActionOptions, 'modelSettings'> {
   /** Approvals and rejections of pending tool calls. */
   decisions?: ApprovalDecision[] | undefined;
+  /** Who decides (for the audit log), unless a decision names its own `by`. */
+  by?: string | undefined;
+  /** Through which path the decisions came. @default 'api' */
+  via?: AuditVia | undefined;
 }
 
 /**
@@ -43,6 +48,14 @@ export function continueRun<T = string>(
         throw new NothingToResumeError(key.sessionId, host.stateName());
       // The runs standing still: the session's run, or sub-agent runs deeper in its tree.
       const paused = pausedRuns(run);
+      // Decisions recorded elsewhere (`recordDecisions`) wait for this resume to run the calls.
+      const held = paused.some((r) => runState(r) === 'awaitingApproval' && r.context?.held);
+      // Who decided what, written with the save that applies the decisions.
+      host.log.audit(
+        (options.decisions ?? []).map((d) =>
+          ctx.audit.decision(run, d, { by: d.by ?? options.by, via: d.via ?? options.via }),
+        ),
+      );
       for (const d of options.decisions ?? []) {
         // checked before the load (`check`): each names a call pending in a run of the tree
         const runId = runChain(run, d.runId ?? run.context.runId).at(-1)?.context?.runId;
@@ -57,7 +70,7 @@ export function continueRun<T = string>(
         // a run whose model call failed calls the model again
         if (r.context?.interruption === 'error') host.observer?.retry(r.context.runId);
       }
-      if (paused.some((r) => runState(r) === 'interrupted')) {
+      if (held || paused.some((r) => runState(r) === 'interrupted')) {
         host.send(
           { type: 'CONTINUE', maxTurns: options.maxTurns, budget: currentBudget(ctx) },
           'resume',

@@ -15,14 +15,15 @@ export function deleteSession(options: DeleteSessionOptions = {}): SessionAction
   return {
     name: 'deleteSession',
     event: { type: 'DELETE' },
-    async apply({ host, key, store }) {
+    async apply({ host, key, store, audit }) {
       if (host.status() !== 'deleted') {
         host.send({ type: 'DELETE' }, 'deleteSession');
         await host.committer.flush();
       } else if (!options.purge) {
         throw new InvalidSessionTransitionError(key.sessionId, 'deleteSession', host.stateName());
       }
-      if (options.purge) await store.purge(key);
+      // The session's audit entries outlive it; the purge is one more, in the purge's batch.
+      if (options.purge) await store.purge(key, [audit.action('purge', 'session purged')]);
     },
   };
 }

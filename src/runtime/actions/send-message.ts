@@ -51,6 +51,7 @@ export function sendMessage<T = string>(
       const agentName = binding.options.name;
       // The run's span starts now: its trace context is stored with the run (resumes continue it).
       const trace = host.observer?.startRun({ runId, agentName });
+      host.log.auditRun(runId); // the action's audit entry names the run it started
       host.send(
         {
           type: 'SEND_MESSAGE',
