@@ -22,15 +22,18 @@ const units = mcpToolkit({
   prefix: true,
 });
 
-const model = new ScriptedModel((request) => {
-  const results = request.items.filter((i) => i.type === 'tool_result');
-  const convert = (from: string) => ({
-    toolCalls: [{ name: 'units_convert_temperature', arguments: { value: 100, from } }],
-  });
-  if (results.length === 0) return convert('kelvin');
-  if (results.length === 1) return convert('fahrenheit');
-  return { text: `100 °F is ${results[1]!.output.split(' = ')[1]}.` };
-});
+const model = new ScriptedModel(
+  (request) => {
+    const results = request.items.filter((i) => i.type === 'tool_result');
+    const convert = (from: string) => ({
+      toolCalls: [{ name: 'units_convert_temperature', arguments: { value: 100, from } }],
+    });
+    if (results.length === 0) return convert('kelvin');
+    if (results.length === 1) return convert('fahrenheit');
+    return { text: `100 °F is ${results[1]!.output.split(' = ')[1]}.` };
+  },
+  { recordCalls: true },
+);
 
 const agent = new Agent({
   name: 'weather-helper',

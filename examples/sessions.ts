@@ -34,17 +34,20 @@ const FORK_ID = 'alice-chat-fork';
 
 /** Answers from the conversation it is sent, like a (very small) real model. */
 function offlineModel(): ScriptedModel {
-  return new ScriptedModel((request) => {
-    const said = request.items.flatMap((i) =>
-      i.type === 'message' && i.role === 'user' ? [contentText(i.content)] : [],
-    );
-    const last = said[said.length - 1] ?? '';
-    if (last === 'What did I just say?') {
-      const previous = said[said.length - 2];
-      return { text: previous ? `You said: "${previous}"` : 'You have not said anything yet.' };
-    }
-    return { text: `Noted: "${last}" (I have seen ${said.length} message(s) from you here).` };
-  });
+  return new ScriptedModel(
+    (request) => {
+      const said = request.items.flatMap((i) =>
+        i.type === 'message' && i.role === 'user' ? [contentText(i.content)] : [],
+      );
+      const last = said[said.length - 1] ?? '';
+      if (last === 'What did I just say?') {
+        const previous = said[said.length - 2];
+        return { text: previous ? `You said: "${previous}"` : 'You have not said anything yet.' };
+      }
+      return { text: `Noted: "${last}" (I have seen ${said.length} message(s) from you here).` };
+    },
+    { recordCalls: true },
+  );
 }
 
 async function withAgent<T>(

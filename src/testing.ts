@@ -5,6 +5,7 @@ export {
   type ScriptedModelOptions,
   type ScriptedResponse,
   type ScriptedToolCall,
+  type ReplayModelOptions,
 } from './models/scripted-model.js';
 export {
   MemorySessionStore,

@@ -21,12 +21,15 @@ function refundAgent(store: SessionStore, refunds: string[] = []) {
       return `refunded ${order}`;
     },
   });
-  const model = new ScriptedModel((request) => {
-    const result = lastResult(request);
-    return result === undefined
-      ? { toolCalls: [{ name: 'refund', arguments: { order: 'o-1' } }] }
-      : { text: `Done: ${result}` };
-  });
+  const model = new ScriptedModel(
+    (request) => {
+      const result = lastResult(request);
+      return result === undefined
+        ? { toolCalls: [{ name: 'refund', arguments: { order: 'o-1' } }] }
+        : { text: `Done: ${result}` };
+    },
+    { recordCalls: true },
+  );
   const agent = new Agent({ name: 'refunds', model, tools: [refund], store });
   return { agent, model, refunds };
 }
@@ -107,10 +110,12 @@ describe('agent.asActor', () => {
 
   it('outputs the run and emits its stream events; a snapshot taken mid-run restores to the finished result without running again', async () => {
     const { store } = await temps.open();
-    const model = new ScriptedModel((request) =>
-      lastResult(request) === undefined
-        ? { toolCalls: [{ name: 'add', arguments: { a: 2, b: 3 } }] }
-        : { text: `It is ${lastResult(request)}.` },
+    const model = new ScriptedModel(
+      (request) =>
+        lastResult(request) === undefined
+          ? { toolCalls: [{ name: 'add', arguments: { a: 2, b: 3 } }] }
+          : { text: `It is ${lastResult(request)}.` },
+      { recordCalls: true },
     );
     const add = tool({
       name: 'add',

@@ -20,7 +20,9 @@ const Weather = z.object({ city: z.string(), tempC: z.number() });
 
 describe('outputType', () => {
   it('parses a valid JSON final answer and sends the schema to the model', async () => {
-    const model = new ScriptedModel([{ text: '{"city":"Oslo","tempC":-3}' }]);
+    const model = new ScriptedModel([{ text: '{"city":"Oslo","tempC":-3}' }], {
+      recordCalls: true,
+    });
     const agent = new Agent({
       name: 'w',
       model,
@@ -38,10 +40,13 @@ describe('outputType', () => {
   });
 
   it('validates only the final answer, after tool calls', async () => {
-    const model = new ScriptedModel([
-      { toolCalls: [{ name: 'add', arguments: { a: -5, b: 2 } }] },
-      { text: '{"city":"Oslo","tempC":-3}' },
-    ]);
+    const model = new ScriptedModel(
+      [
+        { toolCalls: [{ name: 'add', arguments: { a: -5, b: 2 } }] },
+        { text: '{"city":"Oslo","tempC":-3}' },
+      ],
+      { recordCalls: true },
+    );
     const agent = new Agent({
       name: 'w',
       model,
@@ -60,7 +65,7 @@ describe('outputType', () => {
   ])('rejects %s with OutputValidationError', async (_label, text, message) => {
     const agent = new Agent({
       name: 'w',
-      model: new ScriptedModel([{ text }]),
+      model: new ScriptedModel([{ text }], { recordCalls: true }),
       outputType: Weather,
       store: new MemorySessionStore(),
     });
@@ -71,7 +76,7 @@ describe('outputType', () => {
   });
 
   it('leaves plain text output (no schema) when there is no outputType', async () => {
-    const model = new ScriptedModel([{ text: '{"not":"parsed"}' }]);
+    const model = new ScriptedModel([{ text: '{"not":"parsed"}' }], { recordCalls: true });
     const result = await new Agent({ name: 'a', model, store: new MemorySessionStore() }).run('hi');
     expect(result.output).toBe('{"not":"parsed"}');
     expect(model.calls[0]?.outputSchema).toBeUndefined();
@@ -95,7 +100,7 @@ describe('model errors', () => {
   it('interrupts with a ModelError on the result when the scripted model errors', async () => {
     const agent = new Agent({
       name: 'a',
-      model: new ScriptedModel([{ error: 'boom' }]),
+      model: new ScriptedModel([{ error: 'boom' }], { recordCalls: true }),
       store: new MemorySessionStore(),
     });
     const error = await modelFailure(agent.run('hi'));
@@ -122,7 +127,7 @@ describe('model errors', () => {
     // The interrupted run is saved; resuming it (here with a model that answers) completes it.
     const retry = new Agent({
       name: 'a',
-      model: new ScriptedModel([{ text: 'ok' }]),
+      model: new ScriptedModel([{ text: 'ok' }], { recordCalls: true }),
       store: agent.options.store,
     });
     expect(await retry.resume('me-1')).toMatchObject({ output: 'ok', interrupted: false });
@@ -147,9 +152,12 @@ describe('maxTurns', () => {
   });
 
   it('defaults to 10 model calls, then throws MaxTurnsExceededError with a RunState', async () => {
-    const model = new ScriptedModel(() => ({
-      toolCalls: [{ name: 'add', arguments: { a: 1, b: 1 } }],
-    }));
+    const model = new ScriptedModel(
+      () => ({
+        toolCalls: [{ name: 'add', arguments: { a: 1, b: 1 } }],
+      }),
+      { recordCalls: true },
+    );
     const agent = new Agent({ name: 'loop', model, tools: [add], store: new MemorySessionStore() });
     const error = await rejection(agent.run('loop forever'));
     expect(error).toBeInstanceOf(MaxTurnsExceededError);
@@ -168,7 +176,7 @@ describe('maxTurns', () => {
   });
 
   it('honours AgentOptions.maxTurns and the run option, which wins', async () => {
-    const model = new ScriptedModel(toolsThenAnswer(100));
+    const model = new ScriptedModel(toolsThenAnswer(100), { recordCalls: true });
     const agent = new Agent({
       name: 'loop',
       model,
@@ -187,7 +195,7 @@ describe('maxTurns', () => {
   });
 
   it('resumes an ephemeral run (no store) from err.state with a higher limit', async () => {
-    const model = new ScriptedModel(toolsThenAnswer(12));
+    const model = new ScriptedModel(toolsThenAnswer(12), { recordCalls: true });
     const agent = new Agent({ name: 'loop', model, tools: [add] });
     const error = (await rejection(agent.run('count to 12'))) as MaxTurnsExceededError<RunState>;
     expect(error).toBeInstanceOf(MaxTurnsExceededError);
@@ -206,7 +214,7 @@ describe('maxTurns', () => {
   });
 
   it('resumes a run stored in LevelDB from err.state with a higher limit', async () => {
-    const model = new ScriptedModel(toolsThenAnswer(12));
+    const model = new ScriptedModel(toolsThenAnswer(12), { recordCalls: true });
     const agent = new Agent({ name: 'loop', model, tools: [add], store: level.store });
     const error = (await rejection(
       agent.run('count to 12', { sessionId: 'mt-1', userId: 'erin' }),

@@ -50,7 +50,7 @@ describe('agent.run: the RunResult', () => {
           usage: { inputTokens: 300, outputTokens: 50, cachedTokens: 100 },
         },
       ],
-      { name: 'gpt-4o-mini' },
+      { recordCalls: true, name: 'gpt-4o-mini' },
     );
     const clock = new FakeClock();
     const agent = new Agent({
@@ -127,7 +127,7 @@ describe('agent.run: the RunResult', () => {
   });
 
   it('gives a fresh ULID session and run id to a run without sessionId, and real times', async () => {
-    const model = new ScriptedModel([{ text: 'one' }, { text: 'two' }]);
+    const model = new ScriptedModel([{ text: 'one' }, { text: 'two' }], { recordCalls: true });
     const agent = new Agent({ name: 'a', model, store: new MemorySessionStore() });
     const before = Date.now();
     const first = await agent.run('hi');
@@ -147,9 +147,7 @@ describe('agent.run: the RunResult', () => {
   it('prices dated model names by their table prefix; an unknown model costs undefined', async () => {
     const dated = new ScriptedModel(
       [{ text: 'x', usage: { inputTokens: 1000, outputTokens: 500 } }],
-      {
-        name: 'gpt-4o-2024-08-06',
-      },
+      { recordCalls: true, name: 'gpt-4o-2024-08-06' },
     );
     const priced = await new Agent({
       name: 'a',
@@ -162,7 +160,7 @@ describe('agent.run: the RunResult', () => {
 
     const unknown = new ScriptedModel(
       [{ text: 'x', usage: { inputTokens: 1000, outputTokens: 500 } }],
-      { name: 'my-llm', price: null },
+      { recordCalls: true, name: 'my-llm', price: null },
     );
     const unpriced = await new Agent({
       name: 'a',
@@ -182,7 +180,7 @@ describe('agent.run: the RunResult', () => {
         },
         { text: '2', usage: { inputTokens: 2000, outputTokens: 300 } },
       ],
-      { name: 'my-llm' },
+      { recordCalls: true, name: 'my-llm' },
     );
     const mine: ModelPrice = { inputPerMillion: 4, cachedInputPerMillion: 1, outputPerMillion: 16 };
     const prices = withPrices({ 'my-llm': mine });
@@ -206,10 +204,10 @@ describe('agent.run: the RunResult', () => {
 
 describe('agent.run: instructions', () => {
   it('sends string instructions with every model request', async () => {
-    const model = new ScriptedModel([
-      { toolCalls: [{ name: 'add', arguments: { a: 1, b: 2 } }] },
-      { text: '3' },
-    ]);
+    const model = new ScriptedModel(
+      [{ toolCalls: [{ name: 'add', arguments: { a: 1, b: 2 } }] }, { text: '3' }],
+      { recordCalls: true },
+    );
     const agent = new Agent({
       name: 'a',
       instructions: 'Be terse.',
@@ -223,7 +221,7 @@ describe('agent.run: instructions', () => {
 
   it('resolves function instructions from the run context (userId, metadata)', async () => {
     const seen: RunContext[] = [];
-    const model = new ScriptedModel([{ text: 'hello Alice' }]);
+    const model = new ScriptedModel([{ text: 'hello Alice' }], { recordCalls: true });
     const agent = new Agent({
       name: 'a',
       instructions: (ctx) => {
@@ -248,11 +246,14 @@ describe('agent.run: instructions', () => {
 describe('agent.createSession', () => {
   it('shares the conversation between runs and resolves instructions once', async () => {
     let resolved = 0;
-    const model = new ScriptedModel([
-      { toolCalls: [{ name: 'add', arguments: { a: 2, b: 2 } }] },
-      { text: 'It is 4.' },
-      { text: 'Doubled: 8.' },
-    ]);
+    const model = new ScriptedModel(
+      [
+        { toolCalls: [{ name: 'add', arguments: { a: 2, b: 2 } }] },
+        { text: 'It is 4.' },
+        { text: 'Doubled: 8.' },
+      ],
+      { recordCalls: true },
+    );
     const store = new MemorySessionStore();
     const agent = new Agent({
       name: 'a',

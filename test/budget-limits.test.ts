@@ -56,10 +56,13 @@ describe('the token budget caps the next call', () => {
    * reported as 0, so what the budget admits is exactly what the cap governs.
    */
   function wordyModel(): ScriptedModel {
-    return new ScriptedModel((request: ModelRequest): ScriptedResponse => {
-      const outputTokens = Math.min(700, request.maxOutputTokens ?? Infinity);
-      return { ...callTool('note'), usage: { inputTokens: 0, outputTokens } };
-    });
+    return new ScriptedModel(
+      (request: ModelRequest): ScriptedResponse => {
+        const outputTokens = Math.min(700, request.maxOutputTokens ?? Infinity);
+        return { ...callTool('note'), usage: { inputTokens: 0, outputTokens } };
+      },
+      { recordCalls: true },
+    );
   }
 
   it('a 1,500-token budget never lets more than 1,500 through', async () => {
@@ -84,11 +87,14 @@ describe('the token budget caps the next call', () => {
 
   it('counts what the session used before, and sends no limit without a token budget', async () => {
     const { store } = await temps.open();
-    const model = new ScriptedModel([
-      { text: 'one', usage: { inputTokens: 200, outputTokens: 100 } },
-      { text: 'two' },
-      { text: 'three' },
-    ]);
+    const model = new ScriptedModel(
+      [
+        { text: 'one', usage: { inputTokens: 200, outputTokens: 100 } },
+        { text: 'two' },
+        { text: 'three' },
+      ],
+      { recordCalls: true },
+    );
     const agent = new Agent({ name: 'w', model, store });
     const key = { sessionId: 'budgeted', userId: 'alice' };
     await agent.run('first', key);

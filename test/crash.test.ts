@@ -6,6 +6,7 @@ import { killLiveWorkers, runWorker } from './helpers/crash-driver.js';
 import {
   checkToolLog,
   lastCallAfterKill,
+  readLinesWithoutPid,
   readToolLog,
   type KillRecord,
 } from './helpers/crash-log.js';
@@ -180,5 +181,50 @@ describe('crash test: a session killed with SIGKILL at seeded points', () => {
     expect(results.map((i) => i.callId)).toEqual(calls);
     expect(results[3]?.output).toContain('cancelled');
     expect(next.result!.output).toMatch(/^6 calls/);
+  }, 60_000);
+
+  it('sub-agents: a process killed while a grandchild runs its tool and while a child calls its model; the resumes finish them without re-running journaled steps', async () => {
+    folder = await mkdtemp(join(tmpdir(), 'agentstate-crash-'));
+    const nested = (name: string, mode: 'start' | 'resume', crashAt?: string) =>
+      runWorker({
+        dbDir: join(folder!, `${name}-db`),
+        logFile: join(folder!, `${name}.log`),
+        mode,
+        steps: 0,
+        scenario: 'sub-agents',
+        crashAt,
+      });
+    const reference = await nested('reference', 'start');
+    expect(reference.killed).toBe(false);
+    expect(reference.result?.subRuns).toEqual([
+      ['lead>mid', 'completed', 3],
+      ['lead>mid>leaf', 'completed', 2],
+      ['lead>mid>leaf', 'completed', 2],
+    ]);
+
+    // killed in the grandchild's first tool call (after its side effect, before its journal)
+    const first = await nested('crashed', 'start', 'tool-after:1');
+    expect(first.killed).toBe(true);
+    expect(first.lastMarker).toBe('at tool-after 1');
+    // killed in the child's third model call (after the first leaf finished)
+    const second = await nested('crashed', 'resume', 'model:3');
+    expect(second.killed).toBe(true);
+    expect(second.lastMarker).toBe('at model 3');
+    const last = await nested('crashed', 'resume');
+    expect(last.killed).toBe(false);
+    expect(last.result).toEqual(reference.result);
+
+    const lines = await readLinesWithoutPid(join(folder, 'crashed.log'));
+    const refLines = await readLinesWithoutPid(join(folder, 'reference.log'));
+    const count = (ls: string[], line: string) => ls.filter((l) => l === line).length;
+    for (const line of new Set(lines)) {
+      const extra = count(lines, line) - count(refLines, line);
+      // only the two steps in flight at a kill ran again: the grandchild's tool call (same
+      // call id, its idempotency key) and the child's model call
+      if (line.startsWith('leaf-tool ') && line.endsWith(' leaf-0')) expect(extra).toBe(1);
+      else if (line === 'mid-model 5') expect(extra).toBe(1);
+      else expect(extra, line).toBe(0);
+    }
+    expect(new Set(lines)).toEqual(new Set(refLines));
   }, 60_000);
 });

@@ -19,13 +19,16 @@ function desk(store: LevelSessionStore) {
     needsApproval: true,
     execute: ({ order }) => `order ${order} refunded`,
   });
-  const billingModel = new ScriptedModel((request) => {
-    const result = lastResult(request);
-    if (result?.startsWith('Transferred')) {
-      return { toolCalls: [{ name: 'refund', arguments: { order: '12' } }] };
-    }
-    return { text: `billing here: ${result ?? ''}` };
-  });
+  const billingModel = new ScriptedModel(
+    (request) => {
+      const result = lastResult(request);
+      if (result?.startsWith('Transferred')) {
+        return { toolCalls: [{ name: 'refund', arguments: { order: '12' } }] };
+      }
+      return { text: `billing here: ${result ?? ''}` };
+    },
+    { recordCalls: true },
+  );
   const frontTools: AnyTool[] = [];
   const billing = new Agent({
     name: 'billing',
@@ -33,9 +36,12 @@ function desk(store: LevelSessionStore) {
     model: billingModel,
     tools: [refund],
   });
-  const frontModel = new ScriptedModel(() => ({
-    toolCalls: [{ name: 'transfer_to_billing', arguments: {} }],
-  }));
+  const frontModel = new ScriptedModel(
+    () => ({
+      toolCalls: [{ name: 'transfer_to_billing', arguments: {} }],
+    }),
+    { recordCalls: true },
+  );
   const front = new Agent({
     name: 'front',
     instructions: 'You are the front desk.',
@@ -86,7 +92,7 @@ describe('handoffs', () => {
     const { store } = await temps.open();
     const agent = new Agent({
       name: 'solo',
-      model: new ScriptedModel([{ text: 'hi' }]),
+      model: new ScriptedModel([{ text: 'hi' }], { recordCalls: true }),
       store,
     });
     const result = await agent.run('hello', key);

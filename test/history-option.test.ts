@@ -21,13 +21,16 @@ const lastOf = (request: ModelRequest | undefined) => request?.items.at(-1);
 
 /** Answers text, except that a message starting with `call:` calls that tool first. */
 function toolingModel(): ScriptedModel {
-  return new ScriptedModel((request): ScriptedResponse => {
-    const last = lastOf(request);
-    if (last?.type === 'tool_result') return { text: `${last.name} gave ${last.output}` };
-    const said = last?.type === 'message' && typeof last.content === 'string' ? last.content : '';
-    const call = /^call:(\w+)/.exec(said);
-    return call ? { toolCalls: [{ name: call[1]!, arguments: {} }] } : { text: `ok: ${said}` };
-  });
+  return new ScriptedModel(
+    (request): ScriptedResponse => {
+      const last = lastOf(request);
+      if (last?.type === 'tool_result') return { text: `${last.name} gave ${last.output}` };
+      const said = last?.type === 'message' && typeof last.content === 'string' ? last.content : '';
+      const call = /^call:(\w+)/.exec(said);
+      return call ? { toolCalls: [{ name: call[1]!, arguments: {} }] } : { text: `ok: ${said}` };
+    },
+    { recordCalls: true },
+  );
 }
 
 const message = (n: number) =>
@@ -35,7 +38,7 @@ const message = (n: number) =>
 
 describe('the history option', () => {
   it('refuses a wrong strategy at new Agent() with a TypeError naming the option', () => {
-    const model = new ScriptedModel([]);
+    const model = new ScriptedModel([], { recordCalls: true });
     const make = (history: unknown) => () =>
       new Agent({ name: 'a', model, history: history as HistoryStrategy });
     expect(make({ lastItem: 3 })).toThrow(/unknown option "history.lastItem"/);
@@ -154,13 +157,16 @@ describe('a summarizing window', () => {
       keepTokens: 200,
       summarize,
     });
-    const model = new ScriptedModel((request): ScriptedResponse => {
-      const last = lastOf(request);
-      if (last?.type === 'message' && last.content === 'now do it') {
-        return { toolCalls: [{ name: 'danger', arguments: {} }] };
-      }
-      return { text: last?.type === 'tool_result' ? 'done' : 'noted' };
-    });
+    const model = new ScriptedModel(
+      (request): ScriptedResponse => {
+        const last = lastOf(request);
+        if (last?.type === 'message' && last.content === 'now do it') {
+          return { toolCalls: [{ name: 'danger', arguments: {} }] };
+        }
+        return { text: last?.type === 'tool_result' ? 'done' : 'noted' };
+      },
+      { recordCalls: true },
+    );
     const agent = new Agent({
       name: 'chat',
       model,
@@ -204,7 +210,7 @@ describe('a summarizing window', () => {
     const reopened = await LevelSessionStore.open({ path });
     temps.defer(() => reopened.close());
     const second = summarizer();
-    const again = new ScriptedModel([{ text: 'finished' }]);
+    const again = new ScriptedModel([{ text: 'finished' }], { recordCalls: true });
     const resumed = new Agent({
       name: 'chat',
       model: again,
@@ -229,13 +235,16 @@ describe('a summarizing window', () => {
     const { store } = await temps.open();
     const hook = summarizer();
     let failNext = false;
-    const model = new ScriptedModel((): ScriptedResponse => {
-      if (failNext) {
-        failNext = false;
-        return { error: 'the model is down' };
-      }
-      return { text: 'noted' };
-    });
+    const model = new ScriptedModel(
+      (): ScriptedResponse => {
+        if (failNext) {
+          failNext = false;
+          return { error: 'the model is down' };
+        }
+        return { text: 'noted' };
+      },
+      { recordCalls: true },
+    );
     const agent = new Agent({
       name: 'chat',
       model,

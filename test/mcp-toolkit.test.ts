@@ -75,7 +75,9 @@ function agentWith(
 describe('mcpToolkit over stdio (a child process)', () => {
   it("gives the server's tools and JSON Schemas to the model, calls them, and stops the server when the session ends", async () => {
     const server = await stdioServer();
-    const model = new ScriptedModel([call('add', { a: 2, b: 3 }), { text: 'It is 5.' }]);
+    const model = new ScriptedModel([call('add', { a: 2, b: 3 }), { text: 'It is 5.' }], {
+      recordCalls: true,
+    });
     const { agent } = agentWith(model, { connect: server.connect });
 
     const result = await agent.run('What is 2 + 3?');
@@ -107,11 +109,14 @@ describe('mcpToolkit over stdio (a child process)', () => {
 
   it("validates arguments against the tool's JSON Schema: a bad call is a tool error item and never reaches the server", async () => {
     const server = await stdioServer();
-    const model = new ScriptedModel([
-      call('add', { a: 'two', b: -1 }),
-      call('add', { a: 1, b: 1, c: 'extra is fine' }),
-      { text: 'done' },
-    ]);
+    const model = new ScriptedModel(
+      [
+        call('add', { a: 'two', b: -1 }),
+        call('add', { a: 1, b: 1, c: 'extra is fine' }),
+        { text: 'done' },
+      ],
+      { recordCalls: true },
+    );
     const { agent } = agentWith(model, { connect: server.connect });
     await agent.run('add');
     const [bad, good] = results(model.calls[2]!.items);
@@ -124,13 +129,10 @@ describe('mcpToolkit over stdio (a child process)', () => {
 
   it('turns isError results into tool error items and summarises non-text content', async () => {
     const server = await stdioServer();
-    const model = new ScriptedModel([
-      call('fail'),
-      call('picture'),
-      call('attachments'),
-      call('stats'),
-      { text: 'ok' },
-    ]);
+    const model = new ScriptedModel(
+      [call('fail'), call('picture'), call('attachments'), call('stats'), { text: 'ok' }],
+      { recordCalls: true },
+    );
     const errors: unknown[] = [];
     const { agent } = agentWith(
       model,
@@ -166,7 +168,9 @@ describe('mcpToolkit over stdio (a child process)', () => {
 
   it('a server that dies mid-call gives a tool error item, and the next call reconnects', async () => {
     const server = await stdioServer();
-    const model = new ScriptedModel([call('crash'), call('add', { a: 4, b: 4 }), { text: 'ok' }]);
+    const model = new ScriptedModel([call('crash'), call('add', { a: 4, b: 4 }), { text: 'ok' }], {
+      recordCalls: true,
+    });
     const { agent } = agentWith(model, { connect: server.connect });
     const result = await agent.run('go');
     expect(result.output).toBe('ok');
@@ -191,7 +195,9 @@ describe('mcpToolkit over stdio (a child process)', () => {
   it('a call past timeoutMs (by the injected clock) is a tool error item; the server is stopped and the next call reconnects', async () => {
     const server = await stdioServer();
     const clock = new FakeClock();
-    const model = new ScriptedModel([call('hang'), call('add', { a: 1, b: 2 }), { text: 'ok' }]);
+    const model = new ScriptedModel([call('hang'), call('add', { a: 1, b: 2 }), { text: 'ok' }], {
+      recordCalls: true,
+    });
     const { agent } = agentWith(model, { connect: server.connect, clock, timeoutMs: 60_000 });
     const running = agent.run('go');
     while (clock.pendingSleepers === 0) await nextImmediate();
@@ -230,7 +236,7 @@ describe('mcpToolkit over stdio (a child process)', () => {
         return name === 'add';
       },
     };
-    const first = agentWith(new ScriptedModel(script), options, { store });
+    const first = agentWith(new ScriptedModel(script, { recordCalls: true }), options, { store });
     const paused = await first.agent.run('add', { sessionId: 'approve-mcp', userId: 'alice' });
     expect(paused.interruptionReason).toBe('approval');
     expect(paused.interruptions).toMatchObject([{ toolName: 'add', arguments: { a: 20, b: 22 } }]);
@@ -240,7 +246,9 @@ describe('mcpToolkit over stdio (a child process)', () => {
     const state = RunState.fromJSON(JSON.stringify(paused.state)).approve(
       paused.interruptions[0]!.callId,
     );
-    const second = agentWith(new ScriptedModel(script.slice(1)), options, { store });
+    const second = agentWith(new ScriptedModel(script.slice(1), { recordCalls: true }), options, {
+      store,
+    });
     const done = await second.agent.resume(state);
     expect(done.output).toBe('It is 42.');
     expect((await server.events()).filter((e) => e.startsWith('call'))).toEqual(['call add']);
@@ -256,7 +264,7 @@ describe('mcpToolkit over stdio (a child process)', () => {
     const key = { sessionId: 'mcp-crash', userId: 'alice' };
     const script = [call('add', { a: 5, b: 6 }), { text: 'It is 11.' }];
     const first = agentWith(
-      new ScriptedModel(script),
+      new ScriptedModel(script, { recordCalls: true }),
       { connect: server.connect },
       {
         store: torn,
@@ -268,7 +276,7 @@ describe('mcpToolkit over stdio (a child process)', () => {
 
     const store = await LevelSessionStore.open({ path: temp.path });
     temps.defer(() => store.close());
-    const model = new ScriptedModel(script.slice(1));
+    const model = new ScriptedModel(script.slice(1), { recordCalls: true });
     const second = agentWith(model, { connect: server.connect }, { store });
     const done = await second.agent.resume(key.sessionId, { userId: key.userId });
     expect(done.output).toBe('It is 11.');
@@ -287,7 +295,7 @@ describe('mcpToolkit over stdio (a child process)', () => {
       execute: () => 'local',
     });
     const clash = agentWith(
-      new ScriptedModel([{ text: 'x' }]),
+      new ScriptedModel([{ text: 'x' }], { recordCalls: true }),
       { connect: server.connect },
       { tools: [localAdd] },
     );
@@ -295,7 +303,9 @@ describe('mcpToolkit over stdio (a child process)', () => {
       'Agent "mcp-user" has two tools named "add", from its tools and toolkit "math": rename one (an mcpToolkit takes a `prefix`)',
     );
 
-    const model = new ScriptedModel([call('math_add', { a: 1, b: 1 }), { text: 'two' }]);
+    const model = new ScriptedModel([call('math_add', { a: 1, b: 1 }), { text: 'two' }], {
+      recordCalls: true,
+    });
     const prefixed = agentWith(
       model,
       { connect: server.connect, prefix: true },
@@ -313,7 +323,7 @@ describe('mcpToolkit over stdio (a child process)', () => {
   });
 
   it('a server that cannot start fails the toolkit with ToolkitError', async () => {
-    const model = new ScriptedModel([{ text: 'x' }]);
+    const model = new ScriptedModel([{ text: 'x' }], { recordCalls: true });
     const { agent } = agentWith(model, {
       connect: { command: join(repoRoot, 'no-such-server') },
     });
@@ -327,7 +337,9 @@ describe('mcpToolkit over stdio (a child process)', () => {
 describe('mcpToolkit over Streamable HTTP (127.0.0.1)', () => {
   it('lists and calls tools over HTTP, sending the headers', async () => {
     const http = await httpServer();
-    const model = new ScriptedModel([call('add', { a: 7, b: 8 }), { text: '15' }]);
+    const model = new ScriptedModel([call('add', { a: 7, b: 8 }), { text: '15' }], {
+      recordCalls: true,
+    });
     const { agent } = agentWith(model, {
       connect: { url: http.url, headers: { Authorization: 'Bearer sesame' } },
     });
@@ -341,15 +353,18 @@ describe('mcpToolkit over Streamable HTTP (127.0.0.1)', () => {
 
   it('a restarted HTTP server gives a tool error item (without the headers), then the toolkit reconnects', async () => {
     let http = await httpServer();
-    const model = new ScriptedModel(async (_request, index) => {
-      if (index === 1) {
-        // The server restarts on the same port between two calls: the MCP session is gone.
-        await http.close();
-        http = await startMcpHttpServer(() => buildTestMcpServer(() => undefined), http.port);
-        servers.push(http);
-      }
-      return index < 3 ? call('add', { a: index, b: 1 }) : { text: 'ok' };
-    });
+    const model = new ScriptedModel(
+      async (_request, index) => {
+        if (index === 1) {
+          // The server restarts on the same port between two calls: the MCP session is gone.
+          await http.close();
+          http = await startMcpHttpServer(() => buildTestMcpServer(() => undefined), http.port);
+          servers.push(http);
+        }
+        return index < 3 ? call('add', { a: index, b: 1 }) : { text: 'ok' };
+      },
+      { recordCalls: true },
+    );
     const { agent } = agentWith(model, {
       connect: { url: http.url, headers: { Authorization: 'Bearer sesame' } },
       instructions: 'Use the math tools.',
@@ -370,7 +385,7 @@ describe('mcpToolkit over Streamable HTTP (127.0.0.1)', () => {
 
   it('cancelling the run aborts the MCP call: the server is told, and the run is cancelled', async () => {
     const http = await httpServer();
-    const model = new ScriptedModel([call('hang')]);
+    const model = new ScriptedModel([call('hang')], { recordCalls: true });
     const { agent } = agentWith(model, { connect: { url: http.url } });
     const controller = new AbortController();
     const running = agent.run('go', { signal: controller.signal });
@@ -384,7 +399,7 @@ describe('mcpToolkit over Streamable HTTP (127.0.0.1)', () => {
   it('caches the tool list across sessions for toolCacheMs (by its clock) and until refresh()', async () => {
     const http = await httpServer();
     const clock = new FakeClock();
-    const model = new ScriptedModel(() => ({ text: 'hi' }));
+    const model = new ScriptedModel(() => ({ text: 'hi' }), { recordCalls: true });
     const { agent, kit } = agentWith(model, {
       connect: { url: http.url },
       clock,
@@ -419,14 +434,17 @@ describe('mcpToolkit over Streamable HTTP (127.0.0.1)', () => {
     });
     servers.push(http);
     const changed = deferred();
-    const model = new ScriptedModel(async (_request, index) => {
-      if (index === 0) {
-        added.push('multiply');
-        for (const server of http.live) register(server, 'multiply');
-        await changed.promise;
-      }
-      return { text: 'ok' };
-    });
+    const model = new ScriptedModel(
+      async (_request, index) => {
+        if (index === 0) {
+          added.push('multiply');
+          for (const server of http.live) register(server, 'multiply');
+          await changed.promise;
+        }
+        return { text: 'ok' };
+      },
+      { recordCalls: true },
+    );
     const { agent } = agentWith(model, {
       connect: { url: http.url },
       onToolsChanged: () => changed.resolve(),

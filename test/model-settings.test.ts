@@ -31,7 +31,7 @@ const openai = (temperature?: number) =>
 
 describe('modelSettings', () => {
   it('are checked at the call, unknown names naming the closest valid one', async () => {
-    const model = new ScriptedModel([]);
+    const model = new ScriptedModel([], { recordCalls: true });
     expect(
       () => new Agent({ name: 'a', model, modelSettings: { temprature: 1 } as never }),
     ).toThrow(
@@ -76,7 +76,7 @@ describe('modelSettings', () => {
   });
 
   it('a toolChoice naming a tool the agent lacks is a TypeError and stores nothing', async () => {
-    const model = new ScriptedModel([{ text: 'ok' }, { text: 'ok' }]);
+    const model = new ScriptedModel([{ text: 'ok' }, { text: 'ok' }], { recordCalls: true });
     expect(
       () =>
         new Agent({
@@ -119,7 +119,7 @@ describe('modelSettings', () => {
   });
 
   it("merges the run's settings over the agent's, key by key", async () => {
-    const model = new ScriptedModel([{ text: 'one' }, { text: 'two' }]);
+    const model = new ScriptedModel([{ text: 'one' }, { text: 'two' }], { recordCalls: true });
     const agent = new Agent({
       name: 'a',
       model,
@@ -196,7 +196,7 @@ describe('modelSettings', () => {
   });
 
   it('travel in the RunState of an in-memory run, so resuming it elsewhere uses them', async () => {
-    const model = new ScriptedModel([{ error: 'down' }, { text: 'back' }]);
+    const model = new ScriptedModel([{ error: 'down' }, { text: 'back' }], { recordCalls: true });
     const agent = new Agent({ name: 'a', model, modelSettings: { seed: 5 } });
     const paused = await agent.run('hi', { modelSettings: { temperature: 0.6 } });
     expect(paused.interruptionReason).toBe('error');

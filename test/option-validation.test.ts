@@ -30,7 +30,7 @@ const js =
 const BAD_LIMITS = [Number.NaN, 0, -1, 1.5, Number.POSITIVE_INFINITY, '3'];
 
 function setup(options: Partial<AgentOptions> = {}) {
-  const model = new ScriptedModel([{ text: 'hi' }]);
+  const model = new ScriptedModel([{ text: 'hi' }], { recordCalls: true });
   const store = new MemorySessionStore();
   const agent = new Agent({ name: 'a', model, store, ...options });
   return { agent, model, store };
@@ -54,12 +54,12 @@ describe('closest names', () => {
 });
 
 describe('new Agent()', () => {
-  const model = new ScriptedModel([]);
+  const model = new ScriptedModel([], { recordCalls: true });
 
   it('names the closest valid option for an unknown one', () => {
     expect(js((o: never) => new Agent(o), { name: 'a', model, max_turns: 3 })).toThrow(
       new TypeError(
-        'new Agent(): unknown option "max_turns" (did you mean "maxTurns"?); valid options are name, instructions, model, modelSettings, tools, toolkits, maxTurns, outputType, store, clock, prices, approvalTimeoutMs, permissions, maxSubAgentDepth, handoffs, history, userBudget, redact, onToolError, snapshotMigrations, lease',
+        'new Agent(): unknown option "max_turns" (did you mean "maxTurns"?); valid options are name, instructions, model, modelSettings, tools, toolkits, maxTurns, outputType, store, clock, prices, approvalTimeoutMs, permissions, maxSubAgentDepth, handoffs, history, userBudget, redact, onToolError, snapshotMigrations, lease, inspect',
       ),
     );
     expect(js((o: never) => new Agent(o), { name: 'a', model, colour: 'red' })).toThrow(

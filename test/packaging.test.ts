@@ -115,6 +115,9 @@ async function makeConsumer(tarball: string): Promise<void> {
   );
   await writeFile(join(consumer, 'app.ts'), CONSUMER_APP);
   await writeFile(join(consumer, 'app.cjs'), CONSUMER_CJS);
+  await writeFile(join(consumer, 'trace-hooks.mjs'), TRACE_HOOKS);
+  await writeFile(join(consumer, 'trace.mjs'), TRACE);
+  await writeFile(join(consumer, 'lazy.mjs'), CONSUMER_LAZY);
 }
 
 /** Uses the public API the way the README does; `@ts-expect-error` lines prove types bite. */
@@ -206,6 +209,33 @@ agent.run('hi', { sessionId: 'c1' }).then((result) => {
 });
 `;
 
+/** Module hooks printing `load <package>` on stderr when `openai` or `level` is resolved. */
+const TRACE_HOOKS = `
+export async function resolve(specifier, context, next) {
+  if (specifier === 'openai' || specifier === 'level') process.stderr.write('load ' + specifier + '\\n');
+  return next(specifier, context);
+}
+`;
+const TRACE = `
+import { register } from 'node:module';
+register('./trace-hooks.mjs', import.meta.url);
+`;
+
+/** Imports the package, then uses LevelDB and an OpenAI model, marking each stage on stderr. */
+const CONSUMER_LAZY = `
+const mark = (stage) => process.stderr.write('mark ' + stage + '\\n');
+const { LevelSessionStore, OpenAIModel } = await import('agentstate');
+mark('imported');
+const store = await LevelSessionStore.open({ path: './lazy-db' });
+await store.close();
+mark('opened a LevelDB store');
+const model = new OpenAIModel({ model: 'm', baseURL: 'http://127.0.0.1:9/v1', maxRetries: 0 });
+mark('constructed an OpenAIModel');
+await model.generate({ items: [{ type: 'message', role: 'user', content: 'hi' }] }).catch(
+  (error) => mark('called it: ' + error.code),
+);
+`;
+
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'agentstate-pack-'));
   await makeConsumer(await pack());
@@ -219,7 +249,7 @@ describe('the packed package', () => {
   it('ships dist, LICENSE, README and package.json only, and no sources', () => {
     const shipped = ['LICENSE', 'README.md', 'package.json', 'dist/index.js', 'dist/index.d.ts'];
     expect(tarballFiles).toEqual(
-      expect.arrayContaining([...shipped, 'dist/testing.js', 'dist/mcp.js']),
+      expect.arrayContaining([...shipped, 'dist/testing.js', 'dist/mcp.js', 'dist/inspect.js']),
     );
     const others = tarballFiles.filter(
       (f) => !f.startsWith('dist/') && !['LICENSE', 'README.md', 'package.json'].includes(f),
@@ -297,6 +327,35 @@ describe('the packed package', () => {
     expect(foreign.every((line) => line.includes(`node_modules${sep}xstate${sep}`))).toBe(true);
     // Nothing but those diagnostics: no crash, no running out of memory.
     expect(output.split('\n').filter((l) => /^\S/.test(l) && !errors.includes(l))).toEqual([]);
+  });
+
+  it('loads neither openai nor level on import: each at its first use', async () => {
+    const { stderr } = await run(
+      process.execPath,
+      ['--import', './trace.mjs', 'lazy.mjs'],
+      consumer,
+    );
+    const lines = stderr.split('\n').filter((l) => /^(load|mark) /.test(l));
+    expect(lines).toEqual([
+      'mark imported',
+      'load level',
+      'mark opened a LevelDB store',
+      'mark constructed an OpenAIModel',
+      'load openai',
+      'mark called it: MODEL_ERROR',
+    ]);
+  });
+
+  it('ships the agentstate command line as the package bin', async () => {
+    const pkg = JSON.parse(await readFile(join(installed, 'package.json'), 'utf8')) as {
+      version: string;
+      bin: Record<string, string>;
+    };
+    expect(pkg.bin).toEqual({ agentstate: 'dist/cli.js' });
+    const bin = join(installed, pkg.bin['agentstate']!);
+    expect((await readFile(bin, 'utf8')).startsWith('#!/usr/bin/env node\n')).toBe(true);
+    const { stdout } = await run(process.execPath, [bin, '--version'], consumer);
+    expect(stdout).toBe(`${pkg.version}\n`);
   });
 
   it("works through require('agentstate') from a .cjs file", async () => {

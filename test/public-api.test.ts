@@ -5,6 +5,7 @@ import * as mcp from '../src/mcp.js';
 import * as testing from '../src/testing.js';
 import * as aiSdk from '../src/ai-sdk.js';
 import * as postgres from '../src/postgres.js';
+import * as inspect from '../src/inspect.js';
 import {
   AI_SDK_TYPES,
   AI_SDK_VALUES,
@@ -16,6 +17,8 @@ import {
   TESTING_VALUES,
   POSTGRES_TYPES,
   POSTGRES_VALUES,
+  INSPECT_TYPES,
+  INSPECT_VALUES,
   exportedNames,
 } from './helpers/public-api.js';
 
@@ -58,6 +61,13 @@ describe('public API', () => {
     expect(names!.values).toEqual(POSTGRES_VALUES);
     expect(names!.types).toEqual(POSTGRES_TYPES);
     expect(Object.keys(postgres).sort()).toEqual(POSTGRES_VALUES);
+  });
+
+  it('agentstate/inspect exports startInspector and its types', () => {
+    const [names] = exportedNames([entry('inspect.ts')]);
+    expect(names!.values).toEqual(INSPECT_VALUES);
+    expect(names!.types).toEqual(INSPECT_TYPES);
+    expect(Object.keys(inspect).sort()).toEqual(INSPECT_VALUES);
   });
 
   it('internals stay out of the root export', () => {

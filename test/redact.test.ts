@@ -35,10 +35,13 @@ function failingTool() {
 describe('AgentOptions.redact and onToolError', () => {
   it('a tool that throws: the app gets the full error, the model and the store the redacted one', async () => {
     const { store, path } = await temps.open();
-    const model = new ScriptedModel([
-      { toolCalls: [{ name: 'query', arguments: { sql: 'select 1' }, callId: 'call_q' }] },
-      { text: 'The database is down.' },
-    ]);
+    const model = new ScriptedModel(
+      [
+        { toolCalls: [{ name: 'query', arguments: { sql: 'select 1' }, callId: 'call_q' }] },
+        { text: 'The database is down.' },
+      ],
+      { recordCalls: true },
+    );
     const seen: [unknown, ToolErrorInfo][] = [];
     const agent = new Agent({
       name: 'db',
@@ -69,10 +72,10 @@ describe('AgentOptions.redact and onToolError', () => {
   });
 
   it('without redact the hook still sees the error and the model reads it as before', async () => {
-    const model = new ScriptedModel([
-      { toolCalls: [{ name: 'query', arguments: { sql: 'x' } }] },
-      { text: 'done' },
-    ]);
+    const model = new ScriptedModel(
+      [{ toolCalls: [{ name: 'query', arguments: { sql: 'x' } }] }, { text: 'done' }],
+      { recordCalls: true },
+    );
     const seen: unknown[] = [];
     const agent = new Agent({
       name: 'db',
@@ -93,9 +96,10 @@ describe('AgentOptions.redact and onToolError', () => {
   it('a failing model call and a failing needsApproval: the stored and thrown errors are redacted', async () => {
     const { store, path } = await temps.open();
     const cause = new Error(`upstream said ${SECRET}`);
-    const failingModel = new ScriptedModel([
-      { error: new ModelError(`gateway error for ${SECRET}`, { status: 502, cause }) },
-    ]);
+    const failingModel = new ScriptedModel(
+      [{ error: new ModelError(`gateway error for ${SECRET}`, { status: 502, cause }) }],
+      { recordCalls: true },
+    );
     const agent = new Agent({ name: 'm', model: failingModel, store, redact });
     const key = { sessionId: 'model', userId: 'alice' };
     const thrown = await modelFailure(agent.run('hi', key));
@@ -114,7 +118,7 @@ describe('AgentOptions.redact and onToolError', () => {
     });
     const approvals = new Agent({
       name: 'p',
-      model: new ScriptedModel([{ toolCalls: [{ name: 'pay' }] }]),
+      model: new ScriptedModel([{ toolCalls: [{ name: 'pay' }] }], { recordCalls: true }),
       tools: [guarded],
       store,
       redact,

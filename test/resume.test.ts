@@ -101,12 +101,15 @@ describe('agent.resume(sessionId)', () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const script = approvalModel();
-    const blocking = new ScriptedModel(async (request, index) => {
-      if (index === 1) await gate;
-      return script
-        .generate(request)
-        .then((r) => (r.text ? { text: r.text } : { toolCalls: r.toolCalls }));
-    });
+    const blocking = new ScriptedModel(
+      async (request, index) => {
+        if (index === 1) await gate;
+        return script
+          .generate(request)
+          .then((r) => (r.text ? { text: r.text } : { toolCalls: r.toolCalls }));
+      },
+      { recordCalls: true },
+    );
     const first = approvalAgent(store, { model: blocking });
     first.agent.runtimeFor(store).on('SessionSaved', ({ record }) => {
       // The tool call is journaled and the second model call is in flight: cut the power.

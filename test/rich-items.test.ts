@@ -83,7 +83,7 @@ describe('richer items', () => {
 
   it('passes the items to a ScriptedModel as given and keeps them in the history', async () => {
     const { store } = await temps.open();
-    const model = new ScriptedModel([{ text: 'seen' }]);
+    const model = new ScriptedModel([{ text: 'seen' }], { recordCalls: true });
     const agent = new Agent({ name: 'looker', model, store });
     await agent.run(richInput(), key);
     expect(model.calls[0]?.items).toEqual(richInput());
@@ -106,7 +106,7 @@ describe('richer items', () => {
     ['an unknown part', { type: 'audio', data: pixel }],
   ])('refuses %s at the call with a TypeError, storing nothing', async (_what, part) => {
     const { store } = await temps.open();
-    const model = new ScriptedModel([{ text: 'never' }]);
+    const model = new ScriptedModel([{ text: 'never' }], { recordCalls: true });
     const agent = new Agent({ name: 'looker', model, store });
     const input = [{ type: 'message', role: 'user', content: [part] }] as unknown as Item[];
     await expect(async () => agent.run(input, key)).rejects.toThrow(
@@ -118,7 +118,11 @@ describe('richer items', () => {
 
   it('refuses developer items with parts, empty part lists and summary items in run input', async () => {
     const { store } = await temps.open();
-    const agent = new Agent({ name: 'looker', model: new ScriptedModel([]), store });
+    const agent = new Agent({
+      name: 'looker',
+      model: new ScriptedModel([], { recordCalls: true }),
+      store,
+    });
     const bad: unknown[] = [
       { type: 'message', role: 'developer', content: [{ type: 'text', text: 'x' }] },
       { type: 'message', role: 'user', content: [] },
@@ -134,7 +138,11 @@ describe('richer items', () => {
 
   it('reads a stored item with a bad part as a typed error naming its key', async () => {
     const { store } = await temps.open();
-    const agent = new Agent({ name: 'looker', model: new ScriptedModel([{ text: 'a' }]), store });
+    const agent = new Agent({
+      name: 'looker',
+      model: new ScriptedModel([{ text: 'a' }], { recordCalls: true }),
+      store,
+    });
     await agent.run('hello', key);
     const at = historyKey(key, 0);
     const bad = { type: 'message', role: 'user', content: [{ type: 'image', url: 'nope' }] };
@@ -149,11 +157,14 @@ describe('a large image in the history', () => {
   it('is stored once, in the history log, never in the record or the journal', async () => {
     const { store, path } = await temps.open();
     const image = randomBytes(150_000).toString('base64'); // 200 KB of base64
-    const model = new ScriptedModel([
-      { toolCalls: [{ name: 'danger', arguments: {} }] }, // pauses for approval
-      { text: 'It is a cat.' },
-      { text: 'You are welcome.' },
-    ]);
+    const model = new ScriptedModel(
+      [
+        { toolCalls: [{ name: 'danger', arguments: {} }] }, // pauses for approval
+        { text: 'It is a cat.' },
+        { text: 'You are welcome.' },
+      ],
+      { recordCalls: true },
+    );
     const agent = new Agent({ name: 'looker', model, store, tools: [dangerTool] });
     const holding = async (): Promise<string[]> =>
       (await dumpBackend(store)).filter(([, value]) => value.includes(image)).map(([k]) => k);

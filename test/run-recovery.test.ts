@@ -125,7 +125,7 @@ describe('a paused run refuses messages with RunPausedError; cancel ends it', ()
 
     const broken = new Agent({
       name: 'b',
-      model: new ScriptedModel([{ error: 'upstream 503' }]),
+      model: new ScriptedModel([{ error: 'upstream 503' }], { recordCalls: true }),
       store,
     });
     const other = { sessionId: 'other', userId: 'alice' };
@@ -175,11 +175,19 @@ describe('a paused run refuses messages with RunPausedError; cancel ends it', ()
       'Done. lookup: two: found',
     );
 
-    const broken = new Agent({ name: 'b', model: new ScriptedModel([{ error: 'x' }]), store });
+    const broken = new Agent({
+      name: 'b',
+      model: new ScriptedModel([{ error: 'x' }], { recordCalls: true }),
+      store,
+    });
     const other = { sessionId: 'other', userId: 'alice' };
     await modelFailure(broken.run('hi', other));
     await broken.cancel(other.sessionId, { userId: other.userId });
-    const fixed = new Agent({ name: 'b', model: new ScriptedModel([{ text: 'ok' }]), store });
+    const fixed = new Agent({
+      name: 'b',
+      model: new ScriptedModel([{ text: 'ok' }], { recordCalls: true }),
+      store,
+    });
     expect((await fixed.run('hi again', other)).output).toBe('ok');
     const history = await store.readHistory(other);
     expect(userTexts(history)).toEqual(['hi', 'hi again']);
@@ -244,11 +252,10 @@ function blockingAgent(store: SessionStore) {
       return 'finally';
     },
   });
-  const model = new ScriptedModel([
-    { toolCalls: [{ name: 'slow', arguments: {} }] },
-    { text: 'done' },
-    { text: 'second' },
-  ]);
+  const model = new ScriptedModel(
+    [{ toolCalls: [{ name: 'slow', arguments: {} }] }, { text: 'done' }, { text: 'second' }],
+    { recordCalls: true },
+  );
   const agent = new Agent({ name: 'a', model, tools: [slow], store });
   return { agent, model, gate, started, counts };
 }

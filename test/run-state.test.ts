@@ -131,10 +131,12 @@ describe('RunState', () => {
       parameters: z.object({}),
       execute: () => ++executed,
     });
-    const model = new ScriptedModel((request) =>
-      request.items.filter((i) => i.type === 'tool_result').length < 3
-        ? { toolCalls: [{ name: 'step' }] }
-        : { text: 'three steps' },
+    const model = new ScriptedModel(
+      (request) =>
+        request.items.filter((i) => i.type === 'tool_result').length < 3
+          ? { toolCalls: [{ name: 'step' }] }
+          : { text: 'three steps' },
+      { recordCalls: true },
     );
     const agent = new Agent({ name: 'stepper', model, tools: [step], store, maxTurns: 2 });
 

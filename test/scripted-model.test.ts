@@ -48,8 +48,8 @@ describe('ScriptedModel', () => {
     model.assertComplete();
   });
 
-  it('records a copy of every request', async () => {
-    const model = new ScriptedModel([{ text: 'a' }, { text: 'b' }]);
+  it('records a copy of every request with recordCalls: true', async () => {
+    const model = new ScriptedModel([{ text: 'a' }, { text: 'b' }], { recordCalls: true });
     const req = request('first');
     await model.generate(req);
     req.items.push({ type: 'message', role: 'user', content: 'mutated later' });
@@ -58,6 +58,16 @@ describe('ScriptedModel', () => {
     expect(model.calls[0]?.items).toEqual([{ type: 'message', role: 'user', content: 'first' }]);
     expect(model.calls[1]?.instructions).toBe('be nice');
     expect(model.calls[1]?.items[0]).toMatchObject({ content: 'second' });
+    expect(model.callCount).toBe(2);
+  });
+
+  it('keeps no request by default: it counts calls, and reading calls says how to record them', async () => {
+    const model = new ScriptedModel([{ text: 'a' }, { text: 'b' }]);
+    await model.generate(request('first'));
+    await model.generate(request('second'));
+    expect(model.callCount).toBe(2);
+    expect(() => model.calls).toThrow(TypeError);
+    expect(() => model.calls).toThrow(/recordCalls: true/);
   });
 
   it('answers from a function of the request and the call index', async () => {
@@ -104,7 +114,7 @@ describe('ScriptedModel', () => {
     await expect(model.generate(request('x'), { signal: controller.signal })).rejects.toThrow(
       'stop',
     );
-    expect(model.calls).toHaveLength(0);
+    expect(model.callCount).toBe(0);
   });
 
   it('streams text deltas, then tool call deltas, then the response', async () => {
@@ -141,7 +151,7 @@ describe('ScriptedModel inside an agent run', () => {
     expect(error).toBeInstanceOf(AgentStateError);
     expect((error as AgentStateError).code).toBe('SCRIPT_EXHAUSTED');
     expect((error as Error).message).toMatch(/call #2/);
-    expect(model.calls).toHaveLength(2);
+    expect(model.callCount).toBe(2);
     await store.close();
   });
 

@@ -137,7 +137,7 @@ describe('session machine through actions', () => {
 
   it('persists the run snapshot nested in the session snapshot during an approval pause', async () => {
     const { runtime, store } = await setup(
-      new ScriptedModel([callTool('danger'), { text: 'all done' }]),
+      new ScriptedModel([callTool('danger'), { text: 'all done' }], { recordCalls: true }),
     );
     const paused = await runtime.execute(alice('s'), sendMessage('do it'));
     expect(paused).toMatchObject({ interrupted: true, interruptionReason: 'approval' });

@@ -81,7 +81,9 @@ describe('userId is a hard partition', () => {
   });
 
   it("B cannot approve or resume A's paused run", async () => {
-    const { agent, store } = await setup(new ScriptedModel([callTool('danger'), { text: 'done' }]));
+    const { agent, store } = await setup(
+      new ScriptedModel([callTool('danger'), { text: 'done' }], { recordCalls: true }),
+    );
     const paused = await agent.run('do it', { sessionId: 'job', userId: 'alice' });
     expect(paused.interruptionReason).toBe('approval');
     await expect(agent.resume('job', { userId: 'bob', store })).rejects.toBeInstanceOf(

@@ -71,7 +71,7 @@ describe('damaged snapshots (point 1)', () => {
   });
 
   it('a paused run whose calls are not a list fails typed, not with "calls.some is not a function"', async () => {
-    const model = new ScriptedModel([callTool('danger'), { text: 'ok' }]);
+    const model = new ScriptedModel([callTool('danger'), { text: 'ok' }], { recordCalls: true });
     const { store, runtime } = await assistantSetup(temps, model);
     const paused = await runtime.execute(alice('s'), sendMessage('do it'));
     expect(paused.interruptionReason).toBe('approval');
@@ -96,7 +96,7 @@ describe('damaged snapshots (point 1)', () => {
   });
 
   it('a running session without the step child its state needs is refused (it would hang)', async () => {
-    const model = new ScriptedModel([callTool('danger'), { text: 'ok' }]);
+    const model = new ScriptedModel([callTool('danger'), { text: 'ok' }], { recordCalls: true });
     const { store, runtime } = await assistantSetup(temps, model);
     await runtime.execute(alice('s'), sendMessage('do it'));
     const rKey = recordKey(alice('s'));
@@ -189,8 +189,10 @@ describe('damaged user totals (point 3)', () => {
       parameters: z.object({}),
       execute: () => `worked ${++ran}`,
     });
-    const model = new ScriptedModel((request) =>
-      request.items.at(-1)?.type === 'tool_result' ? { text: 'done' } : callTool('work'),
+    const model = new ScriptedModel(
+      (request) =>
+        request.items.at(-1)?.type === 'tool_result' ? { text: 'done' } : callTool('work'),
+      { recordCalls: true },
     );
     const agent = new Agent({ name: 'worker', model, store, tools: [work] });
     return { agent, model, ran: () => ran };

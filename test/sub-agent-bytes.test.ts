@@ -64,9 +64,10 @@ const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 describe('sub-agent steps keep their cost bounded', () => {
   // Each sub-agent run is stored under a key of its own, so a child's step rewrites the session
-  // record and its own run, not its ancestors' (2.6x before, about 1.7x now). The issue's
-  // target is 1.5x: the record still carries the parent's call with the child's spec.
-  it('writes at most 2x the bytes of a top-level step for a step of a child at depth 3', async () => {
+  // record and its own run, not its ancestors' (2.6x with the whole tree in the record, 1.7x
+  // with each run apart); a stored run leaves out what its parent's call and its own context
+  // already hold (`sub-run-encoding.ts`): about 1.4x.
+  it('writes at most 1.5x the bytes of a top-level step for a step of a child at depth 3', async () => {
     const { store } = await temps.open();
     const flat = agent('flat', store);
     const flatSaves = await savesOf(flat, store, 'flat');
@@ -83,6 +84,6 @@ describe('sub-agent steps keep their cost bounded', () => {
     console.log(
       `bytes per step: top-level ${topLevel.toFixed(0)}, child at depth 3 ${mean(atDepth3).toFixed(0)} (${ratio.toFixed(2)}x)`,
     );
-    expect(ratio).toBeLessThanOrEqual(2);
+    expect(ratio).toBeLessThanOrEqual(1.5);
   });
 });

@@ -48,16 +48,19 @@ describe('sub-agent failures', () => {
     const { store } = await temps.open();
     let failures = 1;
     const { billingModel } = triageWithBilling({ store });
-    const flaky = new ScriptedModel(async (request, index) => {
-      if (index === 1 && failures-- > 0) return { error: 'rate limited (429)' };
-      return billingModel
-        .generate(request)
-        .then((r) =>
-          r.toolCalls.length
-            ? { toolCalls: r.toolCalls.map((c) => ({ name: c.name, arguments: c.arguments })) }
-            : { text: r.text ?? '' },
-        );
-    });
+    const flaky = new ScriptedModel(
+      async (request, index) => {
+        if (index === 1 && failures-- > 0) return { error: 'rate limited (429)' };
+        return billingModel
+          .generate(request)
+          .then((r) =>
+            r.toolCalls.length
+              ? { toolCalls: r.toolCalls.map((c) => ({ name: c.name, arguments: c.arguments })) }
+              : { text: r.text ?? '' },
+          );
+      },
+      { recordCalls: true },
+    );
     const { triage: parent } = triageWithBilling({ store, billing: { model: flaky } });
     const paused = await parent.run('where is order 8?', key);
     expect(paused.interrupted).toBe(true);
@@ -111,12 +114,15 @@ describe('sub-agent failures', () => {
   it('stops recursion at maxSubAgentDepth with SubAgentDepthError, which the level above reads', async () => {
     const { store } = await temps.open();
     const tools: AnyTool[] = [];
-    const model = new ScriptedModel((request) => {
-      const result = lastResult(request);
-      return result === undefined
-        ? { toolCalls: [{ name: 'delegate', arguments: { input: 'go deeper' } }] }
-        : { text: `got: ${result}` };
-    });
+    const model = new ScriptedModel(
+      (request) => {
+        const result = lastResult(request);
+        return result === undefined
+          ? { toolCalls: [{ name: 'delegate', arguments: { input: 'go deeper' } }] }
+          : { text: `got: ${result}` };
+      },
+      { recordCalls: true },
+    );
     const agent = new Agent({ name: 'echo', model, tools, store, maxSubAgentDepth: 2 });
     tools.push(agent.asTool({ name: 'delegate', description: 'Delegates to itself' }));
     const result = await agent.run('go', key);

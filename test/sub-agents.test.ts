@@ -134,7 +134,9 @@ describe('sub-agents', () => {
     const paused = await triage.run('please refund order 6', opts);
     const childKey = subRunKey(key, paused.interruptions[0]!.runId!);
     const raw = (await store.backend.get(childKey))!;
-    expect(raw).toContain('"agentPath":["triage","billing"]');
+    expect(raw).toContain('"awaitingApproval"');
+    // what the parent's call gives (agent path, session, input) is not stored again
+    expect(raw).not.toMatch(/"agentPath"|"sessionId"|"input":"/);
     const calls = billingModel.calls.length;
     const flipped = raw.replace('"awaitingApproval"', '"awaitingApprovaI"');
     await store.backend.write([{ type: 'put', key: childKey, value: flipped }]);

@@ -33,15 +33,18 @@ describe('tool calls', () => {
         return text;
       },
     });
-    const model = new ScriptedModel([
-      {
-        toolCalls: [
-          { name: 'echo', callId: 'dup', arguments: { text: 'a' } },
-          { name: 'echo', callId: 'dup', arguments: { text: 'b' } },
-        ],
-      },
-      { text: 'done' },
-    ]);
+    const model = new ScriptedModel(
+      [
+        {
+          toolCalls: [
+            { name: 'echo', callId: 'dup', arguments: { text: 'a' } },
+            { name: 'echo', callId: 'dup', arguments: { text: 'b' } },
+          ],
+        },
+        { text: 'done' },
+      ],
+      { recordCalls: true },
+    );
     const agent = new Agent({ name: 'a', model, store, tools: [echo] });
     const result = await agent.run('go', { sessionId: 's' });
     expect(result.output).toBe('done');
@@ -60,15 +63,18 @@ describe('tool calls', () => {
       parameters: z.object({ text: z.string() }),
       execute: ({ text }) => text,
     });
-    const model = new ScriptedModel([
-      {
-        toolCalls: [
-          { name: 'echo', callId: '', arguments: { text: 'x' } },
-          { name: 'echo', callId: '', arguments: { text: 'y' } },
-        ],
-      },
-      { text: 'done' },
-    ]);
+    const model = new ScriptedModel(
+      [
+        {
+          toolCalls: [
+            { name: 'echo', callId: '', arguments: { text: 'x' } },
+            { name: 'echo', callId: '', arguments: { text: 'y' } },
+          ],
+        },
+        { text: 'done' },
+      ],
+      { recordCalls: true },
+    );
     const agent = new Agent({ name: 'a', model, store, tools: [echo] });
     await agent.run('go', { sessionId: 's' });
     const history = await store.readHistory({ sessionId: 's' });
@@ -95,16 +101,19 @@ describe('tool calls', () => {
         },
       });
       const order = first === 'slow' ? ['slow', 'fast'] : ['fast', 'slow'];
-      const model = new ScriptedModel([
-        {
-          toolCalls: order.map((name, i) => ({
-            name: 'wait',
-            callId: `c${i}`,
-            arguments: { name },
-          })),
-        },
-        { text: 'done' },
-      ]);
+      const model = new ScriptedModel(
+        [
+          {
+            toolCalls: order.map((name, i) => ({
+              name: 'wait',
+              callId: `c${i}`,
+              arguments: { name },
+            })),
+          },
+          { text: 'done' },
+        ],
+        { recordCalls: true },
+      );
       const agent = new Agent({ name: 'a', model, store, tools: [wait] });
       await agent.run('go', { sessionId: 's' });
       const history = await store.readHistory({ sessionId: 's' });
@@ -135,15 +144,17 @@ describe('tool calls', () => {
       }),
     ];
     const script = () =>
-      new ScriptedModel((request) =>
-        request.items.some((i) => i.type === 'tool_result')
-          ? { text: 'done' }
-          : {
-              toolCalls: [
-                { name: 'step', callId: 'c0', arguments: { name: 'first' } },
-                { name: 'step', callId: 'c1', arguments: { name: 'second' } },
-              ],
-            },
+      new ScriptedModel(
+        (request) =>
+          request.items.some((i) => i.type === 'tool_result')
+            ? { text: 'done' }
+            : {
+                toolCalls: [
+                  { name: 'step', callId: 'c0', arguments: { name: 'first' } },
+                  { name: 'step', callId: 'c1', arguments: { name: 'second' } },
+                ],
+              },
+        { recordCalls: true },
       );
     // Process 1: `second` finishes and is saved while `first` is still running; then it dies.
     const one = await temps.open();

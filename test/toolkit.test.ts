@@ -43,13 +43,16 @@ function notesToolkit() {
 
 /** Each run: call add_note with the user's message, then answer with the tool's output. */
 function noteTakingModel() {
-  return new ScriptedModel((request) => {
-    const last = request.items.at(-1);
-    if (last?.type === 'message' && last.role === 'user') {
-      return { toolCalls: [{ name: 'add_note', arguments: { text: last.content } }] };
-    }
-    return { text: (last as ToolResultItem).output };
-  });
+  return new ScriptedModel(
+    (request) => {
+      const last = request.items.at(-1);
+      if (last?.type === 'message' && last.role === 'user') {
+        return { toolCalls: [{ name: 'add_note', arguments: { text: last.content } }] };
+      }
+      return { text: (last as ToolResultItem).output };
+    },
+    { recordCalls: true },
+  );
 }
 
 let store: MemorySessionStore;
@@ -143,7 +146,7 @@ describe('toolkits', () => {
   it('closes the toolkit even when the model call fails', async () => {
     store = new MemorySessionStore();
     const { kit, stats } = notesToolkit();
-    const model = new ScriptedModel([{ error: 'model down' }]);
+    const model = new ScriptedModel([{ error: 'model down' }], { recordCalls: true });
     const agent = new Agent({ name: 'notes', model, toolkits: [kit], store });
     expect(await modelFailure(agent.run('x', { userId: 'dave' }))).toMatchObject({
       code: 'MODEL_ERROR',

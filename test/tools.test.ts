@@ -29,7 +29,7 @@ afterEach(async () => {
 /** Runs one agent turn where the model makes `first`, then answers 'final'. */
 async function runWith(first: ScriptedResponse, tools: AnyTool[] = [add]) {
   store = new MemorySessionStore();
-  const model = new ScriptedModel([first, { text: 'final' }]);
+  const model = new ScriptedModel([first, { text: 'final' }], { recordCalls: true });
   const agent = new Agent({ name: 'tools', model, tools, store });
   const result = await agent.run('go', { userId: 'alice' });
   model.assertComplete();
@@ -192,7 +192,9 @@ describe('tool calls in a run', () => {
           started.resolve();
         }),
     });
-    const model = new ScriptedModel([{ toolCalls: [{ name: 'waiter' }] }, { text: 'never' }]);
+    const model = new ScriptedModel([{ toolCalls: [{ name: 'waiter' }] }, { text: 'never' }], {
+      recordCalls: true,
+    });
     const agent = new Agent({ name: 'cancel', model, tools: [waiter], store });
     const controller = new AbortController();
     const run = agent.run('go', { signal: controller.signal });

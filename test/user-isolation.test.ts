@@ -51,8 +51,10 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
 /** Alice's session paused on an approval, and the agent's run that paused it. */
 async function pausedSession() {
   // asks for the approval-gated tool, then answers once it has a result (in any session)
-  const model = new ScriptedModel((request) =>
-    request.items.at(-1)?.type === 'tool_result' ? { text: 'done' } : callTool('danger'),
+  const model = new ScriptedModel(
+    (request) =>
+      request.items.at(-1)?.type === 'tool_result' ? { text: 'done' } : callTool('danger'),
+    { recordCalls: true },
   );
   const setup = await assistantSetup(temps, model);
   const paused = await setup.agent.run('do it', OWNER);

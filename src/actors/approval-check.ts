@@ -4,7 +4,7 @@ import type { ApprovalCheckInput, ApprovalCheckOutput } from '../machines/run-ty
 import { ApprovalCheckError } from '../errors/run-errors.js';
 import { parseToolArguments } from '../tools/invoke-tool.js';
 import { evaluatePermissions, type JournaledPermission } from '../runtime/permission-policy.js';
-import { permissionsFor, stepDepsOf, type StepDepsSource } from './step-deps.js';
+import { permissionsFor, stepDepsOf, timingFields, type StepDepsSource } from './step-deps.js';
 
 /**
  * Evaluates the permission policies and `needsApproval` once per call and journals the
@@ -15,6 +15,7 @@ import { permissionsFor, stepDepsOf, type StepDepsSource } from './step-deps.js'
 export function approvalCheck(source: StepDepsSource) {
   return fromPromise<ApprovalCheckOutput, ApprovalCheckInput>(async ({ input, system }) => {
     const deps = stepDepsOf(source, system);
+    const timing = deps.stepStarted(input.runId, input.step);
     const hit = await deps.log.find(input.runId, input.step);
     if (hit) return hit.output as ApprovalCheckOutput;
     await deps.durable();
@@ -57,7 +58,14 @@ export function approvalCheck(source: StepDepsSource) {
       }),
     );
     const output: ApprovalCheckOutput = { decisions };
-    deps.log.record({ runId: input.runId, step: input.step, kind: 'approval', output, at: now });
+    deps.log.record({
+      runId: input.runId,
+      step: input.step,
+      kind: 'approval',
+      output,
+      at: deps.clock.now(),
+      ...timingFields(timing),
+    });
     return output;
   });
 }

@@ -19,6 +19,7 @@ import {
   combinedSignal,
   hasPermissions,
   stepDepsOf,
+  timingFields,
   type AgentDeps,
   type StepDeps,
   type StepDepsSource,
@@ -78,6 +79,7 @@ function parseStructured(
 export function modelStep(source: StepDepsSource) {
   return fromPromise<ModelStepOutput, ModelStepInput>(async ({ input, signal, system }) => {
     const deps = stepDepsOf(source, system);
+    const timing = deps.stepStarted(input.runId, input.step);
     const hit = await deps.log.find(input.runId, input.step);
     if (hit) return hit.output as ModelStepOutput;
     const sub = isSubRun(input.path);
@@ -158,6 +160,7 @@ export function modelStep(source: StepDepsSource) {
       kind: 'model' as const,
       output,
       at: deps.clock.now(),
+      ...timingFields(timing),
     };
     deps.log.record(entry, sub ? [] : items);
     return output;

@@ -28,6 +28,21 @@ export type StepProgress = Tagged &
       }
   );
 
+/** A step's start and restarts, recorded in its journal entry. */
+export interface StepTiming {
+  startedAt: number;
+  restarts: number;
+}
+
+/** The journal entry fields of a step's timing (`restarts` only when it was restarted). */
+export function timingFields(timing: StepTiming): { startedAt: number; restarts?: number } {
+  return timing.restarts
+    ? { startedAt: timing.startedAt, restarts: timing.restarts }
+    : {
+        startedAt: timing.startedAt,
+      };
+}
+
 /** What the steps of one agent's runs need: its model, tools and instructions. */
 export interface AgentDeps {
   agentName: string;
@@ -81,6 +96,11 @@ export interface StepDeps extends AgentDeps {
    * durable: at a crash only the step in flight can have run unjournaled (invariant 1).
    */
   durable(): Promise<void>;
+  /**
+   * Notes that a step starts (synchronously, as its actor starts, so the note joins the save
+   * that follows anyway): when it first started and how many restores started it again.
+   */
+  stepStarted(runId: string, step: number): StepTiming;
   /** Set while streaming: receives deltas and tool progress; the model is then streamed. */
   progress?: ((event: StepProgress) => void) | undefined;
 }

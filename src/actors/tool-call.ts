@@ -4,7 +4,7 @@ import { errorFromSerialized } from '../errors/error-from-serialized.js';
 import type { ToolCallInput, ToolCallOutput } from '../machines/run-types.js';
 import { isSubRun } from '../machines/run-types.js';
 import { invokeTool } from '../tools/invoke-tool.js';
-import { combinedSignal, stepDepsOf, type StepDepsSource } from './step-deps.js';
+import { combinedSignal, stepDepsOf, timingFields, type StepDepsSource } from './step-deps.js';
 
 /**
  * One tool call, journaled. A rejected call does not run: the model reads the rejection. A
@@ -14,6 +14,7 @@ import { combinedSignal, stepDepsOf, type StepDepsSource } from './step-deps.js'
 export function toolCall(source: StepDepsSource) {
   return fromPromise<ToolCallOutput, ToolCallInput>(async ({ input, signal, system }) => {
     const deps = stepDepsOf(source, system);
+    const timing = deps.stepStarted(input.runId, input.step);
     const hit = await deps.log.find(input.runId, input.step);
     if (hit) {
       const replayed = hit.output as ToolCallOutput;
@@ -58,7 +59,14 @@ export function toolCall(source: StepDepsSource) {
             stepSignal,
           );
     const output = toolOutput(result);
-    const entry = { runId, step: input.step, kind: 'tool' as const, output, at: deps.clock.now() };
+    const entry = {
+      runId,
+      step: input.step,
+      kind: 'tool' as const,
+      output,
+      at: deps.clock.now(),
+      ...timingFields(timing),
+    };
     if (sub) {
       // A sub-agent's conversation is its journal: the result stays out of the history.
       deps.log.record(entry);

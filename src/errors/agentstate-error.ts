@@ -38,6 +38,9 @@ export const ERROR_CODES = [
   'SUB_AGENT_DEPTH',
   'LEASE_LOST',
   'STORE_UNAVAILABLE',
+  'FORK_POSITION_OUT_OF_RANGE',
+  'INVALID_REPLAY',
+  'RUN_NOT_FOUND',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -43,3 +43,4 @@ export {
   StoreLockedError,
   StoreOpenFailedError,
 } from './session-errors.js';
+export { ForkPositionError, InvalidReplayError, RunNotFoundError } from './replay-errors.js';

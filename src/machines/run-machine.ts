@@ -13,7 +13,7 @@ import type {
   ToolCallInput,
   ToolCallOutput,
 } from './run-types.js';
-import { budgetLeft, isSubRun, zeroUsage } from './run-types.js';
+import { budgetLeft, isSubRun, withStepStart, zeroUsage } from './run-types.js';
 import {
   afterSubRun,
   childRunInput,
@@ -31,7 +31,6 @@ import {
   rejectionOf,
   withCheckedApprovals,
 } from './call-approvals.js';
-
 import { serializeError } from '../errors/agentstate-error.js';
 
 /** Done and error events of the spawned `toolCall` and `subRun` children (one per call). */
@@ -158,6 +157,7 @@ export const runMachine = setup({
     // From any state, paused ones included: a cancelled run ends `cancelled` (and stops its
     // sub-agent runs with it).
     CANCEL: { target: '.cancelled' },
+    STEP_STARTED: { actions: assign(({ context, event }) => withStepStart(context, event)) },
     // A decision about a sub-agent's call goes down to the sub-agent runs.
     APPROVE: {
       guard: ({ context, event }) => !forThisRun(context, event),
@@ -289,7 +289,11 @@ export const runMachine = setup({
       },
     },
     awaitingApproval: {
-      always: { guard: ({ context }) => !context.calls.some(pendingApproval), target: 'tools' },
+      // Decisions recorded with `hold` (the command line) wait here for a CONTINUE.
+      always: {
+        guard: ({ context }) => !context.held && !context.calls.some(pendingApproval),
+        target: 'tools',
+      },
       invoke: {
         src: 'durableTimer',
         input: ({ context }) => ({
@@ -308,18 +312,21 @@ export const runMachine = setup({
           guard: ({ context, event }) =>
             forThisRun(context, event) &&
             context.calls.some((c) => c.callId === event.callId && pendingApproval(c)),
-          actions: assign(({ context, event }) =>
-            decide(context, event.callId, 'approved', event.always),
-          ),
+          actions: assign(({ context, event }) => ({
+            ...decide(context, event.callId, 'approved', event.always),
+            ...(event.hold ? { held: true } : {}),
+          })),
         },
         REJECT: {
           guard: ({ context, event }) =>
             forThisRun(context, event) &&
             context.calls.some((c) => c.callId === event.callId && pendingApproval(c)),
-          actions: assign(({ context, event }) =>
-            decide(context, event.callId, 'rejected', event.always, event.message),
-          ),
+          actions: assign(({ context, event }) => ({
+            ...decide(context, event.callId, 'rejected', event.always, event.message),
+            ...(event.hold ? { held: true } : {}),
+          })),
         },
+        CONTINUE: { actions: assign({ held: false }) },
       },
     },
     tools: {

@@ -137,6 +137,10 @@ export const RunContext = RunInput.extend({
   resultsAt: count.optional(),
   subRuns: z.array(SubRunSummary).optional(),
   activeAgent: z.string().min(1).optional(),
+  held: z.boolean().optional(),
+  stepStarts: z
+    .record(z.string(), z.object({ at: z.number(), restarts: z.number().int().nonnegative() }))
+    .optional(),
 });
 
 export const RunSummary = z.object({

@@ -186,6 +186,32 @@ export interface RunMachineContext extends RunMachineInput {
   subRuns?: SubRunSummary[] | undefined;
   /** The agent the run was handed off to (`handoffs`); absent while it is the run's own. */
   activeAgent?: string | undefined;
+  /**
+   * Decisions were recorded with `hold` (by the command line, which cannot run the tools): the
+   * run stays in `awaitingApproval` until a CONTINUE (the app's resume) lets the calls run.
+   */
+  held?: boolean | undefined;
+  /**
+   * When each step of the current turn started and how often it was restarted after a
+   * restore (by step number; cleared when a model step ends), so a journal entry records both.
+   */
+  stepStarts?: Record<string, StepStart> | undefined;
+}
+
+/** When a step first started (epoch ms) and how many restores started it again. */
+export interface StepStart {
+  at: number;
+  restarts: number;
+}
+
+/** The run's context with a step's start noted (a `STEP_STARTED` event). */
+export function withStepStart(
+  context: RunMachineContext,
+  event: { step: number; at: number; restarts: number },
+): Partial<RunMachineContext> {
+  return {
+    stepStarts: { ...context.stepStarts, [event.step]: { at: event.at, restarts: event.restarts } },
+  };
 }
 
 export type RunFinalStatus = 'completed' | 'failed' | 'cancelled';
@@ -323,13 +349,23 @@ export interface DurableTimerOutput {
 }
 
 export type RunEvent =
-  | { type: 'APPROVE'; callId: string; always?: boolean | undefined; runId?: string | undefined }
+  | {
+      type: 'APPROVE';
+      callId: string;
+      always?: boolean | undefined;
+      runId?: string | undefined;
+      /** Record the decision only: the calls wait for a CONTINUE (see `held`). */
+      hold?: boolean | undefined;
+    }
   | {
       type: 'REJECT';
       callId: string;
       message?: string | undefined;
       always?: boolean | undefined;
       runId?: string | undefined;
+      hold?: boolean | undefined;
     }
   | { type: 'CONTINUE'; maxTurns?: number | undefined; budget?: RunBudget | undefined }
-  | { type: 'CANCEL' };
+  | { type: 'CANCEL' }
+  /** A step actor started (again, after a restore: `restarts` counts it); for the journal. */
+  | { type: 'STEP_STARTED'; step: number; at: number; restarts: number };

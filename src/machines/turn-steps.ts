@@ -28,6 +28,7 @@ export function afterModelStep(
     structured: out.structured,
     error: out.outputError,
     resultsAt: out.historyEnd,
+    stepStarts: undefined, // the steps noted so far are journaled: only this turn's calls follow
     calls: out.toolCalls.map((c, i) => ({
       callId: c.callId,
       name: c.name,

@@ -18,3 +18,4 @@ export {
   type ModelPrice,
   type PriceTable,
 } from './pricing.js';
+export { parseReplay, type ReplayFile } from './replay-file.js';

@@ -1,11 +1,17 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { AgentStateError } from '../errors/agentstate-error.js';
 import { ModelError } from '../errors/run-errors.js';
 
+/**
+ * The `openai` package's error classes, once it is loaded (it is loaded at a model's first
+ * call: importing agentstate does not load it). A failure before that is none of the SDK's.
+ */
+export type OpenAISdk = typeof OpenAI | undefined;
+
 /** Whether a failure is the caller's cancellation (rethrown unchanged by the adapters). */
-export function isAbort(error: unknown, signal: AbortSignal | undefined): boolean {
+export function isAbort(error: unknown, signal: AbortSignal | undefined, sdk: OpenAISdk): boolean {
   if (signal?.aborted) return true;
-  if (error instanceof OpenAI.APIUserAbortError) return true;
+  if (sdk && error instanceof sdk.APIUserAbortError) return true;
   return error instanceof Error && error.name === 'AbortError';
 }
 
@@ -24,18 +30,32 @@ function retryableStatus(status: number, headers: Headers | undefined): boolean 
  * `requestId`, `retryable`); aborts pass through unchanged. Secrets are not removed here: the
  * adapter redacts what this returns.
  */
-export function toModelError(error: unknown, signal?: AbortSignal): unknown {
-  if (isAbort(error, signal)) return error;
+export function toModelError(
+  error: unknown,
+  signal: AbortSignal | undefined,
+  sdk: OpenAISdk,
+): unknown {
+  if (isAbort(error, signal, sdk)) return error;
   if (error instanceof AgentStateError) return error;
-  if (error instanceof OpenAI.APIConnectionTimeoutError) {
+  if (sdk) {
+    const known = sdkFailure(error, sdk);
+    if (known) return known;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new ModelError(`The model request failed: ${message}`, { cause: error });
+}
+
+/** The ModelError of one of the SDK's own errors (none for anything else). */
+function sdkFailure(error: unknown, sdk: typeof OpenAI): ModelError | undefined {
+  if (error instanceof sdk.APIConnectionTimeoutError) {
     const message = `The model request timed out: ${error.message}`;
     return new ModelError(message, { cause: error, retryable: true });
   }
-  if (error instanceof OpenAI.APIConnectionError) {
+  if (error instanceof sdk.APIConnectionError) {
     const message = `Could not reach the model server: ${error.message}`;
     return new ModelError(message, { cause: error, retryable: true });
   }
-  if (error instanceof OpenAI.APIError) {
+  if (error instanceof sdk.APIError) {
     const status = typeof error.status === 'number' ? error.status : undefined;
     return new ModelError(`The model request failed: ${error.message}`, {
       status,
@@ -47,6 +67,5 @@ export function toModelError(error: unknown, signal?: AbortSignal): unknown {
       cause: error,
     });
   }
-  const message = error instanceof Error ? error.message : String(error);
-  return new ModelError(`The model request failed: ${message}`, { cause: error });
+  return undefined;
 }

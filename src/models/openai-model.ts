@@ -1,4 +1,4 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { redactDeep, redactSecrets, type Redact } from '../errors/redact-deep.js';
 import { ModelError } from '../errors/run-errors.js';
 import { OptionChecker, isObject, optionNames } from '../validation/option-checks.js';
@@ -11,7 +11,7 @@ import type {
   ModelStreamEvent,
 } from './model.js';
 import type { OpenAIApi, OpenAIApiCall } from './openai-api.js';
-import { isAbort, toModelError } from './openai-errors.js';
+import { isAbort, toModelError, type OpenAISdk } from './openai-errors.js';
 import type { ModelPrice } from './pricing.js';
 import { redactingLogger } from './redacting-logger.js';
 import { responsesApi } from './responses-api.js';
@@ -104,13 +104,22 @@ const OPENAI_MODEL_OPTION_NAMES = optionNames<OpenAIModelOptions>({
  * No secret leaves the adapter: the API key and the values of `Authorization` / `api-key`
  * headers are removed from every error (message, stack, cause chain, nested fields such as the
  * response body and headers) and, for a client the adapter creates, from what the SDK logs.
+ *
+ * The `openai` package is loaded at the first call, not when agentstate is imported: an app
+ * that uses another model does not pay for loading it.
  */
 export class OpenAIModel implements Model {
   readonly name: string;
   readonly price: ModelPrice | undefined;
-  private readonly client: OpenAI;
   private readonly options: OpenAIModelOptions;
   private readonly api: OpenAIApi;
+  /** What the adapter builds its client from (none when given a `client`). */
+  private readonly settings: ClientSettings | undefined;
+  /** The client, once loaded (the caller's `client` from the start). */
+  private client: OpenAI | undefined;
+  /** The `openai` package's classes, once loaded (for telling its errors apart). */
+  private sdk: OpenAISdk;
+  private loading: Promise<OpenAI> | undefined;
 
   /**
    * @throws TypeError for an unknown option name (naming the closest valid one), an empty
@@ -134,12 +143,13 @@ export class OpenAIModel implements Model {
     this.name = options.model;
     this.price = options.price;
     this.api = api === 'responses' ? responsesApi : chatCompletionsApi;
-    this.client = options.client ?? createClient(options, () => this.redact());
+    this.settings = options.client ? undefined : clientSettings(options);
+    this.client = options.client;
   }
 
   async generate(request: ModelRequest, options: ModelCallOptions = {}): Promise<ModelResponse> {
     try {
-      return await this.api.generate(this.call(request, options));
+      return await this.api.generate(await this.call(request, options));
     } catch (error) {
       throw this.failure(error, options.signal);
     }
@@ -151,7 +161,7 @@ export class OpenAIModel implements Model {
   ): AsyncGenerator<ModelStreamEvent, void, undefined> {
     let last: ModelStreamEvent | undefined;
     try {
-      for await (const event of this.api.stream(this.call(request, options))) {
+      for await (const event of this.api.stream(await this.call(request, options))) {
         if (event.type === 'response') last = event;
         else yield event;
       }
@@ -163,9 +173,9 @@ export class OpenAIModel implements Model {
     if (last) yield last;
   }
 
-  private call(request: ModelRequest, options: ModelCallOptions): OpenAIApiCall {
+  private async call(request: ModelRequest, options: ModelCallOptions): Promise<OpenAIApiCall> {
     return {
-      client: this.client,
+      client: await this.loadClient(),
       request,
       model: this.name,
       temperature: this.options.temperature,
@@ -173,15 +183,34 @@ export class OpenAIModel implements Model {
     };
   }
 
+  /** Loads the `openai` package at the first call, and builds the client unless given one. */
+  private loadClient(): Promise<OpenAI> {
+    this.loading ??= import('openai').then(({ default: sdk }) => {
+      this.sdk = sdk;
+      this.client ??= new sdk({
+        ...this.settings,
+        logger: redactingLogger(globalThis.console, () => this.redact()),
+      });
+      return this.client;
+    });
+    return this.loading;
+  }
+
   /** What a failed call throws: aborts unchanged, anything else a ModelError without secrets. */
   private failure(error: unknown, signal: AbortSignal | undefined): unknown {
-    if (isAbort(error, signal)) return error;
-    return redactDeep(toModelError(error, signal), this.redact());
+    if (isAbort(error, signal, this.sdk)) return error;
+    return redactDeep(toModelError(error, signal, this.sdk), this.redact());
   }
 
   /** Removes the client's API key and credential header values (read now: keys may rotate). */
   private redact(): Redact {
-    return redactSecrets([this.options.apiKey, this.client.apiKey, ...headerSecrets(this.client)]);
+    const client = this.client;
+    return redactSecrets([
+      this.options.apiKey,
+      this.settings?.apiKey,
+      client?.apiKey,
+      ...(client ? headerSecrets(client) : []),
+    ]);
   }
 
   private requestOptions(options: ModelCallOptions): OpenAI.RequestOptions {
@@ -193,7 +222,15 @@ export class OpenAIModel implements Model {
   }
 }
 
-function createClient(options: OpenAIModelOptions, redact: () => Redact): OpenAI {
+/** The settings of the client the adapter builds (the logger is added when it is built). */
+interface ClientSettings {
+  apiKey: string;
+  baseURL: string | undefined;
+  maxRetries: number;
+  timeout?: number;
+}
+
+function clientSettings(options: OpenAIModelOptions): ClientSettings {
   let apiKey = options.apiKey || process.env['OPENAI_API_KEY'] || undefined;
   const baseURL = options.baseURL || process.env['OPENAI_BASE_URL'] || undefined;
   if (apiKey === undefined) {
@@ -204,13 +241,12 @@ function createClient(options: OpenAIModelOptions, redact: () => Redact): OpenAI
     }
     apiKey = 'no-key';
   }
-  return new OpenAI({
+  return {
     apiKey,
     baseURL,
     maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
     ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
-    logger: redactingLogger(globalThis.console, redact),
-  });
+  };
 }
 
 /** Header names whose values are credentials. */

@@ -10,6 +10,7 @@ import {
   type ModelUsage,
 } from './model.js';
 import type { ModelPrice } from './pricing.js';
+import { parseReplay, replayAnswers } from './replay-file.js';
 
 /** A scripted tool call; `arguments` may be an object (stringified) or raw text. */
 export interface ScriptedToolCall {
@@ -37,8 +38,12 @@ export interface ScriptedModelOptions {
   /** Token counts reported when a response gives none. @default 10 in, 5 out */
   defaultUsage?: Partial<ModelUsage>;
   /**
-   * Keep a copy of every request in `calls`. Turn off for long benchmarks: copying grows with
-   * the conversation. @default true
+   * Keep a copy of every request in `calls` (for tests that check what the model was sent).
+   * Off by default: each copy grows with the conversation, so a long or busy run that kept
+   * them all would spend time and memory that are not the runtime's. `callCount` counts calls
+   * either way.
+   * @default false
+   * @example new ScriptedModel(script, { recordCalls: true }).calls
    */
   recordCalls?: boolean;
   /**
@@ -49,20 +54,29 @@ export interface ScriptedModelOptions {
   price?: ModelPrice | null;
 }
 
+export interface ReplayModelOptions extends ScriptedModelOptions {
+  /**
+   * The agent whose answers to give (a sub-agent's model, or the agent a run was handed off
+   * to, gets its own `fromReplay` model).
+   * @default the exported run's agent
+   */
+  agent?: string;
+}
+
 /**
- * A deterministic, offline model: a list of responses or a function of the request. Records
- * every request; an unscripted call throws `ScriptExhaustedError`. Default call ids derive from
+ * A deterministic, offline model: a list of responses or a function of the request. Counts
+ * its calls, and records a copy of every request with `recordCalls: true`; an unscripted call
+ * throws `ScriptExhaustedError`. Default call ids derive from
  * the request (`call_<items>_<index>`), so they are the same in a resumed process.
  */
 export class ScriptedModel implements Model {
   readonly name: string;
   readonly price: ModelPrice | undefined;
-  /** Every request received, in order. */
-  readonly calls: ModelRequest[] = [];
   private readonly script: Script;
   private readonly defaultUsage: ModelUsage;
-  private readonly recordCalls: boolean;
-  private callCount = 0;
+  /** The requests received, when recording. */
+  private readonly recorded: ModelRequest[] | undefined;
+  private count = 0;
 
   constructor(script: Script, options: ScriptedModelOptions = {}) {
     this.script = script;
@@ -77,13 +91,71 @@ export class ScriptedModel implements Model {
       outputTokens: 5,
       ...options.defaultUsage,
     };
-    this.recordCalls = options.recordCalls ?? true;
+    this.recorded = options.recordCalls === true ? [] : undefined;
+  }
+
+  /**
+   * A copy of every request received, in order. Only kept with `recordCalls: true`: reading
+   * it otherwise throws a `TypeError` saying so (an empty list would pass a test that checks
+   * nothing was sent).
+   */
+  get calls(): ModelRequest[] {
+    if (!this.recorded) {
+      throw new TypeError(
+        'ScriptedModel.calls: requests are only recorded with `recordCalls: true` (use `callCount` to count calls)',
+      );
+    }
+    return this.recorded;
+  }
+
+  /** How many calls the model received (recorded or not). */
+  get callCount(): number {
+    return this.count;
+  }
+
+  /**
+   * A model that gives the answers a recorded run got, in order (see `exportReplay`): running
+   * the replay's `run.input` again with the same tools reproduces the run, so a production
+   * incident becomes a test. Call ids are the recorded ones, so decisions and results line up.
+   * @param replay A replay file: its JSON text or the parsed value.
+   * @throws InvalidReplayError for a file that is not a replay; TypeError for an `agent` with no
+   *   answers in it.
+   * @example
+   * const model = ScriptedModel.fromReplay(await readFile('incident.json', 'utf8'));
+   */
+  static fromReplay(replay: unknown, options: ReplayModelOptions = {}): ScriptedModel {
+    const file = parseReplay(replay);
+    const { agent = file.run.agentName, ...rest } = options;
+    const answers = replayAnswers(file, agent);
+    if (answers.length === 0) {
+      const agents = [...new Set(file.runs.flatMap((r) => r.modelCalls.map((c) => c.agent)))];
+      throw new TypeError(
+        `ScriptedModel.fromReplay(): the replay has no answers of agent "${agent}"; it has ${agents.map((a) => `"${a}"`).join(', ') || 'none'}`,
+      );
+    }
+    const script = answers.map((answer): ScriptedResponse => ({
+      ...(answer.text === undefined ? {} : { text: answer.text }),
+      toolCalls: answer.toolCalls.map((c) => ({
+        name: c.name,
+        arguments: c.arguments,
+        callId: c.callId,
+      })),
+      usage: {
+        inputTokens: answer.usage.inputTokens,
+        outputTokens: answer.usage.outputTokens,
+        cachedTokens: answer.usage.cachedTokens,
+        ...(answer.usage.reasoningTokens === undefined
+          ? {}
+          : { reasoningTokens: answer.usage.reasoningTokens }),
+      },
+    }));
+    return new ScriptedModel(script, { name: `replay:${agent}`, ...rest });
   }
 
   async generate(request: ModelRequest, options: ModelCallOptions = {}): Promise<ModelResponse> {
     if (options.signal?.aborted) throw options.signal.reason as Error;
-    const index = this.callCount++;
-    if (this.recordCalls) this.calls.push(structuredClone(request));
+    const index = this.count++;
+    this.recorded?.push(structuredClone(request));
     let scripted: ScriptedResponse | undefined;
     if (Array.isArray(this.script)) {
       scripted = this.script[index];
@@ -119,9 +191,9 @@ export class ScriptedModel implements Model {
 
   /** Throws unless every scripted response was used. */
   assertComplete(): void {
-    if (Array.isArray(this.script) && this.callCount !== this.script.length) {
+    if (Array.isArray(this.script) && this.count !== this.script.length) {
       throw new Error(
-        `ScriptedModel used ${this.callCount} of ${this.script.length} scripted response(s)`,
+        `ScriptedModel used ${this.count} of ${this.script.length} scripted response(s)`,
       );
     }
   }

@@ -1,4 +1,4 @@
-import { Level } from 'level';
+import type { Level } from 'level';
 import { StoreLockedError, StoreOpenFailedError } from '../errors/session-errors.js';
 import {
   KvWriteStats,
@@ -34,12 +34,11 @@ function levelRange(range: KvRange) {
  * Yields what a level iterator holds, fetched in chunks: entry by entry costs a native round
  * trip and a promise each (a cold 2,000-item history took 13 ms that way, 3 ms in chunks).
  */
-async function* inChunks<T>(
-  opened: Promise<void>,
-  open: () => { nextv(size: number): Promise<T[]>; close(): Promise<void> },
+async function* inChunks<T, D>(
+  opened: Promise<D>,
+  open: (db: D) => { nextv(size: number): Promise<T[]>; close(): Promise<void> },
 ): AsyncIterable<T> {
-  await opened;
-  const iterator = open();
+  const iterator = open(await opened);
   try {
     for (;;) {
       const chunk = await iterator.nextv(ITERATE_CHUNK);
@@ -53,23 +52,31 @@ async function* inChunks<T>(
 
 /**
  * {@link KvBackend} on LevelDB (`level`), with utf8 keys and values. The only module that
- * imports `level`. LevelDB allows one process per folder; the database opens when constructed
- * (the folder is created then) and `open()` waits for it.
+ * imports `level`, and only when a backend is constructed (importing agentstate does not load
+ * it). LevelDB allows one process per folder; the database opens when constructed (the folder
+ * is created then) and `open()` waits for it.
  */
 export class LevelBackend implements KvBackend {
-  private readonly db: Level<string, string>;
   private readonly onBatchOp: BatchOpHook | undefined;
   private readonly writeStats = new KvWriteStats();
 
-  /** Settles when the database has opened; every operation waits for it. */
-  private readonly opened: Promise<void>;
+  /** The database once `level` is loaded; every operation waits for `opened` first. */
+  private db: Level<string, string> | undefined;
+  /** Settles when the database has opened. */
+  private readonly opened: Promise<Level<string, string>>;
 
   constructor(path: string, options: KvBackendOptions = {}) {
-    this.db = new Level<string, string>(path, { keyEncoding: 'utf8', valueEncoding: 'utf8' });
     this.onBatchOp = options.onBatchOp;
-    this.opened = this.db.open().catch((error: unknown) => {
-      throw openError(path, error);
-    });
+    this.opened = import('level')
+      .then(async ({ Level }) => {
+        const db = new Level<string, string>(path, { keyEncoding: 'utf8', valueEncoding: 'utf8' });
+        this.db = db;
+        await db.open();
+        return db;
+      })
+      .catch((error: unknown) => {
+        throw openError(path, error);
+      });
     this.opened.catch(() => undefined); // reported by the first operation, not as unhandled
   }
 
@@ -82,24 +89,23 @@ export class LevelBackend implements KvBackend {
   }
 
   async get(key: string): Promise<string | undefined> {
-    await this.opened;
-    return this.db.get(key);
+    return (await this.opened).get(key);
   }
 
   async getMany(keys: string[]): Promise<(string | undefined)[]> {
-    await this.opened;
-    return this.db.getMany(keys);
+    return (await this.opened).getMany(keys);
   }
 
   getManySync(keys: string[]): (string | undefined)[] | undefined {
-    if (this.db.status !== 'open') return undefined;
-    return keys.map((key) => this.db.getSync(key));
+    const db = this.db;
+    if (db?.status !== 'open') return undefined;
+    return keys.map((key) => db.getSync(key));
   }
 
   async write(ops: KvOp[]): Promise<void> {
-    await this.opened;
+    const db = await this.opened;
     if (ops.length === 0) return;
-    const batch = this.db.batch();
+    const batch = db.batch();
     try {
       ops.forEach((op, index) => {
         this.onBatchOp?.(index, op);
@@ -115,11 +121,11 @@ export class LevelBackend implements KvBackend {
   }
 
   iterate(range: KvRange): AsyncIterable<[string, string]> {
-    return inChunks(this.opened, () => this.db.iterator(levelRange(range)));
+    return inChunks(this.opened, (db) => db.iterator(levelRange(range)));
   }
 
   keys(range: KvRange): AsyncIterable<string> {
-    return inChunks(this.opened, () => this.db.keys(levelRange(range)));
+    return inChunks(this.opened, (db) => db.keys(levelRange(range)));
   }
 
   stats(): StoreStats {
@@ -127,6 +133,7 @@ export class LevelBackend implements KvBackend {
   }
 
   async close(): Promise<void> {
-    await this.db.close();
+    await this.opened.catch(() => undefined); // a database that did not open closes too
+    await this.db?.close();
   }
 }

@@ -40,6 +40,8 @@ export const JournalEntrySchema = z.object({
   kind: z.enum(['model', 'tool', 'approval']),
   output: z.unknown(),
   at: z.number(),
+  startedAt: z.number().optional(),
+  restarts: z.number().int().positive().optional(),
 });
 
 /** Copies exactly the SessionInfo fields (optional ones present as `undefined`). */
@@ -74,6 +76,8 @@ export function toJournalEntry(value: z.output<typeof JournalEntrySchema>): Jour
     kind: value.kind,
     output: value.output,
     at: value.at,
+    ...(value.startedAt === undefined ? {} : { startedAt: value.startedAt }),
+    ...(value.restarts === undefined ? {} : { restarts: value.restarts }),
   };
 }
 

@@ -49,8 +49,18 @@ export interface JournalEntry {
   kind: 'model' | 'tool' | 'approval';
   /** Plain-JSON output of the step, replayed instead of running the step again. */
   output: unknown;
-  /** Epoch milliseconds. */
+  /** Epoch milliseconds the step ended (its result was recorded). */
   at: number;
+  /**
+   * Epoch milliseconds the step first started (before any restart). Absent in entries written
+   * before agentstate recorded it.
+   */
+  startedAt?: number | undefined;
+  /**
+   * How many times the step ran again because it was in flight when its process stopped (a
+   * crash) and a restored run started it anew. Absent: never.
+   */
+  restarts?: number | undefined;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { InvalidSessionRecordError } from '../errors/session-errors.js';
 import type { KvBackend, KvOp } from './kv-backend.js';
 import { openValue, sealValue } from './sealed-value.js';
+import { decodeSubRun, encodeSubRun } from './sub-run-encoding.js';
 import * as keys from './session-keys.js';
 import type { SessionKey } from './session-store.js';
 
@@ -10,7 +11,8 @@ import type { SessionKey } from './session-store.js';
  * every step of a child would rewrite its ancestors' runs too. Instead, each sub-agent run's
  * snapshot (its own sub-runs split out in turn) is a sealed value of its own, the record
  * keeping a `{ src: 'subRun', part: <runId> }` reference in its place; a save writes only the
- * parts that changed and deletes those that left the tree. Loads put the tree back together,
+ * parts that changed and deletes those that left the tree. A part leaves out what its parent
+ * run already holds (`sub-run-encoding.ts`). Loads put the tree back together,
  * so nothing above the store sees the split.
  */
 
@@ -46,14 +48,17 @@ function slimRun(run: unknown, parts: Map<string, string>): unknown {
       slim[id] = child;
       continue;
     }
-    parts.set(runId, JSON.stringify({ ...child, snapshot: slimRun(child.snapshot, parts) }));
+    const entry = { ...child, snapshot: slimRun(child.snapshot, parts) };
+    parts.set(runId, JSON.stringify(encodeSubRun(entry, contextOf(run), runId)));
     slim[id] = { src: 'subRun', part: runId };
   }
   return { ...(run as Json), children: slim };
 }
 
+const contextOf = (run: unknown): unknown => (isObject(run) ? run['context'] : undefined);
+
 function runIdOf(run: unknown): string | undefined {
-  const context = isObject(run) ? run['context'] : undefined;
+  const context = contextOf(run);
   const runId = isObject(context) ? context['runId'] : undefined;
   return typeof runId === 'string' && runId.length > 0 ? runId : undefined;
 }
@@ -121,7 +126,8 @@ export async function joinSubRuns(
           cause,
         });
       }
-      if (!isObject(part) || runIdOf(part['snapshot']) !== runId) {
+      const entry = decodeSubRun(part, contextOf(run), runId);
+      if (!entry || runIdOf(entry['snapshot']) !== runId) {
         throw new InvalidSessionRecordError(
           partKey,
           'the stored sub-agent run is not the one the record refers to',
@@ -129,7 +135,7 @@ export async function joinSubRuns(
         );
       }
       raws.set(runId, raw);
-      byRun.set(runId, { ...part, snapshot: await join(part['snapshot']) });
+      byRun.set(runId, { ...entry, snapshot: await join(entry['snapshot']) });
     }
     const children: Record<string, unknown> = {};
     for (const [id, child] of Object.entries(childrenOf(run)!)) {

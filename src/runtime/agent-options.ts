@@ -22,6 +22,7 @@ import {
   optionNames,
 } from '../validation/option-checks.js';
 import type { Clock } from './clock.js';
+import { INSPECT_EXPECTED, isInspectOption, type InspectOption } from './inspection.js';
 import type { LeaseSettings } from './run-lease.js';
 import { isPermissionPolicy, type PermissionPolicy } from './permission-policy.js';
 import { SESSION_STORE_METHODS } from './run-call-checks.js';
@@ -119,6 +120,14 @@ export interface AgentOptions<TOutput = string> {
    * @example { ttlMs: 15_000 }
    */
   lease?: LeaseSettings | false | undefined;
+  /**
+   * An XState inspection observer of the agent's actors: each session actor, its run, each
+   * step and each sub-agent run, restored ones too (e.g. `@statelyai/inspect`'s
+   * `createWebSocketInspector().inspect`). A `SessionRuntime` takes it too (its own, else its
+   * agent's); `runtime.on('Inspection', ...)` adds listeners that also get the session key.
+   * @example inspect: (event) => { if (event.type === '@xstate.snapshot') log(event) }
+   */
+  inspect?: InspectOption | undefined;
 }
 
 const AGENT_OPTION_NAMES = optionNames<AgentOptions>({
@@ -143,6 +152,7 @@ const AGENT_OPTION_NAMES = optionNames<AgentOptions>({
   onToolError: true,
   snapshotMigrations: true,
   lease: true,
+  inspect: true,
 });
 
 const LEASE_NAMES = optionNames<LeaseSettings>({ owner: true, ttlMs: true });
@@ -188,6 +198,7 @@ export function checkAgentOptions(options: unknown): void {
         v.every((a) => isObject(a) && typeof a['bind'] === 'function' && isObject(a['options'])),
     )
     .budget('userBudget')
+    .check('inspect', INSPECT_EXPECTED, isInspectOption)
     .check('lease', 'an object or false', (v) => v === false || isObject(v))
     .check(
       'snapshotMigrations',

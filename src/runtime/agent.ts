@@ -38,6 +38,7 @@ import type { ActionObservers } from './session-action.js';
 import { SessionRuntime, type BindingSource } from './session-runtime.js';
 import type { SchedulerHandle, SchedulerOptions } from './approval-scheduler.js';
 import { checkSchedulerOptions } from './runtime-option-checks.js';
+import { INSPECT_EXPECTED, isInspectOption, type InspectOption } from './inspection.js';
 
 /** Options of one `run` / `stream` call. */
 export interface RunOptions {
@@ -235,18 +236,33 @@ export class Agent<TOutput = string> implements BindingSource {
    * stream events emitted). The actor's snapshot nests in the app actor's; the run's steps are
    * journaled in `store`, so restoring the app actor in any process picks the run up without
    * repeating one. Decide a pending approval by sending `agent.approve` / `agent.reject`.
+   * `inspect` (default: the agent's) sees the actors the run executes in: its session actor,
+   * run, steps and sub-agent runs (they run in an actor system of their own).
    * @example
    * const app = setup({ actors: { assistant: agent.asActor({ store }) } }).createMachine({
    *   invoke: { src: 'assistant', input: { input: 'Where is my order?' }, onDone: 'answered' },
    * });
    */
-  asActor(options: { store?: SessionStore | undefined } = {}): AgentActorLogic {
-    checkRunOptions('agent.asActor()', options, ['store']);
-    return agentActorLogic(
-      this,
-      options.store ?? this.options.store ?? defaultStore(),
-      this.options.clock ?? systemClock,
+  asActor(
+    options: { store?: SessionStore | undefined; inspect?: InspectOption | undefined } = {},
+  ): AgentActorLogic {
+    checkRunOptions('agent.asActor()', options, ['store', 'inspect']);
+    new OptionChecker('agent.asActor()', options, ['store', 'inspect']).check(
+      'inspect',
+      INSPECT_EXPECTED,
+      isInspectOption,
     );
+    const store = options.store ?? this.options.store ?? defaultStore();
+    // Its own runtime when it has its own inspector (sharing the agent's live-run set).
+    const inspect = options.inspect;
+    const runtime = inspect
+      ? new SessionRuntime({ store, agent: this, liveRuns: this.liveRunsFor(store), inspect })
+      : undefined;
+    const source = {
+      name: this.name,
+      runtimeFor: (s: SessionStore) => runtime ?? this.runtimeFor(s),
+    };
+    return agentActorLogic(source, store, this.options.clock ?? systemClock);
   }
 
   /**

@@ -1,3 +1,4 @@
+import type { InspectionEvent } from 'xstate';
 import type { JournalEntry, SessionKey, SessionLease } from '../persistence/session-store.js';
 import type { SessionRecord } from '../persistence/session-store.js';
 import type { Item } from '../items/item.js';
@@ -27,6 +28,8 @@ export interface HostDepsInput {
   journal: readonly JournalEntry[];
   lease: SessionLease | undefined;
   onSaved: (saved: SessionRecord, committed: Item[]) => void;
+  /** The inspection observer of the session's actors, if anyone inspects them. */
+  inspect?: ((event: InspectionEvent) => void) | undefined;
   /** The runtime's permission policy, if any. */
   permissions: PermissionPolicy | undefined;
 }
@@ -67,5 +70,6 @@ export function hostDeps(input: HostDepsInput): HostDeps {
     journal: input.journal,
     lease: input.lease,
     onSaved: input.onSaved,
+    inspect: input.inspect,
   };
 }

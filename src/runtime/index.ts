@@ -20,6 +20,7 @@ export type {
 export type { SnapshotMigration } from './machine-upgrade.js';
 export { AgentSession, type SessionRunOptions } from './agent-session.js';
 export type { Clock } from './clock.js';
+export type { InspectOption } from './inspection.js';
 export type { RunResult } from './run-result.js';
 export {
   RunState,
@@ -43,3 +44,4 @@ export type {
   PermissionScope,
 } from './permission-policy.js';
 export * from './actions/index.js';
+export { exportReplay, type ExportReplayOptions } from './export-replay.js';

@@ -6,6 +6,7 @@ import {
   isObject,
   optionNames,
 } from '../validation/option-checks.js';
+import { INSPECT_EXPECTED, isInspectOption } from './inspection.js';
 import type { SchedulerOptions } from './approval-scheduler.js';
 import { SESSION_STORE_METHODS } from './run-call-checks.js';
 import type { SessionRuntimeOptions } from './session-runtime.js';
@@ -24,6 +25,7 @@ const RUNTIME_OPTION_NAMES = optionNames<SessionRuntimeOptions>({
   scope: true,
   lease: true,
   liveRuns: true,
+  inspect: true,
   permissions: true,
 });
 
@@ -59,6 +61,7 @@ export function checkRuntimeOptions(options: unknown): void {
     .object('scope')
     .check('lease', 'false or { owner?, ttlMs? }', (v) => v === false || isObject(v))
     .instanceOf('liveRuns', Set)
+    .check('inspect', INSPECT_EXPECTED, isInspectOption)
     .check('permissions', 'a policy with a check(call, scope) function', isPermissionPolicy);
   const { scope } = options as { scope?: unknown };
   if (scope !== undefined) checkKey(call, scope, 'scope');

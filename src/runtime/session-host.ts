@@ -1,7 +1,13 @@
-import { createActor, type Actor, type AnyActorRef, type SnapshotFrom } from 'xstate';
+import {
+  createActor,
+  type Actor,
+  type AnyActorRef,
+  type InspectionEvent,
+  type SnapshotFrom,
+} from 'xstate';
 import { runActors } from '../actors/run-actors.js';
 import { SessionLog } from '../actors/session-log.js';
-import type { AnyActorSystem, StepDeps } from '../actors/step-deps.js';
+import type { AnyActorSystem, StepDeps, StepTiming } from '../actors/step-deps.js';
 import { InvalidSessionTransitionError, RestoreFailedError } from '../errors/session-errors.js';
 import type { JournalEntry, SessionLease } from '../persistence/session-store.js';
 import { resultsToPlace } from './stored-session-check.js';
@@ -28,7 +34,7 @@ export type RunSnapshot = SnapshotFrom<typeof runMachine>;
 /** What a host needs besides the store and record: the step dependencies minus the log. */
 export type HostDeps = Omit<
   StepDeps,
-  'log' | 'instructions' | 'modelName' | 'historyFrom' | 'durable'
+  'log' | 'instructions' | 'modelName' | 'historyFrom' | 'durable' | 'stepStarted'
 > & {
   /** The agent's instructions for this session (the session's system prompt overrides). */
   baseInstructions: string | undefined;
@@ -41,6 +47,8 @@ export type HostDeps = Omit<
   journal: readonly JournalEntry[];
   /** The session lease the runtime holds for this action; every save carries it. */
   lease?: SessionLease | undefined;
+  /** Inspects the session actor and every actor under it (XState's `inspect`). */
+  inspect?: ((event: InspectionEvent) => void) | undefined;
 };
 
 /** Step deps of each loaded session, by its actor system (which the session's actors share). */
@@ -75,6 +83,8 @@ export class SessionHost {
   private readonly watched = new WeakSet<AnyActorRef>();
   /** False while the constructor restores the session; afterwards a new run child is reported at once. */
   private announceRuns = false;
+  /** True while the constructor starts the restored actors (their steps in flight restart). */
+  private restoring = false;
   private readonly waiters = new Set<() => void>();
   /** The caller's AbortSignal cancels the run (CANCEL), so it ends `cancelled`, not `failed`. */
   private readonly onAbort = (): void => this.cancelRun();
@@ -115,10 +125,12 @@ export class SessionHost {
             ? deps.agentFor(path)
             : Promise.resolve(stepDeps),
       contextFor: (runId) => this.contextFor(runId),
+      stepStarted: (runId, step) => this.stepStarted(runId, step),
     };
     this.actor = createActor(hostMachine, {
       snapshot: record.snapshot as SessionSnapshot,
       input: { sessionId: key.sessionId, userId: key.userId },
+      ...(deps.inspect ? { inspect: deps.inspect } : {}),
     });
     stepDepsBySystem.set(this.actor.system, stepDeps); // before start: restored steps restart then
     this.committer = new SessionCommitter(
@@ -132,7 +144,12 @@ export class SessionHost {
       deps.lease,
     );
     this.actor.subscribe({ next: () => this.changed(), error: () => this.notify() });
-    this.actor.start();
+    this.restoring = true;
+    try {
+      this.actor.start();
+    } finally {
+      this.restoring = false;
+    }
     const status = this.actor.getSnapshot().status;
     if (status === 'error') {
       throw new RestoreFailedError(key.sessionId, String(this.actor.getSnapshot().error));
@@ -165,6 +182,24 @@ export class SessionHost {
       });
     }
     return context;
+  }
+
+  /**
+   * Notes on a run's context that one of its steps starts: now, or (a step in flight in the
+   * restored snapshot, started again as the session is restored) at its first start, one
+   * restart more. The note travels with the save that follows the step's start anyway; the
+   * step's journal entry records it.
+   */
+  stepStarted(runId: string, step: number): StepTiming {
+    const root = this.actor.getSnapshot().children.run as AnyActorRef | undefined;
+    const ref = root && runRefs(root).find((r) => runIdOf(r) === runId);
+    const noted = (ref?.getSnapshot() as RunSnapshot | undefined)?.context.stepStarts?.[step];
+    const before = this.restoring ? noted : undefined;
+    const timing = before
+      ? { startedAt: before.at, restarts: before.restarts + 1 }
+      : { startedAt: this.deps.clock.now(), restarts: 0 };
+    ref?.send({ type: 'STEP_STARTED', step, at: timing.startedAt, restarts: timing.restarts });
+    return timing;
   }
 
   /** The run child's snapshot, if a run is in progress or paused. */
@@ -289,6 +324,9 @@ export class SessionHost {
     for (const w of waiters) w();
   }
 }
+
+const runIdOf = (ref: AnyActorRef): string | undefined =>
+  (ref.getSnapshot() as RunSnapshot).context.runId;
 
 /** A run actor and its sub-agent run actors, parents first. */
 function runRefs(ref: AnyActorRef): AnyActorRef[] {

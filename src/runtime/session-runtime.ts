@@ -1,16 +1,17 @@
 import { RunContext } from '../context/run-context.js';
 import { RunInProgressError } from '../errors/session-errors.js';
 import type { SessionMachineContext } from '../machines/session-types.js';
-import type {
-  ListSessionsQuery,
-  SessionInfo,
-  SessionKey,
-  SessionPage,
-  SessionRecord,
-  SessionStore,
+import {
+  hasLeases,
+  type ListSessionsQuery,
+  type SessionInfo,
+  type SessionKey,
+  type SessionLease,
+  type SessionPage,
+  type SessionRecord,
+  type SessionStore,
 } from '../persistence/session-store.js';
 import { hostname } from 'node:os';
-import { hasLeases, type SessionLease } from '../persistence/session-store.js';
 import { AgentBinding } from './agent-binding.js';
 import { keyInScope, pageInScope } from './session-scope.js';
 import {
@@ -59,7 +60,7 @@ export interface BindingSource {
   bind(context: RunContext): Promise<{ binding: AgentBinding; release(): Promise<void> }>;
 }
 
-export interface SessionRuntimeOptions {
+export interface SessionRuntimeOptions extends Pick<AgentOptions<unknown>, 'inspect'> {
   store: SessionStore;
   /** The agent whose runs this runtime executes (an `Agent` or an `AgentSession`). */
   agent: BindingSource;
@@ -125,6 +126,7 @@ export class SessionRuntime {
     this.leasing = lease !== false;
     this.leaseOwner = (lease || undefined)?.owner ?? `${hostname()}:${process.pid}:${newId()}`;
     this.leaseTtlMs = (lease || undefined)?.ttlMs ?? DEFAULT_LEASE_TTL_MS;
+    this.hub.inspectWith(options.inspect ?? options.agent.options.inspect);
     this.permissions = options.permissions;
     this.audit = new AuditReader(this.store, this.scope);
     this.loader = new SessionLoader(this.store, this.source.options, this.hub);
@@ -246,6 +248,7 @@ export class SessionRuntime {
           observe: action.observe,
           journal,
           lease,
+          inspect: this.hub.inspector(key),
           permissions: this.permissions,
           onSaved: (saved, all) => {
             this.cache.remember(cacheKey(key), saved.createdAt, all);

@@ -90,22 +90,25 @@ export function sinceLastUser(items: Item[]): Item[] {
  * with a summary of them. Works the same in any process (call ids derive from the request).
  */
 export function approvalModel(): ScriptedModel {
-  return new ScriptedModel((request): ScriptedResponse => {
-    const turn = sinceLastUser(request.items);
-    const results = turn.filter((i) => i.type === 'tool_result');
-    if (results.length === 0) {
-      const users = request.items.filter((i) => i.type === 'message' && i.role === 'user');
-      const last = users[users.length - 1];
-      const content = last && last.type === 'message' ? contentText(last.content) : '[]';
-      return { toolCalls: JSON.parse(content) as ScriptedResponse['toolCalls'] };
-    }
-    // Parallel calls finish in any order: summarise them in call order.
-    const summary = results
-      .sort((a, b) => callOrder(a.callId) - callOrder(b.callId))
-      .map((r) => `${r.name}${r.isError ? ' (error)' : ''}: ${r.output}`)
-      .join(' | ');
-    return { text: `Done. ${summary}` };
-  });
+  return new ScriptedModel(
+    (request): ScriptedResponse => {
+      const turn = sinceLastUser(request.items);
+      const results = turn.filter((i) => i.type === 'tool_result');
+      if (results.length === 0) {
+        const users = request.items.filter((i) => i.type === 'message' && i.role === 'user');
+        const last = users[users.length - 1];
+        const content = last && last.type === 'message' ? contentText(last.content) : '[]';
+        return { toolCalls: JSON.parse(content) as ScriptedResponse['toolCalls'] };
+      }
+      // Parallel calls finish in any order: summarise them in call order.
+      const summary = results
+        .sort((a, b) => callOrder(a.callId) - callOrder(b.callId))
+        .map((r) => `${r.name}${r.isError ? ' (error)' : ''}: ${r.output}`)
+        .join(' | ');
+      return { text: `Done. ${summary}` };
+    },
+    { recordCalls: true },
+  );
 }
 
 /** Position of a call in its turn, from ScriptedModel's default ids (`call_<items>_<index>`). */

@@ -11,6 +11,8 @@ export interface WorkerArgs {
   logFile: string;
   mode: 'start' | 'resume' | 'cancel';
   steps: number;
+  /** The worker's scenario (crash-worker.ts). @default 'session' */
+  scenario?: 'session' | 'sub-agents' | undefined;
   /** `<phase>:<target>`; omitted: the worker runs to the end. */
   crashAt?: string | undefined;
   /** Fails the round if the worker neither finishes nor asks to be killed by then. */
@@ -47,7 +49,7 @@ export function runWorker(args: WorkerArgs): Promise<WorkerRound> {
     ['--import', 'tsx', WORKER, args.dbDir, args.logFile, args.mode, String(args.steps)],
     {
       cwd: REPO,
-      env: { ...process.env, CRASH_AT: args.crashAt ?? '' },
+      env: { ...process.env, CRASH_AT: args.crashAt ?? '', CRASH_SCENARIO: args.scenario ?? '' },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );

@@ -27,6 +27,18 @@ export async function readToolLog(file: string): Promise<ToolLogLine[]> {
     });
 }
 
+/**
+ * The lines of a log without their last word (the pid of the process that wrote them): the
+ * same line twice means the same step ran twice.
+ */
+export async function readLinesWithoutPid(file: string): Promise<string[]> {
+  const text = await readFile(file, 'utf8');
+  return text
+    .trim()
+    .split('\n')
+    .map((l) => l.slice(0, l.lastIndexOf(' ')));
+}
+
 /** A kill the test performed, and how many log lines existed once the process was gone. */
 export interface KillRecord {
   point: string;

@@ -2,7 +2,8 @@
  * Child process of the crash test:
  *   node --import tsx test/helpers/crash-worker.ts <dbDir> <logFile> <start|resume|cancel> <steps>
  * (`cancel`: cancels the stored run, then sends `go` again and runs that run to its end)
- * with `CRASH_AT=<phase>:<target>` to stop at a kill point (see crash-point.ts).
+ * with `CRASH_AT=<phase>:<target>` to stop at a kill point (see crash-point.ts), and
+ * `CRASH_SCENARIO=sub-agents` to run the nested scenario of crash-sub-agents.ts instead.
  *
  * Runs session `crash` of user `u`: the scripted model asks for `append({ n })` with call id
  * `call-<n>` until it has seen `steps` tool results, then answers with a summary of all tool
@@ -27,6 +28,7 @@ import { tool } from '../../src/tools/tool.js';
 import { failingCalls, readModelFailures } from './crash-model-failures.js';
 import { CrashCheckpoints, parseCrashPoint } from './crash-point.js';
 import { CrashStore } from './crash-store.js';
+import { runSubAgentScenario } from './crash-sub-agents.js';
 
 export const CRASH_SESSION = { sessionId: 'crash', userId: 'u' } as const;
 
@@ -38,6 +40,8 @@ export interface CrashWorkerResult {
   sessionUsage: unknown;
   userUsage: unknown;
   history: unknown[];
+  /** The sub-agent runs of the last run, in the sub-agent scenario: `[path, status, turns]`. */
+  subRuns?: unknown[] | undefined;
 }
 
 /** The tool's deterministic result for call `n`; the final answer depends on all of them. */
@@ -75,6 +79,18 @@ async function main(): Promise<void> {
   const steps = Number(stepsArg);
   const checkpoints = new CrashCheckpoints(parseCrashPoint(process.env.CRASH_AT), write);
   const level = await LevelSessionStore.open({ path: dbDir });
+  if (process.env.CRASH_SCENARIO === 'sub-agents') {
+    if (mode === 'cancel') throw new Error('the sub-agent scenario starts or resumes');
+    const result = await runSubAgentScenario(
+      level,
+      logFile,
+      mode as 'start' | 'resume',
+      checkpoints,
+    );
+    await level.close();
+    write(`result ${JSON.stringify(result)}`);
+    return;
+  }
   const store = new CrashStore(level, checkpoints, steps);
   const append = tool({
     name: 'append',

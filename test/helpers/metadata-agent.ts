@@ -25,10 +25,12 @@ export function metadataAgent(store: SessionStore) {
       return 'audited';
     },
   });
-  const model = new ScriptedModel((request) =>
-    request.items.at(-1)?.type === 'tool_result'
-      ? { text: 'done' }
-      : { toolCalls: [{ name: 'audit', arguments: { entry: 'refund' } }] },
+  const model = new ScriptedModel(
+    (request) =>
+      request.items.at(-1)?.type === 'tool_result'
+        ? { text: 'done' }
+        : { toolCalls: [{ name: 'audit', arguments: { entry: 'refund' } }] },
+    { recordCalls: true },
   );
   const agent = new Agent({ name: 'auditor', model, store, tools: [audit] });
   return { agent, seen };

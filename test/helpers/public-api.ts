@@ -29,6 +29,8 @@ export const ROOT_VALUES = [
   'updateTask',
   'forkSession',
   'deleteSession',
+  'exportReplay',
+  'parseReplay',
   // items and context windows
   'contentText',
   'estimateTokens',
@@ -87,6 +89,9 @@ export const ROOT_VALUES = [
   'InstructionsError',
   'InvalidSchemaError',
   'SubAgentDepthError',
+  'ForkPositionError',
+  'InvalidReplayError',
+  'RunNotFoundError',
 ].sort();
 
 /** Names the root exports as types only. */
@@ -135,7 +140,11 @@ export const ROOT_TYPES = [
   'RunActionOptions',
   'ContinueRunOptions',
   'DeleteSessionOptions',
+  'ForkSessionOptions',
+  'ExportReplayOptions',
+  'ReplayFile',
   'Clock',
+  'InspectOption',
   'RunUsage',
   'InterruptionReason',
   'Budget',
@@ -218,6 +227,7 @@ export const TESTING_TYPES = [
   'ScriptedModelOptions',
   'ScriptedResponse',
   'ScriptedToolCall',
+  'ReplayModelOptions',
   'MemorySessionStoreOptions',
 ].sort();
 
@@ -241,6 +251,10 @@ export const MCP_TYPES = [
 /** The `agentstate/postgres` export. */
 export const POSTGRES_VALUES = ['POSTGRES_SCHEMA_VERSION', 'PostgresSessionStore'].sort();
 export const POSTGRES_TYPES = ['PostgresSessionStoreOptions'].sort();
+
+/** The `agentstate/inspect` export (the local inspector server). */
+export const INSPECT_VALUES = ['startInspector'];
+export const INSPECT_TYPES = ['InspectorOptions', 'InspectorHandle', 'LiveFrame'].sort();
 
 /** A module's exported names as TypeScript sees them, split into values and types only. */
 export interface ExportedNames {

@@ -28,18 +28,21 @@ export function lastUserText(request: ModelRequest): string {
  * "What did I just say?" from the history it was sent (as a real model would).
  */
 export function echoModel(): ScriptedModel {
-  return new ScriptedModel((request) => {
-    const said = texts(request.items.filter((i) => i.type === 'message' && i.role === 'user'));
-    const question = said[said.length - 1] ?? '';
-    if (question === 'What did I just say?') {
-      const previous = said[said.length - 2];
-      return {
-        text:
-          previous === undefined ? 'You have not said anything yet.' : `You said: "${previous}"`,
-      };
-    }
-    return { text: `reply: ${question}` };
-  });
+  return new ScriptedModel(
+    (request) => {
+      const said = texts(request.items.filter((i) => i.type === 'message' && i.role === 'user'));
+      const question = said[said.length - 1] ?? '';
+      if (question === 'What did I just say?') {
+        const previous = said[said.length - 2];
+        return {
+          text:
+            previous === undefined ? 'You have not said anything yet.' : `You said: "${previous}"`,
+        };
+      }
+      return { text: `reply: ${question}` };
+    },
+    { recordCalls: true },
+  );
 }
 
 /** A scripted turn calling `name` with empty arguments. */

@@ -114,6 +114,8 @@ const OPTIONAL_FIELDS = new Set([
   'isError',
   'agent',
   'text',
+  'stepStarts',
+  'restarts',
   // audit entries
   'action',
   'tool',
@@ -136,6 +138,13 @@ function jsonType(value: Json): string {
   return Array.isArray(value) ? 'array' : typeof value;
 }
 
+/**
+ * A run's usage without `costUsd` is a valid one (a model without a known price); a user's
+ * totals always have it.
+ */
+const unknownCost = (parent: Json, name: string | number): boolean =>
+  name === 'costUsd' && typeof parent === 'object' && parent !== null && 'cachedTokens' in parent;
+
 /** Every path below the root whose type may be changed, and whether it may be removed. */
 function mutablePaths(
   value: Json,
@@ -151,7 +160,8 @@ function mutablePaths(
     const childPath = [...path, name];
     out.push({
       path: childPath,
-      removable: typeof name === 'string' && !OPTIONAL_FIELDS.has(name),
+      removable:
+        typeof name === 'string' && !OPTIONAL_FIELDS.has(name) && !unknownCost(value, name),
     });
     mutablePaths(child, childPath, out);
   }

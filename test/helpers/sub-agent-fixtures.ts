@@ -69,16 +69,19 @@ export function triageWithBilling(options: SubAgentFixtureOptions) {
       return `order ${order} refunded`;
     },
   });
-  const billingModel = new ScriptedModel((request): ScriptedResponse => {
-    const result = lastResult(request);
-    const task = firstUserText(request);
-    const order = /order (\w+)/.exec(task)?.[1] ?? '?';
-    if (result === undefined) return { toolCalls: [{ name: 'lookup', arguments: { order } }] };
-    if (task.includes('refund') && result.includes('shipped')) {
-      return { toolCalls: [{ name: 'refund', arguments: { order } }] };
-    }
-    return { text: `billing: ${result}` };
-  });
+  const billingModel = new ScriptedModel(
+    (request): ScriptedResponse => {
+      const result = lastResult(request);
+      const task = firstUserText(request);
+      const order = /order (\w+)/.exec(task)?.[1] ?? '?';
+      if (result === undefined) return { toolCalls: [{ name: 'lookup', arguments: { order } }] };
+      if (task.includes('refund') && result.includes('shipped')) {
+        return { toolCalls: [{ name: 'refund', arguments: { order } }] };
+      }
+      return { text: `billing: ${result}` };
+    },
+    { recordCalls: true },
+  );
   const billing = new Agent({
     name: 'billing',
     instructions: 'You handle billing.',
@@ -95,16 +98,19 @@ export function triageWithBilling(options: SubAgentFixtureOptions) {
       return 'noted';
     },
   });
-  const triageModel = new ScriptedModel((request): ScriptedResponse => {
-    const result = lastResult(request);
-    const task = firstUserText(request);
-    if (result === undefined) {
-      return { toolCalls: [{ name: 'ask_billing', arguments: { input: task } }] };
-    }
-    if (result !== 'noted') return { toolCalls: [{ name: 'audit', arguments: {} }] };
-    const answer = request.items.filter((i) => i.type === 'tool_result').at(-2);
-    return { text: `triage: ${answer?.type === 'tool_result' ? answer.output : '?'}` };
-  });
+  const triageModel = new ScriptedModel(
+    (request): ScriptedResponse => {
+      const result = lastResult(request);
+      const task = firstUserText(request);
+      if (result === undefined) {
+        return { toolCalls: [{ name: 'ask_billing', arguments: { input: task } }] };
+      }
+      if (result !== 'noted') return { toolCalls: [{ name: 'audit', arguments: {} }] };
+      const answer = request.items.filter((i) => i.type === 'tool_result').at(-2);
+      return { text: `triage: ${answer?.type === 'tool_result' ? answer.output : '?'}` };
+    },
+    { recordCalls: true },
+  );
   const tools: AnyTool[] = [
     billing.asTool({
       name: 'ask_billing',

@@ -48,6 +48,8 @@ export function continueRun<T = string>(
         throw new NothingToResumeError(key.sessionId, host.stateName());
       // The runs standing still: the session's run, or sub-agent runs deeper in its tree.
       const paused = pausedRuns(run);
+      // Decisions recorded elsewhere (`recordDecisions`) wait for this resume to run the calls.
+      const held = paused.some((r) => runState(r) === 'awaitingApproval' && r.context?.held);
       // Who decided what, written with the save that applies the decisions.
       host.log.audit(
         (options.decisions ?? []).map((d) =>
@@ -64,7 +66,7 @@ export function continueRun<T = string>(
           'resume',
         );
       }
-      if (paused.some((r) => runState(r) === 'interrupted')) {
+      if (held || paused.some((r) => runState(r) === 'interrupted')) {
         host.send(
           { type: 'CONTINUE', maxTurns: options.maxTurns, budget: currentBudget(ctx) },
           'resume',

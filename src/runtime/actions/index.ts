@@ -16,5 +16,5 @@ export {
   writeMetadata,
   updateTask,
 } from './config-actions.js';
-export { forkSession } from './fork-session.js';
+export { forkSession, type ForkSessionOptions } from './fork-session.js';
 export { deleteSession, type DeleteSessionOptions } from './delete-session.js';

@@ -1,0 +1,54 @@
+/**
+ * One-off figure (not part of `npm run bench`): how long the inspector page takes to open a
+ * session of 500 messages (500 runs, 1,000 history items) in headless Chromium, from the
+ * click on its row until the session, both charts, the last run's timeline and the history
+ * tail are drawn. Run: npx tsx bench/inspector-open.ts
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { Agent, LevelSessionStore } from '../src/index.js';
+import { startInspector } from '../src/inspect.js';
+import { ScriptedModel } from '../src/testing.js';
+
+const MESSAGES = 500;
+const folder = await mkdtemp(join(tmpdir(), 'agentstate-inspector-bench-'));
+const store = await LevelSessionStore.open({ path: join(folder, 'db') });
+const agent = new Agent({
+  name: 'bench',
+  model: new ScriptedModel((request) => ({ text: `answer ${request.items.length}` })),
+  store,
+});
+const key = { sessionId: 'long', userId: 'bench' };
+for (let i = 0; i < MESSAGES; i++) await agent.run(`message ${i}`, key);
+const inspector = await startInspector({ runtime: agent.runtimeFor(store), userId: 'bench' });
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  args: ['--headless', '--no-sandbox', '--disable-background-networking'],
+});
+try {
+  const times: number[] = [];
+  for (let round = 0; round < 7; round++) {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    await page.goto(inspector.url);
+    await page.waitForSelector('tr.session[data-session="long"]');
+    const started = performance.now();
+    await page.click('tr.session[data-session="long"]');
+    await page.waitForSelector('#run .timeline li');
+    await page.waitForSelector('#history .message');
+    await page.waitForSelector('svg[data-chart="run"] rect.current');
+    times.push(performance.now() - started);
+    await page.close();
+  }
+  const sorted = [...times].sort((a, b) => a - b);
+  const median = sorted[Math.floor(sorted.length / 2)]!;
+  console.log(
+    `open a session of ${MESSAGES} messages (${(await store.load(key)).historyLength} items): median ${median.toFixed(0)} ms, min ${sorted[0]!.toFixed(0)} ms, max ${sorted.at(-1)!.toFixed(0)} ms over ${times.length} opens`,
+  );
+} finally {
+  await browser.close();
+  await inspector.close();
+  await store.close();
+  await rm(folder, { recursive: true, force: true });
+}

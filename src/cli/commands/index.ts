@@ -1,0 +1,26 @@
+import type { Command } from '../command.js';
+import { cancel } from './cancel.js';
+import { approve, reject } from './decide.js';
+import { exportCommand } from './export.js';
+import { inspect } from './inspect.js';
+import { resume } from './resume.js';
+import { sessionsDelete } from './sessions-delete.js';
+import { sessionsFork } from './sessions-fork.js';
+import { sessionsHistory } from './sessions-history.js';
+import { sessionsList } from './sessions-list.js';
+import { sessionsShow } from './sessions-show.js';
+
+/** Every command, in the order `agentstate --help` lists them. */
+export const COMMANDS: readonly Command[] = [
+  sessionsList,
+  sessionsShow,
+  sessionsHistory,
+  sessionsFork,
+  sessionsDelete,
+  approve,
+  reject,
+  resume,
+  cancel,
+  exportCommand,
+  inspect,
+];

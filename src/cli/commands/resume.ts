@@ -1,0 +1,90 @@
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { isAbsolute, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { continueRun } from '../../runtime/actions/continue-run.js';
+import type { Agent } from '../../runtime/agent.js';
+import { CliFailure, CliUsageError } from '../cli-errors.js';
+import { json, oneLine } from '../cli-format.js';
+import { notePartition } from '../cli-store.js';
+import { stringFlag, type Command, type CommandContext } from '../command.js';
+
+/** Whether `value` looks like an agentstate `Agent` (from this copy of the package or another). */
+function isAgent(value: unknown): value is Agent {
+  const v = value as Partial<Agent> | null | undefined;
+  return typeof v?.runtimeFor === 'function' && typeof v.run === 'function';
+}
+
+/**
+ * The app's Agent from `--agent <module>`: the module's `agent` export, else its default
+ * export. A path (relative to the working folder) or a package name.
+ */
+export async function loadAgent(spec: string, cwd: string): Promise<Agent> {
+  const asPath = isAbsolute(spec) ? spec : resolve(cwd, spec);
+  let url: string;
+  if (existsSync(asPath)) url = pathToFileURL(asPath).href;
+  else {
+    try {
+      url = pathToFileURL(createRequire(join(cwd, 'index.js')).resolve(spec)).href;
+    } catch {
+      throw new CliFailure(`--agent: no module ${spec} (a file path or an installed package)`);
+    }
+  }
+  const mod = (await import(url)) as { agent?: unknown; default?: unknown };
+  const agent = mod.agent ?? mod.default;
+  if (!isAgent(agent)) {
+    throw new CliFailure(`--agent: ${spec} exports no Agent as \`agent\` or as its default export`);
+  }
+  return agent;
+}
+
+async function run(ctx: CommandContext): Promise<void> {
+  const spec = stringFlag(ctx, 'agent');
+  if (spec === undefined) throw new CliUsageError('--agent <module> is required', 'resume');
+  const agent = await loadAgent(spec, ctx.io.cwd);
+  const cli = await ctx.open();
+  await notePartition(cli, ctx.user, ctx.io);
+  const key = cli.key(ctx.args['sessionId']!);
+  const result = await agent.runtimeFor(cli.store).execute(key, continueRun());
+  const summary = {
+    runId: result.id,
+    sessionId: result.sessionId,
+    userId: result.userId,
+    output: result.output,
+    interrupted: result.interrupted,
+    interruptionReason: result.interruptionReason,
+    interruptions: result.interruptions,
+    turns: result.turns,
+    usage: result.usage,
+  };
+  if (ctx.json) {
+    ctx.io.out(json(summary));
+    return;
+  }
+  if (result.interrupted) {
+    const calls = result.interruptions.map((i) => `${i.callId} (${i.toolName})`).join(', ');
+    ctx.io.out(
+      `run ${result.id} paused again: ${result.interruptionReason ?? 'interrupted'}${calls ? `: ${calls}` : ''}\n`,
+    );
+    return;
+  }
+  ctx.io.out(
+    `run ${result.id} finished after ${result.turns} turn(s): ${oneLine(String(result.output ?? ''), 200)}\n`,
+  );
+}
+
+export const resume: Command = {
+  name: 'resume',
+  summary: "continue a session's paused or crashed run with the app's agent (its tools and model)",
+  args: ['sessionId'],
+  options: {
+    agent: {
+      type: 'string',
+      value: 'module',
+      description:
+        "a module exporting the app's Agent as `agent` (or default); it must not open --db itself",
+    },
+  },
+  examples: ['agentstate resume conv-42 --agent ./dist/agent.js --user alice'],
+  run,
+};

@@ -1,0 +1,107 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { resolve } from 'node:path';
+import { packageVersion } from '../runtime/package-version.js';
+import { closestName } from '../validation/closest-name.js';
+import { CliUsageError, EXIT, errorLines, exitCodeOf } from './cli-errors.js';
+import { Painter } from './cli-format.js';
+import { GLOBAL_OPTIONS, commandHelp, mainHelp } from './cli-help.js';
+import { colorEnabled, type CliIo } from './cli-io.js';
+import { openCliStore, type CliStore } from './cli-store.js';
+import type { Command, CommandContext } from './command.js';
+import { COMMANDS } from './commands/index.js';
+
+/** The command the first words of `argv` name, and the rest of `argv`. */
+function findCommand(argv: string[]): { command: Command; rest: string[] } {
+  const words = argv.slice(0, 2).filter((w) => !w.startsWith('-'));
+  for (const take of [2, 1]) {
+    const name = words.slice(0, take).join(' ');
+    const command = COMMANDS.find((c) => c.name === name);
+    if (command && words.length >= take) return { command, rest: argv.slice(take) };
+  }
+  const tried = words.join(' ');
+  if (words[0] === 'sessions' && words.length === 1) {
+    throw new CliUsageError('sessions: which one? list, show, history, fork or delete');
+  }
+  const guess = closestName(
+    tried,
+    COMMANDS.map((c) => c.name),
+  );
+  throw new CliUsageError(
+    `unknown command "${tried}"${guess ? ` (did you mean "${guess}"?)` : ''}`,
+  );
+}
+
+function parse(command: Command, rest: string[]) {
+  const options: NonNullable<ParseArgsConfig['options']> = {};
+  for (const [name, o] of Object.entries({ ...GLOBAL_OPTIONS, ...command.options })) {
+    options[name] = { type: o.type, ...('short' in o && o.short ? { short: o.short } : {}) };
+  }
+  try {
+    return parseArgs({ args: rest, options, allowPositionals: true, strict: true });
+  } catch (error) {
+    const message = (error as Error).message.split('\n')[0]!.replace(/\. To specify.*$/, '');
+    throw new CliUsageError(message, command.name);
+  }
+}
+
+/**
+ * Runs one command line (`argv` without `node` and the script) and returns its exit code.
+ * Output goes through `io`; an error becomes one line on stderr.
+ */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  const debug = argv.includes('--debug');
+  let store: CliStore | undefined;
+  try {
+    if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
+      io.out(mainHelp(COMMANDS));
+      return argv.length === 0 ? EXIT.usage : EXIT.ok;
+    }
+    if (argv[0] === '--version' || argv[0] === '-v') {
+      io.out(`${packageVersion()}\n`);
+      return EXIT.ok;
+    }
+    const { command, rest } = findCommand(argv);
+    const { values, positionals } = parse(command, rest);
+    if (values['help'] === true) {
+      io.out(commandHelp(command));
+      return EXIT.ok;
+    }
+    if (positionals.length < command.args.length) {
+      const missing = command.args.slice(positionals.length).map((a) => `<${a}>`);
+      throw new CliUsageError(`missing ${missing.join(' ')}`, command.name);
+    }
+    if (positionals.length > command.args.length) {
+      throw new CliUsageError(
+        `unexpected argument "${positionals[command.args.length]}"`,
+        command.name,
+      );
+    }
+    const user = values['user'];
+    if (user === '') throw new CliUsageError('--user must not be empty', command.name);
+    const dbFlag = values['db'];
+    const db = resolve(
+      io.cwd,
+      typeof dbFlag === 'string' ? dbFlag : io.env['AGENTSTATE_DIR'] || '.agentstate',
+    );
+    const ctx: CommandContext = {
+      io,
+      painter: new Painter(colorEnabled(io)),
+      json: values['json'] === true,
+      db,
+      user: typeof user === 'string' ? user : undefined,
+      args: Object.fromEntries(command.args.map((name, i) => [name, positionals[i]!])),
+      flags: values as Record<string, string | boolean | undefined>,
+      open: async () => {
+        store ??= await openCliStore(db, typeof user === 'string' ? user : undefined);
+        return store;
+      },
+    };
+    await command.run(ctx);
+    return EXIT.ok;
+  } catch (error) {
+    io.err(errorLines(error, debug));
+    return exitCodeOf(error);
+  } finally {
+    await store?.close().catch(() => undefined);
+  }
+}

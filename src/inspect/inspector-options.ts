@@ -1,0 +1,79 @@
+import { SessionRuntime } from '../runtime/session-runtime.js';
+import { OptionChecker, optionNames } from '../validation/option-checks.js';
+
+/** Options of `startInspector`. */
+export interface InspectorOptions {
+  /**
+   * The runtime whose sessions the inspector shows and acts on (for an agent:
+   * `agent.runtimeFor(store)`, the one its runs use, so their steps stream live). Every read
+   * and action goes through it: the user partition holds.
+   */
+  runtime: SessionRuntime;
+  /** @default 0 (a free port; read it from the handle's `url`) */
+  port?: number | undefined;
+  /**
+   * The interface to listen on. Anything but a loopback address exposes the sessions (and,
+   * with the token, the actions) to the network.
+   * @default '127.0.0.1'
+   */
+  host?: string | undefined;
+  /**
+   * The user whose sessions the inspector serves (the anonymous bucket when omitted); a
+   * request for another user is refused with 403 unless `allUsers` is set.
+   */
+  userId?: string | undefined;
+  /** Serve any user's sessions, one user at a time (`?user=` in the page). @default false */
+  allUsers?: boolean | undefined;
+  /**
+   * The token every action (POST) must carry in the `x-agentstate-token` header; the page gets
+   * it embedded. @default a new random token per start
+   */
+  token?: string | undefined;
+  /**
+   * Scrubs the app's secrets from every response and live frame (as the agent's `redact`
+   * does from what it stores). @default none (what the store holds was scrubbed on write)
+   */
+  redact?: ((text: string) => string) | undefined;
+}
+
+/** A running inspector. */
+export interface InspectorHandle {
+  /** The page's address, e.g. `http://127.0.0.1:4321/`. */
+  url: string;
+  host: string;
+  port: number;
+  /** The per-start token actions need (the page has it). */
+  token: string;
+  /** Stops listening and ends the live streams. */
+  close(): Promise<void>;
+}
+
+const NAMES = optionNames<InspectorOptions>({
+  runtime: true,
+  port: true,
+  host: true,
+  userId: true,
+  allUsers: true,
+  token: true,
+  redact: true,
+});
+
+/** Checks `startInspector(options)`; a mistake is a `TypeError` naming the option. */
+export function checkInspectorOptions(options: unknown): void {
+  new OptionChecker('startInspector()', options ?? null, NAMES)
+    .check('runtime', 'a SessionRuntime', (v) => v instanceof SessionRuntime, true)
+    .check(
+      'port',
+      'an integer from 0 to 65535',
+      (v) => Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) <= 65535,
+    )
+    .nonEmptyString('host')
+    .nonEmptyString('userId')
+    .check('allUsers', 'a boolean', (v) => typeof v === 'boolean')
+    .check(
+      'token',
+      'a string of at least 16 characters',
+      (v) => typeof v === 'string' && v.length >= 16,
+    )
+    .function('redact');
+}

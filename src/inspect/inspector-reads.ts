@@ -1,0 +1,221 @@
+import { RunNotFoundError } from '../errors/replay-errors.js';
+import type { RunMachineContext } from '../machines/run-types.js';
+import type { SessionKey, SessionStatus } from '../persistence/session-store.js';
+import { pausedRuns, runState, subRunsOf, type RunNode } from '../runtime/run-tree.js';
+import { RUN_STATE_SCHEMA_VERSION } from '../runtime/run-state.js';
+import type { SessionRuntime } from '../runtime/session-runtime.js';
+import { storedRun } from '../runtime/stored-run.js';
+import { runTimeline, type TimelineStep } from './run-timeline.js';
+
+/** How many of the newest history items a session's detail carries. */
+const HISTORY_TAIL = 50;
+
+/** A call waiting for a human's decision, somewhere in the run tree. */
+export interface PendingApproval {
+  runId: string;
+  agentPath: string[];
+  callId: string;
+  name: string;
+  arguments: string;
+  deadline?: number | undefined;
+}
+
+/** One run of the tree with its timeline, its sub-agent runs nested under it. */
+export interface RunTreeNode {
+  runId: string;
+  agentPath: string[];
+  state: string;
+  status?: string | undefined;
+  turn?: number | undefined;
+  usage?: unknown;
+  timeline: TimelineStep[];
+  /** The current turn's calls that needed a human's decision, and the decision taken. */
+  decisions?: { callId: string; name: string; decision: string; reason?: string | undefined }[];
+  children: RunTreeNode[];
+}
+
+/**
+ * A page of one user's sessions, each with the number of calls waiting for a decision in its
+ * run tree (read from the records the runtime's listing named, in the same partition).
+ */
+export async function listSessions(
+  runtime: SessionRuntime,
+  userId: string | undefined,
+  query: { status?: SessionStatus | undefined; cursor?: string | undefined; limit?: number },
+) {
+  const page = await runtime.listSessions({ userId, ...query });
+  const sessions = await Promise.all(
+    page.sessions.map(async (info) => {
+      if (info.status !== 'active') return { ...info, pendingApprovals: 0 };
+      const record = await runtime.store.load({ sessionId: info.sessionId, userId });
+      return {
+        ...info,
+        pendingApprovals: pendingApprovals(storedRun<RunNode>(record.snapshot)).length,
+      };
+    }),
+  );
+  return { sessions, nextCursor: page.nextCursor };
+}
+
+/** The stored record of a session, read only after the runtime found the key (partition). */
+async function loadChecked(runtime: SessionRuntime, key: SessionKey) {
+  const view = await runtime.getSession(key);
+  const record = await runtime.store.load(key);
+  return { view, root: storedRun<RunNode>(record.snapshot), snapshot: record.snapshot };
+}
+
+/** Calls waiting for a decision in the run tree under `root`. */
+export function pendingApprovals(root: RunNode | undefined): PendingApproval[] {
+  if (!root) return [];
+  return pausedRuns(root)
+    .filter((r) => runState(r) === 'awaitingApproval')
+    .flatMap((r) => {
+      const ctx = r.context!;
+      return ctx.calls
+        .filter((c) => c.needsApproval && c.decision === undefined)
+        .map((c) => ({
+          runId: ctx.runId,
+          agentPath: ctx.agentPath ?? [ctx.agentName],
+          callId: c.callId,
+          name: c.name,
+          arguments: c.arguments,
+          deadline: c.deadline,
+        }));
+    });
+}
+
+/** A session as the page shows it: record, state, runs, pending approvals, usage, history tail. */
+export async function sessionDetail(runtime: SessionRuntime, key: SessionKey) {
+  const { view, root } = await loadChecked(runtime, key);
+  const from = Math.max(0, view.historyLength - HISTORY_TAIL);
+  const history = await runtime.store.readHistory(key, from, view.historyLength);
+  const runs = [
+    ...(root?.context
+      ? [
+          {
+            runId: root.context.runId,
+            state: runState(root),
+            current: true,
+            startedAt: root.context.startedAt,
+          },
+        ]
+      : []),
+    ...(view.lastRun && view.lastRun.runId !== root?.context?.runId
+      ? [
+          {
+            runId: view.lastRun.runId,
+            state: view.lastRun.status,
+            current: false,
+            startedAt: view.lastRun.startedAt,
+          },
+        ]
+      : []),
+  ];
+  const { run: _run, ...session } = view;
+  return {
+    session,
+    runState: root ? runState(root) : undefined,
+    runs,
+    pendingApprovals: pendingApprovals(root),
+    history: { total: view.historyLength, from, items: history },
+  };
+}
+
+/**
+ * One run of a session (its current run or its last: the only ones kept): its journal as a
+ * timeline with times and restarts, its sub-agent runs nested, the persisted snapshot of the
+ * run (if still held) and its RunState.
+ */
+export async function runDetail(runtime: SessionRuntime, key: SessionKey, runId: string) {
+  const { view, root } = await loadChecked(runtime, key);
+  const current = root?.context?.runId === runId ? root : undefined;
+  const last = view.lastRun?.runId === runId ? view.lastRun : undefined;
+  if (!current && !last) throw new RunNotFoundError(key.sessionId, runId);
+  const journalOf = async (id: string) => runTimeline(await runtime.store.readRunJournal(key, id));
+  let tree: RunTreeNode;
+  if (current) {
+    tree = await nodeOf(current, journalOf);
+  } else {
+    const summary = last!;
+    tree = {
+      runId,
+      agentPath: summary.agentPath ?? [summary.agentName],
+      state: summary.status,
+      status: summary.status,
+      turn: summary.turn,
+      usage: summary.usage,
+      timeline: await journalOf(runId),
+      children: await Promise.all(
+        (summary.subRuns ?? []).map(async (s) => ({
+          runId: s.runId,
+          agentPath: s.agentPath,
+          state: s.status,
+          status: s.status,
+          turn: s.turns,
+          usage: s.usage,
+          timeline: await journalOf(s.runId),
+          children: [],
+        })),
+      ),
+    };
+  }
+  const ctx = current?.context;
+  const base = ctx ?? last!;
+  const items = await runtime.store.readHistory(key, base.historyStart, view.historyLength);
+  const pending = pendingApprovals(current);
+  const stopped = current && pausedRuns(current).find((r) => runState(r) === 'interrupted');
+  return {
+    runId,
+    current: current !== undefined,
+    state: tree.state,
+    tree,
+    snapshot: current ?? null,
+    runState: {
+      schemaVersion: RUN_STATE_SCHEMA_VERSION,
+      runId,
+      sessionId: key.sessionId,
+      ...(key.userId === undefined ? {} : { userId: key.userId }),
+      agentName: base.agentName,
+      status: current ? 'interrupted' : last!.status,
+      ...(pending.length
+        ? { interruptionReason: 'approval' }
+        : stopped?.context?.interruption
+          ? { interruptionReason: stopped.context.interruption }
+          : {}),
+      turn: base.turn,
+      maxTurns: base.maxTurns,
+      usage: base.usage,
+      startedAt: base.startedAt,
+      historyStart: base.historyStart,
+      inputCount: base.inputCount,
+      items,
+      interruptions: pending,
+      decisions: [],
+    },
+  };
+}
+
+async function nodeOf(
+  run: RunNode,
+  journalOf: (runId: string) => Promise<TimelineStep[]>,
+): Promise<RunTreeNode> {
+  const ctx = run.context as RunMachineContext;
+  return {
+    runId: ctx.runId,
+    agentPath: ctx.agentPath ?? [ctx.agentName],
+    state: runState(run),
+    status: ctx.outcome,
+    turn: ctx.turn,
+    usage: ctx.usage,
+    timeline: await journalOf(ctx.runId),
+    decisions: ctx.calls
+      .filter((c) => c.needsApproval)
+      .map((c) => ({
+        callId: c.callId,
+        name: c.name,
+        decision: c.decision ?? 'pending',
+        reason: c.reason,
+      })),
+    children: await Promise.all(subRunsOf(run).map((child) => nodeOf(child, journalOf))),
+  };
+}

@@ -1,0 +1,163 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { SessionKey, SessionStatus } from '../persistence/session-store.js';
+import { SessionStatusSchema } from '../persistence/session-schemas.js';
+import { INSPECTOR_ACTIONS } from './inspector-actions.js';
+import {
+  checkInspectorOptions,
+  type InspectorHandle,
+  type InspectorOptions,
+} from './inspector-options.js';
+import { listSessions, runDetail, sessionDetail } from './inspector-reads.js';
+import { HttpError, readJsonBody, sendError, sendJson, sendText } from './http-io.js';
+import { LiveFeed } from './live-feed.js';
+import { machineCharts } from './machine-charts.js';
+import { PAGE_SCRIPT } from './page/page-script.js';
+import { PAGE_STYLE } from './page/page-style.js';
+import { pageHtml } from './page/page-html.js';
+
+const TOKEN_HEADER = 'x-agentstate-token';
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
+
+/**
+ * Starts the local inspector: an HTTP server (127.0.0.1 by default) serving one
+ * self-contained page (no CDN, nothing from the internet) and the JSON it reads: sessions,
+ * runs with their step timeline, the machines' state charts, a live stream of runs in flight
+ * (Server-Sent Events from the runtime's inspection hook), and actions (approve, reject,
+ * resume, cancel, fork, export a replay) that need the per-start token in the
+ * `x-agentstate-token` header. Run it in the process that holds the store (one process holds
+ * a LevelDB folder).
+ * @throws TypeError for bad options.
+ * @example
+ * const inspector = await startInspector({ runtime: agent.runtimeFor(store), userId: 'alice' });
+ * console.log(`inspector at ${inspector.url}`);
+ */
+export async function startInspector(options: InspectorOptions): Promise<InspectorHandle> {
+  checkInspectorOptions(options);
+  const { runtime } = options;
+  const host = options.host ?? '127.0.0.1';
+  const token = options.token ?? randomBytes(24).toString('base64url');
+  const redact = options.redact ?? ((text: string) => text);
+  const live = new LiveFeed(runtime, redact);
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => resolve());
+  });
+  const port = (server.address() as { port: number }).port;
+  const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+
+  /** The user a request asks for: its `?user=`, or the inspector's own user. */
+  const userOf = (url: URL): string | undefined => {
+    const asked = url.searchParams.get('user');
+    const user = asked === null || asked === '' ? options.userId : asked;
+    if (user !== options.userId && !options.allUsers) {
+      throw new HttpError(403, 'FORBIDDEN_USER', 'This inspector serves one user only');
+    }
+    return user;
+  };
+
+  const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    checkHost(req, host, port);
+    const url = new URL(req.url ?? '/', origin);
+    const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
+    const send = (body: unknown) => sendJson(res, 200, JSON.parse(redact(JSON.stringify(body))));
+    if (req.method === 'POST') {
+      checkToken(req, token);
+      const [api, sessions, sessionId, action, extra] = parts;
+      const act = action === undefined ? undefined : INSPECTOR_ACTIONS[action];
+      if (api !== 'api' || sessions !== 'sessions' || !sessionId || !act || extra) {
+        throw new HttpError(404, 'NOT_FOUND', `No action at ${url.pathname}`);
+      }
+      const body = await readJsonBody(req);
+      send(await act(runtime, { sessionId, userId: userOf(url) }, body));
+      return;
+    }
+    if (req.method !== 'GET') throw new HttpError(405, 'METHOD_NOT_ALLOWED', 'GET or POST only');
+    const path = url.pathname;
+    if (path === '/') {
+      return sendText(res, 'text/html', pageHtml(token), {
+        'content-security-policy':
+          "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+      });
+    }
+    if (path === '/app.js') return sendText(res, 'text/javascript', PAGE_SCRIPT);
+    if (path === '/app.css') return sendText(res, 'text/css', PAGE_STYLE);
+    if (parts[0] !== 'api') throw new HttpError(404, 'NOT_FOUND', `Nothing at ${path}`);
+    const [, what, sessionId, runs, runId, extra] = parts;
+    if (what === 'info' && !sessionId) {
+      return send({ userId: options.userId ?? null, allUsers: options.allUsers === true });
+    }
+    if (what === 'machines' && !sessionId) return send(machineCharts());
+    if (what === 'live' && !sessionId) {
+      const user = userOf(url);
+      live.add(res, user, url.searchParams.get('session') ?? undefined);
+      return;
+    }
+    if (what !== 'sessions') throw new HttpError(404, 'NOT_FOUND', `Nothing at ${path}`);
+    const user = userOf(url);
+    if (!sessionId) return send(await listSessions(runtime, user, listQuery(url)));
+    const key: SessionKey = { sessionId, userId: user };
+    if (runs === undefined) return send(await sessionDetail(runtime, key));
+    if (runs === 'runs' && runId && !extra) return send(await runDetail(runtime, key, runId));
+    throw new HttpError(404, 'NOT_FOUND', `Nothing at ${path}`);
+  };
+
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    route(req, res).catch((error: unknown) => sendError(res, error));
+  });
+
+  return {
+    url: `${origin}/`,
+    host,
+    port,
+    token,
+    close: async () => {
+      live.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** The list query of `?status=&cursor=&limit=`; a bad value is a 400. */
+function listQuery(url: URL): { status?: SessionStatus; cursor?: string; limit?: number } {
+  const status = url.searchParams.get('status') || undefined;
+  const cursor = url.searchParams.get('cursor') || undefined;
+  const limitText = url.searchParams.get('limit');
+  if (status !== undefined && !SessionStatusSchema.safeParse(status).success) {
+    throw new HttpError(400, 'BAD_REQUEST', `Unknown status "${status}"`);
+  }
+  const limit = limitText ? Number(limitText) : undefined;
+  if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 1 || limit > 500)) {
+    throw new HttpError(400, 'BAD_REQUEST', '"limit" must be an integer from 1 to 500');
+  }
+  return {
+    ...(status ? { status: status as SessionStatus } : {}),
+    ...(cursor ? { cursor } : {}),
+    ...(limit ? { limit } : {}),
+  };
+}
+
+/**
+ * A loopback-bound inspector answers only requests addressed to a loopback name (a page on
+ * another site that rebinds its DNS name to 127.0.0.1 is refused).
+ */
+function checkHost(req: IncomingMessage, host: string, port: number): void {
+  if (!LOOPBACK.has(host)) return;
+  const asked = req.headers.host ?? '';
+  const name = asked.replace(/:\d+$/, '');
+  if (!LOOPBACK.has(name) || asked !== `${name}:${port}`) {
+    throw new HttpError(403, 'FORBIDDEN_HOST', 'Requests must address the inspector by loopback');
+  }
+}
+
+/** Actions need the token in the header: never from a cookie or the query string. */
+function checkToken(req: IncomingMessage, token: string): void {
+  const given = req.headers[TOKEN_HEADER];
+  const a = Buffer.from(typeof given === 'string' ? given : '');
+  const b = Buffer.from(token);
+  if (a.length !== b.length || !timingSafeEqual(a, b)) {
+    throw new HttpError(403, 'BAD_TOKEN', `Actions need the inspector's token in ${TOKEN_HEADER}`);
+  }
+}
