@@ -51,6 +51,8 @@ function targetsOf(key: string, targets: readonly FuzzTarget[]): FuzzTarget[] {
     const part = sessionPart(t.key);
     if (key.startsWith('t!') || key.startsWith('o!'))
       return key.slice(2) === ownerPart(t.key.userId);
+    // a!<owner>!<at>!<id>: an audit entry, read with its owner's log
+    if (key.startsWith('a!')) return key.startsWith(`a!${ownerPart(t.key.userId)}!`);
     // d!<deadline>!<owner>!<sid>: the session after the deadline part
     if (key.startsWith('d!')) return key.slice(key.indexOf('!', 2) + 1) === part;
     return key.slice(2) === part || key.startsWith(`${key[0]}!${part}!`);

@@ -75,6 +75,20 @@ export const AuditEntrySchema = z.object({
   via: z.enum(AUDIT_VIAS).optional(),
 });
 
+/** The stored form: `runId` always present (`null` outside a run), so removing it is damage. */
+const StoredAuditSchema = AuditEntrySchema.extend({ runId: z.string().min(1).nullable() });
+
+/** An entry validated (`TypeError`) and sealed at its key: what a store writes. */
+export function storedAudit(entry: AuditEntry): { key: string; value: string; entry: AuditEntry } {
+  const checked = checkBeforeWrite('audit entry', entry, AuditEntrySchema);
+  const key = auditKey(checked);
+  return {
+    key,
+    value: encodeStored(key, { ...checked, runId: checked.runId ?? null }),
+    entry: { ...checked, userId: checked.userId, runId: checked.runId },
+  };
+}
+
 /** Which entries to read: one user's (required; `undefined` is the anonymous bucket). */
 export interface AuditQuery {
   userId: string | undefined;
@@ -152,16 +166,16 @@ export function checkAuditQuery(query: AuditQuery): Required<Pick<AuditQuery, 'l
 /** Validates entries before writing (`TypeError`) and returns their sealed put ops. */
 export function auditOps(entries: readonly AuditEntry[] | undefined): KvOp[] {
   return (entries ?? []).map((entry) => {
-    const checked = checkBeforeWrite('audit entry', entry, AuditEntrySchema);
-    const key = auditKey(checked);
-    return { type: 'put', key, value: encodeStored(key, checked) };
+    const { key, value } = storedAudit(entry);
+    return { type: 'put', key, value };
   });
 }
 
 /** A stored entry, its seal, shape and key checked (`InvalidSessionRecordError` naming the key). */
 export function decodeAuditAt(key: string, text: string, userId: string | undefined): AuditEntry {
-  const value = decodeStored(key, text, AuditEntrySchema);
-  const entry: AuditEntry = { ...value, userId: value.userId, runId: value.runId };
+  const value = decodeStored(key, text, StoredAuditSchema);
+  const entry: AuditEntry = { ...value, userId: value.userId, runId: value.runId ?? undefined };
+  if (entry.runId === undefined) delete entry.runId;
   if (entry.userId !== userId || auditKey(entry) !== key) {
     throw new InvalidSessionRecordError(key, 'entry does not belong to its key');
   }

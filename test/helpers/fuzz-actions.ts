@@ -49,6 +49,12 @@ export const FUZZ_ACTIONS: readonly FuzzAction[] = [
   },
   { name: 'readHistory', writes: false, run: (rt, t) => rt.store.readHistory(t.key) },
   {
+    name: 'auditLog',
+    writes: false,
+    ownerLevel: true,
+    run: (rt, t) => rt.auditLog({ userId: t.key.userId, limit: 1000 }),
+  },
+  {
     name: 'userUsage',
     writes: false,
     ownerLevel: true,

@@ -5,14 +5,13 @@ import {
   auditPosition,
   checkAuditQuery,
   decodeAuditAt,
-  AuditEntrySchema,
+  storedAudit,
   type AuditEntry,
   type AuditPage,
   type AuditQuery,
 } from '../audit-log.js';
 import { ownerPart } from '../session-keys.js';
 import type { PostgresDatabase } from './postgres-database.js';
-import { checkBeforeWrite, encodeStored } from '../session-schemas.js';
 
 /**
  * The audit log of the PostgreSQL store: table `agentstate_audit`, keyed
@@ -22,14 +21,14 @@ import { checkBeforeWrite, encodeStored } from '../session-schemas.js';
 
 /** The six parameter arrays of a statement's audit insert: owners, ats, ids, sessions, kinds, entries. */
 export function auditValues(entries: readonly AuditEntry[] | undefined): unknown[][] {
-  const checked = (entries ?? []).map((e) => checkBeforeWrite('audit entry', e, AuditEntrySchema));
+  const stored = (entries ?? []).map(storedAudit);
   return [
-    checked.map((e) => ownerPart(e.userId)),
-    checked.map((e) => e.at),
-    checked.map((e) => e.id),
-    checked.map((e) => e.sessionId),
-    checked.map((e) => e.kind),
-    checked.map((e) => encodeStored(auditKey(e), e)),
+    stored.map((s) => ownerPart(s.entry.userId)),
+    stored.map((s) => s.entry.at),
+    stored.map((s) => s.entry.id),
+    stored.map((s) => s.entry.sessionId),
+    stored.map((s) => s.entry.kind),
+    stored.map((s) => s.value),
   ];
 }
 
