@@ -169,6 +169,8 @@ function renderStep(step) {
       step.tool.isError ? h('span', { class: 'badge error' }, 'error') : null, h('div', { class: 'message' }, step.tool.output));
   } else if (step.approvals) {
     body = h('div', {}, step.approvals.map(function (a) { return h('div', {}, a.callId + ': ' + (a.needsApproval ? 'needs approval' : 'no approval needed')); }));
+  } else if (step.guardrails) {
+    body = h('div', {}, step.guardrails.map(function (g) { return h('div', {}, g.kind + ' guardrail ' + g.name + ': ' + (g.tripwire ? 'tripped' : 'passed')); }));
   }
   var changes = step.changes.length ? h('details', {}, h('summary', { class: 'muted' }, 'state before → after'),
     step.changes.map(function (c) { return h('div', { class: 'muted' }, c.field + ': ' + JSON.stringify(c.before) + ' → ' + JSON.stringify(c.after)); })) : null;
