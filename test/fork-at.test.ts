@@ -16,13 +16,16 @@ afterEach(() => temps.cleanupAll());
 /** Echo answers, but a message "danger" makes the model call the approval-gated tool. */
 function dangerOrEcho(): ScriptedModel {
   const echo = echoModel();
-  return new ScriptedModel((request, index) => {
-    const last = request.items.at(-1);
-    if (last?.type === 'message' && last.content === 'danger') {
-      return { toolCalls: [{ name: 'danger', arguments: {}, callId: 'c-danger' }] };
-    }
-    return echo.generate(request).then((r) => ({ text: `${r.text ?? ''} (${index})` }));
-  });
+  return new ScriptedModel(
+    (request, index) => {
+      const last = request.items.at(-1);
+      if (last?.type === 'message' && last.content === 'danger') {
+        return { toolCalls: [{ name: 'danger', arguments: {}, callId: 'c-danger' }] };
+      }
+      return echo.generate(request).then((r) => ({ text: `${r.text ?? ''} (${index})` }));
+    },
+    { recordCalls: true },
+  );
 }
 
 async function threeTurns() {
