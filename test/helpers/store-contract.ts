@@ -14,6 +14,7 @@ import {
   type SessionStore,
 } from '../../src/persistence/session-store.js';
 import { FakeClock } from '../../src/testing/fake-clock.js';
+import { describeDeadlineContract } from './deadline-contract.js';
 import { commitOn, entry, msg, newSession, reply, usage } from './store-fixtures.js';
 
 /** One store under test, with raw access to its storage for the damage tests. */
@@ -23,6 +24,11 @@ export interface StoreHarness {
   damageRecord(key: SessionKey, text: string): Promise<void>;
   /** Replaces the stored bytes of one history item with `text`, bypassing the store. */
   damageHistoryItem(key: SessionKey, position: number, text: string): Promise<void>;
+  /**
+   * Files the session under `deadline` in the approval-deadline index, bypassing the store
+   * (an entry its record does not hold).
+   */
+  fileDeadline(key: SessionKey, deadline: number): Promise<void>;
   /** Closes the store and removes what it left behind. */
   cleanup(): Promise<void>;
 }
@@ -39,6 +45,7 @@ const TTL = 10_000;
  * store: memory, LevelDB and PostgreSQL.
  */
 export function describeStoreContract(name: string, makeStore: MakeStore): void {
+  describeDeadlineContract(name, makeStore);
   describe(`${name}: store contract`, () => {
     let harness: StoreHarness;
     let store: SessionStore;

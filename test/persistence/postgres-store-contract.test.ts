@@ -1,8 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { UnsupportedSchemaVersionError } from '../../src/errors/session-errors.js';
-import { POSTGRES_SCHEMA_VERSION } from '../../src/persistence/postgres/postgres-schema.js';
+import {
+  POSTGRES_SCHEMA_VERSION,
+  migrateSchema,
+} from '../../src/persistence/postgres/postgres-schema.js';
+import { SessionRecordCodec } from '../../src/persistence/session-record-codec.js';
+import { encodeStored, toSessionInfo } from '../../src/persistence/session-schemas.js';
+import { newSession } from '../helpers/store-fixtures.js';
 import { PostgresSessionStore } from '../../src/persistence/postgres/postgres-session-store.js';
-import { ownerPart } from '../../src/persistence/session-keys.js';
+import { listIndexKey, ownerPart, recordKey } from '../../src/persistence/session-keys.js';
 import { describeStoreContract } from '../helpers/store-contract.js';
 import { usePostgres } from '../helpers/postgres-tests.js';
 
@@ -27,6 +33,12 @@ describeStoreContract('PostgresSessionStore', async (clock) => {
         [ownerPart(key.userId), key.sessionId, position, text],
       );
     },
+    fileDeadline: async (key, deadline) => {
+      await pool.query(
+        `UPDATE ${table('agentstate_sessions')} SET approval_deadline = $3 WHERE owner = $1 AND session_id = $2`,
+        [ownerPart(key.userId), key.sessionId, deadline],
+      );
+    },
     cleanup,
   };
 });
@@ -36,14 +48,67 @@ describe('PostgresSessionStore schema', () => {
     const first = await PostgresSessionStore.open({ pool: pgt.pool, schema: 'versions' });
     const again = await PostgresSessionStore.open({ pool: pgt.pool, schema: 'versions' });
     const { rows } = await pgt.pool.query(
-      'SELECT version FROM versions.agentstate_schema_versions',
+      'SELECT version FROM versions.agentstate_schema_versions ORDER BY version',
     );
-    expect(rows).toEqual([{ version: POSTGRES_SCHEMA_VERSION }]);
+    const all = Array.from({ length: POSTGRES_SCHEMA_VERSION }, (_, i) => ({ version: i + 1 }));
+    expect(rows).toEqual(all);
     await Promise.all([first.close(), again.close()]);
     await pgt.pool.query('INSERT INTO versions.agentstate_schema_versions (version) VALUES (99)');
     const newer = PostgresSessionStore.open({ pool: pgt.pool, schema: 'versions' });
     await expect(newer).rejects.toBeInstanceOf(UnsupportedSchemaVersionError);
     await expect(newer).rejects.toMatchObject({ found: 99, supported: POSTGRES_SCHEMA_VERSION });
+  });
+
+  it('migrates a version 1 database: the deadline column is added and filled from the records', async () => {
+    const schema = pgt.schema('old');
+    await migrateSchema(pgt.pool, schema, 1);
+    const codec = new SessionRecordCodec();
+    const t = (name: string) => `"${schema}".${name}`;
+    const rows = [
+      { ...newSession('waits', 'alice'), version: 3, approvalDeadline: 7_000 },
+      { ...newSession('idle', 'alice'), version: 1 },
+      { ...newSession('waits'), version: 2, approvalDeadline: 5_000 },
+    ];
+    for (const record of rows) {
+      const key = { sessionId: record.sessionId, userId: record.userId };
+      await pgt.pool.query(
+        `INSERT INTO ${t('agentstate_sessions')} VALUES ($1, $2, $3, 'active', 0, $4, $5)`,
+        [
+          ownerPart(record.userId),
+          record.sessionId,
+          record.version,
+          codec.encode(recordKey(key), record),
+          encodeStored(listIndexKey(key), toSessionInfo(record)),
+        ],
+      );
+    }
+    await pgt.pool.query(
+      `INSERT INTO ${t('agentstate_totals')} VALUES ('u:alice', 0, 0, 0, 0), ('a', 0, 0, 0, 0)`,
+    );
+    // A damaged record is left unindexed by the backfill (reading it reports the damage).
+    await pgt.pool.query(
+      `INSERT INTO ${t('agentstate_sessions')} VALUES ('u:alice', 'torn', 1, 'active', 0, '#00000000{"record":{"approvalDeadline":1', '')`,
+    );
+    const store = await PostgresSessionStore.open({ pool: pgt.pool, schema });
+    const versions = await pgt.pool.query(
+      `SELECT version FROM ${t('agentstate_schema_versions')} ORDER BY version`,
+    );
+    expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }]);
+    const page = await store.dueApprovals({ until: 10_000, limit: 10 });
+    expect(page.due.map((e) => [e.key, e.deadline])).toEqual([
+      [{ sessionId: 'waits', userId: undefined }, 5_000],
+      [{ sessionId: 'waits', userId: 'alice' }, 7_000],
+    ]);
+    // The migrated rows take steps as any other.
+    const loaded = await store.load({ sessionId: 'waits', userId: 'alice' });
+    const saved = await store.save({
+      record: { ...loaded, approvalDeadline: undefined },
+      items: [],
+      journal: [],
+    });
+    expect(saved.version).toBe(4);
+    expect((await store.dueApprovals({ until: 10_000, limit: 10 })).due).toHaveLength(1);
+    await store.close();
   });
 
   it('owns a pool made from a connection string and ends it on close', async () => {

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { UnsupportedSchemaVersionError } from '../../errors/session-errors.js';
+import { addApprovalDeadlines } from './postgres-deadlines.js';
 
 /**
  * The tables of a PostgreSQL session store, created and migrated by the store itself. Every
@@ -7,16 +8,20 @@ import { UnsupportedSchemaVersionError } from '../../errors/session-errors.js';
  * the anonymous bucket, `u:<encoded userId>` for a named user), and every query filters on it.
  * Text keys use the "C" collation, so listing order is byte order, as in the key-value stores.
  *
- * To add an indexed value written with each step (say, a deadline per session): append a
- * migration step below (`ALTER TABLE ... ADD COLUMN`, or a new table keyed by
- * `(owner, session_id, ...)`), then write it in the save statement of
- * `postgres-session-store.ts` (one more column or one more CTE of the same statement).
+ * To add an indexed value written with each step (as version 2 did for the approval deadline):
+ * append a migration step below (`ALTER TABLE ... ADD COLUMN`, or a new table keyed by
+ * `(owner, session_id, ...)`, plus a backfill from the stored records), then write it in the
+ * save statement of `postgres-statements.ts` (one more column or one more CTE of it).
  */
-export const POSTGRES_SCHEMA_VERSION = 1;
+export const POSTGRES_SCHEMA_VERSION = 2;
 
-/** The DDL of each schema version, in order; `t(name)` is the qualified table name. */
-const MIGRATIONS: readonly ((t: (name: string) => string) => string)[] = [
-  (t) => `
+/** One schema version's step: its DDL (and any backfill) on the migrating transaction. */
+type MigrationStep = (client: pg.ClientBase, t: (name: string) => string) => Promise<unknown>;
+
+/** The steps of each schema version, in order; `t(name)` is the qualified table name. */
+const MIGRATIONS: readonly MigrationStep[] = [
+  (client, t) =>
+    client.query(`
     CREATE TABLE ${t('agentstate_sessions')} (
       owner text COLLATE "C" NOT NULL,
       session_id text COLLATE "C" NOT NULL,
@@ -59,7 +64,9 @@ const MIGRATIONS: readonly ((t: (name: string) => string) => string)[] = [
       PRIMARY KEY (owner, session_id)
     );
     CREATE INDEX ON ${t('agentstate_leases')} (owner, expires_at) WHERE NOT released;
-  `,
+  `),
+  // 2: the approval-deadline index, a column of the session row (see postgres-deadlines.ts).
+  addApprovalDeadlines,
 ];
 
 /** Double-quotes an SQL identifier. */
@@ -72,7 +79,11 @@ export function quoteIdent(name: string): string {
  * advisory lock (processes starting together migrate once). A database migrated by a newer
  * agentstate raises `UnsupportedSchemaVersionError` and is left untouched.
  */
-export async function migrateSchema(pool: pg.Pool, schema: string): Promise<void> {
+export async function migrateSchema(
+  pool: pg.Pool,
+  schema: string,
+  target = POSTGRES_SCHEMA_VERSION,
+): Promise<void> {
   const t = (name: string): string => `${quoteIdent(schema)}.${quoteIdent(name)}`;
   const versions = t('agentstate_schema_versions');
   const client = await pool.connect();
@@ -94,8 +105,8 @@ export async function migrateSchema(pool: pg.Pool, schema: string): Promise<void
         POSTGRES_SCHEMA_VERSION,
       );
     }
-    for (let version = current + 1; version <= POSTGRES_SCHEMA_VERSION; version += 1) {
-      await client.query(MIGRATIONS[version - 1]!(t));
+    for (let version = current + 1; version <= target; version += 1) {
+      await MIGRATIONS[version - 1]!(client, t);
       await client.query(`INSERT INTO ${versions} (version) VALUES ($1)`, [version]);
     }
     await client.query('COMMIT');

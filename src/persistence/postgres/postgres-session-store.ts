@@ -22,7 +22,9 @@ import {
   toSessionInfo,
 } from '../session-schemas.js';
 import type {
-  ExpiredLeaseQuery,
+  DeadlineEntry,
+  DueApprovals,
+  DueApprovalsQuery,
   JournalEntry,
   ListSessionsQuery,
   LoadedSession,
@@ -39,6 +41,7 @@ import type {
 import { checkAppend, checkCreateItems, checkIndex, listLimit } from '../store-args.js';
 import { checkedRecord, decodeJournalAt } from '../stored-reads.js';
 import { PostgresDatabase } from './postgres-database.js';
+import { PostgresDeadlines } from './postgres-deadlines.js';
 import { PostgresLeases, checkedSessionId, keyOf } from './postgres-leases.js';
 import {
   checkPostgresOptions,
@@ -76,17 +79,31 @@ const KNOWN_CAPACITY = 1000;
 export class PostgresSessionStore implements SessionStore, SessionLeases {
   readonly schema: string;
   private readonly db: PostgresDatabase;
-  private readonly leases: PostgresLeases;
   private readonly codec: SessionRecordCodec;
   /** md5 of the record text this store last read or wrote per session (bounded). */
   private readonly known = new Map<string, { version: number; md5: string }>();
+  // Leases and the approval-deadline index, kept by their own classes.
+  readonly acquireLease: SessionLeases['acquireLease'];
+  readonly renewLease: SessionLeases['renewLease'];
+  readonly releaseLease: SessionLeases['releaseLease'];
+  readonly expiredLeases: SessionLeases['expiredLeases'];
+  /** Due entries of the deadline index (the `approval_deadline` column), every owner. */
+  readonly dueApprovals: (query: DueApprovalsQuery) => Promise<DueApprovals>;
+  readonly dropStaleDeadline: (entry: DeadlineEntry) => Promise<boolean>;
 
   constructor(options: PostgresSessionStoreOptions) {
     checkPostgresOptions(options);
     this.db = new PostgresDatabase(options);
     this.schema = this.db.schema;
     this.codec = new SessionRecordCodec({ migrations: options.migrations });
-    this.leases = new PostgresLeases(this.db, options.clock ?? systemLeaseClock);
+    const leases = new PostgresLeases(this.db, options.clock ?? systemLeaseClock);
+    this.acquireLease = leases.acquireLease.bind(leases);
+    this.renewLease = leases.renewLease.bind(leases);
+    this.releaseLease = leases.releaseLease.bind(leases);
+    this.expiredLeases = leases.expiredLeases.bind(leases);
+    const deadlines = new PostgresDeadlines(this.db, this.codec);
+    this.dueApprovals = deadlines.dueApprovals.bind(deadlines);
+    this.dropStaleDeadline = deadlines.dropStaleDeadline.bind(deadlines);
   }
 
   /** Creates a store and migrates its schema (surfacing connection and version errors). */
@@ -119,6 +136,7 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
       record.status,
       record.historyLength,
       this.historyValues(key, 0, items),
+      record.approvalDeadline ?? null,
     ];
     const { rows } = await this.db.query<{ created: number }>(
       'create a session',
@@ -195,7 +213,9 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
     for (let attempt = 0; attempt < 3; attempt += 1) {
       const expected = knownMd5?.version === next.version ? knownMd5.md5 : null;
       if (expected !== null) {
-        const rows = await this.db.write(key, [...base, expected, ...totals], delta !== undefined);
+        const deadline = saved.approvalDeadline ?? null;
+        const values = [...base, expected, deadline, ...totals];
+        const rows = await this.db.write(key, values, delta !== undefined);
         if (rows === 1) {
           this.db.count(base);
           this.remember(key, saved.version, encoded);
@@ -307,22 +327,6 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
     );
     this.known.delete(keys.sessionPart(key));
     if (rows[0]?.purged !== 1) throw new SessionNotFoundError(key.sessionId);
-  }
-
-  acquireLease(key: SessionKey, owner: string, ttlMs: number): Promise<SessionLease | undefined> {
-    return this.leases.acquireLease(key, owner, ttlMs);
-  }
-
-  renewLease(lease: SessionLease, ttlMs: number): Promise<SessionLease | undefined> {
-    return this.leases.renewLease(lease, ttlMs);
-  }
-
-  releaseLease(lease: SessionLease): Promise<void> {
-    return this.leases.releaseLease(lease);
-  }
-
-  expiredLeases(query: ExpiredLeaseQuery): Promise<SessionKey[]> {
-    return this.leases.expiredLeases(query);
   }
 
   /** Statements and bytes of values written by this store since it was created. */
