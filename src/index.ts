@@ -36,6 +36,10 @@ export type {
   SessionLease,
   SessionLeases,
   ExpiredLeaseQuery,
+  DecisionInbox,
+  DecisionSubmission,
+  SubmittedDecisions,
+  DecisionWatch,
 } from './persistence/session-store.js';
 export { MigrationRegistry, type Migration } from './persistence/migrations.js';
 export { CURRENT_SCHEMA_VERSION } from './persistence/session-record-codec.js';

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { UnsupportedSchemaVersionError } from '../../src/errors/session-errors.js';
+import {
+  InvalidSessionRecordError,
+  UnsupportedSchemaVersionError,
+} from '../../src/errors/session-errors.js';
 import {
   POSTGRES_SCHEMA_VERSION,
   migrateSchema,
@@ -93,7 +96,7 @@ describe('PostgresSessionStore schema', () => {
     const versions = await pgt.pool.query(
       `SELECT version FROM ${t('agentstate_schema_versions')} ORDER BY version`,
     );
-    expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }]);
+    expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
     const page = await store.dueApprovals({ until: 10_000, limit: 10 });
     expect(page.due.map((e) => [e.key, e.deadline])).toEqual([
       [{ sessionId: 'waits', userId: undefined }, 5_000],
@@ -109,6 +112,46 @@ describe('PostgresSessionStore schema', () => {
     expect(saved.version).toBe(4);
     expect((await store.dueApprovals({ until: 10_000, limit: 10 })).due).toHaveLength(1);
     await store.close();
+  });
+
+  it('keeps a decision inbox: submissions in order across owners, checked, dropped, purged', async () => {
+    const { store, schema, cleanup } = await pgt.freshStore('inbox');
+    try {
+      const heard: number[] = [];
+      const watch = await store.watchDecisions(
+        () => heard.push(1),
+        () => undefined,
+      );
+      const alice = { sessionId: 's', userId: 'alice' };
+      const decisions = [{ callId: 'c1', approve: true, runId: 'r1' }];
+      await store.submitDecisions({ key: alice, runId: 'r1', decisions, at: 5 });
+      await store.submitDecisions({ key: { sessionId: 's' }, runId: 'r2', decisions: [], at: 6 });
+      const page = await store.submittedDecisions({ limit: 10 });
+      expect(page.damaged).toEqual([]);
+      expect(page.submitted.map((e) => [e.key, e.runId, e.decisions, e.at])).toEqual([
+        [alice, 'r1', decisions, 5],
+        [{ sessionId: 's', userId: undefined }, 'r2', [], 6],
+      ]);
+      expect((await store.submittedDecisions({ limit: 1 })).submitted).toHaveLength(1);
+      // A row moved to another session fails its seal: reported, never applied.
+      await pgt.pool.query(
+        `UPDATE "${schema}".agentstate_decisions SET session_id = 't' WHERE owner = 'a'`,
+      );
+      const moved = await store.submittedDecisions({ limit: 10 });
+      expect(moved.submitted.map((e) => e.runId)).toEqual(['r1']);
+      expect(moved.damaged[0]).toBeInstanceOf(InvalidSessionRecordError);
+      await store.dropDecisions(moved.submitted[0]!);
+      await store.create(newSession('t'));
+      await store.purge({ sessionId: 't' });
+      expect(await store.submittedDecisions({ limit: 10 })).toEqual({ submitted: [], damaged: [] });
+      // Each committed submission was heard through LISTEN/NOTIFY.
+      for (let i = 0; heard.length < 2 && i < 1000; i++) await new Promise((r) => setImmediate(r));
+      expect(heard).toHaveLength(2);
+      await watch.close();
+      await expect(store.submittedDecisions({ limit: 0 })).rejects.toBeInstanceOf(TypeError);
+    } finally {
+      await cleanup();
+    }
   });
 
   it('owns a pool made from a connection string and ends it on close', async () => {

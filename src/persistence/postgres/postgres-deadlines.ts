@@ -44,7 +44,10 @@ export class PostgresDeadlines {
     for (const row of rows.slice(0, limit)) {
       const deadline = Number(row.approval_deadline);
       try {
-        const key: SessionKey = { sessionId: row.session_id, userId: userOf(row.owner) };
+        const key: SessionKey = {
+          sessionId: row.session_id,
+          userId: keys.userOfOwnerPart(row.owner),
+        };
         page.due.push({ key, deadline, indexKey: keys.deadlineKey(key, deadline) });
       } catch (error) {
         page.damaged.push(
@@ -101,15 +104,6 @@ interface DeadlineRow {
   owner: string;
   session_id: string;
   approval_deadline: string;
-}
-
-/** The user id an owner part encodes (`session-keys.ts`): `a` or `u:<encoded id>`. */
-function userOf(owner: string): string | undefined {
-  if (owner === 'a') return undefined;
-  if (!owner.startsWith('u:')) throw new TypeError(`"${owner}" is not an owner part`);
-  const userId = decodeURIComponent(owner.slice(2));
-  if (keys.ownerPart(userId) !== owner) throw new TypeError(`"${owner}" is not an owner part`);
-  return userId;
 }
 
 function cursorOf(row: DeadlineRow): string {

@@ -13,7 +13,7 @@ import { addApprovalDeadlines } from './postgres-deadlines.js';
  * `(owner, session_id, ...)`, plus a backfill from the stored records), then write it in the
  * save statement of `postgres-statements.ts` (one more column or one more CTE of it).
  */
-export const POSTGRES_SCHEMA_VERSION = 2;
+export const POSTGRES_SCHEMA_VERSION = 3;
 
 /** One schema version's step: its DDL (and any backfill) on the migrating transaction. */
 type MigrationStep = (client: pg.ClientBase, t: (name: string) => string) => Promise<unknown>;
@@ -67,6 +67,20 @@ const MIGRATIONS: readonly MigrationStep[] = [
   `),
   // 2: the approval-deadline index, a column of the session row (see postgres-deadlines.ts).
   addApprovalDeadlines,
+  // 3: the decision inbox (see postgres-decisions.ts).
+  (client, t) =>
+    client.query(`
+    CREATE TABLE ${t('agentstate_decisions')} (
+      owner text COLLATE "C" NOT NULL,
+      session_id text COLLATE "C" NOT NULL,
+      id bigserial NOT NULL,
+      run_id text COLLATE "C" NOT NULL,
+      decisions text NOT NULL,
+      at bigint NOT NULL,
+      PRIMARY KEY (owner, session_id, id)
+    );
+    CREATE INDEX agentstate_decisions_order ON ${t('agentstate_decisions')} (id);
+  `),
 ];
 
 /** Double-quotes an SQL identifier. */

@@ -22,6 +22,7 @@ import {
   toSessionInfo,
 } from '../session-schemas.js';
 import type {
+  DecisionInbox,
   DeadlineEntry,
   DueApprovals,
   DueApprovalsQuery,
@@ -42,6 +43,8 @@ import { checkAppend, checkCreateItems, checkIndex, listLimit } from '../store-a
 import { checkedRecord, decodeJournalAt } from '../stored-reads.js';
 import { PostgresDatabase } from './postgres-database.js';
 import { PostgresDeadlines } from './postgres-deadlines.js';
+import { KnownRecords } from './postgres-known-records.js';
+import { PostgresDecisions } from './postgres-decisions.js';
 import { PostgresLeases, checkedSessionId, keyOf } from './postgres-leases.js';
 import {
   checkPostgresOptions,
@@ -55,18 +58,13 @@ import {
   type TotalsRow,
 } from './postgres-rows.js';
 
-/** Sessions whose last seen record text the store remembers for its one-statement save. */
-const KNOWN_CAPACITY = 1000;
-
 /**
  * A {@link SessionStore} on PostgreSQL, for many processes sharing sessions: the same contract
  * as the LevelDB store (STORE-CONTRACT.md), with leases shared across processes.
  *
- * - One step is one statement, so one round trip: the version check, the record, the history
- *   appends, the journal entries, the user's totals and the lease check are CTEs of a single
- *   parameterised `WITH ... UPDATE/INSERT` statement, atomic as every statement is. (A
- *   multi-statement `BEGIN; ...; COMMIT` text cannot carry parameters; a transaction over
- *   several round trips holds a connection idle in transaction between them.)
+ * - One step is one statement, so one round trip: the version check, record, history appends,
+ *   journal entries, user's totals and lease check are CTEs of one parameterised statement,
+ *   atomic as every statement is (no transaction held open over several round trips).
  * - Every value is validated, sealed and serialised before the pool hands out a connection.
  * - Pooler-safe: unnamed statements only (no named prepared statements), every table name
  *   schema-qualified, no `SET`, no temporary tables, no session advisory locks.
@@ -81,15 +79,18 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
   private readonly db: PostgresDatabase;
   private readonly codec: SessionRecordCodec;
   /** md5 of the record text this store last read or wrote per session (bounded). */
-  private readonly known = new Map<string, { version: number; md5: string }>();
-  // Leases and the approval-deadline index, kept by their own classes.
+  private readonly known = new KnownRecords();
+  // Leases, the approval-deadline index and the decision inbox are kept by their own classes.
   readonly acquireLease: SessionLeases['acquireLease'];
   readonly renewLease: SessionLeases['renewLease'];
   readonly releaseLease: SessionLeases['releaseLease'];
   readonly expiredLeases: SessionLeases['expiredLeases'];
-  /** Due entries of the deadline index (the `approval_deadline` column), every owner. */
   readonly dueApprovals: (query: DueApprovalsQuery) => Promise<DueApprovals>;
   readonly dropStaleDeadline: (entry: DeadlineEntry) => Promise<boolean>;
+  readonly submitDecisions: DecisionInbox['submitDecisions'];
+  readonly submittedDecisions: DecisionInbox['submittedDecisions'];
+  readonly dropDecisions: DecisionInbox['dropDecisions'];
+  readonly watchDecisions: DecisionInbox['watchDecisions'];
 
   constructor(options: PostgresSessionStoreOptions) {
     checkPostgresOptions(options);
@@ -104,6 +105,11 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
     const deadlines = new PostgresDeadlines(this.db, this.codec);
     this.dueApprovals = deadlines.dueApprovals.bind(deadlines);
     this.dropStaleDeadline = deadlines.dropStaleDeadline.bind(deadlines);
+    const inbox = new PostgresDecisions(this.db);
+    this.submitDecisions = inbox.submitDecisions.bind(inbox);
+    this.submittedDecisions = inbox.submittedDecisions.bind(inbox);
+    this.dropDecisions = inbox.dropDecisions.bind(inbox);
+    this.watchDecisions = inbox.watchDecisions.bind(inbox);
   }
 
   /** Creates a store and migrates its schema (surfacing connection and version errors). */
@@ -388,12 +394,6 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
   }
 
   private remember(key: SessionKey, version: number, text: string): void {
-    const id = keys.sessionPart(key);
-    this.known.delete(id);
-    this.known.set(id, { version, md5: md5(text) });
-    if (this.known.size > KNOWN_CAPACITY) {
-      const oldest = this.known.keys().next().value;
-      if (oldest !== undefined) this.known.delete(oldest);
-    }
+    this.known.set(keys.sessionPart(key), { version, md5: md5(text) });
   }
 }

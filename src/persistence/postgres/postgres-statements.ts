@@ -114,6 +114,35 @@ export class PostgresStatements {
     });
   }
 
+  /**
+   * $1 owner, $2 session, $3 runId, $4 decisions, $5 at, $6 channel: records a submission and
+   * notifies the channel's listeners (delivered when the statement commits).
+   */
+  submitDecisions(): string {
+    return this.once('submitDecisions', () => {
+      return `WITH ins AS (
+        INSERT INTO ${this.t('agentstate_decisions')} (owner, session_id, run_id, decisions, at)
+        VALUES ($1, $2, $3, $4, $5) RETURNING id
+      )
+      SELECT pg_notify($6, '') FROM ins`;
+    });
+  }
+
+  /** $1 limit: the oldest submissions, every owner. */
+  submittedDecisions(): string {
+    return this.once('submittedDecisions', () => {
+      return `SELECT owner, session_id, id, run_id, decisions, at FROM ${this.t('agentstate_decisions')}
+        ORDER BY id LIMIT $1`;
+    });
+  }
+
+  /** $1 owner, $2 session, $3 id. */
+  dropDecisions(): string {
+    return this.once('dropDecisions', () => {
+      return `DELETE FROM ${this.t('agentstate_decisions')} WHERE owner = $1 AND session_id = $2 AND id = $3`;
+    });
+  }
+
   /** $1 owner, $2 session. */
   load(): string {
     return this.once('load', () => {
@@ -202,7 +231,8 @@ export class PostgresStatements {
       return `WITH s AS (DELETE FROM ${t('agentstate_sessions')} ${where} RETURNING 1),
         h AS (DELETE FROM ${t('agentstate_history')} ${where}),
         j AS (DELETE FROM ${t('agentstate_journal')} ${where}),
-        l AS (DELETE FROM ${t('agentstate_leases')} ${where})
+        l AS (DELETE FROM ${t('agentstate_leases')} ${where}),
+        q AS (DELETE FROM ${t('agentstate_decisions')} ${where})
         SELECT count(*)::int AS purged FROM s`;
     });
   }
