@@ -3,6 +3,7 @@
  * writes bench/results.json.
  *
  *   npm run bench                  full: T = 10/100/500, W2 1,000 sessions, W4 10,000 sessions, 5 runs
+ *                                  (W1 T = 500 and W5 on a throw-away PostgreSQL it starts)
  *   npm run bench -- --runs 3      fewer runs
  *   npm run bench -- --smoke       small and quick (T = 10, one run); writes to a temp file
  *   npm run bench -- --out f.json  where to write the results
@@ -22,6 +23,9 @@ import { runW2, type W2Run } from './workloads/w2-many-conversations.js';
 import { runW3, type W3Run } from './workloads/w3-resume.js';
 import { prepareW4Stores, runW4, type W4Run } from './workloads/w4-memory.js';
 import { runW6, type W6Run } from './workloads/w6-sub-agent.js';
+import { runW1Postgres, type W1PostgresRun } from './workloads/w1-postgres.js';
+import { runW5, type W5Point } from './workloads/w5-processes.js';
+import { startPostgres } from '../scripts/postgres-cluster.js';
 
 interface Config {
   runs: number;
@@ -33,6 +37,7 @@ interface Config {
   suspendedSessions: number;
   activeSessions: number;
   warmUpMessages: number;
+  w5Workers: number[];
 }
 
 function parseArgs(argv: string[]): Config {
@@ -57,6 +62,7 @@ function parseArgs(argv: string[]): Config {
     suspendedSessions: smoke ? 100 : 10_000,
     activeSessions: smoke ? 100 : 1000,
     warmUpMessages: smoke ? 20 : 300,
+    w5Workers: smoke ? [2] : [1, 2, 4],
   };
 }
 
@@ -125,6 +131,39 @@ function w2Rows(runs: W2Run[]): Row[] {
       ['bytes written', 'bytes', (r) => r.bytesWritten],
       ['peak RSS', 'bytes', (r) => r.peakRssBytes],
     ],
+  );
+}
+
+function w1PostgresRows(T: number, runs: W1PostgresRun[]): Row[] {
+  return rowsOf(`W1 on PostgreSQL, T = ${T}`, runs, [
+    ['time/message', 'ms', (r) => r.totalMs / r.messages],
+    [
+      'time/message, last 10% / first 10% (target <= 1.3)',
+      'x',
+      (r) => r.lastMsPerMessage / r.firstMsPerMessage,
+    ],
+    ['bytes written/message, first 10%', 'bytes', (r) => r.firstBytesPerMessage],
+    ['bytes written/message, last 10%', 'bytes', (r) => r.lastBytesPerMessage],
+    ['  last / first (target <= 1.2)', 'x', (r) => r.lastBytesPerMessage / r.firstBytesPerMessage],
+    ['statements/message', 'count', (r) => r.statements / r.messages],
+    ['floor/message: the same statements alone', 'ms', (r) => r.floorMs / r.messages],
+    ['time / floor', 'x', (r) => r.floorRatio],
+  ]);
+}
+
+function w5Rows(runs: W5Point[][]): Row[] {
+  const counts = runs[0]!.map((p) => p.workers);
+  return counts.flatMap((workers, i) =>
+    rowsOf(`W5 W2 split across ${workers} worker process(es), one PostgreSQL`, runs, [
+      ['messages/second', 'msg/s', (r) => r[i]!.messagesPerSecond],
+      [
+        'floor messages/second (the same statements alone)',
+        'msg/s',
+        (r) => r[i]!.floorMessagesPerSecond,
+      ],
+      ['time / floor', 'x', (r) => r[i]!.floorRatio],
+      ['statements/message', 'count', (r) => r[i]!.statements / r[i]!.messages],
+    ]).map((row) => ({ ...row, section: row.section.replace('(es)', workers === 1 ? '' : 'es') })),
   );
 }
 
@@ -218,6 +257,28 @@ async function main(): Promise<void> {
       ...w3Rows(longest, w3),
       ...w4Rows(w4),
     ];
+    log('starting a throw-away PostgreSQL for W1 on PostgreSQL and W5');
+    const cluster = await startPostgres();
+    const w1pg: W1PostgresRun[] = [];
+    const w5: W5Point[][] = [];
+    try {
+      for (let run = 0; run < config.runs; run++) {
+        log(`W1 on PostgreSQL T=${longest}, run ${run + 1}/${config.runs}`);
+        w1pg.push(await runW1Postgres(cluster.url, longest, run));
+        log(
+          `W5 ${config.w2Sessions} sessions on ${config.w5Workers.join('/')} processes, run ${run + 1}/${config.runs}`,
+        );
+        w5.push(
+          await runW5(
+            { url: cluster.url, sessions: config.w2Sessions, workerCounts: config.w5Workers },
+            run,
+          ),
+        );
+      }
+    } finally {
+      await cluster.destroy();
+    }
+    rows.push(...w1PostgresRows(longest, w1pg), ...w5Rows(w5));
     const targets = evaluateTargets(w1[longest]!, w2, w3, w4);
     const info = machine();
     process.stdout.write(
@@ -227,7 +288,7 @@ async function main(): Promise<void> {
     if (config.markdown) process.stdout.write(`\n${renderMarkdown(rows, targets, config.runs)}\n`);
     await writeFile(
       config.out,
-      `${JSON.stringify({ machine: info, config, rows, targets, raw: { w1, w2, w3, w4, w6 } }, null, 2)}\n`,
+      `${JSON.stringify({ machine: info, config, rows, targets, raw: { w1, w2, w3, w4, w6, w1pg, w5 } }, null, 2)}\n`,
     );
     log(
       `results written to ${config.out} (${((performance.now() - started) / 1000).toFixed(0)} s)`,

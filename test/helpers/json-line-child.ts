@@ -13,6 +13,7 @@ export class JsonLineChild {
   readonly events: ChildEvent[] = [];
   private waiters: { match: (e: ChildEvent) => boolean; resolve: (e: ChildEvent) => void }[] = [];
   private stderr = '';
+  private readonly listeners: ((event: ChildEvent) => void)[] = [];
   private readonly child: ChildProcess;
 
   constructor(script: string, args: string[], env: Record<string, string> = {}) {
@@ -24,16 +25,24 @@ export class JsonLineChild {
     this.child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (this.stderr += chunk));
     createInterface({ input: this.child.stdout! }).on('line', (line) => {
       const event = JSON.parse(line) as ChildEvent;
+      for (const listener of this.listeners) listener(event);
+      if (this.listeners.length > 0) return;
       this.events.push(event);
       for (const waiter of this.waiters.filter((w) => w.match(event))) waiter.resolve(event);
       this.waiters = this.waiters.filter((w) => !w.match(event));
     });
     this.child.once('exit', () => {
+      for (const listener of this.listeners) listener({ event: 'exited', stderr: this.stderr });
       for (const waiter of this.waiters) {
         waiter.resolve({ event: 'exited', stderr: this.stderr });
       }
       this.waiters = [];
     });
+  }
+
+  /** Hands every later event to `listener` instead of keeping it for `next`. */
+  onEvent(listener: (event: ChildEvent) => void): void {
+    this.listeners.push(listener);
   }
 
   get pid(): number | undefined {
