@@ -72,6 +72,44 @@ export interface ProcessTimes {
   endedAt: number;
   messages: number;
   statements: number;
+  /** CPU time (user + system) of the process over its measured phase. */
+  cpuMs: number;
+}
+
+/**
+ * Samples what the server's client backends are doing (`pg_stat_activity`: running on CPU,
+ * waiting for a lock, for the client, for I/O...) until `stop`, returning the share of each.
+ */
+export function sampleWaits(url: string): { stop(): Promise<Record<string, number>> } {
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  const counts: Record<string, number> = {};
+  let total = 0;
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const { rows } = await pool.query<{ what: string }>(
+        `SELECT coalesce(wait_event_type || ':' || wait_event, 'CPU (' || state || ')') AS what
+         FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()
+           AND state <> 'idle'`,
+      );
+      for (const { what } of rows) counts[what] = (counts[what] ?? 0) + 1;
+      total += 1;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      await pool.end();
+      // Backends in each state, on average over the samples.
+      return Object.fromEntries(
+        Object.entries(counts)
+          .sort((a, b) => b[1] - a[1])
+          .map(([k, v]) => [k, Math.round((v / Math.max(total, 1)) * 100) / 100]),
+      );
+    },
+  };
 }
 
 /**

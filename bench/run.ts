@@ -8,6 +8,7 @@
  *   npm run bench -- --smoke       small and quick (T = 10, one run); writes to a temp file
  *   npm run bench -- --out f.json  where to write the results
  *   npm run bench -- --markdown    also print the tables as Markdown (for the README)
+ *   npm run bench -- --postgres    only the PostgreSQL workloads (W1 on PostgreSQL, W5)
  */
 import { writeFile } from 'node:fs/promises';
 import { cpus, platform, release, tmpdir, totalmem } from 'node:os';
@@ -38,6 +39,8 @@ interface Config {
   activeSessions: number;
   warmUpMessages: number;
   w5Workers: number[];
+  /** Only the PostgreSQL workloads (W1 on PostgreSQL at the longest T, W5). */
+  postgres: boolean;
 }
 
 function parseArgs(argv: string[]): Config {
@@ -63,6 +66,7 @@ function parseArgs(argv: string[]): Config {
     activeSessions: smoke ? 100 : 1000,
     warmUpMessages: smoke ? 20 : 300,
     w5Workers: smoke ? [2] : [1, 2, 4],
+    postgres: argv.includes('--postgres'),
   };
 }
 
@@ -163,6 +167,23 @@ function w5Rows(runs: W5Point[][]): Row[] {
       ],
       ['time / floor', 'x', (r) => r[i]!.floorRatio],
       ['statements/message', 'count', (r) => r[i]!.statements / r[i]!.messages],
+      ['worker CPU/message (all processes)', 'ms', (r) => r[i]!.workerCpuMsPerMessage],
+      [
+        'server backends on CPU (mean)',
+        'count',
+        (r) =>
+          Object.entries(r[i]!.backends)
+            .filter(([k]) => k.startsWith('CPU'))
+            .reduce((n, [, v]) => n + v, 0),
+      ],
+      [
+        'server backends waiting (mean)',
+        'count',
+        (r) =>
+          Object.entries(r[i]!.backends)
+            .filter(([k]) => !k.startsWith('CPU'))
+            .reduce((n, [, v]) => n + v, 0),
+      ],
     ]).map((row) => ({ ...row, section: row.section.replace('(es)', workers === 1 ? '' : 'es') })),
   );
 }
@@ -213,11 +234,56 @@ function w4Rows(runs: W4Run[]): Row[] {
   ]);
 }
 
+/** W1 on PostgreSQL and W5, on a throw-away cluster this starts and removes. */
+async function postgresWorkloads(
+  config: Config,
+  longest: number,
+): Promise<{ w1pg: W1PostgresRun[]; w5: W5Point[][] }> {
+  log('starting a throw-away PostgreSQL for W1 on PostgreSQL and W5');
+  const cluster = await startPostgres();
+  const w1pg: W1PostgresRun[] = [];
+  const w5: W5Point[][] = [];
+  try {
+    for (let run = 0; run < config.runs; run++) {
+      log(`W1 on PostgreSQL T=${longest}, run ${run + 1}/${config.runs}`);
+      w1pg.push(await runW1Postgres(cluster.url, longest, run));
+      log(
+        `W5 ${config.w2Sessions} sessions on ${config.w5Workers.join('/')} processes, run ${run + 1}/${config.runs}`,
+      );
+      w5.push(
+        await runW5(
+          { url: cluster.url, sessions: config.w2Sessions, workerCounts: config.w5Workers },
+          run,
+        ),
+      );
+    }
+  } finally {
+    await cluster.destroy();
+  }
+  return { w1pg, w5 };
+}
+
+async function postgresOnly(config: Config): Promise<void> {
+  const longest = Math.max(...config.conversationLengths);
+  const { w1pg, w5 } = await postgresWorkloads(config, longest);
+  const rows = [...w1PostgresRows(longest, w1pg), ...w5Rows(w5)];
+  const info = machine();
+  process.stdout.write(
+    `\nagentstate benchmark (PostgreSQL): ${info.cpu}, ${info.cores} cores, Node ${info.node}, ${info.date}\n\n${renderTable(rows, config.runs)}\n`,
+  );
+  if (config.markdown) process.stdout.write(`\n${renderMarkdown(rows, [], config.runs)}\n`);
+  await writeFile(
+    config.out,
+    `${JSON.stringify({ machine: info, config, rows, raw: { w1pg, w5 } }, null, 2)}\n`,
+  );
+}
+
 async function main(): Promise<void> {
   const config = parseArgs(process.argv.slice(2));
   const started = performance.now();
   log(`${config.smoke ? 'smoke' : 'full'} run, ${config.runs} run(s) per figure; warming up`);
   await warmUp(config.warmUpMessages);
+  if (config.postgres) return postgresOnly(config);
 
   const work = await tempDir('agentstate-bench-');
   try {
@@ -257,27 +323,7 @@ async function main(): Promise<void> {
       ...w3Rows(longest, w3),
       ...w4Rows(w4),
     ];
-    log('starting a throw-away PostgreSQL for W1 on PostgreSQL and W5');
-    const cluster = await startPostgres();
-    const w1pg: W1PostgresRun[] = [];
-    const w5: W5Point[][] = [];
-    try {
-      for (let run = 0; run < config.runs; run++) {
-        log(`W1 on PostgreSQL T=${longest}, run ${run + 1}/${config.runs}`);
-        w1pg.push(await runW1Postgres(cluster.url, longest, run));
-        log(
-          `W5 ${config.w2Sessions} sessions on ${config.w5Workers.join('/')} processes, run ${run + 1}/${config.runs}`,
-        );
-        w5.push(
-          await runW5(
-            { url: cluster.url, sessions: config.w2Sessions, workerCounts: config.w5Workers },
-            run,
-          ),
-        );
-      }
-    } finally {
-      await cluster.destroy();
-    }
+    const { w1pg, w5 } = await postgresWorkloads(config, longest);
     rows.push(...w1PostgresRows(longest, w1pg), ...w5Rows(w5));
     const targets = evaluateTargets(w1[longest]!, w2, w3, w4);
     const info = machine();

@@ -49,15 +49,18 @@ async function work(): Promise<void> {
   };
   await go();
   const startedAt = epoch();
+  const cpu = process.cpuUsage();
   const slots = Math.min(Number(concurrency), end - Number(from));
   await Promise.all(Array.from({ length: slots }, (_, i) => slotOf.run(i, worker)));
   const endedAt = epoch();
+  const used = process.cpuUsage(cpu);
+  const cpuMs = (used.user + used.system) / 1000;
   await store.close();
   await pool.end();
   await writeFile(file!, JSON.stringify(statements));
   const messages = (end - Number(from)) * 3;
   process.stdout.write(
-    `${JSON.stringify({ startedAt, endedAt, messages, statements: statements.length })}\n`,
+    `${JSON.stringify({ startedAt, endedAt, messages, statements: statements.length, cpuMs })}\n`,
   );
 }
 
@@ -69,7 +72,13 @@ async function replay(): Promise<void> {
     await go();
     startedAt = epoch();
   });
-  const times = { startedAt, endedAt: startedAt + ms, messages: 0, statements: statements.length };
+  const times = {
+    startedAt,
+    endedAt: startedAt + ms,
+    messages: 0,
+    statements: statements.length,
+    cpuMs: 0,
+  };
   process.stdout.write(`${JSON.stringify(times)}\n`);
 }
 

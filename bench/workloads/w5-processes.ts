@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { PostgresSessionStore } from '../../src/postgres.js';
 import { tempDir } from '../fixtures.js';
-import { emptyTables, runTogether, type ProcessTimes } from '../postgres-fixtures.js';
+import { emptyTables, runTogether, sampleWaits, type ProcessTimes } from '../postgres-fixtures.js';
 
 /** W5 at one worker count: the W2 workload split across `workers` processes on one PostgreSQL. */
 export interface W5Point {
@@ -14,6 +14,10 @@ export interface W5Point {
   floorMs: number;
   floorMessagesPerSecond: number;
   floorRatio: number;
+  /** CPU time of the worker processes per message (ms). */
+  workerCpuMsPerMessage: number;
+  /** Server backends busy in each state (CPU, or a wait event), on average while it ran. */
+  backends: Record<string, number>;
 }
 
 export interface W5Options {
@@ -44,6 +48,7 @@ export async function runW5(options: W5Options, round: number): Promise<W5Point[
       const files = Array.from({ length: workers }, (_, i) =>
         join(dir.path, `${schema}-${i}.json`),
       );
+      const waits = sampleWaits(options.url);
       const work = await runTogether(
         'w5-child.ts',
         files.map((file, i) => [
@@ -56,6 +61,7 @@ export async function runW5(options: W5Options, round: number): Promise<W5Point[
           file,
         ]),
       );
+      const backends = await waits.stop();
       await emptyTables(options.url, schema);
       const floor = await runTogether(
         'w5-child.ts',
@@ -73,6 +79,8 @@ export async function runW5(options: W5Options, round: number): Promise<W5Point[
         floorMs,
         floorMessagesPerSecond: (messages * 1000) / floorMs,
         floorRatio: totalMs / floorMs,
+        workerCpuMsPerMessage: work.reduce((n, t) => n + t.cpuMs, 0) / messages,
+        backends,
       });
     }
   } finally {
