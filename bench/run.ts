@@ -170,7 +170,7 @@ function w5Rows(runs: W5Point[][]): Row[] {
       ['worker CPU/message (all processes)', 'ms', (r) => r[i]!.workerCpuMsPerMessage],
       [
         'server backends on CPU (mean)',
-        'count',
+        'x',
         (r) =>
           Object.entries(r[i]!.backends)
             .filter(([k]) => k.startsWith('CPU'))
@@ -178,7 +178,7 @@ function w5Rows(runs: W5Point[][]): Row[] {
       ],
       [
         'server backends waiting (mean)',
-        'count',
+        'x',
         (r) =>
           Object.entries(r[i]!.backends)
             .filter(([k]) => !k.startsWith('CPU'))
