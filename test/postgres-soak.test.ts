@@ -6,6 +6,7 @@ import type { Item } from '../src/index.js';
 import { MemorySessionStore } from '../src/persistence/memory-session-store.js';
 import { PostgresSessionStore } from '../src/persistence/postgres/postgres-session-store.js';
 import { describeSession } from '../src/runtime/session-view.js';
+import { mulberry32 } from './helpers/crash-plan.js';
 import { JsonLineChild, type ChildEvent } from './helpers/json-line-child.js';
 import { usePostgres } from './helpers/postgres-tests.js';
 import { SOAK_MESSAGES, SOAK_USER, ensureAnswered, soakAgent } from './helpers/soak-agent.js';
@@ -24,18 +25,6 @@ const PER_WORKER = 8;
 const SEED = Number(process.env['SOAK_SEED'] ?? 1414);
 const logDir = mkdtempSync(join(tmpdir(), 'agentstate-soak-'));
 afterAll(() => rmSync(logDir, { recursive: true, force: true }));
-
-/** mulberry32: a small deterministic PRNG. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 async function referenceHistory(): Promise<{ items: Item[]; journal: number }> {
   const store = new MemorySessionStore();
@@ -61,7 +50,7 @@ interface Slot {
 describe('PostgreSQL soak', () => {
   it('4 workers, 200 sessions x 5 messages, workers SIGKILLed at random and restarted', async () => {
     console.log(`soak seed: ${SEED} (SOAK_SEED=${SEED} repeats this run's kills)`);
-    const rand = random(SEED);
+    const rand = mulberry32(SEED);
     const reference = await referenceHistory();
     const schema = pgt.schema('soak');
     const store = await PostgresSessionStore.open({ pool: pgt.pool, schema });
