@@ -9,7 +9,7 @@ import { benchScriptPath, REPO_ROOT } from './child.js';
 export async function emptyTables(url: string, schema: string): Promise<void> {
   const pool = new pg.Pool({ connectionString: url, max: 1 });
   try {
-    const tables = ['sessions', 'history', 'journal', 'totals', 'leases', 'decisions'];
+    const tables = ['sessions', 'history', 'journal', 'totals', 'leases', 'decisions', 'audit'];
     const names = tables.map((t) => `"${schema}".agentstate_${t}`).join(', ');
     await pool.query(`TRUNCATE ${names}`);
   } finally {

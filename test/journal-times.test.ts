@@ -1,5 +1,4 @@
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -12,13 +11,15 @@ import {
   type SessionStore,
 } from '../src/index.js';
 import { FakeClock, ScriptedModel } from '../src/testing.js';
-import { finished, spawnTsx } from './helpers/child-process.js';
+import { killLiveWorkers, runWorker } from './helpers/crash-driver.js';
 import { lastResult } from './helpers/sub-agent-fixtures.js';
 import { TempStores } from './helpers/temp-store.js';
 
-const WORKER = fileURLToPath(new URL('./helpers/sub-agent-crash-worker.ts', import.meta.url));
 const temps = new TempStores();
-afterEach(() => temps.cleanupAll());
+afterEach(async () => {
+  killLiveWorkers();
+  await temps.cleanupAll();
+});
 
 /** Every journal entry of the session's last run and its sub-agent runs. */
 async function journals(store: SessionStore, key: SessionKey): Promise<JournalEntry[]> {
@@ -88,13 +89,21 @@ describe('journal entries record when each step ran and its restarts', () => {
 
   it('a step in flight at a SIGKILL is journaled once, with its first start and one restart; the others without restarts', async () => {
     const dir = await temps.folder();
-    const run = async (mode: string, kill = '') =>
-      finished(spawnTsx(WORKER, [dir, join(dir, 'log'), mode], { KILL: kill }));
+    const run = (mode: 'start' | 'resume', crashAt?: string) =>
+      runWorker({
+        dbDir: join(dir, 'db'),
+        logFile: join(dir, 'log'),
+        mode,
+        steps: 0,
+        scenario: 'sub-agents',
+        crashAt,
+      });
     // killed in the grandchild's first tool call (after its side effect, before its journal)
-    expect((await run('start', 'leaf-tool:1')).signal).toBe('SIGKILL');
+    expect((await run('start', 'tool-after:1')).killed).toBe(true);
     const resumedAfter = Date.now();
     const last = await run('resume');
-    expect(last.code, last.stderr).toBe(0);
+    expect(last.killed).toBe(false);
+    expect(last.result).toBeDefined();
 
     const store = await LevelSessionStore.open({ path: join(dir, 'db') });
     try {
