@@ -2,7 +2,7 @@ import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { Agent, LevelSessionStore, tool } from '../src/index.js';
+import { Agent, LevelSessionStore, tool, type SessionStore } from '../src/index.js';
 import type { KvOp } from '../src/persistence/kv-backend.js';
 import { ScriptedModel, type ScriptedResponse } from '../src/testing.js';
 import type { ModelRequest } from '../src/models/model.js';
@@ -96,7 +96,7 @@ export interface MessageSeries {
 
 /** Sends `messages` messages one after the other with `send`, timing each and its bytes. */
 export async function timeMessages(
-  store: LevelSessionStore,
+  store: Pick<SessionStore, 'stats'>,
   messages: number,
   send: (i: number) => Promise<void>,
 ): Promise<MessageSeries> {

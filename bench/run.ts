@@ -3,10 +3,12 @@
  * writes bench/results.json.
  *
  *   npm run bench                  full: T = 10/100/500, W2 1,000 sessions, W4 10,000 sessions, 5 runs
+ *                                  (W1 T = 500 and W5 on a throw-away PostgreSQL it starts)
  *   npm run bench -- --runs 3      fewer runs
  *   npm run bench -- --smoke       small and quick (T = 10, one run); writes to a temp file
  *   npm run bench -- --out f.json  where to write the results
  *   npm run bench -- --markdown    also print the tables as Markdown (for the README)
+ *   npm run bench -- --postgres    only the PostgreSQL workloads (W1 on PostgreSQL, W5)
  */
 import { writeFile } from 'node:fs/promises';
 import { cpus, platform, release, tmpdir, totalmem } from 'node:os';
@@ -22,6 +24,9 @@ import { runW2, type W2Run } from './workloads/w2-many-conversations.js';
 import { runW3, type W3Run } from './workloads/w3-resume.js';
 import { prepareW4Stores, runW4, type W4Run } from './workloads/w4-memory.js';
 import { runW6, type W6Run } from './workloads/w6-sub-agent.js';
+import { runW1Postgres, type W1PostgresRun } from './workloads/w1-postgres.js';
+import { runW5, type W5Point } from './workloads/w5-processes.js';
+import { startPostgres } from '../scripts/postgres-cluster.js';
 
 interface Config {
   runs: number;
@@ -33,6 +38,9 @@ interface Config {
   suspendedSessions: number;
   activeSessions: number;
   warmUpMessages: number;
+  w5Workers: number[];
+  /** Only the PostgreSQL workloads (W1 on PostgreSQL at the longest T, W5). */
+  postgres: boolean;
 }
 
 function parseArgs(argv: string[]): Config {
@@ -57,6 +65,8 @@ function parseArgs(argv: string[]): Config {
     suspendedSessions: smoke ? 100 : 10_000,
     activeSessions: smoke ? 100 : 1000,
     warmUpMessages: smoke ? 20 : 300,
+    w5Workers: smoke ? [2] : [1, 2, 4],
+    postgres: argv.includes('--postgres'),
   };
 }
 
@@ -128,6 +138,56 @@ function w2Rows(runs: W2Run[]): Row[] {
   );
 }
 
+function w1PostgresRows(T: number, runs: W1PostgresRun[]): Row[] {
+  return rowsOf(`W1 on PostgreSQL, T = ${T}`, runs, [
+    ['time/message', 'ms', (r) => r.totalMs / r.messages],
+    [
+      'time/message, last 10% / first 10% (target <= 1.3)',
+      'x',
+      (r) => r.lastMsPerMessage / r.firstMsPerMessage,
+    ],
+    ['bytes written/message, first 10%', 'bytes', (r) => r.firstBytesPerMessage],
+    ['bytes written/message, last 10%', 'bytes', (r) => r.lastBytesPerMessage],
+    ['  last / first (target <= 1.2)', 'x', (r) => r.lastBytesPerMessage / r.firstBytesPerMessage],
+    ['statements/message', 'count', (r) => r.statements / r.messages],
+    ['floor/message: the same statements alone', 'ms', (r) => r.floorMs / r.messages],
+    ['time / floor', 'x', (r) => r.floorRatio],
+  ]);
+}
+
+function w5Rows(runs: W5Point[][]): Row[] {
+  const counts = runs[0]!.map((p) => p.workers);
+  return counts.flatMap((workers, i) =>
+    rowsOf(`W5 W2 split across ${workers} worker process(es), one PostgreSQL`, runs, [
+      ['messages/second', 'msg/s', (r) => r[i]!.messagesPerSecond],
+      [
+        'floor messages/second (the same statements alone)',
+        'msg/s',
+        (r) => r[i]!.floorMessagesPerSecond,
+      ],
+      ['time / floor', 'x', (r) => r[i]!.floorRatio],
+      ['statements/message', 'count', (r) => r[i]!.statements / r[i]!.messages],
+      ['worker CPU/message (all processes)', 'ms', (r) => r[i]!.workerCpuMsPerMessage],
+      [
+        'server backends on CPU (mean)',
+        'x',
+        (r) =>
+          Object.entries(r[i]!.backends)
+            .filter(([k]) => k.startsWith('CPU'))
+            .reduce((n, [, v]) => n + v, 0),
+      ],
+      [
+        'server backends waiting (mean)',
+        'x',
+        (r) =>
+          Object.entries(r[i]!.backends)
+            .filter(([k]) => !k.startsWith('CPU'))
+            .reduce((n, [, v]) => n + v, 0),
+      ],
+    ]).map((row) => ({ ...row, section: row.section.replace('(es)', workers === 1 ? '' : 'es') })),
+  );
+}
+
 function w6Rows(T: number, runs: W6Run[], w1: W1Run[]): Row[] {
   const w1Of = (r: W6Run) => w1[runs.indexOf(r)] ?? w1[0]!;
   return rowsOf(`W6 one sub-agent call per message, T = ${T}`, runs, [
@@ -174,11 +234,56 @@ function w4Rows(runs: W4Run[]): Row[] {
   ]);
 }
 
+/** W1 on PostgreSQL and W5, on a throw-away cluster this starts and removes. */
+async function postgresWorkloads(
+  config: Config,
+  longest: number,
+): Promise<{ w1pg: W1PostgresRun[]; w5: W5Point[][] }> {
+  log('starting a throw-away PostgreSQL for W1 on PostgreSQL and W5');
+  const cluster = await startPostgres();
+  const w1pg: W1PostgresRun[] = [];
+  const w5: W5Point[][] = [];
+  try {
+    for (let run = 0; run < config.runs; run++) {
+      log(`W1 on PostgreSQL T=${longest}, run ${run + 1}/${config.runs}`);
+      w1pg.push(await runW1Postgres(cluster.url, longest, run));
+      log(
+        `W5 ${config.w2Sessions} sessions on ${config.w5Workers.join('/')} processes, run ${run + 1}/${config.runs}`,
+      );
+      w5.push(
+        await runW5(
+          { url: cluster.url, sessions: config.w2Sessions, workerCounts: config.w5Workers },
+          run,
+        ),
+      );
+    }
+  } finally {
+    await cluster.destroy();
+  }
+  return { w1pg, w5 };
+}
+
+async function postgresOnly(config: Config): Promise<void> {
+  const longest = Math.max(...config.conversationLengths);
+  const { w1pg, w5 } = await postgresWorkloads(config, longest);
+  const rows = [...w1PostgresRows(longest, w1pg), ...w5Rows(w5)];
+  const info = machine();
+  process.stdout.write(
+    `\nagentstate benchmark (PostgreSQL): ${info.cpu}, ${info.cores} cores, Node ${info.node}, ${info.date}\n\n${renderTable(rows, config.runs)}\n`,
+  );
+  if (config.markdown) process.stdout.write(`\n${renderMarkdown(rows, [], config.runs)}\n`);
+  await writeFile(
+    config.out,
+    `${JSON.stringify({ machine: info, config, rows, raw: { w1pg, w5 } }, null, 2)}\n`,
+  );
+}
+
 async function main(): Promise<void> {
   const config = parseArgs(process.argv.slice(2));
   const started = performance.now();
   log(`${config.smoke ? 'smoke' : 'full'} run, ${config.runs} run(s) per figure; warming up`);
   await warmUp(config.warmUpMessages);
+  if (config.postgres) return postgresOnly(config);
 
   const work = await tempDir('agentstate-bench-');
   try {
@@ -218,6 +323,8 @@ async function main(): Promise<void> {
       ...w3Rows(longest, w3),
       ...w4Rows(w4),
     ];
+    const { w1pg, w5 } = await postgresWorkloads(config, longest);
+    rows.push(...w1PostgresRows(longest, w1pg), ...w5Rows(w5));
     const targets = evaluateTargets(w1[longest]!, w2, w3, w4);
     const info = machine();
     process.stdout.write(
@@ -227,7 +334,7 @@ async function main(): Promise<void> {
     if (config.markdown) process.stdout.write(`\n${renderMarkdown(rows, targets, config.runs)}\n`);
     await writeFile(
       config.out,
-      `${JSON.stringify({ machine: info, config, rows, targets, raw: { w1, w2, w3, w4, w6 } }, null, 2)}\n`,
+      `${JSON.stringify({ machine: info, config, rows, targets, raw: { w1, w2, w3, w4, w6, w1pg, w5 } }, null, 2)}\n`,
     );
     log(
       `results written to ${config.out} (${((performance.now() - started) / 1000).toFixed(0)} s)`,

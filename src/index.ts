@@ -36,6 +36,10 @@ export type {
   SessionLease,
   SessionLeases,
   ExpiredLeaseQuery,
+  DecisionInbox,
+  DecisionSubmission,
+  SubmittedDecisions,
+  DecisionWatch,
 } from './persistence/session-store.js';
 export type {
   AuditEntry,

@@ -45,6 +45,8 @@ describe('bench (smoke)', () => {
       'W3 resume',
       'W4 memory',
       'W6 one sub-agent call per message',
+      'W1 on PostgreSQL',
+      'W5 W2 split across 2 worker processes',
       'target',
     ]) {
       expect(stdout).toContain(heading);
@@ -56,5 +58,5 @@ describe('bench (smoke)', () => {
     };
     expect(results.machine.node).toBe(process.version);
     expect(results.targets).toHaveLength(7);
-  }, 180_000);
+  }, 300_000);
 });

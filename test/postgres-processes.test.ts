@@ -1,86 +1,21 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PostgresSessionStore } from '../src/persistence/postgres/postgres-session-store.js';
-import { repoRoot } from './helpers/child-process.js';
+import { JsonLineChild } from './helpers/json-line-child.js';
 import { usePostgres } from './helpers/postgres-tests.js';
 import { describeRuntimeLeases } from './helpers/runtime-leases.js';
-
-type Event = Record<string, unknown> & { event: string };
 
 const pgt = usePostgres();
 
 describeRuntimeLeases('PostgresSessionStore', (clock) => pgt.freshStore('leases', { clock }));
 
 /** A worker process (test/helpers/pg-worker.ts) driven by JSON lines. */
-class Worker {
-  readonly events: Event[] = [];
-  private waiters: { match: (e: Event) => boolean; resolve: (e: Event) => void }[] = [];
-  private stderr = '';
-  private readonly child: ChildProcess;
-
+class Worker extends JsonLineChild {
   constructor(schema: string, owner: string, options: { gated?: boolean; offsetMs?: number } = {}) {
-    this.child = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        'test/helpers/pg-worker.ts',
-        pgt.cluster.url,
-        schema,
-        owner,
-        String(options.offsetMs ?? 0),
-      ],
-      {
-        cwd: repoRoot,
-        env: { ...process.env, GATED: options.gated ? '1' : '0' },
-        stdio: ['pipe', 'pipe', 'pipe'],
-      },
+    super(
+      'test/helpers/pg-worker.ts',
+      [pgt.cluster.url, schema, owner, String(options.offsetMs ?? 0)],
+      { GATED: options.gated ? '1' : '0' },
     );
-    this.child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (this.stderr += chunk));
-    createInterface({ input: this.child.stdout! }).on('line', (line) => {
-      const event = JSON.parse(line) as Event;
-      this.events.push(event);
-      for (const waiter of this.waiters.filter((w) => w.match(event))) waiter.resolve(event);
-      this.waiters = this.waiters.filter((w) => !w.match(event));
-    });
-    this.child.once('exit', () => {
-      for (const waiter of this.waiters) {
-        waiter.resolve({ event: 'exited', stderr: this.stderr });
-      }
-      this.waiters = [];
-    });
-  }
-
-  send(cmd: string, extra: Record<string, unknown> = {}): void {
-    this.child.stdin?.write(`${JSON.stringify({ cmd, ...extra })}\n`);
-  }
-
-  /** The first event (seen or coming) named one of `names`. */
-  next(...names: string[]): Promise<Event> {
-    const match = (e: Event) => names.includes(e.event);
-    const seen = this.events.find(match);
-    if (seen) {
-      this.events.splice(this.events.indexOf(seen), 1);
-      return Promise.resolve(seen);
-    }
-    return new Promise((resolve) => {
-      this.waiters.push({
-        match,
-        resolve: (e) => {
-          const i = this.events.indexOf(e);
-          if (i >= 0) this.events.splice(i, 1);
-          resolve(e);
-        },
-      });
-    });
-  }
-
-  async stop(): Promise<void> {
-    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
-    const gone = new Promise((resolve) => this.child.once('exit', resolve));
-    this.child.kill('SIGKILL');
-    await gone;
   }
 }
 

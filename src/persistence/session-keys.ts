@@ -44,6 +44,21 @@ export function ownerPart(userId: string | undefined): string {
   return userId === undefined ? 'a' : `u:${encodeKeyPart(userId, 'userId')}`;
 }
 
+/** The user id an owner part encodes (`a` or `u:<encoded id>`); `TypeError` for other text. */
+export function userOfOwnerPart(owner: string): string | undefined {
+  if (owner === 'a') return undefined;
+  let userId: string | undefined;
+  try {
+    userId = owner.startsWith('u:') ? decodeURIComponent(owner.slice(2)) : undefined;
+  } catch {
+    userId = undefined;
+  }
+  if (userId === undefined || ownerPart(userId) !== owner) {
+    throw new TypeError(`"${owner}" is not an owner part`);
+  }
+  return userId;
+}
+
 /**
  * The unambiguous text of a (user, session) pair: the part every key of the session shares.
  * Also what in-process caches key sessions by.

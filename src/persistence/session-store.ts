@@ -136,12 +136,12 @@ export interface SessionLeases {
 
 /** Whether `store` keeps leases. */
 export function hasLeases(store: SessionStore): store is SessionStore & SessionLeases {
-  const s = store as Partial<SessionLeases>;
-  return (
-    typeof s.acquireLease === 'function' &&
-    typeof s.renewLease === 'function' &&
-    typeof s.releaseLease === 'function' &&
-    typeof s.expiredLeases === 'function'
+  return hasMethods(store, ['acquireLease', 'renewLease', 'releaseLease', 'expiredLeases']);
+}
+
+function hasMethods(store: SessionStore, names: readonly string[]): boolean {
+  return names.every(
+    (name) => typeof (store as unknown as Record<string, unknown>)[name] === 'function',
   );
 }
 
@@ -196,6 +196,58 @@ export interface DueApprovals {
   next: number | undefined;
 }
 
+/** Approval decisions recorded for a run, for whichever process continues it. */
+export interface DecisionSubmission {
+  key: SessionKey;
+  /** The run they were made on (the session's run when submitted). */
+  runId: string;
+  /** Plain-JSON decisions (`ApprovalDecision`s, checked by the runtime). */
+  decisions: unknown[];
+  /** Epoch milliseconds. */
+  at: number;
+}
+
+/** A submission waiting in a store's decision inbox. */
+export interface SubmittedDecisions extends DecisionSubmission {
+  /** Its place in the inbox (submission order). */
+  id: string;
+}
+
+/** A live subscription to a store's decision inbox (`watchDecisions`). */
+export interface DecisionWatch {
+  /** Ends the subscription (and its connection). */
+  close(): Promise<void>;
+}
+
+/**
+ * The decision inbox of a store shared by processes: decisions submitted in one process are
+ * applied by another (`agent.submitDecisions`, the scheduler applies them). Optional.
+ */
+export interface DecisionInbox {
+  /** Records a submission and notifies watchers, in one atomic write. */
+  submitDecisions(submission: DecisionSubmission): Promise<void>;
+  /**
+   * The oldest submissions (`limit` rows at most), every owner, each checked against its key:
+   * a damaged one is in `damaged` (`InvalidSessionRecordError`), never applied.
+   */
+  submittedDecisions(query: {
+    limit: number;
+  }): Promise<{ submitted: SubmittedDecisions[]; damaged: Error[] }>;
+  /** Removes a submission once it was applied (or found stale). */
+  dropDecisions(entry: SubmittedDecisions): Promise<void>;
+  /**
+   * Calls `onSubmitted` after each submission (in any process) until closed; `onLost` once if
+   * the subscription breaks (watch again to resume). Rejects if it cannot subscribe.
+   */
+  watchDecisions(onSubmitted: () => void, onLost: (error: unknown) => void): Promise<DecisionWatch>;
+}
+
+/** Whether `store` keeps a decision inbox. */
+export function hasDecisionInbox(store: SessionStore): store is SessionStore & DecisionInbox {
+  const names = ['submitDecisions', 'submittedDecisions', 'dropDecisions', 'watchDecisions'];
+  return hasMethods(store, names);
+}
+
 /** Bytes and batches written since the store was opened (for benchmarks and tests). */
 export interface StoreStats {
   batches: number;
@@ -208,7 +260,7 @@ export interface StoreStats {
  * what a custom store must do) is in `STORE-CONTRACT.md` beside this file; the contract test
  * suite checks it for every store shipped. A store may also implement {@link SessionLeases}.
  */
-export interface SessionStore extends Partial<SessionLeases> {
+export interface SessionStore extends Partial<SessionLeases>, Partial<DecisionInbox> {
   /** Stores version 1. Throws `SessionConflictError` if the key exists. */
   create(
     record: Omit<SessionRecord, 'version'>,

@@ -25,6 +25,7 @@ import { checkAgentOptions, type AgentOptions } from './agent-options.js';
 import { envLogger } from '../telemetry/logger.js';
 import { AgentSession } from './agent-session.js';
 import { defaultStore } from './default-store.js';
+import { submitDecisions } from './decision-submission.js';
 import type { RunResult } from './run-result.js';
 import {
   CANCEL_OPTION_NAMES,
@@ -281,6 +282,25 @@ export class Agent<TOutput = string> implements BindingSource {
     checkSchedulerOptions('agent.startScheduler()', options, ['store']);
     const { store, ...rest } = options;
     return this.runtimeFor(store ?? this.options.store ?? defaultStore()).startScheduler(rest);
+  }
+
+  /**
+   * Records the decisions made on `state` (`state.approve`, `state.reject`) in the store's
+   * decision inbox, for a process running `startScheduler` on the same database to apply
+   * (PostgreSQL: it hears of them through LISTEN/NOTIFY, or polls). Nothing runs here. Checked
+   * against the stored run first, with `resume`'s typed errors; nothing is recorded then.
+   * @example
+   * await agent.submitDecisions(state.approve(callId)); // an API process; a worker runs it
+   */
+  submitDecisions(state: RunState, options: Pick<RunOptions, 'store'> = {}): Promise<void> {
+    if (!(state instanceof RunState)) {
+      throw new TypeError(
+        `agent.submitDecisions(): the state must be a RunState, got ${describeValue(state)}`,
+      );
+    }
+    checkSchedulerOptions('agent.submitDecisions()', options, ['store']);
+    const store = options.store ?? this.options.store ?? defaultStore();
+    return submitDecisions(store, this.options.clock ?? systemClock, state);
   }
 
   /** Binds the agent to a context: instructions resolved and toolkits created once. */

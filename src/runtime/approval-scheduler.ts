@@ -3,13 +3,18 @@ import {
   SessionConflictError,
   SessionNotFoundError,
 } from '../errors/session-errors.js';
-import type {
-  DeadlineEntry,
-  SessionKey,
-  SessionRecord,
-  SessionStore,
+import {
+  hasDecisionInbox,
+  type DeadlineEntry,
+  type DecisionInbox,
+  type DecisionWatch,
+  type SessionKey,
+  type SessionRecord,
+  type SessionStore,
 } from '../persistence/session-store.js';
+import { continueRun } from './actions/continue-run.js';
 import { NoOverdueApproval, expireApprovals } from './actions/expire-approvals.js';
+import { parseDecisions } from './run-state.js';
 import type { Clock } from './clock.js';
 import type { RunResult } from './run-result.js';
 import type { SessionAction } from './session-action.js';
@@ -22,8 +27,17 @@ export interface SchedulerOptions {
    * @default a process warning (`AgentstateSchedulerWarning`)
    */
   onError?: ((error: unknown, key: SessionKey | undefined) => void) | undefined;
-  /** Called after the scheduler continued a run past its approval deadline. */
-  onContinued?: ((event: { key: SessionKey; result: RunResult<unknown> }) => void) | undefined;
+  /**
+   * Called after the scheduler continued a run: past its approval deadline (`reason:
+   * 'deadline'`) or with decisions submitted by `agent.submitDecisions` (`'decisions'`).
+   */
+  onContinued?:
+    | ((event: {
+        key: SessionKey;
+        result: RunResult<unknown>;
+        reason: 'deadline' | 'decisions';
+      }) => void)
+    | undefined;
   /**
    * How long (ms) a due session is left before it is tried again when this process is already
    * executing its run (`RunInProgressError`) or it changed meanwhile (`SessionConflictError`).
@@ -32,6 +46,14 @@ export interface SchedulerOptions {
   retryDelayMs?: number | undefined;
   /** Index entries read per scan. @default 100 */
   batchSize?: number | undefined;
+  /**
+   * A store with a decision inbox (PostgreSQL): hear of submitted decisions at once through
+   * the store's notifications (`LISTEN`). Off, or while the listening connection is down,
+   * the inbox is polled every `pollIntervalMs`. @default true
+   */
+  listen?: boolean | undefined;
+  /** How often (ms, by the runtime's clock) the decision inbox is polled without `listen`. @default 5000 */
+  pollIntervalMs?: number | undefined;
 }
 
 /** A running scheduler. */
@@ -42,7 +64,9 @@ export interface SchedulerHandle {
 
 /** What the scheduler needs of its runtime. */
 export interface SchedulerHost {
-  store: Required<Pick<SessionStore, 'dueApprovals' | 'dropStaleDeadline'>>;
+  store: Required<Pick<SessionStore, 'dueApprovals' | 'dropStaleDeadline'>> & {
+    inbox?: DecisionInbox | undefined;
+  };
   clock: Clock;
   /** Only this session (a scoped runtime); omitted: every session of the store. */
   scope: SessionKey | undefined;
@@ -61,11 +85,13 @@ export function deadlineIndexOf(store: SessionStore): SchedulerHost['store'] {
   return {
     dueApprovals: store.dueApprovals.bind(store),
     dropStaleDeadline: store.dropStaleDeadline.bind(store),
+    inbox: hasDecisionInbox(store) ? store : undefined,
   };
 }
 
 const DEFAULT_RETRY_MS = 1000;
 const DEFAULT_BATCH = 100;
+const DEFAULT_POLL_MS = 5000;
 
 /**
  * Fires approval deadlines on its own (issue 9, point 7). It scans the store's deadline index
@@ -73,7 +99,9 @@ const DEFAULT_BATCH = 100;
  * timer rejects the overdue calls with reason `timeout` and the run goes on. On start it
  * catches up with every deadline that passed while no process ran; then it sleeps with the
  * injected clock until the next deadline, woken early by a save of this runtime that writes an
- * earlier one.
+ * earlier one. With a store that keeps a decision inbox it also applies the decisions other
+ * processes submitted (`agent.submitDecisions`), woken by the store's notifications, else
+ * polling the inbox on the injected clock.
  */
 export class ApprovalScheduler implements SchedulerHandle {
   private readonly stopping = new AbortController();
@@ -84,6 +112,12 @@ export class ApprovalScheduler implements SchedulerHandle {
   /** A save asked for a pass while one was running. */
   private passAgain = false;
   private readonly reported = new Set<string>();
+  /** The inbox subscription while it lives. */
+  private watch: DecisionWatch | undefined;
+  /** A lost subscription was reported (once per outage). */
+  private watchLost = false;
+  /** After a loss, listening is tried again at the next poll (not at once: the server may be down). */
+  private listenAt = 0;
   private readonly unsubscribe: () => void;
   private readonly running: Promise<void>;
 
@@ -103,6 +137,8 @@ export class ApprovalScheduler implements SchedulerHandle {
     this.wakeUp?.abort();
     this.unsubscribe();
     await this.running;
+    await this.watch?.close().catch(() => undefined);
+    this.watch = undefined;
   }
 
   private get stopped(): boolean {
@@ -117,18 +153,25 @@ export class ApprovalScheduler implements SchedulerHandle {
   private async loop(): Promise<void> {
     while (!this.stopped) {
       this.passAgain = false;
+      await this.subscribe();
       let next: number | undefined;
       let retry: boolean;
       try {
         ({ next, retry } = await this.pass());
+        if (await this.applySubmitted()) retry = true;
       } catch (error) {
         // The index could not be read (e.g. the store is closing): try again later.
         this.report(error, undefined);
         retry = true;
       }
       if (this.stopped || this.passAgain) continue;
-      const retryAt = this.host.clock.now() + (this.options.retryDelayMs ?? DEFAULT_RETRY_MS);
-      await this.sleep(retry ? Math.min(next ?? retryAt, retryAt) : next);
+      const now = this.host.clock.now();
+      const retryAt = now + (this.options.retryDelayMs ?? DEFAULT_RETRY_MS);
+      let at = retry ? Math.min(next ?? retryAt, retryAt) : next;
+      if (this.host.store.inbox && !this.watch) {
+        at = Math.min(at ?? Infinity, now + (this.options.pollIntervalMs ?? DEFAULT_POLL_MS));
+      }
+      await this.sleep(at);
     }
   }
 
@@ -150,12 +193,71 @@ export class ApprovalScheduler implements SchedulerHandle {
     }
   }
 
+  /** Listens to the inbox (again, after a loss) when it has one and `listen` is on. */
+  private async subscribe(): Promise<void> {
+    const { inbox } = this.host.store;
+    if (!inbox || this.watch || this.options.listen === false || this.stopped) return;
+    if (this.host.clock.now() < this.listenAt) return;
+    try {
+      const watch = await inbox.watchDecisions(
+        () => this.wake(),
+        (error) => {
+          if (this.watch === watch) this.watch = undefined;
+          this.lostWatch(error);
+          this.wake();
+        },
+      );
+      if (this.stopped) await watch.close();
+      else {
+        this.watch = watch;
+        this.watchLost = false;
+      }
+    } catch (error) {
+      this.lostWatch(error); // polled meanwhile; listened to again on the next pass
+    }
+  }
+
+  private lostWatch(error: unknown): void {
+    this.listenAt = this.host.clock.now() + (this.options.pollIntervalMs ?? DEFAULT_POLL_MS);
+    if (this.watchLost || this.stopped) return;
+    this.watchLost = true;
+    this.report(error, undefined);
+  }
+
+  /** Applies the submitted decisions; true when some must be tried again later. */
+  private async applySubmitted(): Promise<boolean> {
+    const { inbox } = this.host.store;
+    if (!inbox) return false;
+    const page = await inbox.submittedDecisions({ limit: this.options.batchSize ?? DEFAULT_BATCH });
+    for (const error of page.damaged) this.reportOnce(error);
+    let retry = false;
+    for (const entry of page.submitted) {
+      if (this.stopped) break;
+      if (!this.inScope(entry.key)) continue;
+      const { key } = entry;
+      try {
+        const decisions = parseDecisions(entry.decisions);
+        const result = await this.host.execute(key, continueRun({ decisions }));
+        this.options.onContinued?.({ key, result, reason: 'decisions' });
+      } catch (error) {
+        if (error instanceof RunInProgressError || error instanceof SessionConflictError) {
+          retry = true;
+          continue;
+        }
+        // Stale (applied already, overtaken by a deadline), expired or gone: never applied.
+        this.report(error, key);
+      }
+      await inbox.dropDecisions(entry).catch((e: unknown) => this.report(e, key));
+    }
+    return retry;
+  }
+
   /** Continues one due session; false when it must be tried again later. */
   private async fire(entry: DeadlineEntry): Promise<boolean> {
     const { key } = entry;
     try {
       const result = await this.host.execute(key, expireApprovals());
-      this.options.onContinued?.({ key, result });
+      this.options.onContinued?.({ key, result, reason: 'deadline' });
       return true;
     } catch (error) {
       if (error instanceof RunInProgressError || error instanceof SessionConflictError) {

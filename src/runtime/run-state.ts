@@ -79,6 +79,11 @@ export type RunStateData = z.infer<typeof RunStateData>;
 export type Interruption = z.infer<typeof Interruption>;
 export type ApprovalDecision = z.infer<typeof Decision>;
 
+/** Decisions read back from a store (plain JSON), checked; a `ZodError` if they do not fit. */
+export function parseDecisions(value: unknown): ApprovalDecision[] {
+  return z.array(Decision).parse(value);
+}
+
 /**
  * The serialisable snapshot of a run: where it stands, its usage, its pending approvals and
  * its history (readable without running anything). Approve or reject pending calls here, then

@@ -46,6 +46,8 @@ const SCHEDULER_OPTION_NAMES = optionNames<SchedulerOptions>({
   onContinued: true,
   retryDelayMs: true,
   batchSize: true,
+  listen: true,
+  pollIntervalMs: true,
 });
 
 const STATUSES: readonly string[] = SessionStatusSchema.options;
@@ -113,5 +115,7 @@ export function checkSchedulerOptions(
     .function('onError')
     .function('onContinued')
     .positiveInteger('retryDelayMs')
-    .positiveInteger('batchSize');
+    .positiveInteger('batchSize')
+    .check('listen', 'a boolean', (v) => typeof v === 'boolean')
+    .positiveInteger('pollIntervalMs');
 }

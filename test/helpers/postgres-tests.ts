@@ -4,7 +4,7 @@ import {
   PostgresSessionStore,
   type PostgresSessionStoreOptions,
 } from '../../src/persistence/postgres/postgres-session-store.js';
-import { startPostgres, type PostgresCluster } from './postgres-cluster.js';
+import { startPostgres, type PostgresCluster } from '../../scripts/postgres-cluster.js';
 
 /** A PostgreSQL cluster for one test file, with a pool and stores in fresh schemas. */
 export interface PostgresForTests {

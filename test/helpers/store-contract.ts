@@ -14,6 +14,7 @@ import {
   type SessionStore,
 } from '../../src/persistence/session-store.js';
 import { FakeClock } from '../../src/testing/fake-clock.js';
+import { describeDeadlineContract } from './deadline-contract.js';
 import { commitOn, entry, msg, newSession, reply, usage } from './store-fixtures.js';
 import { describeAuditContract } from './audit-contract.js';
 
@@ -26,6 +27,11 @@ export interface StoreHarness {
   damageHistoryItem(key: SessionKey, position: number, text: string): Promise<void>;
   /** Replaces the stored bytes of every audit entry of `userId`, bypassing the store. */
   damageAudit(userId: string, text: string): Promise<void>;
+  /**
+   * Files the session under `deadline` in the approval-deadline index, bypassing the store
+   * (an entry its record does not hold).
+   */
+  fileDeadline(key: SessionKey, deadline: number): Promise<void>;
   /** Closes the store and removes what it left behind. */
   cleanup(): Promise<void>;
 }
@@ -43,6 +49,7 @@ const TTL = 10_000;
  */
 export function describeStoreContract(name: string, makeStore: MakeStore): void {
   describeAuditContract(name, makeStore);
+  describeDeadlineContract(name, makeStore);
   describe(`${name}: store contract`, () => {
     let harness: StoreHarness;
     let store: SessionStore;

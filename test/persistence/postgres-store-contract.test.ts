@@ -1,8 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { UnsupportedSchemaVersionError } from '../../src/errors/session-errors.js';
-import { POSTGRES_SCHEMA_VERSION } from '../../src/persistence/postgres/postgres-schema.js';
+import {
+  InvalidSessionRecordError,
+  UnsupportedSchemaVersionError,
+} from '../../src/errors/session-errors.js';
+import {
+  POSTGRES_SCHEMA_VERSION,
+  migrateSchema,
+} from '../../src/persistence/postgres/postgres-schema.js';
+import { SessionRecordCodec } from '../../src/persistence/session-record-codec.js';
+import { encodeStored, toSessionInfo } from '../../src/persistence/session-schemas.js';
+import { newSession } from '../helpers/store-fixtures.js';
 import { PostgresSessionStore } from '../../src/persistence/postgres/postgres-session-store.js';
-import { ownerPart } from '../../src/persistence/session-keys.js';
+import { listIndexKey, ownerPart, recordKey } from '../../src/persistence/session-keys.js';
 import { describeStoreContract } from '../helpers/store-contract.js';
 import { usePostgres } from '../helpers/postgres-tests.js';
 
@@ -33,6 +42,12 @@ describeStoreContract('PostgresSessionStore', async (clock) => {
         text,
       ]);
     },
+    fileDeadline: async (key, deadline) => {
+      await pool.query(
+        `UPDATE ${table('agentstate_sessions')} SET approval_deadline = $3 WHERE owner = $1 AND session_id = $2`,
+        [ownerPart(key.userId), key.sessionId, deadline],
+      );
+    },
     cleanup,
   };
 });
@@ -44,15 +59,105 @@ describe('PostgresSessionStore schema', () => {
     const { rows } = await pgt.pool.query(
       'SELECT version FROM versions.agentstate_schema_versions ORDER BY version',
     );
-    // One row per migration step applied, up to the current version.
-    expect(rows).toEqual(
-      Array.from({ length: POSTGRES_SCHEMA_VERSION }, (_, i) => ({ version: i + 1 })),
-    );
+    const all = Array.from({ length: POSTGRES_SCHEMA_VERSION }, (_, i) => ({ version: i + 1 }));
+    expect(rows).toEqual(all);
     await Promise.all([first.close(), again.close()]);
     await pgt.pool.query('INSERT INTO versions.agentstate_schema_versions (version) VALUES (99)');
     const newer = PostgresSessionStore.open({ pool: pgt.pool, schema: 'versions' });
     await expect(newer).rejects.toBeInstanceOf(UnsupportedSchemaVersionError);
     await expect(newer).rejects.toMatchObject({ found: 99, supported: POSTGRES_SCHEMA_VERSION });
+  });
+
+  it('migrates a version 1 database: the deadline column is added and filled from the records', async () => {
+    const schema = pgt.schema('old');
+    await migrateSchema(pgt.pool, schema, 1);
+    const codec = new SessionRecordCodec();
+    const t = (name: string) => `"${schema}".${name}`;
+    const rows = [
+      { ...newSession('waits', 'alice'), version: 3, approvalDeadline: 7_000 },
+      { ...newSession('idle', 'alice'), version: 1 },
+      { ...newSession('waits'), version: 2, approvalDeadline: 5_000 },
+    ];
+    for (const record of rows) {
+      const key = { sessionId: record.sessionId, userId: record.userId };
+      await pgt.pool.query(
+        `INSERT INTO ${t('agentstate_sessions')} VALUES ($1, $2, $3, 'active', 0, $4, $5)`,
+        [
+          ownerPart(record.userId),
+          record.sessionId,
+          record.version,
+          codec.encode(recordKey(key), record),
+          encodeStored(listIndexKey(key), toSessionInfo(record)),
+        ],
+      );
+    }
+    await pgt.pool.query(
+      `INSERT INTO ${t('agentstate_totals')} VALUES ('u:alice', 0, 0, 0, 0), ('a', 0, 0, 0, 0)`,
+    );
+    // A damaged record is left unindexed by the backfill (reading it reports the damage).
+    await pgt.pool.query(
+      `INSERT INTO ${t('agentstate_sessions')} VALUES ('u:alice', 'torn', 1, 'active', 0, '#00000000{"record":{"approvalDeadline":1', '')`,
+    );
+    const store = await PostgresSessionStore.open({ pool: pgt.pool, schema });
+    const versions = await pgt.pool.query(
+      `SELECT version FROM ${t('agentstate_schema_versions')} ORDER BY version`,
+    );
+    expect(versions.rows).toEqual([1, 2, 3, 4].map((version) => ({ version })));
+    const page = await store.dueApprovals({ until: 10_000, limit: 10 });
+    expect(page.due.map((e) => [e.key, e.deadline])).toEqual([
+      [{ sessionId: 'waits', userId: undefined }, 5_000],
+      [{ sessionId: 'waits', userId: 'alice' }, 7_000],
+    ]);
+    // The migrated rows take steps as any other.
+    const loaded = await store.load({ sessionId: 'waits', userId: 'alice' });
+    const saved = await store.save({
+      record: { ...loaded, approvalDeadline: undefined },
+      items: [],
+      journal: [],
+    });
+    expect(saved.version).toBe(4);
+    expect((await store.dueApprovals({ until: 10_000, limit: 10 })).due).toHaveLength(1);
+    await store.close();
+  });
+
+  it('keeps a decision inbox: submissions in order across owners, checked, dropped, purged', async () => {
+    const { store, schema, cleanup } = await pgt.freshStore('inbox');
+    try {
+      const heard: number[] = [];
+      const watch = await store.watchDecisions(
+        () => heard.push(1),
+        () => undefined,
+      );
+      const alice = { sessionId: 's', userId: 'alice' };
+      const decisions = [{ callId: 'c1', approve: true, runId: 'r1' }];
+      await store.submitDecisions({ key: alice, runId: 'r1', decisions, at: 5 });
+      await store.submitDecisions({ key: { sessionId: 's' }, runId: 'r2', decisions: [], at: 6 });
+      const page = await store.submittedDecisions({ limit: 10 });
+      expect(page.damaged).toEqual([]);
+      expect(page.submitted.map((e) => [e.key, e.runId, e.decisions, e.at])).toEqual([
+        [alice, 'r1', decisions, 5],
+        [{ sessionId: 's', userId: undefined }, 'r2', [], 6],
+      ]);
+      expect((await store.submittedDecisions({ limit: 1 })).submitted).toHaveLength(1);
+      // A row moved to another session fails its seal: reported, never applied.
+      await pgt.pool.query(
+        `UPDATE "${schema}".agentstate_decisions SET session_id = 't' WHERE owner = 'a'`,
+      );
+      const moved = await store.submittedDecisions({ limit: 10 });
+      expect(moved.submitted.map((e) => e.runId)).toEqual(['r1']);
+      expect(moved.damaged[0]).toBeInstanceOf(InvalidSessionRecordError);
+      await store.dropDecisions(moved.submitted[0]!);
+      await store.create(newSession('t'));
+      await store.purge({ sessionId: 't' });
+      expect(await store.submittedDecisions({ limit: 10 })).toEqual({ submitted: [], damaged: [] });
+      // Each committed submission was heard through LISTEN/NOTIFY.
+      for (let i = 0; heard.length < 2 && i < 1000; i++) await new Promise((r) => setImmediate(r));
+      expect(heard).toHaveLength(2);
+      await watch.close();
+      await expect(store.submittedDecisions({ limit: 0 })).rejects.toBeInstanceOf(TypeError);
+    } finally {
+      await cleanup();
+    }
   });
 
   it('owns a pool made from a connection string and ends it on close', async () => {

@@ -2,7 +2,8 @@ import { join } from 'node:path';
 import type { KvSessionStore } from '../../src/persistence/kv-session-store.js';
 import { LevelSessionStore } from '../../src/persistence/level-session-store.js';
 import { MemorySessionStore } from '../../src/persistence/memory-session-store.js';
-import { historyKey, recordKey } from '../../src/persistence/session-keys.js';
+import { deadlineKey, historyKey, recordKey } from '../../src/persistence/session-keys.js';
+import { encodeStored } from '../../src/persistence/session-schemas.js';
 import { describeStoreContract, type StoreHarness } from '../helpers/store-contract.js';
 import { tempFolder } from '../helpers/temp-store.js';
 import { rm } from 'node:fs/promises';
@@ -18,6 +19,11 @@ function kvHarness(store: KvSessionStore, cleanup: () => Promise<void>): StoreHa
       for await (const key of store.backend.keys({ gte: prefix, lt: `${prefix}~` })) {
         await put(key, text);
       }
+    },
+    fileDeadline: (key, deadline) => {
+      const indexKey = deadlineKey(key, deadline);
+      const value = { sessionId: key.sessionId, userId: key.userId, deadline };
+      return put(indexKey, encodeStored(indexKey, value));
     },
     cleanup,
   };

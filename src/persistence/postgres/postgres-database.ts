@@ -96,6 +96,43 @@ export class PostgresDatabase {
     return { batches: this.batches, bytesWritten: this.bytesWritten };
   }
 
+  /**
+   * LISTENs on `channel` with a dedicated connection (made like the pool's): `onNotify` per
+   * notification, `onLost` once when the connection breaks. A failure to listen is
+   * `StoreUnavailableError`.
+   */
+  async listen(
+    channel: string,
+    onNotify: () => void,
+    onLost: (error: unknown) => void,
+  ): Promise<{ close(): Promise<void> }> {
+    await this.ready();
+    const client = new pg.Client({ ...(this.pool.options as pg.ClientConfig), keepAlive: true });
+    let closed = false;
+    const end = async (): Promise<void> => {
+      closed = true;
+      await client.end().catch(() => undefined);
+    };
+    const lost = (error: unknown): void => {
+      if (closed) return;
+      void end();
+      onLost(error);
+    };
+    client.on('error', lost);
+    client.on('end', () => lost(new Error('the listening connection ended')));
+    client.on('notification', (message) => {
+      if (message.channel === channel) onNotify();
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${quoteIdent(channel)}`);
+    } catch (error) {
+      await end();
+      throw new StoreUnavailableError('listen for notifications', error);
+    }
+    return { close: end };
+  }
+
   /** Ends the pool if this created it; a caller-owned pool is left open. */
   async close(): Promise<void> {
     if (this.ownsPool) await this.pool.end();

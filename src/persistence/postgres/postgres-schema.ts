@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { UnsupportedSchemaVersionError } from '../../errors/session-errors.js';
 import { auditTable } from './postgres-audit.js';
+import { addApprovalDeadlines } from './postgres-deadlines.js';
 
 /**
  * The tables of a PostgreSQL session store, created and migrated by the store itself. Every
@@ -8,16 +9,20 @@ import { auditTable } from './postgres-audit.js';
  * the anonymous bucket, `u:<encoded userId>` for a named user), and every query filters on it.
  * Text keys use the "C" collation, so listing order is byte order, as in the key-value stores.
  *
- * To add an indexed value written with each step (say, a deadline per session): append a
- * migration step below (`ALTER TABLE ... ADD COLUMN`, or a new table keyed by
- * `(owner, session_id, ...)`), then write it in the save statement of
- * `postgres-session-store.ts` (one more column or one more CTE of the same statement).
+ * To add an indexed value written with each step (as version 2 did for the approval deadline):
+ * append a migration step below (`ALTER TABLE ... ADD COLUMN`, or a new table keyed by
+ * `(owner, session_id, ...)`, plus a backfill from the stored records), then write it in the
+ * save statement of `postgres-statements.ts` (one more column or one more CTE of it).
  */
-export const POSTGRES_SCHEMA_VERSION = 2;
+export const POSTGRES_SCHEMA_VERSION = 4;
 
-/** The DDL of each schema version, in order; `t(name)` is the qualified table name. */
-const MIGRATIONS: readonly ((t: (name: string) => string) => string)[] = [
-  (t) => `
+/** One schema version's step: its DDL (and any backfill) on the migrating transaction. */
+type MigrationStep = (client: pg.ClientBase, t: (name: string) => string) => Promise<unknown>;
+
+/** The steps of each schema version, in order; `t(name)` is the qualified table name. */
+const MIGRATIONS: readonly MigrationStep[] = [
+  (client, t) =>
+    client.query(`
     CREATE TABLE ${t('agentstate_sessions')} (
       owner text COLLATE "C" NOT NULL,
       session_id text COLLATE "C" NOT NULL,
@@ -60,9 +65,25 @@ const MIGRATIONS: readonly ((t: (name: string) => string) => string)[] = [
       PRIMARY KEY (owner, session_id)
     );
     CREATE INDEX ON ${t('agentstate_leases')} (owner, expires_at) WHERE NOT released;
-  `,
-  // 2: the audit log
-  auditTable,
+  `),
+  // 2: the approval-deadline index, a column of the session row (see postgres-deadlines.ts).
+  addApprovalDeadlines,
+  // 3: the decision inbox (see postgres-decisions.ts).
+  (client, t) =>
+    client.query(`
+    CREATE TABLE ${t('agentstate_decisions')} (
+      owner text COLLATE "C" NOT NULL,
+      session_id text COLLATE "C" NOT NULL,
+      id bigserial NOT NULL,
+      run_id text COLLATE "C" NOT NULL,
+      decisions text NOT NULL,
+      at bigint NOT NULL,
+      PRIMARY KEY (owner, session_id, id)
+    );
+    CREATE INDEX agentstate_decisions_order ON ${t('agentstate_decisions')} (id);
+  `),
+  // 4: the audit log (see postgres-audit.ts).
+  (client, t) => client.query(auditTable(t)),
 ];
 
 /** Double-quotes an SQL identifier. */
@@ -75,7 +96,11 @@ export function quoteIdent(name: string): string {
  * advisory lock (processes starting together migrate once). A database migrated by a newer
  * agentstate raises `UnsupportedSchemaVersionError` and is left untouched.
  */
-export async function migrateSchema(pool: pg.Pool, schema: string): Promise<void> {
+export async function migrateSchema(
+  pool: pg.Pool,
+  schema: string,
+  target = POSTGRES_SCHEMA_VERSION,
+): Promise<void> {
   const t = (name: string): string => `${quoteIdent(schema)}.${quoteIdent(name)}`;
   const versions = t('agentstate_schema_versions');
   const client = await pool.connect();
@@ -97,8 +122,8 @@ export async function migrateSchema(pool: pg.Pool, schema: string): Promise<void
         POSTGRES_SCHEMA_VERSION,
       );
     }
-    for (let version = current + 1; version <= POSTGRES_SCHEMA_VERSION; version += 1) {
-      await client.query(MIGRATIONS[version - 1]!(t));
+    for (let version = current + 1; version <= target; version += 1) {
+      await MIGRATIONS[version - 1]!(client, t);
       await client.query(`INSERT INTO ${versions} (version) VALUES ($1)`, [version]);
     }
     await client.query('COMMIT');

@@ -24,7 +24,10 @@ import {
   toSessionInfo,
 } from '../session-schemas.js';
 import type {
-  ExpiredLeaseQuery,
+  DecisionInbox,
+  DeadlineEntry,
+  DueApprovals,
+  DueApprovalsQuery,
   JournalEntry,
   ListSessionsQuery,
   LoadedSession,
@@ -41,6 +44,9 @@ import type {
 import { checkAppend, checkCreateItems, checkIndex, listLimit } from '../store-args.js';
 import { checkedRecord, decodeJournalAt } from '../stored-reads.js';
 import { PostgresDatabase } from './postgres-database.js';
+import { PostgresDeadlines } from './postgres-deadlines.js';
+import { KnownRecords } from './postgres-known-records.js';
+import { PostgresDecisions } from './postgres-decisions.js';
 import { PostgresLeases, checkedSessionId, keyOf } from './postgres-leases.js';
 import {
   checkPostgresOptions,
@@ -53,9 +59,6 @@ import {
   type SaveCheckRow,
   type TotalsRow,
 } from './postgres-rows.js';
-
-/** Sessions whose last seen record text the store remembers for its one-statement save. */
-const KNOWN_CAPACITY = 1000;
 
 /**
  * A {@link SessionStore} on PostgreSQL, for many processes sharing sessions: the same contract
@@ -77,17 +80,39 @@ const KNOWN_CAPACITY = 1000;
 export class PostgresSessionStore implements SessionStore, SessionLeases {
   readonly schema: string;
   private readonly db: PostgresDatabase;
-  private readonly leases: PostgresLeases;
   private readonly codec: SessionRecordCodec;
   /** md5 of the record text this store last read or wrote per session (bounded). */
-  private readonly known = new Map<string, { version: number; md5: string }>();
+  private readonly known = new KnownRecords();
+  // Leases, the approval-deadline index and the decision inbox are kept by their own classes.
+  readonly acquireLease: SessionLeases['acquireLease'];
+  readonly renewLease: SessionLeases['renewLease'];
+  readonly releaseLease: SessionLeases['releaseLease'];
+  readonly expiredLeases: SessionLeases['expiredLeases'];
+  readonly dueApprovals: (query: DueApprovalsQuery) => Promise<DueApprovals>;
+  readonly dropStaleDeadline: (entry: DeadlineEntry) => Promise<boolean>;
+  readonly submitDecisions: DecisionInbox['submitDecisions'];
+  readonly submittedDecisions: DecisionInbox['submittedDecisions'];
+  readonly dropDecisions: DecisionInbox['dropDecisions'];
+  readonly watchDecisions: DecisionInbox['watchDecisions'];
 
   constructor(options: PostgresSessionStoreOptions) {
     checkPostgresOptions(options);
     this.db = new PostgresDatabase(options);
     this.schema = this.db.schema;
     this.codec = new SessionRecordCodec({ migrations: options.migrations });
-    this.leases = new PostgresLeases(this.db, options.clock ?? systemLeaseClock);
+    const leases = new PostgresLeases(this.db, options.clock ?? systemLeaseClock);
+    this.acquireLease = leases.acquireLease.bind(leases);
+    this.renewLease = leases.renewLease.bind(leases);
+    this.releaseLease = leases.releaseLease.bind(leases);
+    this.expiredLeases = leases.expiredLeases.bind(leases);
+    const deadlines = new PostgresDeadlines(this.db, this.codec);
+    this.dueApprovals = deadlines.dueApprovals.bind(deadlines);
+    this.dropStaleDeadline = deadlines.dropStaleDeadline.bind(deadlines);
+    const inbox = new PostgresDecisions(this.db);
+    this.submitDecisions = inbox.submitDecisions.bind(inbox);
+    this.submittedDecisions = inbox.submittedDecisions.bind(inbox);
+    this.dropDecisions = inbox.dropDecisions.bind(inbox);
+    this.watchDecisions = inbox.watchDecisions.bind(inbox);
   }
 
   /** Creates a store and migrates its schema (surfacing connection and version errors). */
@@ -124,6 +149,7 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
       record.status,
       record.historyLength,
       this.historyValues(key, 0, items),
+      record.approvalDeadline ?? null,
       ...auditValues(audit),
     ];
     const { rows } = await this.db.query<{ created: number }>(
@@ -202,12 +228,9 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
     for (let attempt = 0; attempt < 3; attempt += 1) {
       const expected = knownMd5?.version === next.version ? knownMd5.md5 : null;
       if (expected !== null) {
-        const rows = await this.db.write(
-          key,
-          [...base, expected, ...totals, ...audit],
-          delta !== undefined,
-          audit.length > 0,
-        );
+        const deadline = saved.approvalDeadline ?? null;
+        const values = [...base, expected, deadline, ...totals, ...audit];
+        const rows = await this.db.write(key, values, delta !== undefined, audit.length > 0);
         if (rows === 1) {
           this.db.count([...base, ...audit]);
           this.remember(key, saved.version, encoded);
@@ -325,22 +348,6 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
     return readPostgresAudit(this.db, query);
   }
 
-  acquireLease(key: SessionKey, owner: string, ttlMs: number): Promise<SessionLease | undefined> {
-    return this.leases.acquireLease(key, owner, ttlMs);
-  }
-
-  renewLease(lease: SessionLease, ttlMs: number): Promise<SessionLease | undefined> {
-    return this.leases.renewLease(lease, ttlMs);
-  }
-
-  releaseLease(lease: SessionLease): Promise<void> {
-    return this.leases.releaseLease(lease);
-  }
-
-  expiredLeases(query: ExpiredLeaseQuery): Promise<SessionKey[]> {
-    return this.leases.expiredLeases(query);
-  }
-
   /** Statements and bytes of values written by this store since it was created. */
   stats(): StoreStats {
     return this.db.stats();
@@ -388,12 +395,6 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
   }
 
   private remember(key: SessionKey, version: number, text: string): void {
-    const id = keys.sessionPart(key);
-    this.known.delete(id);
-    this.known.set(id, { version, md5: md5(text) });
-    if (this.known.size > KNOWN_CAPACITY) {
-      const oldest = this.known.keys().next().value;
-      if (oldest !== undefined) this.known.delete(oldest);
-    }
+    this.known.set(keys.sessionPart(key), { version, md5: md5(text) });
   }
 }

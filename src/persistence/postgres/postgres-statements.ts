@@ -13,15 +13,15 @@ export class PostgresStatements {
 
   /**
    * $1 owner, $2 session, $3 record, $4 listing, $5 status, $6 historyLength, $7 items[],
-   * $8-$13 the audit entries (`auditValues`).
+   * $8 approval deadline (or null), $9-$14 the audit entries (`auditValues`).
    */
   create(): string {
     return this.once('create', () => {
       const { t } = this;
       return `WITH ins AS (
         INSERT INTO ${t('agentstate_sessions')}
-          (owner, session_id, version, status, history_length, record, listing)
-        VALUES ($1, $2, 1, $5, $6, $3, $4)
+          (owner, session_id, version, status, history_length, record, listing, approval_deadline)
+        VALUES ($1, $2, 1, $5, $6, $3, $4, $8::bigint)
         ON CONFLICT (owner, session_id) DO NOTHING
         RETURNING 1
       ), hist AS (
@@ -31,7 +31,7 @@ export class PostgresStatements {
         INSERT INTO ${t('agentstate_totals')} (owner, turns, input_tokens, output_tokens, cost_usd)
         SELECT $1, 0, 0, 0, 0 FROM ins
         ON CONFLICT (owner) DO NOTHING
-      ), ${auditInsert(t('agentstate_audit'), 8, 'ins')}
+      ), ${auditInsert(t('agentstate_audit'), 9, 'ins')}
       SELECT count(*)::int AS created FROM ins`;
     });
   }
@@ -40,8 +40,9 @@ export class PostgresStatements {
    * The step: $1 owner, $2 session, $3 expected version, $4 history start, $5 record,
    * $6 listing, $7 status, $8 historyLength, $9 items[], $10 runIds[], $11 steps[],
    * $12 entries[], $13 lease holder, $14 lease token, $15 md5 of the stored record this writer
-   * read, and only `withTotals`: $16-$19 the usage delta, then only `withAudit`: six arrays of
-   * audit entries (`auditValues`). Updates one row, or none when anything disagrees.
+   * read, $16 the approval deadline (or null), and only `withTotals`: $17-$20 the usage delta,
+   * then only `withAudit`: six arrays of audit entries (`auditValues`). Updates one row, or none
+   * when anything disagrees.
    */
   save(withTotals: boolean, withAudit = false): string {
     return this.once(`save:${withTotals}:${withAudit}`, () => {
@@ -49,14 +50,15 @@ export class PostgresStatements {
       const totals = withTotals
         ? `, tot AS (
         UPDATE ${t('agentstate_totals')} AS x SET
-          turns = x.turns + $16, input_tokens = x.input_tokens + $17,
-          output_tokens = x.output_tokens + $18, cost_usd = x.cost_usd + $19
+          turns = x.turns + $17, input_tokens = x.input_tokens + $18,
+          output_tokens = x.output_tokens + $19, cost_usd = x.cost_usd + $20
         FROM upd WHERE x.owner = $1
       )`
         : '';
       return `WITH upd AS (
         UPDATE ${t('agentstate_sessions')} AS s SET
-          version = $3 + 1, status = $7, history_length = $8, record = $5, listing = $6
+          version = $3 + 1, status = $7, history_length = $8, record = $5, listing = $6,
+          approval_deadline = $16::bigint
         WHERE s.owner = $1 AND s.session_id = $2 AND s.version = $3 AND s.history_length = $4
           AND s.status <> 'deleted' AND md5(s.record) = $15
           AND ($13::text IS NULL OR EXISTS (
@@ -72,8 +74,75 @@ export class PostgresStatements {
         SELECT $1, $2, j.run_id, j.step, j.entry
         FROM upd, unnest($10::text[], $11::int[], $12::text[]) AS j(run_id, step, entry)
         ON CONFLICT (owner, session_id, run_id, step) DO UPDATE SET entry = EXCLUDED.entry
-      )${totals}${withAudit ? `, ${auditInsert(t('agentstate_audit'), withTotals ? 20 : 16, 'upd')}` : ''}
+      )${totals}${withAudit ? `, ${auditInsert(t('agentstate_audit'), withTotals ? 21 : 17, 'upd')}` : ''}
       SELECT 1 FROM upd`;
+    });
+  }
+
+  /**
+   * $1 until, $2-$4 the cursor's (deadline, owner, session) or nulls, $5 limit: due entries of
+   * the deadline index, every owner, in deadline order.
+   */
+  dueDeadlines(): string {
+    return this.once('dueDeadlines', () => {
+      return `SELECT owner, session_id, approval_deadline FROM ${this.t('agentstate_sessions')}
+        WHERE approval_deadline IS NOT NULL AND approval_deadline <= $1
+          AND ($2::bigint IS NULL
+            OR (approval_deadline, owner, session_id) > ($2::bigint, $3::text, $4::text))
+        ORDER BY approval_deadline, owner, session_id LIMIT $5`;
+    });
+  }
+
+  /** $1 until: the earliest deadline after it. */
+  nextDeadline(): string {
+    return this.once('nextDeadline', () => {
+      return `SELECT min(approval_deadline) AS next FROM ${this.t('agentstate_sessions')}
+        WHERE approval_deadline > $1`;
+    });
+  }
+
+  /** $1 owner, $2 session: the record and the deadline it is filed under. */
+  deadlineOf(): string {
+    return this.once('deadlineOf', () => {
+      return `SELECT record, approval_deadline FROM ${this.t('agentstate_sessions')}
+        WHERE owner = $1 AND session_id = $2`;
+    });
+  }
+
+  /** $1 owner, $2 session, $3 deadline (or null), $4 md5 of the record it was read from. */
+  setDeadline(): string {
+    return this.once('setDeadline', () => {
+      return `UPDATE ${this.t('agentstate_sessions')} SET approval_deadline = $3::bigint
+        WHERE owner = $1 AND session_id = $2 AND md5(record) = $4`;
+    });
+  }
+
+  /**
+   * $1 owner, $2 session, $3 runId, $4 decisions, $5 at, $6 channel: records a submission and
+   * notifies the channel's listeners (delivered when the statement commits).
+   */
+  submitDecisions(): string {
+    return this.once('submitDecisions', () => {
+      return `WITH ins AS (
+        INSERT INTO ${this.t('agentstate_decisions')} (owner, session_id, run_id, decisions, at)
+        VALUES ($1, $2, $3, $4, $5) RETURNING id
+      )
+      SELECT pg_notify($6, '') FROM ins`;
+    });
+  }
+
+  /** $1 limit: the oldest submissions, every owner. */
+  submittedDecisions(): string {
+    return this.once('submittedDecisions', () => {
+      return `SELECT owner, session_id, id, run_id, decisions, at FROM ${this.t('agentstate_decisions')}
+        ORDER BY id LIMIT $1`;
+    });
+  }
+
+  /** $1 owner, $2 session, $3 id. */
+  dropDecisions(): string {
+    return this.once('dropDecisions', () => {
+      return `DELETE FROM ${this.t('agentstate_decisions')} WHERE owner = $1 AND session_id = $2 AND id = $3`;
     });
   }
 
@@ -169,7 +238,8 @@ export class PostgresStatements {
         h AS (DELETE FROM ${t('agentstate_history')} ${where}),
         j AS (DELETE FROM ${t('agentstate_journal')} ${where}),
         l AS (DELETE FROM ${t('agentstate_leases')} ${where}),
-        ${auditInsert(t('agentstate_audit'), 3, 's')}
+        ${auditInsert(t('agentstate_audit'), 3, 's')},
+        q AS (DELETE FROM ${t('agentstate_decisions')} ${where})
         SELECT count(*)::int AS purged FROM s`;
     });
   }

@@ -5,8 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /**
- * A throw-away PostgreSQL cluster for tests: initdb in a temp folder, started on 127.0.0.1 at
- * a free port (as the `postgres` user when the tests run as root, PostgreSQL refuses root),
+ * A throw-away PostgreSQL cluster, for the tests, the bench and `npm run pg:dev`: initdb in a
+ * temp folder, started on 127.0.0.1 at a free port (as the `postgres` user when run as root:
+ * PostgreSQL refuses root),
  * trust authentication, fsync off. Always stopped: `stop()` in afterAll, and an exit handler
  * for a test process that dies first. PostgreSQL missing is a failure, not a skip (CI must run
  * this leg: `.ci/run` installs it).

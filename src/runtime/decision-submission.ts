@@ -1,0 +1,42 @@
+import { NothingToResumeError } from '../errors/session-errors.js';
+import { hasDecisionInbox, type SessionStore } from '../persistence/session-store.js';
+import type { Clock } from './clock.js';
+import { checkDecisions } from './decision-checks.js';
+import type { RunLike } from './run-activity.js';
+import type { RunState } from './run-state.js';
+import { storedRun } from './stored-run.js';
+
+/**
+ * Records the decisions made on `state` in the store's decision inbox, for whichever process
+ * runs the scheduler (`startScheduler`) to apply: nothing runs here. They are checked against
+ * the stored run first, with the same typed errors as `resume` (`StaleDecisionError`,
+ * `UnknownCallError`, `ApprovalExpiredError`, `NothingToResumeError`), and nothing is recorded
+ * then. The scheduler checks them again when it applies them, so a submission that another
+ * decision or a deadline overtook is never applied twice.
+ */
+export async function submitDecisions(
+  store: SessionStore,
+  clock: Clock,
+  state: RunState,
+): Promise<void> {
+  if (!hasDecisionInbox(store)) {
+    throw new TypeError(
+      'agent.submitDecisions(): the store keeps no decision inbox (use PostgresSessionStore, or agent.resume(state) in this process)',
+    );
+  }
+  const decisions = state.decisionsToApply();
+  if (decisions.length === 0) {
+    throw new TypeError(
+      'agent.submitDecisions(): the RunState holds no decisions (approve or reject first)',
+    );
+  }
+  const key = { sessionId: state.sessionId, userId: state.userId };
+  const record = await store.load(key);
+  const run = storedRun<RunLike>(record.snapshot);
+  if (run?.status !== 'active' || !run.context) {
+    throw new NothingToResumeError(key.sessionId, record.status);
+  }
+  const now = clock.now();
+  checkDecisions(key, { ...run, context: run.context }, decisions, now);
+  await store.submitDecisions({ key, runId: run.context.runId, decisions, at: now });
+}
