@@ -6,11 +6,7 @@ import type { SessionRecord, SessionStore } from '../persistence/session-store.j
 import { SessionNotFoundError } from '../errors/session-errors.js';
 import { OptionChecker, describeValue, optionNames } from '../validation/option-checks.js';
 import type { Item } from '../items/item.js';
-import {
-  checkToolChoice,
-  mergeModelSettings,
-  type ModelSettings,
-} from '../models/model-settings.js';
+import { checkToolChoice, mergeModelSettings } from '../models/model-settings.js';
 import { isPlainJson } from '../validation/plain-json.js';
 import { cancelRun } from './actions/cancel-run.js';
 import { continueRun } from './actions/continue-run.js';
@@ -38,42 +34,22 @@ import { RunState } from './run-state.js';
 import { createRunStream, type RunStream } from './run-stream.js';
 import type { ActionObservers } from './session-action.js';
 import { SessionRuntime, type BindingSource } from './session-runtime.js';
-import type { SchedulerHandle, SchedulerOptions } from './approval-scheduler.js';
+import type { SchedulerHandle } from './approval-scheduler.js';
 import { checkSchedulerOptions } from './runtime-option-checks.js';
 import { INSPECT_EXPECTED, isInspectOption, type InspectOption } from './inspection.js';
+import type {
+  AgentSchedulerOptions,
+  CancelOptions,
+  ResumeOptions,
+  RunOptions,
+} from './agent-call-options.js';
 
-/** Options of one `run` / `stream` call. */
-export interface RunOptions {
-  /** Continue this conversation (created if new). Omitted: a fresh in-memory conversation. */
-  sessionId?: string | undefined;
-  /** The hard partition key: sessions of one user are invisible to every other. */
-  userId?: string | undefined;
-  /** App metadata, readable by tools through `getRunContext().metadata`. */
-  metadata?: Record<string, unknown> | undefined;
-  /** Overrides the agent's store for this call. */
-  store?: SessionStore | undefined;
-  /** Cancels in-flight model and tool calls; the run ends `cancelled`. */
-  signal?: AbortSignal | undefined;
-  /** Overrides the agent's turn limit. */
-  maxTurns?: number | undefined;
-  /**
-   * Model settings of this run, merged over the agent's `modelSettings` key by key and stored
-   * with the run: a resume uses them too.
-   */
-  modelSettings?: ModelSettings | undefined;
-}
-
-/** Options of `resume` (a resumed run keeps the model settings it started with). */
-export type ResumeOptions = Omit<RunOptions, 'sessionId' | 'modelSettings'>;
-
-/** Options of `agent.startScheduler`: the scheduler's, and the store to watch. */
-export interface AgentSchedulerOptions extends SchedulerOptions {
-  /** @default the agent's store */
-  store?: SessionStore | undefined;
-}
-
-/** Options of `cancel`. */
-export type CancelOptions = Pick<RunOptions, 'userId' | 'store'>;
+export type {
+  AgentSchedulerOptions,
+  CancelOptions,
+  ResumeOptions,
+  RunOptions,
+} from './agent-call-options.js';
 
 /**
  * A stateless, reusable agent blueprint. `run` / `stream` execute one run in a session,

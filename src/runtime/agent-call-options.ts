@@ -1,0 +1,36 @@
+import type { ModelSettings } from '../models/model-settings.js';
+import type { SessionStore } from '../persistence/session-store.js';
+import type { SchedulerOptions } from './approval-scheduler.js';
+
+/** Options of one `run` / `stream` call. */
+export interface RunOptions {
+  /** Continue this conversation (created if new). Omitted: a fresh in-memory conversation. */
+  sessionId?: string | undefined;
+  /** The hard partition key: sessions of one user are invisible to every other. */
+  userId?: string | undefined;
+  /** App metadata, readable by tools through `getRunContext().metadata`. */
+  metadata?: Record<string, unknown> | undefined;
+  /** Overrides the agent's store for this call. */
+  store?: SessionStore | undefined;
+  /** Cancels in-flight model and tool calls; the run ends `cancelled`. */
+  signal?: AbortSignal | undefined;
+  /** Overrides the agent's turn limit. */
+  maxTurns?: number | undefined;
+  /**
+   * Model settings of this run, merged over the agent's `modelSettings` key by key and stored
+   * with the run: a resume uses them too.
+   */
+  modelSettings?: ModelSettings | undefined;
+}
+
+/** Options of `resume` (a resumed run keeps the model settings it started with). */
+export type ResumeOptions = Omit<RunOptions, 'sessionId' | 'modelSettings'>;
+
+/** Options of `agent.startScheduler`: the scheduler's, and the store to watch. */
+export interface AgentSchedulerOptions extends SchedulerOptions {
+  /** @default the agent's store */
+  store?: SessionStore | undefined;
+}
+
+/** Options of `cancel`. */
+export type CancelOptions = Pick<RunOptions, 'userId' | 'store'>;
