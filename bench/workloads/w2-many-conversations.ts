@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import type { Agent } from '../../src/index.js';
 import { benchAgent, openRecordedStore, tempDir, userMessage } from '../fixtures.js';
 import { measureFloor, type Floor } from '../floors.js';
 import { now, RssSampler } from '../stats.js';
@@ -25,6 +26,8 @@ export interface W2Options {
   messagesPerSession?: number;
   /** @default 50 */
   concurrency?: number;
+  /** The agent that answers. @default benchAgent() */
+  agent?: Agent;
 }
 
 /**
@@ -37,7 +40,7 @@ export async function runW2(options: W2Options = {}): Promise<W2Run> {
   const concurrency = options.concurrency ?? 50;
   const dir = await tempDir('agentstate-w2-');
   const { store, batches } = await openRecordedStore(join(dir.path, 'db'));
-  const agent = benchAgent();
+  const agent = options.agent ?? benchAgent();
   let result: Omit<W2Run, 'floor' | 'floorRatio'>;
   try {
     let next = 0;
