@@ -6,7 +6,7 @@ import { Agent, LevelSessionStore, tool, type SessionStore } from '../src/index.
 import type { KvOp } from '../src/persistence/kv-backend.js';
 import { ScriptedModel, type ScriptedResponse } from '../src/testing.js';
 import type { ModelRequest } from '../src/models/model.js';
-import { now } from './stats.js';
+import { headTail, mean, now } from './stats.js';
 
 /** The tool every benchmark message calls once. */
 export const add = tool({
@@ -92,6 +92,28 @@ export interface MessageSeries {
   totalMs: number;
   times: number[];
   bytes: number[];
+}
+
+/** Mean time and bytes per message over the first and last 10% of a series (flatness). */
+export interface PerMessageFigures {
+  firstMsPerMessage: number;
+  lastMsPerMessage: number;
+  firstBytesPerMessage: number;
+  lastBytesPerMessage: number;
+}
+
+/** The first and last 10% of `series`, averaged: how flat a conversation's cost stays. */
+export function perMessageFigures(
+  series: Pick<MessageSeries, 'times' | 'bytes'>,
+): PerMessageFigures {
+  const t = headTail(series.times);
+  const b = headTail(series.bytes);
+  return {
+    firstMsPerMessage: mean(t.head),
+    lastMsPerMessage: mean(t.tail),
+    firstBytesPerMessage: mean(b.head),
+    lastBytesPerMessage: mean(b.tail),
+  };
 }
 
 /** Sends `messages` messages one after the other with `send`, timing each and its bytes. */

@@ -5,22 +5,18 @@ import {
   storedBytes,
   tempDir,
   timeMessages,
+  perMessageFigures,
+  type PerMessageFigures,
   userMessage,
   W1_SESSION,
 } from '../fixtures.js';
 import { measureFloor, type Floor } from '../floors.js';
-import { headTail, mean, RssSampler } from '../stats.js';
+import { RssSampler } from '../stats.js';
 
 /** One run of W1: one session receives `messages` user messages in sequence. */
-export interface W1Run {
+export interface W1Run extends PerMessageFigures {
   messages: number;
   totalMs: number;
-  /** Mean time per message over the first and last 10% of messages. */
-  firstMsPerMessage: number;
-  lastMsPerMessage: number;
-  /** Mean bytes written per message over the first and last 10% of messages. */
-  firstBytesPerMessage: number;
-  lastBytesPerMessage: number;
   bytesWritten: number;
   batches: number;
   /** Logical bytes (keys + values) in the database at the end. */
@@ -51,16 +47,11 @@ export async function runW1(options: W1Options): Promise<W1Run> {
       if (run.turns !== 2) throw new Error(`message ${i} took ${run.turns} turn(s), expected 2`);
     });
     const peakRssBytes = rss.stop();
-    const t = headTail(times);
-    const b = headTail(bytes);
     const stats = store.stats();
     result = {
       messages: options.messages,
       totalMs,
-      firstMsPerMessage: mean(t.head),
-      lastMsPerMessage: mean(t.tail),
-      firstBytesPerMessage: mean(b.head),
-      lastBytesPerMessage: mean(b.tail),
+      ...perMessageFigures({ times, bytes }),
       bytesWritten: stats.bytesWritten,
       batches: stats.batches,
       bytesStored: await storedBytes(store),

@@ -1,16 +1,18 @@
 import { PostgresSessionStore } from '../../src/postgres.js';
-import { benchAgent, timeMessages, userMessage, W1_SESSION } from '../fixtures.js';
+import {
+  benchAgent,
+  timeMessages,
+  perMessageFigures,
+  type PerMessageFigures,
+  userMessage,
+  W1_SESSION,
+} from '../fixtures.js';
 import { emptyTables, recordingPool, replayStatements } from '../postgres-fixtures.js';
-import { headTail, mean } from '../stats.js';
 
 /** One run of W1 on PostgreSQL: one session, `messages` messages in sequence. */
-export interface W1PostgresRun {
+export interface W1PostgresRun extends PerMessageFigures {
   messages: number;
   totalMs: number;
-  firstMsPerMessage: number;
-  lastMsPerMessage: number;
-  firstBytesPerMessage: number;
-  lastBytesPerMessage: number;
   statements: number;
   bytesWritten: number;
   /** The same statements, sent one after another with nothing else. */
@@ -34,8 +36,6 @@ export async function runW1Postgres(
       const run = await agent.run(userMessage(i), { ...W1_SESSION, store });
       if (run.turns !== 2) throw new Error(`message ${i} took ${run.turns} turn(s), expected 2`);
     });
-    const t = headTail(times);
-    const b = headTail(bytes);
     await store.close();
     await pool.end();
     await emptyTables(url, schema);
@@ -43,10 +43,7 @@ export async function runW1Postgres(
     return {
       messages,
       totalMs,
-      firstMsPerMessage: mean(t.head),
-      lastMsPerMessage: mean(t.tail),
-      firstBytesPerMessage: mean(b.head),
-      lastBytesPerMessage: mean(b.tail),
+      ...perMessageFigures({ times, bytes }),
       statements: statements.length,
       bytesWritten: store.stats().bytesWritten,
       floorMs,

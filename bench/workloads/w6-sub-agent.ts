@@ -6,19 +6,16 @@ import {
   openRecordedStore,
   tempDir,
   timeMessages,
+  perMessageFigures,
+  type PerMessageFigures,
   userMessage,
   W1_SESSION,
 } from '../fixtures.js';
-import { headTail, mean } from '../stats.js';
 
 /** One run of W6: W1's conversation, each message answered through one sub-agent call. */
-export interface W6Run {
+export interface W6Run extends PerMessageFigures {
   messages: number;
   totalMs: number;
-  firstMsPerMessage: number;
-  lastMsPerMessage: number;
-  firstBytesPerMessage: number;
-  lastBytesPerMessage: number;
   batches: number;
 }
 
@@ -58,15 +55,10 @@ export async function runW6(options: { messages: number }): Promise<W6Run> {
         throw new Error(`message ${i} did not run one two-turn sub-agent`);
       }
     });
-    const t = headTail(times);
-    const b = headTail(bytes);
     return {
       messages: options.messages,
       totalMs,
-      firstMsPerMessage: mean(t.head),
-      lastMsPerMessage: mean(t.tail),
-      firstBytesPerMessage: mean(b.head),
-      lastBytesPerMessage: mean(b.tail),
+      ...perMessageFigures({ times, bytes }),
       batches: store.stats().batches,
     };
   } finally {
