@@ -1,0 +1,56 @@
+import { execFile } from 'node:child_process';
+import { symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { REPO_ROOT } from './child.js';
+import { tempDir } from './fixtures.js';
+
+const exec = promisify(execFile);
+
+/** Bench scripts compiled to JavaScript, with the package's sources they import. */
+export interface BuiltScripts {
+  /** The compiled `bench/<script>` (`.ts` named as in the repository). */
+  path(script: string): string;
+  cleanup(): Promise<void>;
+}
+
+/**
+ * Compiles `bench/<script>` and everything it imports (the package's `src/` included) with the
+ * package's own build settings (`tsconfig.build.json`, what `npm run build` ships in `dist/`)
+ * into a temp folder, so a child can run them with plain `node`: the package as users run it,
+ * with no TypeScript loader in the measured process (tsx hooks every module load, which in a
+ * cold process costs more than the package itself). The folder links this repository's
+ * `node_modules`, so the dependencies resolve as installed.
+ */
+export async function buildScripts(scripts: string[]): Promise<BuiltScripts> {
+  const dir = await tempDir('agentstate-bench-build-');
+  try {
+    const out = join(dir.path, 'out');
+    const config = join(dir.path, 'tsconfig.json');
+    await writeFile(
+      config,
+      JSON.stringify({
+        extends: join(REPO_ROOT, 'tsconfig.build.json'),
+        compilerOptions: {
+          rootDir: REPO_ROOT,
+          outDir: out,
+          declaration: false,
+          noEmitOnError: true,
+        },
+        files: scripts.map((script) => join(REPO_ROOT, 'bench', script)),
+        include: [],
+      }),
+    );
+    await writeFile(join(dir.path, 'package.json'), '{ "type": "module" }\n');
+    await symlink(join(REPO_ROOT, 'node_modules'), join(dir.path, 'node_modules'), 'dir');
+    const tsc = join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+    await exec(process.execPath, [tsc, '-p', config], { cwd: REPO_ROOT });
+    return {
+      path: (script) => join(out, 'bench', script.replace(/\.ts$/, '.js')),
+      cleanup: () => dir.cleanup(),
+    };
+  } catch (error) {
+    await dir.cleanup();
+    throw error;
+  }
+}
