@@ -1,8 +1,9 @@
 import { InvalidSessionRecordError } from '../errors/session-errors.js';
 import { Item } from '../items/item.js';
+import { plainItem } from '../items/plain-item.js';
 import type { KvBackend } from './kv-backend.js';
 import * as keys from './session-keys.js';
-import { decodeStored } from './session-schemas.js';
+import { readStored, validateStored } from './session-schemas.js';
 import type { SessionKey } from './session-store.js';
 
 /**
@@ -31,18 +32,22 @@ export async function checkHistoryEntries(
 ): Promise<Item[]> {
   const items: Item[] = [];
   const scope = { sessionId: key.sessionId };
+  const historyKey = keys.historyKeyOf(key);
   let expected = from;
   for await (const [itemKey, value] of entries) {
-    const expectedKey = keys.historyKey(key, expected);
+    const expectedKey = historyKey(expected);
     if (itemKey !== expectedKey) {
       throw new InvalidSessionRecordError(expectedKey, 'history item is missing', scope);
     }
-    items.push(decodeStored(itemKey, value, Item, scope));
+    const stored = readStored(itemKey, value, scope).value;
+    // Text messages and tool calls/results by hand (the schema's result, much faster cold);
+    // anything else, a bad value included, through the schema and its typed error.
+    items.push(plainItem(stored) ?? validateStored(itemKey, stored, Item, scope));
     expected += 1;
   }
   if (expected < to) {
     throw new InvalidSessionRecordError(
-      keys.historyKey(key, expected),
+      historyKey(expected),
       `history item is missing (the record says the history has ${to} items)`,
       scope,
     );

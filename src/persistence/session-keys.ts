@@ -117,7 +117,13 @@ export function listIndexRange(userId: string | undefined): KvRange {
 }
 
 export function historyKey(key: SessionKey, seq: number): string {
-  return `h!${sessionPart(key)}!${padded(seq, HISTORY_DIGITS, 'History position')}`;
+  return historyKeyOf(key)(seq);
+}
+
+/** {@link historyKey} of one session for many positions (its key part encoded once). */
+export function historyKeyOf(key: SessionKey): (seq: number) => string {
+  const prefix = `h!${sessionPart(key)}!`;
+  return (seq) => `${prefix}${padded(seq, HISTORY_DIGITS, 'History position')}`;
 }
 
 /** History positions `[from, to)`, or `[from, end)` without `to`. */
