@@ -209,10 +209,11 @@ agent.run('hi', { sessionId: 'c1' }).then((result) => {
 });
 `;
 
-/** Module hooks printing `load <package>` on stderr when `openai` or `level` is resolved. */
+/** Module hooks printing `load <package>` on stderr when a package loaded lazily is resolved. */
 const TRACE_HOOKS = `
+const LAZY = ['openai', 'level', '@opentelemetry/api'];
 export async function resolve(specifier, context, next) {
-  if (specifier === 'openai' || specifier === 'level') process.stderr.write('load ' + specifier + '\\n');
+  if (LAZY.includes(specifier)) process.stderr.write('load ' + specifier + '\\n');
   return next(specifier, context);
 }
 `;
@@ -224,8 +225,12 @@ register('./trace-hooks.mjs', import.meta.url);
 /** Imports the package, then uses LevelDB and an OpenAI model, marking each stage on stderr. */
 const CONSUMER_LAZY = `
 const mark = (stage) => process.stderr.write('mark ' + stage + '\\n');
-const { LevelSessionStore, OpenAIModel } = await import('agentstate');
+const { Agent, LevelSessionStore, OpenAIModel } = await import('agentstate');
+const { ScriptedModel, MemorySessionStore } = await import('agentstate/testing');
 mark('imported');
+const agent = new Agent({ name: 'lazy', model: new ScriptedModel([{ text: 'hi' }]) });
+await agent.run('hi', { sessionId: 's1', store: new MemorySessionStore() });
+mark('ran an agent (telemetry on, no SDK registered)');
 const store = await LevelSessionStore.open({ path: './lazy-db' });
 await store.close();
 mark('opened a LevelDB store');
@@ -329,7 +334,7 @@ describe('the packed package', () => {
     expect(output.split('\n').filter((l) => /^\S/.test(l) && !errors.includes(l))).toEqual([]);
   });
 
-  it('loads neither openai nor level on import: each at its first use', async () => {
+  it('loads neither openai, level nor @opentelemetry/api on import: each at its first use', async () => {
     const { stderr } = await run(
       process.execPath,
       ['--import', './trace.mjs', 'lazy.mjs'],
@@ -338,6 +343,7 @@ describe('the packed package', () => {
     const lines = stderr.split('\n').filter((l) => /^(load|mark) /.test(l));
     expect(lines).toEqual([
       'mark imported',
+      'mark ran an agent (telemetry on, no SDK registered)',
       'load level',
       'mark opened a LevelDB store',
       'mark constructed an OpenAIModel',

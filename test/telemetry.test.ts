@@ -16,7 +16,7 @@ import {
   METRIC_GEN_AI_CLIENT_OPERATION_DURATION,
   METRIC_GEN_AI_CLIENT_TOKEN_USAGE,
 } from '@opentelemetry/semantic-conventions/incubating';
-import { SpanKind } from '@opentelemetry/api';
+import { SpanKind, metrics, trace } from '@opentelemetry/api';
 import { Agent, LevelSessionStore, RunState, findRunContext } from '../src/index.js';
 import { ScriptedModel } from '../src/testing.js';
 import { approvalTools, newCounters } from './helpers/approval-agent.js';
@@ -260,6 +260,27 @@ describe('OpenTelemetry GenAI telemetry', () => {
     expect(result.output).toBe('It is 5');
     const stored = await store.load(key);
     expect(JSON.stringify(stored.snapshot)).not.toContain('traceparent');
+  });
+
+  it('uses the SDK an app registers globally, also one registered after the agent was made', async () => {
+    const { store } = await temps.open();
+    const agent = new Agent({ name: 'calc', model: addThenAnswer(), tools: [add], store });
+    expect((await agent.run('2 + 3?', key)).output).toBe('It is 5'); // nothing registered yet
+    const otel = testTelemetry();
+    trace.setGlobalTracerProvider(otel.options.tracerProvider);
+    metrics.setGlobalMeterProvider(otel.options.meterProvider);
+    try {
+      await agent.run('2 + 3?', { ...key, sessionId: 'tele-2' });
+      expect(named(otel.spans(), 'invoke_agent calc')).toHaveLength(1);
+      expect(named(otel.spans(), 'chat gpt-test')).toHaveLength(2);
+      const histograms = await otel.histograms();
+      expect(histograms.get(METRIC_GEN_AI_CLIENT_TOKEN_USAGE)?.dataPoints.length).toBeGreaterThan(
+        0,
+      );
+    } finally {
+      trace.disable();
+      metrics.disable();
+    }
   });
 
   it('refuses a bad telemetry option with a TypeError naming it', () => {

@@ -194,6 +194,7 @@ export class SessionRuntime {
     action: SessionAction<R>,
     lease: SessionLease | undefined,
   ): Promise<R> {
+    await this.observability.ready(); // loads @opentelemetry/api once something can record
     const audit = new AuditTrail(key, () => this.clock.now(), this.source.options.redact);
     const create = action.createIfMissing === true;
     const { record, userUsage } = await this.loadForUpdate(key, create, audit);

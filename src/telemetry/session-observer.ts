@@ -1,18 +1,10 @@
-import {
-  SpanKind,
-  SpanStatusCode,
-  context as otelContext,
-  trace,
-  type Attributes,
-  type Context,
-  type Span,
-} from '@opentelemetry/api';
+import type { Attributes, Context, Span, SpanKind } from '@opentelemetry/api';
 import type { RunContext } from '../context/run-context.js';
 import { withRunContext } from '../context/run-context-storage.js';
 import type { TraceCarrier } from '../machines/run-types.js';
 import { AGENTSTATE, GEN_AI, OPERATION } from './gen-ai-attributes.js';
 import type { LogEvent, LogLevel } from './logger.js';
-import type { Observability } from './observability.js';
+import type { Observability, OtelModule } from './observability.js';
 import { carrierOf, contextOf } from './trace-carrier.js';
 import { chatAttributes, type ChatCall, type ChatAnswer } from './chat-attributes.js';
 import { toolAttributes, toolResultAttributes, type ToolCallInfo } from './tool-attributes.js';
@@ -86,14 +78,14 @@ export class SessionObserver {
       this.log('info', 'run.restore', ctx, path);
       if (how.restarted) this.log('warn', 'run.restart', ctx, path);
     } else this.log('info', 'run.start', ctx, { agent: run.agentName, ...path });
-    const { tracer } = this.shared;
-    if (!tracer) {
+    const { tracer, otel } = this.shared;
+    if (!tracer || !otel) {
       this.runs.set(run.runId, undefined);
       return undefined;
     }
     const parent = how.parentRunId === undefined ? undefined : this.runs.get(how.parentRunId);
     const parentContext =
-      parent?.context ?? (run.trace ? contextOf(run.trace) : otelContext.active());
+      parent?.context ?? (run.trace ? contextOf(otel, run.trace) : otel.context.active());
     const attributes: Attributes = {
       [GEN_AI.operationName]: OPERATION.invokeAgent,
       [GEN_AI.agentName]: run.agentName,
@@ -107,7 +99,7 @@ export class SessionObserver {
     const span = withRunContext(ctx, () =>
       tracer.startSpan(
         `${OPERATION.invokeAgent} ${run.agentName}`,
-        { kind: SpanKind.INTERNAL, attributes },
+        { kind: otel.SpanKind.INTERNAL, attributes },
         parentContext,
       ),
     );
@@ -115,8 +107,8 @@ export class SessionObserver {
       this.runs.set(run.runId, undefined);
       return undefined;
     }
-    this.runs.set(run.runId, { span, context: trace.setSpan(parentContext, span) });
-    return how.restored || run.trace ? undefined : carrierOf(span.spanContext());
+    this.runs.set(run.runId, { span, context: otel.trace.setSpan(parentContext, span) });
+    return how.restored || run.trace ? undefined : carrierOf(otel, span.spanContext());
   }
 
   /** A run finished, or its stay here ends (paused, or the session closes): its span ends. */
@@ -150,7 +142,7 @@ export class SessionObserver {
       if (ending.error) {
         span.setAttribute(GEN_AI.errorType, ending.error.code);
         span.setStatus({
-          code: SpanStatusCode.ERROR,
+          code: this.api.SpanStatusCode.ERROR,
           message: this.redacted(ending.error.message),
         });
       }
@@ -182,7 +174,7 @@ export class SessionObserver {
     const ctx = this.contextFor(runId);
     const started = performance.now();
     const span = open
-      ? this.startStep(open, ctx, `${OPERATION.chat} ${call.model}`, SpanKind.CLIENT, {
+      ? this.startStep(open, ctx, `${OPERATION.chat} ${call.model}`, this.api.SpanKind.CLIENT, {
           ...chatAttributes(call, undefined, this.content()),
           ...this.scope(ctx),
         })
@@ -223,22 +215,23 @@ export class SessionObserver {
     const open = this.runs.get(runId);
     if (!open) return fn();
     const ctx = this.contextFor(runId);
+    const otel = this.api;
     const span = this.startStep(
       open,
       ctx,
       `${OPERATION.executeTool} ${call.name}`,
-      SpanKind.INTERNAL,
+      otel.SpanKind.INTERNAL,
       {
         ...toolAttributes(call, this.content()),
         ...this.scope(ctx),
       },
     );
     try {
-      const result = await otelContext.with(trace.setSpan(open.context, span), fn);
+      const result = await otel.context.with(otel.trace.setSpan(open.context, span), fn);
       withRunContext(ctx, () => {
         span.setAttributes(toolResultAttributes(result, this.content()));
         if (result.isError) span.setAttribute(GEN_AI.errorType, 'tool_error');
-        if (result.isError) span.setStatus({ code: SpanStatusCode.ERROR });
+        if (result.isError) span.setStatus({ code: otel.SpanStatusCode.ERROR });
         span.end();
       });
       return result;
@@ -266,6 +259,13 @@ export class SessionObserver {
     this.log('warn', 'session.conflict', ctx, fields);
   }
 
+  /** The API module: loaded whenever a run here has a span (spans start only with a tracer). */
+  private get api(): OtelModule {
+    const { otel } = this.shared;
+    if (!otel) throw new Error('@opentelemetry/api is not loaded, yet a span is open');
+    return otel;
+  }
+
   private log(
     level: LogLevel,
     event: LogEvent,
@@ -289,7 +289,10 @@ export class SessionObserver {
   private failStep(span: Span, ctx: RunContext, type: string, error: unknown): void {
     withRunContext(ctx, () => {
       span.setAttribute(GEN_AI.errorType, type);
-      span.setStatus({ code: SpanStatusCode.ERROR, message: this.redacted(messageOf(error)) });
+      span.setStatus({
+        code: this.api.SpanStatusCode.ERROR,
+        message: this.redacted(messageOf(error)),
+      });
       span.end();
     });
   }
