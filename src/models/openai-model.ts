@@ -2,7 +2,6 @@ import type OpenAI from 'openai';
 import { redactDeep, redactSecrets, type Redact } from '../errors/redact-deep.js';
 import { ModelError } from '../errors/run-errors.js';
 import { OptionChecker, isObject, optionNames } from '../validation/option-checks.js';
-import { chatCompletionsApi } from './chat-completions-api.js';
 import type {
   Model,
   ModelCallOptions,
@@ -14,7 +13,6 @@ import type { OpenAIApi, OpenAIApiCall } from './openai-api.js';
 import { isAbort, toModelError, type OpenAISdk } from './openai-errors.js';
 import type { ModelPrice } from './pricing.js';
 import { redactingLogger } from './redacting-logger.js';
-import { responsesApi } from './responses-api.js';
 
 /** Options of {@link OpenAIModel}. */
 export interface OpenAIModelOptions {
@@ -105,22 +103,23 @@ const OPENAI_MODEL_OPTION_NAMES = optionNames<OpenAIModelOptions>({
  * headers are removed from every error (message, stack, cause chain, nested fields such as the
  * response body and headers) and, for a client the adapter creates, from what the SDK logs.
  *
- * The `openai` package is loaded at the first call, not when agentstate is imported: an app
- * that uses another model does not pay for loading it.
+ * The `openai` package, and the adapter's code for the API it speaks, are loaded at the first
+ * call, not when agentstate is imported: an app that uses another model does not pay for
+ * loading them.
  */
 export class OpenAIModel implements Model {
   readonly name: string;
   readonly provider = 'openai';
   readonly price: ModelPrice | undefined;
   private readonly options: OpenAIModelOptions;
-  private readonly api: OpenAIApi;
+  private readonly apiKind: 'responses' | 'chat';
   /** What the adapter builds its client from (none when given a `client`). */
   private readonly settings: ClientSettings | undefined;
   /** The client, once loaded (the caller's `client` from the start). */
   private client: OpenAI | undefined;
   /** The `openai` package's classes, once loaded (for telling its errors apart). */
   private sdk: OpenAISdk;
-  private loading: Promise<OpenAI> | undefined;
+  private loading: Promise<{ client: OpenAI; api: OpenAIApi }> | undefined;
 
   /**
    * @throws TypeError for an unknown option name (naming the closest valid one), an empty
@@ -143,14 +142,15 @@ export class OpenAIModel implements Model {
     this.options = options;
     this.name = options.model;
     this.price = options.price;
-    this.api = api === 'responses' ? responsesApi : chatCompletionsApi;
+    this.apiKind = api;
     this.settings = options.client ? undefined : clientSettings(options);
     this.client = options.client;
   }
 
   async generate(request: ModelRequest, options: ModelCallOptions = {}): Promise<ModelResponse> {
     try {
-      return await this.api.generate(await this.call(request, options));
+      const { api, call } = await this.call(request, options);
+      return await api.generate(call);
     } catch (error) {
       throw this.failure(error, options.signal);
     }
@@ -162,7 +162,8 @@ export class OpenAIModel implements Model {
   ): AsyncGenerator<ModelStreamEvent, void, undefined> {
     let last: ModelStreamEvent | undefined;
     try {
-      for await (const event of this.api.stream(await this.call(request, options))) {
+      const { api, call } = await this.call(request, options);
+      for await (const event of api.stream(call)) {
         if (event.type === 'response') last = event;
         else yield event;
       }
@@ -174,27 +175,42 @@ export class OpenAIModel implements Model {
     if (last) yield last;
   }
 
-  private async call(request: ModelRequest, options: ModelCallOptions): Promise<OpenAIApiCall> {
-    return {
-      client: await this.loadClient(),
+  private async call(
+    request: ModelRequest,
+    options: ModelCallOptions,
+  ): Promise<{ api: OpenAIApi; call: OpenAIApiCall }> {
+    const { client, api } = await this.load();
+    const call = {
+      client,
       request,
       model: this.name,
       temperature: this.options.temperature,
       requestOptions: this.requestOptions(options),
     };
+    return { api, call };
   }
 
-  /** Loads the `openai` package at the first call, and builds the client unless given one. */
-  private loadClient(): Promise<OpenAI> {
-    this.loading ??= import('openai').then(({ default: sdk }) => {
+  /**
+   * Loads the `openai` package and the API's adapter at the first call, and builds the client
+   * unless given one.
+   */
+  private load(): Promise<{ client: OpenAI; api: OpenAIApi }> {
+    this.loading ??= Promise.all([import('openai'), this.loadApi()]).then(([sdkModule, api]) => {
+      const sdk = sdkModule.default;
       this.sdk = sdk;
       this.client ??= new sdk({
         ...this.settings,
         logger: redactingLogger(globalThis.console, () => this.redact()),
       });
-      return this.client;
+      return { client: this.client, api };
     });
     return this.loading;
+  }
+
+  private async loadApi(): Promise<OpenAIApi> {
+    return this.apiKind === 'responses'
+      ? (await import('./responses-api.js')).responsesApi
+      : (await import('./chat-completions-api.js')).chatCompletionsApi;
   }
 
   /** What a failed call throws: aborts unchanged, anything else a ModelError without secrets. */
