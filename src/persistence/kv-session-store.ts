@@ -30,7 +30,7 @@ import {
   toSessionInfo,
   toUsageTotals,
 } from './session-schemas.js';
-import { checkedRecord, decodeJournalAt, decodeRecordAt } from './stored-reads.js';
+import { checkedListing, checkedRecord, decodeJournalAt, decodeRecordAt } from './stored-reads.js';
 import { joinSubRuns, partOps, splitSubRuns, storedPartIds } from './sub-run-parts.js';
 import { LeaseTable, systemLeaseClock, type LeaseClock } from './lease-table.js';
 import {
@@ -101,6 +101,13 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     }
   >();
 
+  /**
+   * The stored value each record this store handed out was read from or written as, so a
+   * `loadForUpdate` given one back (`known`) can tell it still holds exactly that value
+   * (see `handOut`).
+   */
+  private readonly rawOf = new WeakMap<SessionRecord, string>();
+
   constructor(backend: KvBackend, options: KvSessionStoreOptions = {}) {
     this.backend = backend;
     this.codec = new SessionRecordCodec({ migrations: options.migrations });
@@ -136,6 +143,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
       if (rawTotals === undefined) ops.push(put(totalsKey, encodeStored(totalsKey, emptyTotals())));
       await this.apply(record.sessionId, ops);
       this.remember(recordKey, encoded, record, stored.raws);
+      this.handOut(record, encoded, stored.raws);
       return record;
     });
   }
@@ -147,12 +155,18 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     return this.withSubRuns(key, raw!, checkedRecord(this.codec, key, raw, rawIndex));
   }
 
-  async loadForUpdate(key: SessionKey): Promise<LoadedSession> {
+  async loadForUpdate(key: SessionKey, known?: SessionRecord): Promise<LoadedSession> {
     const recordKey = keys.recordKey(key);
     const indexKey = keys.listIndexKey(key);
     const totalsKey = keys.userTotalsKey(key.userId);
-    const [raw, rawIndex, rawTotals] = await getAll(this.backend, [recordKey, indexKey, totalsKey]);
-    const record = await this.withSubRuns(key, raw!, checkedRecord(this.codec, key, raw, rawIndex));
+    const read = [recordKey, indexKey, totalsKey];
+    // A session the caller holds was used lately: its keys are hot, read them synchronously.
+    const [raw, rawIndex, rawTotals] =
+      (known && this.backend.getManySync?.(read)) ?? (await getAll(this.backend, read));
+    const record =
+      known !== undefined && raw !== undefined && this.rawOf.get(known) === raw
+        ? checkedListing(key, known, rawIndex)
+        : await this.withSubRuns(key, raw!, checkedRecord(this.codec, key, raw, rawIndex));
     return { record, userUsage: await readOwnerTotals(this.backend, key.userId, rawTotals) };
   }
 
@@ -208,6 +222,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
       }
       await this.apply(key.sessionId, ops);
       this.remember(recordKey, encoded, saved, partWrites.raws);
+      this.handOut(saved, encoded, partWrites.raws);
       return saved;
     });
   }
@@ -344,7 +359,17 @@ export class KvSessionStore implements SessionStore, SessionLeases {
   ): Promise<SessionRecord> {
     const { snapshot, raws } = await joinSubRuns(this.backend, key, record.snapshot);
     this.remember(keys.recordKey(key), raw, record, raws);
-    return snapshot === record.snapshot ? record : { ...record, snapshot };
+    const joined = snapshot === record.snapshot ? record : { ...record, snapshot };
+    this.handOut(joined, raw, raws);
+    return joined;
+  }
+
+  /**
+   * Notes the stored value `record` was read from or written as, for `loadForUpdate`'s `known`:
+   * only for a record without sub-agent run parts (those are stored, and checked, apart).
+   */
+  private handOut(record: SessionRecord, raw: string, parts: ReadonlyMap<string, string>): void {
+    if (parts.size === 0) this.rawOf.set(record, raw);
   }
 
   private remember(
