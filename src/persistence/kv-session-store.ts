@@ -12,7 +12,7 @@ import {
   type AuditPage,
   type AuditQuery,
 } from './audit-log.js';
-import { deadlineOps, scanDueDeadlines } from './deadline-index.js';
+import { deadlineOps, purgedDeadlineOps, scanDueDeadlines } from './deadline-index.js';
 import { getAll, type KvBackend, type KvOp } from './kv-backend.js';
 import { readHistoryRange } from './history-reader.js';
 import { scanListing } from './listing-scan.js';
@@ -100,12 +100,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
       parts: ReadonlyMap<string, string>;
     }
   >();
-
-  /**
-   * The stored value each record this store handed out was read from or written as, so a
-   * `loadForUpdate` given one back (`known`) can tell it still holds exactly that value
-   * (see `handOut`).
-   */
+  /** Each handed-out record's stored value (no sub-run parts): a `known` one is read hot, sync. */
   private readonly rawOf = new WeakMap<SessionRecord, string>();
 
   constructor(backend: KvBackend, options: KvSessionStoreOptions = {}) {
@@ -143,7 +138,6 @@ export class KvSessionStore implements SessionStore, SessionLeases {
       if (rawTotals === undefined) ops.push(put(totalsKey, encodeStored(totalsKey, emptyTotals())));
       await this.apply(record.sessionId, ops);
       this.remember(recordKey, encoded, record, stored.raws);
-      this.handOut(record, encoded, stored.raws);
       return record;
     });
   }
@@ -156,15 +150,11 @@ export class KvSessionStore implements SessionStore, SessionLeases {
   }
 
   async loadForUpdate(key: SessionKey, known?: SessionRecord): Promise<LoadedSession> {
-    const recordKey = keys.recordKey(key);
-    const indexKey = keys.listIndexKey(key);
-    const totalsKey = keys.userTotalsKey(key.userId);
-    const read = [recordKey, indexKey, totalsKey];
-    // A session the caller holds was used lately: its keys are hot, read them synchronously.
+    const read = [keys.recordKey(key), keys.listIndexKey(key), keys.userTotalsKey(key.userId)];
     const [raw, rawIndex, rawTotals] =
       (known && this.backend.getManySync?.(read)) ?? (await getAll(this.backend, read));
     const record =
-      known !== undefined && raw !== undefined && this.rawOf.get(known) === raw
+      known && raw !== undefined && this.rawOf.get(known) === raw
         ? checkedListing(key, known, rawIndex)
         : await this.withSubRuns(key, raw!, checkedRecord(this.codec, key, raw, rawIndex));
     return { record, userUsage: await readOwnerTotals(this.backend, key.userId, rawTotals) };
@@ -222,7 +212,6 @@ export class KvSessionStore implements SessionStore, SessionLeases {
       }
       await this.apply(key.sessionId, ops);
       this.remember(recordKey, encoded, saved, partWrites.raws);
-      this.handOut(saved, encoded, partWrites.raws);
       return saved;
     });
   }
@@ -301,7 +290,11 @@ export class KvSessionStore implements SessionStore, SessionLeases {
       if (raw === undefined) {
         throw new SessionNotFoundError(key.sessionId);
       }
-      const ops = [del(recordKey), del(keys.listIndexKey(key)), ...this.deadlineDrop(key, raw)];
+      const ops = [
+        del(recordKey),
+        del(keys.listIndexKey(key)),
+        ...purgedDeadlineOps(this.codec, key, raw),
+      ];
       for (const range of [keys.historyRange(key), keys.journalRange(key), keys.subRunRange(key)]) {
         for await (const entryKey of this.backend.keys(range)) ops.push(del(entryKey));
       }
@@ -342,15 +335,6 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     await this.backend.close();
   }
 
-  /** The op deleting a purged session's deadline entry (a damaged record's: dropped later). */
-  private deadlineDrop(key: SessionKey, raw: string): KvOp[] {
-    try {
-      return deadlineOps(key, decodeRecordAt(this.codec, key, raw).approvalDeadline, undefined);
-    } catch {
-      return [];
-    }
-  }
-
   /** A loaded (slim) record with its stored sub-agent runs put back into its snapshot. */
   private async withSubRuns(
     key: SessionKey,
@@ -358,18 +342,9 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     record: SessionRecord,
   ): Promise<SessionRecord> {
     const { snapshot, raws } = await joinSubRuns(this.backend, key, record.snapshot);
-    this.remember(keys.recordKey(key), raw, record, raws);
     const joined = snapshot === record.snapshot ? record : { ...record, snapshot };
-    this.handOut(joined, raw, raws);
+    this.remember(keys.recordKey(key), raw, joined, raws);
     return joined;
-  }
-
-  /**
-   * Notes the stored value `record` was read from or written as, for `loadForUpdate`'s `known`:
-   * only for a record without sub-agent run parts (those are stored, and checked, apart).
-   */
-  private handOut(record: SessionRecord, raw: string, parts: ReadonlyMap<string, string>): void {
-    if (parts.size === 0) this.rawOf.set(record, raw);
   }
 
   private remember(
@@ -378,6 +353,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     record: SessionRecord,
     parts: ReadonlyMap<string, string>,
   ): void {
+    if (parts.size === 0) this.rawOf.set(record, raw); // sub-run parts are checked apart
     this.written.delete(recordKey);
     this.written.set(recordKey, {
       raw,
