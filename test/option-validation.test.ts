@@ -96,6 +96,9 @@ describe('new Agent()', () => {
       expect(
         js((o: never) => new Agent(o), { name: 'a', model, approvalTimeoutMs: value }),
       ).toThrow(/option "approvalTimeoutMs" must be a positive integer/);
+      expect(js((o: never) => new Agent(o), { name: 'a', model, cachedSessions: value })).toThrow(
+        /option "cachedSessions" must be a positive integer/,
+      );
     }
     expect(() => new Agent({ name: 'a', model, maxTurns: 1, approvalTimeoutMs: 1 })).not.toThrow();
   });
@@ -344,6 +347,9 @@ describe('new SessionRuntime(), execute(), listSessions(), startScheduler()', ()
     expect(make({ store: {}, agent })).toThrow(/option "store" must implement SessionStore/);
     expect(make({ store, agent, clock: Date })).toThrow(/option "clock" must implement Clock/);
     expect(make({ store, agent, liveRuns: [] })).toThrow(/option "liveRuns" must be a Set/);
+    expect(make({ store, agent, cachedSessions: 0 })).toThrow(
+      /option "cachedSessions" must be a positive integer, got 0/,
+    );
     expect(make({ store, agent, scope: 's' })).toThrow(/option "scope" must be an object/);
     expect(make({ store, agent, scope: { sessionId: '' } })).toThrow(
       /option "scope.sessionId" must be a non-empty string/,

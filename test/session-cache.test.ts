@@ -146,10 +146,10 @@ describe.each(stores)('the session cache (%s store)', (_name, open) => {
     await runtime.execute(alice('s3'), sendMessage('again'));
     await runtime.execute(alice('s1'), sendMessage('again'));
     expect(served(spy.loads)).toEqual(['served', '-']);
-    const none = spied(await open());
-    const uncached = new SessionRuntime({ store: none.store, agent, cachedSessions: 0 });
-    for (let i = 0; i < 3; i++) await uncached.execute(alice('s1'), sendMessage(`m${i}`));
-    expect(served(none.loads)).toEqual(['-', '-']);
+    const one = spied(await open());
+    const single = new SessionRuntime({ store: one.store, agent, cachedSessions: 1 });
+    for (const id of ['s1', 's1', 's2', 's1']) await single.execute(alice(id), sendMessage(id));
+    expect(served(one.loads)).toEqual(['served', '-']);
   });
 
   it('drops a deleted session, and a damaged one is the typed error it always was', async () => {

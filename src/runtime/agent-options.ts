@@ -127,8 +127,9 @@ export interface AgentOptions<TOutput = string> {
    * How many recently used sessions each runtime of the agent (one per store) keeps loaded:
    * the next action on one hands its record back to the store, which checks that it still
    * holds exactly that value (another writer's change is read as usual), and reads only the
-   * history it has not seen. `0` keeps none. Nothing of a session is held beyond what the
-   * store holds, and no live actor: a cached session costs its record and history only.
+   * history it has not seen (a session not cached reads its whole history). Nothing of a
+   * session is held beyond what the store holds, and no live actor: a cached session costs its
+   * record and history only.
    * @default 1000
    */
   cachedSessions?: number | undefined;
@@ -229,7 +230,7 @@ export function checkAgentOptions(options: unknown): void {
     .positiveInteger('approvalTimeoutMs')
     .check('permissions', 'a policy with a check(call, scope) function', isPermissionPolicy)
     .positiveInteger('maxSubAgentDepth')
-    .nonNegativeInteger('cachedSessions')
+    .positiveInteger('cachedSessions')
     .check(
       'handoffs',
       'an array of agents',

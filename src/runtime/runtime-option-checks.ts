@@ -66,7 +66,7 @@ export function checkRuntimeOptions(options: unknown): void {
     .implements('clock', 'Clock', ['now', 'sleepUntil'])
     .object('scope')
     .check('lease', 'false or { owner?, ttlMs? }', (v) => v === false || isObject(v))
-    .nonNegativeInteger('cachedSessions')
+    .positiveInteger('cachedSessions')
     .instanceOf('liveRuns', Set)
     .implements('logger', 'Logger', ['debug', 'info', 'warn', 'error'])
     .check('telemetry', 'an object or false', (v) => v === false || isObject(v))

@@ -52,7 +52,6 @@ export class SessionCache {
    * it, and `history` hands out copies.
    */
   remember(key: SessionKey, record: SessionRecord, items: Item[]): void {
-    if (this.capacity === 0) return;
     const id = cacheKey(key);
     this.entries.delete(id);
     this.entries.set(id, { createdAt: record.createdAt, items, record });
