@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Agent, SessionRuntime, sendMessage, writeMetadata } from '../src/index.js';
 import { PostgresSessionStore } from '../src/persistence/postgres/postgres-session-store.js';
-import { alice, echoModel, texts } from './helpers/session-fixtures.js';
+import { alice, echoModel, echoed, texts } from './helpers/session-fixtures.js';
 import { usePostgres } from './helpers/postgres-tests.js';
 
 const pgt = usePostgres();
@@ -32,16 +32,7 @@ describe('the session cache with PostgreSQL shared by processes', () => {
     await mine.execute(key, sendMessage('two'));
     await other.execute(key, sendMessage('three'));
     await mine.execute(key, sendMessage('four'));
-    expect(texts(await store.readHistory(key))).toEqual([
-      'one',
-      'reply: one',
-      'two',
-      'reply: two',
-      'three',
-      'reply: three',
-      'four',
-      'reply: four',
-    ]);
+    expect(texts(await store.readHistory(key))).toEqual(echoed('one', 'two', 'three', 'four'));
     expect((await store.load(key)).version).toBe(1 + 4 * 2);
   });
 

@@ -13,7 +13,7 @@ import { MemorySessionStore } from '../src/testing.js';
 import type { KvSessionStore } from '../src/persistence/kv-session-store.js';
 import { recordKey, sessionPart } from '../src/persistence/session-keys.js';
 import type { SessionKey, SessionRecord, SessionStore } from '../src/persistence/session-store.js';
-import { alice, bob, echoModel, texts } from './helpers/session-fixtures.js';
+import { alice, bob, echoModel, echoed, texts } from './helpers/session-fixtures.js';
 import { TempStores } from './helpers/temp-store.js';
 
 const temps = new TempStores();
@@ -70,16 +70,7 @@ describe.each(stores)('the session cache (%s store)', (_name, open) => {
     await mine.execute(key, sendMessage('four'));
     expect(served(spy.loads)).toEqual(['served', '-', 'read']);
     const history = await spy.store.readHistory(key);
-    expect(texts(history)).toEqual([
-      'one',
-      'reply: one',
-      'two',
-      'reply: two',
-      'three',
-      'reply: three',
-      'four',
-      'reply: four',
-    ]);
+    expect(texts(history)).toEqual(echoed('one', 'two', 'three', 'four'));
     expect((await spy.store.load(key)).version).toBe(1 + 4 * 2);
   });
 
@@ -129,12 +120,7 @@ describe.each(stores)('the session cache (%s store)', (_name, open) => {
     expect(spy.loads.map((l) => [l.session, served([l])[0]])).toEqual([
       [sessionPart(bob('same')), 'served'],
     ]);
-    expect(texts(await spy.store.readHistory(bob('same')))).toEqual([
-      'for bob',
-      'reply: for bob',
-      'bob again',
-      'reply: bob again',
-    ]);
+    expect(texts(await spy.store.readHistory(bob('same')))).toEqual(echoed('for bob', 'bob again'));
   });
 
   it('keeps at most `cachedSessions` sessions, the least recently used dropped first', async () => {
