@@ -25,6 +25,7 @@ import { runW3, W3_CHILD, type W3Run } from './workloads/w3-resume.js';
 import { buildScripts } from './built-scripts.js';
 import { prepareW4Stores, runW4, type W4Run } from './workloads/w4-memory.js';
 import { runW6, type W6Run } from './workloads/w6-sub-agent.js';
+import { runFixedCost, type FixedCostRun } from './workloads/w7-fixed-cost.js';
 import { runW1Postgres, type W1PostgresRun } from './workloads/w1-postgres.js';
 import { runW5, type W5Point } from './workloads/w5-processes.js';
 import { startPostgres } from '../scripts/postgres-cluster.js';
@@ -239,6 +240,26 @@ function w4Rows(runs: W4Run[]): Row[] {
   ]);
 }
 
+/** The per-message fixed cost (issue 16), `config.runs` times; small with `--smoke`. */
+async function fixedCostRuns(config: Config): Promise<FixedCostRun[]> {
+  const runs: FixedCostRun[] = [];
+  for (let run = 0; run < config.runs; run++) {
+    log(`per-message fixed cost, run ${run + 1}/${config.runs}`);
+    runs.push(await runFixedCost(config.smoke ? { messages: 20, turns: 20 } : {}));
+  }
+  return runs;
+}
+
+function fixedCostRows(runs: FixedCostRun[]): Row[] {
+  const { messages, turns } = runs[0]!;
+  return rowsOf(`Per-message fixed cost (a session just used vs one ${turns}-turn run)`, runs, [
+    [`time/message, last 10% of ${messages} messages to one session`, 'ms', (r) => r.messageMs],
+    ['batches (durable steps)/message', 'count', (r) => r.batchesPerMessage],
+    ['time/batch in the middle of the long run', 'ms', (r) => r.stepMs],
+    ['message / its batches in the long run', 'x', (r) => r.ratio],
+  ]);
+}
+
 /** W1 on PostgreSQL and W5, on a throw-away cluster this starts and removes. */
 async function postgresWorkloads(
   config: Config,
@@ -319,6 +340,7 @@ async function main(): Promise<void> {
     } finally {
       await built.cleanup();
     }
+    const fixedCost = await fixedCostRuns(config);
     log(`W4 preparing ${config.suspendedSessions} suspended sessions`);
     const stores = await prepareW4Stores(join(work.path, 'w4'), config.suspendedSessions);
     const w4: W4Run[] = [];
@@ -333,10 +355,11 @@ async function main(): Promise<void> {
       ...w2Rows(w2),
       ...w3Rows(longest, w3),
       ...w4Rows(w4),
+      ...fixedCostRows(fixedCost),
     ];
     const { w1pg, w5 } = await postgresWorkloads(config, longest);
     rows.push(...w1PostgresRows(longest, w1pg), ...w5Rows(w5));
-    const targets = evaluateTargets(w1[longest]!, w2, w3, w4);
+    const targets = evaluateTargets(w1[longest]!, w2, w3, w4, fixedCost);
     const info = machine();
     process.stdout.write(
       `\nagentstate benchmark (${config.smoke ? 'smoke' : 'full'}): ${info.cpu}, ${info.cores} cores, ` +
@@ -345,7 +368,7 @@ async function main(): Promise<void> {
     if (config.markdown) process.stdout.write(`\n${renderMarkdown(rows, targets, config.runs)}\n`);
     await writeFile(
       config.out,
-      `${JSON.stringify({ machine: info, config, rows, targets, raw: { w1, w2, w3, w4, w6, w1pg, w5 } }, null, 2)}\n`,
+      `${JSON.stringify({ machine: info, config, rows, targets, raw: { w1, w2, w3, w4, w6, w1pg, w5, fixedCost } }, null, 2)}\n`,
     );
     log(
       `results written to ${config.out} (${((performance.now() - started) / 1000).toFixed(0)} s)`,

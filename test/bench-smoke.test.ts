@@ -45,6 +45,7 @@ describe('bench (smoke)', () => {
       'W3 resume',
       'W4 memory',
       'W6 one sub-agent call per message',
+      'Per-message fixed cost',
       'W1 on PostgreSQL',
       'W5 W2 split across 2 worker processes',
       'target',
@@ -57,6 +58,6 @@ describe('bench (smoke)', () => {
       targets: unknown[];
     };
     expect(results.machine.node).toBe(process.version);
-    expect(results.targets).toHaveLength(7);
+    expect(results.targets).toHaveLength(10);
   }, 300_000);
 });

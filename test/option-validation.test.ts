@@ -59,7 +59,7 @@ describe('new Agent()', () => {
   it('names the closest valid option for an unknown one', () => {
     expect(js((o: never) => new Agent(o), { name: 'a', model, max_turns: 3 })).toThrow(
       new TypeError(
-        'new Agent(): unknown option "max_turns" (did you mean "maxTurns"?); valid options are name, instructions, model, modelSettings, tools, toolkits, maxTurns, outputType, store, clock, prices, approvalTimeoutMs, permissions, maxSubAgentDepth, handoffs, history, userBudget, redact, onToolError, snapshotMigrations, lease, inspect, inputGuardrails, outputGuardrails, telemetry, logger',
+        'new Agent(): unknown option "max_turns" (did you mean "maxTurns"?); valid options are name, instructions, model, modelSettings, tools, toolkits, maxTurns, outputType, store, clock, prices, approvalTimeoutMs, permissions, maxSubAgentDepth, handoffs, history, userBudget, redact, onToolError, snapshotMigrations, lease, cachedSessions, inspect, inputGuardrails, outputGuardrails, telemetry, logger',
       ),
     );
     expect(js((o: never) => new Agent(o), { name: 'a', model, colour: 'red' })).toThrow(
@@ -96,6 +96,9 @@ describe('new Agent()', () => {
       expect(
         js((o: never) => new Agent(o), { name: 'a', model, approvalTimeoutMs: value }),
       ).toThrow(/option "approvalTimeoutMs" must be a positive integer/);
+      expect(js((o: never) => new Agent(o), { name: 'a', model, cachedSessions: value })).toThrow(
+        /option "cachedSessions" must be a positive integer/,
+      );
     }
     expect(() => new Agent({ name: 'a', model, maxTurns: 1, approvalTimeoutMs: 1 })).not.toThrow();
   });
@@ -344,6 +347,9 @@ describe('new SessionRuntime(), execute(), listSessions(), startScheduler()', ()
     expect(make({ store: {}, agent })).toThrow(/option "store" must implement SessionStore/);
     expect(make({ store, agent, clock: Date })).toThrow(/option "clock" must implement Clock/);
     expect(make({ store, agent, liveRuns: [] })).toThrow(/option "liveRuns" must be a Set/);
+    expect(make({ store, agent, cachedSessions: 0 })).toThrow(
+      /option "cachedSessions" must be a positive integer, got 0/,
+    );
     expect(make({ store, agent, scope: 's' })).toThrow(/option "scope" must be an object/);
     expect(make({ store, agent, scope: { sessionId: '' } })).toThrow(
       /option "scope.sessionId" must be a non-empty string/,

@@ -3,6 +3,8 @@ import { InvalidSessionRecordError } from '../errors/session-errors.js';
 import type { KvBackend, KvOp } from './kv-backend.js';
 import * as keys from './session-keys.js';
 import { decodeStored, encodeStored } from './session-schemas.js';
+import type { SessionRecordCodec } from './session-record-codec.js';
+import { decodeRecordAt } from './stored-reads.js';
 import type {
   DeadlineEntry,
   DueApprovals,
@@ -22,6 +24,15 @@ const DeadlineValueSchema = z.object({
   userId: z.string().optional(),
   deadline: z.number().int().nonnegative(),
 });
+
+/** The op deleting a purged session's deadline entry (a damaged record's: dropped later). */
+export function purgedDeadlineOps(codec: SessionRecordCodec, key: SessionKey, raw: string): KvOp[] {
+  try {
+    return deadlineOps(key, decodeRecordAt(codec, key, raw).approvalDeadline, undefined);
+  } catch {
+    return [];
+  }
+}
 
 /** The ops that move a session's index entry from `before` to `after` (none if unchanged). */
 export function deadlineOps(

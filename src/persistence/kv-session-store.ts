@@ -12,7 +12,7 @@ import {
   type AuditPage,
   type AuditQuery,
 } from './audit-log.js';
-import { deadlineOps, scanDueDeadlines } from './deadline-index.js';
+import { deadlineOps, purgedDeadlineOps, scanDueDeadlines } from './deadline-index.js';
 import { getAll, type KvBackend, type KvOp } from './kv-backend.js';
 import { readHistoryRange } from './history-reader.js';
 import { scanListing } from './listing-scan.js';
@@ -30,7 +30,7 @@ import {
   toSessionInfo,
   toUsageTotals,
 } from './session-schemas.js';
-import { checkedRecord, decodeJournalAt, decodeRecordAt } from './stored-reads.js';
+import { checkedListing, checkedRecord, decodeJournalAt, decodeRecordAt } from './stored-reads.js';
 import { joinSubRuns, partOps, splitSubRuns, storedPartIds } from './sub-run-parts.js';
 import { LeaseTable, systemLeaseClock, type LeaseClock } from './lease-table.js';
 import {
@@ -100,6 +100,8 @@ export class KvSessionStore implements SessionStore, SessionLeases {
       parts: ReadonlyMap<string, string>;
     }
   >();
+  /** Each handed-out record's stored value (no sub-run parts): a `known` one is read hot, sync. */
+  private readonly rawOf = new WeakMap<SessionRecord, string>();
 
   constructor(backend: KvBackend, options: KvSessionStoreOptions = {}) {
     this.backend = backend;
@@ -147,12 +149,14 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     return this.withSubRuns(key, raw!, checkedRecord(this.codec, key, raw, rawIndex));
   }
 
-  async loadForUpdate(key: SessionKey): Promise<LoadedSession> {
-    const recordKey = keys.recordKey(key);
-    const indexKey = keys.listIndexKey(key);
-    const totalsKey = keys.userTotalsKey(key.userId);
-    const [raw, rawIndex, rawTotals] = await getAll(this.backend, [recordKey, indexKey, totalsKey]);
-    const record = await this.withSubRuns(key, raw!, checkedRecord(this.codec, key, raw, rawIndex));
+  async loadForUpdate(key: SessionKey, known?: SessionRecord): Promise<LoadedSession> {
+    const read = [keys.recordKey(key), keys.listIndexKey(key), keys.userTotalsKey(key.userId)];
+    const [raw, rawIndex, rawTotals] =
+      (known && this.backend.getManySync?.(read)) ?? (await getAll(this.backend, read));
+    const record =
+      known && raw !== undefined && this.rawOf.get(known) === raw
+        ? checkedListing(key, known, rawIndex)
+        : await this.withSubRuns(key, raw!, checkedRecord(this.codec, key, raw, rawIndex));
     return { record, userUsage: await readOwnerTotals(this.backend, key.userId, rawTotals) };
   }
 
@@ -286,7 +290,11 @@ export class KvSessionStore implements SessionStore, SessionLeases {
       if (raw === undefined) {
         throw new SessionNotFoundError(key.sessionId);
       }
-      const ops = [del(recordKey), del(keys.listIndexKey(key)), ...this.deadlineDrop(key, raw)];
+      const ops = [
+        del(recordKey),
+        del(keys.listIndexKey(key)),
+        ...purgedDeadlineOps(this.codec, key, raw),
+      ];
       for (const range of [keys.historyRange(key), keys.journalRange(key), keys.subRunRange(key)]) {
         for await (const entryKey of this.backend.keys(range)) ops.push(del(entryKey));
       }
@@ -327,15 +335,6 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     await this.backend.close();
   }
 
-  /** The op deleting a purged session's deadline entry (a damaged record's: dropped later). */
-  private deadlineDrop(key: SessionKey, raw: string): KvOp[] {
-    try {
-      return deadlineOps(key, decodeRecordAt(this.codec, key, raw).approvalDeadline, undefined);
-    } catch {
-      return [];
-    }
-  }
-
   /** A loaded (slim) record with its stored sub-agent runs put back into its snapshot. */
   private async withSubRuns(
     key: SessionKey,
@@ -343,8 +342,9 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     record: SessionRecord,
   ): Promise<SessionRecord> {
     const { snapshot, raws } = await joinSubRuns(this.backend, key, record.snapshot);
-    this.remember(keys.recordKey(key), raw, record, raws);
-    return snapshot === record.snapshot ? record : { ...record, snapshot };
+    const joined = snapshot === record.snapshot ? record : { ...record, snapshot };
+    this.remember(keys.recordKey(key), raw, joined, raws);
+    return joined;
   }
 
   private remember(
@@ -353,6 +353,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     record: SessionRecord,
     parts: ReadonlyMap<string, string>,
   ): void {
+    if (parts.size === 0) this.rawOf.set(record, raw); // sub-run parts are checked apart
     this.written.delete(recordKey);
     this.written.set(recordKey, {
       raw,

@@ -272,8 +272,15 @@ export interface SessionStore extends Partial<SessionLeases>, Partial<DecisionIn
    * `InvalidSessionRecordError`, `UnsupportedSchemaVersionError`.
    */
   load(key: SessionKey): Promise<SessionRecord>;
-  /** `load` plus the owner's totals, all checked, in one read: what an action needs first. */
-  loadForUpdate(key: SessionKey): Promise<LoadedSession>;
+  /**
+   * `load` plus the owner's totals, all checked, in one read: what an action needs first.
+   * `known` is a record this store returned for `key` earlier (from `create`, `save` or a
+   * load): while the stored record is still exactly the value that record was read from or
+   * written as, a store may return `known` itself (the same object, its listing entry still
+   * checked) instead of decoding and checking the record again. Any other stored value (another
+   * writer's save, a purge, damage) is read and checked as without `known`. A store may ignore it.
+   */
+  loadForUpdate(key: SessionKey, known?: SessionRecord): Promise<LoadedSession>;
   /**
    * Writes one step atomically (all of it or nothing): needs `commit.record.version` to match
    * the stored version (else `SessionConflictError`, also when the stored session is a

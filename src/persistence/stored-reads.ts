@@ -45,7 +45,6 @@ export function checkedRecord(
   rawIndex: string | undefined,
 ): SessionRecord {
   const recordKey = keys.recordKey(key);
-  const indexKey = keys.listIndexKey(key);
   const scope = { sessionId: key.sessionId };
   if (raw === undefined) {
     if (rawIndex === undefined) throw new SessionNotFoundError(key.sessionId);
@@ -55,7 +54,21 @@ export function checkedRecord(
       scope,
     );
   }
-  const record = decodeRecordAt(codec, key, raw);
+  return checkedListing(key, decodeRecordAt(codec, key, raw), rawIndex);
+}
+
+/**
+ * `record` (decoded from the session's stored record), checked with its listing entry: it
+ * must exist and be exactly what this record would write (or the unsealed form agentstate 0.1
+ * wrote).
+ */
+export function checkedListing(
+  key: SessionKey,
+  record: SessionRecord,
+  rawIndex: string | undefined,
+): SessionRecord {
+  const indexKey = keys.listIndexKey(key);
+  const scope = { sessionId: key.sessionId };
   if (rawIndex === undefined) {
     throw new InvalidSessionRecordError(
       indexKey,

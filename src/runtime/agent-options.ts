@@ -124,6 +124,16 @@ export interface AgentOptions<TOutput = string> {
    */
   lease?: LeaseSettings | false | undefined;
   /**
+   * How many recently used sessions each runtime of the agent (one per store) keeps loaded:
+   * the next action on one hands its record back to the store, which checks that it still
+   * holds exactly that value (another writer's change is read as usual), and reads only the
+   * history it has not seen (a session not cached reads its whole history). Nothing of a
+   * session is held beyond what the store holds, and no live actor: a cached session costs its
+   * record and history only.
+   * @default 1000
+   */
+  cachedSessions?: number | undefined;
+  /**
    * An XState inspection observer of the agent's actors: each session actor, its run, each
    * step and each sub-agent run, restored ones too (e.g. `@statelyai/inspect`'s
    * `createWebSocketInspector().inspect`). A `SessionRuntime` takes it too (its own, else its
@@ -174,6 +184,7 @@ const AGENT_OPTION_NAMES = optionNames<AgentOptions>({
   onToolError: true,
   snapshotMigrations: true,
   lease: true,
+  cachedSessions: true,
   inspect: true,
   inputGuardrails: true,
   outputGuardrails: true,
@@ -219,6 +230,7 @@ export function checkAgentOptions(options: unknown): void {
     .positiveInteger('approvalTimeoutMs')
     .check('permissions', 'a policy with a check(call, scope) function', isPermissionPolicy)
     .positiveInteger('maxSubAgentDepth')
+    .positiveInteger('cachedSessions')
     .check(
       'handoffs',
       'an array of agents',

@@ -25,6 +25,7 @@ const RUNTIME_OPTION_NAMES = optionNames<SessionRuntimeOptions>({
   clock: true,
   scope: true,
   lease: true,
+  cachedSessions: true,
   liveRuns: true,
   inspect: true,
   permissions: true,
@@ -65,6 +66,7 @@ export function checkRuntimeOptions(options: unknown): void {
     .implements('clock', 'Clock', ['now', 'sleepUntil'])
     .object('scope')
     .check('lease', 'false or { owner?, ttlMs? }', (v) => v === false || isObject(v))
+    .positiveInteger('cachedSessions')
     .instanceOf('liveRuns', Set)
     .implements('logger', 'Logger', ['debug', 'info', 'warn', 'error'])
     .check('telemetry', 'an object or false', (v) => v === false || isObject(v))

@@ -33,16 +33,22 @@ export class SessionLoader {
     });
   }
 
-  /** Loads and checks a session and its owner's totals for an action (or creates it). */
+  /**
+   * Loads and checks a session and its owner's totals for an action (or creates it). `known`
+   * is the record the runtime's session cache holds: when the store returns it as is (it still
+   * holds exactly that value), it was checked when it was loaded or built by this runtime.
+   */
   async loadForUpdate(
     key: SessionKey,
     create: boolean,
     audit: AuditTrail | undefined,
     newRecord: (key: SessionKey) => Omit<SessionRecord, 'version'>,
+    known?: SessionRecord,
   ): Promise<LoadedSession> {
     try {
       return await this.loaded(key, async () => {
-        const loaded = await this.store.loadForUpdate(key);
+        const loaded = await this.store.loadForUpdate(key, known);
+        if (known !== undefined && loaded.record === known) return loaded;
         const record = this.upgraded(key, loaded.record);
         checkStoredSession(key, record);
         return { ...loaded, record };

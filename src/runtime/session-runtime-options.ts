@@ -7,7 +7,10 @@ import type { PermissionPolicy } from './permission-policy.js';
 import type { LeaseSettings } from './run-lease.js';
 import type { BindingSource } from './session-runtime.js';
 
-export interface SessionRuntimeOptions extends Pick<AgentOptions<unknown>, 'inspect'> {
+export interface SessionRuntimeOptions extends Pick<
+  AgentOptions<unknown>,
+  'inspect' | 'cachedSessions'
+> {
   store: SessionStore;
   /** The agent whose runs this runtime executes (an `Agent` or an `AgentSession`). */
   agent: BindingSource;

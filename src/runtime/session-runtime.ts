@@ -26,7 +26,7 @@ import { recoverRuns } from './run-recovery.js';
 import { DEFAULT_LEASE_TTL_MS, RunLease } from './run-lease.js';
 import type { AgentOptions } from './agent-options.js';
 import { systemClock, type Clock } from './clock.js';
-import { cacheKey, HistoryCache } from './history-cache.js';
+import { cacheKey, SessionCache } from './session-cache.js';
 import type { SessionAction } from './session-action.js';
 import {
   SessionEventHub,
@@ -74,7 +74,7 @@ export class SessionRuntime {
   private readonly source: BindingSource;
   private readonly clock: Clock;
   private readonly hub = new SessionEventHub();
-  private readonly cache = new HistoryCache();
+  private readonly cache: SessionCache;
   private readonly scope: SessionKey | undefined;
   /** Sessions whose run is executing now (by `cacheKey`), in this runtime or its peers. */
   private readonly executing: Set<string>;
@@ -116,6 +116,7 @@ export class SessionRuntime {
     this.permissions = options.permissions;
     this.audit = new AuditReader(this.store, this.scope);
     this.loader = new SessionLoader(this.store, this.source.options, this.hub);
+    this.cache = new SessionCache(options.cachedSessions ?? agent.cachedSessions);
   }
 
   on<K extends SessionRuntimeEventType>(
@@ -194,12 +195,27 @@ export class SessionRuntime {
     action: SessionAction<R>,
     lease: SessionLease | undefined,
   ): Promise<R> {
+    try {
+      return await this.applyLoaded(key, action, lease);
+    } catch (error) {
+      // A failed action (a lost version check, a save or a restore that failed, bad stored
+      // input) leaves nothing cached: the next action reads the session afresh.
+      this.cache.forget(key);
+      throw error;
+    }
+  }
+
+  private async applyLoaded<R>(
+    key: SessionKey,
+    action: SessionAction<R>,
+    lease: SessionLease | undefined,
+  ): Promise<R> {
     await this.observability.ready(); // loads @opentelemetry/api once something can record
     const audit = new AuditTrail(key, () => this.clock.now(), this.source.options.redact);
     const create = action.createIfMissing === true;
     const { record, userUsage } = await this.loadForUpdate(key, create, audit);
     checkActionFits(key, record, action, this.clock.now());
-    const items = await this.cache.load(this.store, key, record);
+    const items = await this.cache.history(this.store, key, record);
     const journal = await readRunJournals(this.store, key, record);
     const needsAgent = action.runs === true || storedRun(record.snapshot) !== undefined;
     const context = new RunContext({
@@ -239,7 +255,8 @@ export class SessionRuntime {
           inspect: this.hub.inspector(key),
           permissions: this.permissions,
           onSaved: (saved, all) => {
-            this.cache.remember(cacheKey(key), saved.createdAt, all);
+            if (saved.status === 'deleted') this.cache.forget(key);
+            else this.cache.remember(key, saved, all);
             this.hub.emit('SessionSaved', { key, version: saved.version, record: saved });
           },
         }),
@@ -335,7 +352,7 @@ export class SessionRuntime {
     return this.audit.export(query);
   }
 
-  /** Drops the cached history of a session (after a purge). */
+  /** Drops what the runtime caches of a session (after a purge). */
   forget(key: SessionKey): void {
     this.cache.forget(key);
   }
@@ -352,7 +369,8 @@ export class SessionRuntime {
 
   /** Loads and checks a session and its owner's totals for an action (or creates it). */
   private loadForUpdate(key: SessionKey, create: boolean, audit?: AuditTrail) {
-    return this.loader.loadForUpdate(key, create, audit, (k) => this.newRecord(k));
+    const known = this.cache.record(key);
+    return this.loader.loadForUpdate(key, create, audit, (k) => this.newRecord(k), known);
   }
 
   /** A fresh session record in `active.idle`. */

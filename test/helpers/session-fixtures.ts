@@ -45,6 +45,9 @@ export function echoModel(): ScriptedModel {
   );
 }
 
+/** The messages `echoModel` leaves in the history after each of `said`, in order. */
+export const echoed = (...said: string[]): string[] => said.flatMap((s) => [s, `reply: ${s}`]);
+
 /** A scripted turn calling `name` with empty arguments. */
 export const callTool = (name: string): ScriptedResponse => ({
   toolCalls: [{ name, arguments: {} }],

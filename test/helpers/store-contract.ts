@@ -311,6 +311,24 @@ export function describeStoreContract(name: string, makeStore: MakeStore): void 
       await expect(store.load(alice)).rejects.toBeInstanceOf(SessionNotFoundError);
     });
 
+    it('loadForUpdate given a known record reads another save, and damage, as without it', async () => {
+      await store.create(newSession('s1', 'alice'));
+      const { record: known } = await store.loadForUpdate(alice);
+      await expect(store.loadForUpdate(alice, known)).resolves.toMatchObject({ record: known });
+      // Another writer (here: the same store, from the known version) moves the session on.
+      const saved = await store.save(commitOn(known, [msg('hi')]));
+      const after = await store.loadForUpdate(alice, known);
+      expect(after.record).not.toBe(known);
+      expect(after.record).toMatchObject({ version: 2, historyLength: 1 });
+      expect(after.record).toEqual(await store.load(alice));
+      // The stored value damaged under a record this store saved: the typed error, as always.
+      await harness.damageRecord(alice, '{not json');
+      await expect(store.loadForUpdate(alice, saved)).rejects.toMatchObject({
+        name: 'InvalidSessionRecordError',
+        key: recordKey(alice),
+      });
+    });
+
     it('keeps one writer per session with leases, fencing a taken-over owner', async () => {
       if (!hasLeases(store)) throw new Error(`${name} must implement SessionLeases`);
       const leases: SessionLeases = store;
