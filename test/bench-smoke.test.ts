@@ -47,6 +47,10 @@ describe('bench (smoke)', () => {
       'W6 one sub-agent call per message',
       'W1 on PostgreSQL',
       'W5 W2 split across 2 worker processes',
+      "durability 'step': W1",
+      "durability 'tools': W2",
+      "durability 'run': W2",
+      'memory store: messages/second',
       'target',
     ]) {
       expect(stdout).toContain(heading);
