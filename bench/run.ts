@@ -15,8 +15,7 @@ import { cpus, platform, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tempDir } from './fixtures.js';
-import { summarize } from './stats.js';
-import { renderMarkdown, renderTable, renderTargets, type Row, type Unit } from './table.js';
+import { renderMarkdown, renderTable, renderTargets, rowsOf, type Row } from './table.js';
 import { evaluateTargets } from './targets.js';
 import { warmUp } from './warmup.js';
 import { runW1, type W1Run } from './workloads/w1-long-conversation.js';
@@ -24,6 +23,11 @@ import { runW2, type W2Run } from './workloads/w2-many-conversations.js';
 import { runW3, type W3Run } from './workloads/w3-resume.js';
 import { prepareW4Stores, runW4, type W4Run } from './workloads/w4-memory.js';
 import { runW6, type W6Run } from './workloads/w6-sub-agent.js';
+import {
+  durabilityRows,
+  runDurabilityModes,
+  type ModeRound,
+} from './workloads/durability-modes.js';
 import { runW1Postgres, type W1PostgresRun } from './workloads/w1-postgres.js';
 import { runW5, type W5Point } from './workloads/w5-processes.js';
 import { startPostgres } from '../scripts/postgres-cluster.js';
@@ -84,19 +88,6 @@ function machine() {
     node: process.version,
     date: new Date().toISOString(),
   };
-}
-
-function rowsOf<T>(
-  section: string,
-  runs: T[],
-  figures: [string, Unit, (run: T) => number][],
-): Row[] {
-  return figures.map(([name, unit, pick]) => ({
-    section,
-    name,
-    unit,
-    summary: summarize(runs.map(pick)),
-  }));
 }
 
 function w1Rows(T: number, runs: W1Run[]): Row[] {
@@ -292,6 +283,7 @@ async function main(): Promise<void> {
     const w1: Record<number, W1Run[]> = {};
     const w2: W2Run[] = [];
     const w6: W6Run[] = [];
+    const modes: ModeRound[][] = [];
     for (let run = 0; run < config.runs; run++) {
       for (const T of config.conversationLengths) {
         log(`W1 T=${T}, run ${run + 1}/${config.runs}`);
@@ -302,6 +294,7 @@ async function main(): Promise<void> {
       w6.push(await runW6({ messages: longest }));
       log(`W2 ${config.w2Sessions} sessions, run ${run + 1}/${config.runs}`);
       w2.push(await runW2({ sessions: config.w2Sessions }));
+      modes.push(await runDurabilityModes({ messages: longest, sessions: config.w2Sessions }, log));
     }
     const w3: W3Run[] = [];
     for (let run = 0; run < config.runs; run++) {
@@ -320,6 +313,7 @@ async function main(): Promise<void> {
       ...config.conversationLengths.flatMap((T) => w1Rows(T, w1[T]!)),
       ...w6Rows(longest, w6, w1[longest]!),
       ...w2Rows(w2),
+      ...durabilityRows(modes),
       ...w3Rows(longest, w3),
       ...w4Rows(w4),
     ];
@@ -334,7 +328,7 @@ async function main(): Promise<void> {
     if (config.markdown) process.stdout.write(`\n${renderMarkdown(rows, targets, config.runs)}\n`);
     await writeFile(
       config.out,
-      `${JSON.stringify({ machine: info, config, rows, targets, raw: { w1, w2, w3, w4, w6, w1pg, w5 } }, null, 2)}\n`,
+      `${JSON.stringify({ machine: info, config, rows, targets, raw: { w1, w2, w3, w4, w6, w1pg, w5, modes } }, null, 2)}\n`,
     );
     log(
       `results written to ${config.out} (${((performance.now() - started) / 1000).toFixed(0)} s)`,
