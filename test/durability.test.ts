@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   Agent,
-  SessionConflictError,
   SessionRuntime,
   sendMessage,
   type Durability,
@@ -15,7 +14,6 @@ import {
   scenarioAgent,
   storedScenario,
 } from './helpers/durability-scenario.js';
-import { alice, deferred, echoModel, texts } from './helpers/session-fixtures.js';
 import { TempStores } from './helpers/temp-store.js';
 
 const temps = new TempStores();
@@ -184,50 +182,4 @@ describe('durability modes', () => {
     expect(() => new Agent({ name: 'a', model, durability: 'run' })).not.toThrow();
     expect(await store.list()).toEqual({ sessions: [], nextCursor: undefined });
   });
-
-  it.each(MODES)(
-    "'%s': two runs of one session from the same version: one wins, the other conflicts (no lost update)",
-    async (durability) => {
-      const { store } = await temps.open();
-      const release = deferred();
-      const model = new ScriptedModel(async (request) => {
-        await release.promise;
-        return { text: `answer ${request.items.length}` };
-      });
-      const agent = new Agent({ name: 'assistant', model, durability });
-      const first = new SessionRuntime({ store, agent, lease: false });
-      const second = new SessionRuntime({ store, agent, lease: false });
-      const key = alice('chat');
-      await new SessionRuntime({
-        store,
-        agent: new Agent({ name: 'a', model: echoModel() }),
-      }).execute(key, sendMessage('start'));
-      let loads = 0;
-      const bothLoaded = deferred();
-      for (const runtime of [first, second]) {
-        runtime.on('SessionLoaded', () => {
-          loads += 1;
-          if (loads === 2) bothLoaded.resolve();
-        });
-      }
-      const running = Promise.allSettled([
-        first.execute(key, sendMessage('from the first worker')),
-        second.execute(key, sendMessage('from the second worker')),
-      ]);
-      await bothLoaded.promise;
-      release.resolve();
-      const results = await running;
-      const rejected = results.filter((r) => r.status === 'rejected');
-      expect(rejected).toHaveLength(1);
-      expect((rejected[0] as PromiseRejectedResult).reason).toBeInstanceOf(SessionConflictError);
-      const won = results.findIndex((r) => r.status === 'fulfilled');
-      const winner = won === 0 ? 'from the first worker' : 'from the second worker';
-      expect(texts(await store.readHistory(key))).toEqual([
-        'start',
-        'reply: start',
-        winner,
-        'answer 3',
-      ]);
-    },
-  );
 });
