@@ -131,16 +131,17 @@ export async function storedScenario(
   const audit = (await runtime.auditLog({ userId: SCENARIO_KEY.userId })).entries.map(
     ({ id: _id, ...entry }) => entry,
   );
+  // run ids replaced before the audit entries are sorted: their order must not depend on them
+  const normal = (json: string) =>
+    runIds.reduce((text, id, i) => text.replaceAll(id, `run#${i}`), json);
   const dump = {
     info,
     view: { ...view, version: undefined, updatedAt: undefined },
     history: await store.readHistory(SCENARIO_KEY),
     journals: await Promise.all(runIds.map((id) => store.readRunJournal(SCENARIO_KEY, id))),
-    audit: audit.map((e) => JSON.stringify(e)).sort(),
+    audit: audit.map((e) => normal(JSON.stringify(e))).sort(),
     userUsage: await store.userUsage?.(SCENARIO_KEY.userId),
     results: results.map(({ state: _state, ...r }) => r),
   };
-  let json = JSON.stringify(dump);
-  runIds.forEach((id, i) => (json = json.replaceAll(id, `run#${i}`)));
-  return JSON.parse(json) as unknown;
+  return JSON.parse(normal(JSON.stringify(dump))) as unknown;
 }
