@@ -2,7 +2,13 @@ import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { Agent, LevelSessionStore, tool, type SessionStore } from '../src/index.js';
+import {
+  Agent,
+  LevelSessionStore,
+  tool,
+  type Durability,
+  type SessionStore,
+} from '../src/index.js';
 import type { KvOp } from '../src/persistence/kv-backend.js';
 import { ScriptedModel, type ScriptedResponse } from '../src/testing.js';
 import type { ModelRequest } from '../src/models/model.js';
@@ -36,8 +42,17 @@ export class BenchModel extends ScriptedModel {
 }
 
 /** A fresh agent with the bench model and the `add` tool (no store: pass one per run). */
-export function benchAgent(model: ScriptedModel = new BenchModel()): Agent {
-  return new Agent({ name: 'bench', model, tools: [add], maxTurns: 10 });
+export function benchAgent(
+  model: ScriptedModel = new BenchModel(),
+  durability?: Durability,
+): Agent {
+  return new Agent({
+    name: 'bench',
+    model,
+    tools: [add],
+    maxTurns: 10,
+    ...(durability ? { durability } : {}),
+  });
 }
 
 /** The session W1 writes and W3 resumes. */

@@ -15,8 +15,7 @@ import { cpus, platform, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tempDir } from './fixtures.js';
-import { summarize } from './stats.js';
-import { renderMarkdown, renderTable, renderTargets, type Row, type Unit } from './table.js';
+import { renderMarkdown, renderTable, renderTargets, rowsOf, type Row } from './table.js';
 import { evaluateTargets } from './targets.js';
 import { warmUp } from './warmup.js';
 import { runW1, type W1Run } from './workloads/w1-long-conversation.js';
@@ -26,6 +25,11 @@ import { buildScripts } from './built-scripts.js';
 import { prepareW4Stores, runW4, type W4Run } from './workloads/w4-memory.js';
 import { runW6, type W6Run } from './workloads/w6-sub-agent.js';
 import { runFixedCost, type FixedCostRun } from './workloads/w7-fixed-cost.js';
+import {
+  durabilityRows,
+  runDurabilityModes,
+  type ModeRound,
+} from './workloads/durability-modes.js';
 import { runW1Postgres, type W1PostgresRun } from './workloads/w1-postgres.js';
 import { runW5, type W5Point } from './workloads/w5-processes.js';
 import { startPostgres } from '../scripts/postgres-cluster.js';
@@ -86,19 +90,6 @@ function machine() {
     node: process.version,
     date: new Date().toISOString(),
   };
-}
-
-function rowsOf<T>(
-  section: string,
-  runs: T[],
-  figures: [string, Unit, (run: T) => number][],
-): Row[] {
-  return figures.map(([name, unit, pick]) => ({
-    section,
-    name,
-    unit,
-    summary: summarize(runs.map(pick)),
-  }));
 }
 
 function w1Rows(T: number, runs: W1Run[]): Row[] {
@@ -318,6 +309,7 @@ async function main(): Promise<void> {
     const w1: Record<number, W1Run[]> = {};
     const w2: W2Run[] = [];
     const w6: W6Run[] = [];
+    const modes: ModeRound[][] = [];
     for (let run = 0; run < config.runs; run++) {
       for (const T of config.conversationLengths) {
         log(`W1 T=${T}, run ${run + 1}/${config.runs}`);
@@ -328,6 +320,7 @@ async function main(): Promise<void> {
       w6.push(await runW6({ messages: longest }));
       log(`W2 ${config.w2Sessions} sessions, run ${run + 1}/${config.runs}`);
       w2.push(await runW2({ sessions: config.w2Sessions }));
+      modes.push(await runDurabilityModes({ messages: longest, sessions: config.w2Sessions }, log));
     }
     log('W3 compiling its child (the package as `npm run build` ships it)');
     const built = await buildScripts([W3_CHILD]);
@@ -353,6 +346,7 @@ async function main(): Promise<void> {
       ...config.conversationLengths.flatMap((T) => w1Rows(T, w1[T]!)),
       ...w6Rows(longest, w6, w1[longest]!),
       ...w2Rows(w2),
+      ...durabilityRows(modes),
       ...w3Rows(longest, w3),
       ...w4Rows(w4),
       ...fixedCostRows(fixedCost),
@@ -368,7 +362,7 @@ async function main(): Promise<void> {
     if (config.markdown) process.stdout.write(`\n${renderMarkdown(rows, targets, config.runs)}\n`);
     await writeFile(
       config.out,
-      `${JSON.stringify({ machine: info, config, rows, targets, raw: { w1, w2, w3, w4, w6, w1pg, w5, fixedCost } }, null, 2)}\n`,
+      `${JSON.stringify({ machine: info, config, rows, targets, raw: { w1, w2, w3, w4, w6, w1pg, w5, fixedCost, modes } }, null, 2)}\n`,
     );
     log(
       `results written to ${config.out} (${((performance.now() - started) / 1000).toFixed(0)} s)`,

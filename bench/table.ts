@@ -1,4 +1,4 @@
-import type { Summary } from './stats.js';
+import { summarize, type Summary } from './stats.js';
 
 /** One line of the results table: a measured figure over several runs. */
 export interface Row {
@@ -9,6 +9,20 @@ export interface Row {
 }
 
 export type Unit = 'ms' | 'bytes' | 'x' | 'msg/s' | '%' | 'count';
+
+/** The rows of one section: each figure picked from every run and summarised. */
+export function rowsOf<T>(
+  section: string,
+  runs: T[],
+  figures: [string, Unit, (run: T) => number][],
+): Row[] {
+  return figures.map(([name, unit, pick]) => ({
+    section,
+    name,
+    unit,
+    summary: summarize(runs.map(pick)),
+  }));
+}
 
 /** One target of the issue and whether the run met it. */
 export interface TargetResult {

@@ -48,6 +48,10 @@ describe('bench (smoke)', () => {
       'Per-message fixed cost',
       'W1 on PostgreSQL',
       'W5 W2 split across 2 worker processes',
+      "durability 'step': W1",
+      "durability 'tools': W2",
+      "durability 'run': W2",
+      'memory store: messages/second',
       'target',
     ]) {
       expect(stdout).toContain(heading);

@@ -59,55 +59,59 @@ describe('two runtimes saving the same session', () => {
     }
   });
 
-  it('two messages whose models wait until both sessions are loaded: one run wins, the other conflicts', async () => {
-    const { store } = await temps.open();
-    const release = deferred();
-    const model = new ScriptedModel(async (request) => {
-      await release.promise;
-      return { text: `answer ${request.items.length}` };
-    });
-    const agent = new Agent({ name: 'assistant', model });
-    // Without leases (as with a store that keeps none) the version check alone decides; with
-    // them the second run is refused before loading (test/session-leases.test.ts).
-    const first = new SessionRuntime({ store, agent, lease: false });
-    const second = new SessionRuntime({ store, agent, lease: false });
-    const key = alice('chat');
-    await new SessionRuntime({
-      store,
-      agent: new Agent({ name: 'a', model: echoModel() }),
-    }).execute(key, sendMessage('start'));
-    const before = await store.load(key);
-
-    let loads = 0;
-    const bothLoaded = deferred();
-    for (const runtime of [first, second]) {
-      runtime.on('SessionLoaded', () => {
-        loads += 1;
-        if (loads === 2) bothLoaded.resolve();
+  // In every durability mode: each save is one versioned batch, whenever it happens.
+  it.each(['step', 'tools', 'run'] as const)(
+    "'%s' durability: two messages whose models wait until both sessions are loaded: one run wins, the other conflicts",
+    async (durability) => {
+      const { store } = await temps.open();
+      const release = deferred();
+      const model = new ScriptedModel(async (request) => {
+        await release.promise;
+        return { text: `answer ${request.items.length}` };
       });
-    }
-    const running = Promise.allSettled([
-      first.execute(key, sendMessage('from the first worker')),
-      second.execute(key, sendMessage('from the second worker')),
-    ]);
-    await bothLoaded.promise;
-    release.resolve();
-    const results = await running;
+      const agent = new Agent({ name: 'assistant', model, durability });
+      // Without leases (as with a store that keeps none) the version check alone decides; with
+      // them the second run is refused before loading (test/session-leases.test.ts).
+      const first = new SessionRuntime({ store, agent, lease: false });
+      const second = new SessionRuntime({ store, agent, lease: false });
+      const key = alice('chat');
+      await new SessionRuntime({
+        store,
+        agent: new Agent({ name: 'a', model: echoModel() }),
+      }).execute(key, sendMessage('start'));
+      const before = await store.load(key);
 
-    const { fulfilled, rejected } = outcome(results);
-    expect(fulfilled).toBe(1);
-    expect(rejected).toHaveLength(1);
-    expect(rejected[0]).toBeInstanceOf(SessionConflictError);
-    const won = results.findIndex((r) => r.status === 'fulfilled');
-    const winner = won === 0 ? 'from the first worker' : 'from the second worker';
-    const loser = won === 0 ? 'from the second worker' : 'from the first worker';
-    const history = texts(await store.readHistory(key));
-    expect(history).toEqual(['start', 'reply: start', winner, 'answer 3']);
-    expect(history).not.toContain(loser);
-    const after = await store.load(key);
-    expect(after.version).toBeGreaterThan(before.version);
-    expect(after.historyLength).toBe(4);
-  });
+      let loads = 0;
+      const bothLoaded = deferred();
+      for (const runtime of [first, second]) {
+        runtime.on('SessionLoaded', () => {
+          loads += 1;
+          if (loads === 2) bothLoaded.resolve();
+        });
+      }
+      const running = Promise.allSettled([
+        first.execute(key, sendMessage('from the first worker')),
+        second.execute(key, sendMessage('from the second worker')),
+      ]);
+      await bothLoaded.promise;
+      release.resolve();
+      const results = await running;
+
+      const { fulfilled, rejected } = outcome(results);
+      expect(fulfilled).toBe(1);
+      expect(rejected).toHaveLength(1);
+      expect(rejected[0]).toBeInstanceOf(SessionConflictError);
+      const won = results.findIndex((r) => r.status === 'fulfilled');
+      const winner = won === 0 ? 'from the first worker' : 'from the second worker';
+      const loser = won === 0 ? 'from the second worker' : 'from the first worker';
+      const history = texts(await store.readHistory(key));
+      expect(history).toEqual(['start', 'reply: start', winner, 'answer 3']);
+      expect(history).not.toContain(loser);
+      const after = await store.load(key);
+      expect(after.version).toBeGreaterThan(before.version);
+      expect(after.historyLength).toBe(4);
+    },
+  );
 });
 
 describe('a save that fails half-way', () => {

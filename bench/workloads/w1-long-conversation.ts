@@ -11,6 +11,7 @@ import {
   W1_SESSION,
 } from '../fixtures.js';
 import { measureFloor, type Floor } from '../floors.js';
+import type { Agent } from '../../src/index.js';
 import { RssSampler } from '../stats.js';
 
 /** One run of W1: one session receives `messages` user messages in sequence. */
@@ -31,6 +32,8 @@ export interface W1Options {
   messages: number;
   /** Keep the database here (closed) instead of deleting it, e.g. for W3. */
   keepAt?: string | undefined;
+  /** The agent that answers. @default benchAgent() */
+  agent?: Agent | undefined;
 }
 
 /** W1, one long conversation: T messages to one session, each a tool call and an answer. */
@@ -38,7 +41,7 @@ export async function runW1(options: W1Options): Promise<W1Run> {
   const dir = await tempDir('agentstate-w1-');
   const path = options.keepAt ?? join(dir.path, 'db');
   const { store, batches } = await openRecordedStore(path);
-  const agent = benchAgent();
+  const agent = options.agent ?? benchAgent();
   let result: Omit<W1Run, 'floor' | 'floorRatio'>;
   try {
     const rss = new RssSampler();

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { Agent } from '../../src/index.js';
+import { MemorySessionStore } from '../../src/testing.js';
 import { benchAgent, openRecordedStore, tempDir, userMessage } from '../fixtures.js';
 import { measureFloor, type Floor } from '../floors.js';
 import { now, RssSampler } from '../stats.js';
@@ -28,6 +29,11 @@ export interface W2Options {
   concurrency?: number;
   /** The agent that answers. @default benchAgent() */
   agent?: Agent;
+  /**
+   * Sessions in a `MemorySessionStore` instead of LevelDB: what is left without the disk (the
+   * floor is then the bare XState runs alone).
+   */
+  memory?: boolean;
 }
 
 /**
@@ -39,7 +45,9 @@ export async function runW2(options: W2Options = {}): Promise<W2Run> {
   const perSession = options.messagesPerSession ?? 3;
   const concurrency = options.concurrency ?? 50;
   const dir = await tempDir('agentstate-w2-');
-  const { store, batches } = await openRecordedStore(join(dir.path, 'db'));
+  const { store, batches } = options.memory
+    ? { store: new MemorySessionStore(), batches: [] }
+    : await openRecordedStore(join(dir.path, 'db'));
   const agent = options.agent ?? benchAgent();
   let result: Omit<W2Run, 'floor' | 'floorRatio'>;
   try {

@@ -18,7 +18,7 @@ export function approvalCheck(source: StepDepsSource) {
     const timing = deps.stepStarted(input.runId, input.step);
     const hit = await deps.log.find(input.runId, input.step);
     if (hit) return hit.output as ApprovalCheckOutput;
-    await deps.durable();
+    await deps.durable('approval');
     const agent = await deps.agentFor(input.path, input.agent);
     const context = deps.contextFor(input.runId);
     const now = deps.clock.now();

@@ -15,7 +15,7 @@ export function guardrailCheck(source: StepDepsSource) {
     const timing = deps.stepStarted(input.runId, input.step);
     const hit = await deps.log.find(input.runId, input.step);
     if (hit) return hit.output as GuardrailCheckOutput;
-    await deps.durable();
+    await deps.durable('guardrail');
     const agent = await deps.agentFor(input.path, input.agent);
     const context = deps.contextFor(input.runId);
     const scope = { runId: input.runId, sessionId: input.sessionId };

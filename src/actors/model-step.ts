@@ -97,7 +97,7 @@ export function modelStep(source: StepDepsSource) {
           ...(await deps.log.runItems(input.runId)),
         ]
       : undefined;
-    await deps.durable();
+    await deps.durable('model');
     const stepSignal = combinedSignal(deps, signal);
     stepSignal.throwIfAborted(); // cancelled while it waited: no model call
     const settings = (input.modelSettings as ModelSettings | undefined) ?? agent.modelSettings;

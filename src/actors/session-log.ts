@@ -142,6 +142,11 @@ export class SessionLog {
     return [...steps.values()].sort((a, b) => a.step - b.step).flatMap(itemsOfStep);
   }
 
+  /** Whether a tool call's journal entry waits for a commit (not handed to one yet). */
+  pendingTool(): boolean {
+    return this.pendingJournal.some((e) => e.kind === 'tool');
+  }
+
   /** Hands pending writes to a commit. */
   drain(): Drained {
     const out = {

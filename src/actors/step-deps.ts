@@ -6,6 +6,7 @@ import type { Model, ToolSpec } from '../models/model.js';
 import type { ModelSettings } from '../models/model-settings.js';
 import type { PriceTable } from '../models/pricing.js';
 import type { Clock } from '../runtime/clock.js';
+import type { StepKind } from '../runtime/durability-policy.js';
 import type { PermissionPolicy } from '../runtime/permission-policy.js';
 import type { AnyTool } from '../tools/tool.js';
 import type { HistoryStrategy } from '../window/history-strategy.js';
@@ -97,11 +98,13 @@ export interface StepDeps extends AgentDeps {
   /** Aborted when the caller cancels. */
   signal: AbortSignal;
   /**
-   * Resolves once every result recorded so far is saved. A step that has to do fresh work
-   * waits for it first, so the machine never moves past a step whose result is not yet
-   * durable: at a crash only the step in flight can have run unjournaled (invariant 1).
+   * What a step of `kind` waits for before it does fresh work. With the default durability
+   * (`'step'`): until every result recorded so far is saved, so the machine never moves past a
+   * step whose result is not yet durable and at a crash only the step in flight can have run
+   * unjournaled (invariant 1). With `'tools'` only a tool call waits for that (the others wait
+   * for the saves already under way); with `'run'` no step does.
    */
-  durable(): Promise<void>;
+  durable(kind: StepKind): Promise<void>;
   /**
    * Notes that a step starts (synchronously, as its actor starts, so the note joins the save
    * that follows anyway): when it first started and how many restores started it again.

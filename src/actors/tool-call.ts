@@ -30,7 +30,7 @@ export function toolCall(source: StepDepsSource) {
       return replayed;
     }
     const agent = await deps.agentFor(input.path, input.agent);
-    await deps.durable();
+    await deps.durable('tool');
     const stepSignal = combinedSignal(deps, signal);
     // Cancelled while it waited (a crashed run restored only to be cancelled): do not run.
     stepSignal.throwIfAborted();

@@ -1,6 +1,7 @@
 import type { ModelSettings } from '../models/model-settings.js';
 import type { SessionStore } from '../persistence/session-store.js';
 import type { SchedulerOptions } from './approval-scheduler.js';
+import type { Durability } from './durability-policy.js';
 
 /** Options of one `run` / `stream` call. */
 export interface RunOptions {
@@ -21,6 +22,12 @@ export interface RunOptions {
    * with the run: a resume uses them too.
    */
   modelSettings?: ModelSettings | undefined;
+  /**
+   * When this run's changes are saved (see `AgentOptions.durability`); wins over the runtime's
+   * and the agent's for this call.
+   * @default the runtime's, else the agent's, else 'step'
+   */
+  durability?: Durability | undefined;
 }
 
 /** Options of `resume` (a resumed run keeps the model settings it started with). */

@@ -27,6 +27,7 @@ import {
 import type { Clock } from './clock.js';
 import { INSPECT_EXPECTED, isInspectOption, type InspectOption } from './inspection.js';
 import type { LeaseSettings } from './run-lease.js';
+import { DURABILITY_EXPECTED, isDurability, type Durability } from './durability-policy.js';
 import { isPermissionPolicy, type PermissionPolicy } from './permission-policy.js';
 import { SESSION_STORE_METHODS } from './run-call-checks.js';
 import { checkHistoryStrategy, type HistoryStrategy } from '../window/history-strategy.js';
@@ -160,6 +161,26 @@ export interface AgentOptions<TOutput = string> {
    * JSON lines on stderr when `AGENTSTATE_LOG=debug` (or `info`, `warn`, `error`).
    */
   logger?: Logger | undefined;
+  /**
+   * When a run's changes reach the store, i.e. what a process killed mid-run (SIGKILL, power
+   * loss) makes run again when the run is resumed. Whatever the mode, a run that is not killed
+   * ends with the same state, history, journal, audit entries and totals, every save is one
+   * atomic, versioned batch, and telemetry, logger and inspection see every step.
+   * - `'step'`: each step (model call, tool call, check) is saved before the next starts; only
+   *   the step in flight at the kill runs again.
+   * - `'tools'`: saved before each tool call starts and as soon as it returns, and at the run's
+   *   pauses and end; a model call since the last tool boundary may run again, a tool call
+   *   that returned never does.
+   * - `'run'`: saved only at the run's pauses (approvals, interruptions, deadline waits) and at
+   *   its end; the run goes on from its last pause, tools included (each reads its call id as
+   *   an idempotency key), and a run killed before any pause was never stored: the caller
+   *   sends its message again. The fewest writes.
+   * A `SessionRuntime`'s `durability` and a call's (`agent.run(input, { durability })`) win over
+   * this one, the call's first. Sub-agent runs follow their parent's.
+   * @default 'step'
+   * @example durability: 'tools'
+   */
+  durability?: Durability | undefined;
 }
 
 const AGENT_OPTION_NAMES = optionNames<AgentOptions>({
@@ -190,6 +211,7 @@ const AGENT_OPTION_NAMES = optionNames<AgentOptions>({
   outputGuardrails: true,
   telemetry: true,
   logger: true,
+  durability: true,
 });
 
 const LEASE_NAMES = optionNames<LeaseSettings>({ owner: true, ttlMs: true });
@@ -249,6 +271,7 @@ export function checkAgentOptions(options: unknown): void {
     .implements('logger', 'Logger', ['debug', 'info', 'warn', 'error'])
     .check('inspect', INSPECT_EXPECTED, isInspectOption)
     .check('lease', 'an object or false', (v) => v === false || isObject(v))
+    .check('durability', DURABILITY_EXPECTED, isDurability)
     .check(
       'snapshotMigrations',
       'an array of { from, migrate } snapshot migrations',

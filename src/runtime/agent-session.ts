@@ -21,6 +21,7 @@ import {
 import { RunState } from './run-state.js';
 import { createRunStream, type RunStream } from './run-stream.js';
 import { SessionRuntime, type BindingSource } from './session-runtime.js';
+import type { Durability } from './durability-policy.js';
 
 /** Options of a run inside an AgentSession. */
 export interface SessionRunOptions {
@@ -28,6 +29,12 @@ export interface SessionRunOptions {
   maxTurns?: number | undefined;
   /** Model settings of this run, merged over the agent's (ignored by `resume`: see there). */
   modelSettings?: ModelSettings | undefined;
+  /**
+   * When this run's changes are saved (see `AgentOptions.durability`); wins over the runtime's
+   * and the agent's for this call.
+   * @default the runtime's, else the agent's, else 'step'
+   */
+  durability?: Durability | undefined;
 }
 
 /**

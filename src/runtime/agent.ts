@@ -193,6 +193,7 @@ export class Agent<TOutput = string> implements BindingSource {
         maxTurns: options.maxTurns,
         signal: observers.signal ?? options.signal,
         metadata: options.metadata,
+        durability: options.durability,
         ephemeral: !options.store && !this.options.store && state?.data.session !== undefined,
       }),
     );
@@ -361,6 +362,7 @@ export class Agent<TOutput = string> implements BindingSource {
         metadata: options.metadata,
         maxTurns: options.maxTurns,
         modelSettings: options.modelSettings,
+        durability: options.durability,
         ephemeral,
       }),
     );

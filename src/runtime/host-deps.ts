@@ -12,6 +12,7 @@ import type { HostDeps } from './session-host.js';
 import type { SubAgents } from './sub-agents.js';
 import type { Observability } from '../telemetry/observability.js';
 import type { PermissionPolicy } from './permission-policy.js';
+import type { Durability } from './durability-policy.js';
 
 /** How deep sub-agent runs nest by default (`AgentOptions.maxSubAgentDepth`). */
 const DEFAULT_MAX_SUB_AGENT_DEPTH = 5;
@@ -34,6 +35,8 @@ export interface HostDepsInput {
   inspect?: ((event: InspectionEvent) => void) | undefined;
   /** The runtime's permission policy, if any. */
   permissions: PermissionPolicy | undefined;
+  /** The runtime's durability (the action's own wins). */
+  durability: Durability | undefined;
 }
 
 /** The step dependencies of one loaded session, from the agent bound for the action. */
@@ -77,5 +80,7 @@ export function hostDeps(input: HostDepsInput): HostDeps {
     onSaved: input.onSaved,
     observability: input.observability,
     inspect: input.inspect,
+    // The call's own, else the runtime's (which defaults to the agent's).
+    durability: observe?.durability ?? input.durability,
   };
 }

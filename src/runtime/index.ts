@@ -34,6 +34,7 @@ export { SessionRuntime, type SessionRuntimeOptions } from './session-runtime.js
 export type { SessionAction } from './session-action.js';
 export type { RecoverOptions, RecoveredRun } from './recover-options.js';
 export type { LeaseSettings } from './run-lease.js';
+export type { Durability } from './durability-policy.js';
 export type { SessionRuntimeEvents, SessionRuntimeEventType } from './session-events.js';
 export type { SessionView } from './session-view.js';
 export { closeDefaultStores } from './default-store.js';

@@ -7,6 +7,7 @@ import type { ContinueRunOptions } from './actions/continue-run.js';
 import type { RunActionOptions } from './actions/run-options.js';
 import type { CancelOptions, ResumeOptions, RunOptions } from './agent.js';
 import type { SessionRunOptions } from './agent-session.js';
+import { DURABILITY_EXPECTED, isDurability } from './durability-policy.js';
 
 /** What an object must have to pass for a `SessionStore` at a call. */
 export const SESSION_STORE_METHODS: readonly (keyof SessionStore)[] = [
@@ -28,6 +29,7 @@ export const RUN_OPTION_NAMES = optionNames<RunOptions>({
   signal: true,
   maxTurns: true,
   modelSettings: true,
+  durability: true,
 });
 
 export const RESUME_OPTION_NAMES = optionNames<ResumeOptions>({
@@ -36,6 +38,7 @@ export const RESUME_OPTION_NAMES = optionNames<ResumeOptions>({
   store: true,
   signal: true,
   maxTurns: true,
+  durability: true,
 });
 
 export const CANCEL_OPTION_NAMES = optionNames<CancelOptions>({ userId: true, store: true });
@@ -44,6 +47,7 @@ export const SESSION_RUN_OPTION_NAMES = optionNames<SessionRunOptions>({
   signal: true,
   maxTurns: true,
   modelSettings: true,
+  durability: true,
 });
 
 /** `session.resume()` keeps the run's stored model settings. */
@@ -59,6 +63,7 @@ export const RUN_ACTION_OPTION_NAMES = optionNames<RunActionOptions>({
   maxTurns: true,
   modelSettings: true,
   ephemeral: true,
+  durability: true,
 });
 
 /** `ContinueRunOptions`: `RunActionOptions` but `modelSettings`, plus `decisions`. */
@@ -90,7 +95,8 @@ export function checkRunOptions(call: string, options: unknown, names: readonly 
     .check('ephemeral', 'a boolean', (v) => typeof v === 'boolean')
     .array('decisions')
     .nonEmptyString('by')
-    .check('via', "'api', 'page' or 'cli'", (v) => v === 'api' || v === 'page' || v === 'cli');
+    .check('via', "'api', 'page' or 'cli'", (v) => v === 'api' || v === 'page' || v === 'cli')
+    .check('durability', DURABILITY_EXPECTED, isDurability);
   const settings = isObject(options) ? options['modelSettings'] : undefined;
   if (settings !== undefined) checkModelSettings(call, settings);
 }

@@ -12,6 +12,7 @@ import { checkTelemetryOptions } from '../telemetry/telemetry-options.js';
 import { SESSION_STORE_METHODS } from './run-call-checks.js';
 import type { SessionRuntimeOptions } from './session-runtime.js';
 import { isPermissionPolicy } from './permission-policy.js';
+import { DURABILITY_EXPECTED, isDurability } from './durability-policy.js';
 
 /**
  * The checks of `SessionRuntime`'s own calls (its constructor, `execute`, `listSessions`,
@@ -31,6 +32,7 @@ const RUNTIME_OPTION_NAMES = optionNames<SessionRuntimeOptions>({
   permissions: true,
   logger: true,
   telemetry: true,
+  durability: true,
 });
 
 const KEY_NAMES = optionNames<SessionKey>({ sessionId: true, userId: true });
@@ -71,7 +73,8 @@ export function checkRuntimeOptions(options: unknown): void {
     .implements('logger', 'Logger', ['debug', 'info', 'warn', 'error'])
     .check('telemetry', 'an object or false', (v) => v === false || isObject(v))
     .check('inspect', INSPECT_EXPECTED, isInspectOption)
-    .check('permissions', 'a policy with a check(call, scope) function', isPermissionPolicy);
+    .check('permissions', 'a policy with a check(call, scope) function', isPermissionPolicy)
+    .check('durability', DURABILITY_EXPECTED, isDurability);
   checkTelemetryOptions(call, (options as { telemetry?: unknown }).telemetry);
   const { scope } = options as { scope?: unknown };
   if (scope !== undefined) checkKey(call, scope, 'scope');

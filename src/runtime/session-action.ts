@@ -10,6 +10,7 @@ import type { Clock } from './clock.js';
 import type { StepProgress } from '../actors/step-deps.js';
 import type { RunSnapshot, SessionHost } from './session-host.js';
 import type { AuditTrail } from './audit-trail.js';
+import type { Durability } from './durability-policy.js';
 
 export interface ActionObservers {
   signal?: AbortSignal | undefined;
@@ -17,6 +18,12 @@ export interface ActionObservers {
   metadata?: Record<string, unknown> | undefined;
   progress?: ((event: StepProgress) => void) | undefined;
   onRunSnapshot?: ((snapshot: RunSnapshot) => void) | undefined;
+  /**
+   * When this run's changes are saved (see `AgentOptions.durability`); wins over the runtime's
+   * and the agent's for this call.
+   * @default the runtime's, else the agent's, else 'step'
+   */
+  durability?: Durability | undefined;
 }
 
 /** What an action works with while the session is loaded. */

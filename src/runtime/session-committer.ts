@@ -8,6 +8,7 @@ import type {
   UsageTotals,
 } from '../persistence/session-store.js';
 import type { Clock } from './clock.js';
+import type { DurabilityPolicy, StepKind } from './durability-policy.js';
 import { approvalDeadline, type RunLike } from './run-activity.js';
 import { sessionStatusOf } from './session-status.js';
 import { storedRun } from './stored-run.js';
@@ -28,12 +29,18 @@ function delta(now: UsageTotals, before: UsageTotals): UsageTotals | undefined {
  * Writes a session after its actor moves: the persisted snapshot (which nests the run and its
  * in-flight steps), the new history items and journal entries, the listing index and the
  * user's totals, as ONE optimistic save. Saves are serialised and coalesced: while one is
- * being written, further changes collapse into the next.
+ * being written, further changes collapse into the next. With a durability policy, a change
+ * the policy does not save at once waits (in the actor and the log) for the next save.
  */
 export class SessionCommitter {
   /** The error that stopped saving; the session must then be reloaded. */
   failure: unknown;
+  /** The actor changed since the last save. */
   private dirty = false;
+  /** A save of the changes may be due: the policy decides again when the save starts. */
+  private due = false;
+  /** Every change must be saved, whatever the policy (a flush). */
+  private forced = false;
   private running: Promise<void> | undefined;
   /** JSON of the last stored snapshot: an actor that did not move (e.g. restored) saves nothing. */
   private storedSnapshot: string;
@@ -48,31 +55,63 @@ export class SessionCommitter {
     private readonly onSaved: (record: SessionRecord) => void = () => undefined,
     /** The lease every save carries (fencing), when the runtime holds one. */
     private readonly lease: SessionLease | undefined = undefined,
+    /** Which changes are saved at once (absent: every one, the `'step'` durability). */
+    private readonly policy: DurabilityPolicy | undefined = undefined,
   ) {
     this.storedSnapshot = JSON.stringify(actor.getPersistedSnapshot());
   }
 
-  /** Notes that the actor changed; a save follows. */
+  /** Notes that the actor changed; a save follows (now, or at the next durable point). */
   schedule(): void {
     if (this.failure) return;
     this.dirty = true;
-    this.running ??= this.loop().finally(() => {
-      this.running = undefined;
-      // A change noted after the loop's last check (while this promise settled) would
-      // otherwise wait for the next change: save it now, so flush() covers it too.
-      if (this.dirty) this.schedule();
-    });
+    if (this.savesNow()) this.start();
   }
 
-  /** Resolves when everything scheduled so far is saved; throws the save failure, if any. */
+  /** Resolves when every change so far is saved; throws the save failure, if any. */
   async flush(): Promise<void> {
+    if (this.dirty && !this.failure) {
+      this.forced = true;
+      this.start();
+    }
+    await this.settled();
+  }
+
+  /**
+   * What a step waits for before it does fresh work: every change saved (`flush`) when the
+   * policy wants it durable first, else only the saves already due.
+   */
+  barrier(kind: StepKind): Promise<void> {
+    return (this.policy?.savesBefore(kind) ?? true) ? this.flush() : this.settled();
+  }
+
+  /** Resolves when the saves due so far are written; throws the save failure, if any. */
+  private async settled(): Promise<void> {
     while (this.running) await this.running;
     if (this.failure) throw this.failure as Error;
   }
 
+  /** Whether the policy saves the changes now (it may have moved on since `schedule`). */
+  private savesNow(): boolean {
+    return this.policy?.savesOnChange() ?? true;
+  }
+
+  private start(): void {
+    this.due = true;
+    this.running ??= this.loop().finally(() => {
+      this.running = undefined;
+      // A save made due after the loop's last check (while this promise settled) would
+      // otherwise wait for the next change: save it now, so flush() covers it too.
+      if (this.due) this.start();
+    });
+  }
+
   private async loop(): Promise<void> {
     await Promise.resolve(); // let the current macrotask's transitions coalesce
-    while (this.dirty && !this.failure) {
+    while (this.due && !this.failure) {
+      this.due = false;
+      if (!this.forced && !this.savesNow()) break; // e.g. the run started: held until its next durable point
+      this.forced = false;
       this.dirty = false;
       const snapshot = this.actor.getSnapshot() as {
         value: StateValue;

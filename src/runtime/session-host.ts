@@ -24,6 +24,7 @@ import type { Item } from '../items/item.js';
 import type { SessionKey, SessionRecord, SessionStore } from '../persistence/session-store.js';
 import type { Clock } from './clock.js';
 import { SessionCommitter } from './session-committer.js';
+import { DurabilityPolicy, type Durability } from './durability-policy.js';
 import { sessionStatusOf, stateName } from './session-status.js';
 import { runInFlight } from './run-activity.js';
 import { allRuns, callOfSubRun, runChain } from './run-tree.js';
@@ -57,6 +58,8 @@ export type HostDeps = Omit<
   observability?: Observability | undefined;
   /** Inspects the session actor and every actor under it (XState's `inspect`). */
   inspect?: ((event: InspectionEvent) => void) | undefined;
+  /** When changes are saved (`AgentOptions.durability`). @default 'step' */
+  durability?: Durability | undefined;
 };
 
 /** Step deps of each loaded session, by its actor system (which the session's actors share). */
@@ -131,7 +134,7 @@ export class SessionHost {
       instructions: () => this.context().config.systemPrompt ?? deps.baseInstructions,
       modelName: () => this.context().config.model,
       historyFrom: () => this.context().historyFrom,
-      durable: () => this.committer.flush(),
+      durable: (kind) => this.committer.barrier(kind),
       agentFor: (path, agent) =>
         agent !== undefined
           ? deps.agentFor([agent])
@@ -157,6 +160,12 @@ export class SessionHost {
       () => this.saveFailed(),
       (saved) => deps.onSaved?.(saved, this.log.committedItems()),
       deps.lease,
+      deps.durability === undefined || deps.durability === 'step'
+        ? undefined
+        : new DurabilityPolicy(deps.durability, {
+            runInFlight: () => this.runInFlight(),
+            toolResultPending: () => this.log.pendingTool(),
+          }),
     );
     this.actor.subscribe({ next: () => this.changed(), error: () => this.notify() });
     this.restoring = true;

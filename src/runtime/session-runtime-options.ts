@@ -4,6 +4,7 @@ import type { TelemetryOptions } from '../telemetry/telemetry-options.js';
 import type { AgentOptions } from './agent-options.js';
 import type { Clock } from './clock.js';
 import type { PermissionPolicy } from './permission-policy.js';
+import type { Durability } from './durability-policy.js';
 import type { LeaseSettings } from './run-lease.js';
 import type { BindingSource } from './session-runtime.js';
 
@@ -38,4 +39,10 @@ export interface SessionRuntimeOptions extends Pick<
   logger?: Logger | undefined;
   /** @default the agent's `telemetry` */
   telemetry?: TelemetryOptions | false | undefined;
+  /**
+   * When the changes of this runtime's runs are saved (see `AgentOptions.durability`); a
+   * call's own `durability` wins over it.
+   * @default the agent's `durability`, else 'step'
+   */
+  durability?: Durability | undefined;
 }

@@ -49,6 +49,7 @@ import { readRunJournals } from './stored-session-check.js';
 import { checkActionFits } from './action-precheck.js';
 import { Observability } from '../telemetry/observability.js';
 import type { SessionRuntimeOptions } from './session-runtime-options.js';
+import type { Durability } from './durability-policy.js';
 import { newSessionRecord } from './new-session-record.js';
 import type { PermissionPolicy } from './permission-policy.js';
 import { AuditTrail } from './audit-trail.js';
@@ -86,6 +87,7 @@ export class SessionRuntime {
   private readonly permissions: PermissionPolicy | undefined;
   private readonly audit: AuditReader;
   private readonly loader: SessionLoader;
+  private readonly durability: Durability | undefined;
 
   /**
    * @throws TypeError for an unknown option name (naming the closest valid one), a `store`,
@@ -114,6 +116,7 @@ export class SessionRuntime {
     });
     this.hub.inspectWith(options.inspect ?? options.agent.options.inspect);
     this.permissions = options.permissions;
+    this.durability = options.durability ?? agent.durability;
     this.audit = new AuditReader(this.store, this.scope);
     this.loader = new SessionLoader(this.store, this.source.options, this.hub);
     this.cache = new SessionCache(options.cachedSessions ?? agent.cachedSessions);
@@ -254,6 +257,7 @@ export class SessionRuntime {
           observability: this.observability,
           inspect: this.hub.inspector(key),
           permissions: this.permissions,
+          durability: this.durability,
           onSaved: (saved, all) => {
             if (saved.status === 'deleted') this.cache.forget(key);
             else this.cache.remember(key, saved, all);

@@ -15,6 +15,8 @@ export interface WorkerArgs {
   scenario?: 'session' | 'sub-agents' | undefined;
   /** `<phase>:<target>`; omitted: the worker runs to the end. */
   crashAt?: string | undefined;
+  /** The agents' durability (`CRASH_DURABILITY`). @default the agent's default */
+  durability?: 'step' | 'tools' | 'run' | undefined;
   /** Fails the round if the worker neither finishes nor asks to be killed by then. */
   timeoutMs?: number | undefined;
 }
@@ -28,6 +30,10 @@ export interface WorkerRound {
   lastMarker: string | undefined;
   markers: number;
   ms: number;
+  /** The worker's process id (the pid its log lines carry). */
+  pid: number | undefined;
+  /** What a resume found stored (`durable <tools> <state>`), before it went on. */
+  durable: { tools: number; state: string } | undefined;
 }
 
 const live = new Set<ChildProcess>();
@@ -49,7 +55,12 @@ export function runWorker(args: WorkerArgs): Promise<WorkerRound> {
     ['--import', 'tsx', WORKER, args.dbDir, args.logFile, args.mode, String(args.steps)],
     {
       cwd: REPO,
-      env: { ...process.env, CRASH_AT: args.crashAt ?? '', CRASH_SCENARIO: args.scenario ?? '' },
+      env: {
+        ...process.env,
+        CRASH_AT: args.crashAt ?? '',
+        CRASH_SCENARIO: args.scenario ?? '',
+        CRASH_DURABILITY: args.durability ?? '',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
@@ -58,6 +69,7 @@ export function runWorker(args: WorkerArgs): Promise<WorkerRound> {
   let result: CrashWorkerResult | undefined;
   let lastMarker: string | undefined;
   let markers = 0;
+  let durable: WorkerRound['durable'];
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   createInterface({ input: child.stdout }).on('line', (line) => {
@@ -67,6 +79,9 @@ export function runWorker(args: WorkerArgs): Promise<WorkerRound> {
     } else if (line.startsWith('at ')) {
       markers += 1;
       if (!killRequested) lastMarker = line;
+    } else if (line.startsWith('durable ')) {
+      const [, tools, state] = line.split(' ');
+      durable = { tools: Number(tools), state: state ?? '' };
     } else if (line.startsWith('result ')) {
       result = JSON.parse(line.slice('result '.length)) as CrashWorkerResult;
     }
@@ -86,6 +101,8 @@ export function runWorker(args: WorkerArgs): Promise<WorkerRound> {
         lastMarker,
         markers,
         ms: Date.now() - started,
+        pid: child.pid,
+        durable,
       };
       if (round.killed || (code === 0 && result)) resolve(round);
       else

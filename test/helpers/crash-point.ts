@@ -23,6 +23,9 @@ export const CRASH_PHASES = [
 
 export type CrashPhase = (typeof CRASH_PHASES)[number];
 
+/** The session the crash worker runs (its `session` scenario). */
+export const CRASH_SESSION = { sessionId: 'crash', userId: 'u' } as const;
+
 export interface CrashPoint {
   phase: CrashPhase;
   /** A call number for all phases but `race`, whose target is a marker count. */

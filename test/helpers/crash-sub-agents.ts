@@ -14,6 +14,8 @@ import type { ModelRequest } from '../../src/models/model.js';
 import { ScriptedModel } from '../../src/models/scripted-model.js';
 import type { LevelSessionStore } from '../../src/persistence/level-session-store.js';
 import { Agent } from '../../src/runtime/agent.js';
+import type { Durability } from '../../src/runtime/durability-policy.js';
+import { NothingToResumeError, SessionNotFoundError } from '../../src/errors/index.js';
 import { tool } from '../../src/tools/tool.js';
 import type { CrashCheckpoints } from './crash-point.js';
 import type { CrashWorkerResult } from './crash-worker.js';
@@ -94,13 +96,20 @@ export async function runSubAgentScenario(
   logFile: string,
   mode: 'start' | 'resume',
   checkpoints: CrashCheckpoints,
+  durability?: Durability,
 ): Promise<CrashWorkerResult> {
   const lead = agents(logFile, checkpoints);
-  const options = { userId: SESSION.userId, store };
+  const options = { userId: SESSION.userId, store, durability };
+  const start = () => lead.run('go', { ...options, sessionId: SESSION.sessionId });
   const result =
     mode === 'start'
-      ? await lead.run('go', { ...options, sessionId: SESSION.sessionId })
-      : await lead.resume(SESSION.sessionId, options);
+      ? await start()
+      : await lead.resume(SESSION.sessionId, options).catch((error: unknown) => {
+          // Killed before anything of the run was stored ('run' durability): start it again.
+          if (error instanceof NothingToResumeError || error instanceof SessionNotFoundError)
+            return start();
+          throw error;
+        });
   const view = await lead.runtimeFor(store).getSession(SESSION);
   return {
     output: result.output,

@@ -14,6 +14,11 @@
  * `ModelError`, recorded in `<logFile>.model-failures` before it is thrown, so it fails once per
  * folder, across processes): the run is then interrupted with reason `error` and the worker
  * resumes it, as an app would, until it is not.
+ *
+ * `CRASH_DURABILITY=<step|tools|run>` runs the agents with that durability (default: the
+ * agent's default). Every model call appends `<n> <pid>` to `<logFile>.model-calls`; a resume
+ * first prints `durable <tools> <state>`: the tool results the store holds for the stored run
+ * and the run's stored state (`none` without one), i.e. where the kill left the run.
  */
 import { appendFileSync } from 'node:fs';
 import { z } from 'zod';
@@ -23,14 +28,14 @@ import { ScriptedModel, type ScriptedResponse } from '../../src/models/scripted-
 import type { ModelRequest } from '../../src/models/model.js';
 import { LevelSessionStore } from '../../src/persistence/level-session-store.js';
 import { Agent } from '../../src/runtime/agent.js';
+import type { Durability } from '../../src/runtime/durability-policy.js';
+import type { SessionRuntime } from '../../src/runtime/session-runtime.js';
 import type { RunResult } from '../../src/runtime/run-result.js';
 import { tool } from '../../src/tools/tool.js';
 import { failingCalls, readModelFailures } from './crash-model-failures.js';
-import { CrashCheckpoints, parseCrashPoint } from './crash-point.js';
+import { CRASH_SESSION, CrashCheckpoints, parseCrashPoint } from './crash-point.js';
 import { CrashStore } from './crash-store.js';
 import { runSubAgentScenario } from './crash-sub-agents.js';
-
-export const CRASH_SESSION = { sessionId: 'crash', userId: 'u' } as const;
 
 /** What the worker prints on success; the test compares it with a run never killed. */
 export interface CrashWorkerResult {
@@ -55,6 +60,7 @@ function scripted(steps: number, checkpoints: CrashCheckpoints, logFile: string)
   const failing = failingCalls(steps);
   return async (request: ModelRequest): Promise<ScriptedResponse> => {
     const results = request.items.filter((i) => i.type === 'tool_result');
+    appendFileSync(`${logFile}.model-calls`, `${results.length} ${process.pid}\n`);
     await checkpoints.reach('model', results.length);
     if (results.length < steps) {
       const n = results.length;
@@ -79,6 +85,7 @@ async function main(): Promise<void> {
   const steps = Number(stepsArg);
   const checkpoints = new CrashCheckpoints(parseCrashPoint(process.env.CRASH_AT), write);
   const level = await LevelSessionStore.open({ path: dbDir });
+  const durability = durabilityOf(process.env.CRASH_DURABILITY);
   if (process.env.CRASH_SCENARIO === 'sub-agents') {
     if (mode === 'cancel') throw new Error('the sub-agent scenario starts or resumes');
     const result = await runSubAgentScenario(
@@ -86,6 +93,7 @@ async function main(): Promise<void> {
       logFile,
       mode as 'start' | 'resume',
       checkpoints,
+      durability,
     );
     await level.close();
     write(`result ${JSON.stringify(result)}`);
@@ -104,9 +112,16 @@ async function main(): Promise<void> {
     },
   });
   const model = new ScriptedModel(scripted(steps, checkpoints, logFile));
-  const agent = new Agent({ name: 'crash', model, tools: [append], maxTurns: steps + 5 });
+  const agent = new Agent({
+    name: 'crash',
+    model,
+    tools: [append],
+    maxTurns: steps + 5,
+    ...(durability ? { durability } : {}),
+  });
   const options = { userId: CRASH_SESSION.userId, store };
   const runtime = agent.runtimeFor(store);
+  if (mode === 'resume') write(await durablePoint(runtime, level));
 
   /** The run's output, once it is no longer interrupted by a failed model call. */
   const retried = async (run: Promise<RunResult<unknown>>): Promise<unknown> => {
@@ -147,6 +162,24 @@ async function main(): Promise<void> {
   };
   await level.close();
   write(`result ${JSON.stringify(result)}`);
+}
+
+function durabilityOf(text: string | undefined): Durability | undefined {
+  if (!text) return undefined;
+  if (!['step', 'tools', 'run'].includes(text)) throw new Error(`bad CRASH_DURABILITY ${text}`);
+  return text as Durability;
+}
+
+/** `durable <tool results stored for the stored run> <its stored state, or none>`. */
+async function durablePoint(runtime: SessionRuntime, level: LevelSessionStore): Promise<string> {
+  const view = await runtime.getSession(CRASH_SESSION).catch((error: unknown) => {
+    if (error instanceof SessionNotFoundError) return undefined;
+    throw error;
+  });
+  const runId = view?.run?.context.runId ?? view?.lastRun?.runId;
+  if (!runId) return 'durable 0 none';
+  const journal = await level.readRunJournal(CRASH_SESSION, runId);
+  return `durable ${journal.filter((e) => e.kind === 'tool').length} ${view?.run?.state ?? 'ended'}`;
 }
 
 main().then(

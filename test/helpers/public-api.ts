@@ -211,6 +211,7 @@ export const ROOT_TYPES = [
   'SessionKey',
   'DeadlineEntry',
   'DueApprovalsQuery',
+  'Durability',
   'DueApprovals',
   'SessionInfo',
   'SessionRecord',
