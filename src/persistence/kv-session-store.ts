@@ -33,6 +33,7 @@ import {
 import { checkedRecord, decodeJournalAt, decodeRecordAt } from './stored-reads.js';
 import { joinSubRuns, partOps, splitSubRuns, storedPartIds } from './sub-run-parts.js';
 import { LeaseTable, systemLeaseClock, type LeaseClock } from './lease-table.js';
+import { WrittenValues, writtenRecord, type WrittenRecord } from './written-values.js';
 import {
   emptyTotals,
   type DeadlineEntry,
@@ -60,8 +61,9 @@ export interface KvSessionStoreOptions {
   clock?: LeaseClock | undefined;
 }
 
-/** Sessions whose last written record a store remembers for its version check. */
+/** Sessions (and owners) whose last written record (totals) a store remembers. */
 const WRITTEN_CAPACITY = 1000;
+
 const put = (key: string, value: string): KvOp => ({ type: 'put', key, value });
 const del = (key: string): KvOp => ({ type: 'del', key });
 const keyOf = (record: SessionKey): SessionKey => ({
@@ -85,21 +87,12 @@ export class KvSessionStore implements SessionStore, SessionLeases {
   private readonly leases: LeaseTable;
   private writes: Promise<unknown> = Promise.resolve();
   /**
-   * The last record value this store wrote per key (bounded): a save whose stored value is
-   * still exactly those bytes needs no decode for its version check.
+   * The last record value this store wrote per key: a save whose stored value is still
+   * exactly those bytes needs no decode for its version check.
    */
-  private readonly written = new Map<
-    string,
-    {
-      raw: string;
-      version: number;
-      historyLength: number;
-      approvalDeadline: number | undefined;
-      status: SessionRecord['status'];
-      /** The sub-agent run parts stored with it (raw, by run id). */
-      parts: ReadonlyMap<string, string>;
-    }
-  >();
+  private readonly written = new WrittenValues<WrittenRecord>(WRITTEN_CAPACITY);
+  /** The same for the owners' usage totals, which a save with usage adds to. */
+  private readonly writtenTotals = new WrittenValues<UsageTotals>(WRITTEN_CAPACITY);
 
   constructor(backend: KvBackend, options: KvSessionStoreOptions = {}) {
     this.backend = backend;
@@ -133,9 +126,12 @@ export class KvSessionStore implements SessionStore, SessionLeases {
       if (existing !== undefined) throw new SessionConflictError(record.sessionId, 0, undefined);
       // Checked before writing: a damaged totals record fails the create, not a later save.
       await readOwnerTotals(this.backend, key.userId, rawTotals);
-      if (rawTotals === undefined) ops.push(put(totalsKey, encodeStored(totalsKey, emptyTotals())));
+      const totals = rawTotals === undefined ? emptyTotals() : undefined;
+      const encodedTotals = totals && encodeStored(totalsKey, totals);
+      if (encodedTotals) ops.push(put(totalsKey, encodedTotals));
       await this.apply(record.sessionId, ops);
       this.remember(recordKey, encoded, record, stored.raws);
+      if (totals && encodedTotals) this.writtenTotals.set(totalsKey, encodedTotals, totals);
       return record;
     });
   }
@@ -171,12 +167,12 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     const audited = auditOps(commit.audit);
     return this.serialized(async () => {
       // The version check reads back keys this process wrote last (hot): synchronously if it can.
+      const read = delta ? [recordKey, totalsKey] : [recordKey];
       const [raw, rawTotals] =
-        this.backend.getManySync?.([recordKey, totalsKey]) ??
-        (await getAll(this.backend, [recordKey, totalsKey]));
+        this.backend.getManySync?.(read) ?? (await getAll(this.backend, read));
       if (raw === undefined) throw new SessionNotFoundError(key.sessionId);
-      const known = this.written.get(recordKey);
-      const stored = known?.raw === raw ? known : decodeRecordAt(this.codec, key, raw);
+      const known = this.written.get(recordKey, raw);
+      const stored = known ?? decodeRecordAt(this.codec, key, raw);
       // A writer whose lease was taken over learns that first (fencing), whatever its version.
       if (commit.lease) this.leases.check(commit.lease);
       if (stored.version !== next.version) {
@@ -190,7 +186,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
       const { slim, parts } = splitSubRuns(saved.snapshot);
       const encoded = this.codec.encode(recordKey, { ...saved, snapshot: slim });
       // Only the sub-agent runs that changed are written (a child's step leaves its ancestors').
-      const storedParts = known?.raw === raw ? known.parts : await storedPartIds(this.backend, key);
+      const storedParts = known ? known.parts : await storedPartIds(this.backend, key);
       const partWrites = partOps(key, parts, storedParts);
       const ops = [
         put(recordKey, encoded),
@@ -202,12 +198,18 @@ export class KvSessionStore implements SessionStore, SessionLeases {
         ...deadlineOps(key, stored.approvalDeadline, saved.approvalDeadline),
         ...audited,
       ];
+      let totals: { value: UsageTotals; raw: string } | undefined;
       if (delta) {
-        const totals = await readOwnerTotals(this.backend, key.userId, rawTotals);
-        ops.push(put(totalsKey, encodeStored(totalsKey, addTotals(totals, toUsageTotals(delta)))));
+        const before =
+          this.writtenTotals.get(totalsKey, rawTotals) ??
+          (await readOwnerTotals(this.backend, key.userId, rawTotals));
+        const value = addTotals(before, toUsageTotals(delta));
+        totals = { value, raw: encodeStored(totalsKey, value) };
+        ops.push(put(totalsKey, totals.raw));
       }
       await this.apply(key.sessionId, ops);
       this.remember(recordKey, encoded, saved, partWrites.raws);
+      if (totals) this.writtenTotals.set(totalsKey, totals.raw, totals.value);
       return saved;
     });
   }
@@ -353,19 +355,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     record: SessionRecord,
     parts: ReadonlyMap<string, string>,
   ): void {
-    this.written.delete(recordKey);
-    this.written.set(recordKey, {
-      raw,
-      version: record.version,
-      historyLength: record.historyLength,
-      approvalDeadline: record.approvalDeadline,
-      status: record.status,
-      parts,
-    });
-    if (this.written.size > WRITTEN_CAPACITY) {
-      const oldest = this.written.keys().next().value;
-      if (oldest !== undefined) this.written.delete(oldest);
-    }
+    this.written.set(recordKey, raw, writtenRecord(record, parts));
   }
 
   private historyOps(key: SessionKey, start: number, items: readonly Item[]): KvOp[] {
