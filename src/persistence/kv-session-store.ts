@@ -23,7 +23,6 @@ import { addTotals, hasNamedOwners, readOwnerTotals } from './owner-totals.js';
 import { SessionRecordCodec } from './session-record-codec.js';
 import * as keys from './session-keys.js';
 import {
-  JournalEntrySchema,
   UsageTotalsSchema,
   checkBeforeWrite,
   encodeStored,
@@ -157,10 +156,10 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     const key = keyOf(next);
     const recordKey = keys.recordKey(key);
     const totalsKey = keys.userTotalsKey(key.userId);
+    // Journal entries are the runtime's own (typed); each is checked when read back.
     const journalOps = journal.map((entry) => {
-      const checked = checkBeforeWrite('journal entry', entry, JournalEntrySchema);
-      const entryKey = keys.journalKey(key, checked.runId, checked.step);
-      return put(entryKey, encodeStored(entryKey, checked));
+      const entryKey = keys.journalKey(key, entry.runId, entry.step);
+      return put(entryKey, encodeStored(entryKey, entry));
     });
     const delta =
       userUsageDelta && checkBeforeWrite('usage delta', userUsageDelta, UsageTotalsSchema);

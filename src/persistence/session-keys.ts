@@ -35,7 +35,8 @@ const UNRESERVED = /^[A-Za-z0-9\-_.~*'()]*$/;
  * Ids must be well-formed Unicode: a lone surrogate has no encoding (`TypeError`).
  */
 export function encodeKeyPart(part: string, what = 'id'): string {
-  if (UNRESERVED.test(part)) return part; // what encodeURIComponent leaves as it is (no `!`)
+  // A part that encodeURIComponent leaves as it is (and has no `!`) is its own encoding.
+  if (typeof part === 'string' && UNRESERVED.test(part)) return part;
   if (!(part as unknown as { isWellFormed(): boolean }).isWellFormed()) {
     throw new TypeError(`${what} must be well-formed Unicode (it holds a lone surrogate)`);
   }
