@@ -164,6 +164,14 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     const delta =
       userUsageDelta && checkBeforeWrite('usage delta', userUsageDelta, UsageTotalsSchema);
     const audited = auditOps(commit.audit);
+    // Everything but the version check is encoded before the write queue, so that encoding
+    // overlaps the batch being written: a save that passes the check stores exactly this.
+    const start = next.historyLength - items.length;
+    if (start < 0) checkAppend(0, items.length, next.historyLength);
+    const saved: SessionRecord = { ...next, version: next.version + 1 };
+    const { slim, parts } = splitSubRuns(saved.snapshot);
+    const encoded = this.codec.encode(recordKey, { ...saved, snapshot: slim });
+    const entryOps = [this.listingOp(saved), ...this.historyOps(key, start, items), ...journalOps];
     return this.serialized(async () => {
       // The version check reads back keys this process wrote last (hot): synchronously if it can.
       const read = delta ? [recordKey, totalsKey] : [recordKey];
@@ -181,18 +189,13 @@ export class KvSessionStore implements SessionStore, SessionLeases {
         throw new SessionConflictError(key.sessionId, next.version, stored.version, true);
       }
       checkAppend(stored.historyLength, items.length, next.historyLength);
-      const saved: SessionRecord = { ...next, version: stored.version + 1 };
-      const { slim, parts } = splitSubRuns(saved.snapshot);
-      const encoded = this.codec.encode(recordKey, { ...saved, snapshot: slim });
       // Only the sub-agent runs that changed are written (a child's step leaves its ancestors').
       const storedParts = known ? known.parts : await storedPartIds(this.backend, key);
       const partWrites = partOps(key, parts, storedParts);
       const ops = [
         put(recordKey, encoded),
         ...partWrites.ops,
-        this.listingOp(saved),
-        ...this.historyOps(key, stored.historyLength, items),
-        ...journalOps,
+        ...entryOps,
         // The deadline index moves with the record, in the same batch (never out of step).
         ...deadlineOps(key, stored.approvalDeadline, saved.approvalDeadline),
         ...audited,
