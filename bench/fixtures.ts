@@ -12,6 +12,7 @@ import {
 import type { KvOp } from '../src/persistence/kv-backend.js';
 import { ScriptedModel, type ScriptedResponse } from '../src/testing.js';
 import type { ModelRequest } from '../src/models/model.js';
+import { BatchSpill } from './batch-spill.js';
 import { headTail, mean, now } from './stats.js';
 
 /** The tool every benchmark message calls once. */
@@ -74,9 +75,13 @@ export async function copyDir(from: string, to: string): Promise<void> {
   await cp(from, to, { recursive: true });
 }
 
-/** A LevelDB store whose every write batch is also kept (by reference), for the floor replay. */
+/** A LevelDB store whose every write batch is also recorded, for the floor replay. */
 export interface RecordedStore {
   store: LevelSessionStore;
+  /**
+   * Every batch the store wrote, in order, filled in when the store is closed: until then they
+   * wait in a temp file (`BatchSpill`), so the workload's memory is the runtime's own.
+   */
   batches: KvOp[][];
 }
 
@@ -84,11 +89,19 @@ export interface RecordedStore {
 export async function openRecordedStore(path: string): Promise<RecordedStore> {
   const store = await LevelSessionStore.open({ path });
   const batches: KvOp[][] = [];
+  const spill = new BatchSpill(`${path}.batches`);
   const backend = store.backend;
   const write = backend.write.bind(backend);
   backend.write = (ops: KvOp[]) => {
-    batches.push(ops);
+    spill.append(ops);
     return write(ops);
+  };
+  const close = store.close.bind(store);
+  let spilled = true;
+  store.close = async () => {
+    await close();
+    if (spilled) for (const ops of spill.readAll()) batches.push(ops);
+    spilled = false;
   };
   return { store, batches };
 }

@@ -5,6 +5,8 @@
  * holds. A base that guesses wrong costs bytes, never data.
  */
 
+import { sameJson } from '../validation/same-json.js';
+
 type Json = Record<string, unknown>;
 
 /** The key of a stored object listing the base's fields that the original did not have. */
@@ -17,17 +19,6 @@ export const isJsonObject = (v: unknown): v is Json =>
 
 /** The keys of an object that JSON keeps (those whose value is not `undefined`). */
 const keysOf = (o: Json): string[] => Object.keys(o).filter((k) => o[k] !== undefined);
-
-/** Whether two values are equal as JSON (key order and `undefined` fields aside). */
-export function sameJson(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) {
-    return Array.isArray(b) && a.length === b.length && a.every((x, i) => sameJson(x, b[i]));
-  }
-  if (!isJsonObject(a) || !isJsonObject(b)) return false;
-  const keys = keysOf(a);
-  return keys.length === keysOf(b).length && keys.every((k) => sameJson(a[k], b[k]));
-}
 
 /** `value` without the fields equal to `base`'s, with the base's fields it lacks listed. */
 export function omitFields(value: Json, base: Json): Json {

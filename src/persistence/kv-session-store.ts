@@ -23,7 +23,6 @@ import { addTotals, hasNamedOwners, readOwnerTotals } from './owner-totals.js';
 import { SessionRecordCodec } from './session-record-codec.js';
 import * as keys from './session-keys.js';
 import {
-  JournalEntrySchema,
   UsageTotalsSchema,
   checkBeforeWrite,
   encodeStored,
@@ -33,6 +32,7 @@ import {
 import { checkedListing, checkedRecord, decodeJournalAt, decodeRecordAt } from './stored-reads.js';
 import { joinSubRuns, partOps, splitSubRuns, storedPartIds } from './sub-run-parts.js';
 import { LeaseTable, systemLeaseClock, type LeaseClock } from './lease-table.js';
+import { WrittenValues, writtenRecord, type WrittenRecord } from './written-values.js';
 import {
   emptyTotals,
   type DeadlineEntry,
@@ -60,8 +60,9 @@ export interface KvSessionStoreOptions {
   clock?: LeaseClock | undefined;
 }
 
-/** Sessions whose last written record a store remembers for its version check. */
+/** Sessions (and owners) whose last written record (totals) a store remembers. */
 const WRITTEN_CAPACITY = 1000;
+
 const put = (key: string, value: string): KvOp => ({ type: 'put', key, value });
 const del = (key: string): KvOp => ({ type: 'del', key });
 const keyOf = (record: SessionKey): SessionKey => ({
@@ -85,21 +86,12 @@ export class KvSessionStore implements SessionStore, SessionLeases {
   private readonly leases: LeaseTable;
   private writes: Promise<unknown> = Promise.resolve();
   /**
-   * The last record value this store wrote per key (bounded): a save whose stored value is
-   * still exactly those bytes needs no decode for its version check.
+   * The last record value this store wrote per key: a save whose stored value is still
+   * exactly those bytes needs no decode for its version check.
    */
-  private readonly written = new Map<
-    string,
-    {
-      raw: string;
-      version: number;
-      historyLength: number;
-      approvalDeadline: number | undefined;
-      status: SessionRecord['status'];
-      /** The sub-agent run parts stored with it (raw, by run id). */
-      parts: ReadonlyMap<string, string>;
-    }
-  >();
+  private readonly written = new WrittenValues<WrittenRecord>(WRITTEN_CAPACITY);
+  /** The same for the owners' usage totals, which a save with usage adds to. */
+  private readonly writtenTotals = new WrittenValues<UsageTotals>(WRITTEN_CAPACITY);
   /** Each handed-out record's stored value (no sub-run parts): a `known` one is read hot, sync. */
   private readonly rawOf = new WeakMap<SessionRecord, string>();
 
@@ -135,9 +127,12 @@ export class KvSessionStore implements SessionStore, SessionLeases {
       if (existing !== undefined) throw new SessionConflictError(record.sessionId, 0, undefined);
       // Checked before writing: a damaged totals record fails the create, not a later save.
       await readOwnerTotals(this.backend, key.userId, rawTotals);
-      if (rawTotals === undefined) ops.push(put(totalsKey, encodeStored(totalsKey, emptyTotals())));
+      const totals = rawTotals === undefined ? emptyTotals() : undefined;
+      const encodedTotals = totals && encodeStored(totalsKey, totals);
+      if (encodedTotals) ops.push(put(totalsKey, encodedTotals));
       await this.apply(record.sessionId, ops);
       this.remember(recordKey, encoded, record, stored.raws);
+      if (totals && encodedTotals) this.writtenTotals.set(totalsKey, encodedTotals, totals);
       return record;
     });
   }
@@ -165,22 +160,30 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     const key = keyOf(next);
     const recordKey = keys.recordKey(key);
     const totalsKey = keys.userTotalsKey(key.userId);
+    // Journal entries are the runtime's own (typed); each is checked when read back.
     const journalOps = journal.map((entry) => {
-      const checked = checkBeforeWrite('journal entry', entry, JournalEntrySchema);
-      const entryKey = keys.journalKey(key, checked.runId, checked.step);
-      return put(entryKey, encodeStored(entryKey, checked));
+      const entryKey = keys.journalKey(key, entry.runId, entry.step);
+      return put(entryKey, encodeStored(entryKey, entry));
     });
     const delta =
       userUsageDelta && checkBeforeWrite('usage delta', userUsageDelta, UsageTotalsSchema);
     const audited = auditOps(commit.audit);
+    // Everything but the version check is encoded before the write queue, so that encoding
+    // overlaps the batch being written: a save that passes the check stores exactly this.
+    const start = next.historyLength - items.length;
+    if (start < 0) checkAppend(0, items.length, next.historyLength);
+    const saved: SessionRecord = { ...next, version: next.version + 1 };
+    const { slim, parts } = splitSubRuns(saved.snapshot);
+    const encoded = this.codec.encode(recordKey, { ...saved, snapshot: slim });
+    const entryOps = [this.listingOp(saved), ...this.historyOps(key, start, items), ...journalOps];
     return this.serialized(async () => {
       // The version check reads back keys this process wrote last (hot): synchronously if it can.
+      const read = delta ? [recordKey, totalsKey] : [recordKey];
       const [raw, rawTotals] =
-        this.backend.getManySync?.([recordKey, totalsKey]) ??
-        (await getAll(this.backend, [recordKey, totalsKey]));
+        this.backend.getManySync?.(read) ?? (await getAll(this.backend, read));
       if (raw === undefined) throw new SessionNotFoundError(key.sessionId);
-      const known = this.written.get(recordKey);
-      const stored = known?.raw === raw ? known : decodeRecordAt(this.codec, key, raw);
+      const known = this.written.get(recordKey, raw);
+      const stored = known ?? decodeRecordAt(this.codec, key, raw);
       // A writer whose lease was taken over learns that first (fencing), whatever its version.
       if (commit.lease) this.leases.check(commit.lease);
       if (stored.version !== next.version) {
@@ -190,28 +193,29 @@ export class KvSessionStore implements SessionStore, SessionLeases {
         throw new SessionConflictError(key.sessionId, next.version, stored.version, true);
       }
       checkAppend(stored.historyLength, items.length, next.historyLength);
-      const saved: SessionRecord = { ...next, version: stored.version + 1 };
-      const { slim, parts } = splitSubRuns(saved.snapshot);
-      const encoded = this.codec.encode(recordKey, { ...saved, snapshot: slim });
       // Only the sub-agent runs that changed are written (a child's step leaves its ancestors').
-      const storedParts = known?.raw === raw ? known.parts : await storedPartIds(this.backend, key);
+      const storedParts = known ? known.parts : await storedPartIds(this.backend, key);
       const partWrites = partOps(key, parts, storedParts);
       const ops = [
         put(recordKey, encoded),
         ...partWrites.ops,
-        this.listingOp(saved),
-        ...this.historyOps(key, stored.historyLength, items),
-        ...journalOps,
+        ...entryOps,
         // The deadline index moves with the record, in the same batch (never out of step).
         ...deadlineOps(key, stored.approvalDeadline, saved.approvalDeadline),
         ...audited,
       ];
+      let totals: { value: UsageTotals; raw: string } | undefined;
       if (delta) {
-        const totals = await readOwnerTotals(this.backend, key.userId, rawTotals);
-        ops.push(put(totalsKey, encodeStored(totalsKey, addTotals(totals, toUsageTotals(delta)))));
+        const before =
+          this.writtenTotals.get(totalsKey, rawTotals) ??
+          (await readOwnerTotals(this.backend, key.userId, rawTotals));
+        const value = addTotals(before, toUsageTotals(delta));
+        totals = { value, raw: encodeStored(totalsKey, value) };
+        ops.push(put(totalsKey, totals.raw));
       }
       await this.apply(key.sessionId, ops);
       this.remember(recordKey, encoded, saved, partWrites.raws);
+      if (totals) this.writtenTotals.set(totalsKey, totals.raw, totals.value);
       return saved;
     });
   }
@@ -354,19 +358,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     parts: ReadonlyMap<string, string>,
   ): void {
     if (parts.size === 0) this.rawOf.set(record, raw); // sub-run parts are checked apart
-    this.written.delete(recordKey);
-    this.written.set(recordKey, {
-      raw,
-      version: record.version,
-      historyLength: record.historyLength,
-      approvalDeadline: record.approvalDeadline,
-      status: record.status,
-      parts,
-    });
-    if (this.written.size > WRITTEN_CAPACITY) {
-      const oldest = this.written.keys().next().value;
-      if (oldest !== undefined) this.written.delete(oldest);
-    }
+    this.written.set(recordKey, raw, writtenRecord(record, parts));
   }
 
   private historyOps(key: SessionKey, start: number, items: readonly Item[]): KvOp[] {

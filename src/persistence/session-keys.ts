@@ -26,6 +26,8 @@ const HISTORY_DIGITS = 10;
 const STEP_DIGITS = 8;
 const DEADLINE_DIGITS = 16;
 const DEADLINE_PREFIX = 'd!';
+/** Characters `encodeURIComponent` keeps, without `!`: a part of only these encodes to itself. */
+const UNRESERVED = /^[A-Za-z0-9\-_.~*'()]*$/;
 
 /**
  * URI-encodes a key part and escapes `!`, so the separator cannot appear in it and two
@@ -33,6 +35,8 @@ const DEADLINE_PREFIX = 'd!';
  * Ids must be well-formed Unicode: a lone surrogate has no encoding (`TypeError`).
  */
 export function encodeKeyPart(part: string, what = 'id'): string {
+  // A part that encodeURIComponent leaves as it is (and has no `!`) is its own encoding.
+  if (typeof part === 'string' && UNRESERVED.test(part)) return part;
   if (!(part as unknown as { isWellFormed(): boolean }).isWellFormed()) {
     throw new TypeError(`${what} must be well-formed Unicode (it holds a lone surrogate)`);
   }

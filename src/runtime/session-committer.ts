@@ -12,6 +12,7 @@ import type { DurabilityPolicy, StepKind } from './durability-policy.js';
 import { approvalDeadline, type RunLike } from './run-activity.js';
 import { sessionStatusOf } from './session-status.js';
 import { storedRun } from './stored-run.js';
+import { sameJson } from '../validation/same-json.js';
 
 type StateValue = Parameters<typeof sessionStatusOf>[0];
 
@@ -42,8 +43,13 @@ export class SessionCommitter {
   /** Every change must be saved, whatever the policy (a flush). */
   private forced = false;
   private running: Promise<void> | undefined;
-  /** JSON of the last stored snapshot: an actor that did not move (e.g. restored) saves nothing. */
-  private storedSnapshot: string;
+  /**
+   * The last stored persisted snapshot: an actor that did not move (e.g. restored) saves
+   * nothing. Compared as JSON without stringifying it (`sameJson`): XState's persisted
+   * snapshots share the context objects that did not change, so the walk is short, and the
+   * store stringifies each snapshot once, to write it.
+   */
+  private storedSnapshot: unknown;
 
   constructor(
     private readonly store: SessionStore,
@@ -58,7 +64,7 @@ export class SessionCommitter {
     /** Which changes are saved at once (absent: every one, the `'step'` durability). */
     private readonly policy: DurabilityPolicy | undefined = undefined,
   ) {
-    this.storedSnapshot = JSON.stringify(actor.getPersistedSnapshot());
+    this.storedSnapshot = actor.getPersistedSnapshot();
   }
 
   /** Notes that the actor changed; a save follows (now, or at the next durable point). */
@@ -119,11 +125,10 @@ export class SessionCommitter {
       };
       const drained = this.log.drain();
       const persisted = this.actor.getPersistedSnapshot();
-      const json = JSON.stringify(persisted);
       if (
-        json === this.storedSnapshot &&
         drained.items.length === 0 &&
-        drained.journal.length === 0
+        drained.journal.length === 0 &&
+        sameJson(persisted, this.storedSnapshot)
       ) {
         // Nothing changed: audit entries wait for the save of the change they record.
         this.log.restore(drained);
@@ -148,7 +153,7 @@ export class SessionCommitter {
           ...(drained.audit.length ? { audit: drained.audit } : {}),
         });
         this.log.committed(drained.items, drained.journal);
-        this.storedSnapshot = json;
+        this.storedSnapshot = persisted;
         this.onSaved(this.record);
       } catch (error) {
         this.log.restore(drained);

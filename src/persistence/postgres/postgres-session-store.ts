@@ -15,7 +15,6 @@ export type { PostgresSessionStoreOptions } from './postgres-store-options.js';
 import { SessionRecordCodec } from '../session-record-codec.js';
 import * as keys from '../session-keys.js';
 import {
-  JournalEntrySchema,
   SessionInfoSchema,
   UsageTotalsSchema,
   checkBeforeWrite,
@@ -197,10 +196,9 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
     if (start < 0) checkAppend(0, items.length, next.historyLength);
     const saved: SessionRecord = { ...next, version: next.version + 1 };
     const encoded = this.codec.encode(keys.recordKey(key), saved);
-    const checkedJournal = journal.map((e) =>
-      checkBeforeWrite('journal entry', e, JournalEntrySchema),
-    );
-    for (const e of checkedJournal) keys.journalKey(key, e.runId, e.step);
+    // Journal entries are the runtime's own (typed); each is checked when read back. Their
+    // keys are made first: a bad run id or step is a `TypeError` before anything is sent.
+    for (const e of journal) keys.journalKey(key, e.runId, e.step);
     const delta =
       userUsageDelta && checkBeforeWrite('usage delta', userUsageDelta, UsageTotalsSchema);
     const base = [
@@ -213,9 +211,9 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
       saved.status,
       saved.historyLength,
       this.historyValues(key, start, items),
-      checkedJournal.map((e) => e.runId),
-      checkedJournal.map((e) => e.step),
-      checkedJournal.map((e) => encodeStored(keys.journalKey(key, e.runId, e.step), e)),
+      journal.map((e) => e.runId),
+      journal.map((e) => e.step),
+      journal.map((e) => encodeStored(keys.journalKey(key, e.runId, e.step), e)),
       lease?.owner ?? null,
       lease?.token ?? null,
     ];
