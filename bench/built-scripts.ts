@@ -1,13 +1,14 @@
 import { execFile } from 'node:child_process';
-import { symlink, writeFile } from 'node:fs/promises';
+import { rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { REPO_ROOT } from './child.js';
 import { tempDir } from './fixtures.js';
+import { buildPackage } from '../scripts/package-build.js';
 
 const exec = promisify(execFile);
 
-/** Bench scripts compiled to JavaScript, with the package's sources they import. */
+/** Bench scripts compiled to JavaScript, with the package built as shipped. */
 export interface BuiltScripts {
   /** The compiled `bench/<script>` (`.ts` named as in the repository). */
   path(script: string): string;
@@ -15,12 +16,14 @@ export interface BuiltScripts {
 }
 
 /**
- * Compiles `bench/<script>` and everything it imports (the package's `src/` included) with the
- * package's own build settings (`tsconfig.build.json`, what `npm run build` ships in `dist/`)
- * into a temp folder, so a child can run them with plain `node`: the package as users run it,
- * with no TypeScript loader in the measured process (tsx hooks every module load, which in a
- * cold process costs more than the package itself). The folder links this repository's
- * `node_modules`, so the dependencies resolve as installed.
+ * Compiles `bench/<script>` and the bench modules it imports with the package's own settings
+ * (`tsconfig.build.json`) into a temp folder, then replaces the package's compiled `src/` there
+ * with the package built as `npm run build` ships it in `dist/` (`scripts/package-build.ts`:
+ * each entry bundled), so a child runs with plain `node` what users run, with no TypeScript
+ * loader in the measured process (tsx hooks every module load, which in a cold process costs
+ * more than the package itself). Bench scripts may import the package's entry points only
+ * (`src/index.js`, `src/testing.js`, ...; type-only imports of other modules are erased). The
+ * folder links this repository's `node_modules`, so the dependencies resolve as installed.
  */
 export async function buildScripts(scripts: string[]): Promise<BuiltScripts> {
   const dir = await tempDir('agentstate-bench-build-');
@@ -45,6 +48,8 @@ export async function buildScripts(scripts: string[]): Promise<BuiltScripts> {
     await symlink(join(REPO_ROOT, 'node_modules'), join(dir.path, 'node_modules'), 'dir');
     const tsc = join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
     await exec(process.execPath, [tsc, '-p', config], { cwd: REPO_ROOT });
+    await rm(join(out, 'src'), { recursive: true, force: true });
+    await buildPackage({ outDir: join(out, 'src'), declarations: false });
     return {
       path: (script) => join(out, 'bench', script.replace(/\.ts$/, '.js')),
       cleanup: () => dir.cleanup(),

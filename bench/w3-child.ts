@@ -1,8 +1,8 @@
 /**
  * W3 child: a fresh process that opens the T = 500 store and sends one more message.
  * Usage: node bench/w3-child.js <db folder> <spawn time, epoch ms> [message index], compiled
- * first (`built-scripts.ts`), so it runs the package as users do: plain `node`, the same
- * JavaScript `npm run build` ships, no TypeScript loader. (`node --import tsx bench/w3-child.ts`
+ * first (`built-scripts.ts`), so it runs the package as users do: plain `node`, the package
+ * built as `npm run build` ships it (each entry bundled), no TypeScript loader. (`node --import tsx bench/w3-child.ts`
  * works too, but then tsx hooks every module load and the figures are tsx's.)
  * Prints one JSON line with the phases in ms. No static imports, so that the first line runs
  * before anything of the package is loaded. The package's import is split by what loads: its

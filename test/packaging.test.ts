@@ -26,6 +26,7 @@ import {
   TESTING_VALUES,
   exportedNames,
 } from './helpers/public-api.js';
+import { buildPackage } from '../scripts/package-build.js';
 
 /**
  * The package as a user gets it: built, packed with `npm pack`, unpacked into a consumer
@@ -65,11 +66,7 @@ async function pack(): Promise<string> {
   for (const file of ['package.json', 'LICENSE', 'README.md']) {
     await copyFile(join(ROOT, file), join(staging, file));
   }
-  await run(
-    process.execPath,
-    [TSC, '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(staging, 'dist')],
-    ROOT,
-  );
+  await buildPackage({ outDir: join(staging, 'dist') });
   const { stdout } = await run(
     'npm',
     ['pack', '--json', '--offline', '--ignore-scripts', '--pack-destination', work],
@@ -260,6 +257,12 @@ describe('the packed package', () => {
       (f) => !f.startsWith('dist/') && !['LICENSE', 'README.md', 'package.json'].includes(f),
     );
     expect(others).toEqual([]);
+  });
+
+  it('ships each entry point bundled: its JavaScript is the entries and their shared chunks', () => {
+    const nested = tarballFiles.filter((f) => /^dist\/.+\/.+\.js$/.test(f));
+    expect(nested).toEqual([]);
+    expect(tarballFiles).toEqual(expect.arrayContaining(['dist/cli.js', 'dist/postgres.js']));
   });
 
   it('has an MIT LICENSE matching package.json', async () => {

@@ -1,7 +1,18 @@
 import { createRequire } from 'node:module';
 
-/** This package's version, from its package.json (two folders up from src/ and dist/ files). */
+/**
+ * This package's version, from its package.json: one folder up from the bundled `dist/`
+ * files, two from the sources in `src/<folder>/`.
+ */
 export function packageVersion(): string {
   const require = createRequire(import.meta.url);
-  return (require('../../package.json') as { version: string }).version;
+  for (const path of ['../package.json', '../../package.json']) {
+    try {
+      const pkg = require(path) as { name?: string; version: string };
+      if (pkg.name === 'agentstate') return pkg.version;
+    } catch {
+      // not at this depth: try the next
+    }
+  }
+  throw new Error("agentstate's package.json was not found");
 }
