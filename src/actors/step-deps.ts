@@ -95,8 +95,11 @@ export interface StepDeps extends AgentDeps {
   /** A new ULID, for a sub-agent call's child run. */
   newRunId(): string;
   clock: Clock;
-  /** Aborted when the caller cancels. */
-  signal: AbortSignal;
+  /**
+   * Aborted when the caller cancels; absent when the caller passed no signal (a step then uses
+   * its actor's own signal alone, without the cost of `AbortSignal.any` per step).
+   */
+  signal: AbortSignal | undefined;
   /**
    * What a step of `kind` waits for before it does fresh work. With the default durability
    * (`'step'`): until every result recorded so far is saved, so the machine never moves past a
@@ -133,9 +136,9 @@ export function stepDepsOf(source: StepDepsSource, system: AnyActorSystem): Step
   return typeof source === 'function' ? source(system) : source;
 }
 
-/** The caller's signal and the actor's own (aborted when XState stops it) as one. */
+/** The caller's signal (if any) and the actor's own (aborted when XState stops it) as one. */
 export function combinedSignal(deps: StepDeps, actorSignal: AbortSignal): AbortSignal {
-  return AbortSignal.any([deps.signal, actorSignal]);
+  return deps.signal ? AbortSignal.any([deps.signal, actorSignal]) : actorSignal;
 }
 
 /** The permission policies of a call of `agent`: the session's, and the agent's own. */

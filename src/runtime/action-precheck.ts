@@ -18,13 +18,12 @@ export function checkActionFits(
   action: SessionAction<unknown>,
   now: number,
 ): void {
-  const view = describeSession(record);
   const inFlight = storedRunInFlight(record, now);
   if (inFlight && action.runs !== true) {
     throw new InvalidSessionTransitionError(
       key.sessionId,
       action.name,
-      `${view.state} (a run is in flight)`,
+      `${describeSession(record).state} (a run is in flight)`,
     );
   }
   action.check?.({ key, record, now });
@@ -32,6 +31,8 @@ export function checkActionFits(
   const snap = record.snapshot as { value: never; context: SessionMachineContext };
   const resolved = sessionMachine.resolveState({ value: snap.value, context: snap.context });
   if (resolved.can(action.event)) return;
+  // Described only here, for the error: the view costs more than the check itself.
+  const view = describeSession(record);
   if (action.event.type === 'SEND_MESSAGE' && view.run) {
     const run = view.run;
     const reason = inFlight

@@ -72,7 +72,7 @@ export function hostDeps(input: HostDepsInput): HostDeps {
     agentFor: (path) => input.subAgents.get(path ?? []),
     maxSubAgentDepth: options.maxSubAgentDepth ?? DEFAULT_MAX_SUB_AGENT_DEPTH,
     newRunId: newId,
-    signal: observe?.signal ?? new AbortController().signal,
+    signal: observe?.signal,
     progress: observe?.progress,
     onRunSnapshot: observe?.onRunSnapshot,
     journal: input.journal,

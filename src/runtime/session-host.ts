@@ -180,7 +180,7 @@ export class SessionHost {
     }
     this.watchRun();
     this.announceRuns = true; // a run restored with the session is not a new one
-    deps.signal.addEventListener('abort', this.onAbort, { once: true });
+    deps.signal?.addEventListener('abort', this.onAbort, { once: true });
   }
 
   context(): SessionMachineContext {
@@ -260,7 +260,7 @@ export class SessionHost {
 
   /** Resolves when the current run pauses or ends (or at once if none is in flight). */
   async settle(): Promise<void> {
-    if (this.deps.signal.aborted) this.cancelRun();
+    if (this.deps.signal?.aborted) this.cancelRun();
     while (
       this.runInFlight() &&
       !this.committer.failure &&
@@ -273,7 +273,7 @@ export class SessionHost {
 
   /** Persists what is pending, then stops the actor (persist before stop). */
   async close(): Promise<void> {
-    this.deps.signal.removeEventListener('abort', this.onAbort);
+    this.deps.signal?.removeEventListener('abort', this.onAbort);
     try {
       await this.committer.flush();
     } finally {
@@ -370,6 +370,7 @@ export class SessionHost {
   }
 
   private notify(): void {
+    if (this.waiters.size === 0) return; // the common case: every run snapshot lands here
     const waiters = [...this.waiters];
     this.waiters.clear();
     for (const w of waiters) w();
