@@ -25,6 +25,12 @@ export interface LeaseSettings {
 export const DEFAULT_LEASE_TTL_MS = 30_000;
 
 /**
+ * Why a released lease stops its renewal loop: a frozen plain value, because `abort()` without
+ * a reason builds a `DOMException` (with its stack) per release, which W2 showed in its profile.
+ */
+const RELEASED = Object.freeze({ name: 'AbortError', message: 'the lease was released' });
+
+/**
  * The lease of one running action: taken before anything is loaded (another owner's live
  * lease is `RunInProgressError` before any model or tool call), renewed every `ttlMs / 3` by
  * the clock while the action runs, released when it returns. Its saves carry it (fencing).
@@ -76,7 +82,7 @@ export class RunLease {
 
   /** Stops renewing and gives the lease up. */
   async release(): Promise<void> {
-    this.stop.abort();
+    this.stop.abort(RELEASED);
     await this.renewing;
     await this.store.releaseLease(this.lease).catch(() => undefined); // it expires anyway
   }
