@@ -20,6 +20,8 @@ export async function requestItems(
   const strategy = deps.history ?? 'all';
   const plan = planWindow(deps.log, deps.historyFrom(), strategy);
   const hook = strategy === 'all' || !('summarize' in strategy) ? undefined : strategy.summarize;
+  // 'all' leaves summaries out: its items go as they are, without a second whole-history copy.
+  if (strategy === 'all') return plan.items;
   if (!plan.summarize || !hook) return plan.items.map(asMessage);
   const runContext = deps.contextFor(runId);
   const { items, upTo, kept } = plan.summarize;
