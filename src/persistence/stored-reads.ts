@@ -1,4 +1,5 @@
 import { InvalidSessionRecordError, SessionNotFoundError } from '../errors/session-errors.js';
+import { plainJournalEntry } from './plain-records.js';
 import { holdsJson } from './sealed-value.js';
 import type { SessionRecordCodec } from './session-record-codec.js';
 import * as keys from './session-keys.js';
@@ -6,8 +7,10 @@ import {
   JournalEntrySchema,
   SessionInfoSchema,
   decodeStored,
+  readStored,
   toJournalEntry,
   toSessionInfo,
+  validateStored,
 } from './session-schemas.js';
 import type { JournalEntry, SessionKey, SessionRecord } from './session-store.js';
 
@@ -97,7 +100,9 @@ export function decodeJournalAt(
 ): JournalEntry {
   const entryKey = keys.journalKey(key, runId, step);
   const scope = { sessionId: key.sessionId, runId };
-  const entry = decodeStored(entryKey, raw, JournalEntrySchema, scope);
+  const { value } = readStored(entryKey, raw, scope);
+  const entry =
+    plainJournalEntry(value) ?? validateStored(entryKey, value, JournalEntrySchema, scope);
   if (entry.runId !== runId || entry.step !== step) {
     throw new InvalidSessionRecordError(entryKey, 'entry does not match its key', scope);
   }
