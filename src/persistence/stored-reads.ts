@@ -7,10 +7,9 @@ import {
   JournalEntrySchema,
   SessionInfoSchema,
   decodeStored,
-  readStored,
+  decodeStoredWith,
   toJournalEntry,
   toSessionInfo,
-  validateStored,
 } from './session-schemas.js';
 import type { JournalEntry, SessionKey, SessionRecord } from './session-store.js';
 
@@ -100,9 +99,7 @@ export function decodeJournalAt(
 ): JournalEntry {
   const entryKey = keys.journalKey(key, runId, step);
   const scope = { sessionId: key.sessionId, runId };
-  const { value } = readStored(entryKey, raw, scope);
-  const entry =
-    plainJournalEntry(value) ?? validateStored(entryKey, value, JournalEntrySchema, scope);
+  const entry = decodeStoredWith(entryKey, raw, JournalEntrySchema, plainJournalEntry, scope);
   if (entry.runId !== runId || entry.step !== step) {
     throw new InvalidSessionRecordError(entryKey, 'entry does not match its key', scope);
   }
