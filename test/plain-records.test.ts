@@ -10,7 +10,9 @@ import {
   SessionInfoSchema,
   UsageTotalsSchema,
 } from '../src/persistence/session-schemas.js';
+import { AuditEntrySchema } from '../src/persistence/audit-log.js';
 import {
+  plainAuditEntry,
   plainJournalEntry,
   plainSessionEnvelope,
   plainSessionInfo,
@@ -40,6 +42,7 @@ const ODD_VALUES: unknown[] = [
   [],
   {},
   ['x'],
+  [1],
   { turns: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 },
 ];
 
@@ -177,5 +180,31 @@ describe('plain record checks (fast paths of the stored-record schemas)', () => 
     ]);
     expect(counts.valid).toBeGreaterThan(50);
     expect(counts.invalid).toBeGreaterThan(300);
+  });
+
+  it('audit entry: same accept/reject and output as AuditEntrySchema (arrays copied)', () => {
+    const entry = {
+      id: '01J',
+      userId: 'u1',
+      sessionId: 's1',
+      runId: 'r1',
+      at: 5,
+      kind: 'approval',
+      summary: 'approved add',
+      action: 'decide',
+      tool: 'add',
+      callId: 'c1',
+      agentPath: ['top', 'math'],
+      permission: 'ask',
+      by: 'ann',
+      via: 'page',
+    };
+    const minimal = { id: '01J', sessionId: 's1', at: 0, kind: 'session', summary: '' };
+    const optionals = Object.keys(entry).filter((key) => !(key in minimal));
+    const bases = [entry, minimal, { ...minimal, agentPath: [] }];
+    const counts = compare(plainAuditEntry, AuditEntrySchema, bases, optionals);
+    expect(counts.valid).toBeGreaterThan(50);
+    expect(counts.invalid).toBeGreaterThan(500);
+    expect(plainAuditEntry(entry)?.agentPath).not.toBe(entry.agentPath);
   });
 });

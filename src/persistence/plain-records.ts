@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { AuditEntrySchema } from './audit-log.js';
 import type {
   JournalEntrySchema,
   SessionInfoSchema,
@@ -7,7 +8,7 @@ import type {
 
 /**
  * Hand-written checks of the stored shapes every load and save meets (the session record's
- * envelope, its info and usage totals, journal entries), exactly as their zod schemas check
+ * envelope, its info and usage totals, journal entries, audit entries), exactly as their zod schemas check
  * them: the value as the schema outputs it (its known fields only, in the schema's order), or
  * `undefined` for anything the schema would reject, which the caller then validates with the
  * schema, so a bad value gets the schema's error. In a cold process zod compiles each parser
@@ -159,4 +160,55 @@ export function plainJournalEntry(value: unknown): JournalEntryOutput | undefine
     ...startedAt,
     ...restarts,
   };
+}
+
+type AuditEntryOutput = z.output<typeof AuditEntrySchema>;
+
+const AUDIT_KINDS: ReadonlySet<unknown> = new Set<AuditEntryOutput['kind']>([
+  'session',
+  'tool_call',
+  'permission',
+  'denial',
+  'approval',
+  'rejection',
+]);
+const PERMISSIONS: ReadonlySet<unknown> = new Set(['allow', 'ask', 'deny']);
+const VIAS: ReadonlySet<unknown> = new Set(['api', 'page', 'cli']);
+const isStrings = (value: unknown): value is string[] =>
+  Array.isArray(value) && value.every(isString);
+
+/** `AuditEntrySchema`'s fields in its order: name, check, and whether it may be absent. */
+const AUDIT_FIELDS: readonly [string, (value: unknown) => boolean, 'optional'?][] = [
+  ['id', isNonEmpty],
+  ['userId', isString, 'optional'],
+  ['sessionId', isNonEmpty],
+  ['runId', isNonEmpty, 'optional'],
+  ['at', isDeadline],
+  ['kind', (value) => AUDIT_KINDS.has(value)],
+  ['summary', isString],
+  ['action', isString, 'optional'],
+  ['tool', isString, 'optional'],
+  ['callId', isString, 'optional'],
+  ['agentPath', isStrings, 'optional'],
+  ['permission', (value) => PERMISSIONS.has(value), 'optional'],
+  ['by', isString, 'optional'],
+  ['via', (value) => VIAS.has(value), 'optional'],
+];
+
+/** `AuditEntrySchema`'s output (what a store checks before writing an entry), or `undefined`. */
+export function plainAuditEntry(value: unknown): AuditEntryOutput | undefined {
+  const fields = asObject(value);
+  if (!fields) return undefined;
+  const out: Fields = {};
+  for (const [key, is, optionalField] of AUDIT_FIELDS) {
+    const field = fields[key];
+    if (optionalField && (!(key in fields) || field === undefined)) {
+      if (key in fields) out[key] = undefined;
+    } else if (!is(field)) {
+      return undefined;
+    } else {
+      out[key] = Array.isArray(field) ? [...(field as unknown[])] : field; // zod copies arrays
+    }
+  }
+  return out as AuditEntryOutput;
 }
