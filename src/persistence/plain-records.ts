@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { AuditEntrySchema } from './audit-log.js';
+import { AUDIT_KINDS, AUDIT_VIAS, type AuditEntrySchema } from './audit-log.js';
 import type {
   JournalEntrySchema,
   SessionInfoSchema,
@@ -164,27 +164,21 @@ export function plainJournalEntry(value: unknown): JournalEntryOutput | undefine
 
 type AuditEntryOutput = z.output<typeof AuditEntrySchema>;
 
-const AUDIT_KINDS: ReadonlySet<unknown> = new Set<AuditEntryOutput['kind']>([
-  'session',
-  'tool_call',
-  'permission',
-  'denial',
-  'approval',
-  'rejection',
-]);
 const PERMISSIONS: ReadonlySet<unknown> = new Set(['allow', 'ask', 'deny']);
-const VIAS: ReadonlySet<unknown> = new Set(['api', 'page', 'cli']);
 const isStrings = (value: unknown): value is string[] =>
   Array.isArray(value) && value.every(isString);
 
-/** `AuditEntrySchema`'s fields in its order: name, check, and whether it may be absent. */
+/**
+ * `AuditEntrySchema`'s fields in its order: name, check, and whether it may be absent. The
+ * kinds and vias are read from `audit-log.ts` at call time (it imports this module).
+ */
 const AUDIT_FIELDS: readonly [string, (value: unknown) => boolean, 'optional'?][] = [
   ['id', isNonEmpty],
   ['userId', isString, 'optional'],
   ['sessionId', isNonEmpty],
   ['runId', isNonEmpty, 'optional'],
   ['at', isDeadline],
-  ['kind', (value) => AUDIT_KINDS.has(value)],
+  ['kind', (value) => (AUDIT_KINDS as readonly unknown[]).includes(value)],
   ['summary', isString],
   ['action', isString, 'optional'],
   ['tool', isString, 'optional'],
@@ -192,7 +186,7 @@ const AUDIT_FIELDS: readonly [string, (value: unknown) => boolean, 'optional'?][
   ['agentPath', isStrings, 'optional'],
   ['permission', (value) => PERMISSIONS.has(value), 'optional'],
   ['by', isString, 'optional'],
-  ['via', (value) => VIAS.has(value), 'optional'],
+  ['via', (value) => (AUDIT_VIAS as readonly unknown[]).includes(value), 'optional'],
 ];
 
 /** `AuditEntrySchema`'s output (what a store checks before writing an entry), or `undefined`. */
