@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { InvalidSessionRecordError } from '../errors/session-errors.js';
 import type { KvBackend, KvOp } from './kv-backend.js';
 import { encodeKeyPart, keyAfter, ownerPart, prefixRange } from './session-keys.js';
+import { plainAuditEntry } from './plain-records.js';
 import { checkBeforeWrite, decodeStored, encodeStored } from './session-schemas.js';
 
 /**
@@ -80,7 +81,8 @@ const StoredAuditSchema = AuditEntrySchema.extend({ runId: z.string().min(1).nul
 
 /** An entry validated (`TypeError`) and sealed at its key: what a store writes. */
 export function storedAudit(entry: AuditEntry): { key: string; value: string; entry: AuditEntry } {
-  const checked = checkBeforeWrite('audit entry', entry, AuditEntrySchema);
+  const checked =
+    plainAuditEntry(entry) ?? checkBeforeWrite('audit entry', entry, AuditEntrySchema);
   const key = auditKey(checked);
   return {
     key,

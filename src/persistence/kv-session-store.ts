@@ -1,4 +1,5 @@
 import { Item } from '../items/item.js';
+import { plainItem } from '../items/plain-item.js';
 import { AgentStateError } from '../errors/agentstate-error.js';
 import {
   SessionConflictError,
@@ -20,6 +21,7 @@ import { warnIsolation } from './isolation-warning.js';
 import { checkAppend, checkCreateItems, checkIndex, listLimit } from './store-args.js';
 import type { Migration } from './migrations.js';
 import { addTotals, hasNamedOwners, readOwnerTotals } from './owner-totals.js';
+import { plainUsageTotals } from './plain-records.js';
 import { SessionRecordCodec } from './session-record-codec.js';
 import * as keys from './session-keys.js';
 import {
@@ -166,7 +168,9 @@ export class KvSessionStore implements SessionStore, SessionLeases {
       return put(entryKey, encodeStored(entryKey, entry));
     });
     const delta =
-      userUsageDelta && checkBeforeWrite('usage delta', userUsageDelta, UsageTotalsSchema);
+      userUsageDelta &&
+      (plainUsageTotals(userUsageDelta) ??
+        checkBeforeWrite('usage delta', userUsageDelta, UsageTotalsSchema));
     const audited = auditOps(commit.audit);
     // Everything but the version check is encoded before the write queue, so that encoding
     // overlaps the batch being written: a save that passes the check stores exactly this.
@@ -364,7 +368,8 @@ export class KvSessionStore implements SessionStore, SessionLeases {
   private historyOps(key: SessionKey, start: number, items: readonly Item[]): KvOp[] {
     return items.map((item, i) => {
       const itemKey = keys.historyKey(key, start + i);
-      return put(itemKey, encodeStored(itemKey, checkBeforeWrite('history item', item, Item)));
+      const checked = plainItem(item) ?? checkBeforeWrite('history item', item, Item);
+      return put(itemKey, encodeStored(itemKey, checked));
     });
   }
 

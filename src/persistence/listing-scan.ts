@@ -1,7 +1,8 @@
 import { InvalidSessionRecordError } from '../errors/session-errors.js';
 import type { KvBackend } from './kv-backend.js';
 import * as keys from './session-keys.js';
-import { SessionInfoSchema, decodeStored, toSessionInfo } from './session-schemas.js';
+import { plainSessionInfo } from './plain-records.js';
+import { SessionInfoSchema, decodeStoredWith, toSessionInfo } from './session-schemas.js';
 import type { SessionPage, SessionStatus } from './session-store.js';
 
 export interface ListingQuery {
@@ -56,7 +57,9 @@ export async function scanListing(backend: KvBackend, query: ListingQuery): Prom
         );
       }
       const [indexKey, value] = entry.value as [string, string];
-      const info = toSessionInfo(decodeStored(indexKey, value, SessionInfoSchema));
+      const info = toSessionInfo(
+        decodeStoredWith(indexKey, value, SessionInfoSchema, plainSessionInfo),
+      );
       if (info.userId !== userId || keys.listIndexKey(info) !== indexKey) {
         throw new InvalidSessionRecordError(indexKey, 'entry does not belong to its key');
       }

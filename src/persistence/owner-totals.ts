@@ -1,7 +1,8 @@
 import { InvalidSessionRecordError } from '../errors/session-errors.js';
 import type { KvBackend } from './kv-backend.js';
 import * as keys from './session-keys.js';
-import { UsageTotalsSchema, decodeStored, toUsageTotals } from './session-schemas.js';
+import { plainUsageTotals } from './plain-records.js';
+import { UsageTotalsSchema, decodeStoredWith, toUsageTotals } from './session-schemas.js';
 import { emptyTotals, type UsageTotals } from './session-store.js';
 
 /**
@@ -17,7 +18,9 @@ export async function readOwnerTotals(
   raw: string | undefined,
 ): Promise<UsageTotals> {
   const totalsKey = keys.userTotalsKey(userId);
-  if (raw !== undefined) return toUsageTotals(decodeStored(totalsKey, raw, UsageTotalsSchema));
+  if (raw !== undefined) {
+    return toUsageTotals(decodeStoredWith(totalsKey, raw, UsageTotalsSchema, plainUsageTotals));
+  }
   if ((await backend.get(keys.legacyOwnerMarkerKey(userId))) !== undefined) return emptyTotals();
   for await (const _ of backend.keys({ ...keys.recordRange(userId), limit: 1 })) {
     throw new InvalidSessionRecordError(

@@ -4,6 +4,7 @@ import {
   UnsupportedSchemaVersionError,
 } from '../errors/session-errors.js';
 import { MigrationRegistry, type Migration } from './migrations.js';
+import { plainSessionEnvelope } from './plain-records.js';
 import {
   SessionInfoSchema,
   checkBeforeWrite,
@@ -42,6 +43,10 @@ export type SessionEnvelope = z.output<typeof SessionEnvelopeSchema>;
 
 const SchemaVersionHeader = z.object({ schemaVersion: z.number().int().nonnegative() });
 
+/** What `SchemaVersionHeader` accepts as `schemaVersion` (checked first, zod for the error). */
+const isSchemaVersion = (value: unknown): value is number =>
+  Number.isSafeInteger(value) && (value as number) >= 0;
+
 export interface SessionRecordCodecOptions {
   /**
    * Upgrade steps for envelopes older than schema version 1 (the built-in 1 -> 2 step is
@@ -68,11 +73,10 @@ export class SessionRecordCodec {
   /** Throws `TypeError` if the record does not match the schema (a programmer error). */
   encode(key: string, record: SessionRecord): string {
     const { machineVersion, ...stored } = record;
-    const envelope = checkBeforeWrite(
-      'session record',
-      { schemaVersion: CURRENT_SCHEMA_VERSION, machineVersion, record: stored },
-      SessionEnvelopeSchema,
-    );
+    const value = { schemaVersion: CURRENT_SCHEMA_VERSION, machineVersion, record: stored };
+    const envelope =
+      plainSessionEnvelope(value, CURRENT_SCHEMA_VERSION) ??
+      checkBeforeWrite('session record', value, SessionEnvelopeSchema);
     return encodeStored(key, envelope);
   }
 
@@ -83,7 +87,11 @@ export class SessionRecordCodec {
   decode(key: string, text: string): SessionRecord {
     const stored = readStored(key, text);
     let value = stored.value;
-    const { schemaVersion } = validateStored(key, value, SchemaVersionHeader);
+    const header = value as { schemaVersion?: unknown } | null;
+    const schemaVersion =
+      typeof header === 'object' && isSchemaVersion(header?.schemaVersion)
+        ? header.schemaVersion
+        : validateStored(key, value, SchemaVersionHeader).schemaVersion;
     if (schemaVersion > CURRENT_SCHEMA_VERSION) {
       throw new UnsupportedSchemaVersionError(key, schemaVersion, CURRENT_SCHEMA_VERSION);
     }
@@ -94,7 +102,9 @@ export class SessionRecordCodec {
       );
     }
     if (schemaVersion < CURRENT_SCHEMA_VERSION) value = this.migrations.upgrade(key, value);
-    const envelope = validateStored(key, value, SessionEnvelopeSchema);
+    const envelope =
+      plainSessionEnvelope(value, CURRENT_SCHEMA_VERSION) ??
+      validateStored(key, value, SessionEnvelopeSchema);
     return {
       ...toSessionInfo(envelope.record),
       machineVersion: envelope.machineVersion,

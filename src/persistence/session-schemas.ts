@@ -134,6 +134,21 @@ export function decodeStored<S extends z.ZodType>(
   return validateStored(key, readStored(key, text, scope).value, schema, scope);
 }
 
+/**
+ * `decodeStored` with a hand-written check tried first (`plain-records.ts`), which returns the
+ * schema's output or `undefined`; the schema then runs only to name what is wrong.
+ */
+export function decodeStoredWith<S extends z.ZodType>(
+  key: string,
+  text: string,
+  schema: S,
+  fast: (value: unknown) => z.output<S> | undefined,
+  scope: ErrorScope = {},
+): z.output<S> {
+  const { value } = readStored(key, text, scope);
+  return fast(value) ?? validateStored(key, value, schema, scope);
+}
+
 /** The stored form of `value` at `key`: its JSON text under an integrity seal. */
 export function encodeStored(key: string, value: unknown): string {
   return sealValue(key, JSON.stringify(value));

@@ -1,4 +1,5 @@
 import { InvalidSessionRecordError, SessionNotFoundError } from '../errors/session-errors.js';
+import { plainJournalEntry } from './plain-records.js';
 import { holdsJson } from './sealed-value.js';
 import type { SessionRecordCodec } from './session-record-codec.js';
 import * as keys from './session-keys.js';
@@ -6,6 +7,7 @@ import {
   JournalEntrySchema,
   SessionInfoSchema,
   decodeStored,
+  decodeStoredWith,
   toJournalEntry,
   toSessionInfo,
 } from './session-schemas.js';
@@ -97,7 +99,7 @@ export function decodeJournalAt(
 ): JournalEntry {
   const entryKey = keys.journalKey(key, runId, step);
   const scope = { sessionId: key.sessionId, runId };
-  const entry = decodeStored(entryKey, raw, JournalEntrySchema, scope);
+  const entry = decodeStoredWith(entryKey, raw, JournalEntrySchema, plainJournalEntry, scope);
   if (entry.runId !== runId || entry.step !== step) {
     throw new InvalidSessionRecordError(entryKey, 'entry does not match its key', scope);
   }
