@@ -23,7 +23,7 @@ import {
 import { newId } from './new-id.js';
 import { checkRecoverOptions, type RecoverOptions, type RecoveredRun } from './recover-options.js';
 import { recoverRuns } from './run-recovery.js';
-import { DEFAULT_LEASE_TTL_MS, RunLease } from './run-lease.js';
+import { DEFAULT_LEASE_TTL_MS, RunLeases } from './run-lease.js';
 import type { AgentOptions } from './agent-options.js';
 import { systemClock, type Clock } from './clock.js';
 import { cacheKey, SessionCache } from './session-cache.js';
@@ -83,6 +83,8 @@ export class SessionRuntime {
   readonly leaseOwner: string;
   private readonly leaseTtlMs: number;
   private readonly leasing: boolean;
+  /** The leases of this runtime's running actions, renewed together (once one is taken). */
+  private leases: RunLeases | undefined;
   private readonly observability: Observability;
   private readonly permissions: PermissionPolicy | undefined;
   private readonly audit: AuditReader;
@@ -159,15 +161,12 @@ export class SessionRuntime {
     try {
       const { store } = this;
       if (!this.leasing || !hasLeases(store)) return await this.apply(key, action, undefined);
-      const settings = {
+      this.leases ??= new RunLeases(store, {
         owner: this.leaseOwner,
         ttlMs: this.leaseTtlMs,
         clock: this.clock,
-        action: action.name,
-      };
-      return await RunLease.holding(store, key, settings, (lease) =>
-        this.apply(key, action, lease),
-      );
+      });
+      return await this.leases.holding(key, action.name, (lease) => this.apply(key, action, lease));
     } finally {
       this.executing.delete(executing);
     }
