@@ -162,15 +162,22 @@ export class SessionObserver {
     this.runs.clear();
   }
 
-  /** One model call: a `chat` span (when its run's span records) and the GenAI histograms. */
-  async chat<T extends ChatAnswer>(
+  /**
+   * One model call: a `chat` span (when its run's span records) and the GenAI histograms. When
+   * nothing records, `fn()` itself: no wrapper stays suspended while the model answers.
+   */
+  chat<T extends ChatAnswer>(runId: string, call: ChatCall, fn: () => Promise<T>): Promise<T> {
+    const open = this.runs.get(runId);
+    return !open && !this.shared.metrics ? fn() : this.recordChat(runId, open, call, fn);
+  }
+
+  private async recordChat<T extends ChatAnswer>(
     runId: string,
+    open: OpenRun | undefined,
     call: ChatCall,
     fn: () => Promise<T>,
   ): Promise<T> {
     const { metrics } = this.shared;
-    const open = this.runs.get(runId);
-    if (!open && !metrics) return fn();
     const ctx = this.contextFor(runId);
     const started = performance.now();
     const span = open
@@ -206,14 +213,22 @@ export class SessionObserver {
     }
   }
 
-  /** One tool call: an `execute_tool` span, active while the tool runs. */
-  async tool<T extends { output: string; isError?: boolean | undefined }>(
+  /** One tool call: an `execute_tool` span, active while the tool runs (else `fn()` itself). */
+  tool<T extends { output: string; isError?: boolean | undefined }>(
     runId: string,
     call: ToolCallInfo,
     fn: () => Promise<T>,
   ): Promise<T> {
     const open = this.runs.get(runId);
-    if (!open) return fn();
+    return open ? this.recordTool(open, runId, call, fn) : fn();
+  }
+
+  private async recordTool<T extends { output: string; isError?: boolean | undefined }>(
+    open: OpenRun,
+    runId: string,
+    call: ToolCallInfo,
+    fn: () => Promise<T>,
+  ): Promise<T> {
     const ctx = this.contextFor(runId);
     const otel = this.api;
     const span = this.startStep(
