@@ -158,18 +158,27 @@ export class SessionRuntime {
     const executing = cacheKey(key);
     if (this.executing.has(executing)) throw new RunInProgressError(key.sessionId, action.name);
     this.executing.add(executing);
+    // Returned, not awaited: nothing of this stays suspended while the action runs.
+    let running: Promise<R>;
     try {
-      const { store } = this;
-      if (!this.leasing || !hasLeases(store)) return await this.apply(key, action, undefined);
-      this.leases ??= new RunLeases(store, {
-        owner: this.leaseOwner,
-        ttlMs: this.leaseTtlMs,
-        clock: this.clock,
-      });
-      return await this.leases.holding(key, action.name, (lease) => this.apply(key, action, lease));
-    } finally {
+      running = this.applyLeased(key, action);
+    } catch (error) {
       this.executing.delete(executing);
+      throw error;
     }
+    return running.finally(() => this.executing.delete(executing));
+  }
+
+  /** Applies an action that runs, holding the session's lease when the store keeps leases. */
+  private applyLeased<R>(key: SessionKey, action: SessionAction<R>): Promise<R> {
+    const { store } = this;
+    if (!this.leasing || !hasLeases(store)) return this.apply(key, action, undefined);
+    this.leases ??= new RunLeases(store, {
+      owner: this.leaseOwner,
+      ttlMs: this.leaseTtlMs,
+      clock: this.clock,
+    });
+    return this.leases.holding(key, action.name, (lease) => this.apply(key, action, lease));
   }
 
   /**
@@ -192,19 +201,17 @@ export class SessionRuntime {
     );
   }
 
-  private async apply<R>(
+  private apply<R>(
     key: SessionKey,
     action: SessionAction<R>,
     lease: SessionLease | undefined,
   ): Promise<R> {
-    try {
-      return await this.applyLoaded(key, action, lease);
-    } catch (error) {
+    return this.applyLoaded(key, action, lease).catch((error: unknown) => {
       // A failed action (a lost version check, a save or a restore that failed, bad stored
       // input) leaves nothing cached: the next action reads the session afresh.
       this.cache.forget(key);
       throw error;
-    }
+    });
   }
 
   private async applyLoaded<R>(
