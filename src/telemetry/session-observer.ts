@@ -43,9 +43,14 @@ interface OpenRun {
  */
 export class SessionObserver {
   private readonly runs = new Map<string, OpenRun | undefined>();
-  private readonly deadlines = new Set<string>();
-  /** Each run's RunContext when it started here (a finished sub-agent leaves the tree). */
-  private readonly contexts = new Map<string, RunContext>();
+  /** The calls whose deadline was logged (made when the first is). */
+  private deadlines: Set<string> | undefined;
+  /**
+   * Each run's RunContext when it started here (a finished sub-agent leaves the tree); kept
+   * only while something can record (a tracer or meter loaded, or a logger): with nothing, no
+   * span, metric or line ever asks for it.
+   */
+  private contexts: Map<string, RunContext> | undefined;
 
   constructor(
     private readonly shared: Observability,
@@ -54,7 +59,7 @@ export class SessionObserver {
   ) {}
 
   private contextFor(runId: string): RunContext {
-    return this.contexts.get(runId) ?? this.lookup(runId);
+    return this.contexts?.get(runId) ?? this.lookup(runId);
   }
 
   /** Whether log lines are written (callers skip work that only feeds them). */
@@ -72,7 +77,7 @@ export class SessionObserver {
   ): TraceCarrier | undefined {
     if (this.runs.has(run.runId)) return undefined;
     const ctx = this.lookup(run.runId);
-    this.contexts.set(run.runId, ctx);
+    if (this.shared.otel || this.logging) (this.contexts ??= new Map()).set(run.runId, ctx);
     const path = run.agentPath ? { agentPath: run.agentPath } : {};
     if (how.restored) {
       this.log('info', 'run.restore', ctx, path);
@@ -259,8 +264,8 @@ export class SessionObserver {
   /** A pending approval passed its deadline and was rejected (logged once per call). */
   deadline(runId: string, callId: string, tool: string): void {
     const key = `${runId}/${callId}`;
-    if (!this.logging || this.deadlines.has(key)) return;
-    this.deadlines.add(key);
+    if (!this.logging || this.deadlines?.has(key)) return;
+    (this.deadlines ??= new Set()).add(key);
     this.log('info', 'run.deadline', this.contextFor(runId), { callId, tool });
   }
 
