@@ -127,6 +127,7 @@ function w2Rows(runs: W2Run[]): Row[] {
       ['batches', 'count', (r) => r.batches],
       ['bytes written', 'bytes', (r) => r.bytesWritten],
       ['peak RSS', 'bytes', (r) => r.peakRssBytes],
+      ['  RSS at the start (a fresh process after its warm-up)', 'bytes', (r) => r.startRssBytes],
     ],
   );
 }

@@ -18,6 +18,8 @@ export interface W2Run {
   bytesWritten: number;
   batches: number;
   peakRssBytes: number;
+  /** RSS when the workload started (the process after its warm-up). */
+  startRssBytes: number;
   floor: Floor;
   floorRatio: number;
 }
@@ -86,6 +88,7 @@ export async function runW2(options: W2Options = {}): Promise<W2Run> {
       bytesWritten: stats.bytesWritten,
       batches: stats.batches,
       peakRssBytes,
+      startRssBytes: rss.start,
     };
   } finally {
     await store.close();
