@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { REPO_ROOT } from './child.js';
@@ -21,9 +21,12 @@ export interface BuiltScripts {
  * with the package built as `npm run build` ships it in `dist/` (`scripts/package-build.ts`:
  * each entry bundled), so a child runs with plain `node` what users run, with no TypeScript
  * loader in the measured process (tsx hooks every module load, which in a cold process costs
- * more than the package itself). Bench scripts may import the package's entry points only
- * (`src/index.js`, `src/testing.js`, ...; type-only imports of other modules are erased). The
- * folder links this repository's `node_modules`, so the dependencies resolve as installed.
+ * more than the package itself). What a bench script imports of the package's entry points
+ * (`src/index.js`, `src/testing.js`, ...) is the bundle. The floors and the bare-machine figures
+ * also import a few internal modules (`src/machines/run-machine.js`,
+ * `src/persistence/level-backend.js`, ...): those resolve to tsc's own compilation of them, left
+ * next to the bundle, a separate copy that shares no state with the bundle's. The folder links
+ * this repository's `node_modules`, so the dependencies resolve as installed.
  */
 export async function buildScripts(scripts: string[]): Promise<BuiltScripts> {
   const dir = await tempDir('agentstate-bench-build-');
@@ -48,8 +51,10 @@ export async function buildScripts(scripts: string[]): Promise<BuiltScripts> {
     await symlink(join(REPO_ROOT, 'node_modules'), join(dir.path, 'node_modules'), 'dir');
     const tsc = join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
     await exec(process.execPath, [tsc, '-p', config], { cwd: REPO_ROOT });
-    await rm(join(out, 'src'), { recursive: true, force: true });
-    await buildPackage({ outDir: join(out, 'src'), declarations: false });
+    const bundle = join(dir.path, 'dist');
+    await buildPackage({ outDir: bundle, declarations: false });
+    // The bundle's entry points replace tsc's; tsc's internal modules stay for the floors.
+    await cp(bundle, join(out, 'src'), { recursive: true, force: true });
     return {
       path: (script) => join(out, 'bench', script.replace(/\.ts$/, '.js')),
       cleanup: () => dir.cleanup(),

@@ -19,10 +19,10 @@ import { renderMarkdown, renderTable, renderTargets, rowsOf, type Row } from './
 import { evaluateTargets } from './targets.js';
 import { warmUp } from './warmup.js';
 import { runW1, type W1Run } from './workloads/w1-long-conversation.js';
-import { runW2, type W2Run } from './workloads/w2-many-conversations.js';
+import { runW2InChild, W2_CHILD, type W2Run } from './workloads/w2-many-conversations.js';
 import { runW3, W3_CHILD, type W3Run } from './workloads/w3-resume.js';
 import { buildScripts } from './built-scripts.js';
-import { prepareW4Stores, runW4, type W4Run } from './workloads/w4-memory.js';
+import { prepareW4Stores, runW4, W4_CHILD, type W4Run } from './workloads/w4-memory.js';
 import { runW6, type W6Run } from './workloads/w6-sub-agent.js';
 import { runFixedCost, type FixedCostRun } from './workloads/w7-fixed-cost.js';
 import {
@@ -127,6 +127,7 @@ function w2Rows(runs: W2Run[]): Row[] {
       ['batches', 'count', (r) => r.batches],
       ['bytes written', 'bytes', (r) => r.bytesWritten],
       ['peak RSS', 'bytes', (r) => r.peakRssBytes],
+      ['  RSS at the start (a fresh process after its warm-up)', 'bytes', (r) => r.startRssBytes],
     ],
   );
 }
@@ -303,6 +304,8 @@ async function main(): Promise<void> {
   if (config.postgres) return postgresOnly(config);
 
   const work = await tempDir('agentstate-bench-');
+  log('compiling the W2, W3 and W4 children (the package as `npm run build` ships it)');
+  const built = await buildScripts([W2_CHILD, W3_CHILD, W4_CHILD]);
   try {
     const longest = Math.max(...config.conversationLengths);
     const w3Store = join(work.path, 'w1-longest');
@@ -318,20 +321,16 @@ async function main(): Promise<void> {
       }
       log(`W6 T=${longest}, run ${run + 1}/${config.runs}`);
       w6.push(await runW6({ messages: longest }));
-      log(`W2 ${config.w2Sessions} sessions, run ${run + 1}/${config.runs}`);
-      w2.push(await runW2({ sessions: config.w2Sessions }));
+      log(
+        `W2 ${config.w2Sessions} sessions (a fresh process, built), run ${run + 1}/${config.runs}`,
+      );
+      w2.push(await runW2InChild(built, { sessions: config.w2Sessions }, config.warmUpMessages));
       modes.push(await runDurabilityModes({ messages: longest, sessions: config.w2Sessions }, log));
     }
-    log('W3 compiling its child (the package as `npm run build` ships it)');
-    const built = await buildScripts([W3_CHILD]);
     const w3: W3Run[] = [];
-    try {
-      for (let run = 0; run < config.runs; run++) {
-        log(`W3 resume, run ${run + 1}/${config.runs}`);
-        w3.push(await runW3(built, w3Store, longest));
-      }
-    } finally {
-      await built.cleanup();
+    for (let run = 0; run < config.runs; run++) {
+      log(`W3 resume, run ${run + 1}/${config.runs}`);
+      w3.push(await runW3(built, w3Store, longest));
     }
     const fixedCost = await fixedCostRuns(config);
     log(`W4 preparing ${config.suspendedSessions} suspended sessions`);
@@ -339,7 +338,7 @@ async function main(): Promise<void> {
     const w4: W4Run[] = [];
     for (let run = 0; run < config.runs; run++) {
       log(`W4 memory, run ${run + 1}/${config.runs}`);
-      w4.push(await runW4(stores, config.activeSessions));
+      w4.push(await runW4(built, stores, config.activeSessions));
     }
 
     const rows = [
@@ -368,6 +367,7 @@ async function main(): Promise<void> {
       `results written to ${config.out} (${((performance.now() - started) / 1000).toFixed(0)} s)`,
     );
   } finally {
+    await built.cleanup();
     await work.cleanup();
   }
 }

@@ -43,7 +43,9 @@ export const now = (): number => performance.now();
 
 /** Samples the resident set size while a workload runs; `stop` returns the peak in bytes. */
 export class RssSampler {
-  private peak = process.memoryUsage.rss();
+  /** The RSS when sampling started. */
+  readonly start = process.memoryUsage.rss();
+  private peak = this.start;
   private readonly timer: NodeJS.Timeout;
 
   constructor(intervalMs = 10) {

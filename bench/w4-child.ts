@@ -1,5 +1,6 @@
 /**
- * W4 child, run with --expose-gc. Usage: node --expose-gc --import tsx bench/w4-child.ts <mode> <db folder> <n>
+ * W4 child, run with --expose-gc, compiled first (`built-scripts.ts`: plain `node`, the package
+ * as `npm run build` ships it). Usage: node --expose-gc bench/w4-child.js <mode> <db folder> <n>
  *  - `stored`: opens a store (which may hold suspended sessions), sends one message to a
  *    fresh session, then reports RSS and heap after a full GC. Compared between an empty store
  *    and one with n suspended sessions.
@@ -10,6 +11,7 @@
  */
 import { createActor } from 'xstate';
 import { LevelSessionStore } from '../src/index.js';
+// Internal: resolves to tsc's own copy next to the bundle (`built-scripts.ts`); bare actors only.
 import { sessionMachine } from '../src/machines/session-machine.js';
 import { ScriptedModel } from '../src/testing.js';
 import { benchAgent, benchScript, userMessage } from './fixtures.js';

@@ -1,5 +1,7 @@
 import { join } from 'node:path';
 import type { Agent } from '../../src/index.js';
+import type { BuiltScripts } from '../built-scripts.js';
+import { runNodeScript } from '../child.js';
 import { MemorySessionStore } from '../../src/testing.js';
 import { benchAgent, openRecordedStore, tempDir, userMessage } from '../fixtures.js';
 import { measureFloor, type Floor } from '../floors.js';
@@ -16,9 +18,14 @@ export interface W2Run {
   bytesWritten: number;
   batches: number;
   peakRssBytes: number;
+  /** RSS when the workload started (the process after its warm-up). */
+  startRssBytes: number;
   floor: Floor;
   floorRatio: number;
 }
+
+/** The child script W2 runs in, compiled first (`buildScripts([W2_CHILD])`). */
+export const W2_CHILD = 'w2-child.ts';
 
 export interface W2Options {
   /** @default 1000 */
@@ -38,7 +45,9 @@ export interface W2Options {
 
 /**
  * W2, many conversations: `concurrency` workers each take the next session and send its
- * messages in sequence, until every session has had its messages. One process, one store.
+ * messages in sequence, until every session has had its messages. One process, one store. The
+ * peak RSS is sampled while the workload runs only (the floor comes after). In this process:
+ * the bench's W2 row runs it in a child of its own (`runW2InChild`).
  */
 export async function runW2(options: W2Options = {}): Promise<W2Run> {
   const sessions = options.sessions ?? 1000;
@@ -79,6 +88,7 @@ export async function runW2(options: W2Options = {}): Promise<W2Run> {
       bytesWritten: stats.bytesWritten,
       batches: stats.batches,
       peakRssBytes,
+      startRssBytes: rss.start,
     };
   } finally {
     await store.close();
@@ -86,4 +96,22 @@ export async function runW2(options: W2Options = {}): Promise<W2Run> {
   }
   const floor = await measureFloor(batches, result.messages);
   return { ...result, floor, floorRatio: result.totalMs / floor.totalMs };
+}
+
+/**
+ * W2 as users run it: in a fresh process of its own (`w2-child.ts`, compiled against the
+ * built package, plain `node`), warmed up with `warmUpMessages` first; its floor is measured
+ * in that process too, right after the workload (see the child).
+ */
+export function runW2InChild(
+  built: BuiltScripts,
+  options: { sessions?: number; messagesPerSession?: number; concurrency?: number },
+  warmUpMessages: number,
+): Promise<W2Run> {
+  return runNodeScript<W2Run>(built.path(W2_CHILD), [
+    String(options.sessions ?? 1000),
+    String(options.messagesPerSession ?? 3),
+    String(options.concurrency ?? 50),
+    String(warmUpMessages),
+  ]);
 }

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { LevelSessionStore, suspendSession, type SessionRecord } from '../../src/index.js';
-import { runChild } from '../child.js';
+import type { BuiltScripts } from '../built-scripts.js';
+import { runNodeScript } from '../child.js';
 import { benchAgent, copyDir, tempDir, userMessage } from '../fixtures.js';
 import { median } from '../stats.js';
 
@@ -87,17 +88,20 @@ export async function prepareW4Stores(dir: string, suspended: number): Promise<W
 /** Probe processes per store and run. */
 const PROBE_PAIRS = 3;
 
-async function inChild<T>(mode: string, path: string, n: number): Promise<T> {
-  return runChild<T>('w4-child.ts', [mode, path, String(n)], ['--expose-gc']);
-}
+/** The child script W4 runs, compiled first (`buildScripts([W4_CHILD])`). */
+export const W4_CHILD = 'w4-child.ts';
 
 /**
  * W4, memory, each figure from fresh processes (started with --expose-gc, measured after a
  * full GC): a store holding suspended sessions against an empty one (medians of a few probe
  * processes each, all given the same probe conversation), `active` runs in flight at once,
- * and `active` bare session actors.
+ * and `active` bare session actors. The children run compiled, with plain `node`, as users run
+ * the package (see `built-scripts.ts`; under tsx, its `keepNames` alone added ~7 KB of heap
+ * per active session).
  */
-export async function runW4(stores: W4Stores, active: number): Promise<W4Run> {
+export async function runW4(built: BuiltScripts, stores: W4Stores, active: number): Promise<W4Run> {
+  const inChild = <T>(mode: string, path: string, n: number): Promise<T> =>
+    runNodeScript<T>(built.path(W4_CHILD), [mode, path, String(n)], ['--expose-gc']);
   const dir = await tempDir('agentstate-w4-');
   try {
     let copies = 0;

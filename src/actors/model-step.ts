@@ -121,17 +121,17 @@ export function modelStep(source: StepDepsSource) {
     const costOf = (r: { model: string; usage: ModelResponse['usage'] }) =>
       costUsd(r.model, r.usage, agent.prices, agent.model.price);
     const chat = { provider: providerOf(agent.model), model: name, items: request.items, costOf };
-    const guarded = await callWithGuardrails(deps, agent, input, stepSignal, async (signal) => {
-      try {
-        const call = () => callModel(deps, agent, request, input, signal);
-        return await (deps.observer ? deps.observer.chat(input.runId, chat, call) : call());
-      } catch (error) {
+    // Callbacks, not nested async functions: nothing but the model call waits while it answers.
+    const guarded = await callWithGuardrails(deps, agent, input, stepSignal, (signal) => {
+      const call = () => callModel(deps, agent, request, input, signal);
+      const answer = deps.observer ? deps.observer.chat(input.runId, chat, call) : call();
+      return answer.catch((error: unknown) => {
         if (error instanceof AgentStateError) throw error;
         throw new ModelError(serializeError(error, 'MODEL_ERROR').message, {
           runId: input.runId,
           cause: error,
         });
-      }
+      });
     });
     const tripped = guarded.guardrails?.find((g) => g.tripwire);
     if (tripped || !guarded.response) {

@@ -4,6 +4,7 @@ import type { ModelResponse } from '../models/model.js';
 import type { ModelStepInput } from '../machines/run-types.js';
 import { inputItems } from './guardrail-check.js';
 import type { AgentDeps, StepDeps } from './step-deps.js';
+import type { InputGuardrail } from '../guardrails/guardrail.js';
 
 /** A first model call made alongside the input guardrails marked `runInParallel`. */
 export interface GuardedCall {
@@ -18,7 +19,7 @@ export interface GuardedCall {
  * guardrails at the same time. A tripwire aborts the call (or discards its answer); a
  * guardrail that throws fails the step like a failed call.
  */
-export async function callWithGuardrails(
+export function callWithGuardrails(
   deps: StepDeps,
   agent: AgentDeps,
   input: ModelStepInput,
@@ -27,7 +28,23 @@ export async function callWithGuardrails(
 ): Promise<GuardedCall> {
   const parallel =
     input.turn === 0 ? (agent.inputGuardrails ?? []).filter((g) => g.runInParallel === true) : [];
-  if (parallel.length === 0) return { response: await call(signal) };
+  // No parallel guardrail: the call alone, with no async function suspended around it.
+  return parallel.length === 0
+    ? call(signal).then(unguarded)
+    : callAlongside(deps, agent, input, signal, call, parallel);
+}
+
+const unguarded = (response: ModelResponse): GuardedCall => ({ response });
+
+/** The call and the `runInParallel` input guardrails side by side (see above). */
+async function callAlongside(
+  deps: StepDeps,
+  agent: AgentDeps,
+  input: ModelStepInput,
+  signal: AbortSignal,
+  call: (signal: AbortSignal) => Promise<ModelResponse>,
+  parallel: readonly InputGuardrail[],
+): Promise<GuardedCall> {
   const abort = new AbortController();
   const checks = evaluateGuardrails(
     'input',

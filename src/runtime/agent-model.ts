@@ -42,15 +42,21 @@ export class AgentModel implements Model {
     return this.inner.provider;
   }
 
-  async generate(request: ModelRequest, options: ModelCallOptions = {}): Promise<ModelResponse> {
-    let response: ModelResponse;
-    try {
-      response = await this.inner.generate(request, options);
-    } catch (error) {
-      throw this.failure(error, options.signal);
-    }
-    this.checkPrice(response.model);
-    return response;
+  /** The inner model's answer (callbacks: no async function stays suspended while it comes). */
+  generate(request: ModelRequest, options: ModelCallOptions = {}): Promise<ModelResponse> {
+    // A model that throws rather than rejects is a failed call too.
+    const answer = new Promise<ModelResponse>((resolve) =>
+      resolve(this.inner.generate(request, options)),
+    );
+    return answer.then(
+      (response) => {
+        this.checkPrice(response.model);
+        return response;
+      },
+      (error: unknown) => {
+        throw this.failure(error, options.signal);
+      },
+    );
   }
 
   async *stream(

@@ -23,7 +23,7 @@ import {
 import { newId } from './new-id.js';
 import { checkRecoverOptions, type RecoverOptions, type RecoveredRun } from './recover-options.js';
 import { recoverRuns } from './run-recovery.js';
-import { DEFAULT_LEASE_TTL_MS, RunLease } from './run-lease.js';
+import { DEFAULT_LEASE_TTL_MS, RunLeases } from './run-lease.js';
 import type { AgentOptions } from './agent-options.js';
 import { systemClock, type Clock } from './clock.js';
 import { cacheKey, SessionCache } from './session-cache.js';
@@ -83,6 +83,8 @@ export class SessionRuntime {
   readonly leaseOwner: string;
   private readonly leaseTtlMs: number;
   private readonly leasing: boolean;
+  /** The leases of this runtime's running actions, renewed together (once one is taken). */
+  private leases: RunLeases | undefined;
   private readonly observability: Observability;
   private readonly permissions: PermissionPolicy | undefined;
   private readonly audit: AuditReader;
@@ -156,21 +158,27 @@ export class SessionRuntime {
     const executing = cacheKey(key);
     if (this.executing.has(executing)) throw new RunInProgressError(key.sessionId, action.name);
     this.executing.add(executing);
+    // Returned, not awaited: nothing of this stays suspended while the action runs.
+    let running: Promise<R>;
     try {
-      const { store } = this;
-      if (!this.leasing || !hasLeases(store)) return await this.apply(key, action, undefined);
-      const settings = {
-        owner: this.leaseOwner,
-        ttlMs: this.leaseTtlMs,
-        clock: this.clock,
-        action: action.name,
-      };
-      return await RunLease.holding(store, key, settings, (lease) =>
-        this.apply(key, action, lease),
-      );
-    } finally {
+      running = this.applyLeased(key, action);
+    } catch (error) {
       this.executing.delete(executing);
+      throw error;
     }
+    return running.finally(() => this.executing.delete(executing));
+  }
+
+  /** Applies an action that runs, holding the session's lease when the store keeps leases. */
+  private applyLeased<R>(key: SessionKey, action: SessionAction<R>): Promise<R> {
+    const { store } = this;
+    if (!this.leasing || !hasLeases(store)) return this.apply(key, action, undefined);
+    this.leases ??= new RunLeases(store, {
+      owner: this.leaseOwner,
+      ttlMs: this.leaseTtlMs,
+      clock: this.clock,
+    });
+    return this.leases.holding(key, action.name, (lease) => this.apply(key, action, lease));
   }
 
   /**
@@ -193,19 +201,17 @@ export class SessionRuntime {
     );
   }
 
-  private async apply<R>(
+  private apply<R>(
     key: SessionKey,
     action: SessionAction<R>,
     lease: SessionLease | undefined,
   ): Promise<R> {
-    try {
-      return await this.applyLoaded(key, action, lease);
-    } catch (error) {
+    return this.applyLoaded(key, action, lease).catch((error: unknown) => {
       // A failed action (a lost version check, a save or a restore that failed, bad stored
       // input) leaves nothing cached: the next action reads the session afresh.
       this.cache.forget(key);
       throw error;
-    }
+    });
   }
 
   private async applyLoaded<R>(

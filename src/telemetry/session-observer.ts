@@ -43,9 +43,14 @@ interface OpenRun {
  */
 export class SessionObserver {
   private readonly runs = new Map<string, OpenRun | undefined>();
-  private readonly deadlines = new Set<string>();
-  /** Each run's RunContext when it started here (a finished sub-agent leaves the tree). */
-  private readonly contexts = new Map<string, RunContext>();
+  /** The calls whose deadline was logged (made when the first is). */
+  private deadlines: Set<string> | undefined;
+  /**
+   * Each run's RunContext when it started here (a finished sub-agent leaves the tree); kept
+   * only while something can record (a tracer or meter loaded, or a logger): with nothing, no
+   * span, metric or line ever asks for it.
+   */
+  private contexts: Map<string, RunContext> | undefined;
 
   constructor(
     private readonly shared: Observability,
@@ -54,7 +59,7 @@ export class SessionObserver {
   ) {}
 
   private contextFor(runId: string): RunContext {
-    return this.contexts.get(runId) ?? this.lookup(runId);
+    return this.contexts?.get(runId) ?? this.lookup(runId);
   }
 
   /** Whether log lines are written (callers skip work that only feeds them). */
@@ -72,7 +77,7 @@ export class SessionObserver {
   ): TraceCarrier | undefined {
     if (this.runs.has(run.runId)) return undefined;
     const ctx = this.lookup(run.runId);
-    this.contexts.set(run.runId, ctx);
+    if (this.shared.otel || this.logging) (this.contexts ??= new Map()).set(run.runId, ctx);
     const path = run.agentPath ? { agentPath: run.agentPath } : {};
     if (how.restored) {
       this.log('info', 'run.restore', ctx, path);
@@ -162,15 +167,22 @@ export class SessionObserver {
     this.runs.clear();
   }
 
-  /** One model call: a `chat` span (when its run's span records) and the GenAI histograms. */
-  async chat<T extends ChatAnswer>(
+  /**
+   * One model call: a `chat` span (when its run's span records) and the GenAI histograms. When
+   * nothing records, `fn()` itself: no wrapper stays suspended while the model answers.
+   */
+  chat<T extends ChatAnswer>(runId: string, call: ChatCall, fn: () => Promise<T>): Promise<T> {
+    const open = this.runs.get(runId);
+    return !open && !this.shared.metrics ? fn() : this.recordChat(runId, open, call, fn);
+  }
+
+  private async recordChat<T extends ChatAnswer>(
     runId: string,
+    open: OpenRun | undefined,
     call: ChatCall,
     fn: () => Promise<T>,
   ): Promise<T> {
     const { metrics } = this.shared;
-    const open = this.runs.get(runId);
-    if (!open && !metrics) return fn();
     const ctx = this.contextFor(runId);
     const started = performance.now();
     const span = open
@@ -206,14 +218,22 @@ export class SessionObserver {
     }
   }
 
-  /** One tool call: an `execute_tool` span, active while the tool runs. */
-  async tool<T extends { output: string; isError?: boolean | undefined }>(
+  /** One tool call: an `execute_tool` span, active while the tool runs (else `fn()` itself). */
+  tool<T extends { output: string; isError?: boolean | undefined }>(
     runId: string,
     call: ToolCallInfo,
     fn: () => Promise<T>,
   ): Promise<T> {
     const open = this.runs.get(runId);
-    if (!open) return fn();
+    return open ? this.recordTool(open, runId, call, fn) : fn();
+  }
+
+  private async recordTool<T extends { output: string; isError?: boolean | undefined }>(
+    open: OpenRun,
+    runId: string,
+    call: ToolCallInfo,
+    fn: () => Promise<T>,
+  ): Promise<T> {
     const ctx = this.contextFor(runId);
     const otel = this.api;
     const span = this.startStep(
@@ -244,8 +264,8 @@ export class SessionObserver {
   /** A pending approval passed its deadline and was rejected (logged once per call). */
   deadline(runId: string, callId: string, tool: string): void {
     const key = `${runId}/${callId}`;
-    if (!this.logging || this.deadlines.has(key)) return;
-    this.deadlines.add(key);
+    if (!this.logging || this.deadlines?.has(key)) return;
+    (this.deadlines ??= new Set()).add(key);
     this.log('info', 'run.deadline', this.contextFor(runId), { callId, tool });
   }
 
