@@ -206,7 +206,10 @@ export class SessionObserver {
     }
   }
 
-  /** One tool call: an `execute_tool` span, active while the tool runs. */
+  /**
+   * One tool call: an `execute_tool` span, active while the tool runs. A rejected call (it
+   * never runs) has one too, with `error.type` `rejected` and the approval decision and reason.
+   */
   async tool<T extends { output: string; isError?: boolean | undefined }>(
     runId: string,
     call: ToolCallInfo,
@@ -230,7 +233,9 @@ export class SessionObserver {
       const result = await otel.context.with(otel.trace.setSpan(open.context, span), fn);
       withRunContext(ctx, () => {
         span.setAttributes(toolResultAttributes(result, this.content()));
-        if (result.isError) span.setAttribute(GEN_AI.errorType, 'tool_error');
+        // A call rejected before it ran (by a human, a permission denial or its deadline).
+        const type = call.decision === 'rejected' ? 'rejected' : 'tool_error';
+        if (result.isError) span.setAttribute(GEN_AI.errorType, type);
         if (result.isError) span.setStatus({ code: otel.SpanStatusCode.ERROR });
         span.end();
       });
