@@ -48,14 +48,18 @@ export function toolCall(source: StepDepsSource) {
         ...tag,
       });
     }
-    const result: ToolResultItem = input.rejection
-      ? {
-          type: 'tool_result',
-          callId: call.callId,
-          name: call.name,
-          output: input.rejection.message,
-          isError: true,
-        }
+    const { rejection } = input;
+    const result: ToolResultItem = rejection
+      ? // A rejected call does not run, but has its `execute_tool` span (rejected, an error).
+        await executeTool(deps, input, () =>
+          Promise.resolve({
+            type: 'tool_result',
+            callId: call.callId,
+            name: call.name,
+            output: rejection.message,
+            isError: true,
+          }),
+        )
       : input.subResult
         ? subRunResult(call, input.subResult, input)
         : await executeTool(deps, input, () =>

@@ -2,7 +2,7 @@ import { RunNotFoundError } from '../errors/replay-errors.js';
 import type { RunMachineContext } from '../machines/run-types.js';
 import type { SessionKey, SessionStatus } from '../persistence/session-store.js';
 import { pausedRuns, runState, subRunsOf, type RunNode } from '../runtime/run-tree.js';
-import { RUN_STATE_SCHEMA_VERSION } from '../runtime/run-state.js';
+import { runStateData } from '../runtime/run-state.js';
 import type { SessionRuntime } from '../runtime/session-runtime.js';
 import { storedRun } from '../runtime/stored-run.js';
 import { runTimeline, type TimelineStep } from './run-timeline.js';
@@ -170,28 +170,16 @@ export async function runDetail(runtime: SessionRuntime, key: SessionKey, runId:
     state: tree.state,
     tree,
     snapshot: current ?? null,
-    runState: {
-      schemaVersion: RUN_STATE_SCHEMA_VERSION,
-      runId,
-      sessionId: key.sessionId,
-      ...(key.userId === undefined ? {} : { userId: key.userId }),
-      agentName: base.agentName,
-      status: current ? 'interrupted' : last!.status,
-      ...(pending.length
-        ? { interruptionReason: 'approval' }
-        : stopped?.context?.interruption
-          ? { interruptionReason: stopped.context.interruption }
-          : {}),
-      turn: base.turn,
-      maxTurns: base.maxTurns,
-      usage: base.usage,
-      startedAt: base.startedAt,
-      historyStart: base.historyStart,
-      inputCount: base.inputCount,
-      items,
-      interruptions: pending,
-      decisions: [],
-    },
+    runState: runStateData(
+      key,
+      { ...base, runId },
+      {
+        status: current ? 'interrupted' : last!.status,
+        interruptionReason: pending.length ? 'approval' : stopped?.context?.interruption,
+        items,
+        interruptions: pending,
+      },
+    ),
   };
 }
 

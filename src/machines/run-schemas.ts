@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { SerializedError as SerializedErrorData } from '../errors/agentstate-error.js';
 import { ToolCallItem, ToolResultItem } from '../items/item.js';
 
 /**
@@ -31,16 +32,7 @@ export const Budget = z.object({
   maxCostUsd: amount.optional(),
 });
 export const StandingDecisions = z.record(z.string(), z.enum(['approve', 'reject']));
-export interface SerializedErrorData {
-  name: string;
-  message: string;
-  code: string;
-  status?: number | undefined;
-  requestId?: string | undefined;
-  retryable?: boolean | undefined;
-  cause?: SerializedErrorData | undefined;
-}
-/** An error as stored: `{ name, message, code }`, a ModelError's facts and its causes. */
+/** The schema of a stored error (`SerializedError` of `errors/`, declared there once). */
 export const SerializedError: z.ZodType<SerializedErrorData> = z.object({
   name: z.string(),
   message: z.string(),

@@ -86,8 +86,9 @@ export class AuditTrail {
 
   /**
    * The entries a journaled step records, read off the run it belongs to: a permission
-   * decision per checked call (`denial` for a deny), and a `tool_call` per finished call with
-   * its permission decision and whether it ran.
+   * decision per checked call (`denial` for a deny), a `rejection` for a call rejected by its
+   * approval deadline or by a standing `always` rejection, and a `tool_call` per finished call
+   * with its permission decision and whether it ran.
    */
   steps(run: () => RunNode | undefined): StepAuditor {
     return (journal) => {
@@ -122,6 +123,22 @@ export class AuditTrail {
       const tool = call?.name ?? out.result?.name ?? 'unknown tool';
       const ran = call?.decision !== 'rejected';
       return [
+        // A rejection no human made now (a deadline passed, or a standing `always` rejection
+        // decided it) has its entry here, in the batch of the step that records the call.
+        ...(call && !ran && (call.reason === 'timeout' || call.reason === 'always')
+          ? [
+              this.entry({
+                ...base,
+                kind: 'rejection',
+                tool,
+                callId: out.callId,
+                summary:
+                  call.reason === 'timeout'
+                    ? `${tool} rejected: its approval deadline passed`
+                    : `${tool} rejected (always)`,
+              }),
+            ]
+          : []),
         this.entry({
           ...base,
           kind: 'tool_call',

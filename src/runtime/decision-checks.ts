@@ -3,10 +3,36 @@ import {
   StaleDecisionError,
   UnknownCallError,
 } from '../errors/run-errors.js';
-import type { SessionKey } from '../persistence/session-store.js';
+import { NothingToResumeError } from '../errors/session-errors.js';
+import type { SessionKey, SessionRecord } from '../persistence/session-store.js';
 import { callFingerprint } from './call-fingerprint.js';
 import type { ApprovalDecision } from './run-state.js';
 import { runChain, runState, type RunNode } from './run-tree.js';
+import { describeSession } from './session-view.js';
+import { storedRun } from './stored-run.js';
+
+/**
+ * Checks decisions made outside the process that runs the session (the command line's
+ * `recordDecisions`, a store's decision inbox through `submitDecisions`) against its stored
+ * record: a session without a paused run is `NothingToResumeError`, then `checkDecisions`.
+ * `decisions` reads the stored run, for decisions that name their run only by the call.
+ * Returns the decisions checked.
+ */
+export function checkStoredDecisions(
+  key: SessionKey,
+  record: SessionRecord,
+  decisions: (root: RunNode) => readonly ApprovalDecision[],
+  now: number,
+): { runId: string; decisions: readonly ApprovalDecision[] } {
+  const run = storedRun<RunNode>(record.snapshot);
+  if (run?.status !== 'active' || run.value === undefined || !run.context) {
+    throw new NothingToResumeError(key.sessionId, describeSession(record).state);
+  }
+  const root = { ...run, context: run.context };
+  const checked = decisions(root);
+  checkDecisions(key, root, checked, now);
+  return { runId: run.context.runId, decisions: checked };
+}
 
 /**
  * Checks approval decisions against the session's current run (stored or live) before any of

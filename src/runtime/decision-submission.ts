@@ -1,10 +1,7 @@
-import { NothingToResumeError } from '../errors/session-errors.js';
 import { hasDecisionInbox, type SessionStore } from '../persistence/session-store.js';
 import type { Clock } from './clock.js';
-import { checkDecisions } from './decision-checks.js';
-import type { RunLike } from './run-activity.js';
+import { checkStoredDecisions } from './decision-checks.js';
 import type { RunState } from './run-state.js';
-import { storedRun } from './stored-run.js';
 
 /**
  * Records the decisions made on `state` in the store's decision inbox, for whichever process
@@ -32,11 +29,7 @@ export async function submitDecisions(
   }
   const key = { sessionId: state.sessionId, userId: state.userId };
   const record = await store.load(key);
-  const run = storedRun<RunLike>(record.snapshot);
-  if (run?.status !== 'active' || !run.context) {
-    throw new NothingToResumeError(key.sessionId, record.status);
-  }
-  const now = clock.now();
-  checkDecisions(key, { ...run, context: run.context }, decisions, now);
-  await store.submitDecisions({ key, runId: run.context.runId, decisions, at: now });
+  const at = clock.now();
+  const { runId } = checkStoredDecisions(key, record, () => decisions, at);
+  await store.submitDecisions({ key, runId, decisions, at });
 }

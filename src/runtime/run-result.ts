@@ -8,7 +8,7 @@ import type { InterruptionReason, RunUsage, SubRunSummary } from '../machines/ru
 import { pausedRuns, runState } from './run-tree.js';
 import { interruptionOf } from './call-fingerprint.js';
 import type { Clock } from './clock.js';
-import { RUN_STATE_SCHEMA_VERSION, RunState, type Interruption } from './run-state.js';
+import { RunState, runStateData, type Interruption } from './run-state.js';
 import type { SessionHost } from './session-host.js';
 
 /** The outcome of `run`, `stream` or `resume`. */
@@ -92,29 +92,19 @@ export function readRunResult<T>(
     };
   }
   const items = host.log.view(base.historyStart);
-  const state = new RunState({
-    schemaVersion: RUN_STATE_SCHEMA_VERSION,
-    runId: base.runId,
-    sessionId: key.sessionId,
-    ...(key.userId === undefined ? {} : { userId: key.userId }),
-    agentName: base.agentName,
-    status: base.status,
-    ...(base.interruptionReason ? { interruptionReason: base.interruptionReason } : {}),
-    ...(base.interruptionReason === 'error' && base.error ? { error: base.error } : {}),
-    turn: base.turn,
-    maxTurns: base.maxTurns,
-    usage: base.usage,
-    startedAt: base.startedAt,
-    historyStart: base.historyStart,
-    inputCount: base.inputCount,
-    items,
-    interruptions: base.interruptions,
-    decisions: [],
-    ...(base.guardrails?.length ? { guardrails: base.guardrails } : {}),
-    ...(ephemeral
-      ? { session: { record: { ...host.committer.record }, items: host.log.view() } }
-      : {}),
-  });
+  const state = new RunState(
+    runStateData(key, base, {
+      status: base.status,
+      interruptionReason: base.interruptionReason,
+      ...(base.interruptionReason === 'error' && base.error ? { error: base.error } : {}),
+      items,
+      interruptions: base.interruptions,
+      guardrails: base.guardrails,
+      ...(ephemeral
+        ? { session: { record: { ...host.committer.record }, items: host.log.view() } }
+        : {}),
+    }),
+  );
   if (base.status === 'failed' && base.error?.code === 'GUARDRAIL_TRIPWIRE') {
     const tripped = base.guardrails?.find((g) => g.tripwire);
     throw new GuardrailTripwireError(base.error.message, tripped, state, {

@@ -79,6 +79,62 @@ export type RunStateData = z.infer<typeof RunStateData>;
 export type Interruption = z.infer<typeof Interruption>;
 export type ApprovalDecision = z.infer<typeof Decision>;
 
+/** The facts of a run a RunState is built from: its machine context or its stored summary. */
+export type RunStateRun = Pick<
+  RunStateData,
+  | 'runId'
+  | 'agentName'
+  | 'turn'
+  | 'maxTurns'
+  | 'usage'
+  | 'startedAt'
+  | 'historyStart'
+  | 'inputCount'
+>;
+
+/** Where a run stands, for its RunState: status, why it stopped, its history, pending calls. */
+export interface RunStateOutcome<I> {
+  status: RunStateData['status'];
+  interruptionReason?: RunStateData['interruptionReason'];
+  error?: RunStateData['error'];
+  items: RunStateData['items'];
+  interruptions: I[];
+  guardrails?: RunStateData['guardrails'];
+  session?: RunStateData['session'];
+}
+
+/**
+ * The one assembly of a RunState's data (the run's result and the inspector's run detail both
+ * build theirs here), fields in schema order, absent ones left out, no decisions yet.
+ */
+export function runStateData<R extends RunStateRun, I = Interruption>(
+  key: { sessionId: string; userId?: string | undefined },
+  run: R,
+  outcome: RunStateOutcome<I>,
+): Omit<RunStateData, 'interruptions'> & { interruptions: I[] } {
+  return {
+    schemaVersion: RUN_STATE_SCHEMA_VERSION,
+    runId: run.runId,
+    sessionId: key.sessionId,
+    ...(key.userId === undefined ? {} : { userId: key.userId }),
+    agentName: run.agentName,
+    status: outcome.status,
+    ...(outcome.interruptionReason ? { interruptionReason: outcome.interruptionReason } : {}),
+    ...(outcome.error ? { error: outcome.error } : {}),
+    turn: run.turn,
+    maxTurns: run.maxTurns,
+    usage: run.usage,
+    startedAt: run.startedAt,
+    historyStart: run.historyStart,
+    inputCount: run.inputCount,
+    items: outcome.items,
+    interruptions: outcome.interruptions,
+    decisions: [],
+    ...(outcome.guardrails?.length ? { guardrails: outcome.guardrails } : {}),
+    ...(outcome.session ? { session: outcome.session } : {}),
+  };
+}
+
 /** Decisions read back from a store (plain JSON), checked; a `ZodError` if they do not fit. */
 export function parseDecisions(value: unknown): ApprovalDecision[] {
   return z.array(Decision).parse(value);

@@ -218,7 +218,11 @@ export class SessionObserver {
     }
   }
 
-  /** One tool call: an `execute_tool` span, active while the tool runs (else `fn()` itself). */
+  /**
+   * One tool call: an `execute_tool` span, active while the tool runs (else `fn()` itself). A
+   * rejected call (it never runs) has one too, with `error.type` `rejected` and the approval
+   * decision and reason.
+   */
   tool<T extends { output: string; isError?: boolean | undefined }>(
     runId: string,
     call: ToolCallInfo,
@@ -250,7 +254,9 @@ export class SessionObserver {
       const result = await otel.context.with(otel.trace.setSpan(open.context, span), fn);
       withRunContext(ctx, () => {
         span.setAttributes(toolResultAttributes(result, this.content()));
-        if (result.isError) span.setAttribute(GEN_AI.errorType, 'tool_error');
+        // A call rejected before it ran (by a human, a permission denial or its deadline).
+        const type = call.decision === 'rejected' ? 'rejected' : 'tool_error';
+        if (result.isError) span.setAttribute(GEN_AI.errorType, type);
         if (result.isError) span.setStatus({ code: otel.SpanStatusCode.ERROR });
         span.end();
       });

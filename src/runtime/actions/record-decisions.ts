@@ -1,12 +1,9 @@
 import { NothingToResumeError } from '../../errors/session-errors.js';
 import { pendingApproval } from '../../machines/call-approvals.js';
-import { checkDecisions } from '../decision-checks.js';
-import type { RunLike } from '../run-activity.js';
+import { checkStoredDecisions } from '../decision-checks.js';
 import type { ApprovalDecision } from '../run-state.js';
 import type { SessionAction } from '../session-action.js';
 import { pausedRuns, runChain, runState, type RunNode } from '../run-tree.js';
-import { storedRun } from '../stored-run.js';
-import { describeSession } from '../session-view.js';
 import type { AuditVia } from '../../persistence/audit-log.js';
 
 /**
@@ -40,12 +37,7 @@ export function recordDecisions(
   return {
     name: 'recordDecisions',
     check({ key, record, now }) {
-      const run = storedRun<RunLike>(record.snapshot);
-      if (run?.status !== 'active' || run.value === undefined || !run.context) {
-        throw new NothingToResumeError(key.sessionId, describeSession(record).state);
-      }
-      const root = { ...run, context: run.context };
-      checkDecisions(key, root, resolved(root), now);
+      checkStoredDecisions(key, record, resolved, now);
     },
     async apply(ctx) {
       const { host, key } = ctx;
