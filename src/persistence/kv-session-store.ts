@@ -1,5 +1,4 @@
 import { Item } from '../items/item.js';
-import { plainItem } from '../items/plain-item.js';
 import { AgentStateError } from '../errors/agentstate-error.js';
 import {
   SessionConflictError,
@@ -21,16 +20,9 @@ import { warnIsolation } from './isolation-warning.js';
 import { checkAppend, checkCreateItems, checkIndex, listLimit } from './store-args.js';
 import type { Migration } from './migrations.js';
 import { addTotals, hasNamedOwners, readOwnerTotals } from './owner-totals.js';
-import { plainUsageTotals } from './plain-records.js';
 import { SessionRecordCodec } from './session-record-codec.js';
 import * as keys from './session-keys.js';
-import {
-  UsageTotalsSchema,
-  checkBeforeWrite,
-  encodeStored,
-  toSessionInfo,
-  toUsageTotals,
-} from './session-schemas.js';
+import { encodeStored, toSessionInfo, toUsageTotals } from './session-schemas.js';
 import { checkedListing, checkedRecord, decodeJournalAt, decodeRecordAt } from './stored-reads.js';
 import { joinSubRuns, partOps, splitSubRuns, storedPartIds } from './sub-run-parts.js';
 import { LeaseTable, systemLeaseClock, type LeaseClock } from './lease-table.js';
@@ -54,6 +46,7 @@ import {
   type StoreStats,
   type UsageTotals,
 } from './session-store.js';
+import { itemBeforeWrite, usageDeltaBeforeWrite } from './checked-writes.js';
 
 export interface KvSessionStoreOptions {
   /** Upgrade steps for records written with an older schema version. */
@@ -167,10 +160,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
       const entryKey = keys.journalKey(key, entry.runId, entry.step);
       return put(entryKey, encodeStored(entryKey, entry));
     });
-    const delta =
-      userUsageDelta &&
-      (plainUsageTotals(userUsageDelta) ??
-        checkBeforeWrite('usage delta', userUsageDelta, UsageTotalsSchema));
+    const delta = userUsageDelta && usageDeltaBeforeWrite(userUsageDelta);
     const audited = auditOps(commit.audit);
     // Everything but the version check is encoded before the write queue, so that encoding
     // overlaps the batch being written: a save that passes the check stores exactly this.
@@ -368,7 +358,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
   private historyOps(key: SessionKey, start: number, items: readonly Item[]): KvOp[] {
     return items.map((item, i) => {
       const itemKey = keys.historyKey(key, start + i);
-      const checked = plainItem(item) ?? checkBeforeWrite('history item', item, Item);
+      const checked = itemBeforeWrite(item);
       return put(itemKey, encodeStored(itemKey, checked));
     });
   }

@@ -16,8 +16,6 @@ import { SessionRecordCodec } from '../session-record-codec.js';
 import * as keys from '../session-keys.js';
 import {
   SessionInfoSchema,
-  UsageTotalsSchema,
-  checkBeforeWrite,
   decodeStored,
   encodeStored,
   toSessionInfo,
@@ -58,6 +56,7 @@ import {
   type SaveCheckRow,
   type TotalsRow,
 } from './postgres-rows.js';
+import { itemBeforeWrite, usageDeltaBeforeWrite } from '../checked-writes.js';
 
 /**
  * A {@link SessionStore} on PostgreSQL, for many processes sharing sessions: the same contract
@@ -199,8 +198,7 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
     // Journal entries are the runtime's own (typed); each is checked when read back. Their
     // keys are made first: a bad run id or step is a `TypeError` before anything is sent.
     for (const e of journal) keys.journalKey(key, e.runId, e.step);
-    const delta =
-      userUsageDelta && checkBeforeWrite('usage delta', userUsageDelta, UsageTotalsSchema);
+    const delta = userUsageDelta && usageDeltaBeforeWrite(userUsageDelta);
     const base = [
       owner,
       key.sessionId,
@@ -388,7 +386,7 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
 
   private historyValues(key: SessionKey, start: number, items: readonly Item[]): string[] {
     return items.map((item, i) =>
-      encodeStored(keys.historyKey(key, start + i), checkBeforeWrite('history item', item, Item)),
+      encodeStored(keys.historyKey(key, start + i), itemBeforeWrite(item)),
     );
   }
 
