@@ -5,51 +5,63 @@ import { UserContentPart } from './content-part.js';
  * A message from the user: text, or parts (text, images, files) for a message that carries
  * more than text. Images and files are stored once, in the history log, like any item.
  */
-export const UserMessageItem = z.object({
-  type: z.literal('message'),
-  role: z.literal('user'),
-  content: z.union([z.string(), z.array(UserContentPart).min(1)]),
-});
+export const UserMessageItem = z.lazy(() =>
+  z.object({
+    type: z.literal('message'),
+    role: z.literal('user'),
+    content: z.union([z.string(), z.array(UserContentPart).min(1)]),
+  }),
+);
 
 /** Instructions given inside the conversation, with the weight of the app's developer. */
-export const DeveloperMessageItem = z.object({
-  type: z.literal('message'),
-  role: z.literal('developer'),
-  content: z.string(),
-});
+export const DeveloperMessageItem = z.lazy(() =>
+  z.object({
+    type: z.literal('message'),
+    role: z.literal('developer'),
+    content: z.string(),
+  }),
+);
 
 /** A system message inside the conversation (besides the agent's own instructions). */
-export const SystemMessageItem = z.object({
-  type: z.literal('message'),
-  role: z.literal('system'),
-  content: z.string(),
-});
+export const SystemMessageItem = z.lazy(() =>
+  z.object({
+    type: z.literal('message'),
+    role: z.literal('system'),
+    content: z.string(),
+  }),
+);
 
 /** Text the assistant produced. */
-export const AssistantMessageItem = z.object({
-  type: z.literal('message'),
-  role: z.literal('assistant'),
-  content: z.string(),
-  agent: z.string().optional(),
-});
+export const AssistantMessageItem = z.lazy(() =>
+  z.object({
+    type: z.literal('message'),
+    role: z.literal('assistant'),
+    content: z.string(),
+    agent: z.string().optional(),
+  }),
+);
 
 /** The model asked for a tool to be called. `arguments` is the raw JSON text from the model. */
-export const ToolCallItem = z.object({
-  type: z.literal('tool_call'),
-  callId: z.string(),
-  name: z.string(),
-  arguments: z.string(),
-  agent: z.string().optional(),
-});
+export const ToolCallItem = z.lazy(() =>
+  z.object({
+    type: z.literal('tool_call'),
+    callId: z.string(),
+    name: z.string(),
+    arguments: z.string(),
+    agent: z.string().optional(),
+  }),
+);
 
 /** What a tool call returned (or why it could not run), sent back to the model. */
-export const ToolResultItem = z.object({
-  type: z.literal('tool_result'),
-  callId: z.string(),
-  name: z.string(),
-  output: z.string(),
-  isError: z.boolean().optional(),
-});
+export const ToolResultItem = z.lazy(() =>
+  z.object({
+    type: z.literal('tool_result'),
+    callId: z.string(),
+    name: z.string(),
+    output: z.string(),
+    isError: z.boolean().optional(),
+  }),
+);
 
 /**
  * A reasoning model's reasoning (the Responses API's `reasoning` output item), kept so it can
@@ -57,41 +69,47 @@ export const ToolResultItem = z.object({
  * us; `summary` holds the readable summary texts, when the model gave any. Models that have
  * no such item (Chat Completions) skip it when building their request.
  */
-export const ReasoningItem = z.object({
-  type: z.literal('reasoning'),
-  id: z.string().optional(),
-  encryptedContent: z.string().optional(),
-  summary: z.array(z.string()).optional(),
-  agent: z.string().optional(),
-});
+export const ReasoningItem = z.lazy(() =>
+  z.object({
+    type: z.literal('reasoning'),
+    id: z.string().optional(),
+    encryptedContent: z.string().optional(),
+    summary: z.array(z.string()).optional(),
+    agent: z.string().optional(),
+  }),
+);
 
 /**
  * A summary of the history before position `upTo`, written by a `summarize` context window
  * (see `HistoryStrategy`). The model is sent the summary in place of those items; the items
  * themselves stay in the history. Only the runtime writes it: run input may not contain one.
  */
-export const SummaryItem = z.object({
-  type: z.literal('summary'),
-  content: z.string(),
-  upTo: z.number().int().nonnegative(),
-});
+export const SummaryItem = z.lazy(() =>
+  z.object({
+    type: z.literal('summary'),
+    content: z.string(),
+    upTo: z.number().int().nonnegative(),
+  }),
+);
 
 /**
  * One entry of a conversation. Plain JSON, stored as-is in the history log. Discriminated by
  * `type` (then `role`), so validating an item checks one branch instead of trying each in turn.
  */
-export const Item = z.discriminatedUnion('type', [
-  z.discriminatedUnion('role', [
-    UserMessageItem,
-    AssistantMessageItem,
-    DeveloperMessageItem,
-    SystemMessageItem,
+export const Item = z.lazy(() =>
+  z.discriminatedUnion('type', [
+    z.discriminatedUnion('role', [
+      UserMessageItem,
+      AssistantMessageItem,
+      DeveloperMessageItem,
+      SystemMessageItem,
+    ]),
+    ToolCallItem,
+    ToolResultItem,
+    ReasoningItem,
+    SummaryItem,
   ]),
-  ToolCallItem,
-  ToolResultItem,
-  ReasoningItem,
-  SummaryItem,
-]);
+);
 
 export type UserMessageItem = z.infer<typeof UserMessageItem>;
 export type AssistantMessageItem = z.infer<typeof AssistantMessageItem>;

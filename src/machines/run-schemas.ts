@@ -11,206 +11,238 @@ export const count = z.number().int().nonnegative();
 const amount = z.number().nonnegative();
 const epochMs = z.number().int();
 
-export const UsageTotals = z.object({
-  turns: count,
-  inputTokens: amount,
-  outputTokens: amount,
-  costUsd: amount,
-});
-export const RunUsage = z.object({
-  inputTokens: amount,
-  outputTokens: amount,
-  cachedTokens: amount,
-  /** Absent until a model reported reasoning tokens. */
-  reasoningTokens: amount.optional(),
-  /** Absent for a model without a known price. */
-  costUsd: amount.optional(),
-});
-export const Budget = z.object({
-  maxTurns: amount.optional(),
-  maxTokens: amount.optional(),
-  maxCostUsd: amount.optional(),
-});
+export const UsageTotals = z.lazy(() =>
+  z.object({
+    turns: count,
+    inputTokens: amount,
+    outputTokens: amount,
+    costUsd: amount,
+  }),
+);
+export const RunUsage = z.lazy(() =>
+  z.object({
+    inputTokens: amount,
+    outputTokens: amount,
+    cachedTokens: amount,
+    /** Absent until a model reported reasoning tokens. */
+    reasoningTokens: amount.optional(),
+    /** Absent for a model without a known price. */
+    costUsd: amount.optional(),
+  }),
+);
+export const Budget = z.lazy(() =>
+  z.object({
+    maxTurns: amount.optional(),
+    maxTokens: amount.optional(),
+    maxCostUsd: amount.optional(),
+  }),
+);
 export const StandingDecisions = z.record(z.string(), z.enum(['approve', 'reject']));
 /** The schema of a stored error (`SerializedError` of `errors/`, declared there once). */
-export const SerializedError: z.ZodType<SerializedErrorData> = z.object({
-  name: z.string(),
-  message: z.string(),
-  code: z.string(),
-  status: z.number().int().optional(),
-  requestId: z.string().optional(),
-  retryable: z.boolean().optional(),
-  get cause() {
-    return SerializedError.optional();
-  },
-});
+export const SerializedError: z.ZodType<SerializedErrorData> = z.lazy(() =>
+  z.object({
+    name: z.string(),
+    message: z.string(),
+    code: z.string(),
+    status: z.number().int().optional(),
+    requestId: z.string().optional(),
+    retryable: z.boolean().optional(),
+    get cause() {
+      return SerializedError.optional();
+    },
+  }),
+);
 /** Why a run stands still (`InterruptionReason`). */
 export const InterruptionReason = z.enum(['approval', 'budget', 'maxTurns', 'error']);
 
-export const RunInput = z.object({
-  runId: z.string().min(1),
-  sessionId: z.string().min(1),
-  agentName: z.string(),
-  maxTurns: z.number().int().positive(),
-  historyStart: count,
-  startedAt: epochMs,
-  inputCount: count,
-  budget: Budget,
-  standingDecisions: StandingDecisions,
-  /** Plain JSON; absent in runs stored before run metadata was kept. */
-  metadata: z.record(z.string(), z.json()).optional(),
-  /** A sub-agent run's agents, top-level first (absent for a session's own run). */
-  agentPath: z.array(z.string().min(1)).min(2).optional(),
-  input: z.string().optional(),
-  /** Plain JSON (`ModelSettings`); absent in runs without settings or stored before them. */
-  modelSettings: z.record(z.string(), z.json()).optional(),
-  inputGuardrails: z.boolean().optional(),
-  /** The run's W3C trace context (absent when no tracing SDK recorded one). */
-  trace: z.object({ traceparent: z.string(), tracestate: z.string().optional() }).optional(),
-});
+export const RunInput = z.lazy(() =>
+  z.object({
+    runId: z.string().min(1),
+    sessionId: z.string().min(1),
+    agentName: z.string(),
+    maxTurns: z.number().int().positive(),
+    historyStart: count,
+    startedAt: epochMs,
+    inputCount: count,
+    budget: Budget,
+    standingDecisions: StandingDecisions,
+    /** Plain JSON; absent in runs stored before run metadata was kept. */
+    metadata: z.record(z.string(), z.json()).optional(),
+    /** A sub-agent run's agents, top-level first (absent for a session's own run). */
+    agentPath: z.array(z.string().min(1)).min(2).optional(),
+    input: z.string().optional(),
+    /** Plain JSON (`ModelSettings`); absent in runs without settings or stored before them. */
+    modelSettings: z.record(z.string(), z.json()).optional(),
+    inputGuardrails: z.boolean().optional(),
+    /** The run's W3C trace context (absent when no tracing SDK recorded one). */
+    trace: z.object({ traceparent: z.string(), tracestate: z.string().optional() }).optional(),
+  }),
+);
 
 /** One guardrail's verdict, as recorded in the run. */
-export const GuardrailResultSchema = z.object({
-  name: z.string(),
-  kind: z.enum(['input', 'output']),
-  tripwire: z.boolean(),
-  info: z.unknown().optional(),
-});
+export const GuardrailResultSchema = z.lazy(() =>
+  z.object({
+    name: z.string(),
+    kind: z.enum(['input', 'output']),
+    tripwire: z.boolean(),
+    info: z.unknown().optional(),
+  }),
+);
 
 const RunFinalStatusSchema = z.enum(['completed', 'failed', 'cancelled']);
 
-export const SubRunSpec = z.object({
-  name: z.string().min(1),
-  runId: z.string().min(1),
-  input: z.string(),
-  maxTurns: z.number().int().positive(),
-  startedAt: epochMs,
-  metadata: z.record(z.string(), z.json()).optional(),
-  userId: z.string().optional(),
-  sessionId: z.string().optional(),
-  failParent: z.boolean().optional(),
-  inputGuardrails: z.boolean().optional(),
-});
+export const SubRunSpec = z.lazy(() =>
+  z.object({
+    name: z.string().min(1),
+    runId: z.string().min(1),
+    input: z.string(),
+    maxTurns: z.number().int().positive(),
+    startedAt: epochMs,
+    metadata: z.record(z.string(), z.json()).optional(),
+    userId: z.string().optional(),
+    sessionId: z.string().optional(),
+    failParent: z.boolean().optional(),
+    inputGuardrails: z.boolean().optional(),
+  }),
+);
 
-const SubRunResult = z.object({
-  status: RunFinalStatusSchema,
-  output: z.string().optional(),
-  structured: z.unknown().optional(),
-  error: SerializedError.optional(),
-});
+const SubRunResult = z.lazy(() =>
+  z.object({
+    status: RunFinalStatusSchema,
+    output: z.string().optional(),
+    structured: z.unknown().optional(),
+    error: SerializedError.optional(),
+  }),
+);
 
-const SubRunSummary = z.object({
-  runId: z.string().min(1),
-  agentPath: z.array(z.string()),
-  status: RunFinalStatusSchema,
-  turns: count,
-  usage: RunUsage,
-  output: z.string().optional(),
-  error: SerializedError.optional(),
-});
+const SubRunSummary = z.lazy(() =>
+  z.object({
+    runId: z.string().min(1),
+    agentPath: z.array(z.string()),
+    status: RunFinalStatusSchema,
+    turns: count,
+    usage: RunUsage,
+    output: z.string().optional(),
+    error: SerializedError.optional(),
+  }),
+);
 
-export const CallState = z.object({
-  callId: z.string(),
-  name: z.string(),
-  arguments: z.string(),
-  step: count,
-  check: z.boolean(),
-  needsApproval: z.boolean(),
-  decision: z.enum(['approved', 'rejected']).optional(),
-  reason: z.enum(['user', 'timeout', 'always', 'denied']).optional(),
-  message: z.string().optional(),
-  deadline: epochMs.optional(),
-  permission: z.enum(['allow', 'ask', 'deny']).optional(),
-  done: z.boolean(),
-  subRun: SubRunSpec.optional(),
-  subResult: SubRunResult.optional(),
-  handoff: z.string().min(1).optional(),
-});
+export const CallState = z.lazy(() =>
+  z.object({
+    callId: z.string(),
+    name: z.string(),
+    arguments: z.string(),
+    step: count,
+    check: z.boolean(),
+    needsApproval: z.boolean(),
+    decision: z.enum(['approved', 'rejected']).optional(),
+    reason: z.enum(['user', 'timeout', 'always', 'denied']).optional(),
+    message: z.string().optional(),
+    deadline: epochMs.optional(),
+    permission: z.enum(['allow', 'ask', 'deny']).optional(),
+    done: z.boolean(),
+    subRun: SubRunSpec.optional(),
+    subResult: SubRunResult.optional(),
+    handoff: z.string().min(1).optional(),
+  }),
+);
 
-export const RunContext = RunInput.extend({
-  turn: count,
-  step: count,
-  usage: RunUsage,
-  calls: z.array(CallState),
-  output: z.string().optional(),
-  structured: z.unknown().optional(),
-  error: SerializedError.optional(),
-  interruption: InterruptionReason.optional(),
-  outcome: RunFinalStatusSchema.optional(),
-  newDecisions: StandingDecisions,
-  resultsAt: count.optional(),
-  subRuns: z.array(SubRunSummary).optional(),
-  activeAgent: z.string().min(1).optional(),
-  guardrails: z.array(GuardrailResultSchema).optional(),
-  checkOutput: z.boolean().optional(),
-  held: z.boolean().optional(),
-  stepStarts: z
-    .record(z.string(), z.object({ at: z.number(), restarts: z.number().int().nonnegative() }))
-    .optional(),
-});
+export const RunContext = z.lazy(() =>
+  RunInput.unwrap().extend({
+    turn: count,
+    step: count,
+    usage: RunUsage,
+    calls: z.array(CallState),
+    output: z.string().optional(),
+    structured: z.unknown().optional(),
+    error: SerializedError.optional(),
+    interruption: InterruptionReason.optional(),
+    outcome: RunFinalStatusSchema.optional(),
+    newDecisions: StandingDecisions,
+    resultsAt: count.optional(),
+    subRuns: z.array(SubRunSummary).optional(),
+    activeAgent: z.string().min(1).optional(),
+    guardrails: z.array(GuardrailResultSchema).optional(),
+    checkOutput: z.boolean().optional(),
+    held: z.boolean().optional(),
+    stepStarts: z
+      .record(z.string(), z.object({ at: z.number(), restarts: z.number().int().nonnegative() }))
+      .optional(),
+  }),
+);
 
-export const RunSummary = z.object({
-  status: RunFinalStatusSchema,
-  runId: z.string().min(1),
-  agentName: z.string(),
-  maxTurns: z.number().int().positive(),
-  turn: count,
-  usage: RunUsage,
-  output: z.string().optional(),
-  structured: z.unknown().optional(),
-  error: SerializedError.optional(),
-  historyStart: count,
-  inputCount: count,
-  startedAt: epochMs,
-  subRuns: z.array(SubRunSummary).optional(),
-  activeAgent: z.string().min(1).optional(),
-  guardrails: z.array(GuardrailResultSchema).optional(),
-});
+export const RunSummary = z.lazy(() =>
+  z.object({
+    status: RunFinalStatusSchema,
+    runId: z.string().min(1),
+    agentName: z.string(),
+    maxTurns: z.number().int().positive(),
+    turn: count,
+    usage: RunUsage,
+    output: z.string().optional(),
+    structured: z.unknown().optional(),
+    error: SerializedError.optional(),
+    historyStart: count,
+    inputCount: count,
+    startedAt: epochMs,
+    subRuns: z.array(SubRunSummary).optional(),
+    activeAgent: z.string().min(1).optional(),
+    guardrails: z.array(GuardrailResultSchema).optional(),
+  }),
+);
 
 /** What a journaled model step replays. */
-export const ModelStepOutput = z.object({
-  text: z.string().optional(),
-  toolCalls: z.array(
-    ToolCallItem.extend({
-      check: z.boolean(),
-      subRun: SubRunSpec.optional(),
-      handoff: z.string().min(1).optional(),
-    }),
-  ),
-  usage: RunUsage,
-  structured: z.unknown().optional(),
-  outputError: SerializedError.optional(),
-  historyEnd: count.optional(),
-  guardrails: z.array(GuardrailResultSchema).optional(),
-  outputGuardrails: z.boolean().optional(),
-});
+export const ModelStepOutput = z.lazy(() =>
+  z.object({
+    text: z.string().optional(),
+    toolCalls: z.array(
+      ToolCallItem.unwrap().extend({
+        check: z.boolean(),
+        subRun: SubRunSpec.optional(),
+        handoff: z.string().min(1).optional(),
+      }),
+    ),
+    usage: RunUsage,
+    structured: z.unknown().optional(),
+    outputError: SerializedError.optional(),
+    historyEnd: count.optional(),
+    guardrails: z.array(GuardrailResultSchema).optional(),
+    outputGuardrails: z.boolean().optional(),
+  }),
+);
 
 /** What a journaled tool call replays (`result` is absent in entries of agentstate 0.1). */
-export const ToolCallOutput = z.object({
-  callId: z.string(),
-  isError: z.boolean(),
-  result: ToolResultItem.optional(),
-});
+export const ToolCallOutput = z.lazy(() =>
+  z.object({
+    callId: z.string(),
+    isError: z.boolean(),
+    result: ToolResultItem.optional(),
+  }),
+);
 
 /** What a journaled approval check replays. */
-export const ApprovalCheckOutput = z.object({
-  decisions: z.array(
-    z.object({
-      callId: z.string(),
-      step: count.optional(),
-      needsApproval: z.boolean(),
-      deadline: z.number().optional(),
-      permission: z.enum(['allow', 'ask', 'deny']).optional(),
-      denyReason: z.string().optional(),
-    }),
-  ),
-});
+export const ApprovalCheckOutput = z.lazy(() =>
+  z.object({
+    decisions: z.array(
+      z.object({
+        callId: z.string(),
+        step: count.optional(),
+        needsApproval: z.boolean(),
+        deadline: z.number().optional(),
+        permission: z.enum(['allow', 'ask', 'deny']).optional(),
+        denyReason: z.string().optional(),
+      }),
+    ),
+  }),
+);
 
 /** What a journaled guardrail step replays. */
-export const GuardrailCheckOutput = z.object({
-  results: z.array(GuardrailResultSchema),
-  tripwire: SerializedError.optional(),
-});
+export const GuardrailCheckOutput = z.lazy(() =>
+  z.object({
+    results: z.array(GuardrailResultSchema),
+    tripwire: SerializedError.optional(),
+  }),
+);
 
 /** The output schema of each kind of journal entry. */
 export const StepOutputByKind = {

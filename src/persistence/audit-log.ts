@@ -59,25 +59,29 @@ export interface AuditEntry {
   via?: AuditVia | undefined;
 }
 
-export const AuditEntrySchema = z.object({
-  id: z.string().min(1),
-  userId: z.string().optional(),
-  sessionId: z.string().min(1),
-  runId: z.string().min(1).optional(),
-  at: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
-  kind: z.enum(AUDIT_KINDS),
-  summary: z.string(),
-  action: z.string().optional(),
-  tool: z.string().optional(),
-  callId: z.string().optional(),
-  agentPath: z.array(z.string()).optional(),
-  permission: z.enum(['allow', 'ask', 'deny']).optional(),
-  by: z.string().optional(),
-  via: z.enum(AUDIT_VIAS).optional(),
-});
+export const AuditEntrySchema = z.lazy(() =>
+  z.object({
+    id: z.string().min(1),
+    userId: z.string().optional(),
+    sessionId: z.string().min(1),
+    runId: z.string().min(1).optional(),
+    at: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
+    kind: z.enum(AUDIT_KINDS),
+    summary: z.string(),
+    action: z.string().optional(),
+    tool: z.string().optional(),
+    callId: z.string().optional(),
+    agentPath: z.array(z.string()).optional(),
+    permission: z.enum(['allow', 'ask', 'deny']).optional(),
+    by: z.string().optional(),
+    via: z.enum(AUDIT_VIAS).optional(),
+  }),
+);
 
 /** The stored form: `runId` always present (`null` outside a run), so removing it is damage. */
-const StoredAuditSchema = AuditEntrySchema.extend({ runId: z.string().min(1).nullable() });
+const StoredAuditSchema = z.lazy(() =>
+  AuditEntrySchema.unwrap().extend({ runId: z.string().min(1).nullable() }),
+);
 
 /** An entry validated (`TypeError`) and sealed at its key: what a store writes. */
 export function storedAudit(entry: AuditEntry): { key: string; value: string; entry: AuditEntry } {

@@ -19,11 +19,13 @@ import type {
  * the same batch as its session's record, from the record's `approvalDeadline`.
  */
 
-const DeadlineValueSchema = z.object({
-  sessionId: z.string().min(1),
-  userId: z.string().optional(),
-  deadline: z.number().int().nonnegative(),
-});
+const DeadlineValueSchema = z.lazy(() =>
+  z.object({
+    sessionId: z.string().min(1),
+    userId: z.string().optional(),
+    deadline: z.number().int().nonnegative(),
+  }),
+);
 
 /** The op deleting a purged session's deadline entry (a damaged record's: dropped later). */
 export function purgedDeadlineOps(codec: SessionRecordCodec, key: SessionKey, raw: string): KvOp[] {

@@ -29,19 +29,25 @@ const LAST_UNSEALED_VERSION = 1;
 const sealMigration: Migration = { from: 1, to: 2, migrate: (envelope) => envelope };
 
 /** The record inside the envelope: every SessionRecord field except `machineVersion`. */
-export const StoredSessionSchema = SessionInfoSchema.extend({ snapshot: z.unknown() });
+export const StoredSessionSchema = z.lazy(() =>
+  SessionInfoSchema.unwrap().extend({ snapshot: z.unknown() }),
+);
 
 /** What is stored at a session's record key. */
-export const SessionEnvelopeSchema = z.object({
-  schemaVersion: z.literal(CURRENT_SCHEMA_VERSION),
-  /** Version of the machine definitions that produced `record.snapshot`. */
-  machineVersion: z.string(),
-  record: StoredSessionSchema,
-});
+export const SessionEnvelopeSchema = z.lazy(() =>
+  z.object({
+    schemaVersion: z.literal(CURRENT_SCHEMA_VERSION),
+    /** Version of the machine definitions that produced `record.snapshot`. */
+    machineVersion: z.string(),
+    record: StoredSessionSchema,
+  }),
+);
 
 export type SessionEnvelope = z.output<typeof SessionEnvelopeSchema>;
 
-const SchemaVersionHeader = z.object({ schemaVersion: z.number().int().nonnegative() });
+const SchemaVersionHeader = z.lazy(() =>
+  z.object({ schemaVersion: z.number().int().nonnegative() }),
+);
 
 /** What `SchemaVersionHeader` accepts as `schemaVersion` (checked first, zod for the error). */
 const isSchemaVersion = (value: unknown): value is number =>

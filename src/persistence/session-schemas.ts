@@ -6,12 +6,14 @@ import type { JournalEntry, SessionInfo, SessionStatus, UsageTotals } from './se
 
 /** zod schemas of every value the session stores write, checked again on read. */
 
-export const UsageTotalsSchema = z.object({
-  turns: z.number().int().nonnegative(),
-  inputTokens: z.number().nonnegative(),
-  outputTokens: z.number().nonnegative(),
-  costUsd: z.number().nonnegative(),
-});
+export const UsageTotalsSchema = z.lazy(() =>
+  z.object({
+    turns: z.number().int().nonnegative(),
+    inputTokens: z.number().nonnegative(),
+    outputTokens: z.number().nonnegative(),
+    costUsd: z.number().nonnegative(),
+  }),
+);
 
 export const SessionStatusSchema = z.enum([
   'active',
@@ -21,28 +23,32 @@ export const SessionStatusSchema = z.enum([
   'deleted',
 ] as const satisfies readonly SessionStatus[]);
 
-export const SessionInfoSchema = z.object({
-  sessionId: z.string().min(1),
-  userId: z.string().optional(),
-  version: z.number().int().positive(),
-  status: SessionStatusSchema,
-  createdAt: z.number(),
-  updatedAt: z.number(),
-  parentId: z.string().optional(),
-  historyLength: z.number().int().nonnegative(),
-  usage: UsageTotalsSchema,
-  approvalDeadline: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).optional(),
-});
+export const SessionInfoSchema = z.lazy(() =>
+  z.object({
+    sessionId: z.string().min(1),
+    userId: z.string().optional(),
+    version: z.number().int().positive(),
+    status: SessionStatusSchema,
+    createdAt: z.number(),
+    updatedAt: z.number(),
+    parentId: z.string().optional(),
+    historyLength: z.number().int().nonnegative(),
+    usage: UsageTotalsSchema,
+    approvalDeadline: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).optional(),
+  }),
+);
 
-export const JournalEntrySchema = z.object({
-  runId: z.string().min(1),
-  step: z.number().int().nonnegative(),
-  kind: z.enum(['model', 'tool', 'approval', 'guardrail']),
-  output: z.unknown(),
-  at: z.number(),
-  startedAt: z.number().optional(),
-  restarts: z.number().int().positive().optional(),
-});
+export const JournalEntrySchema = z.lazy(() =>
+  z.object({
+    runId: z.string().min(1),
+    step: z.number().int().nonnegative(),
+    kind: z.enum(['model', 'tool', 'approval', 'guardrail']),
+    output: z.unknown(),
+    at: z.number(),
+    startedAt: z.number().optional(),
+    restarts: z.number().int().positive().optional(),
+  }),
+);
 
 /** Copies exactly the SessionInfo fields (optional ones present as `undefined`). */
 export function toSessionInfo(value: z.output<typeof SessionInfoSchema>): SessionInfo {

@@ -11,69 +11,79 @@ import {
 /** Current RunState schema version; `fromJSON` refuses newer ones. */
 export const RUN_STATE_SCHEMA_VERSION = 1;
 
-const Usage = z.object({
-  inputTokens: z.number(),
-  outputTokens: z.number(),
-  cachedTokens: z.number(),
-  /** Absent until a model of the run reported reasoning tokens. */
-  reasoningTokens: z.number().optional(),
-  /** Absent when a model call of the run had no known price. */
-  costUsd: z.number().optional(),
-});
+const Usage = z.lazy(() =>
+  z.object({
+    inputTokens: z.number(),
+    outputTokens: z.number(),
+    cachedTokens: z.number(),
+    /** Absent until a model of the run reported reasoning tokens. */
+    reasoningTokens: z.number().optional(),
+    /** Absent when a model call of the run had no known price. */
+    costUsd: z.number().optional(),
+  }),
+);
 
-const Interruption = z.object({
-  callId: z.string(),
-  toolName: z.string(),
-  arguments: z.unknown(),
-  agent: z.string(),
-  /** The run that waits: the session's run or one of its sub-agent runs. */
-  runId: z.string().optional(),
-  /** A sub-agent's call: the agents from the top-level one down to the one that asked. */
-  agentPath: z.array(z.string()).optional(),
-  deadline: z.number().optional(),
-  /** `callFingerprint` of the call (absent in RunStates of agentstate 0.1). */
-  fingerprint: z.string().optional(),
-});
+const Interruption = z.lazy(() =>
+  z.object({
+    callId: z.string(),
+    toolName: z.string(),
+    arguments: z.unknown(),
+    agent: z.string(),
+    /** The run that waits: the session's run or one of its sub-agent runs. */
+    runId: z.string().optional(),
+    /** A sub-agent's call: the agents from the top-level one down to the one that asked. */
+    agentPath: z.array(z.string()).optional(),
+    deadline: z.number().optional(),
+    /** `callFingerprint` of the call (absent in RunStates of agentstate 0.1). */
+    fingerprint: z.string().optional(),
+  }),
+);
 
-const Decision = z.object({
-  callId: z.string(),
-  approve: z.boolean(),
-  always: z.boolean().optional(),
-  message: z.string().optional(),
-  /** The run the decision was made on (absent in RunStates of agentstate 0.1). */
-  runId: z.string().optional(),
-  /** The fingerprint of the call it was made on, when the RunState had one. */
-  fingerprint: z.string().optional(),
-  /** Who decided (written to the audit log). */
-  by: z.string().optional(),
-  /** Through which path: the API, the inspector page or the command line. @default 'api' */
-  via: z.enum(['api', 'page', 'cli']).optional(),
-});
+const Decision = z.lazy(() =>
+  z.object({
+    callId: z.string(),
+    approve: z.boolean(),
+    always: z.boolean().optional(),
+    message: z.string().optional(),
+    /** The run the decision was made on (absent in RunStates of agentstate 0.1). */
+    runId: z.string().optional(),
+    /** The fingerprint of the call it was made on, when the RunState had one. */
+    fingerprint: z.string().optional(),
+    /** Who decided (written to the audit log). */
+    by: z.string().optional(),
+    /** Through which path: the API, the inspector page or the command line. @default 'api' */
+    via: z.enum(['api', 'page', 'cli']).optional(),
+  }),
+);
 
-const RunStateData = z.object({
-  schemaVersion: z.number().int(),
-  runId: z.string(),
-  sessionId: z.string(),
-  userId: z.string().optional(),
-  agentName: z.string(),
-  status: z.enum(['completed', 'interrupted', 'failed', 'cancelled', 'running']),
-  interruptionReason: InterruptionReason.optional(),
-  /** Why the run's model call failed (interruption `error`). */
-  error: SerializedError.optional(),
-  turn: z.number().int(),
-  maxTurns: z.number().int(),
-  usage: Usage,
-  startedAt: z.number(),
-  historyStart: z.number().int(),
-  inputCount: z.number().int(),
-  items: z.array(Item),
-  interruptions: z.array(Interruption),
-  decisions: z.array(Decision),
-  /** Every guardrail result of the run (absent: none ran). */
-  guardrails: z.array(GuardrailResultSchema).optional(),
-  /** For runs without a durable store: the whole session, so resume can restore it anywhere. */
-  session: z.object({ record: z.record(z.string(), z.unknown()), items: z.array(Item) }).optional(),
-});
+const RunStateData = z.lazy(() =>
+  z.object({
+    schemaVersion: z.number().int(),
+    runId: z.string(),
+    sessionId: z.string(),
+    userId: z.string().optional(),
+    agentName: z.string(),
+    status: z.enum(['completed', 'interrupted', 'failed', 'cancelled', 'running']),
+    interruptionReason: InterruptionReason.optional(),
+    /** Why the run's model call failed (interruption `error`). */
+    error: SerializedError.optional(),
+    turn: z.number().int(),
+    maxTurns: z.number().int(),
+    usage: Usage,
+    startedAt: z.number(),
+    historyStart: z.number().int(),
+    inputCount: z.number().int(),
+    items: z.array(Item),
+    interruptions: z.array(Interruption),
+    decisions: z.array(Decision),
+    /** Every guardrail result of the run (absent: none ran). */
+    guardrails: z.array(GuardrailResultSchema).optional(),
+    /** For runs without a durable store: the whole session, so resume can restore it anywhere. */
+    session: z
+      .object({ record: z.record(z.string(), z.unknown()), items: z.array(Item) })
+      .optional(),
+  }),
+);
 
 export type RunStateData = z.infer<typeof RunStateData>;
 export type Interruption = z.infer<typeof Interruption>;

@@ -12,11 +12,13 @@ import type {
 import type { PostgresDatabase } from './postgres-database.js';
 import { checkedSessionId } from './postgres-leases.js';
 
-const SubmissionSchema = z.object({
-  runId: z.string().min(1),
-  decisions: z.array(z.unknown()),
-  at: z.number().int().nonnegative(),
-});
+const SubmissionSchema = z.lazy(() =>
+  z.object({
+    runId: z.string().min(1),
+    decisions: z.array(z.unknown()),
+    at: z.number().int().nonnegative(),
+  }),
+);
 
 /** The sealed key of a submission's value: `q!<owner>!<sid>!<runId>`. */
 const submissionKey = (key: DecisionSubmission['key'], runId: string): string =>
