@@ -1,4 +1,4 @@
-import { crc32 } from 'node:zlib';
+import { createRequire } from 'node:module';
 import { InvalidSessionRecordError } from '../errors/session-errors.js';
 import type { ErrorScope } from '../errors/agentstate-error.js';
 
@@ -20,6 +20,20 @@ const HEX = /^[0-9a-f]{8}$/;
 export interface OpenedValue {
   json: string;
   legacy: boolean;
+}
+
+type Crc32 = (data: string, value?: number) => number;
+
+/**
+ * `node:zlib`'s `crc32`, loaded at the first seal or check instead of with the package (zlib
+ * is ~4 ms of a cold import, and a process that never reads or writes a store never needs it).
+ * Module-level, like an import: it holds Node's own function once loaded, never anything else.
+ */
+let zlibCrc32: Crc32 | undefined;
+
+function crc32(data: string, value?: number): number {
+  zlibCrc32 ??= (createRequire(import.meta.url)('node:zlib') as { crc32: Crc32 }).crc32;
+  return zlibCrc32(data, value);
 }
 
 function checksum(key: string, json: string): string {
