@@ -18,6 +18,7 @@ import { tempDir } from './fixtures.js';
 import { renderMarkdown, renderTable, renderTargets, rowsOf, type Row } from './table.js';
 import { evaluateTargets } from './targets.js';
 import { warmUp } from './warmup.js';
+import { describeStalls, measureStalls, type MachineStalls } from './machine-stalls.js';
 import { runW1, type W1Run } from './workloads/w1-long-conversation.js';
 import { runW2InChild, W2_CHILD, type W2Run } from './workloads/w2-many-conversations.js';
 import { runW3, W3_CHILD, type W3Run } from './workloads/w3-resume.js';
@@ -80,9 +81,11 @@ const log = (message: string): void => {
   process.stderr.write(`[bench] ${message}\n`);
 };
 
-function machine() {
+function machine(stalls: MachineStalls[]) {
   const cpu = cpus();
   return {
+    /** The machine's own pauses, measured at the start and the end of the run. */
+    stalls,
     cpu: cpu[0]?.model ?? 'unknown',
     cores: cpu.length,
     memoryGb: Math.round(totalmem() / 2 ** 30),
@@ -281,14 +284,20 @@ async function postgresWorkloads(
   return { w1pg, w5 };
 }
 
-async function postgresOnly(config: Config): Promise<void> {
+/** The bench's header line: the machine, and how much time it took away at the start and end. */
+function header(kind: string, info: ReturnType<typeof machine>): string {
+  return (
+    `\nagentstate benchmark (${kind}): ${info.cpu}, ${info.cores} cores, Node ${info.node}, ${info.date}\n` +
+    `machine pauses (start, end): ${info.stalls.map(describeStalls).join('; ')}\n\n`
+  );
+}
+
+async function postgresOnly(config: Config, stalls: MachineStalls[]): Promise<void> {
   const longest = Math.max(...config.conversationLengths);
   const { w1pg, w5 } = await postgresWorkloads(config, longest);
   const rows = [...w1PostgresRows(longest, w1pg), ...w5Rows(w5)];
-  const info = machine();
-  process.stdout.write(
-    `\nagentstate benchmark (PostgreSQL): ${info.cpu}, ${info.cores} cores, Node ${info.node}, ${info.date}\n\n${renderTable(rows, config.runs)}\n`,
-  );
+  const info = machine([...stalls, measureStalls()]);
+  process.stdout.write(`${header('PostgreSQL', info)}${renderTable(rows, config.runs)}\n`);
   if (config.markdown) process.stdout.write(`\n${renderMarkdown(rows, [], config.runs)}\n`);
   await writeFile(
     config.out,
@@ -299,9 +308,11 @@ async function postgresOnly(config: Config): Promise<void> {
 async function main(): Promise<void> {
   const config = parseArgs(process.argv.slice(2));
   const started = performance.now();
+  const stalls = [measureStalls(config.smoke ? 200 : 2000)];
+  log(`machine pauses: ${describeStalls(stalls[0]!)}`);
   log(`${config.smoke ? 'smoke' : 'full'} run, ${config.runs} run(s) per figure; warming up`);
   await warmUp(config.warmUpMessages);
-  if (config.postgres) return postgresOnly(config);
+  if (config.postgres) return postgresOnly(config, stalls);
 
   const work = await tempDir('agentstate-bench-');
   log('compiling the W2, W3 and W4 children (the package as `npm run build` ships it)');
@@ -353,10 +364,9 @@ async function main(): Promise<void> {
     const { w1pg, w5 } = await postgresWorkloads(config, longest);
     rows.push(...w1PostgresRows(longest, w1pg), ...w5Rows(w5));
     const targets = evaluateTargets(w1[longest]!, w2, w3, w4, fixedCost);
-    const info = machine();
+    const info = machine([...stalls, measureStalls(config.smoke ? 200 : 2000)]);
     process.stdout.write(
-      `\nagentstate benchmark (${config.smoke ? 'smoke' : 'full'}): ${info.cpu}, ${info.cores} cores, ` +
-        `Node ${info.node}, ${info.date}\n\n${renderTable(rows, config.runs)}\n\n${renderTargets(targets)}\n`,
+      `${header(config.smoke ? 'smoke' : 'full', info)}${renderTable(rows, config.runs)}\n\n${renderTargets(targets)}\n`,
     );
     if (config.markdown) process.stdout.write(`\n${renderMarkdown(rows, targets, config.runs)}\n`);
     await writeFile(

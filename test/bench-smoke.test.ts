@@ -53,15 +53,22 @@ describe('bench (smoke)', () => {
       "durability 'run': W2",
       'memory store: messages/second',
       'target',
+      'machine pauses (start, end): a clock-reading loop lost',
     ]) {
       expect(stdout).toContain(heading);
     }
     expect(stdout).toMatch(/PASS|MISS/);
     const results = JSON.parse(await readFile(out, 'utf8')) as {
-      machine: { node: string };
+      machine: { node: string; stalls: { lostShare: number; longestMs: number }[] };
       targets: unknown[];
     };
     expect(results.machine.node).toBe(process.version);
+    expect(results.machine.stalls).toHaveLength(2);
+    for (const { lostShare, longestMs } of results.machine.stalls) {
+      expect(lostShare).toBeGreaterThanOrEqual(0);
+      expect(lostShare).toBeLessThanOrEqual(1);
+      expect(longestMs).toBeGreaterThanOrEqual(0);
+    }
     expect(results.targets).toHaveLength(10);
   }, 300_000);
 });
