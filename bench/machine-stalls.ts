@@ -39,7 +39,7 @@ export function measureStalls(durationMs = 2000, gapMs = 5): MachineStalls {
   return { durationMs: duration, lostShare: lost / duration, longestMs: longest, pauses, gapMs };
 }
 
-/** One line for the bench's header, e.g. "lost 31% of 2.0 s in 9 pauses over 5 ms (longest 376 ms)". */
+/** One line for the bench's header: the share lost, in how many pauses, and the longest. */
 export function describeStalls(stalls: MachineStalls): string {
   return (
     `a clock-reading loop lost ${(stalls.lostShare * 100).toFixed(0)}% of ` +
