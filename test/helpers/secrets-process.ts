@@ -10,7 +10,7 @@
  *   node --import tsx test/helpers/secrets-process.ts <dbPath> <canary>
  */
 import { inspect } from 'node:util';
-import { Agent, LevelSessionStore, OpenAIModel } from '../../src/index.js';
+import { Agent, LevelSessionStore, OpenAIModel, type Model } from '../../src/index.js';
 import { chunk, completion, startChatCompletionsServer } from './chat-completions-server.js';
 
 async function main(): Promise<void> {
@@ -21,13 +21,25 @@ async function main(): Promise<void> {
   const server = await startChatCompletionsServer();
   const store = await LevelSessionStore.open({ path: dbPath });
   try {
-    const model = new OpenAIModel({
-      model: 'local-model', // unpriced: its warning goes to stderr too
-      apiKey: key,
-      baseURL: server.baseURL,
-      maxRetries: 0,
-      timeoutMs: 200,
-    });
+    // Two clients of the same model: only the timeout case gets a short timeout, so a slow
+    // (shared, loaded) machine cannot turn the other failures into timeouts.
+    const client = (timeoutMs: number) =>
+      new OpenAIModel({
+        model: 'local-model', // unpriced: its warning goes to stderr too
+        apiKey: key,
+        baseURL: server.baseURL,
+        maxRetries: 0,
+        timeoutMs,
+      });
+    const patient = client(120_000);
+    const hasty = client(200);
+    let current = patient;
+    const model: Model = {
+      name: patient.name,
+      provider: patient.provider,
+      generate: (request, options) => current.generate(request, options),
+      stream: (request, options) => current.stream(request, options),
+    };
     const agent = new Agent({ name: 'secrets', model, store });
     const runtime = agent.runtimeFor(store);
     const failures: [label: string, streamed: boolean][] = [
@@ -40,7 +52,7 @@ async function main(): Promise<void> {
     server.enqueue(
       { status: 401, error: `Incorrect API key provided: ${key}.` },
       { status: 500, error: `The upstream rejected the request signed with ${key}` },
-      { json: completion({ content: 'too late' }), delayMs: 5_000 },
+      { json: completion({ content: 'too late' }), delayMs: 60_000 },
       (_request, res) => {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         res.write(`data: ${JSON.stringify(chunk({ content: 'Hel' }))}\n\n`);
@@ -55,6 +67,7 @@ async function main(): Promise<void> {
     const session = { sessionId: 'secrets', userId: 'alice' };
     for (const [label, streamed] of failures) {
       const input = `${canary} ${label}`;
+      current = label === 'timeout' ? hasty : patient;
       // A failed model call interrupts the run: its typed error is on the result.
       const result = streamed
         ? await (async () => {
