@@ -248,10 +248,15 @@ async function fixedCostRuns(config: Config): Promise<FixedCostRun[]> {
 function fixedCostRows(runs: FixedCostRun[]): Row[] {
   const { messages, turns } = runs[0]!;
   return rowsOf(`Per-message fixed cost (a session just used vs one ${turns}-turn run)`, runs, [
-    [`time/message, last 10% of ${messages} messages to one session`, 'ms', (r) => r.messageMs],
+    [
+      `median time/message, last 10% of ${messages} messages to one session`,
+      'ms',
+      (r) => r.messageMs,
+    ],
     ['batches (durable steps)/message', 'count', (r) => r.batchesPerMessage],
-    ['time/batch in the middle of the long run', 'ms', (r) => r.stepMs],
-    ['message / its batches in the long run', 'x', (r) => r.ratio],
+    ['median time/batch in the middle of the long run', 'ms', (r) => r.stepMs],
+    ['message / its batches in the long run (medians)', 'x', (r) => r.ratio],
+    ['the same, means (machine pauses included)', 'x', (r) => r.meanRatio],
   ]);
 }
 

@@ -91,7 +91,7 @@ export function evaluateTargets(
       pass: w3Share <= 0.05,
     },
     {
-      name: 'Per-message fixed cost: a message / its steps in a long run',
+      name: 'Per-message fixed cost: a message / its steps in a long run (medians)',
       value: fixed,
       limit: '<= 1.30x',
       unit: 'x',
