@@ -15,8 +15,15 @@ import { cpus, platform, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tempDir } from './fixtures.js';
-import { renderMarkdown, renderTable, renderTargets, rowsOf, type Row } from './table.js';
-import { evaluateTargets } from './targets.js';
+import {
+  renderMarkdown,
+  renderTable,
+  renderTargets,
+  rowsOf,
+  type Row,
+  type TargetResult,
+} from './table.js';
+import { evaluateTargets, fixedCostTarget } from './targets.js';
 import { warmUp } from './warmup.js';
 import { describeStalls, measureStalls, type MachineStalls } from './machine-stalls.js';
 import { runW1, type W1Run } from './workloads/w1-long-conversation.js';
@@ -46,8 +53,11 @@ interface Config {
   activeSessions: number;
   warmUpMessages: number;
   w5Workers: number[];
-  /** Only the PostgreSQL workloads (W1 on PostgreSQL at the longest T, W5). */
-  postgres: boolean;
+  /**
+   * One part alone: `postgres` (W1 on PostgreSQL at the longest T, W5) or `fixed-cost` (the
+   * per-message fixed cost and its target). Absent: every workload.
+   */
+  only: 'postgres' | 'fixed-cost' | undefined;
 }
 
 function parseArgs(argv: string[]): Config {
@@ -58,6 +68,9 @@ function parseArgs(argv: string[]): Config {
   };
   const runs = Number(value('--runs') ?? (smoke ? 1 : 5));
   if (!Number.isInteger(runs) || runs < 1) throw new TypeError('--runs must be a positive integer');
+  const parts = (['postgres', 'fixed-cost'] as const).filter((part) => argv.includes(`--${part}`));
+  if (parts.length > 1)
+    throw new TypeError('--postgres and --fixed-cost run one part each: pick one');
   return {
     runs,
     smoke,
@@ -73,7 +86,7 @@ function parseArgs(argv: string[]): Config {
     activeSessions: smoke ? 100 : 1000,
     warmUpMessages: smoke ? 20 : 300,
     w5Workers: smoke ? [2] : [1, 2, 4],
-    postgres: argv.includes('--postgres'),
+    only: parts[0],
   };
 }
 
@@ -297,16 +310,27 @@ function header(kind: string, info: ReturnType<typeof machine>): string {
   );
 }
 
-async function postgresOnly(config: Config, stalls: MachineStalls[]): Promise<void> {
+/** One part of the bench alone (`--postgres`, `--fixed-cost`): its rows, targets and results. */
+async function onlyPart(config: Config, stalls: MachineStalls[]): Promise<void> {
   const longest = Math.max(...config.conversationLengths);
-  const { w1pg, w5 } = await postgresWorkloads(config, longest);
-  const rows = [...w1PostgresRows(longest, w1pg), ...w5Rows(w5)];
-  const info = machine([...stalls, measureStalls()]);
-  process.stdout.write(`${header('PostgreSQL', info)}${renderTable(rows, config.runs)}\n`);
-  if (config.markdown) process.stdout.write(`\n${renderMarkdown(rows, [], config.runs)}\n`);
+  let part: { kind: string; rows: Row[]; targets: TargetResult[]; raw: object };
+  if (config.only === 'postgres') {
+    const { w1pg, w5 } = await postgresWorkloads(config, longest);
+    const rows = [...w1PostgresRows(longest, w1pg), ...w5Rows(w5)];
+    part = { kind: 'PostgreSQL', rows, targets: [], raw: { w1pg, w5 } };
+  } else {
+    const fixedCost = await fixedCostRuns(config);
+    const rows = fixedCostRows(fixedCost);
+    part = { kind: 'fixed cost', rows, targets: [fixedCostTarget(fixedCost)], raw: { fixedCost } };
+  }
+  const { kind, rows, targets, raw } = part;
+  const info = machine([...stalls, measureStalls(config.smoke ? 200 : 2000)]);
+  const shownTargets = targets.length ? `\n${renderTargets(targets)}\n` : '';
+  process.stdout.write(`${header(kind, info)}${renderTable(rows, config.runs)}\n${shownTargets}`);
+  if (config.markdown) process.stdout.write(`\n${renderMarkdown(rows, targets, config.runs)}\n`);
   await writeFile(
     config.out,
-    `${JSON.stringify({ machine: info, config, rows, raw: { w1pg, w5 } }, null, 2)}\n`,
+    `${JSON.stringify({ machine: info, config, rows, targets, raw }, null, 2)}\n`,
   );
 }
 
@@ -317,7 +341,7 @@ async function main(): Promise<void> {
   log(`machine pauses: ${describeStalls(stalls[0]!)}`);
   log(`${config.smoke ? 'smoke' : 'full'} run, ${config.runs} run(s) per figure; warming up`);
   await warmUp(config.warmUpMessages);
-  if (config.postgres) return postgresOnly(config, stalls);
+  if (config.only) return onlyPart(config, stalls);
 
   const work = await tempDir('agentstate-bench-');
   log('compiling the W2, W3 and W4 children (the package as `npm run build` ships it)');

@@ -7,11 +7,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-function runSmoke(out: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runSmoke(
+  out: string,
+  ...flags: string[]
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', 'bench/run.ts', '--smoke', '--out', out],
+      ['--import', 'tsx', 'bench/run.ts', '--smoke', '--out', out, ...flags],
       {
         cwd: root,
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -71,4 +74,32 @@ describe('bench (smoke)', () => {
     }
     expect(results.targets).toHaveLength(10);
   }, 300_000);
+
+  it('runs the per-message fixed cost alone with --fixed-cost, with its target', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'agentstate-bench-smoke-'));
+    const out = join(dir, 'results.json');
+    const { code, stdout, stderr } = await runSmoke(out, '--fixed-cost');
+    expect(code, stderr).toBe(0);
+    expect(stdout).toContain('agentstate benchmark (fixed cost)');
+    expect(stdout).toContain('message / its batches in the long run (medians)');
+    expect(stdout).toContain('the same, means (machine pauses included)');
+    expect(stdout).not.toContain('W1 one long conversation');
+    const results = JSON.parse(await readFile(out, 'utf8')) as {
+      targets: { name: string }[];
+      raw: { fixedCost: { ratio: number; meanRatio: number }[] };
+    };
+    expect(results.targets.map((t) => t.name)).toEqual([
+      'Per-message fixed cost: a message / its steps in a long run (medians)',
+    ]);
+    expect(results.raw.fixedCost).toHaveLength(1);
+    expect(results.raw.fixedCost[0]!.ratio).toBeGreaterThan(0);
+    expect(results.raw.fixedCost[0]!.meanRatio).toBeGreaterThan(0);
+  }, 300_000);
+
+  it('refuses --postgres with --fixed-cost', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'agentstate-bench-smoke-'));
+    const { code, stderr } = await runSmoke(join(dir, 'r.json'), '--postgres', '--fixed-cost');
+    expect(code).not.toBe(0);
+    expect(stderr).toContain('--postgres and --fixed-cost run one part each');
+  }, 60_000);
 });
