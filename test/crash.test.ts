@@ -22,12 +22,16 @@ import {
   storedToolResults,
   type ResumedRound,
 } from './helpers/crash-guarantees.js';
+import { bySize } from './helpers/test-tier.js';
 import type { Durability } from '../src/index.js';
 
 /** Tool calls in the session (one per turn, then a final answer). */
-const STEPS = 40;
-/** SIGKILLs of the crashed session: 22 at seeded points, then 2 around the final save. */
-const KILLS = 24;
+const STEPS = bySize({ quick: 32, long: 40 });
+/**
+ * SIGKILLs of the crashed session: at seeded points (every phase at least twice), then 2
+ * around the final save.
+ */
+const KILLS = bySize({ quick: 18, long: 24 });
 const SEED = 0x4c7a5e;
 
 interface Kill extends KillRecord {
@@ -173,7 +177,7 @@ describe('crash test: a session killed with SIGKILL at seeded points', () => {
         }
       }
 
-      // At least 20 kills, mid-tool-call and mid-save among them.
+      // Every kill planned, mid-tool-call and mid-save among them.
       expect(crashed.unreached).toBeUndefined();
       expect(kills.length).toBe(KILLS);
       const phases = new Set(kills.map((k) => k.phase));

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import {
   copyFile,
+  cp,
   mkdir,
   mkdtemp,
   readdir,
@@ -14,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
   AI_SDK_TYPES,
   AI_SDK_VALUES,
@@ -26,7 +27,7 @@ import {
   TESTING_VALUES,
   exportedNames,
 } from './helpers/public-api.js';
-import { buildPackage } from '../scripts/package-build.js';
+import { buildDeclarations } from '../scripts/package-build.js';
 
 /**
  * The package as a user gets it: built, packed with `npm pack`, unpacked into a consumer
@@ -59,14 +60,16 @@ async function walk(dir: string): Promise<string[]> {
   return nested.flat();
 }
 
-/** Builds into a staging copy (never the repo's own dist) and packs it; returns the tarball. */
+/** Stages the built package (never the repo's own dist) and packs it; returns the tarball. */
 async function pack(): Promise<string> {
   const staging = join(work, 'staging');
   await mkdir(staging);
   for (const file of ['package.json', 'LICENSE', 'README.md']) {
     await copyFile(join(ROOT, file), join(staging, file));
   }
-  await buildPackage({ outDir: join(staging, 'dist') });
+  // The run's JavaScript build (test/global-setup.ts), plus the declarations it leaves out.
+  await cp(join(inject('builtPackage'), 'dist'), join(staging, 'dist'), { recursive: true });
+  await buildDeclarations(join(staging, 'dist'));
   const { stdout } = await run(
     'npm',
     ['pack', '--json', '--offline', '--ignore-scripts', '--pack-destination', work],

@@ -41,7 +41,7 @@ describe('approvals decided in another process', () => {
     const schema = pgt.schema('decide');
     const start = async (owner: string) => {
       const child = new JsonLineChild('test/helpers/pg-approval-worker.ts', [
-        pgt.cluster.url,
+        pgt.url,
         schema,
         owner,
       ]);

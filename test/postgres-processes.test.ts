@@ -1,21 +1,19 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { PostgresSessionStore } from '../src/persistence/postgres/postgres-session-store.js';
 import { JsonLineChild } from './helpers/json-line-child.js';
-import { usePostgres } from './helpers/postgres-tests.js';
+import { useOwnPostgres } from './helpers/postgres-tests.js';
 import { describeRuntimeLeases } from './helpers/runtime-leases.js';
 
-const pgt = usePostgres();
+const pgt = useOwnPostgres();
 
 describeRuntimeLeases('PostgresSessionStore', (clock) => pgt.freshStore('leases', { clock }));
 
 /** A worker process (test/helpers/pg-worker.ts) driven by JSON lines. */
 class Worker extends JsonLineChild {
   constructor(schema: string, owner: string, options: { gated?: boolean; offsetMs?: number } = {}) {
-    super(
-      'test/helpers/pg-worker.ts',
-      [pgt.cluster.url, schema, owner, String(options.offsetMs ?? 0)],
-      { GATED: options.gated ? '1' : '0' },
-    );
+    super('test/helpers/pg-worker.ts', [pgt.url, schema, owner, String(options.offsetMs ?? 0)], {
+      GATED: options.gated ? '1' : '0',
+    });
   }
 }
 

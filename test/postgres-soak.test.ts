@@ -10,16 +10,20 @@ import { mulberry32 } from './helpers/crash-plan.js';
 import { JsonLineChild, type ChildEvent } from './helpers/json-line-child.js';
 import { usePostgres } from './helpers/postgres-tests.js';
 import { SOAK_MESSAGES, SOAK_USER, ensureAnswered, soakAgent } from './helpers/soak-agent.js';
+import { bySize } from './helpers/test-tier.js';
 
 /**
  * Issue 14, point 5: 4 worker processes serve 200 sessions x 5 messages from one database
+ * (80, killed more often, under `npm test`: see test-tier.ts)
  * while workers are SIGKILLed at random (a seeded choice: SOAK_SEED, logged) and restarted.
  * Afterwards every session is complete with the reference run's history, versions, history
  * positions and journal steps have no gaps, no tool call ran twice except where its worker
  * was killed before the result was stored, and each approval was applied exactly once.
  */
 const pgt = usePostgres();
-const SESSIONS = 200;
+const SESSIONS = bySize({ quick: 80, long: 200 });
+/** A worker is killed every KILL_EVERY.min + [0, KILL_EVERY.spread) completed messages. */
+const KILL_EVERY = bySize({ quick: { min: 15, spread: 25 }, long: { min: 40, spread: 60 } });
 const WORKERS = 4;
 const PER_WORKER = 8;
 const SEED = Number(process.env['SOAK_SEED'] ?? 1414);
@@ -48,7 +52,7 @@ interface Slot {
 }
 
 describe('PostgreSQL soak', () => {
-  it('4 workers, 200 sessions x 5 messages, workers SIGKILLed at random and restarted', async () => {
+  it(`4 workers, ${SESSIONS} sessions x 5 messages, workers SIGKILLed at random and restarted`, async () => {
     console.log(`soak seed: ${SEED} (SOAK_SEED=${SEED} repeats this run's kills)`);
     const rand = mulberry32(SEED);
     const reference = await referenceHistory();
@@ -76,7 +80,7 @@ describe('PostgreSQL soak', () => {
     const unexpected: ChildEvent[] = [];
     let commands = 0;
     let completed = 0;
-    let untilKill = 40 + Math.floor(rand() * 60);
+    let untilKill = KILL_EVERY.min + Math.floor(rand() * KILL_EVERY.spread);
     let kills = 0;
     let spawned = 0;
     const slots: Slot[] = [];
@@ -101,7 +105,7 @@ describe('PostgreSQL soak', () => {
     const start = async (index: number): Promise<void> => {
       const owner = `worker-${++spawned}`;
       const child = new JsonLineChild('test/helpers/soak-worker.ts', [
-        pgt.cluster.url,
+        pgt.url,
         schema,
         owner,
         logDir,
@@ -138,7 +142,7 @@ describe('PostgreSQL soak', () => {
     };
 
     const kill = async (): Promise<void> => {
-      untilKill = 40 + Math.floor(rand() * 60);
+      untilKill = KILL_EVERY.min + Math.floor(rand() * KILL_EVERY.spread);
       kills += 1;
       const index = Math.floor(rand() * WORKERS);
       const slot = slots[index]!;

@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { inject } from 'vitest';
 import { z } from 'zod';
 import { Agent, LevelSessionStore, tool } from '../../src/index.js';
 import { newSessionRecord } from '../../src/runtime/new-session-record.js';
@@ -13,32 +13,25 @@ import { triageWithBilling } from './sub-agent-fixtures.js';
 
 const exec = promisify(execFile);
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 
-/** The package built into a temp folder of its own (never the repo's dist), with node_modules linked. */
+/** The package as built once for the run (test/global-setup.ts), never the repo's dist. */
 export interface BuiltCli {
   dir: string;
   /** The built `dist/cli.js`. */
   bin: string;
   /** The built `dist/index.js`, for helper processes and agent modules. */
   index: string;
+  /** Nothing to do: the run's setup removes the build when the run ends. */
   cleanup(): Promise<void>;
 }
 
 export async function buildCli(): Promise<BuiltCli> {
-  const dir = await mkdtemp(join(tmpdir(), 'agentstate-cli-build-'));
-  await copyFile(join(ROOT, 'package.json'), join(dir, 'package.json'));
-  await symlink(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
-  await exec(
-    process.execPath,
-    [TSC, '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(dir, 'dist')],
-    { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 },
-  );
+  const dir = inject('builtPackage');
   return {
     dir,
     bin: join(dir, 'dist', 'cli.js'),
     index: join(dir, 'dist', 'index.js'),
-    cleanup: () => rm(dir, { recursive: true, force: true }),
+    cleanup: async () => undefined,
   };
 }
 
@@ -74,6 +67,7 @@ export async function runCli(
 /** The approval-gated tool of the fixture sessions; its runs are counted in `ran`. */
 export const FIXTURE_TOOL_SOURCE = `
 import { appendFileSync } from 'node:fs';
+import { inject } from 'vitest';
 import { z } from 'zod';
 export function dangerTool(tool, marker) {
   return tool({

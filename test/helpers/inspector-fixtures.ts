@@ -1,22 +1,20 @@
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { Agent, tool, type ModelRequest, type SessionStore } from '../../src/index.js';
 import { ScriptedModel } from '../../src/testing.js';
+import { launchHeadlessChromium } from '../../scripts/headless-chromium.js';
 import { deferred, type Deferred } from './async.js';
 import { lastResult, triageWithBilling } from './sub-agent-fixtures.js';
 
 /** Where the browser tests write their screenshots (git-ignored). */
 export const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/inspector/', import.meta.url));
 
-/** Debian's Chromium, headless, without sandbox or background traffic. */
+/** The registry-shipped headless Chromium (scripts/headless-chromium.ts). */
 export async function launchChromium(): Promise<Browser> {
   await mkdir(ARTIFACTS, { recursive: true });
-  return chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-background-networking'],
-  });
+  return launchHeadlessChromium();
 }
 
 const lastUserText = (request: ModelRequest): string => {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import pg from 'pg';
 import {
   PostgresSessionStore,
@@ -6,9 +6,10 @@ import {
 } from '../../src/persistence/postgres/postgres-session-store.js';
 import { startPostgres, type PostgresCluster } from '../../scripts/postgres-cluster.js';
 
-/** A PostgreSQL cluster for one test file, with a pool and stores in fresh schemas. */
+/** PostgreSQL for one test file: a database of its own, a pool, and stores in fresh schemas. */
 export interface PostgresForTests {
-  readonly cluster: PostgresCluster;
+  /** The file's database. */
+  readonly url: string;
   readonly pool: pg.Pool;
   /** A new schema name (an empty database for one test). */
   schema(prefix: string): string;
@@ -19,27 +20,78 @@ export interface PostgresForTests {
   ): Promise<{ store: PostgresSessionStore; schema: string; cleanup: () => Promise<void> }>;
 }
 
-/** Starts the cluster in beforeAll and always stops it in afterAll. */
+/** A file that stops and restarts its server has one of its own. */
+export interface OwnPostgresForTests extends PostgresForTests {
+  readonly cluster: PostgresCluster;
+}
+
+/**
+ * A database of this file's own on the run's PostgreSQL server (started once per run by
+ * test/global-setup.ts), made in beforeAll and dropped in afterAll.
+ */
 export function usePostgres(): PostgresForTests {
+  const server = inject('postgresUrl');
+  const database = `file_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  const admin = async <T>(work: (client: pg.Client) => Promise<T>): Promise<T> => {
+    const client = new pg.Client({ connectionString: server });
+    await client.connect();
+    try {
+      return await work(client);
+    } finally {
+      await client.end();
+    }
+  };
+  const url = new URL(server);
+  url.pathname = `/${database}`;
+  return usePool(
+    url.toString(),
+    () => admin((c) => c.query(`CREATE DATABASE "${database}"`)),
+    () => admin((c) => c.query(`DROP DATABASE "${database}" WITH (FORCE)`)),
+  );
+}
+
+/** A PostgreSQL server of this file's own, for a file that stops and restarts it. */
+export function useOwnPostgres(): OwnPostgresForTests {
   let cluster: PostgresCluster | undefined;
+  const tests = usePool(
+    () => ready(cluster).url,
+    async () => {
+      cluster = await startPostgres();
+    },
+    async () => {
+      await cluster?.destroy();
+    },
+  );
+  return Object.defineProperty(tests, 'cluster', {
+    get: () => ready(cluster),
+  }) as OwnPostgresForTests;
+}
+
+function ready<T>(value: T | undefined): T {
+  if (value === undefined) throw new Error('PostgreSQL is not started (beforeAll failed)');
+  return value;
+}
+
+function usePool(
+  url: string | (() => string),
+  open: () => Promise<unknown>,
+  close: () => Promise<unknown>,
+): PostgresForTests {
+  const urlNow = typeof url === 'string' ? () => url : url;
   let pool: pg.Pool | undefined;
   let schemas = 0;
   beforeAll(async () => {
-    cluster = await startPostgres();
-    pool = new pg.Pool({ connectionString: cluster.url, max: 8 });
+    await open();
+    pool = new pg.Pool({ connectionString: urlNow(), max: 8 });
     pool.on('error', () => undefined); // idle clients are cut when the server restarts
   });
   afterAll(async () => {
     await pool?.end();
-    await cluster?.destroy();
+    await close();
   });
-  const ready = <T>(value: T | undefined): T => {
-    if (value === undefined) throw new Error('PostgreSQL is not started (beforeAll failed)');
-    return value;
-  };
   const tests: PostgresForTests = {
-    get cluster() {
-      return ready(cluster);
+    get url() {
+      return urlNow();
     },
     get pool() {
       return ready(pool);

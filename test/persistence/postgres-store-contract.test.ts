@@ -162,7 +162,7 @@ describe('PostgresSessionStore schema', () => {
 
   it('owns a pool made from a connection string and ends it on close', async () => {
     const store = await PostgresSessionStore.open({
-      connectionString: pgt.cluster.url,
+      connectionString: pgt.url,
       schema: 'owned',
       poolSize: 2,
     });
