@@ -223,7 +223,7 @@ export class SessionRuntime {
     const audit = new AuditTrail(key, () => this.clock.now(), this.source.options.redact);
     const create = action.createIfMissing === true;
     const { record, userUsage } = await this.loadForUpdate(key, create, audit);
-    checkActionFits(key, record, action, this.clock.now());
+    checkActionFits(key, record, action, this.clock.now(), this.source.options.name);
     const items = await this.cache.history(this.store, key, record);
     const journal = await readRunJournals(this.store, key, record);
     const needsAgent = action.runs === true || storedRun(record.snapshot) !== undefined;
