@@ -124,6 +124,11 @@ export class SessionRuntime {
     this.cache = new SessionCache(options.cachedSessions ?? agent.cachedSessions);
   }
 
+  /** The name of the agent whose runs this runtime runs (and alone continues). */
+  get agentName(): string {
+    return this.source.options.name;
+  }
+
   on<K extends SessionRuntimeEventType>(
     type: K,
     listener: (event: SessionRuntimeEvents[K] & { type: K }) => void,
@@ -223,7 +228,7 @@ export class SessionRuntime {
     const audit = new AuditTrail(key, () => this.clock.now(), this.source.options.redact);
     const create = action.createIfMissing === true;
     const { record, userUsage } = await this.loadForUpdate(key, create, audit);
-    checkActionFits(key, record, action, this.clock.now(), this.source.options.name);
+    checkActionFits(key, record, action, this.clock.now(), this.agentName);
     const items = await this.cache.history(this.store, key, record);
     const journal = await readRunJournals(this.store, key, record);
     const needsAgent = action.runs === true || storedRun(record.snapshot) !== undefined;
