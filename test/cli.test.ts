@@ -447,7 +447,7 @@ describe('agentstate command line (the built binary)', () => {
       expect(list.sessions.map((s) => s.sessionId)).toContain('waiting');
       expect((await fetch(`${url}api/sessions?user=bob`)).status).toBe(403);
       // Without --agent the page records the decision (as `approve` does); it runs nothing.
-      expect((await (await fetch(`${url}api/info`)).json()) as unknown).toMatchObject({
+      expect(await (await fetch(`${url}api/info`)).json()).toMatchObject({
         recordOnly: true,
       });
       const approve = await pageAction(url, 'waiting/approve', { callId: 'c-prod' });
