@@ -10,7 +10,7 @@ import {
 } from '../src/index.js';
 import { FakeClock, ScriptedModel } from '../src/testing.js';
 import { approvalAgent, callTools } from './helpers/approval-agent.js';
-import { zeroTimeout } from './helpers/async.js';
+import { deferred, zeroTimeout } from './helpers/async.js';
 import { dumpBackend } from './helpers/session-fixtures.js';
 import { triageWithBilling } from './helpers/sub-agent-fixtures.js';
 import { TempStores } from './helpers/temp-store.js';
@@ -142,5 +142,35 @@ describe('a run is continued only by the agent that runs it', () => {
     expect(errors).toEqual([]);
     expect(fired?.interrupted).toBe(false);
     expect(counters.executed).toEqual({});
+  });
+
+  it("another agent's recover leaves a dead owner's run alone; the run's own agent in another process recovers it", async () => {
+    const storeClock = new FakeClock(Date.UTC(2026, 0, 1));
+    const { store } = await temps.open({ clock: storeClock });
+    const gate = deferred();
+    let calls = 0;
+    const gated = new ScriptedModel(async () => {
+      calls += 1;
+      await gate.promise;
+      return { text: 'late' };
+    });
+    const process = (name: string, model: ScriptedModel, owner: string, clock: FakeClock) =>
+      new Agent({ name, model, store, clock, lease: { owner, ttlMs: 10_000 } });
+    // The first process stops renewing its lease (its clock never moves): it hung.
+    const hung = process('assistant', gated, 'p1', new FakeClock(storeClock.now()));
+    const running = hung.run('hello', { sessionId: 'crashed', userId: 'alice' });
+    for (let i = 0; i < 5000 && calls === 0; i++) await zeroTimeout();
+    storeClock.advance(10_001);
+    const reply = new ScriptedModel(() => ({ text: 'recovered' }));
+    const before = await dumpBackend(store);
+    const other = process('other', reply, 'p2', storeClock).runtimeFor(store);
+    expect(await other.recover({ olderThan: 0, userId: 'alice' })).toEqual([]);
+    expect(await dumpBackend(store)).toEqual(before);
+
+    const same = process('assistant', reply, 'p3', storeClock).runtimeFor(store);
+    const recovered = await same.recover({ olderThan: 0, userId: 'alice' });
+    expect(recovered).toMatchObject([{ result: { output: 'recovered' } }]);
+    gate.resolve();
+    await running.catch(() => undefined); // its late write is fenced
   });
 });

@@ -190,7 +190,8 @@ export class SessionRuntime {
    * Resumes the runs whose owner died: sessions of one user (the runtime's scope, if it has
    * one) whose lease expired at least `olderThan` ms ago without being released and whose
    * stored run is still in flight. Each is resumed like `continueRun()` under this runtime's
-   * lease; one failing (or taken by another process first) does not stop the others.
+   * lease; one failing (or taken by another process first) does not stop the others. A run
+   * another agent runs is left alone (for that agent's recovery).
    */
   async recover(options: RecoverOptions): Promise<RecoveredRun[]> {
     checkRecoverOptions(options);
@@ -199,6 +200,7 @@ export class SessionRuntime {
         store: this.store,
         clock: this.clock,
         scope: this.scope,
+        agentName: this.agentName,
         load: (key) => this.load(key),
         execute: (key, action) => this.execute(key, action),
       },
