@@ -300,7 +300,25 @@ describe('agentstate command line (the built binary)', () => {
       run: { state: 'awaitingApproval', held: true },
       pendingApprovals: [],
     });
-    expect((await as(db, 'approve', 'waiting', 'c-prod', '--user', 'alice')).code).toBe(3);
+    // Deciding again says what was recorded (exit 4, nothing changes).
+    const twice = await as(db, 'approve', 'waiting', 'c-prod', '--user', 'alice');
+    expect(twice.code).toBe(4);
+    expect(twice.stderr).toBe(
+      'agentstate: Tool call "c-prod" was already approved (recorded; it runs when the app resumes the run) [ALREADY_DECIDED]\n',
+    );
+    const rejectAfter = await as(db, 'reject', 'waiting', 'c-prod', '--user', 'alice');
+    expect(rejectAfter.code).toBe(4);
+    expect(rejectAfter.stderr).toMatch(/"c-prod" was already approved .*\[ALREADY_DECIDED\]/);
+    expect((await as(db, 'approve', 'waiting', 'c-none', '--user', 'alice')).code).toBe(3);
+
+    // `tree` is run by agent triage: the assistant refuses it and nothing changes.
+    const treeBefore = (await as(db, 'sessions', 'show', 'tree', ...ALICE_JSON)).stdout;
+    const wrong = await as(db, 'resume', 'tree', '--agent', module, '--user', 'alice');
+    expect(wrong.code).toBe(4);
+    expect(wrong.stderr).toBe(
+      'agentstate: Session "tree"\'s run is run by agent "triage", not "assistant": continue it with agent "triage" [WRONG_AGENT]\n',
+    );
+    expect((await as(db, 'sessions', 'show', 'tree', ...ALICE_JSON)).stdout).toBe(treeBefore);
 
     const resumed = await as(db, 'resume', 'waiting', '--agent', module, ...ALICE_JSON);
     expect(resumed.stderr).toBe('');
@@ -339,6 +357,11 @@ describe('agentstate command line (the built binary)', () => {
       (await as(db, 'sessions', 'show', 'tree', '--user', 'alice', '--json')).stdout,
     );
     expect(after.pendingApprovals).toEqual([]);
+    const twice = await as(db, 'reject', 'tree', callId, '--user', 'alice');
+    expect(twice.code).toBe(4);
+    expect(twice.stderr).toMatch(
+      new RegExp(`Tool call "${callId}" was already rejected \\(recorded; .*\\[ALREADY_DECIDED\\]`),
+    );
 
     const cancel = await as(db, 'cancel', 'to-cancel', '--user', 'alice');
     expect(cancel.code).toBe(0);
@@ -372,22 +395,48 @@ describe('agentstate command line (the built binary)', () => {
     expect(noRun.stderr).toMatch(/RUN_NOT_FOUND/);
   }, 180_000);
 
-  it('inspect serves the inspector page for the folder until stopped', async () => {
-    const db = await freshFolder();
+  /** Starts `agentstate inspect` on `db` and resolves with the process and the page's url. */
+  async function startInspect(db: string, ...flags: string[]) {
     const server = spawn(
       process.execPath,
-      [cli.bin, 'inspect', '--port', '0', '--user', 'alice', '--json', '--db', db],
+      [cli.bin, 'inspect', '--port', '0', '--user', 'alice', '--json', '--db', db, ...flags],
       { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TZ: 'UTC' } },
     );
-    try {
-      const url = await new Promise<string>((resolve, reject) => {
-        let out = '';
-        server.stdout.on('data', (chunk: Buffer) => {
-          out += chunk.toString();
-          if (out.includes('\n')) resolve((JSON.parse(out) as { url: string }).url);
-        });
-        server.on('exit', (code) => reject(new Error(`inspect exited with ${code}`)));
+    const started = new Promise<{ url: string; agents: string[] }>((resolve, reject) => {
+      let out = '';
+      server.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        if (out.includes('\n')) resolve(JSON.parse(out) as { url: string; agents: string[] });
       });
+      server.on('exit', (code) => reject(new Error(`inspect exited with ${code}`)));
+    });
+    const stop = async () => {
+      const exited = new Promise<number | null>((resolve) => server.on('exit', resolve));
+      server.kill('SIGTERM');
+      return exited;
+    };
+    return { server, started, stop };
+  }
+
+  /** An action of the page at `url` (with its token). */
+  async function pageAction(url: string, path: string, body: unknown = {}) {
+    const token = /name="agentstate-token" content="([^"]+)"/.exec(
+      await (await fetch(url)).text(),
+    )![1]!;
+    const res = await fetch(`${url}api/sessions/${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-agentstate-token': token },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+  }
+
+  it('inspect serves the inspector page for the folder until stopped', async () => {
+    const db = await freshFolder();
+    const { server, started, stop } = await startInspect(db);
+    try {
+      const { url, agents } = await started;
+      expect(agents).toEqual([]);
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
       const page = await fetch(url);
       expect(page.status).toBe(200);
@@ -397,27 +446,65 @@ describe('agentstate command line (the built binary)', () => {
       };
       expect(list.sessions.map((s) => s.sessionId)).toContain('waiting');
       expect((await fetch(`${url}api/sessions?user=bob`)).status).toBe(403);
-      // without --agent the page can decide nothing that would run the tools here
-      const token = /name="agentstate-token" content="([^"]+)"/.exec(
-        await (await fetch(url)).text(),
-      )![1]!;
-      const approve = await fetch(`${url}api/sessions/waiting/approve`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-agentstate-token': token },
-        body: JSON.stringify({ callId: 'c-prod' }),
+      // Without --agent the page records the decision (as `approve` does); it runs nothing.
+      expect(await (await fetch(`${url}api/info`)).json()).toMatchObject({
+        recordOnly: true,
       });
-      expect(approve.status).toBe(400);
-      expect(JSON.stringify(await approve.json())).toContain('--agent');
-      const exited = new Promise<number | null>((resolve) => server.on('exit', resolve));
-      server.kill('SIGTERM');
-      expect(await exited).toBe(0);
+      const approve = await pageAction(url, 'waiting/approve', { callId: 'c-prod' });
+      expect(approve).toEqual({
+        status: 200,
+        json: {
+          recorded: true,
+          callId: 'c-prod',
+          decision: 'approved',
+          note: 'recorded: the run continues when the app resumes it',
+        },
+      });
+      const resume = await pageAction(url, 'waiting/resume');
+      expect([resume.status, JSON.stringify(resume.json)]).toEqual([
+        400,
+        expect.stringContaining('"NO_AGENT"') as string,
+      ]);
+      expect(await stop()).toBe(0);
     } finally {
       server.kill('SIGKILL');
     }
     const bad = await as(db, 'inspect', '--port', '70000');
     expect(bad.code).toBe(2);
-    const still = await as(db, 'sessions', 'show', 'waiting', ...ALICE_JSON);
-    expect(parsed<{ pendingApprovals: unknown[] }>(still.stdout).pendingApprovals).toHaveLength(1);
+    const held = await as(db, 'sessions', 'show', 'waiting', ...ALICE_JSON);
+    expect(parsed<Record<string, unknown>>(held.stdout)).toMatchObject({
+      run: { state: 'awaitingApproval', held: true },
+      pendingApprovals: [],
+    });
+  }, 180_000);
+
+  it("inspect --agent runs approvals with the app's agent, and refuses another agent's session (WRONG_AGENT, nothing changes)", async () => {
+    const db = await freshFolder();
+    const marker = join(work, `ran-${fresh}.txt`);
+    const module = await writeAgentModule(cli, join(cli.dir, `app-${fresh}`), marker);
+    const treeBefore = (await as(db, 'sessions', 'show', 'tree', ...ALICE_JSON)).stdout;
+    const { server, started, stop } = await startInspect(db, '--agent', module);
+    try {
+      const { url, agents } = await started;
+      expect(agents).toEqual(['assistant']);
+      // `tree` is run by agent triage: the assistant may not continue it.
+      const tree = await pageAction(url, 'tree/resume');
+      expect(tree.status).toBe(409);
+      expect(tree.json).toEqual({
+        error: {
+          code: 'WRONG_AGENT',
+          message:
+            'Session "tree"\'s run is run by agent "triage", which this inspector does not serve (it serves "assistant")',
+        },
+      });
+      const approve = await pageAction(url, 'waiting/approve', { callId: 'c-prod' });
+      expect(approve).toMatchObject({ status: 200, json: { interrupted: false } });
+      expect(readFileSync(marker, 'utf8')).toBe('prod\n');
+      expect(await stop()).toBe(0);
+    } finally {
+      server.kill('SIGKILL');
+    }
+    expect((await as(db, 'sessions', 'show', 'tree', ...ALICE_JSON)).stdout).toBe(treeBefore);
   }, 180_000);
 
   it('--db defaults to AGENTSTATE_DIR, else ./.agentstate', async () => {

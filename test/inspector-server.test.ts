@@ -1,7 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startInspector, type InspectorHandle } from '../src/inspect.js';
+import { Agent, SessionRuntime } from '../src/index.js';
 import { ScriptedModel } from '../src/testing.js';
+import { approvalAgent, callTools } from './helpers/approval-agent.js';
 import { inspectorClient } from './helpers/inspector-client.js';
+import { dumpBackend } from './helpers/session-fixtures.js';
 import { triageWithBilling } from './helpers/sub-agent-fixtures.js';
 import { TempStores } from './helpers/temp-store.js';
 
@@ -218,3 +221,145 @@ async function startInspectorToken(client: ReturnType<typeof inspectorClient>): 
   const page = await client.get('/');
   return /name="agentstate-token" content="([^"]+)"/.exec(page.text)![1]!;
 }
+
+describe('startInspector: which agent continues a run (issue 26)', () => {
+  const pendingOf = async (client: ReturnType<typeof inspectorClient>, id: string) =>
+    (
+      (await client.get(`/api/sessions/${id}`)).json as {
+        pendingApprovals: { callId: string; runId: string }[];
+      }
+    ).pendingApprovals;
+
+  it('recordOnly: Approve records the decision, the run goes on when the app resumes it; Resume is refused', async () => {
+    const { temp, fixture, paused } = await twoUsers();
+    const cliLike = new SessionRuntime({
+      store: temp.store,
+      agent: new Agent({ name: 'no-model', model: new ScriptedModel([]) }),
+    });
+    const inspector = await startInspector({ runtime: cliLike, userId: 'ann', recordOnly: true });
+    open.push(inspector);
+    const ann = inspectorClient(inspector);
+    expect((await ann.get('/api/info')).json).toMatchObject({ recordOnly: true, agents: [] });
+    const call = paused.interruptions[0]!;
+
+    const approved = await ann.post('/api/sessions/s1/approve', { callId: call.callId });
+    expect([approved.status, approved.json]).toEqual([
+      200,
+      {
+        recorded: true,
+        callId: call.callId,
+        decision: 'approved',
+        note: 'recorded: the run continues when the app resumes it',
+      },
+    ]);
+    expect(fixture.seen.refunds).toEqual([]);
+    expect(await pendingOf(ann, 's1')).toEqual([]);
+    const view = await fixture.triage.runtimeFor(temp.store).getSession({
+      sessionId: 's1',
+      userId: 'ann',
+    });
+    expect(view.run?.state).toBe('tools');
+    const again = await ann.post('/api/sessions/s1/reject', { callId: call.callId });
+    expect([again.status, errorCode(again.json)]).toEqual([409, 'ALREADY_DECIDED']);
+    expect(JSON.stringify(again.json)).toContain('was already approved');
+
+    const before = await dumpBackend(temp.store);
+    const resume = await ann.post('/api/sessions/s1/resume');
+    expect([resume.status, errorCode(resume.json)]).toEqual([400, 'NO_AGENT']);
+    expect(await dumpBackend(temp.store)).toEqual(before);
+
+    // The app's resume runs the recorded decision.
+    const done = await fixture.triage.resume('s1', { userId: 'ann' });
+    expect(done.interrupted).toBe(false);
+    expect(fixture.seen.refunds).toEqual(['o']);
+  });
+
+  it("another agent's runtime refuses Approve and Resume with WRONG_AGENT; nothing stored changes", async () => {
+    const { temp, fixture, paused } = await twoUsers();
+    const refunder = new Agent({
+      name: 'refunder',
+      model: new ScriptedModel(() => ({ text: 'refunder: done' })),
+    });
+    const inspector = await startInspector({
+      runtime: refunder.runtimeFor(temp.store),
+      userId: 'ann',
+    });
+    open.push(inspector);
+    const ann = inspectorClient(inspector);
+    const before = await dumpBackend(temp.store);
+    const call = paused.interruptions[0]!;
+    for (const [action, body] of [
+      ['approve', { callId: call.callId }],
+      ['reject', { callId: call.callId, runId: call.runId }],
+      ['resume', {}],
+    ] as const) {
+      const answer = await ann.post(`/api/sessions/s1/${action}`, body);
+      expect([action, answer.status, errorCode(answer.json)]).toEqual([action, 409, 'WRONG_AGENT']);
+    }
+    expect(await dumpBackend(temp.store)).toEqual(before);
+    expect(fixture.seen.refunds).toEqual([]);
+  });
+
+  it('agents: one inspector continues each session with the agent that runs it', async () => {
+    const { temp, fixture, paused } = await twoUsers();
+    const { agent: assistant, counters } = approvalAgent(temp.store);
+    const email = { name: 'send_email', arguments: { to: 'a@x.io', body: 'hi' } };
+    const mail = await assistant.run(callTools(email), { sessionId: 'm1', userId: 'ann' });
+    const inspector = await startInspector({
+      runtime: fixture.triage.runtimeFor(temp.store),
+      agents: { triage: fixture.triage, assistant },
+      userId: 'ann',
+    });
+    open.push(inspector);
+    const ann = inspectorClient(inspector);
+    expect((await ann.get('/api/info')).json).toMatchObject({
+      recordOnly: false,
+      agents: ['triage', 'assistant'],
+    });
+    const mailed = await ann.post('/api/sessions/m1/approve', {
+      callId: mail.interruptions[0]!.callId,
+    });
+    expect([mailed.status, mailed.json]).toMatchObject([200, { interrupted: false }]);
+    expect(counters.executed).toEqual({ send_email: 1 });
+    const refunded = await ann.post('/api/sessions/s1/approve', {
+      callId: paused.interruptions[0]!.callId,
+    });
+    expect([refunded.status, refunded.json]).toMatchObject([200, { interrupted: false }]);
+    expect(fixture.seen.refunds).toEqual(['o']);
+
+    // A session of an agent the map lacks is refused, and nothing changes.
+    const again = await assistant.run(callTools(email), { sessionId: 'm2', userId: 'ann' });
+    const only = await startInspector({
+      runtime: assistant.runtimeFor(temp.store),
+      agents: { triage: fixture.triage },
+      userId: 'ann',
+    });
+    open.push(only);
+    const before = await dumpBackend(temp.store);
+    const refused = await inspectorClient(only).post('/api/sessions/m2/approve', {
+      callId: again.interruptions[0]!.callId,
+    });
+    expect([refused.status, refused.json]).toEqual([
+      409,
+      {
+        error: {
+          code: 'WRONG_AGENT',
+          message:
+            'Session "m2"\'s run is run by agent "assistant", which this inspector does not serve (it serves "triage")',
+        },
+      },
+    ]);
+    expect(await dumpBackend(temp.store)).toEqual(before);
+  });
+
+  it('refuses agents that are not Agents under their own names, and agents with recordOnly', async () => {
+    const { fixture, runtime } = await twoUsers();
+    await expect(startInspector({ runtime, agents: { billing: fixture.triage } })).rejects.toThrow(
+      /option "agents"/,
+    );
+    await expect(startInspector({ runtime, agents: {} })).rejects.toThrow(/option "agents"/);
+    await expect(
+      startInspector({ runtime, agents: { triage: fixture.triage }, recordOnly: true }),
+    ).rejects.toThrow('startInspector(): "recordOnly" and "agents" exclude each other');
+  });
+});

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RunResult, SessionKey } from '../src/index.js';
+import { WrongAgentError, type RunResult, type SessionKey } from '../src/index.js';
 import { PostgresSessionStore } from '../src/persistence/postgres/postgres-session-store.js';
 import { FakeClock } from '../src/testing.js';
 import { approvalAgent, callTools } from './helpers/approval-agent.js';
@@ -155,5 +155,49 @@ describe('the scheduler without a listening connection', () => {
     await done;
     expect(continued[0]!.result.output).toBe('Done. send_email (error): not now');
     expect(worker.counters.executed).toEqual({});
+  });
+});
+
+describe('decisions submitted through another agent (issue 26)', () => {
+  it('are WRONG_AGENT: nothing is recorded in the inbox, the session is unchanged', async () => {
+    const fresh = await pgt.freshStore('wrong');
+    cleanups.push(fresh.cleanup);
+    const clock = new FakeClock();
+    const worker = approvalAgent(fresh.store, { clock });
+    const other = approvalAgent(fresh.store, { name: 'other', clock });
+    const key = { sessionId: 's', userId: 'u' };
+    const paused = await worker.agent.run(callTools(email('a@x.io')), key);
+    const state = paused.state.approve(paused.interruptions[0]!.callId);
+    const inbox = async () =>
+      (
+        await pgt.pool.query(
+          `SELECT count(*)::int AS n FROM "${fresh.schema}".agentstate_decisions`,
+        )
+      ).rows[0] as { n: number };
+    const before = await fresh.store.load(key);
+    await expect(other.agent.submitDecisions(state)).rejects.toBeInstanceOf(WrongAgentError);
+    expect(await inbox()).toEqual({ n: 0 });
+    expect(await fresh.store.load(key)).toEqual(before);
+    await worker.agent.submitDecisions(state);
+    expect(await inbox()).toEqual({ n: 1 });
+
+    // Another agent's scheduler leaves the submission in the inbox for the run's agent.
+    const errors: unknown[] = [];
+    const continued: unknown[] = [];
+    const options = {
+      listen: false,
+      onError: (error: unknown) => errors.push(error),
+      onContinued: (event: unknown) => continued.push(event),
+    };
+    const elsewhere = other.agent.startScheduler(options);
+    await until(async () => clock.pendingSleepers === 1, 'the other scheduler to sleep');
+    await elsewhere.stop();
+    expect([errors, continued, await inbox()]).toEqual([[], [], { n: 1 }]);
+    expect(await fresh.store.load(key)).toEqual(before);
+    const own = worker.agent.startScheduler(options);
+    cleanups.push(() => own.stop());
+    await until(async () => continued.length === 1, 'the run to be continued');
+    expect(worker.counters.executed).toEqual({ send_email: 1 });
+    expect(errors).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import { contentText } from '../src/items/item.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  AlreadyDecidedError,
   RunState,
   StaleDecisionError,
   UnknownCallError,
@@ -45,7 +46,7 @@ async function setup() {
 /** Runs `fn`, expects it to reject with `type`, and checks the store did not change. */
 async function refused(
   store: SessionStore & Parameters<typeof dumpBackend>[0],
-  type: typeof StaleDecisionError | typeof UnknownCallError,
+  type: typeof StaleDecisionError | typeof UnknownCallError | typeof AlreadyDecidedError,
   fn: () => Promise<unknown>,
 ): Promise<Error> {
   const before = await dumpBackend(store);
@@ -102,7 +103,8 @@ describe('stale decisions are refused', () => {
     expect(half.interruptions.map((i) => i.callId)).toEqual(['c1']);
 
     const stale = RunState.fromJSON(saved).reject('c0').approve('c1');
-    await refused(store, UnknownCallError, () => agent.resume(stale));
+    const error = await refused(store, AlreadyDecidedError, () => agent.resume(stale));
+    expect(error.message).toBe('Tool call "c0" was already approved');
     expect(counters.executed).toEqual({}); // c1 not applied either: the run waits for c1
     const view = await runtime.getSession(key);
     expect(view.run?.state).toBe('awaitingApproval');

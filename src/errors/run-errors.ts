@@ -122,6 +122,33 @@ export class StaleDecisionError extends AgentStateError {
 }
 
 /**
+ * A decision on a call that was already decided (recorded by `agentstate approve`, the
+ * inspector or an earlier `agent.approve`, and waiting for the app's resume, or decided and
+ * waiting for other calls of its turn): `decision` is the one recorded. Nothing was changed.
+ */
+export class AlreadyDecidedError extends AgentStateError {
+  readonly callId: string;
+  /** The decision the session holds for the call. */
+  readonly decision: 'approved' | 'rejected';
+
+  constructor(
+    callId: string,
+    decision: 'approved' | 'rejected',
+    held: boolean,
+    scope: ErrorScope = {},
+  ) {
+    super(
+      'ALREADY_DECIDED',
+      `Tool call "${callId}" was already ${decision}` +
+        (held ? ' (recorded; it runs when the app resumes the run)' : ''),
+      scope,
+    );
+    this.callId = callId;
+    this.decision = decision;
+  }
+}
+
+/**
  * An approval decision arrived after the call's approval deadline: the call is rejected with
  * reason `timeout` instead (resume without decisions, or the scheduler, does that). Nothing of
  * the resume was applied.

@@ -105,6 +105,28 @@ export class NothingToResumeError extends AgentStateError {
 }
 
 /**
+ * An agent was asked to continue a run another agent runs (a resume, an approval, a deadline):
+ * only the agent that started the run has its tools, sub-agents and model. Nothing was loaded,
+ * run or saved.
+ */
+export class WrongAgentError extends AgentStateError {
+  /** The agent that runs the session's run. */
+  readonly runAgent: string;
+  /** The agent that was asked to continue it. */
+  readonly agent: string;
+
+  constructor(sessionId: string, runAgent: string, agent: string, runId?: string) {
+    super(
+      'WRONG_AGENT',
+      `Session "${sessionId}"'s run is run by agent "${runAgent}", not "${agent}": continue it with agent "${runAgent}"`,
+      { sessionId, runId },
+    );
+    this.runAgent = runAgent;
+    this.agent = agent;
+  }
+}
+
+/**
  * The session's run is paused (interrupted, waiting for an approval, or stopped by a crash):
  * the session takes no message (and no other action its run blocks) until the run is resumed
  * (`agent.resume`, `continueRun`) or cancelled (`agent.cancel`, `cancelRun`). Nothing was saved.

@@ -82,6 +82,8 @@ const CONFLICTS: ReadonlySet<string> = new Set([
   'NOTHING_TO_RESUME',
   'SESSION_CONFLICT',
   'STALE_DECISION',
+  'ALREADY_DECIDED',
+  'WRONG_AGENT',
 ]);
 
 /** Reads a JSON object body (an empty body is `{}`); anything else is a 400. */

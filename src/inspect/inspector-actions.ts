@@ -1,18 +1,23 @@
 import type { SessionKey } from '../persistence/session-store.js';
 import { cancelRun } from '../runtime/actions/cancel-run.js';
 import { continueRun } from '../runtime/actions/continue-run.js';
+import { recordDecisions } from '../runtime/actions/record-decisions.js';
 import { forkSession } from '../runtime/actions/fork-session.js';
 import { exportReplay } from '../runtime/export-replay.js';
 import type { ApprovalDecision } from '../runtime/run-state.js';
-import type { SessionRuntime } from '../runtime/session-runtime.js';
 import { HttpError } from './http-io.js';
+import type { InspectorAgents } from './inspector-agents.js';
 
 /** What an action endpoint does with the session, from the request's JSON body. */
 export type InspectorAction = (
-  runtime: SessionRuntime,
+  agents: InspectorAgents,
   key: SessionKey,
   body: Record<string, unknown>,
 ) => Promise<unknown>;
+
+/** What a record-only inspector answers to Resume (its page hides the button). */
+const NO_AGENT =
+  'This inspector runs no agent of the app: the run continues when the app resumes it (start the inspector in the app, or `agentstate inspect --agent <module>`)';
 
 const optionalString = (body: Record<string, unknown>, name: string): string | undefined => {
   const value = body[name];
@@ -46,9 +51,12 @@ function outcome(result: {
   };
 }
 
-/** One decision on a pending call (approve or reject), then the run goes on. */
+/**
+ * One decision on a pending call (approve or reject), then the run goes on with the agent that
+ * runs it; a record-only inspector records it and the run goes on when the app resumes it.
+ */
 function decide(approve: boolean): InspectorAction {
-  return async (runtime, key, body) => {
+  return async (agents, key, body) => {
     const decision: ApprovalDecision = {
       callId: requiredString(body, 'callId'),
       approve,
@@ -57,6 +65,16 @@ function decide(approve: boolean): InspectorAction {
         ? { message: optionalString(body, 'message') }
         : {}),
     };
+    if (agents.recordOnly) {
+      await agents.runtime.execute(key, recordDecisions([decision], { via: 'page' }));
+      return {
+        recorded: true,
+        callId: decision.callId,
+        decision: approve ? 'approved' : 'rejected',
+        note: 'recorded: the run continues when the app resumes it',
+      };
+    }
+    const runtime = await agents.runtimeFor(key);
     return outcome(await runtime.execute(key, continueRun({ decisions: [decision], via: 'page' })));
   };
 }
@@ -65,12 +83,16 @@ function decide(approve: boolean): InspectorAction {
 export const INSPECTOR_ACTIONS: Record<string, InspectorAction> = {
   approve: decide(true),
   reject: decide(false),
-  resume: async (runtime, key) => outcome(await runtime.execute(key, continueRun())),
-  cancel: async (runtime, key) => {
+  resume: async (agents, key) => {
+    if (agents.recordOnly) throw new HttpError(400, 'NO_AGENT', NO_AGENT);
+    const runtime = await agents.runtimeFor(key);
+    return outcome(await runtime.execute(key, continueRun()));
+  },
+  cancel: async ({ runtime }, key) => {
     await runtime.execute(key, cancelRun());
     return { cancelled: true };
   },
-  fork: async (runtime, key, body) => {
+  fork: async ({ runtime }, key, body) => {
     const at = body['at'];
     if (at !== undefined && (typeof at !== 'number' || !Number.isSafeInteger(at) || at < 0)) {
       throw new HttpError(400, 'BAD_REQUEST', '"at" must be a non-negative integer');
@@ -83,7 +105,7 @@ export const INSPECTOR_ACTIONS: Record<string, InspectorAction> = {
       historyLength: info.historyLength,
     };
   },
-  export: async (runtime, key, body) => {
+  export: async ({ runtime }, key, body) => {
     const runId = optionalString(body, 'runId');
     return exportReplay(runtime, key, runId === undefined ? {} : { runId });
   },

@@ -1,3 +1,4 @@
+import { Agent } from '../runtime/agent.js';
 import { SessionRuntime } from '../runtime/session-runtime.js';
 import { OptionChecker, optionNames } from '../validation/option-checks.js';
 
@@ -9,6 +10,22 @@ export interface InspectorOptions {
    * and action goes through it: the user partition holds.
    */
   runtime: SessionRuntime;
+  /**
+   * The app's top-level agents by name, for an app with more than one: Approve, Reject and
+   * Resume continue a session's run with the agent that runs it (`agent.runtimeFor` on the
+   * runtime's store); a run of an agent not in the map is refused (409 `WRONG_AGENT`). Each
+   * key must be its agent's name. Omitted: the runtime's own agent continues runs, and a run
+   * of another agent is refused (`WrongAgentError`, 409).
+   */
+  agents?: Readonly<Record<string, Agent<unknown>>> | undefined;
+  /**
+   * No agent of the app in this process (the command line's `inspect` without `--agent`):
+   * Approve and Reject record the decision in the session (the run stays awaiting approval,
+   * marked held, as `agentstate approve` does) and the run continues when the app resumes it;
+   * Resume is refused (400 `NO_AGENT`) and the page hides it. Not with `agents`.
+   * @default false
+   */
+  recordOnly?: boolean | undefined;
   /** @default 0 (a free port; read it from the handle's `url`) */
   port?: number | undefined;
   /**
@@ -50,6 +67,8 @@ export interface InspectorHandle {
 
 const NAMES = optionNames<InspectorOptions>({
   runtime: true,
+  agents: true,
+  recordOnly: true,
   port: true,
   host: true,
   userId: true,
@@ -75,5 +94,20 @@ export function checkInspectorOptions(options: unknown): void {
       'a string of at least 16 characters',
       (v) => typeof v === 'string' && v.length >= 16,
     )
-    .function('redact');
+    .function('redact')
+    .check('recordOnly', 'a boolean', (v) => typeof v === 'boolean')
+    .check(
+      'agents',
+      'an object of Agents, each under its own name',
+      (v) =>
+        typeof v === 'object' &&
+        v !== null &&
+        !Array.isArray(v) &&
+        Object.keys(v).length > 0 &&
+        Object.entries(v).every(([name, agent]) => agent instanceof Agent && agent.name === name),
+    );
+  const given = options as InspectorOptions;
+  if (given.recordOnly === true && given.agents !== undefined) {
+    throw new TypeError('startInspector(): "recordOnly" and "agents" exclude each other');
+  }
 }

@@ -37,10 +37,13 @@ export class LiveFeed {
   private readonly off: () => void;
 
   constructor(
-    runtime: SessionRuntime,
+    runtimes: readonly SessionRuntime[],
     private readonly redact: (text: string) => string,
   ) {
-    this.off = runtime.on('Inspection', ({ key, event }) => this.publish(key, event));
+    const offs = runtimes.map((runtime) =>
+      runtime.on('Inspection', ({ key, event }) => this.publish(key, event)),
+    );
+    this.off = () => offs.forEach((off) => off());
   }
 
   /** Starts a Server-Sent Events stream of one user's frames (one session's, if given). */

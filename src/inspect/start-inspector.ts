@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { SessionKey, SessionStatus } from '../persistence/session-store.js';
 import { SessionStatusSchema } from '../persistence/session-schemas.js';
 import { INSPECTOR_ACTIONS } from './inspector-actions.js';
+import { InspectorAgents } from './inspector-agents.js';
 import {
   checkInspectorOptions,
   type InspectorHandle,
@@ -25,7 +26,8 @@ const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
  * runs with their step timeline, the machines' state charts, a live stream of runs in flight
  * (Server-Sent Events from the runtime's inspection hook), and actions (approve, reject,
  * resume, cancel, fork, export a replay) that need the per-start token in the
- * `x-agentstate-token` header. Run it in the process that holds the store (one process holds
+ * `x-agentstate-token` header. Approve, Reject and Resume continue a run with the agent that
+ * runs it (`agents` for an app with several); `recordOnly` records decisions instead. Run it in the process that holds the store (one process holds
  * a LevelDB folder).
  * @throws TypeError for bad options.
  * @example
@@ -38,7 +40,8 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
   const host = options.host ?? '127.0.0.1';
   const token = options.token ?? randomBytes(24).toString('base64url');
   const redact = options.redact ?? ((text: string) => text);
-  const live = new LiveFeed(runtime, redact);
+  const agents = new InspectorAgents(runtime, options.agents, options.recordOnly === true);
+  const live = new LiveFeed(agents.liveRuntimes(), redact);
   const server = createServer();
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -70,7 +73,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
         throw new HttpError(404, 'NOT_FOUND', `No action at ${url.pathname}`);
       }
       const body = await readJsonBody(req);
-      send(await act(runtime, { sessionId, userId: userOf(url) }, body));
+      send(await act(agents, { sessionId, userId: userOf(url) }, body));
       return;
     }
     if (req.method !== 'GET') throw new HttpError(405, 'METHOD_NOT_ALLOWED', 'GET or POST only');
@@ -86,7 +89,12 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
     if (parts[0] !== 'api') throw new HttpError(404, 'NOT_FOUND', `Nothing at ${path}`);
     const [, what, sessionId, runs, runId, extra] = parts;
     if (what === 'info' && !sessionId) {
-      return send({ userId: options.userId ?? null, allUsers: options.allUsers === true });
+      return send({
+        userId: options.userId ?? null,
+        allUsers: options.allUsers === true,
+        recordOnly: agents.recordOnly,
+        agents: agents.names(),
+      });
     }
     if (what === 'machines' && !sessionId) return send(machineCharts());
     if (what === 'live' && !sessionId) {

@@ -1,14 +1,33 @@
-import { InvalidSessionTransitionError, RunPausedError } from '../errors/session-errors.js';
+import {
+  InvalidSessionTransitionError,
+  RunPausedError,
+  WrongAgentError,
+} from '../errors/session-errors.js';
 import { sessionMachine } from '../machines/session-machine.js';
 import type { SessionMachineContext } from '../machines/session-types.js';
 import type { SessionKey, SessionRecord } from '../persistence/session-store.js';
+import type { RunLike } from './run-activity.js';
 import type { SessionAction } from './session-action.js';
+import { storedRun } from './stored-run.js';
 import { describeSession, storedRunInFlight } from './session-view.js';
 
 /**
+ * Checks that `agent` (an agent's name) runs the session's stored run, when it has one that
+ * is not over (paused or in flight): only that agent has the run's tools, sub-agents and model.
+ * Otherwise `WrongAgentError`, and nothing is changed.
+ */
+export function checkRunAgent(key: SessionKey, record: SessionRecord, agent: string): void {
+  const run = storedRun<RunLike>(record.snapshot);
+  if (run?.status !== 'active' || !run.context) return;
+  const { agentName, runId } = run.context;
+  if (agentName !== agent) throw new WrongAgentError(key.sessionId, agentName, agent, runId);
+}
+
+/**
  * Checks that `action` fits the stored session before anything is loaded into an actor: no run
- * in flight unless the action runs it, the action's own `check`, and a transition the session
- * machine takes from the stored state. A message to a session whose run is paused or crashed
+ * in flight unless the action runs it, the run's own agent for an action that continues it
+ * (`agent`: the name of the runtime's agent), the action's own `check`, and a transition the
+ * session machine takes from the stored state. A message to a session whose run is paused or crashed
  * is `RunPausedError` (resume or cancel it first); any other misfit is
  * `InvalidSessionTransitionError`. Nothing is written either way.
  */
@@ -17,6 +36,7 @@ export function checkActionFits(
   record: SessionRecord,
   action: SessionAction<unknown>,
   now: number,
+  agent: string,
 ): void {
   const inFlight = storedRunInFlight(record, now);
   if (inFlight && action.runs !== true) {
@@ -26,6 +46,7 @@ export function checkActionFits(
       `${describeSession(record).state} (a run is in flight)`,
     );
   }
+  if (action.continuesRun === true) checkRunAgent(key, record, agent);
   action.check?.({ key, record, now });
   if (!action.event) return;
   const snap = record.snapshot as { value: never; context: SessionMachineContext };

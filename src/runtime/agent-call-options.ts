@@ -33,6 +33,25 @@ export interface RunOptions {
 /** Options of `resume` (a resumed run keeps the model settings it started with). */
 export type ResumeOptions = Omit<RunOptions, 'sessionId' | 'modelSettings'>;
 
+/** Options of `agent.approve`: the resume's, and how the call is decided. */
+export interface ApproveOptions extends ResumeOptions {
+  /** The same decision for every later call of this tool in the session. @default false */
+  always?: boolean | undefined;
+  /**
+   * The run that waits (the session's run or one of its sub-agent runs). Omitted: the one
+   * holding the call.
+   */
+  runId?: string | undefined;
+  /** Who decided, for the audit log. */
+  by?: string | undefined;
+}
+
+/** Options of `agent.reject`: `approve`'s, and what the model is told. */
+export interface RejectOptions extends ApproveOptions {
+  /** What the model reads instead of the tool's result. */
+  message?: string | undefined;
+}
+
 /** Options of `agent.startScheduler`: the scheduler's, and the store to watch. */
 export interface AgentSchedulerOptions extends SchedulerOptions {
   /** @default the agent's store */

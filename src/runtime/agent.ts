@@ -24,13 +24,15 @@ import { defaultStore } from './default-store.js';
 import { submitDecisions } from './decision-submission.js';
 import type { RunResult } from './run-result.js';
 import {
+  APPROVE_OPTION_NAMES,
   CANCEL_OPTION_NAMES,
+  REJECT_OPTION_NAMES,
   RESUME_OPTION_NAMES,
   RUN_OPTION_NAMES,
   checkRunCall,
   checkRunOptions,
 } from './run-call-checks.js';
-import { RunState } from './run-state.js';
+import { RunState, type ApprovalDecision } from './run-state.js';
 import { createRunStream, type RunStream } from './run-stream.js';
 import type { ActionObservers } from './session-action.js';
 import { SessionRuntime, type BindingSource } from './session-runtime.js';
@@ -39,14 +41,18 @@ import { checkSchedulerOptions } from './runtime-option-checks.js';
 import { INSPECT_EXPECTED, isInspectOption, type InspectOption } from './inspection.js';
 import type {
   AgentSchedulerOptions,
+  ApproveOptions,
   CancelOptions,
+  RejectOptions,
   ResumeOptions,
   RunOptions,
 } from './agent-call-options.js';
 
 export type {
   AgentSchedulerOptions,
+  ApproveOptions,
   CancelOptions,
+  RejectOptions,
   ResumeOptions,
   RunOptions,
 } from './agent-call-options.js';
@@ -130,6 +136,74 @@ export class Agent<TOutput = string> implements BindingSource {
   }
 
   /**
+   * Approves a call the session's run (or one of its sub-agent runs) waits on, by session id
+   * and call id, and continues the run like `resume`: no RunState needed, so any process with
+   * the store can decide. The same checks as `resume`, before anything is loaded or run: another
+   * user's session (`userId` is the partition) is `SessionNotFoundError`, a run another agent
+   * runs `WrongAgentError`, a call that is not waiting `UnknownCallError` (one decided already
+   * `AlreadyDecidedError`, naming the decision), one past its deadline `ApprovalExpiredError`.
+   * @throws TypeError at the call for an empty session or call id, or bad options.
+   * @example
+   * const result = await agent.approve('pay', 'call_1_0', { userId: 'alice' });
+   */
+  approve(
+    sessionId: string,
+    callId: string,
+    options: ApproveOptions = {},
+  ): Promise<RunResult<TOutput>> {
+    return this.decide('agent.approve()', sessionId, callId, true, options, APPROVE_OPTION_NAMES);
+  }
+
+  /**
+   * Rejects a call the session's run waits on, by session id and call id (see `approve`): the
+   * model reads `message` (or a default saying the call was rejected) and the run goes on.
+   * @example
+   * await agent.reject('pay', 'call_1_0', { userId: 'alice', message: 'not on a Friday' });
+   */
+  reject(
+    sessionId: string,
+    callId: string,
+    options: RejectOptions = {},
+  ): Promise<RunResult<TOutput>> {
+    return this.decide('agent.reject()', sessionId, callId, false, options, REJECT_OPTION_NAMES);
+  }
+
+  private decide(
+    call: string,
+    sessionId: string,
+    callId: string,
+    approve: boolean,
+    options: RejectOptions,
+    names: readonly string[],
+  ): Promise<RunResult<TOutput>> {
+    for (const [name, value] of [
+      ['session id', sessionId],
+      ['call id', callId],
+    ] as const) {
+      if (typeof value !== 'string' || value.length === 0) {
+        throw new TypeError(
+          `${call}: the ${name} must be a non-empty string, got ${describeValue(value)}`,
+        );
+      }
+    }
+    checkRunOptions(call, options, names);
+    new OptionChecker(call, options, names)
+      .check('always', 'a boolean', (v) => typeof v === 'boolean')
+      .nonEmptyString('runId')
+      .check('message', 'a string', (v) => typeof v === 'string');
+    const { always, runId, by, message } = options;
+    const decision: ApprovalDecision = {
+      callId,
+      approve,
+      ...(always === undefined ? {} : { always }),
+      ...(runId === undefined ? {} : { runId }),
+      ...(by === undefined ? {} : { by }),
+      ...(message === undefined ? {} : { message }),
+    };
+    return this.continue(sessionId, options, {}, [decision]);
+  }
+
+  /**
    * `resume` as a stream of events (like `stream`): leaving the iteration early cancels the
    * resumed run unless the stream is `detach()`ed.
    * @example
@@ -174,6 +248,7 @@ export class Agent<TOutput = string> implements BindingSource {
     target: string | RunState,
     options: ResumeOptions,
     observers: ActionObservers = {},
+    decisions?: ApprovalDecision[],
   ): Promise<RunResult<TOutput>> {
     const state = typeof target === 'string' ? undefined : target;
     const sessionId = state ? state.sessionId : (target as string);
@@ -189,7 +264,7 @@ export class Agent<TOutput = string> implements BindingSource {
       { sessionId, userId },
       continueRun<TOutput>({
         ...observers,
-        decisions: state?.decisionsToApply(),
+        decisions: state?.decisionsToApply() ?? decisions,
         maxTurns: options.maxTurns,
         signal: observers.signal ?? options.signal,
         metadata: options.metadata,
@@ -277,7 +352,7 @@ export class Agent<TOutput = string> implements BindingSource {
     }
     checkSchedulerOptions('agent.submitDecisions()', options, ['store']);
     const store = options.store ?? this.options.store ?? defaultStore();
-    return submitDecisions(store, this.options.clock ?? systemClock, state);
+    return submitDecisions(store, this.options.clock ?? systemClock, state, this.name);
   }
 
   /** Binds the agent to a context: instructions resolved and toolkits created once. */

@@ -2,6 +2,7 @@ import {
   RunInProgressError,
   SessionConflictError,
   SessionNotFoundError,
+  WrongAgentError,
 } from '../errors/session-errors.js';
 import {
   hasDecisionInbox,
@@ -99,7 +100,8 @@ const DEFAULT_POLL_MS = 5000;
  * timer rejects the overdue calls with reason `timeout` and the run goes on. On start it
  * catches up with every deadline that passed while no process ran; then it sleeps with the
  * injected clock until the next deadline, woken early by a save of this runtime that writes an
- * earlier one. With a store that keeps a decision inbox it also applies the decisions other
+ * earlier one. A session whose run another agent runs is left alone (`WrongAgentError`), for
+ * that agent's scheduler. With a store that keeps a decision inbox it also applies the decisions other
  * processes submitted (`agent.submitDecisions`), woken by the store's notifications, else
  * polling the inbox on the injected clock.
  */
@@ -244,6 +246,8 @@ export class ApprovalScheduler implements SchedulerHandle {
           retry = true;
           continue;
         }
+        // Another agent's run: left in the inbox for that agent's scheduler.
+        if (error instanceof WrongAgentError) continue;
         // Stale (applied already, overtaken by a deadline), expired or gone: never applied.
         this.report(error, key);
       }
@@ -263,6 +267,8 @@ export class ApprovalScheduler implements SchedulerHandle {
       if (error instanceof RunInProgressError || error instanceof SessionConflictError) {
         return false;
       }
+      // Another agent's run: its deadline is that agent's scheduler's to fire.
+      if (error instanceof WrongAgentError) return true;
       // No overdue approval, or no session: the entry is stale (never acted on); drop it if
       // the record agrees.
       if (error instanceof NoOverdueApproval || error instanceof SessionNotFoundError) {

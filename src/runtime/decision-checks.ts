@@ -1,15 +1,38 @@
 import {
+  AlreadyDecidedError,
   ApprovalExpiredError,
   StaleDecisionError,
   UnknownCallError,
 } from '../errors/run-errors.js';
+import { pendingApproval } from '../machines/call-approvals.js';
+import type { CallState } from '../machines/run-types.js';
 import { NothingToResumeError } from '../errors/session-errors.js';
 import type { SessionKey, SessionRecord } from '../persistence/session-store.js';
 import { callFingerprint } from './call-fingerprint.js';
 import type { ApprovalDecision } from './run-state.js';
-import { runChain, runState, type RunNode } from './run-tree.js';
+import { pausedRuns, runChain, runState, type RunNode } from './run-tree.js';
 import { describeSession } from './session-view.js';
 import { storedRun } from './stored-run.js';
+
+/**
+ * The decision with the run that holds its call, when it names none: a sub-agent's call is
+ * decided by its id alone, as an operator reads it. The paused run holding the call pending,
+ * else the one holding it decided (so a second decision is told what the first was); a
+ * decision that fits no run, or several, is returned as it is.
+ */
+export function withRunId(root: RunNode, d: ApprovalDecision): ApprovalDecision {
+  if (d.runId !== undefined) return d;
+  const holders = (fits: (c: CallState) => boolean) =>
+    pausedRuns(root).filter(
+      (r) =>
+        runState(r) === 'awaitingApproval' &&
+        r.context?.calls.some((c) => c.callId === d.callId && fits(c)),
+    );
+  let found = holders(pendingApproval);
+  if (found.length === 0) found = holders((c) => c.needsApproval);
+  const runId = found.length === 1 ? found[0]!.context?.runId : undefined;
+  return runId === undefined ? d : { ...d, runId };
+}
 
 /**
  * Checks decisions made outside the process that runs the session (the command line's
@@ -40,7 +63,8 @@ export function checkStoredDecisions(
  * its sub-agent runs (absent: the session's run). That run must be awaiting approval and have
  * the call pending with the same name and arguments, its approval deadline (if any) after
  * `now`. Throws `StaleDecisionError` (`UnknownCallError` for a call that is not waiting,
- * `ApprovalExpiredError` for one past its deadline) at the first decision that does not fit.
+ * `ApprovalExpiredError` for one past its deadline, `AlreadyDecidedError` for one decided
+ * already) at the first decision that does not fit.
  */
 export function checkDecisions(
   key: SessionKey,
@@ -67,8 +91,14 @@ export function checkDecisions(
         scope,
       );
     }
-    const call = calls.find((c) => c.callId === d.callId && c.needsApproval && !c.decision);
-    if (!call) throw new UnknownCallError(d.callId, scope);
+    const call = calls.find((c) => c.callId === d.callId && pendingApproval(c));
+    if (!call) {
+      const decided = calls.find((c) => c.callId === d.callId && c.needsApproval && c.decision);
+      if (decided?.decision) {
+        throw new AlreadyDecidedError(d.callId, decided.decision, run.context.held === true, scope);
+      }
+      throw new UnknownCallError(d.callId, scope);
+    }
     if (
       d.fingerprint !== undefined &&
       d.fingerprint !== callFingerprint(call.name, call.arguments)

@@ -2,6 +2,8 @@ export {
   Agent,
   type RunOptions,
   type ResumeOptions,
+  type ApproveOptions,
+  type RejectOptions,
   type CancelOptions,
   type AgentSchedulerOptions,
 } from './agent.js';

@@ -5,7 +5,7 @@ import { isPlainJson } from '../validation/plain-json.js';
 import { checkRunInput } from '../validation/run-input-check.js';
 import type { ContinueRunOptions } from './actions/continue-run.js';
 import type { RunActionOptions } from './actions/run-options.js';
-import type { CancelOptions, ResumeOptions, RunOptions } from './agent.js';
+import type { CancelOptions, RejectOptions, ResumeOptions, RunOptions } from './agent.js';
 import type { SessionRunOptions } from './agent-session.js';
 import { DURABILITY_EXPECTED, isDurability } from './durability-policy.js';
 
@@ -40,6 +40,18 @@ export const RESUME_OPTION_NAMES = optionNames<ResumeOptions>({
   maxTurns: true,
   durability: true,
 });
+
+export const REJECT_OPTION_NAMES = [
+  ...RESUME_OPTION_NAMES,
+  ...optionNames<Omit<RejectOptions, keyof ResumeOptions>>({
+    always: true,
+    runId: true,
+    by: true,
+    message: true,
+  }),
+];
+
+export const APPROVE_OPTION_NAMES = REJECT_OPTION_NAMES.filter((name) => name !== 'message');
 
 export const CANCEL_OPTION_NAMES = optionNames<CancelOptions>({ userId: true, store: true });
 

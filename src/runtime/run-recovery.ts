@@ -6,6 +6,8 @@ import type { RecoverOptions, RecoveredRun } from './recover-options.js';
 import type { RunResult } from './run-result.js';
 import type { SessionAction } from './session-action.js';
 import { storedRunInFlight } from './session-view.js';
+import { storedRun } from './stored-run.js';
+import type { RunLike } from './run-activity.js';
 
 /** What recovery needs of the runtime that does it. */
 export interface RecoveryRuntime {
@@ -13,6 +15,8 @@ export interface RecoveryRuntime {
   clock: Clock;
   /** The runtime's scope: recovery sees only that session. */
   scope: SessionKey | undefined;
+  /** The runtime's agent: runs of other agents are theirs to recover. */
+  agentName: string;
   load(key: SessionKey): Promise<SessionRecord>;
   execute(key: SessionKey, action: SessionAction<RunResult>): Promise<RunResult>;
 }
@@ -21,7 +25,8 @@ export interface RecoveryRuntime {
  * Resumes the runs whose owner died: sessions of one user (the runtime's scope, if it has
  * one) whose lease expired at least `olderThan` ms ago without being released and whose
  * stored run is still in flight. Each is resumed like `continueRun()` under the runtime's
- * lease; one failing (or taken by another process first) does not stop the others.
+ * lease; one failing (or taken by another process first) does not stop the others. A run
+ * another agent runs is left alone, for that agent's recovery.
  */
 export async function recoverRuns(
   runtime: RecoveryRuntime,
@@ -43,6 +48,8 @@ export async function recoverRuns(
     try {
       const record = await runtime.load(key);
       if (!storedRunInFlight(record, clock.now())) continue;
+      // Another agent's run: only that agent has its tools (its own recover continues it).
+      if (storedRun<RunLike>(record.snapshot)?.context?.agentName !== runtime.agentName) continue;
       const result = await runtime.execute(key, continueRun({ signal: options.signal }));
       recovered.push({ key, result });
     } catch (error) {

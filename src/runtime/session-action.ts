@@ -59,6 +59,12 @@ export interface SessionAction<R = void> {
   /** The action runs or continues a run, so it needs the agent's tools and model. */
   readonly runs?: boolean | undefined;
   /**
+   * The action continues the session's stored run (a resume, decisions applied, a deadline
+   * fired): only the agent that runs it may, checked before anything is loaded
+   * (`WrongAgentError`).
+   */
+  readonly continuesRun?: boolean | undefined;
+  /**
    * Checks the stored session before it is loaded into an actor (`now` from the runtime's
    * clock): a throw refuses the action, with nothing loaded, run or saved.
    */

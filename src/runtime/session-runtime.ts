@@ -124,6 +124,11 @@ export class SessionRuntime {
     this.cache = new SessionCache(options.cachedSessions ?? agent.cachedSessions);
   }
 
+  /** The name of the agent whose runs this runtime runs (and alone continues). */
+  get agentName(): string {
+    return this.source.options.name;
+  }
+
   on<K extends SessionRuntimeEventType>(
     type: K,
     listener: (event: SessionRuntimeEvents[K] & { type: K }) => void,
@@ -185,7 +190,8 @@ export class SessionRuntime {
    * Resumes the runs whose owner died: sessions of one user (the runtime's scope, if it has
    * one) whose lease expired at least `olderThan` ms ago without being released and whose
    * stored run is still in flight. Each is resumed like `continueRun()` under this runtime's
-   * lease; one failing (or taken by another process first) does not stop the others.
+   * lease; one failing (or taken by another process first) does not stop the others. A run
+   * another agent runs is left alone (for that agent's recovery).
    */
   async recover(options: RecoverOptions): Promise<RecoveredRun[]> {
     checkRecoverOptions(options);
@@ -194,6 +200,7 @@ export class SessionRuntime {
         store: this.store,
         clock: this.clock,
         scope: this.scope,
+        agentName: this.agentName,
         load: (key) => this.load(key),
         execute: (key, action) => this.execute(key, action),
       },
@@ -223,7 +230,7 @@ export class SessionRuntime {
     const audit = new AuditTrail(key, () => this.clock.now(), this.source.options.redact);
     const create = action.createIfMissing === true;
     const { record, userUsage } = await this.loadForUpdate(key, create, audit);
-    checkActionFits(key, record, action, this.clock.now());
+    checkActionFits(key, record, action, this.clock.now(), this.agentName);
     const items = await this.cache.history(this.store, key, record);
     const journal = await readRunJournals(this.store, key, record);
     const needsAgent = action.runs === true || storedRun(record.snapshot) !== undefined;

@@ -42,10 +42,13 @@ export function describeRuntimeLeases(
       handle = await makeStore(storeClock);
     });
     afterEach(async () => handle.cleanup());
-    /** An agent standing for one process: its own lease owner id and clock. */
+    /**
+     * The app's agent in one process: its own lease owner id, model and clock (one name in
+     * every process: only the agent that runs a session's run may continue it).
+     */
     const owner = (name: string, model: ScriptedModel, clock: FakeClock) =>
       new Agent({
-        name,
+        name: 'leased',
         model,
         store: handle.store,
         clock,

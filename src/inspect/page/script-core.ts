@@ -5,7 +5,7 @@
 export const SCRIPT_CORE = String.raw`
 var TOKEN = document.querySelector('meta[name="agentstate-token"]').getAttribute('content');
 var S = { info: null, machines: null, user: '', status: '', sessions: [], cursor: null,
-  selected: null, detail: null, runId: null, run: null, live: null, liveStates: {}, error: '' };
+  selected: null, detail: null, runId: null, run: null, live: null, liveStates: {}, error: '', result: '' };
 
 function h(tag, attrs) {
   var el = document.createElement(tag);

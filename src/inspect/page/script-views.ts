@@ -13,7 +13,10 @@ function renderControls() {
     : h('span', { class: 'badge', id: 'user' }, 'user: ' + (S.info.userId || '(anonymous)'));
   var status = h('select', { id: 'status-filter', onchange: function (e) { S.status = e.target.value; loadSessions(); } },
     STATUSES.map(function (s) { return h('option', { value: s, selected: s === S.status }, s || 'any status'); }));
-  append(box, [user, status, h('span', { class: 'badge live', id: 'live-badge' }, 'live'),
+  var mode = S.info.recordOnly
+    ? h('span', { class: 'badge', id: 'mode', title: 'no agent of the app runs here' }, 'decisions are recorded; the run continues when the app resumes it')
+    : h('span', { class: 'badge', id: 'mode' }, 'runs with: ' + S.info.agents.join(', '));
+  append(box, [user, status, mode, h('span', { class: 'badge live', id: 'live-badge' }, 'live'),
     h('span', { class: 'error-box', id: 'error' }, S.error)]);
 }
 
@@ -44,6 +47,7 @@ function renderSessions() {
 }
 
 function openSession(id, quiet) {
+  if (id !== S.selected) S.result = '';
   S.selected = id;
   return api(sessionPath(id)).then(function (detail) {
     S.detail = detail;
@@ -104,14 +108,18 @@ function decide(action, p) { run(act(S.selected, action, { callId: p.callId, run
 function run(promise) {
   return promise.then(function (result) { setStatus(result); return openSession(S.selected).then(function () { loadSessions(); }); }).catch(fail);
 }
-function setStatus(result) { var el = document.getElementById('action-result'); if (el) el.textContent = JSON.stringify(result); }
+function setStatus(result) {
+  S.result = result && result.recorded ? result.decision + ' call ' + result.callId + ': ' + result.note : JSON.stringify(result);
+  var el = document.getElementById('action-result');
+  if (el) el.textContent = S.result;
+}
 
 function renderActions(d) {
   var at = h('input', { id: 'fork-at', type: 'number', min: 0, placeholder: 'at (history position)', size: 8 });
   var newId = h('input', { id: 'fork-id', placeholder: 'new session id' });
   return h('div', {},
     h('div', { class: 'actions' },
-      h('button', { 'data-action': 'resume', onclick: function () { run(act(S.selected, 'resume')); } }, 'Resume'),
+      S.info.recordOnly ? null : h('button', { 'data-action': 'resume', onclick: function () { run(act(S.selected, 'resume')); } }, 'Resume'),
       h('button', { class: 'danger', 'data-action': 'cancel', onclick: function () { run(act(S.selected, 'cancel')); } }, 'Cancel run'),
       newId, at,
       h('button', { 'data-action': 'fork', onclick: function () {
@@ -121,7 +129,7 @@ function renderActions(d) {
         act(S.selected, 'fork', body).then(function (info) { setStatus(info); loadSessions(); }).catch(fail);
       } }, 'Fork'),
       h('button', { 'data-action': 'export', onclick: exportRun }, 'Export replay')),
-    h('div', { class: 'muted', id: 'action-result' }));
+    h('div', { class: 'muted', id: 'action-result' }, S.result));
 }
 function exportRun() {
   act(S.selected, 'export', S.runId ? { runId: S.runId } : {}).then(function (file) {

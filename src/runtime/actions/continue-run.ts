@@ -1,10 +1,10 @@
 import { NothingToResumeError } from '../../errors/session-errors.js';
-import { checkDecisions } from '../decision-checks.js';
+import { checkDecisions, withRunId } from '../decision-checks.js';
 import type { RunLike } from '../run-activity.js';
 import type { ApprovalDecision } from '../run-state.js';
 import { readRunResult, type RunResult } from '../run-result.js';
 import type { SessionAction } from '../session-action.js';
-import { pausedRuns, runChain, runState } from '../run-tree.js';
+import { pausedRuns, runChain, runState, type RunNode } from '../run-tree.js';
 import { storedRun } from '../stored-run.js';
 import { CONTINUE_RUN_OPTION_NAMES, checkRunOptions } from '../run-call-checks.js';
 import type { RunActionOptions } from './run-options.js';
@@ -24,6 +24,8 @@ export interface ContinueRunOptions extends Omit<RunActionOptions, 'modelSetting
  * Continues the session's interrupted or crashed run: applies approval decisions, lifts a
  * turn limit or refreshed budget, retries a failed model call (same journal step), or simply
  * lets restored in-flight steps finish (replaying what the journal holds). Throws `NothingToResumeError` when there is no such run.
+ * A decision that names no run is on the run of the tree holding its call (a sub-agent's call
+ * is decided by its id alone).
  * The decisions are checked against the stored run before it is loaded (`checkDecisions`): a
  * stale one, or one on a call past its approval deadline (`ApprovalExpiredError`), changes
  * nothing.
@@ -32,14 +34,18 @@ export function continueRun<T = string>(
   options: ContinueRunOptions = {},
 ): SessionAction<RunResult<T>> {
   checkRunOptions('continueRun()', options, CONTINUE_RUN_OPTION_NAMES);
+  // A decision naming no run is on the run of the tree that holds its call.
+  const resolved = (root: RunNode) => (options.decisions ?? []).map((d) => withRunId(root, d));
   return {
     name: 'resume',
     runs: true,
+    continuesRun: true,
     observe: options,
     check({ key, record, now }) {
       const run = storedRun<RunLike>(record.snapshot);
       if (run?.status !== 'active' || run.value === undefined || !run.context) return;
-      checkDecisions(key, { ...run, context: run.context }, options.decisions ?? [], now);
+      const root = { ...run, context: run.context };
+      checkDecisions(key, root, resolved(root), now);
     },
     async apply(ctx) {
       const { host, key, clock } = ctx;
@@ -50,13 +56,14 @@ export function continueRun<T = string>(
       const paused = pausedRuns(run);
       // Decisions recorded elsewhere (`recordDecisions`) wait for this resume to run the calls.
       const held = paused.some((r) => runState(r) === 'awaitingApproval' && r.context?.held);
+      const decisions = resolved(run);
       // Who decided what, written with the save that applies the decisions.
       host.log.audit(
-        (options.decisions ?? []).map((d) =>
+        decisions.map((d) =>
           ctx.audit.decision(run, d, { by: d.by ?? options.by, via: d.via ?? options.via }),
         ),
       );
-      for (const d of options.decisions ?? []) {
+      for (const d of decisions) {
         // checked before the load (`check`): each names a call pending in a run of the tree
         const runId = runChain(run, d.runId ?? run.context.runId).at(-1)?.context?.runId;
         host.send(

@@ -22,6 +22,7 @@ export function expireApprovals(): SessionAction<RunResult> {
   return {
     name: 'expireApprovals',
     runs: true,
+    continuesRun: true,
     check({ record, now }) {
       const deadline = approvalDeadline(storedRun<RunLike>(record.snapshot));
       if (deadline === undefined || deadline > now) throw new NoOverdueApproval();

@@ -1,25 +1,9 @@
 import { NothingToResumeError } from '../../errors/session-errors.js';
-import { pendingApproval } from '../../machines/call-approvals.js';
-import { checkStoredDecisions } from '../decision-checks.js';
+import { checkStoredDecisions, withRunId } from '../decision-checks.js';
 import type { ApprovalDecision } from '../run-state.js';
 import type { SessionAction } from '../session-action.js';
-import { pausedRuns, runChain, runState, type RunNode } from '../run-tree.js';
+import { runChain, type RunNode } from '../run-tree.js';
 import type { AuditVia } from '../../persistence/audit-log.js';
-
-/**
- * The run of the tree holding `callId` pending, when the decision names none: a sub-agent's
- * call is decided by its id alone, as an operator reads it.
- */
-function withRunId(root: RunNode, d: ApprovalDecision): ApprovalDecision {
-  if (d.runId !== undefined) return d;
-  const holders = pausedRuns(root).filter(
-    (r) =>
-      runState(r) === 'awaitingApproval' &&
-      r.context?.calls.some((c) => c.callId === d.callId && pendingApproval(c)),
-  );
-  const runId = holders.length === 1 ? holders[0]!.context?.runId : undefined;
-  return runId === undefined ? d : { ...d, runId };
-}
 
 /**
  * Records approval decisions in the session without running anything: the decided calls wait

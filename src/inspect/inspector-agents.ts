@@ -1,0 +1,58 @@
+import type { SessionKey } from '../persistence/session-store.js';
+import type { Agent } from '../runtime/agent.js';
+import type { SessionRuntime } from '../runtime/session-runtime.js';
+import { HttpError } from './http-io.js';
+
+/**
+ * Who continues a session's run from the inspector (an approval, a resume): the agent that
+ * runs it. With an `agents` map, the one named by the stored run (an app with several
+ * top-level agents); without one, the runtime's own agent (the runtime refuses a run another
+ * agent runs with `WrongAgentError`). `recordOnly`: no agent at all, decisions are recorded.
+ */
+export class InspectorAgents {
+  constructor(
+    /** The runtime every read and every action that runs nothing goes through. */
+    readonly runtime: SessionRuntime,
+    private readonly agents: Readonly<Record<string, Agent<unknown>>> | undefined,
+    /** No agent of the app here: approvals are recorded, the app's resume runs them. */
+    readonly recordOnly: boolean,
+  ) {}
+
+  /** The names of the agents this inspector runs sessions with (none when record-only). */
+  names(): string[] {
+    if (this.recordOnly) return [];
+    return this.agents ? Object.keys(this.agents) : [this.runtime.agentName];
+  }
+
+  /**
+   * The runtime that continues `key`'s run: the agent of the map the stored run names (409
+   * `WRONG_AGENT` for one the inspector does not serve), else the inspector's runtime.
+   */
+  async runtimeFor(key: SessionKey): Promise<SessionRuntime> {
+    const { agents, runtime } = this;
+    if (!agents) return runtime;
+    const runAgent = (await runtime.getSession(key)).run?.context.agentName;
+    // No run: the runtime's action says there is nothing to continue.
+    if (runAgent === undefined) return runtime;
+    const agent = Object.hasOwn(agents, runAgent) ? agents[runAgent] : undefined;
+    if (!agent) {
+      throw new HttpError(
+        409,
+        'WRONG_AGENT',
+        `Session "${key.sessionId}"'s run is run by agent "${runAgent}", which this inspector does not serve (it serves ${this.names()
+          .map((n) => `"${n}"`)
+          .join(', ')})`,
+      );
+    }
+    return agent.runtimeFor(runtime.store);
+  }
+
+  /** Every runtime whose runs the live feed follows (each agent's on the store, and the own). */
+  liveRuntimes(): SessionRuntime[] {
+    const all = new Set([this.runtime]);
+    for (const agent of Object.values(this.agents ?? {})) {
+      all.add(agent.runtimeFor(this.runtime.store));
+    }
+    return [...all];
+  }
+}
