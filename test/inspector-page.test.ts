@@ -1,8 +1,10 @@
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { startInspector, type InspectorHandle } from '../src/inspect.js';
+import { startInspector, type InspectorHandle, type InspectorOptions } from '../src/inspect.js';
+import { Agent, SessionRuntime, type SessionStore } from '../src/index.js';
 import { ScriptedModel } from '../src/testing.js';
+import { approvalAgent, callTools } from './helpers/approval-agent.js';
 import { ARTIFACTS, launchChromium, opsAgent } from './helpers/inspector-fixtures.js';
 import { TempStores } from './helpers/temp-store.js';
 
@@ -18,18 +20,30 @@ afterEach(async () => {
   await temps.cleanupAll();
 });
 
-async function setup() {
+/**
+ * A store with the `ops` agent and the `assistant` agent (whose `send_email` needs approval);
+ * the inspector over it runs with `ops`'s runtime unless `inspect` says otherwise.
+ */
+async function setup(
+  inspect: (app: {
+    store: SessionStore;
+    ops: Agent;
+    assistant: Agent;
+  }) => Partial<InspectorOptions> = () => ({}),
+) {
   const temp = await temps.open();
   const ops = opsAgent(temp.store);
+  const assistant = approvalAgent(temp.store);
   const inspector = await startInspector({
     runtime: ops.agent.runtimeFor(temp.store),
     userId: 'ann',
+    ...inspect({ store: temp.store, ops: ops.agent, assistant: assistant.agent }),
   });
   inspectors.push(inspector);
   const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
-  return { temp, ops, inspector, page, errors };
+  return { temp, ops, assistant, inspector, page, errors };
 }
 
 const shot = (page: Page, name: string) =>
@@ -129,6 +143,9 @@ describe('inspector page in Chromium', () => {
     await page.waitForSelector('tr.session[data-session="refund-2-retry"]');
     const forked = await temp.store.load({ sessionId: 'refund-2-retry', userId: 'ann' });
     expect([forked.parentId, forked.historyLength]).toEqual(['refund-2', 1]);
+    expect(await page.textContent('#action-result')).toBe(
+      'forked refund-2 at history position 1 into refund-2-retry',
+    );
     await shot(page, '6-forked');
 
     await page.click('button[data-action="export"]');
@@ -137,6 +154,89 @@ describe('inspector page in Chromium', () => {
     const model = ScriptedModel.fromReplay(exported);
     expect(model).toBeInstanceOf(ScriptedModel);
     await shot(page, '7-exported');
+    expect(errors).toEqual([]);
+  });
+
+  it('record-only: Approve records the decision and says the run continues when the app resumes it; no Resume; the tool does not run', async () => {
+    const { temp, assistant, inspector, page, errors } = await setup(({ store }) => ({
+      // like `agentstate inspect` without --agent: a runtime with none of the app's tools
+      runtime: new SessionRuntime({
+        store,
+        agent: new Agent({ name: 'cli', model: new ScriptedModel([]) }),
+      }),
+      recordOnly: true,
+    }));
+    const key = { sessionId: 'mail-1', userId: 'ann' };
+    const email = { name: 'send_email', arguments: { to: 'a@x.io', body: 'hi' } };
+    const paused = await assistant.agent.run(callTools(email), key);
+    const callId = paused.interruptions[0]!.callId;
+    await page.goto(inspector.url);
+    expect(await page.textContent('#mode')).toBe(
+      'decisions are recorded; the run continues when the app resumes it',
+    );
+    await page.click('tr.session[data-session="mail-1"]');
+    await page.waitForSelector(`.pending[data-call="${callId}"] button[data-action="approve"]`);
+    expect(await page.$('button[data-action="resume"]')).toBeNull();
+    await shot(page, '8-record-only-pending');
+    await page.click(`.pending[data-call="${callId}"] button[data-action="approve"]`);
+    await page.waitForSelector('.pending', { state: 'detached' });
+    expect(await page.textContent('#action-result')).toBe(
+      `send_email (${callId}) approved · recorded: the run continues when the app resumes it`,
+    );
+    expect(await page.textContent('.decision[data-decision="approved"]')).toContain('send_email');
+    // the run still stands in awaitingApproval: the page says why nothing is pending
+    expect(await page.textContent(`.run-node[data-run="${paused.id}"] .held`)).toBe(
+      'decided: the run continues when the app resumes it',
+    );
+    expect(await page.$('button[data-action="resume"]')).toBeNull();
+    await shot(page, '9-record-only-approved');
+
+    // Recorded, not run: the call waits, held, for the app's resume.
+    expect(assistant.counters.executed).toEqual({});
+    const runtime = assistant.agent.runtimeFor(temp.store);
+    const view = await runtime.getSession(key);
+    expect(view.run).toMatchObject({ state: 'awaitingApproval' });
+    expect(view.run!.context.held).toBe(true);
+    expect(view.run!.context.calls[0]).toMatchObject({ callId, decision: 'approved' });
+    const audit = await runtime.auditLog({ userId: 'ann', kind: 'approval' });
+    expect(audit.entries.map((e) => [e.callId, e.via])).toEqual([[callId, 'page']]);
+    // The app's resume runs the recorded decision.
+    expect((await assistant.agent.resume('mail-1', { userId: 'ann' })).output).toBe(
+      'Done. send_email: sent to a@x.io',
+    );
+    expect(assistant.counters.executed).toEqual({ send_email: 1 });
+    expect(errors).toEqual([]);
+  });
+
+  it("agents: approving from the page in the second agent's session runs that agent's tool to completion", async () => {
+    const { temp, ops, assistant, inspector, page, errors } = await setup(({ ops, assistant }) => ({
+      agents: { ops, assistant },
+    }));
+    const key = { sessionId: 'mail-2', userId: 'ann' };
+    const email = { name: 'send_email', arguments: { to: 'b@x.io', body: 'hi' } };
+    const paused = await assistant.agent.run(callTools(email), key);
+    const callId = paused.interruptions[0]!.callId;
+    await ops.agent.run('hello there', { sessionId: 'greet', userId: 'ann' });
+    await page.goto(inspector.url);
+    expect(await page.textContent('#mode')).toBe('runs with: ops, assistant');
+    await page.click('tr.session[data-session="mail-2"]');
+    await page.waitForSelector(`.pending[data-call="${callId}"] button[data-action="approve"]`);
+    expect(await page.$('button[data-action="resume"]')).not.toBeNull();
+    await page.click(`.pending[data-call="${callId}"] button[data-action="approve"]`);
+    await page.waitForSelector('svg[data-chart="session"] rect.current[data-state="active.idle"]');
+    await page.waitForSelector('svg[data-chart="run"] rect.current[data-state="completed"]');
+    expect(assistant.counters.executed).toEqual({ send_email: 1 });
+    const view = await assistant.agent.runtimeFor(temp.store).getSession(key);
+    expect(view.lastRun).toMatchObject({
+      status: 'completed',
+      output: 'Done. send_email: sent to b@x.io',
+    });
+    await page.waitForSelector('#history >> text=Done. send_email: sent to b@x.io');
+    expect(await page.textContent('#action-result')).toBe(
+      `run ${paused.id} completed: Done. send_email: sent to b@x.io`,
+    );
+    expect(await page.$('.held')).toBeNull();
+    await shot(page, '10-agents-approved');
     expect(errors).toEqual([]);
   });
 });

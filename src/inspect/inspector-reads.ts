@@ -31,6 +31,8 @@ export interface RunTreeNode {
   timeline: TimelineStep[];
   /** The current turn's calls that needed a human's decision, and the decision taken. */
   decisions?: { callId: string; name: string; decision: string; reason?: string | undefined }[];
+  /** Its decisions were recorded without running them: the calls wait for a resume. */
+  held?: boolean | undefined;
   children: RunTreeNode[];
 }
 
@@ -204,6 +206,7 @@ async function nodeOf(
         decision: c.decision ?? 'pending',
         reason: c.reason,
       })),
+    ...(ctx.held === true && runState(run) === 'awaitingApproval' ? { held: true } : {}),
     children: await Promise.all(subRunsOf(run).map((child) => nodeOf(child, journalOf))),
   };
 }

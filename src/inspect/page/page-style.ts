@@ -24,6 +24,7 @@ input, select { font: inherit; padding: 2px 4px; }
 .badge.restart { background: #fde7e7; color: var(--err); }
 .badge.error { background: #fde7e7; color: var(--err); }
 .badge.live { background: #dcfae6; color: var(--ok); }
+.badge.held { background: #fff4c2; color: #7a5300; }
 .charts { display: flex; gap: 12px; flex-wrap: wrap; align-items: flex-start; }
 .chart { border: 1px solid var(--line); border-radius: 4px; padding: 4px; overflow: auto; max-width: 100%; }
 svg rect.state { fill: #fff; stroke: #98a2b3; }

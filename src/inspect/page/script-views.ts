@@ -104,14 +104,27 @@ function renderPending(pending) {
         h('button', { class: 'danger', 'data-action': 'reject', onclick: function () { decide('reject', p); } }, 'Reject')));
   }));
 }
-function decide(action, p) { run(act(S.selected, action, { callId: p.callId, runId: p.runId })); }
-function run(promise) {
-  return promise.then(function (result) { setStatus(result); return openSession(S.selected).then(function () { loadSessions(); }); }).catch(fail);
+function decide(action, p) { run(act(S.selected, action, { callId: p.callId, runId: p.runId }), p.name + ' (' + p.callId + ')'); }
+function run(promise, what) {
+  return promise.then(function (result) { setStatus(result, what); return openSession(S.selected).then(function () { loadSessions(); }); }).catch(fail);
 }
-function setStatus(result) {
-  S.result = result && result.recorded ? result.decision + ' call ' + result.callId + ': ' + result.note : JSON.stringify(result);
+function setStatus(result, what) {
+  S.result = describeResult(result, what);
   var el = document.getElementById('action-result');
   if (el) el.textContent = S.result;
+}
+/** An action's answer in words: a recorded decision, a run's outcome, a fork. */
+function describeResult(r, what) {
+  if (!r) return '';
+  if (r.recorded) return (what || r.callId) + ' ' + r.decision + ' · ' + r.note;
+  if (typeof r.interrupted === 'boolean') {
+    if (r.interrupted) return 'run ' + r.runId + ' paused again (' + (r.interruptionReason || 'interrupted') + ')';
+    var output = r.output === undefined ? '' : ': ' + (typeof r.output === 'string' ? r.output : JSON.stringify(r.output));
+    return 'run ' + r.runId + ' completed' + output;
+  }
+  if (r.cancelled) return 'run cancelled';
+  if (r.parentId) return 'forked ' + r.parentId + ' at history position ' + r.historyLength + ' into ' + r.sessionId;
+  return JSON.stringify(r);
 }
 
 function renderActions(d) {
@@ -154,6 +167,8 @@ function renderTree(node) {
   node.children.forEach(function (c) { byRun[c.runId] = c; });
   return h('div', { class: 'run-node', 'data-run': node.runId },
     h('div', {}, h('b', {}, node.agentPath.join(' › ')), ' ', h('span', { class: 'badge' }, node.state),
+      node.held ? [' ', h('span', { class: 'badge held', title: 'its calls are decided and wait for a resume' },
+        S.info.recordOnly ? 'decided: the run continues when the app resumes it' : 'decided: Resume runs it')] : null,
       node.usage ? ' ' + tokens(node.usage) + ' · ' + usd(node.usage.costUsd) : ''),
     (node.decisions || []).map(function (d) {
       return h('div', { class: 'decision', 'data-decision': d.decision }, 'decision on ' + d.name + ' (' + d.callId + '): ' + d.decision + (d.reason ? ' · ' + d.reason : ''));
