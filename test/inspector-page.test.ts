@@ -5,6 +5,7 @@ import { startInspector, type InspectorHandle, type InspectorOptions } from '../
 import { Agent, SessionRuntime, type SessionStore } from '../src/index.js';
 import { ScriptedModel } from '../src/testing.js';
 import { approvalAgent, callTools } from './helpers/approval-agent.js';
+import { deferred } from './helpers/async.js';
 import { ARTIFACTS, launchChromium, opsAgent } from './helpers/inspector-fixtures.js';
 import { TempStores } from './helpers/temp-store.js';
 
@@ -237,6 +238,46 @@ describe('inspector page in Chromium', () => {
     );
     expect(await page.$('.held')).toBeNull();
     await shot(page, '10-agents-approved');
+    expect(errors).toEqual([]);
+  });
+
+  it('a late answer for a session opened before does not replace the one opened after: Approve acts on the session shown', async () => {
+    const { temp, assistant, inspector, page, errors } = await setup(({ ops, assistant }) => ({
+      agents: { ops, assistant },
+    }));
+    const mail = (to: string) => callTools({ name: 'send_email', arguments: { to, body: 'hi' } });
+    await assistant.agent.run(mail('a@x.io'), { sessionId: 'mail-a', userId: 'ann' });
+    await assistant.agent.run(mail('b@x.io'), { sessionId: 'mail-b', userId: 'ann' });
+    await page.goto(inspector.url);
+    // mail-a's detail answers only after mail-b, opened next, is on the page
+    const isA = (url: URL) => url.pathname === '/api/sessions/mail-a';
+    const asked = deferred();
+    const release = deferred();
+    await page.route(isA, async (route) => {
+      asked.resolve();
+      await release.promise;
+      await route.continue();
+    });
+    await page.click('tr.session[data-session="mail-a"]');
+    await asked.promise;
+    await page.click('tr.session[data-session="mail-b"]');
+    await page.waitForSelector('#session-id >> text=mail-b');
+    const answered = page.waitForResponse((r) => isA(new URL(r.url())));
+    release.resolve();
+    await (await answered).finished();
+    // three round trips of the page's own: what it does with mail-a's answer is done by then
+    for (let i = 0; i < 3; i++) await page.evaluate("fetch('/api/info').then((r) => r.json())");
+    expect(await page.textContent('#session-id')).toBe('mail-b');
+    expect(await page.textContent('.pending')).toContain('b@x.io');
+    await shot(page, '11-late-answer');
+    await page.click('.pending button[data-action="approve"]');
+    await page.waitForSelector('#action-result >> text=completed');
+    const runtime = assistant.agent.runtimeFor(temp.store);
+    const b = await runtime.getSession({ sessionId: 'mail-b', userId: 'ann' });
+    expect(b.lastRun?.output).toBe('Done. send_email: sent to b@x.io');
+    const a = await runtime.getSession({ sessionId: 'mail-a', userId: 'ann' });
+    expect(a.run?.state).toBe('awaitingApproval');
+    expect(assistant.counters.executed).toEqual({ send_email: 1 });
     expect(errors).toEqual([]);
   });
 });

@@ -5,7 +5,7 @@
 export const SCRIPT_CORE = String.raw`
 var TOKEN = document.querySelector('meta[name="agentstate-token"]').getAttribute('content');
 var S = { info: null, machines: null, user: '', status: '', sessions: [], cursor: null,
-  selected: null, detail: null, runId: null, run: null, live: null, liveStates: {}, error: '', result: '' };
+  selected: null, detail: null, runId: null, run: null, live: null, liveStates: {}, error: '', result: '', asked: 0 };
 
 function h(tag, attrs) {
   var el = document.createElement(tag);
@@ -77,7 +77,7 @@ function onFrame(frame) {
       frame.type.replace('@xstate.', '') + ' ' + (frame.eventType || frame.state || '')), log.firstChild);
     while (log.childNodes.length > 200) log.removeChild(log.lastChild);
   }
-  if (!S.detail || frame.sessionId !== S.selected || frame.type !== '@xstate.snapshot') return;
+  if (!S.detail || frame.sessionId !== S.detail.session.sessionId || frame.type !== '@xstate.snapshot') return;
   if (frame.src === 'session' && frame.state) highlight('session', frame.state);
   if ((frame.src === 'run' || frame.src === 'subRun') && frame.state && frame.runId === S.runId) {
     highlight('run', frame.state);
@@ -85,6 +85,6 @@ function onFrame(frame) {
     if (label) label.textContent = frame.state;
   }
   if (refreshTimer) clearTimeout(refreshTimer);
-  refreshTimer = setTimeout(function () { refreshTimer = null; openSession(S.selected, true); }, 150);
+  refreshTimer = setTimeout(function () { refreshTimer = null; openSession(S.selected); }, 150);
 }
 `;

@@ -46,19 +46,30 @@ function renderSessions() {
   append(box, h('h2', {}, 'Live'), h('div', { id: 'live-log' }));
 }
 
-function openSession(id, quiet) {
+/**
+ * Opens a session: its detail and its newest run, shown together once both are in. An answer
+ * for a session (or run) asked before the last one asked is dropped: it never replaces what the
+ * user opened after it.
+ */
+function openSession(id) {
   if (id !== S.selected) S.result = '';
   S.selected = id;
+  var asked = ++S.asked;
   return api(sessionPath(id)).then(function (detail) {
-    S.detail = detail;
-    var run = detail.runs[0];
-    S.runId = run ? run.runId : null;
-    if (!quiet) document.querySelectorAll('tr.session').forEach(function (tr) {
-      tr.classList.toggle('selected', tr.getAttribute('data-session') === id);
+    var runId = detail.runs[0] ? detail.runs[0].runId : null;
+    if (asked !== S.asked) return;
+    return (runId ? api(sessionPath(id) + '/runs/' + encodeURIComponent(runId)) : Promise.resolve(null)).then(function (run) {
+      if (asked !== S.asked) return;
+      S.detail = detail; S.runId = runId; S.run = run;
+      document.querySelectorAll('tr.session').forEach(function (tr) {
+        tr.classList.toggle('selected', tr.getAttribute('data-session') === id);
+      });
+      renderDetail();
     });
-    return S.runId ? api(sessionPath(id) + '/runs/' + encodeURIComponent(S.runId)) : null;
-  }).then(function (run) { S.run = run; renderDetail(); }).catch(fail);
+  }).catch(function (error) { if (asked === S.asked) fail(error); });
 }
+/** The session on the page (the one its buttons act on). */
+function shown() { return S.detail.session.sessionId; }
 
 function renderDetail() {
   var d = S.detail, s = d.session, box = clear(document.getElementById('detail'));
@@ -83,8 +94,11 @@ function renderDetail() {
     h('details', {}, h('summary', {}, 'Session record (JSON)'), json(s)));
 }
 function openRun(runId) {
-  S.runId = runId;
-  return api(sessionPath(S.selected) + '/runs/' + encodeURIComponent(runId)).then(function (run) { S.run = run; renderDetail(); }).catch(fail);
+  var asked = ++S.asked;
+  return api(sessionPath(shown()) + '/runs/' + encodeURIComponent(runId)).then(function (run) {
+    if (asked !== S.asked) return;
+    S.runId = runId; S.run = run; renderDetail();
+  }).catch(function (error) { if (asked === S.asked) fail(error); });
 }
 function describeItem(item) {
   if (item.type === 'message') return item.role + ': ' + (typeof item.content === 'string' ? item.content : JSON.stringify(item.content));
@@ -104,7 +118,7 @@ function renderPending(pending) {
         h('button', { class: 'danger', 'data-action': 'reject', onclick: function () { decide('reject', p); } }, 'Reject')));
   }));
 }
-function decide(action, p) { run(act(S.selected, action, { callId: p.callId, runId: p.runId }), p.name + ' (' + p.callId + ')'); }
+function decide(action, p) { run(act(shown(), action, { callId: p.callId, runId: p.runId }), p.name + ' (' + p.callId + ')'); }
 function run(promise, what) {
   return promise.then(function (result) { setStatus(result, what); return openSession(S.selected).then(function () { loadSessions(); }); }).catch(fail);
 }
@@ -132,23 +146,23 @@ function renderActions(d) {
   var newId = h('input', { id: 'fork-id', placeholder: 'new session id' });
   return h('div', {},
     h('div', { class: 'actions' },
-      S.info.recordOnly ? null : h('button', { 'data-action': 'resume', onclick: function () { run(act(S.selected, 'resume')); } }, 'Resume'),
-      h('button', { class: 'danger', 'data-action': 'cancel', onclick: function () { run(act(S.selected, 'cancel')); } }, 'Cancel run'),
+      S.info.recordOnly ? null : h('button', { 'data-action': 'resume', onclick: function () { run(act(shown(), 'resume')); } }, 'Resume'),
+      h('button', { class: 'danger', 'data-action': 'cancel', onclick: function () { run(act(shown(), 'cancel')); } }, 'Cancel run'),
       newId, at,
       h('button', { 'data-action': 'fork', onclick: function () {
         var body = {};
         if (newId.value) body.newId = newId.value;
         if (at.value !== '') body.at = Number(at.value);
-        act(S.selected, 'fork', body).then(function (info) { setStatus(info); loadSessions(); }).catch(fail);
+        act(shown(), 'fork', body).then(function (info) { setStatus(info); loadSessions(); }).catch(fail);
       } }, 'Fork'),
       h('button', { 'data-action': 'export', onclick: exportRun }, 'Export replay')),
     h('div', { class: 'muted', id: 'action-result' }, S.result));
 }
 function exportRun() {
-  act(S.selected, 'export', S.runId ? { runId: S.runId } : {}).then(function (file) {
+  act(shown(), 'export', S.runId ? { runId: S.runId } : {}).then(function (file) {
     var text = JSON.stringify(file, null, 2);
     var link = h('a', { href: 'data:application/json;charset=utf-8,' + encodeURIComponent(text),
-      download: S.selected + '-' + (file.run ? file.run.runId : 'run') + '.replay.json', id: 'export-link' }, 'download replay');
+      download: shown() + '-' + (file.run ? file.run.runId : 'run') + '.replay.json', id: 'export-link' }, 'download replay');
     var out = clear(document.getElementById('action-result'));
     append(out, ['exported ' + text.length + ' bytes · ', link]);
     document.body.setAttribute('data-exported', text);
