@@ -247,4 +247,28 @@ describe('agent.asActor', () => {
     expect(model.calls).toHaveLength(0);
     expect(local).toEqual([]);
   }, 240_000);
+
+  it('restored after its run was cancelled elsewhere, it fails with RunCancelledError and the app takes its onError, with no event sent', async () => {
+    const temp = await temps.open();
+    const app = createActor(orderMachine(refundAgent(temp.store).agent)).start();
+    await waitFor(app, (s) => s.matches({ assisting: 'waiting' }));
+    const persisted = JSON.parse(JSON.stringify(app.getPersistedSnapshot())) as object;
+    app.stop();
+    await temp.store.close();
+
+    const store = await LevelSessionStore.open({ path: temp.path });
+    temps.defer(() => store.close());
+    const { agent, refunds } = refundAgent(store);
+    await agent.cancel('order-o-1', { userId: 'erin' });
+    const restored = createActor(orderMachine(agent), { snapshot: persisted as never });
+    const child = assistantOf(restored)!;
+    restored.start();
+    const done = await waitFor(restored, (s) => s.status !== 'active', { timeout: 60_000 });
+    expect(done.value).toBe('failed');
+    expect((child.getSnapshot() as { error: unknown }).error).toMatchObject({
+      name: 'RunCancelledError',
+      code: 'RUN_CANCELLED',
+    });
+    expect(refunds).toEqual([]);
+  });
 });
