@@ -1,9 +1,11 @@
 /**
- * An agent embedded in the app's own statechart: an order machine (received → assisting →
- * refunded | kept) invokes a support agent in its `assisting` state, like any actor. The
- * agent's refund needs a human's approval: the app persists its own actor's snapshot (the
- * agent's nests in it) and the process exits; a second process restores the order actor,
- * approves by sending it an event, and the order ends `refunded`.
+ * An agent embedded in the app's own statechart: an order machine (assisting → refunded |
+ * kept) invokes a support agent in its `assisting` state, like any actor. The agent's refund
+ * needs a human's approval, and the order machine has its own state for that wait
+ * (`assisting.awaitingApproval`, entered through `invoke.onSnapshot` on the agent's
+ * `context.phase`, with the calls to decide kept in the order's context). The app persists
+ * its own actor's snapshot (the agent's nests in it) and the process exits; a second process
+ * restores the order actor, approves by sending it an event, and the order ends `refunded`.
  *
  *   npx tsx examples/embedded.ts            # both phases, each in its own child process
  *   npx tsx examples/embedded.ts request    # phase 1 only: run until the approval pause
@@ -15,7 +17,7 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { assign, createActor, sendTo, setup, waitFor, type AnyActorRef } from 'xstate';
+import { assign, createActor, sendTo, setup, waitFor, type StateValue } from 'xstate';
 import { z } from 'zod';
 import { Agent, LevelSessionStore, tool, type ModelRequest } from '../src/index.js';
 import { ScriptedModel } from '../src/testing.js';
@@ -47,20 +49,26 @@ function supportAgent(store: LevelSessionStore): Agent {
   return new Agent({ name: 'support', model, tools: [refund], store });
 }
 
+/** A call the agent waits on, as the order keeps it for the human who decides. */
+type PendingCall = { callId: string; toolName: string };
+
 /** The app's own order statechart; the agent is one actor among its states. */
 function orderMachine(agent: Agent) {
   return setup({
     types: {
-      context: {} as { order: string; reply: unknown },
+      context: {} as { order: string; reply: unknown; pending: PendingCall[] },
       events: {} as { type: 'APPROVE_REFUND'; callId: string },
     },
     actors: { support: agent.asActor() },
   }).createMachine({
     id: 'order',
-    context: { order: 'B-12', reply: undefined },
+    context: { order: 'B-12', reply: undefined, pending: [] },
     initial: 'assisting',
     states: {
       assisting: {
+        // The order's own states while the agent works: the agent's snapshot says which.
+        initial: 'working',
+        states: { working: {}, awaitingApproval: {} },
         invoke: {
           id: 'support',
           src: 'support',
@@ -69,6 +77,24 @@ function orderMachine(agent: Agent) {
             sessionId: `order-${context.order}`,
             userId: 'shop',
           }),
+          onSnapshot: [
+            {
+              guard: ({ event }) => event.snapshot.context.phase === 'awaitingApproval',
+              target: '.awaitingApproval',
+              actions: assign({
+                pending: ({ event }) =>
+                  event.snapshot.context.interruptions.map(({ callId, toolName }) => ({
+                    callId,
+                    toolName,
+                  })),
+              }),
+            },
+            {
+              guard: ({ event }) => event.snapshot.context.phase === 'running',
+              target: '.working',
+              actions: assign({ pending: [] }),
+            },
+          ],
           onDone: {
             target: 'refunded',
             actions: assign({ reply: ({ event }) => event.output.output }),
@@ -92,23 +118,24 @@ function orderMachine(agent: Agent) {
 
 const snapshotFile = (dir: string): string => join(dir, 'order-actor.json');
 
-type Waiting = {
-  context: { phase: string; interruptions: { callId: string; toolName: string }[] };
-};
+/** A state value as a path: `assisting.awaitingApproval`. */
+const stateOf = (value: StateValue): string =>
+  typeof value === 'string'
+    ? value
+    : Object.entries(value)
+        .map(([key, child]) => (child ? `${key}.${stateOf(child)}` : key))
+        .join(', ');
 
 /** Phase 1: the order machine runs until its agent waits for the refund's approval. */
 async function request(dir: string): Promise<void> {
   const store = await LevelSessionStore.open({ path: join(dir, 'db') });
   try {
     const order = createActor(orderMachine(supportAgent(store))).start();
-    say(`Order B-12 is in state "${String(order.getSnapshot().value)}"; the agent works on it.`);
-    const support = (order.getSnapshot().children as { support: AnyActorRef }).support;
-    const waiting = (await waitFor(
-      support,
-      (s: Waiting) => s.context.phase !== 'running',
-    )) as Waiting;
-    for (const i of waiting.context.interruptions)
-      say(`The agent waits for approval of ${i.toolName}.`);
+    say(`Order B-12 is in state "${stateOf(order.getSnapshot().value)}"; the agent works on it.`);
+    const waiting = await waitFor(order, (s) => !s.matches({ assisting: 'working' }));
+    say(`Order B-12 is in state "${stateOf(waiting.value)}".`);
+    for (const call of waiting.context.pending)
+      say(`The agent waits for approval of ${call.toolName}.`);
     await writeFile(snapshotFile(dir), JSON.stringify(order.getPersistedSnapshot(), null, 2));
     order.stop();
     say('The order actor is persisted; this process exits now.');
@@ -124,15 +151,14 @@ async function approve(dir: string): Promise<void> {
     const persisted = JSON.parse(await readFile(snapshotFile(dir), 'utf8')) as object;
     const order = createActor(orderMachine(supportAgent(store)), { snapshot: persisted as never });
     order.start();
-    const support = (order.getSnapshot().children as { support: AnyActorRef }).support;
-    const { interruptions } = (support.getSnapshot() as Waiting).context;
-    say(`Restored order B-12 in state "${String(order.getSnapshot().value)}".`);
-    for (const i of interruptions) {
-      say(`Approving ${i.toolName}.`);
-      order.send({ type: 'APPROVE_REFUND', callId: i.callId });
+    const restored = order.getSnapshot();
+    say(`Restored order B-12 in state "${stateOf(restored.value)}".`);
+    for (const call of restored.context.pending) {
+      say(`Approving ${call.toolName}.`);
+      order.send({ type: 'APPROVE_REFUND', callId: call.callId });
     }
     const done = await waitFor(order, (s) => s.status === 'done');
-    say(`Order B-12 ended "${String(done.value)}": ${String(done.context.reply)}`);
+    say(`Order B-12 ended "${stateOf(done.value)}": ${String(done.context.reply)}`);
     await rm(snapshotFile(dir), { force: true });
   } finally {
     await store.close();

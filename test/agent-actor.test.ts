@@ -1,8 +1,11 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { afterEach, describe, expect, it } from 'vitest';
 import { assign, createActor, sendTo, setup, waitFor, type AnyActorRef } from 'xstate';
-import { Agent, LevelSessionStore, tool, type SessionStore } from '../src/index.js';
+import { Agent, LevelSessionStore, tool, type Model, type SessionStore } from '../src/index.js';
 import { ScriptedModel } from '../src/testing.js';
+import { assistantScript, buildCli, runCli, writeAgentModule } from './helpers/cli-fixtures.js';
 import { lastResult } from './helpers/sub-agent-fixtures.js';
 import { TempStores } from './helpers/temp-store.js';
 
@@ -34,8 +37,11 @@ function refundAgent(store: SessionStore, refunds: string[] = []) {
   return { agent, model, refunds };
 }
 
-/** The app's own order machine: it asks the agent in `assisting`, then ends in `resolved`. */
-function orderMachine(agent: Agent) {
+/**
+ * The app's own order machine: it asks the agent in `assisting` (in its own `waiting` state
+ * while the agent waits for an approval), then ends in `resolved`.
+ */
+function orderMachine(agent: Agent, input = 'Please refund order o-1') {
   return setup({
     types: {
       context: {} as { answer: unknown },
@@ -51,13 +57,25 @@ function orderMachine(agent: Agent) {
         invoke: {
           id: 'assistant',
           src: 'assistant',
-          input: { input: 'Please refund order o-1', sessionId: 'order-o-1', userId: 'erin' },
+          input: { input, sessionId: 'order-o-1', userId: 'erin' },
+          onSnapshot: [
+            {
+              guard: ({ event }) => event.snapshot.context.phase === 'awaitingApproval',
+              target: '.waiting',
+            },
+            {
+              guard: ({ event }) => event.snapshot.context.phase === 'running',
+              target: '.working',
+            },
+          ],
           onDone: {
             target: 'resolved',
             actions: assign({ answer: ({ event }) => event.output.output }),
           },
           onError: 'failed',
         },
+        initial: 'working',
+        states: { working: {}, waiting: {} },
         on: {
           APPROVE: {
             actions: sendTo('assistant', ({ event }) => ({
@@ -88,6 +106,8 @@ describe('agent.asActor', () => {
     };
     expect(waiting.context.phase).toBe('awaitingApproval');
     expect(waiting.context.interruptions).toMatchObject([{ toolName: 'refund' }]);
+    // the app's machine is in its own state for it (`invoke.onSnapshot` on `context.phase`)
+    expect(app.getSnapshot().value).toEqual({ assisting: 'waiting' });
     const persisted = JSON.parse(JSON.stringify(app.getPersistedSnapshot())) as object;
     // the agent's state nests in the app's persisted snapshot
     expect(JSON.stringify(persisted)).toContain('"awaitingApproval"');
@@ -144,5 +164,111 @@ describe('agent.asActor', () => {
     const redone = await waitFor(again, (s) => s.status === 'done');
     expect(redone.output).toMatchObject({ output: 'It is 5.', runId: done.output!.runId });
     expect(model.calls).toHaveLength(2);
+  });
+
+  it('emits every stream event of its run: state_entered, approval_requested (typed), the step events and run_finished', async () => {
+    const { store } = await temps.open();
+    const { agent } = refundAgent(store);
+    const actor = createActor(agent.asActor(), {
+      input: { input: 'Please refund order o-1', sessionId: 'events-1' },
+    });
+    const types: string[] = [];
+    actor.on('*', (e: { type: string }) => types.push(e.type));
+    const requested: string[] = [];
+    actor.on('approval_requested', (e) => {
+      requested.push(`${e.interruption.toolName} ${e.interruption.callId} ${e.runId}`);
+    });
+    const finished: unknown[] = [];
+    actor.on('run_finished', (e) => finished.push(e.result.interrupted || e.result.output));
+    actor.start();
+    const waiting = await waitFor(actor, (s) => s.context.phase === 'awaitingApproval');
+    const { callId } = waiting.context.interruptions[0]!;
+    expect(requested).toEqual([`refund ${callId} ${waiting.context.runId}`]);
+    expect(finished).toEqual([true]);
+    expect(types).toContain('state_entered');
+    expect(types.filter((t) => t === 'approval_requested')).toHaveLength(1);
+
+    actor.send({ type: 'agent.approve', callId });
+    await waitFor(actor, (s) => s.status === 'done');
+    expect(types).toEqual(expect.arrayContaining(['tool_call_started', 'tool_call_finished']));
+    expect(requested).toHaveLength(1);
+    expect(finished).toEqual([true, 'Done: refunded o-1']);
+    expect(types.at(-1)).toBe('run_finished');
+  });
+
+  it('restored after the CLI approved and resumed its run while the app was down, it reaches its final state with no event sent', async () => {
+    const cli = await buildCli();
+    temps.defer(() => cli.cleanup());
+    const temp = await temps.open();
+    const local: string[] = [];
+    /** The `assistant` agent the CLI's module also defines, whose `danger` call waits. */
+    const assistant = (store: SessionStore, model: Model = assistantScript()) => {
+      const danger = tool({
+        name: 'danger',
+        description: 'Needs approval',
+        parameters: z.object({ target: z.string() }),
+        needsApproval: true,
+        execute: ({ target }) => {
+          local.push(target);
+          return `done: ${target}`;
+        },
+      });
+      return new Agent({ name: 'assistant', model, tools: [danger], store });
+    };
+    const app = createActor(orderMachine(assistant(temp.store), 'danger prod')).start();
+    await waitFor(app, (s) => s.matches({ assisting: 'waiting' }));
+    const persisted = JSON.parse(JSON.stringify(app.getPersistedSnapshot())) as object;
+    app.stop();
+    await temp.store.close();
+
+    // the app is down: an operator approves and resumes the run with the real CLI
+    const marker = join(temp.folder, 'ran.txt');
+    const module = await writeAgentModule(cli, join(cli.dir, 'app'), marker);
+    const as = (...args: string[]) => runCli(cli, [...args, '--user', 'erin', '--db', temp.path]);
+    expect(await as('approve', 'order-o-1', 'c-prod')).toMatchObject({ code: 0 });
+    const resumed = await as('resume', 'order-o-1', '--agent', module, '--json');
+    expect(resumed).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ output: 'after done: prod' });
+    expect(readFileSync(marker, 'utf8')).toBe('prod\n');
+
+    // a fresh app actor from the persisted snapshot finishes by itself
+    const store = await LevelSessionStore.open({ path: temp.path });
+    temps.defer(() => store.close());
+    const model = new ScriptedModel(() => ({ text: 'never asked' }), { recordCalls: true });
+    const restored = createActor(orderMachine(assistant(store, model), 'danger prod'), {
+      snapshot: persisted as never,
+    });
+    expect(restored.getSnapshot().value).toEqual({ assisting: 'waiting' });
+    restored.start();
+    // bounded, so a restored actor that stays waiting fails here rather than at the test's timeout
+    const done = await waitFor(restored, (s) => s.status !== 'active', { timeout: 60_000 });
+    expect(done.value).toBe('resolved');
+    expect(done.context.answer).toBe('after done: prod');
+    expect(model.calls).toHaveLength(0);
+    expect(local).toEqual([]);
+  }, 240_000);
+
+  it('restored after its run was cancelled elsewhere, it fails with RunCancelledError and the app takes its onError, with no event sent', async () => {
+    const temp = await temps.open();
+    const app = createActor(orderMachine(refundAgent(temp.store).agent)).start();
+    await waitFor(app, (s) => s.matches({ assisting: 'waiting' }));
+    const persisted = JSON.parse(JSON.stringify(app.getPersistedSnapshot())) as object;
+    app.stop();
+    await temp.store.close();
+
+    const store = await LevelSessionStore.open({ path: temp.path });
+    temps.defer(() => store.close());
+    const { agent, refunds } = refundAgent(store);
+    await agent.cancel('order-o-1', { userId: 'erin' });
+    const restored = createActor(orderMachine(agent), { snapshot: persisted as never });
+    const child = assistantOf(restored)!;
+    restored.start();
+    const done = await waitFor(restored, (s) => s.status !== 'active', { timeout: 60_000 });
+    expect(done.value).toBe('failed');
+    expect((child.getSnapshot() as { error: unknown }).error).toMatchObject({
+      name: 'RunCancelledError',
+      code: 'RUN_CANCELLED',
+    });
+    expect(refunds).toEqual([]);
   });
 });

@@ -268,7 +268,7 @@ describe('the packed package', () => {
     expect(tarballFiles).toEqual(expect.arrayContaining(['dist/cli.js', 'dist/postgres.js']));
   });
 
-  it('has an MIT LICENSE matching package.json', async () => {
+  it('has an MIT LICENSE matching package.json, and zod and xstate as peer dependencies', async () => {
     const license = await readFile(join(installed, 'LICENSE'), 'utf8');
     const pkg = JSON.parse(await readFile(join(installed, 'package.json'), 'utf8')) as {
       license: string;
@@ -280,6 +280,9 @@ describe('the packed package', () => {
     expect(license).toContain('Copyright (c) 2026 the agentstate authors');
     expect(pkg.peerDependencies['zod']).toMatch(/^\^4/);
     expect(pkg.dependencies['zod']).toBeUndefined();
+    // the app's own xstate, so its machines and the agent actors interoperate
+    expect(pkg.peerDependencies['xstate']).toMatch(/^\^5/);
+    expect(pkg.dependencies['xstate']).toBeUndefined();
   });
 
   it('has no source map pointing at a file it does not ship', async () => {

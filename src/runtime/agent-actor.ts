@@ -1,6 +1,5 @@
 import type { ActorLogic, ActorScope, AnyActorRef, EventObject } from 'xstate';
 import type { AnyActorSystem } from '../actors/step-deps.js';
-import type { StepProgress } from '../actors/step-deps.js';
 import { SessionNotFoundError } from '../errors/session-errors.js';
 import type { SerializedError } from '../errors/agentstate-error.js';
 import { serializeError } from '../errors/agentstate-error.js';
@@ -14,8 +13,13 @@ import { continueRun } from './actions/continue-run.js';
 import { sendMessage } from './actions/send-message.js';
 import { newId } from './new-id.js';
 import type { RunResult } from './run-result.js';
+import { runSnapshotEvents } from './run-snapshot-events.js';
+import type { RunStreamEvent } from './run-stream.js';
 import type { ApprovalDecision, Interruption } from './run-state.js';
+import type { ActionObservers } from './session-action.js';
+import type { RunSnapshot } from './session-host.js';
 import type { SessionRuntime } from './session-runtime.js';
+import type { SessionView } from './session-view.js';
 
 /** Input of an agent actor: the run's input and where its session lives. */
 export interface AgentActorInput {
@@ -46,8 +50,11 @@ export type AgentActorEvent =
   | { type: 'agent.continue' }
   | { type: 'agent.cancel' };
 
-/** Events it emits: the run's stream events (`actor.on('text_delta', ...)`). */
-export type AgentActorEmitted = StepProgress;
+/**
+ * Events it emits: the stream events of the runs it executes, as `agent.stream()` yields them
+ * (`actor.on('approval_requested', ...)`); `run_finished` each time its run ends or pauses.
+ */
+export type AgentActorEmitted = RunStreamEvent<unknown>;
 
 /**
  * What an agent actor keeps in its snapshot (plain JSON, persisted inside the app actor's):
@@ -82,10 +89,14 @@ export type AgentActorSnapshot =
   | { status: 'stopped'; output: undefined; error: undefined; context: AgentActorContext };
 
 /** Internal events: the work of the actor settled. */
-type Settled =
+type Outcome =
   | { type: 'agentstate.result'; result: RunSettled }
-  | { type: 'agentstate.failed'; error: SerializedError }
-  | { type: 'agentstate.run'; runId: string };
+  | { type: 'agentstate.failed'; error: SerializedError };
+type Settled =
+  | Outcome
+  | { type: 'agentstate.run'; runId: string }
+  /** A restored paused actor found its run ended elsewhere (moot once it runs again). */
+  | { type: 'agentstate.ended'; outcome: Outcome };
 
 type RunSettled =
   | { kind: 'done'; output: AgentActorOutput }
@@ -138,30 +149,101 @@ export function agentActorLogic(
     userId: c.userId,
   });
 
-  /** Starts the work the context asks for and reports how it settled. */
-  function work(context: AgentActorContext, scope: Scope): void {
-    const { self, emit } = scope;
-    const relay = (event: Settled): void => {
+  /** Sends the actor one of its internal events, unless it has ended. */
+  const relayTo =
+    ({ self }: Scope) =>
+    (event: Settled): void => {
       if (self.getSnapshot().status === 'active') (self as AnyActorRef).send(event);
     };
-    const progress = (event: StepProgress): void => emit(event);
-    const onRunSnapshot = (snapshot: { context: { runId: string } }): void => {
+  const failed = (error: unknown): Outcome => ({
+    type: 'agentstate.failed',
+    error: serializeError(error, 'MODEL_ERROR'),
+  });
+
+  /** Starts the work the context asks for, emits its stream events and reports how it settled. */
+  function work(context: AgentActorContext, scope: Scope): void {
+    const { emit } = scope;
+    const relay = relayTo(scope);
+    const events = runSnapshotEvents(emit);
+    const onRunSnapshot = (snapshot: RunSnapshot): void => {
+      events(snapshot);
       if (!context.runId) relay({ type: 'agentstate.run', runId: snapshot.context.runId });
     };
-    run(context, { progress, onRunSnapshot }).then(
-      (result) => relay({ type: 'agentstate.result', result }),
-      (error: unknown) =>
-        relay({ type: 'agentstate.failed', error: serializeError(error, 'MODEL_ERROR') }),
+    const observers = { progress: emit, onRunSnapshot };
+    run(context, observers).then(
+      (result) => {
+        if (result.kind !== 'ended') emit({ type: 'run_finished', result: result.result });
+        relay({ type: 'agentstate.result', result: result.settled });
+      },
+      (error: unknown) => relay(failed(error)),
     );
   }
 
+  /**
+   * A restored actor that waits (an approval, a turn limit, a failed model call) reads its
+   * stored run: one that ended while nobody watched (approved and resumed from the CLI,
+   * cancelled) settles it.
+   */
+  function check(context: AgentActorContext, scope: Scope): void {
+    const relay = relayTo(scope);
+    storedSession(context)
+      .then((view) => (view?.run ? undefined : endedRun(view, context)))
+      .then(
+        (result) => {
+          if (!result) return;
+          relay({ type: 'agentstate.ended', outcome: { type: 'agentstate.result', result } });
+        },
+        (error: unknown) => relay({ type: 'agentstate.ended', outcome: failed(error) }),
+      );
+  }
+
+  /** The stored session of the actor's run (`undefined` if there is none yet). */
+  function storedSession(context: AgentActorContext): Promise<SessionView | undefined> {
+    return runtime()
+      .getSession(keyOf(context))
+      .catch((error: unknown) => {
+        if (error instanceof SessionNotFoundError) return undefined;
+        throw error;
+      });
+  }
+
+  /**
+   * The outcome of the actor's run if it ended while nobody watched (the app's snapshot was
+   * taken before the end); a failed or cancelled run throws its typed error.
+   */
+  function endedRun(
+    view: SessionView | undefined,
+    context: AgentActorContext,
+  ): RunSettled | undefined {
+    const last = view?.lastRun;
+    if (!last || (last.runId !== context.runId && last.startedAt < context.createdAt)) {
+      return undefined;
+    }
+    if (last.status !== 'completed') {
+      throw errorFromSerialized(
+        last.error ?? { name: 'RunCancelledError', code: 'RUN_CANCELLED', message: last.status },
+      );
+    }
+    return {
+      kind: 'done',
+      output: {
+        runId: last.runId,
+        sessionId: context.sessionId,
+        userId: context.userId,
+        output: last.structured ?? last.output,
+        turns: last.turn,
+        usage: last.usage,
+        subRuns: last.subRuns ?? [],
+        lastAgent: last.activeAgent ?? last.agentName,
+      },
+    };
+  }
+
+  /** Runs what the context asks for: cancel, go on with the stored run, or a new message. */
   async function run(
     context: AgentActorContext,
-    observers: {
-      progress: (event: StepProgress) => void;
-      onRunSnapshot: (snapshot: { context: { runId: string } }) => void;
-    },
-  ): Promise<RunSettled> {
+    observers: Pick<ActionObservers, 'progress' | 'onRunSnapshot'>,
+  ): Promise<Worked> {
     const key = keyOf(context);
     if (context.cancelling) {
       await runtime().execute(key, cancelRun());
@@ -171,53 +253,27 @@ export function agentActorLogic(
         message: 'The run was cancelled',
       });
     }
-    const view = await runtime()
-      .getSession(key)
-      .catch((error: unknown) => {
-        if (error instanceof SessionNotFoundError) return undefined;
-        throw error;
-      });
-    const observe = { ...observers, onRunSnapshot: observers.onRunSnapshot as never };
+    const view = await storedSession(context);
     if (view?.run) {
       // Ours, paused or stopped by a crash: go on from the journal, with the decisions taken
       // (already applied if a crash came after they were saved: then without them).
       const decisions = context.decisions;
       try {
-        return settled(await runtime().execute(key, continueRun({ ...observe, decisions })));
+        return ran(await runtime().execute(key, continueRun({ ...observers, decisions })));
       } catch (error) {
         const code = (error as { code?: unknown }).code;
         if (!decisions.length || (code !== 'STALE_DECISION' && code !== 'UNKNOWN_CALL'))
           throw error;
-        return settled(await runtime().execute(key, continueRun(observe)));
+        return ran(await runtime().execute(key, continueRun(observers)));
       }
     }
-    const last = view?.lastRun;
-    if (last && (last.runId === context.runId || last.startedAt >= context.createdAt)) {
-      // It ended while nobody watched (the app's snapshot was taken before the end).
-      if (last.status !== 'completed') {
-        throw errorFromSerialized(
-          last.error ?? { name: 'RunCancelledError', code: 'RUN_CANCELLED', message: last.status },
-        );
-      }
-      return {
-        kind: 'done',
-        output: {
-          runId: last.runId,
-          sessionId: key.sessionId,
-          userId: key.userId,
-          output: last.structured ?? last.output,
-          turns: last.turn,
-          usage: last.usage,
-          subRuns: last.subRuns ?? [],
-          lastAgent: last.activeAgent ?? last.agentName,
-        },
-      };
-    }
+    const ended = endedRun(view, context);
+    if (ended) return { kind: 'ended', settled: ended };
     const message = sendMessage(context.input, {
-      ...observe,
+      ...observers,
       ...(context.metadata ? { metadata: context.metadata } : {}),
     });
-    return settled(await runtime().execute(key, message));
+    return ran(await runtime().execute(key, message));
   }
 
   return {
@@ -238,14 +294,19 @@ export function agentActorLogic(
       },
     }),
     start: (snapshot, scope) => {
-      if (snapshot.status === 'active' && snapshot.context.phase === 'running') {
-        work(snapshot.context, scope);
-      }
+      if (snapshot.status !== 'active') return;
+      if (snapshot.context.phase === 'running') work(snapshot.context, scope);
+      else check(snapshot.context, scope);
     },
     transition: (snapshot, event, scope) => {
       if (snapshot.status !== 'active') return snapshot;
       const context = snapshot.context;
-      const e = event as AgentActorEvent | Settled | EventObject;
+      let e = event as AgentActorEvent | Settled | EventObject;
+      if (e.type === 'agentstate.ended') {
+        // Moot once the actor runs again: it was sent a decision first.
+        if (context.phase === 'running') return snapshot;
+        e = (e as { outcome: Outcome }).outcome;
+      }
       const goOn = (next: AgentActorContext): AgentActorSnapshot => {
         scope.defer(() => work(next, scope));
         return { ...snapshot, context: next };
@@ -324,6 +385,15 @@ export function agentActorLogic(
     },
     restoreSnapshot: (persisted) => persisted as AgentActorSnapshot,
   };
+}
+
+/** What the actor's work came to: a run it ran (to its end or a pause), or one ended before. */
+type Worked =
+  | { kind: 'ran'; result: RunResult<unknown>; settled: RunSettled }
+  | { kind: 'ended'; settled: RunSettled };
+
+function ran(result: RunResult<unknown>): Worked {
+  return { kind: 'ran', result, settled: settled(result) };
 }
 
 /** How an action's result settles the actor: done, or paused with what it waits for. */

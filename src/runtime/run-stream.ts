@@ -1,24 +1,12 @@
 import type { StepProgress } from '../actors/step-deps.js';
 import { AsyncQueue } from './async-queue.js';
-import { interruptionOf } from './call-fingerprint.js';
-import { isSubRun } from '../machines/run-types.js';
 import type { RunResult } from './run-result.js';
-import type { Interruption } from './run-state.js';
+import { runSnapshotEvents, type RunSnapshotEvent } from './run-snapshot-events.js';
 import type { ActionObservers } from './session-action.js';
-import type { RunSnapshot } from './session-host.js';
-import { stateName } from './session-status.js';
 
 /** Typed events of `agent.stream()`. */
 export type RunStreamEvent<T = string> =
-  | StepProgress
-  | { type: 'state_entered'; runId: string; state: string; agentPath?: string[] | undefined }
-  | {
-      type: 'approval_requested';
-      runId: string;
-      interruption: Interruption;
-      agentPath?: string[] | undefined;
-    }
-  | { type: 'run_finished'; result: RunResult<T> };
+  StepProgress | RunSnapshotEvent | { type: 'run_finished'; result: RunResult<T> };
 
 /**
  * An async iterable of run events; `result` resolves with the final result when it ends.
@@ -46,30 +34,7 @@ export function createRunStream<T>(
   const runSignal = signal ? AbortSignal.any([signal, reader.signal]) : reader.signal;
   let detached = false;
   let settled = false;
-  const lastState = new Map<string, string>();
-  const announced = new Set<string>();
-  const onRunSnapshot = (snapshot: RunSnapshot): void => {
-    const state = stateName(snapshot.value);
-    const { runId, agentPath } = snapshot.context;
-    // A sub-agent run's events carry its agent path.
-    const tag = isSubRun(agentPath) ? { agentPath } : {};
-    if (state !== lastState.get(runId)) {
-      lastState.set(runId, state);
-      queue.push({ type: 'state_entered', runId, state, ...tag });
-    }
-    if (state !== 'awaitingApproval') return;
-    for (const c of snapshot.context.calls) {
-      const id = `${runId}:${c.callId}`;
-      if (!c.needsApproval || c.decision || announced.has(id)) continue;
-      announced.add(id);
-      queue.push({
-        type: 'approval_requested',
-        runId,
-        interruption: interruptionOf(c, snapshot.context),
-        ...tag,
-      });
-    }
-  };
+  const onRunSnapshot = runSnapshotEvents((e) => queue.push(e));
   const result = start({ progress: (e) => queue.push(e), onRunSnapshot, signal: runSignal }).then(
     (r) => {
       settled = true;
