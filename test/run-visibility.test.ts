@@ -1,0 +1,163 @@
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { Agent, LevelSessionStore, OutputValidationError, tool } from '../src/index.js';
+import { MemorySessionStore, ScriptedModel } from '../src/testing.js';
+import { deferred, nextImmediate } from './helpers/async.js';
+import { killLiveWorkers, runWorker } from './helpers/crash-driver.js';
+import { CRASH_SESSION } from './helpers/crash-point.js';
+import { TempStores } from './helpers/temp-store.js';
+
+/**
+ * Issue 26 (operating sessions): why a run failed, what a paused run used so far, and whether
+ * a run in flight still has a live process are read from the session view, not guessed.
+ */
+const temps = new TempStores();
+afterEach(async () => {
+  killLiveWorkers();
+  await temps.cleanupAll();
+});
+
+const key = { sessionId: 'seen', userId: 'alice' };
+const opts = { sessionId: key.sessionId, userId: key.userId };
+
+const danger = tool({
+  name: 'danger',
+  description: 'needs a human',
+  parameters: z.object({ target: z.string() }),
+  needsApproval: true,
+  execute: ({ target }) => `done: ${target}`,
+});
+
+/** The crash worker's tool, for the process that resumes its run. */
+const append = tool({
+  name: 'append',
+  description: 'Appends a line to the log file',
+  parameters: z.object({ n: z.number().int() }),
+  execute: ({ n }) => n,
+});
+
+async function until(check: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 10_000; i++) {
+    if (await check()) return;
+    await nextImmediate();
+  }
+  throw new Error('condition never held');
+}
+
+/**
+ * The crash worker's session, its process SIGKILLed in the run's first tool call; the folder
+ * opened here with a runtime that can resume it.
+ */
+async function crashedInAnotherProcess() {
+  const dir = await temps.folder();
+  const dbDir = join(dir, 'db');
+  const round = await runWorker({
+    dbDir,
+    logFile: join(dir, 'log'),
+    mode: 'start',
+    steps: 3,
+    crashAt: 'tool-after:1',
+  });
+  expect(round.killed).toBe(true);
+  const level = await LevelSessionStore.open({ path: dbDir });
+  temps.defer(() => level.close());
+  const resumer = new Agent({
+    name: 'crash',
+    model: new ScriptedModel(() => ({ text: 'resumed' })),
+    tools: [append],
+    store: level,
+  });
+  return { runtime: resumer.runtimeFor(level) };
+}
+
+describe('the session view says why, how much and whether anyone runs it', () => {
+  it('a failed run: its status and typed error; the session stays active and takes the next message', async () => {
+    const store = new MemorySessionStore();
+    const agent = new Agent({
+      name: 'w',
+      model: new ScriptedModel([{ text: 'not json' }, { text: '{"city":"Oslo"}' }]),
+      outputType: z.object({ city: z.string() }),
+      store,
+    });
+    await expect(agent.run('weather?', opts)).rejects.toBeInstanceOf(OutputValidationError);
+    const view = await agent.runtimeFor(store).getSession(key);
+    expect(view.status).toBe('active');
+    expect(view.runStatus).toMatchObject({
+      status: 'failed',
+      error: { code: 'OUTPUT_VALIDATION', message: expect.stringContaining('JSON') as string },
+    });
+    // a failed run does not fail the conversation: the next message starts a new run
+    await expect(agent.run('again?', opts)).resolves.toMatchObject({ output: { city: 'Oslo' } });
+    expect((await agent.runtimeFor(store).getSession(key)).runStatus?.status).toBe('completed');
+  });
+
+  it('a run paused for approval shows the tokens it used so far and its pending call', async () => {
+    const store = new MemorySessionStore();
+    const agent = new Agent({
+      name: 'a',
+      model: new ScriptedModel([{ toolCalls: [{ name: 'danger', arguments: { target: 'x' } }] }], {
+        defaultUsage: { inputTokens: 100, outputTokens: 20 },
+      }),
+      tools: [danger],
+      store,
+    });
+    const paused = await agent.run('go', opts);
+    expect(paused.interruptionReason).toBe('approval');
+    const view = await agent.runtimeFor(store).getSession(key);
+    expect(view.usage).toMatchObject({ inputTokens: 0, outputTokens: 0 }); // ended runs only
+    expect(view.usageSoFar).toMatchObject({ turns: 1, inputTokens: 100, outputTokens: 20 });
+    expect(view.runStatus).toMatchObject({
+      runId: paused.id,
+      status: 'awaitingApproval',
+      interruption: 'approval',
+      pendingApprovals: 1,
+      usage: { inputTokens: 100, outputTokens: 20 },
+    });
+  });
+
+  it('a run in flight is running while its process lives; SIGKILLed it is crashed', async () => {
+    // in this process: running, from the runtime's own runs and the store's lease
+    const { store } = await temps.open();
+    const gate = deferred();
+    let asked = 0;
+    const live = new Agent({
+      name: 'live',
+      model: new ScriptedModel(async () => {
+        asked += 1;
+        await gate.promise;
+        return { text: 'ok' };
+      }),
+      store,
+    });
+    const running = live.run('hi', opts);
+    await until(
+      async () => asked === 1 && (await store.load(key).catch(() => undefined)) !== undefined,
+    );
+    for (const runtime of [
+      live.runtimeFor(store),
+      new Agent({ name: 'peer', model: new ScriptedModel([]), store }).runtimeFor(store),
+    ]) {
+      expect((await runtime.getSession(key)).runStatus?.status).toBe('running');
+    }
+    gate.resolve();
+    await running;
+    await store.close();
+
+    // another process, killed in its run's first tool call: crashed
+    const { runtime } = await crashedInAnotherProcess();
+    const crashed = await runtime.getSession(CRASH_SESSION);
+    expect(crashed.runStatus).toMatchObject({ status: 'crashed', turns: 2 });
+    expect(crashed.usageSoFar.turns).toBe(crashed.usage.turns + 2);
+  }, 60_000);
+
+  it('recover() on LevelDB finds the run a SIGKILLed process left in flight and resumes it, once', async () => {
+    const { runtime } = await crashedInAnotherProcess();
+    const recovered = await runtime.recover({ olderThan: 0, userId: CRASH_SESSION.userId });
+    expect(recovered).toEqual([
+      { key: CRASH_SESSION, result: expect.objectContaining({ output: 'resumed' }) as unknown },
+    ]);
+    expect((await runtime.getSession(CRASH_SESSION)).runStatus?.status).toBe('completed');
+    expect(await runtime.recover({ olderThan: 0, userId: CRASH_SESSION.userId })).toEqual([]);
+  }, 60_000);
+});
