@@ -1,0 +1,165 @@
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { Agent, LevelSessionStore, tool } from '../src/index.js';
+import { startInspector, type InspectorHandle } from '../src/inspect.js';
+import { ScriptedModel } from '../src/testing.js';
+import { deferred, nextImmediate } from './helpers/async.js';
+import { killLiveWorkers, runWorker } from './helpers/crash-driver.js';
+import { inspectorClient } from './helpers/inspector-client.js';
+import { TempStores } from './helpers/temp-store.js';
+
+/**
+ * Issue 26 in the inspector's HTTP API (what its page reads): each session's run status
+ * (running, crashed, paused and why, failed with its error), its usage so far, and the same
+ * in a session's detail and its runs.
+ */
+const temps = new TempStores();
+const open: InspectorHandle[] = [];
+afterEach(async () => {
+  killLiveWorkers();
+  await Promise.all(open.splice(0).map((i) => i.close()));
+  await temps.cleanupAll();
+});
+
+const danger = tool({
+  name: 'danger',
+  description: 'needs a human',
+  parameters: z.object({ target: z.string() }),
+  needsApproval: true,
+  execute: ({ target }) => `done: ${target}`,
+});
+
+interface Listed {
+  sessionId: string;
+  pendingApprovals: number;
+  usageSoFar: { inputTokens: number; outputTokens: number };
+  runStatus?: { status: string; error?: { code: string } };
+}
+
+const alice = (sessionId: string) => ({ sessionId, userId: 'alice' });
+
+/**
+ * A folder holding the crash worker's session (its process SIGKILLed mid-run) and alice's
+ * `paused` (an approval, 120 tokens so far) and `failed` (an invalid output); an inspector of
+ * every user on it, served from this process.
+ */
+async function inspected() {
+  const dir = await temps.folder();
+  const dbDir = join(dir, 'db');
+  const round = await runWorker({
+    dbDir,
+    logFile: join(dir, 'log'),
+    mode: 'start',
+    steps: 3,
+    crashAt: 'tool-after:1',
+  });
+  expect(round.killed).toBe(true);
+  const store = await LevelSessionStore.open({ path: dbDir });
+  temps.defer(() => store.close());
+  const pausing = new Agent({
+    name: 'a',
+    model: new ScriptedModel([{ toolCalls: [{ name: 'danger', arguments: { target: 'x' } }] }], {
+      defaultUsage: { inputTokens: 100, outputTokens: 20 },
+    }),
+    tools: [danger],
+    store,
+  });
+  await pausing.run('go', alice('paused'));
+  const failing = new Agent({
+    name: 'w',
+    model: new ScriptedModel([{ text: 'not json' }]),
+    outputType: z.object({ city: z.string() }),
+    store,
+  });
+  await failing.run('weather?', alice('failed')).catch(() => undefined);
+  const inspector = await startInspector({ runtime: pausing.runtimeFor(store), allUsers: true });
+  open.push(inspector);
+  return { store, pausing, client: inspectorClient(inspector) };
+}
+
+describe('inspector API: run status, reasons and usage so far', () => {
+  it('lists each session with its run status and usage so far: crashed, awaitingApproval, failed with its code', async () => {
+    const { client } = await inspected();
+    const crashedList = (await client.get('/api/sessions?user=u')).json as { sessions: Listed[] };
+    expect(crashedList.sessions).toEqual([
+      expect.objectContaining({
+        sessionId: 'crash',
+        runStatus: expect.objectContaining({ status: 'crashed' }) as unknown,
+      }),
+    ]);
+    const list = (await client.get('/api/sessions?user=alice')).json as { sessions: Listed[] };
+    const byId = Object.fromEntries(list.sessions.map((s) => [s.sessionId, s]));
+    expect(byId['paused']).toMatchObject({
+      status: 'active',
+      pendingApprovals: 1,
+      usage: { inputTokens: 0, outputTokens: 0 },
+      usageSoFar: { inputTokens: 100, outputTokens: 20 },
+      runStatus: { status: 'awaitingApproval', interruption: 'approval' },
+    });
+    expect(byId['failed']).toMatchObject({
+      status: 'active',
+      runStatus: { status: 'failed', error: { code: 'OUTPUT_VALIDATION' } },
+    });
+  }, 60_000);
+
+  it("a session's detail and its run say why: the failed run's error, the crashed run's status", async () => {
+    const { client } = await inspected();
+    const failed = (await client.get('/api/sessions/failed?user=alice')).json as {
+      session: { runStatus: { status: string; error: { code: string; message: string } } };
+      runs: { runId: string; status: string; error?: { code: string } }[];
+    };
+    expect(failed.session.runStatus).toMatchObject({
+      status: 'failed',
+      error: { code: 'OUTPUT_VALIDATION', message: expect.stringContaining('JSON') as string },
+    });
+    expect(failed.runs[0]).toMatchObject({
+      status: 'failed',
+      error: { code: 'OUTPUT_VALIDATION' },
+    });
+    const run = (await client.get(`/api/sessions/failed/runs/${failed.runs[0]!.runId}?user=alice`))
+      .json as { runStatus: { status: string } };
+    expect(run.runStatus).toMatchObject({ status: 'failed' });
+
+    const crashed = (await client.get('/api/sessions/crash?user=u')).json as {
+      session: {
+        runStatus: { status: string };
+        usageSoFar: { turns: number };
+        usage: { turns: number };
+      };
+      runs: { status: string; current: boolean }[];
+    };
+    expect(crashed.session.runStatus.status).toBe('crashed');
+    expect(crashed.runs[0]).toMatchObject({ status: 'crashed', current: true });
+    expect(crashed.session.usageSoFar.turns).toBeGreaterThan(crashed.session.usage.turns);
+  }, 60_000);
+
+  it('a run in flight in the inspector’s own process reads as running, not crashed', async () => {
+    const { store, client } = await inspected();
+    const gate = deferred();
+    let asked = 0;
+    const live = new Agent({
+      name: 'live',
+      model: new ScriptedModel(async () => {
+        asked += 1;
+        await gate.promise;
+        return { text: 'ok' };
+      }),
+      store,
+    });
+    const running = live.run('hi', alice('live'));
+    for (
+      let i = 0;
+      i < 10_000 && !(asked === 1 && (await store.load(alice('live')).catch(() => undefined)));
+      i++
+    ) {
+      await nextImmediate();
+    }
+    const detail = (await client.get('/api/sessions/live?user=alice')).json as {
+      session: { runStatus: { status: string } };
+    };
+    expect(detail.session.runStatus.status).toBe('running');
+    gate.resolve();
+    await running;
+  }, 60_000);
+});
