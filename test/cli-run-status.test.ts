@@ -2,12 +2,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { Agent, LevelSessionStore, tool } from '../src/index.js';
-import { ScriptedModel } from '../src/testing.js';
+import { LevelSessionStore } from '../src/index.js';
 import { buildCli, runCli, type BuiltCli } from './helpers/cli-fixtures.js';
-import { killLiveWorkers, runWorker } from './helpers/crash-driver.js';
+import { killLiveWorkers } from './helpers/crash-driver.js';
 import { CRASH_SESSION } from './helpers/crash-point.js';
+import { crashedFolder, writePausedAndFailed } from './helpers/run-status-fixtures.js';
 
 /**
  * Issue 26 on the command line: `sessions list` and `sessions show` say what a session's run
@@ -18,43 +17,11 @@ let cli: BuiltCli;
 let work: string;
 let db: string;
 
-const danger = tool({
-  name: 'danger',
-  description: 'needs a human',
-  parameters: z.object({ target: z.string() }),
-  needsApproval: true,
-  execute: ({ target }) => `done: ${target}`,
-});
-
 /** The crash worker's session SIGKILLed mid-run, then alice's `paused` and `failed` beside it. */
 async function writeFolder(): Promise<void> {
-  const round = await runWorker({
-    dbDir: db,
-    logFile: join(work, 'log'),
-    mode: 'start',
-    steps: 3,
-    crashAt: 'tool-after:1',
-  });
-  expect(round.killed).toBe(true);
-  const store = await LevelSessionStore.open({ path: db });
+  const store = await LevelSessionStore.open({ path: await crashedFolder(work) });
   try {
-    const alice = (sessionId: string) => ({ sessionId, userId: 'alice' });
-    const pausing = new Agent({
-      name: 'a',
-      model: new ScriptedModel([{ toolCalls: [{ name: 'danger', arguments: { target: 'x' } }] }], {
-        defaultUsage: { inputTokens: 100, outputTokens: 20 },
-      }),
-      tools: [danger],
-      store,
-    });
-    await pausing.run('go', alice('paused'));
-    const failing = new Agent({
-      name: 'w',
-      model: new ScriptedModel([{ text: 'not json' }]),
-      outputType: z.object({ city: z.string() }),
-      store,
-    });
-    await failing.run('weather?', alice('failed')).catch(() => undefined);
+    await writePausedAndFailed(store);
   } finally {
     await store.close();
   }

@@ -1,12 +1,11 @@
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { Agent, LevelSessionStore, tool } from '../src/index.js';
+import { Agent, LevelSessionStore } from '../src/index.js';
 import { startInspector, type InspectorHandle } from '../src/inspect.js';
 import { ScriptedModel } from '../src/testing.js';
-import { deferred, nextImmediate } from './helpers/async.js';
-import { killLiveWorkers, runWorker } from './helpers/crash-driver.js';
+import { deferred } from './helpers/async.js';
+import { killLiveWorkers } from './helpers/crash-driver.js';
 import { inspectorClient } from './helpers/inspector-client.js';
+import { crashedFolder, until, writePausedAndFailed } from './helpers/run-status-fixtures.js';
 import { TempStores } from './helpers/temp-store.js';
 
 /**
@@ -20,14 +19,6 @@ afterEach(async () => {
   killLiveWorkers();
   await Promise.all(open.splice(0).map((i) => i.close()));
   await temps.cleanupAll();
-});
-
-const danger = tool({
-  name: 'danger',
-  description: 'needs a human',
-  parameters: z.object({ target: z.string() }),
-  needsApproval: true,
-  execute: ({ target }) => `done: ${target}`,
 });
 
 interface Listed {
@@ -45,34 +36,9 @@ const alice = (sessionId: string) => ({ sessionId, userId: 'alice' });
  * every user on it, served from this process.
  */
 async function inspected() {
-  const dir = await temps.folder();
-  const dbDir = join(dir, 'db');
-  const round = await runWorker({
-    dbDir,
-    logFile: join(dir, 'log'),
-    mode: 'start',
-    steps: 3,
-    crashAt: 'tool-after:1',
-  });
-  expect(round.killed).toBe(true);
-  const store = await LevelSessionStore.open({ path: dbDir });
+  const store = await LevelSessionStore.open({ path: await crashedFolder(await temps.folder()) });
   temps.defer(() => store.close());
-  const pausing = new Agent({
-    name: 'a',
-    model: new ScriptedModel([{ toolCalls: [{ name: 'danger', arguments: { target: 'x' } }] }], {
-      defaultUsage: { inputTokens: 100, outputTokens: 20 },
-    }),
-    tools: [danger],
-    store,
-  });
-  await pausing.run('go', alice('paused'));
-  const failing = new Agent({
-    name: 'w',
-    model: new ScriptedModel([{ text: 'not json' }]),
-    outputType: z.object({ city: z.string() }),
-    store,
-  });
-  await failing.run('weather?', alice('failed')).catch(() => undefined);
+  const pausing = await writePausedAndFailed(store);
   const inspector = await startInspector({ runtime: pausing.runtimeFor(store), allUsers: true });
   open.push(inspector);
   return { store, pausing, client: inspectorClient(inspector) };
@@ -148,13 +114,10 @@ describe('inspector API: run status, reasons and usage so far', () => {
       store,
     });
     const running = live.run('hi', alice('live'));
-    for (
-      let i = 0;
-      i < 10_000 && !(asked === 1 && (await store.load(alice('live')).catch(() => undefined)));
-      i++
-    ) {
-      await nextImmediate();
-    }
+    await until(
+      async () =>
+        asked === 1 && (await store.load(alice('live')).catch(() => undefined)) !== undefined,
+    );
     const detail = (await client.get('/api/sessions/live?user=alice')).json as {
       session: { runStatus: { status: string } };
     };

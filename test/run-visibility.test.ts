@@ -1,11 +1,16 @@
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { Agent, LevelSessionStore, OutputValidationError, tool } from '../src/index.js';
+import { Agent, LevelSessionStore, OutputValidationError } from '../src/index.js';
 import { MemorySessionStore, ScriptedModel } from '../src/testing.js';
-import { deferred, nextImmediate } from './helpers/async.js';
-import { killLiveWorkers, runWorker } from './helpers/crash-driver.js';
+import { deferred } from './helpers/async.js';
+import { killLiveWorkers } from './helpers/crash-driver.js';
 import { CRASH_SESSION } from './helpers/crash-point.js';
+import {
+  append,
+  crashedFolder,
+  failingAgent,
+  pausingAgent,
+  until,
+} from './helpers/run-status-fixtures.js';
 import { TempStores } from './helpers/temp-store.js';
 
 /**
@@ -21,45 +26,12 @@ afterEach(async () => {
 const key = { sessionId: 'seen', userId: 'alice' };
 const opts = { sessionId: key.sessionId, userId: key.userId };
 
-const danger = tool({
-  name: 'danger',
-  description: 'needs a human',
-  parameters: z.object({ target: z.string() }),
-  needsApproval: true,
-  execute: ({ target }) => `done: ${target}`,
-});
-
-/** The crash worker's tool, for the process that resumes its run. */
-const append = tool({
-  name: 'append',
-  description: 'Appends a line to the log file',
-  parameters: z.object({ n: z.number().int() }),
-  execute: ({ n }) => n,
-});
-
-async function until(check: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 10_000; i++) {
-    if (await check()) return;
-    await nextImmediate();
-  }
-  throw new Error('condition never held');
-}
-
 /**
  * The crash worker's session, its process SIGKILLed in the run's first tool call; the folder
  * opened here with a runtime that can resume it.
  */
 async function crashedInAnotherProcess() {
-  const dir = await temps.folder();
-  const dbDir = join(dir, 'db');
-  const round = await runWorker({
-    dbDir,
-    logFile: join(dir, 'log'),
-    mode: 'start',
-    steps: 3,
-    crashAt: 'tool-after:1',
-  });
-  expect(round.killed).toBe(true);
+  const dbDir = await crashedFolder(await temps.folder());
   const level = await LevelSessionStore.open({ path: dbDir });
   temps.defer(() => level.close());
   const resumer = new Agent({
@@ -74,12 +46,7 @@ async function crashedInAnotherProcess() {
 describe('the session view says why, how much and whether anyone runs it', () => {
   it('a failed run: its status and typed error; the session stays active and takes the next message', async () => {
     const store = new MemorySessionStore();
-    const agent = new Agent({
-      name: 'w',
-      model: new ScriptedModel([{ text: 'not json' }, { text: '{"city":"Oslo"}' }]),
-      outputType: z.object({ city: z.string() }),
-      store,
-    });
+    const agent = failingAgent(store, '{"city":"Oslo"}');
     await expect(agent.run('weather?', opts)).rejects.toBeInstanceOf(OutputValidationError);
     const view = await agent.runtimeFor(store).getSession(key);
     expect(view.status).toBe('active');
@@ -94,14 +61,7 @@ describe('the session view says why, how much and whether anyone runs it', () =>
 
   it('a run paused for approval shows the tokens it used so far and its pending call', async () => {
     const store = new MemorySessionStore();
-    const agent = new Agent({
-      name: 'a',
-      model: new ScriptedModel([{ toolCalls: [{ name: 'danger', arguments: { target: 'x' } }] }], {
-        defaultUsage: { inputTokens: 100, outputTokens: 20 },
-      }),
-      tools: [danger],
-      store,
-    });
+    const agent = pausingAgent(store);
     const paused = await agent.run('go', opts);
     expect(paused.interruptionReason).toBe('approval');
     const view = await agent.runtimeFor(store).getSession(key);
