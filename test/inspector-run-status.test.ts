@@ -1,11 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { Agent, LevelSessionStore } from '../src/index.js';
+import { LevelSessionStore } from '../src/index.js';
 import { startInspector, type InspectorHandle } from '../src/inspect.js';
-import { ScriptedModel } from '../src/testing.js';
-import { deferred } from './helpers/async.js';
 import { killLiveWorkers } from './helpers/crash-driver.js';
 import { inspectorClient } from './helpers/inspector-client.js';
-import { crashedFolder, until, writePausedAndFailed } from './helpers/run-status-fixtures.js';
+import { crashedFolder, runInFlight, writePausedAndFailed } from './helpers/run-status-fixtures.js';
 import { TempStores } from './helpers/temp-store.js';
 
 /**
@@ -102,27 +100,11 @@ describe('inspector API: run status, reasons and usage so far', () => {
 
   it('a run in flight in the inspector’s own process reads as running, not crashed', async () => {
     const { store, client } = await inspected();
-    const gate = deferred();
-    let asked = 0;
-    const live = new Agent({
-      name: 'live',
-      model: new ScriptedModel(async () => {
-        asked += 1;
-        await gate.promise;
-        return { text: 'ok' };
-      }),
-      store,
-    });
-    const running = live.run('hi', alice('live'));
-    await until(
-      async () =>
-        asked === 1 && (await store.load(alice('live')).catch(() => undefined)) !== undefined,
-    );
+    const live = await runInFlight(store, alice('live'));
     const detail = (await client.get('/api/sessions/live?user=alice')).json as {
       session: { runStatus: { status: string } };
     };
     expect(detail.session.runStatus.status).toBe('running');
-    gate.resolve();
-    await running;
+    await live.finish();
   }, 60_000);
 });

@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Agent, LevelSessionStore, OutputValidationError } from '../src/index.js';
 import { MemorySessionStore, ScriptedModel } from '../src/testing.js';
-import { deferred } from './helpers/async.js';
 import { killLiveWorkers } from './helpers/crash-driver.js';
 import { CRASH_SESSION } from './helpers/crash-point.js';
 import {
@@ -9,7 +8,7 @@ import {
   crashedFolder,
   failingAgent,
   pausingAgent,
-  until,
+  runInFlight,
 } from './helpers/run-status-fixtures.js';
 import { TempStores } from './helpers/temp-store.js';
 
@@ -79,29 +78,14 @@ describe('the session view says why, how much and whether anyone runs it', () =>
   it('a run in flight is running while its process lives; SIGKILLed it is crashed', async () => {
     // in this process: running, from the runtime's own runs and the store's lease
     const { store } = await temps.open();
-    const gate = deferred();
-    let asked = 0;
-    const live = new Agent({
-      name: 'live',
-      model: new ScriptedModel(async () => {
-        asked += 1;
-        await gate.promise;
-        return { text: 'ok' };
-      }),
-      store,
-    });
-    const running = live.run('hi', opts);
-    await until(
-      async () => asked === 1 && (await store.load(key).catch(() => undefined)) !== undefined,
-    );
+    const live = await runInFlight(store, key);
     for (const runtime of [
-      live.runtimeFor(store),
+      live.agent.runtimeFor(store),
       new Agent({ name: 'peer', model: new ScriptedModel([]), store }).runtimeFor(store),
     ]) {
       expect((await runtime.getSession(key)).runStatus?.status).toBe('running');
     }
-    gate.resolve();
-    await running;
+    await live.finish();
     await store.close();
 
     // another process, killed in its run's first tool call: crashed

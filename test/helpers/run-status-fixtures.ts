@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { z } from 'zod';
-import { Agent, tool, type SessionStore } from '../../src/index.js';
+import { Agent, tool, type SessionKey, type SessionStore } from '../../src/index.js';
 import { ScriptedModel } from '../../src/testing.js';
-import { nextImmediate } from './async.js';
+import { deferred, nextImmediate } from './async.js';
 import { runWorker } from './crash-driver.js';
 
 /**
@@ -83,4 +83,33 @@ export async function until(check: () => Promise<boolean>): Promise<void> {
     await nextImmediate();
   }
   throw new Error('condition never held');
+}
+
+/**
+ * Starts a run of `key` whose model call waits until `finish()`; resolves once the run is
+ * stored with that call in flight.
+ */
+export async function runInFlight(store: SessionStore, key: SessionKey) {
+  const gate = deferred();
+  let asked = 0;
+  const agent = new Agent({
+    name: 'live',
+    model: new ScriptedModel(async () => {
+      asked += 1;
+      await gate.promise;
+      return { text: 'ok' };
+    }),
+    store,
+  });
+  const running = agent.run('hi', { sessionId: key.sessionId, userId: key.userId });
+  await until(
+    async () => asked === 1 && (await store.load(key).catch(() => undefined)) !== undefined,
+  );
+  return {
+    agent,
+    finish: async () => {
+      gate.resolve();
+      await running;
+    },
+  };
 }
