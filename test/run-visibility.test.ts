@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Agent, LevelSessionStore, OutputValidationError } from '../src/index.js';
-import { MemorySessionStore, ScriptedModel } from '../src/testing.js';
+import { FakeClock, MemorySessionStore, ScriptedModel } from '../src/testing.js';
 import { killLiveWorkers } from './helpers/crash-driver.js';
 import { CRASH_SESSION } from './helpers/crash-point.js';
 import {
@@ -94,6 +94,29 @@ describe('the session view says why, how much and whether anyone runs it', () =>
     expect(crashed.runStatus).toMatchObject({ status: 'crashed', turns: 2 });
     expect(crashed.usageSoFar.turns).toBe(crashed.usage.turns + 2);
   }, 60_000);
+
+  it('another owner’s run is running while its lease lives and crashed once it expired unrenewed (the lease decides, as on PostgreSQL)', async () => {
+    const storeClock = new FakeClock();
+    const store = new MemorySessionStore({ clock: storeClock });
+    // owner a's clock never moves: it renews nothing, as a process that hangs or died
+    const a = await runInFlight(store, key, {
+      clock: new FakeClock(),
+      lease: { owner: 'a', ttlMs: 10_000 },
+    });
+    const b = new Agent({
+      name: 'b',
+      model: new ScriptedModel([]),
+      store,
+      lease: { owner: 'b', ttlMs: 10_000 },
+    }).runtimeFor(store);
+    expect((await b.getSession(key)).runStatus?.status).toBe('running');
+    storeClock.advance(9_999);
+    expect((await b.getSession(key)).runStatus?.status).toBe('running');
+    storeClock.advance(1);
+    expect((await b.getSession(key)).runStatus?.status).toBe('crashed');
+    await a.finish();
+    expect((await b.getSession(key)).runStatus?.status).toBe('completed');
+  });
 
   it('recover() on LevelDB finds the run a SIGKILLed process left in flight and resumes it, once', async () => {
     const { runtime } = await crashedInAnotherProcess();

@@ -1,7 +1,13 @@
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { z } from 'zod';
-import { Agent, tool, type SessionKey, type SessionStore } from '../../src/index.js';
+import {
+  Agent,
+  tool,
+  type AgentOptions,
+  type SessionKey,
+  type SessionStore,
+} from '../../src/index.js';
 import { ScriptedModel } from '../../src/testing.js';
 import { deferred, nextImmediate } from './async.js';
 import { runWorker } from './crash-driver.js';
@@ -89,7 +95,11 @@ export async function until(check: () => Promise<boolean>): Promise<void> {
  * Starts a run of `key` whose model call waits until `finish()`; resolves once the run is
  * stored with that call in flight.
  */
-export async function runInFlight(store: SessionStore, key: SessionKey) {
+export async function runInFlight(
+  store: SessionStore,
+  key: SessionKey,
+  options: Pick<AgentOptions<string>, 'clock' | 'lease'> = {},
+) {
   const gate = deferred();
   let asked = 0;
   const agent = new Agent({
@@ -100,6 +110,7 @@ export async function runInFlight(store: SessionStore, key: SessionKey) {
       return { text: 'ok' };
     }),
     store,
+    ...options,
   });
   const running = agent.run('hi', { sessionId: key.sessionId, userId: key.userId });
   await until(
