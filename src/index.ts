@@ -35,6 +35,7 @@ export type {
   DueApprovals,
   SessionLease,
   SessionLeases,
+  StoredLease,
   ExpiredLeaseQuery,
   DecisionInbox,
   DecisionSubmission,

@@ -97,11 +97,13 @@ describe('the command line on a terminal', () => {
 
     const table = plain.split('\n').filter((l) => l !== '');
     expect(table[0]).toMatch(
-      /^SESSION +USER +STATUS +VERSION +ITEMS +TURNS +TOKENS +COST +UPDATED +WAITING$/,
+      /^SESSION +USER +STATUS +VERSION +ITEMS +TURNS +TOKENS +COST +UPDATED +RUN +WAITING$/,
     );
     expect(table).toHaveLength(7);
     expectAligned(table, ['VERSION', 'ITEMS', 'TURNS', 'TOKENS', 'COST']);
-    expect(table[2]).toMatch(/^chat +alice +active +5 +4 +2 +30 +\$0\.0000 +2026-11-22 09:31:00$/);
+    expect(table[2]).toMatch(
+      /^chat +alice +active +5 +4 +2 +30 +\$0\.0000 +2026-11-22 09:31:00 +completed$/,
+    );
 
     const shown = strip(show).split('\n');
     const block = shown.slice(0, shown.indexOf(''));

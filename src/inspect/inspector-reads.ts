@@ -37,8 +37,10 @@ export interface RunTreeNode {
 }
 
 /**
- * A page of one user's sessions, each with the number of calls waiting for a decision in its
- * run tree (read from the records the runtime's listing named, in the same partition).
+ * A page of one user's sessions, each with what its run does (`runStatus`: running, crashed,
+ * paused and why, or how the last run ended and its error), its usage so far and the number
+ * of calls waiting for a decision in its run tree (read through the runtime, in the same
+ * partition).
  */
 export async function listSessions(
   runtime: SessionRuntime,
@@ -48,12 +50,14 @@ export async function listSessions(
   const page = await runtime.listSessions({ userId, ...query });
   const sessions = await Promise.all(
     page.sessions.map(async (info) => {
-      if (info.status !== 'active') return { ...info, pendingApprovals: 0 };
-      const record = await runtime.store.load({ sessionId: info.sessionId, userId });
-      return {
-        ...info,
-        pendingApprovals: pendingApprovals(storedRun<RunNode>(record.snapshot)).length,
-      };
+      if (info.status === 'deleted') {
+        return { ...info, pendingApprovals: 0, runStatus: undefined, usageSoFar: info.usage };
+      }
+      const { runStatus, usageSoFar } = await runtime.getSession({
+        sessionId: info.sessionId,
+        userId,
+      });
+      return { ...info, pendingApprovals: runStatus?.pendingApprovals ?? 0, runStatus, usageSoFar };
     }),
   );
   return { sessions, nextCursor: page.nextCursor };
@@ -97,6 +101,8 @@ export async function sessionDetail(runtime: SessionRuntime, key: SessionKey) {
           {
             runId: root.context.runId,
             state: runState(root),
+            status: view.runStatus?.status,
+            error: view.runStatus?.error,
             current: true,
             startedAt: root.context.startedAt,
           },
@@ -107,6 +113,8 @@ export async function sessionDetail(runtime: SessionRuntime, key: SessionKey) {
           {
             runId: view.lastRun.runId,
             state: view.lastRun.status,
+            status: view.lastRun.status,
+            error: view.lastRun.error,
             current: false,
             startedAt: view.lastRun.startedAt,
           },
@@ -170,6 +178,8 @@ export async function runDetail(runtime: SessionRuntime, key: SessionKey, runId:
     runId,
     current: current !== undefined,
     state: tree.state,
+    /** What the run does or how it ended (crashed, failed with its error, ...), if it is the session's. */
+    runStatus: view.runStatus?.runId === runId ? view.runStatus : undefined,
     tree,
     snapshot: current ?? null,
     runState: runStateData(

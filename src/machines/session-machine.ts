@@ -1,6 +1,7 @@
 import { assign, sendTo, setup } from 'xstate';
 import { RUN_MACHINE_VERSION, runMachine } from './run-machine.js';
 import {
+  addRunUsage,
   emptyTotals,
   type SessionEvent,
   type SessionMachineContext,
@@ -89,13 +90,7 @@ export const sessionMachine = setup({
                   currentRun: undefined,
                   lastRun: summary,
                   standingDecisions: { ...context.standingDecisions, ...newDecisions },
-                  usage: {
-                    turns: context.usage.turns + summary.turn,
-                    inputTokens: context.usage.inputTokens + summary.usage.inputTokens,
-                    outputTokens: context.usage.outputTokens + summary.usage.outputTokens,
-                    // an unpriced run's unknown cost adds nothing to the totals
-                    costUsd: context.usage.costUsd + (summary.usage.costUsd ?? 0),
-                  },
+                  usage: addRunUsage(context.usage, summary.turn, summary.usage),
                 };
               }),
             },

@@ -1,4 +1,10 @@
-import type { RunEvent, RunMachineInput, RunMachineOutput, StandingDecision } from './run-types.js';
+import type {
+  RunEvent,
+  RunMachineInput,
+  RunMachineOutput,
+  RunUsage,
+  StandingDecision,
+} from './run-types.js';
 
 /** Running totals of a session or a user. Plain JSON. */
 export interface UsageTotals {
@@ -13,6 +19,14 @@ export const emptyTotals = (): UsageTotals => ({
   inputTokens: 0,
   outputTokens: 0,
   costUsd: 0,
+});
+
+/** `totals` with a run's turns and usage added (an unpriced run's unknown cost adds nothing). */
+export const addRunUsage = (totals: UsageTotals, turns: number, usage: RunUsage): UsageTotals => ({
+  turns: totals.turns + turns,
+  inputTokens: totals.inputTokens + usage.inputTokens,
+  outputTokens: totals.outputTokens + usage.outputTokens,
+  costUsd: totals.costUsd + (usage.costUsd ?? 0),
 });
 
 /** Limits of a session (or of a user's totals across sessions). */

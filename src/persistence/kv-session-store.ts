@@ -43,6 +43,7 @@ import {
   type SessionPage,
   type SessionRecord,
   type SessionStore,
+  type StoredLease,
   type StoreStats,
   type UsageTotals,
 } from './session-store.js';
@@ -79,6 +80,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
   protected readonly codec: SessionRecordCodec;
   /** Leases live in process: one process holds a key-value backend. */
   private readonly leases: LeaseTable;
+  readonly leasesInProcess = true;
   private writes: Promise<unknown> = Promise.resolve();
   /**
    * The last record value this store wrote per key: a save whose stored value is still
@@ -321,6 +323,10 @@ export class KvSessionStore implements SessionStore, SessionLeases {
 
   async expiredLeases(query: ExpiredLeaseQuery): Promise<SessionKey[]> {
     return Promise.resolve(this.leases.expired(query));
+  }
+
+  async leaseOf(key: SessionKey): Promise<StoredLease | undefined> {
+    return Promise.resolve(this.leases.leaseOf(key));
   }
 
   stats(): StoreStats {

@@ -1,6 +1,6 @@
 import { LeaseLostError } from '../errors/session-errors.js';
 import { ownerPart, sessionPart } from './session-keys.js';
-import type { ExpiredLeaseQuery, SessionKey, SessionLease } from './session-store.js';
+import type { ExpiredLeaseQuery, SessionKey, SessionLease, StoredLease } from './session-store.js';
 
 const DEFAULT_EXPIRED_LIMIT = 100;
 
@@ -86,6 +86,18 @@ export class LeaseTable {
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
       .map(([, row]) => row.key);
     return found.slice(0, query.limit ?? DEFAULT_EXPIRED_LIMIT);
+  }
+
+  /** The session's lease row, also an expired or released one (none: never leased here). */
+  leaseOf(key: SessionKey): StoredLease | undefined {
+    const row = this.rows.get(sessionPart(key));
+    return (
+      row && {
+        ...toLease(row),
+        released: row.released,
+        expired: row.expiresAt <= this.clock.now(),
+      }
+    );
   }
 
   /** Forgets a purged session's lease. */

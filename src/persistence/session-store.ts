@@ -132,6 +132,26 @@ export interface SessionLeases {
    * ordered by session id: the candidates for recovery.
    */
   expiredLeases(query: ExpiredLeaseQuery): Promise<SessionKey[]>;
+  /**
+   * The session's lease as the store holds it, also an expired or released one; `undefined`
+   * when it holds none. Optional: how `SessionRuntime.getSession` tells a run whose process
+   * stopped (`crashed`) from one that is running.
+   */
+  leaseOf?(key: SessionKey): Promise<StoredLease | undefined>;
+  /**
+   * True when the leases live in this process's memory (a store one process holds, such as
+   * LevelDB's folder lock): a stored run no lease of this process covers was left by an
+   * earlier process, which is gone.
+   */
+  readonly leasesInProcess?: boolean | undefined;
+}
+
+/** A lease as the store holds it: current, expired or given up. */
+export interface StoredLease extends SessionLease {
+  /** Given up by its owner (`releaseLease`). */
+  released: boolean;
+  /** Past `expiresAt` by the store's clock (not renewed in time). */
+  expired: boolean;
 }
 
 /** Whether `store` keeps leases. */

@@ -39,6 +39,7 @@ export type { LeaseSettings } from './run-lease.js';
 export type { Durability } from './durability-policy.js';
 export type { SessionRuntimeEvents, SessionRuntimeEventType } from './session-events.js';
 export type { SessionView } from './session-view.js';
+export type { RunStatus, RunStatusView } from './run-status.js';
 export { closeDefaultStores } from './default-store.js';
 export type {
   PermissionPolicy,

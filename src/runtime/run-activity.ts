@@ -35,15 +35,30 @@ export function approvalDeadline(run: RunLike | undefined): number | undefined {
  * durable timer fires at once and rejects the call with reason `timeout` (invariant 7).
  */
 export function runInFlight(run: RunLike | undefined, now: number): boolean {
+  return inFlight(run, (context) => overdueApproval(context, now));
+}
+
+/**
+ * Whether a run had steps executing when it was stored: neither finished nor paused, an
+ * approval past its deadline still counted as a pause (its timer fires when the run is loaded).
+ */
+export function stepsExecuting(run: RunLike | undefined): boolean {
+  return inFlight(run, () => false);
+}
+
+function inFlight(
+  run: RunLike | undefined,
+  overdue: (context: RunMachineContext) => boolean,
+): boolean {
   if (run?.value === undefined || run.status !== 'active') return false;
   const state = runState(run);
-  if (state === 'awaitingApproval') return run.context ? overdueApproval(run.context, now) : false;
+  if (state === 'awaitingApproval') return run.context ? overdue(run.context) : false;
   if (state === 'tools') {
     // Waiting only for sub-agent runs that are paused (an approval deep down): paused too.
     const children = Object.keys(run.children ?? {});
     if (children.some((id) => id.startsWith('tool-'))) return true;
     const subRuns = subRunsOf(run);
-    return subRuns.length === 0 || subRuns.some((r) => runInFlight(r, now));
+    return subRuns.length === 0 || subRuns.some((r) => inFlight(r, overdue));
   }
   return !PAUSED.has(state);
 }

@@ -43,6 +43,7 @@ import {
 import { SessionHost } from './session-host.js';
 import { hostDeps } from './host-deps.js';
 import { describeSession, type SessionView } from './session-view.js';
+import { runOwner } from './run-owner.js';
 import { storedRun } from './stored-run.js';
 import { SubAgents } from './sub-agents.js';
 import { readRunJournals } from './stored-session-check.js';
@@ -308,7 +309,9 @@ export class SessionRuntime {
   /** The stored session: info plus its lifecycle state and settings. Never changes the version. */
   async getSession(target: string | SessionKey): Promise<SessionView> {
     const key = this.toKey(target);
-    return describeSession(await this.load(key));
+    const record = await this.load(key);
+    const owner = await runOwner(this.store, key, this.executing.has(cacheKey(key)));
+    return describeSession(record, owner);
   }
 
   async getSessionInfo(target: string | SessionKey): Promise<SessionInfo> {

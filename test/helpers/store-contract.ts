@@ -390,5 +390,25 @@ export function describeStoreContract(name: string, makeStore: MakeStore): void 
       await expect(leases.acquireLease(alice, '', TTL)).rejects.toBeInstanceOf(TypeError);
       await expect(leases.acquireLease(alice, 'x', 0)).rejects.toBeInstanceOf(TypeError);
     });
+
+    it('reads a session’s lease as it holds it: live, expired, released, or none', async () => {
+      if (!hasLeases(store) || !store.leaseOf) throw new Error(`${name} must implement leaseOf`);
+      const leases = store as SessionLeases & { leaseOf: NonNullable<SessionLeases['leaseOf']> };
+      await expect(leases.leaseOf(alice)).resolves.toBeUndefined();
+      const a = (await leases.acquireLease(alice, 'worker-a', TTL))!;
+      const live = { ...a, released: false, expired: false };
+      await expect(leases.leaseOf(alice)).resolves.toEqual(live);
+      // the partition holds: bob's session of the same id has none
+      await expect(leases.leaseOf({ sessionId: 's1', userId: 'bob' })).resolves.toBeUndefined();
+      clock.advance(TTL);
+      await expect(leases.leaseOf(alice)).resolves.toEqual({ ...live, expired: true });
+      const b = (await leases.acquireLease(alice, 'worker-b', TTL))!;
+      await leases.releaseLease(b);
+      await expect(leases.leaseOf(alice)).resolves.toEqual({
+        ...b,
+        released: true,
+        expired: false,
+      });
+    });
   });
 }

@@ -1,10 +1,12 @@
-import type { SessionInfo, SessionStatus } from '../../persistence/session-store.js';
+import type { SessionInfo, SessionStatus, UsageTotals } from '../../persistence/session-store.js';
+import type { RunStatusView } from '../../runtime/run-status.js';
 import { SessionStatusSchema } from '../../persistence/session-schemas.js';
 import { storeOwners } from '../../persistence/store-owners.js';
 import { CliUsageError } from '../cli-errors.js';
 import { localDate, statusStyle, table, usd, json, type Cell } from '../cli-format.js';
+import { runStatusCell, waitingText } from '../run-status-text.js';
 import { intFlag, stringFlag, type Command, type CommandContext } from '../command.js';
-import { notePartition } from '../cli-store.js';
+import { notePartition, type CliStore } from '../cli-store.js';
 
 const SESSION_STATUSES = SessionStatusSchema.options;
 
@@ -13,20 +15,36 @@ const PAGE = 500;
 /** A progress line on stderr every this many sessions. */
 const PROGRESS_EVERY = 1000;
 
-function row(s: SessionInfo, allUsers: boolean): Cell[] {
-  const waiting =
-    s.approvalDeadline === undefined ? '' : `approval by ${localDate(s.approvalDeadline)}`;
+/** A listed session with what its run is doing and its usage so far (a paused run's too). */
+type ListedSession = SessionInfo & {
+  runStatus: RunStatusView | undefined;
+  usageSoFar: UsageTotals;
+};
+
+/** The listing entry with its run's status, read through the runtime (the partition holds). */
+async function withRun(cli: CliStore, info: SessionInfo): Promise<ListedSession> {
+  if (info.status === 'deleted') return { ...info, runStatus: undefined, usageSoFar: info.usage };
+  const { runStatus, usageSoFar } = await cli.runtime.getSession({
+    sessionId: info.sessionId,
+    userId: info.userId,
+  });
+  return { ...info, runStatus, usageSoFar };
+}
+
+function row(s: ListedSession, allUsers: boolean): Cell[] {
+  const u = s.usageSoFar;
   return [
     s.sessionId,
     ...(allUsers ? [s.userId ?? '(anonymous)'] : []),
     { text: s.status, style: statusStyle(s.status) },
     String(s.version),
     String(s.historyLength),
-    String(s.usage.turns),
-    String(s.usage.inputTokens + s.usage.outputTokens),
-    usd(s.usage.costUsd),
+    String(u.turns),
+    String(u.inputTokens + u.outputTokens),
+    usd(u.costUsd),
     localDate(s.updatedAt),
-    waiting,
+    runStatusCell(s.runStatus),
+    waitingText(s.runStatus?.pendingApprovals ?? 0, s.approvalDeadline),
   ];
 }
 
@@ -46,7 +64,7 @@ async function run(ctx: CommandContext): Promise<void> {
   const cli = await ctx.open();
   if (!allUsers) await notePartition(cli, ctx.user, ctx.io);
   const owners = allUsers ? await storeOwners(cli.store.backend) : [{ userId: ctx.user }];
-  const sessions: SessionInfo[] = [];
+  const sessions: ListedSession[] = [];
   let reported = 0;
   const progress = (done: boolean) => {
     if (!done && sessions.length - reported < PROGRESS_EVERY) return;
@@ -65,7 +83,7 @@ async function run(ctx: CommandContext): Promise<void> {
         limit: want,
         cursor,
       });
-      sessions.push(...page.sessions);
+      for (const info of page.sessions) sessions.push(await withRun(cli, info));
       progress(false);
       cursor = page.nextCursor;
       if (limit !== undefined && sessions.length >= limit) break outer;
@@ -92,6 +110,7 @@ async function run(ctx: CommandContext): Promise<void> {
     'TOKENS',
     'COST',
     'UPDATED',
+    'RUN',
     'WAITING',
   ];
   const shift = allUsers ? 1 : 0;
@@ -108,7 +127,8 @@ async function run(ctx: CommandContext): Promise<void> {
 
 export const sessionsList: Command = {
   name: 'sessions list',
-  summary: "a user's sessions in id order, with status, usage and approval waits",
+  summary:
+    "a user's sessions in id order: status, usage so far, what the run does (running, crashed, paused, failed) and pending approvals",
   args: [],
   options: {
     status: {

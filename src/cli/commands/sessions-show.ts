@@ -1,5 +1,16 @@
 import { contentText, type Item } from '../../items/item.js';
-import { fields, json, localDate, oneLine, statusStyle, table, usd } from '../cli-format.js';
+import {
+  fields,
+  json,
+  localDate,
+  oneLine,
+  statusStyle,
+  table,
+  usd,
+  type Cell,
+} from '../cli-format.js';
+import { inProgress } from '../../runtime/run-status.js';
+import { CRASHED_HINT, errorLine, runStatusText, runStyle } from '../run-status-text.js';
 import { notePartition } from '../cli-store.js';
 import type { Command, CommandContext } from '../command.js';
 import { pendingCalls } from '../pending-calls.js';
@@ -35,6 +46,7 @@ async function run(ctx: CommandContext): Promise<void> {
     const { run, ...rest } = view;
     const current = run && {
       state: run.state,
+      status: view.runStatus?.status,
       runId: run.context.runId,
       interruption: run.context.interruption,
       turns: run.context.turn,
@@ -52,9 +64,14 @@ async function run(ctx: CommandContext): Promise<void> {
     return;
   }
   const p = ctx.painter;
-  const u = view.usage;
+  const u = view.usageSoFar;
   const run = view.run;
   const last = view.lastRun;
+  const status = view.runStatus;
+  const sofar =
+    run && status && inProgress(status.status)
+      ? ` (${status.usage.inputTokens} in / ${status.usage.outputTokens} out of them in the ${status.status} run)`
+      : '';
   ctx.io.out(
     fields(
       [
@@ -71,14 +88,14 @@ async function run(ctx: CommandContext): Promise<void> {
         ['history', `${view.historyLength} items`],
         [
           'usage',
-          `${u.turns} turns, ${u.inputTokens} in / ${u.outputTokens} out tokens, ${usd(u.costUsd)}`,
+          `${u.turns} turns, ${u.inputTokens} in / ${u.outputTokens} out tokens, ${usd(u.costUsd)}${sofar}`,
         ],
         [
           'run',
-          run
+          run && status
             ? {
-                text: `${run.context.runId} ${run.state}${run.context.interruption ? ` (${run.context.interruption})` : ''}${held ? ', decided: waiting for resume' : ''}`,
-                style: statusStyle(run.state),
+                text: `${run.context.runId} ${runStatusText(status)}${status.status === 'crashed' ? `: ${CRASHED_HINT}` : ''}${held ? ', decided: waiting for resume' : ''}`,
+                style: runStyle(status),
               }
             : 'none',
         ],
@@ -88,6 +105,14 @@ async function run(ctx: CommandContext): Promise<void> {
             ? `${last.runId} ${last.status}, ${last.turn} turns, started ${localDate(last.startedAt)}`
             : 'none',
         ],
+        ...(status?.error === undefined
+          ? []
+          : [
+              [
+                run ? 'run error' : 'last error',
+                { text: errorLine(status.error), style: 'red' },
+              ] as [string, Cell],
+            ]),
         ...(last?.output === undefined
           ? []
           : [['last output', oneLine(last.output, 70)] as [string, string]]),
@@ -129,7 +154,8 @@ async function run(ctx: CommandContext): Promise<void> {
 
 export const sessionsShow: Command = {
   name: 'sessions show',
-  summary: 'one session: state, version, usage, pending approvals, last run, history tail',
+  summary:
+    'one session: state, version, usage so far, the run (running, crashed, paused) and why, pending approvals, last run and its error, history tail',
   args: ['sessionId'],
   options: {},
   examples: [

@@ -35,9 +35,10 @@ function renderSessions() {
     return h('tr', { class: 'session' + (s.sessionId === S.selected ? ' selected' : ''), 'data-session': s.sessionId,
       onclick: function () { openSession(s.sessionId); } },
       h('td', {}, s.sessionId, s.parentId ? h('div', { class: 'muted' }, 'fork of ' + s.parentId) : null),
-      h('td', {}, h('span', { class: 'badge' }, s.status), s.pendingApprovals ? h('div', { class: 'badge pending-count' }, s.pendingApprovals + ' pending') : null),
+      h('td', {}, h('span', { class: 'badge' }, s.status), h('div', {}, runBadge(s.runStatus)),
+        s.pendingApprovals ? h('div', { class: 'badge pending-count' }, s.pendingApprovals + ' pending') : null),
       h('td', {}, 'v' + s.version, h('div', { class: 'muted' }, time(s.updatedAt))),
-      h('td', {}, s.usage.inputTokens + s.usage.outputTokens + ' tok', h('div', { class: 'muted' }, usd(s.usage.costUsd))));
+      h('td', {}, soFar(s).inputTokens + soFar(s).outputTokens + ' tok', h('div', { class: 'muted' }, usd(soFar(s).costUsd))));
   });
   append(box, h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'session'), h('th', {}, 'status'), h('th', {}, 'version'), h('th', {}, 'usage'))),
     h('tbody', {}, rows)));
@@ -45,6 +46,24 @@ function renderSessions() {
   if (S.cursor) append(box, h('button', { onclick: function () { loadSessions(true); } }, 'more'));
   append(box, h('h2', {}, 'Live'), h('div', { id: 'live-log' }));
 }
+
+/** What the run does (running, crashed, paused and why) or how it ended, with its error's code. */
+function runBadge(rs) {
+  if (!rs) return null;
+  var bad = rs.status === 'crashed' || rs.status === 'failed';
+  return h('span', { class: 'badge run-status' + (bad ? ' error' : ''), 'data-run-status': rs.status },
+    'run ' + rs.status + (rs.status === 'interrupted' && rs.interruption ? ' (' + rs.interruption + ')' : '') +
+    (rs.error ? ' ' + rs.error.code : ''));
+}
+/** Why the run stopped: its typed error; a crashed run's way on. */
+function runReason(rs) {
+  if (!rs) return null;
+  return h('div', { id: 'run-reason' },
+    rs.status === 'crashed' ? h('div', { class: 'error-box' }, 'its process stopped with steps in flight: Resume goes on from the last stored step') : null,
+    rs.error ? h('div', { class: 'error-box' }, rs.error.name + ': ' + rs.error.message + ' [' + rs.error.code + ']') : null);
+}
+/** The session's usage with what its run in progress used so far. */
+function soFar(s) { return s.usageSoFar || s.usage; }
 
 /**
  * Opens a session: its detail and its newest run, shown together once both are in. An answer
@@ -74,8 +93,9 @@ function shown() { return S.detail.session.sessionId; }
 function renderDetail() {
   var d = S.detail, s = d.session, box = clear(document.getElementById('detail'));
   append(box, h('h2', {}, 'Session ', h('span', { id: 'session-id' }, s.sessionId)),
-    h('p', {}, h('span', { class: 'badge', id: 'session-state' }, s.state), ' v' + s.version + ' · ',
-      tokens(s.usage) + ' · ' + usd(s.usage.costUsd) + ' · ' + s.usage.turns + ' turns · updated ' + time(s.updatedAt)),
+    h('p', {}, h('span', { class: 'badge', id: 'session-state' }, s.state), ' ', runBadge(s.runStatus), ' v' + s.version + ' · ',
+      tokens(soFar(s)) + ' · ' + usd(soFar(s).costUsd) + ' · ' + soFar(s).turns + ' turns · updated ' + time(s.updatedAt)),
+    runReason(s.runStatus),
     renderPending(d.pendingApprovals), renderActions(d),
     h('div', { class: 'charts' },
       h('div', { class: 'chart' }, h('div', { class: 'muted' }, 'session machine'), drawChart('session', S.machines.session, s.state)),
@@ -84,7 +104,8 @@ function renderDetail() {
     h('h2', {}, 'Runs'),
     h('ul', {}, d.runs.map(function (r) {
       return h('li', {}, h('a', { href: '#', 'data-run': r.runId, onclick: function (e) { e.preventDefault(); openRun(r.runId); } }, r.runId),
-        ' ', h('span', { class: 'badge' }, r.state), r.current ? ' (current)' : '', ' started ' + time(r.startedAt));
+        ' ', h('span', { class: 'badge' }, r.state), r.status && r.status !== r.state ? [' ', h('span', { class: 'badge' + (r.status === 'crashed' ? ' error' : '') }, r.status)] : null,
+        r.current ? ' (current)' : '', ' started ' + time(r.startedAt));
     })),
     S.run ? renderRun(S.run) : null,
     h('h2', {}, 'History (last ' + d.history.items.length + ' of ' + d.history.total + ')'),

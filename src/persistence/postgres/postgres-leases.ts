@@ -5,6 +5,7 @@ import type {
   SessionKey,
   SessionLease,
   SessionLeases,
+  StoredLease,
 } from '../session-store.js';
 import type { PostgresDatabase } from './postgres-database.js';
 
@@ -80,5 +81,29 @@ export class PostgresLeases implements SessionLeases {
       [keys.ownerPart(query.userId), query.expiredBefore, limit],
     );
     return rows.map((row) => ({ sessionId: row.session_id, userId: query.userId }));
+  }
+
+  async leaseOf(key: SessionKey): Promise<StoredLease | undefined> {
+    const now = this.clock.now();
+    const { rows } = await this.db.query<{
+      holder: string;
+      token: string;
+      expires_at: string;
+      released: boolean;
+    }>('read a lease', key, () => this.db.sql.leaseOf(), [
+      keys.ownerPart(key.userId),
+      checkedSessionId(key),
+    ]);
+    const row = rows[0];
+    return (
+      row && {
+        ...keyOf(key),
+        owner: row.holder,
+        token: Number(row.token),
+        expiresAt: Number(row.expires_at),
+        released: row.released,
+        expired: Number(row.expires_at) <= now,
+      }
+    );
   }
 }

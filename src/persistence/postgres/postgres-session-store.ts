@@ -86,6 +86,7 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
   readonly renewLease: SessionLeases['renewLease'];
   readonly releaseLease: SessionLeases['releaseLease'];
   readonly expiredLeases: SessionLeases['expiredLeases'];
+  readonly leaseOf: NonNullable<SessionLeases['leaseOf']>;
   readonly dueApprovals: (query: DueApprovalsQuery) => Promise<DueApprovals>;
   readonly dropStaleDeadline: (entry: DeadlineEntry) => Promise<boolean>;
   readonly submitDecisions: DecisionInbox['submitDecisions'];
@@ -103,6 +104,7 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
     this.renewLease = leases.renewLease.bind(leases);
     this.releaseLease = leases.releaseLease.bind(leases);
     this.expiredLeases = leases.expiredLeases.bind(leases);
+    this.leaseOf = leases.leaseOf.bind(leases);
     const deadlines = new PostgresDeadlines(this.db, this.codec);
     this.dueApprovals = deadlines.dueApprovals.bind(deadlines);
     this.dropStaleDeadline = deadlines.dropStaleDeadline.bind(deadlines);

@@ -292,6 +292,14 @@ export class PostgresStatements {
     });
   }
 
+  /** $1 owner, $2 session id. */
+  leaseOf(): string {
+    return this.once('leaseOf', () => {
+      return `SELECT holder, token, expires_at, released FROM ${this.t('agentstate_leases')}
+        WHERE owner = $1 AND session_id = $2`;
+    });
+  }
+
   private once(name: string, build: () => string): string {
     let text = this.cache.get(name);
     if (text === undefined) {

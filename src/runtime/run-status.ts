@@ -1,0 +1,94 @@
+import type { SerializedError } from '../errors/agentstate-error.js';
+import { pendingApproval } from '../machines/call-approvals.js';
+import type { InterruptionReason, RunFinalStatus, RunUsage } from '../machines/run-types.js';
+import { addRunUsage, type RunSummary, type UsageTotals } from '../machines/session-types.js';
+import { stepsExecuting } from './run-activity.js';
+import type { RunOwner } from './run-owner.js';
+import { pausedRuns, runState, type RunNode } from './run-tree.js';
+
+/**
+ * What a session's run is doing, as every surface shows it: `running` (steps executing in a
+ * live process), `crashed` (steps were executing when their process stopped: a crash, a kill,
+ * a lost lease; `agent.resume` or `runtime.recover` goes on from the last stored step),
+ * `awaitingApproval` and `interrupted` (paused), or how the session's last run ended.
+ */
+export type RunStatus = 'running' | 'crashed' | 'awaitingApproval' | 'interrupted' | RunFinalStatus;
+
+/** The session's current run (running, crashed or paused), else its last run. */
+export interface RunStatusView {
+  runId: string;
+  status: RunStatus;
+  /** Why a paused run stands still (`approval`, `budget`, `maxTurns`, `error`). */
+  interruption?: InterruptionReason | undefined;
+  /** Why the run failed, or why the model call that interrupted it failed. */
+  error?: SerializedError | undefined;
+  turns: number;
+  /** Its usage so far: a run in progress, paused or crashed, counts what it used. */
+  usage: RunUsage;
+  /** Calls of its run tree waiting for a human's decision. */
+  pendingApprovals: number;
+  startedAt: number;
+}
+
+/** The status of the run `root` (the stored or live run child), else of `lastRun`. */
+export function runStatusOf(
+  root: RunNode | undefined,
+  lastRun: RunSummary | undefined,
+  owner: RunOwner,
+): RunStatusView | undefined {
+  const ctx = root?.status === 'active' ? root.context : undefined;
+  if (root && ctx) {
+    const paused = pausedRuns(root);
+    const waiting = paused.filter((r) => runState(r) === 'awaitingApproval');
+    const stopped = paused.find((r) => runState(r) === 'interrupted')?.context;
+    const pending = waiting.flatMap((r) => r.context?.calls.filter(pendingApproval) ?? []);
+    const executing = stepsExecuting(root);
+    const status: RunStatus = executing
+      ? owner === 'gone'
+        ? 'crashed'
+        : 'running'
+      : waiting.length
+        ? 'awaitingApproval'
+        : 'interrupted';
+    const interruption = executing
+      ? undefined
+      : waiting.length
+        ? 'approval'
+        : stopped?.interruption;
+    return {
+      runId: ctx.runId,
+      status,
+      interruption,
+      error: stopped?.error ?? ctx.error,
+      turns: ctx.turn,
+      usage: ctx.usage,
+      pendingApprovals: pending.length,
+      startedAt: ctx.startedAt,
+    };
+  }
+  if (!lastRun) return undefined;
+  return {
+    runId: lastRun.runId,
+    status: lastRun.status,
+    error: lastRun.error,
+    turns: lastRun.turn,
+    usage: lastRun.usage,
+    pendingApprovals: 0,
+    startedAt: lastRun.startedAt,
+  };
+}
+
+/** The session's totals with what its run in progress (`status` of it) used so far added. */
+export function usageSoFar(totals: UsageTotals, run: RunStatusView | undefined): UsageTotals {
+  return run && inProgress(run.status) ? addRunUsage(totals, run.turns, run.usage) : totals;
+}
+
+/** Whether a run of this status has not ended (its usage is not in the session's totals yet). */
+export function inProgress(status: RunStatus): boolean {
+  return (
+    status === 'running' ||
+    status === 'crashed' ||
+    status === 'awaitingApproval' ||
+    status === 'interrupted'
+  );
+}
