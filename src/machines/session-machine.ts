@@ -1,5 +1,6 @@
 import { assign, sendTo, setup } from 'xstate';
 import { RUN_MACHINE_VERSION, runMachine } from './run-machine.js';
+import { addUsd } from '../validation/usd-amount.js';
 import {
   emptyTotals,
   type SessionEvent,
@@ -94,7 +95,7 @@ export const sessionMachine = setup({
                     inputTokens: context.usage.inputTokens + summary.usage.inputTokens,
                     outputTokens: context.usage.outputTokens + summary.usage.outputTokens,
                     // an unpriced run's unknown cost adds nothing to the totals
-                    costUsd: context.usage.costUsd + (summary.usage.costUsd ?? 0),
+                    costUsd: addUsd(context.usage.costUsd, summary.usage.costUsd ?? 0),
                   },
                 };
               }),
