@@ -4,6 +4,7 @@ import {
   AgentStateError,
   Agent,
   InvalidSessionRecordError,
+  exportReplay,
   sendMessage,
   suspendSession,
   tool,
@@ -17,6 +18,7 @@ import {
 } from '../src/persistence/session-keys.js';
 import type { KvSessionStore } from '../src/persistence/kv-session-store.js';
 import { recordDecisions } from '../src/runtime/actions/record-decisions.js';
+import { runDetail } from '../src/inspect/inspector-reads.js';
 import { ScriptedModel } from '../src/testing.js';
 import { alice, assistantSetup, callTool, dumpBackend } from './helpers/session-fixtures.js';
 import { TempStores } from './helpers/temp-store.js';
@@ -356,6 +358,29 @@ describe('impossible content under a valid seal', () => {
       modelKey!,
       'output.usage.outputTokens',
     );
+  });
+
+  it("a finished run's journaled usage is checked by every journal read (export, the inspector)", async () => {
+    const { store } = await temps.open();
+    const { agent } = workerAgent(store);
+    const done = await agent.run('first', alice('s'));
+    const entries = (await dumpBackend(store)).filter(([k]) => k.startsWith('j!'));
+    const modelKey = entries.find(([k, v]) => openValue(k, v).json.includes('"kind":"model"'))![0];
+    for (const [field, value] of [
+      ['outputTokens', 1e308],
+      ['costUsd', -5],
+    ] as const) {
+      await rewrite(store, modelKey, (entry: { output: { usage: Record<string, number> } }) => {
+        entry.output.usage = { inputTokens: 1, outputTokens: 1, cachedTokens: 0, [field]: value };
+      });
+      const runtime = workerAgent(store).agent.runtimeFor(store);
+      await expectDamage(
+        runDetail(runtime, alice('s'), done.id),
+        modelKey,
+        `output.usage.${field}`,
+      );
+      await expectDamage(exportReplay(runtime, alice('s')), modelKey, `output.usage.${field}`);
+    }
   });
 
   it('a tool result whose call id matches no call of its turn is named by key', async () => {
