@@ -50,7 +50,7 @@ describe('agent.run: the RunResult', () => {
           usage: { inputTokens: 300, outputTokens: 50, cachedTokens: 100 },
         },
       ],
-      { recordCalls: true, name: 'gpt-4o-mini' },
+      { recordCalls: true, name: 'gpt-4o-mini', price: null }, // priced by the table
     );
     const clock = new FakeClock();
     const agent = new Agent({
@@ -147,7 +147,7 @@ describe('agent.run: the RunResult', () => {
   it('prices dated model names by their table prefix; an unknown model costs undefined', async () => {
     const dated = new ScriptedModel(
       [{ text: 'x', usage: { inputTokens: 1000, outputTokens: 500 } }],
-      { recordCalls: true, name: 'gpt-4o-2024-08-06' },
+      { recordCalls: true, name: 'gpt-4o-2024-08-06', price: null },
     );
     const priced = await new Agent({
       name: 'a',
@@ -180,7 +180,7 @@ describe('agent.run: the RunResult', () => {
         },
         { text: '2', usage: { inputTokens: 2000, outputTokens: 300 } },
       ],
-      { recordCalls: true, name: 'my-llm' },
+      { recordCalls: true, name: 'my-llm', price: null },
     );
     const mine: ModelPrice = { inputPerMillion: 4, cachedInputPerMillion: 1, outputPerMillion: 16 };
     const prices = withPrices({ 'my-llm': mine });

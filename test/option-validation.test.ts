@@ -165,6 +165,14 @@ describe('agent.run(), agent.stream(), agent.resume()', () => {
       /^agent\.run\(\): input\[0\] is not an item \(.* at content\)$/,
     );
     expect(js(agent.stream.bind(agent), ['hi'])).toThrow(/^agent\.stream\(\): input\[0\]/);
+    // The store refuses a history whose tool result answers no call of its turn: so does run.
+    const orphan = [
+      { type: 'message', role: 'user', content: 'hi' },
+      { type: 'tool_result', callId: 'c-9', name: 'add', output: '3' },
+    ];
+    expect(run(orphan)).toThrow(
+      'agent.run(): input[1] is a tool result answering no tool call of its turn (callId "c-9")',
+    );
   });
 
   it('runs with items as input', async () => {

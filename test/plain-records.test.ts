@@ -46,7 +46,7 @@ const ODD_VALUES: unknown[] = [
   { turns: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 },
 ];
 
-const USAGE = { turns: 2, inputTokens: 10.5, outputTokens: 3, costUsd: 0.001 };
+const USAGE = { turns: 2, inputTokens: 10, outputTokens: 3, costUsd: 0.001 };
 const INFO = {
   sessionId: 's1',
   userId: 'u1',

@@ -1,5 +1,9 @@
-import { describe, expect, it } from 'vitest';
-import { costUsd, defaultPrices, findPrice, withPrices } from '../src/models/pricing.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Agent } from '../src/index.js';
+import { ScriptedModel } from '../src/testing.js';
+import { TempStores } from './helpers/temp-store.js';
+import { costUsd, defaultPrices, findPrice, priceOf, withPrices } from '../src/models/pricing.js';
+import { addUsd, roundUsd, subtractUsd } from '../src/validation/usd-amount.js';
 
 const usage = (inputTokens: number, outputTokens: number, cachedTokens = 0) => ({
   inputTokens,
@@ -62,8 +66,27 @@ describe('pricing', () => {
     expect(costUsd('', usage(1_000, 1_000))).toBeUndefined();
     const own = { inputPerMillion: 1, outputPerMillion: 2 };
     expect(costUsd('my-local-llama', usage(1_000_000, 1_000_000), defaultPrices, own)).toBe(3);
-    // the table wins over the model's own price
-    expect(costUsd('gpt-4o', usage(1_000_000, 0), defaultPrices, own)).toBeCloseTo(2.5, 10);
+  });
+
+  it("a model's own price wins over the table's entry for its name", () => {
+    const own = { inputPerMillion: 100, outputPerMillion: 100 };
+    expect(costUsd('gpt-4o-mini', usage(244, 32), defaultPrices, own)).toBe(0.0276);
+    expect(costUsd('gpt-4o', usage(1_000_000, 0), defaultPrices, own)).toBe(100);
+    expect(priceOf('gpt-4o', defaultPrices, own)).toBe(own);
+    expect(priceOf('gpt-4o', defaultPrices)).toBe(defaultPrices['gpt-4o']);
+  });
+
+  it('costs carry no float noise: 244 in and 32 out on gpt-4o-mini are $0.0000558', () => {
+    const cost = costUsd('gpt-4o-mini', usage(244, 32));
+    expect(String(cost)).toBe('0.0000558'); // not 0.000055799999999999994
+    expect(String(costUsd('gpt-4o', usage(1, 1)))).toBe('0.0000125');
+    // Sums of costs too (run, session and user totals add them up).
+    expect(String(addUsd(0.1, 0.2))).toBe('0.3');
+    expect(String(addUsd(0.0000558, 0.0000558, 0.0000558))).toBe('0.0001674');
+    expect(String(subtractUsd(0.3, 0.1))).toBe('0.2');
+    // Exact enough for budgets: twelve significant digits, whatever the amount.
+    expect(roundUsd(1234.5678901234567)).toBe(1234.56789012);
+    expect(roundUsd(0)).toBe(0);
   });
 
   it('matches dated model names by the longest prefix', () => {
@@ -99,5 +122,56 @@ describe('pricing', () => {
     // The default table is untouched.
     expect(costUsd('gpt-4o', usage(1_000_000, 0))).toBeCloseTo(2.5, 10);
     expect(Object.isFrozen(defaultPrices)).toBe(true);
+  });
+});
+
+describe('what runs are charged', () => {
+  const temps = new TempStores();
+  afterEach(() => temps.cleanupAll());
+
+  it('a ScriptedModel named like a priced model costs nothing; its own price is what it costs', async () => {
+    const { store } = await temps.open();
+    const free = new Agent({
+      name: 'free',
+      model: new ScriptedModel([{ text: 'hi', usage: { inputTokens: 244, outputTokens: 32 } }], {
+        name: 'gpt-4o',
+      }),
+      store,
+    });
+    expect((await free.run('hello', { sessionId: 'free' })).usage.costUsd).toBe(0);
+
+    const three = { text: 'hi', usage: { inputTokens: 244, outputTokens: 32 } };
+    const priced = new Agent({
+      name: 'priced',
+      model: new ScriptedModel([three, three, three], {
+        name: 'gpt-4o-mini',
+        price: { inputPerMillion: 100, outputPerMillion: 100 },
+      }),
+      store,
+    });
+    const key = { sessionId: 'priced', userId: 'alice' };
+    expect((await priced.run('one', key)).usage.costUsd).toBe(0.0276);
+    await priced.run('two', key);
+    await priced.run('three', key);
+    const info = await priced.runtimeFor(store).getSessionInfo(key);
+    expect(String(info.usage.costUsd)).toBe('0.0828');
+    expect(String((await store.userUsage('alice')).costUsd)).toBe('0.0828');
+  });
+
+  it('run, session and user totals of a default-priced model carry no float noise', async () => {
+    const { store } = await temps.open();
+    const answer = { text: 'hi', usage: { inputTokens: 244, outputTokens: 32 } };
+    const agent = new Agent({
+      name: 'mini',
+      model: new ScriptedModel([answer, answer, answer], { name: 'gpt-4o-mini', price: null }),
+      store,
+    });
+    const key = { sessionId: 'mini', userId: 'bob' };
+    expect(String((await agent.run('one', key)).usage.costUsd)).toBe('0.0000558');
+    await agent.run('two', key);
+    await agent.run('three', key);
+    const info = await agent.runtimeFor(store).getSessionInfo(key);
+    expect(String(info.usage.costUsd)).toBe('0.0001674');
+    expect(String((await store.userUsage('bob')).costUsd)).toBe('0.0001674');
   });
 });

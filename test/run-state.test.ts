@@ -79,6 +79,20 @@ describe('RunState', () => {
     );
   });
 
+  it('refuses impossible usage: a negative cost, a token count no model reports', async () => {
+    const { paused } = await pausedRun();
+    const data = paused.state.toJSON();
+    for (const usage of [
+      { ...data.usage, costUsd: -1 },
+      { ...data.usage, outputTokens: 1e308 },
+      { ...data.usage, inputTokens: 2.5 },
+    ]) {
+      expect(() => RunState.fromJSON({ ...data, usage }), JSON.stringify(usage)).toThrow(
+        InvalidRunStateError,
+      );
+    }
+  });
+
   it('refuses a RunState written by a newer schema version', async () => {
     const { paused } = await pausedRun();
     const newer = JSON.stringify({

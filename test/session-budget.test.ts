@@ -8,14 +8,18 @@ const temps = new TempStores();
 afterEach(() => temps.cleanupAll());
 
 /** A model that calls `note` `toolTurns` times per run, then answers; usage 10 in + 5 out per call. */
+/** Its answers are priced by the agent's table (`price: null`: no price of its own). */
 function notingModel(toolTurns: number): ScriptedModel {
-  return new ScriptedModel((request): ScriptedResponse => {
-    const runStart = request.items
-      .map((i) => i.type === 'message' && i.role === 'user')
-      .lastIndexOf(true);
-    const calls = request.items.slice(runStart).filter((i) => i.type === 'tool_call').length;
-    return calls < toolTurns ? callTool('note') : { text: `finished after ${calls} notes` };
-  });
+  return new ScriptedModel(
+    (request): ScriptedResponse => {
+      const runStart = request.items
+        .map((i) => i.type === 'message' && i.role === 'user')
+        .lastIndexOf(true);
+      const calls = request.items.slice(runStart).filter((i) => i.type === 'tool_call').length;
+      return calls < toolTurns ? callTool('note') : { text: `finished after ${calls} notes` };
+    },
+    { price: null },
+  );
 }
 
 describe('session budget', () => {

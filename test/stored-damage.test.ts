@@ -4,6 +4,7 @@ import {
   AgentStateError,
   Agent,
   InvalidSessionRecordError,
+  exportReplay,
   sendMessage,
   suspendSession,
   tool,
@@ -16,6 +17,8 @@ import {
   userTotalsKey,
 } from '../src/persistence/session-keys.js';
 import type { KvSessionStore } from '../src/persistence/kv-session-store.js';
+import { recordDecisions } from '../src/runtime/actions/record-decisions.js';
+import { runDetail } from '../src/inspect/inspector-reads.js';
 import { ScriptedModel } from '../src/testing.js';
 import { alice, assistantSetup, callTool, dumpBackend } from './helpers/session-fixtures.js';
 import { TempStores } from './helpers/temp-store.js';
@@ -259,5 +262,160 @@ describe('damaged user totals (point 3)', () => {
     const resumed = await agent.resume('s', { userId: 'alice' });
     expect(resumed.output).toBe('done');
     expect(model.calls.length).toBeGreaterThanOrEqual(2);
+  });
+});
+
+/**
+ * Values resealed with a valid checksum around content that cannot be (issue 26): a negative
+ * cost, a token count no model reports, a tool result answering no call. Every read path
+ * checks a value the same way: what `getSession` refuses, `listSessions` refuses too.
+ */
+describe('impossible content under a valid seal', () => {
+  function workerAgent(store: KvSessionStore) {
+    const work = tool({
+      name: 'work',
+      description: 'Does work',
+      parameters: z.object({}),
+      execute: () => 'worked',
+    });
+    const model = new ScriptedModel(
+      (request) =>
+        request.items.at(-1)?.type === 'tool_result' ? { text: 'done' } : callTool('work'),
+      { recordCalls: true },
+    );
+    return { model, agent: new Agent({ name: 'worker', model, store, tools: [work] }) };
+  }
+
+  it('a listing entry with 1e308 output tokens: getSession and listSessions both refuse it', async () => {
+    const { store, runtime } = await assistantSetup(temps);
+    await runtime.execute(alice('s'), sendMessage('hello'));
+    const index = listIndexKey(alice('s'));
+    await rewrite(store, index, (info: { usage: { outputTokens: number } }) => {
+      info.usage.outputTokens = 1e308;
+    });
+    const before = await dumpBackend(store);
+    await expectDamage(runtime.getSession(alice('s')), index, 'usage.outputTokens');
+    await expectDamage(runtime.listSessions({ userId: 'alice' }), index, 'usage.outputTokens');
+    await expectDamage(store.list({ userId: 'alice' }), index, 'usage.outputTokens');
+    expect(await dumpBackend(store)).toEqual(before);
+  });
+
+  it('record and listing agreeing on impossible usage are refused by every read', async () => {
+    const cases: [string, (usage: Record<string, number>) => void][] = [
+      ['usage.costUsd', (usage) => (usage.costUsd = -0.5)],
+      ['usage.outputTokens', (usage) => (usage.outputTokens = 1e308)],
+      ['usage.inputTokens', (usage) => (usage.inputTokens = 2.5)],
+    ];
+    for (const [field, change] of cases) {
+      const { store, runtime } = await assistantSetup(temps);
+      await runtime.execute(alice('s'), sendMessage('hello'));
+      const rKey = recordKey(alice('s'));
+      await rewrite(store, rKey, (env: { record: { usage: Record<string, number> } }) => {
+        change(env.record.usage);
+      });
+      await rewrite(store, listIndexKey(alice('s')), (info: { usage: Record<string, number> }) => {
+        change(info.usage);
+      });
+      await expectDamage(runtime.getSession(alice('s')), rKey, `record.${field}`);
+      await expectDamage(runtime.getSessionInfo(alice('s')), rKey, `record.${field}`);
+      await expectDamage(
+        runtime.listSessions({ userId: 'alice' }),
+        listIndexKey(alice('s')),
+        field,
+      );
+    }
+  });
+
+  it('user totals with 1e308 output tokens are refused, and the run does not start', async () => {
+    const { store } = await temps.open();
+    const { agent, model } = workerAgent(store);
+    await agent.run('first', alice('s'));
+    const tKey = userTotalsKey('alice');
+    await rewrite(store, tKey, (totals: { outputTokens: number }) => {
+      totals.outputTokens = 1e308;
+    });
+    const calls = model.calls.length;
+    await expectDamage(store.userUsage('alice'), tKey, 'outputTokens');
+    await expectDamage(agent.run('second', alice('s')), tKey, 'outputTokens');
+    expect(model.calls.length).toBe(calls);
+  });
+
+  it("a journaled model answer with 1e308 output tokens fails the run's check", async () => {
+    const { store, runtime } = await assistantSetup(
+      temps,
+      new ScriptedModel([callTool('danger'), { text: 'ok' }]),
+    );
+    const paused = await runtime.execute(alice('s'), sendMessage('do it'));
+    const callId = paused.interruptions[0]!.callId;
+    const entries = (await dumpBackend(store)).filter(([k]) => k.startsWith('j!'));
+    const modelKey = entries.find(([k, v]) => openValue(k, v).json.includes('"kind":"model"'))?.[0];
+    expect(modelKey).toBeDefined();
+    await rewrite(store, modelKey!, (entry: { output: { usage: Record<string, number> } }) => {
+      entry.output.usage.outputTokens = 1e308;
+    });
+    await expectDamage(
+      runtime.execute(alice('s'), recordDecisions([{ callId, approve: true }])),
+      modelKey!,
+      'output.usage.outputTokens',
+    );
+  });
+
+  it("a finished run's journaled usage is checked by every journal read (export, the inspector)", async () => {
+    const { store } = await temps.open();
+    const { agent } = workerAgent(store);
+    const done = await agent.run('first', alice('s'));
+    const entries = (await dumpBackend(store)).filter(([k]) => k.startsWith('j!'));
+    const modelKey = entries.find(([k, v]) => openValue(k, v).json.includes('"kind":"model"'))![0];
+    for (const [field, value] of [
+      ['outputTokens', 1e308],
+      ['costUsd', -5],
+    ] as const) {
+      await rewrite(store, modelKey, (entry: { output: { usage: Record<string, number> } }) => {
+        entry.output.usage = { inputTokens: 1, outputTokens: 1, cachedTokens: 0, [field]: value };
+      });
+      const runtime = workerAgent(store).agent.runtimeFor(store);
+      await expectDamage(
+        runDetail(runtime, alice('s'), done.id),
+        modelKey,
+        `output.usage.${field}`,
+      );
+      await expectDamage(exportReplay(runtime, alice('s')), modelKey, `output.usage.${field}`);
+    }
+  });
+
+  it('a tool result whose call id matches no call of its turn is named by key', async () => {
+    const { store } = await temps.open();
+    await workerAgent(store).agent.run('first', alice('s'));
+    const history = await store.readHistory(alice('s'));
+    const at = history.findIndex((item) => item.type === 'tool_result');
+    expect(at).toBeGreaterThan(0);
+    const hKey = historyKey(alice('s'), at);
+    await rewrite(store, hKey, (item: { callId: string }) => {
+      item.callId = 'call_nobody_made';
+    });
+    await expectDamage(store.readHistory(alice('s')), hKey, 'callId');
+    const later = workerAgent(store); // another process: nothing of the session cached
+    await expectDamage(later.agent.run('second', alice('s')), hKey, 'callId');
+    expect(later.model.calls.length).toBe(0);
+    // A read that starts inside the turn cannot see the call: it does not guess.
+    expect(await store.readHistory(alice('s'), at)).toHaveLength(history.length - at);
+  });
+});
+
+describe('impossible usage from a model', () => {
+  it('is a ModelError of the call, and the session stays readable', async () => {
+    for (const usage of [{ inputTokens: 2.5 }, { outputTokens: -1 }, { cachedTokens: 1e308 }]) {
+      const { store } = await temps.open();
+      const model = new ScriptedModel([{ text: 'hi', usage }]);
+      const agent = new Agent({ name: 'a', model, store });
+      const field = Object.keys(usage)[0]!;
+      const result = await agent.run('hello', alice('s'));
+      expect(result.error, field).toMatchObject({ code: 'MODEL_ERROR' });
+      expect(result.error?.message).toContain(`usage.${field}`);
+      const runtime = new Agent({ name: 'a', model, store }).runtimeFor(store);
+      expect((await runtime.getSession(alice('s'))).usage.inputTokens).toBe(0);
+      expect((await runtime.listSessions({ userId: 'alice' })).sessions).toHaveLength(1);
+      expect(await store.userUsage('alice')).toMatchObject({ inputTokens: 0, outputTokens: 0 });
+    }
   });
 });

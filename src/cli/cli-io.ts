@@ -13,11 +13,27 @@ export interface CliIo {
   cwd: string;
 }
 
+/**
+ * Writes to `stream` until its reader goes away: a reader that stops early (`| head`) closes
+ * the pipe, and the rest of the output is dropped quietly, as Unix tools do, instead of an
+ * unhandled `EPIPE` ending the process with a stack. The command still ends as it would have.
+ */
+function untilClosed(stream: NodeJS.WriteStream): (text: string) => void {
+  let closed = false;
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    closed = true;
+  });
+  return (text) => {
+    if (!closed) stream.write(text);
+  };
+}
+
 /** The running process's streams and environment. */
 export function processIo(): CliIo {
   return {
-    out: (text) => process.stdout.write(text),
-    err: (text) => process.stderr.write(text),
+    out: untilClosed(process.stdout),
+    err: untilClosed(process.stderr),
     env: process.env,
     stdoutIsTTY: process.stdout.isTTY === true,
     stderrIsTTY: process.stderr.isTTY === true,

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { StoreLockedError } from '../errors/session-errors.js';
 import type { Model } from '../models/model.js';
+import { holdsLevelDatabase } from '../persistence/level-backend.js';
 import { LevelSessionStore } from '../persistence/level-session-store.js';
 import type { SessionKey } from '../persistence/session-store.js';
 import { hasNamedOwners } from '../persistence/owner-totals.js';
@@ -57,13 +58,21 @@ export interface CliStore {
 }
 
 /**
- * Opens the LevelDB folder `db`. A missing folder is not created (exit 3); a folder a running
- * app holds is one line saying to stop the app or use its inspector.
+ * Opens the LevelDB folder `db`. A missing folder, or one holding no database (an empty
+ * folder, `~/Documents`), is not found (exit 3) and gets no files: every command works on
+ * sessions an app stored, so none creates a store. A folder a running app holds is one line
+ * saying to stop the app or use its inspector.
  */
 export async function openCliStore(db: string, userId: string | undefined): Promise<CliStore> {
   if (!existsSync(db)) {
     throw new CliFailure(
       `no agentstate folder at ${db} (give --db <folder> or set AGENTSTATE_DIR)`,
+      EXIT.notFound,
+    );
+  }
+  if (!holdsLevelDatabase(db)) {
+    throw new CliFailure(
+      `${db} is not an agentstate folder: it holds no LevelDB database (give --db <folder> or set AGENTSTATE_DIR)`,
       EXIT.notFound,
     );
   }

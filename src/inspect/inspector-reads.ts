@@ -5,6 +5,7 @@ import { pausedRuns, runState, subRunsOf, type RunNode } from '../runtime/run-tr
 import { runStateData } from '../runtime/run-state.js';
 import type { SessionRuntime } from '../runtime/session-runtime.js';
 import { storedRun } from '../runtime/stored-run.js';
+import { readCheckedJournal } from '../runtime/stored-session-check.js';
 import { runTimeline, type TimelineStep } from './run-timeline.js';
 
 /** How many of the newest history items a session's detail carries. */
@@ -141,7 +142,8 @@ export async function runDetail(runtime: SessionRuntime, key: SessionKey, runId:
   const current = root?.context?.runId === runId ? root : undefined;
   const last = view.lastRun?.runId === runId ? view.lastRun : undefined;
   if (!current && !last) throw new RunNotFoundError(key.sessionId, runId);
-  const journalOf = async (id: string) => runTimeline(await runtime.store.readRunJournal(key, id));
+  const journalOf = async (id: string) =>
+    runTimeline(await readCheckedJournal(runtime.store, key, id));
   let tree: RunTreeNode;
   if (current) {
     tree = await nodeOf(current, journalOf);

@@ -6,6 +6,7 @@ import type {
   RunUsage,
   ToolCallOutput,
 } from '../machines/run-types.js';
+import { addUsd } from '../validation/usd-amount.js';
 import type { JournalEntry } from '../persistence/session-store.js';
 
 /** One journaled step as the timeline shows it. */
@@ -112,7 +113,7 @@ export function runTimeline(journal: readonly JournalEntry[]): TimelineStep[] {
             costUsd:
               state.costUsd === undefined || o.usage.costUsd === undefined
                 ? undefined
-                : state.costUsd + o.usage.costUsd,
+                : addUsd(state.costUsd, o.usage.costUsd),
             openCalls: o.toolCalls.map((c) => c.callId),
           };
           break;

@@ -11,21 +11,22 @@ export const count = z.number().int().nonnegative();
 const amount = z.number().nonnegative();
 const epochMs = z.number().int();
 
+/** Token counts are counts (a model reports no fraction and no 1e308); costs are amounts. */
 export const UsageTotals = z.lazy(() =>
   z.object({
     turns: count,
-    inputTokens: amount,
-    outputTokens: amount,
+    inputTokens: count,
+    outputTokens: count,
     costUsd: amount,
   }),
 );
 export const RunUsage = z.lazy(() =>
   z.object({
-    inputTokens: amount,
-    outputTokens: amount,
-    cachedTokens: amount,
+    inputTokens: count,
+    outputTokens: count,
+    cachedTokens: count,
     /** Absent until a model reported reasoning tokens. */
-    reasoningTokens: amount.optional(),
+    reasoningTokens: count.optional(),
     /** Absent for a model without a known price. */
     costUsd: amount.optional(),
   }),

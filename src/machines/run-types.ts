@@ -1,6 +1,7 @@
 import type { SerializedError } from '../errors/agentstate-error.js';
 import type { GuardrailResult } from '../errors/guardrail-errors.js';
 import type { ToolCallItem, ToolResultItem } from '../items/item.js';
+import { addUsd } from '../validation/usd-amount.js';
 import type { StepStart } from './step-starts.js';
 
 /** Tokens and cost of a run so far. Plain JSON. */
@@ -32,7 +33,8 @@ export function addUsage(a: RunUsage, b: RunUsage): RunUsage {
     ...(a.reasoningTokens === undefined && b.reasoningTokens === undefined
       ? {}
       : { reasoningTokens: (a.reasoningTokens ?? 0) + (b.reasoningTokens ?? 0) }),
-    costUsd: a.costUsd === undefined || b.costUsd === undefined ? undefined : a.costUsd + b.costUsd,
+    costUsd:
+      a.costUsd === undefined || b.costUsd === undefined ? undefined : addUsd(a.costUsd, b.costUsd),
   };
 }
 

@@ -1,3 +1,4 @@
+import { addUsd } from '../validation/usd-amount.js';
 import type {
   RunEvent,
   RunMachineInput,
@@ -26,7 +27,7 @@ export const addRunUsage = (totals: UsageTotals, turns: number, usage: RunUsage)
   turns: totals.turns + turns,
   inputTokens: totals.inputTokens + usage.inputTokens,
   outputTokens: totals.outputTokens + usage.outputTokens,
-  costUsd: totals.costUsd + (usage.costUsd ?? 0),
+  costUsd: addUsd(totals.costUsd, usage.costUsd ?? 0),
 });
 
 /** Limits of a session (or of a user's totals across sessions). */

@@ -36,7 +36,7 @@ export interface AiSdkModelOptions {
    * @default the model's `modelId`
    */
   name?: string | undefined;
-  /** The model's price, for a model the agent's price table does not list (see `Model.price`). */
+  /** The model's price; it wins over the agent's price table (see `Model.price`). */
   price?: ModelPrice | undefined;
 }
 

@@ -98,8 +98,9 @@ export interface Model {
    */
   readonly provider?: string | undefined;
   /**
-   * The model's own price, used for answers whose model name the agent's price table does not
-   * list (e.g. a local model). Absent: such answers have no known cost.
+   * The model's own price, used for all its answers: it wins over the agent's price table
+   * (which prices the answers of a model without one, by their model name). Absent, and the
+   * table does not list the name: such answers have no known cost.
    */
   readonly price?: ModelPrice | undefined;
   generate(request: ModelRequest, options?: ModelCallOptions): Promise<ModelResponse>;

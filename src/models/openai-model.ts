@@ -62,8 +62,9 @@ export interface OpenAIModelOptions {
    */
   temperature?: number | undefined;
   /**
-   * The model's price, for a model the agent's price table does not list (a local or
-   * self-hosted model). Without one, such a model's cost is unknown (`costUsd: undefined`).
+   * The model's price; it wins over the agent's price table (e.g. a negotiated rate, or a
+   * local or self-hosted model the table does not list). Without one, the table's entry for
+   * the answer's model name; without either, its cost is unknown (`costUsd: undefined`).
    * @example { inputPerMillion: 0, outputPerMillion: 0 } // Ollama on your own machine
    */
   price?: ModelPrice | undefined;

@@ -1,3 +1,4 @@
+import { roundUsd } from '../validation/usd-amount.js';
 import type { ModelUsage } from './model.js';
 
 /** Prices of one model in USD per million tokens. */
@@ -84,21 +85,23 @@ export function findPrice(
 }
 
 /**
- * The price of answers named `model`: the table's entry, else `own` (the model's own price,
- * see `Model.price`); `undefined` when neither knows it.
+ * The price of answers named `model`: `own` (the model's own price, see `Model.price`), else
+ * the table's entry; `undefined` when neither knows it. A model given a price costs that,
+ * whatever its name (a `ScriptedModel` named `gpt-4o` costs nothing).
  */
 export function priceOf(
   model: string,
   table: PriceTable = defaultPrices,
   own?: ModelPrice,
 ): ModelPrice | undefined {
-  return findPrice(model, table) ?? own;
+  return own ?? findPrice(model, table);
 }
 
 /**
- * Cost in USD of one model call. `usage.inputTokens` includes the cached tokens, which are
- * billed at `cachedInputPerMillion` when the table gives one. A model the table does not list
- * costs `own` (the model's own price); without one its cost is unknown: `undefined`.
+ * Cost in USD of one model call, to twelve significant digits (no float noise). `usage.inputTokens`
+ * includes the cached tokens, which are billed at `cachedInputPerMillion` when the price gives
+ * one. A model with its own price (`own`) costs that; else the table's entry; without either
+ * its cost is unknown: `undefined`.
  */
 export function costUsd(
   model: string,
@@ -112,10 +115,10 @@ export function costUsd(
   const cached = Math.min(input, Math.max(0, usage.cachedTokens));
   const output = Math.max(0, usage.outputTokens);
   const cachedPrice = price.cachedInputPerMillion ?? price.inputPerMillion;
-  return (
+  return roundUsd(
     ((input - cached) * price.inputPerMillion +
       cached * cachedPrice +
       output * price.outputPerMillion) /
-    1_000_000
+      1_000_000,
   );
 }

@@ -1,3 +1,5 @@
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Level } from 'level';
 import { StoreLockedError, StoreOpenFailedError } from '../errors/session-errors.js';
 import {
@@ -47,6 +49,18 @@ async function* inChunks<T, D>(
     }
   } finally {
     await iterator.close();
+  }
+}
+
+/**
+ * Whether the folder `path` holds a LevelDB database (its `CURRENT` file names the manifest),
+ * told without opening it: opening creates the database, and its files, where there was none.
+ */
+export function holdsLevelDatabase(path: string): boolean {
+  try {
+    return statSync(join(path, 'CURRENT')).isFile();
+  } catch {
+    return false;
   }
 }
 

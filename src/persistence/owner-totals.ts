@@ -4,6 +4,7 @@ import * as keys from './session-keys.js';
 import { plainUsageTotals } from './plain-records.js';
 import { UsageTotalsSchema, decodeStoredWith, toUsageTotals } from './session-schemas.js';
 import { emptyTotals, type UsageTotals } from './session-store.js';
+import { addUsd } from '../validation/usd-amount.js';
 
 /**
  * An owner's usage totals across sessions, from the raw value at their totals key (read by
@@ -45,6 +46,6 @@ export function addTotals(a: UsageTotals, b: UsageTotals): UsageTotals {
     turns: a.turns + b.turns,
     inputTokens: a.inputTokens + b.inputTokens,
     outputTokens: a.outputTokens + b.outputTokens,
-    costUsd: a.costUsd + b.costUsd,
+    costUsd: addUsd(a.costUsd, b.costUsd),
   };
 }

@@ -60,7 +60,7 @@ export function plainUsageTotals(value: unknown): UsageTotalsOutput | undefined 
   const fields = asObject(value);
   if (!fields) return undefined;
   const { turns, inputTokens, outputTokens, costUsd } = fields;
-  if (!isCount(turns) || !isNonNegative(inputTokens) || !isNonNegative(outputTokens)) {
+  if (!isCount(turns) || !isCount(inputTokens) || !isCount(outputTokens)) {
     return undefined;
   }
   return isNonNegative(costUsd) ? { turns, inputTokens, outputTokens, costUsd } : undefined;

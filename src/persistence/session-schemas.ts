@@ -4,13 +4,17 @@ import type { ErrorScope } from '../errors/agentstate-error.js';
 import { openValue, sealValue } from './sealed-value.js';
 import type { JournalEntry, SessionInfo, SessionStatus, UsageTotals } from './session-store.js';
 
-/** zod schemas of every value the session stores write, checked again on read. */
+/**
+ * zod schemas of every value the session stores write, checked again on read: what can be
+ * checked is (token counts are non-negative safe integers, costs finite and non-negative), so
+ * that a value resealed around impossible content is refused like a damaged one.
+ */
 
 export const UsageTotalsSchema = z.lazy(() =>
   z.object({
     turns: z.number().int().nonnegative(),
-    inputTokens: z.number().nonnegative(),
-    outputTokens: z.number().nonnegative(),
+    inputTokens: z.number().int().nonnegative(),
+    outputTokens: z.number().int().nonnegative(),
     costUsd: z.number().nonnegative(),
   }),
 );

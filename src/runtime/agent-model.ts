@@ -1,4 +1,5 @@
 import { redactDeep, type Redact } from '../errors/redact-deep.js';
+import { ModelError } from '../errors/run-errors.js';
 import type {
   Model,
   ModelCallOptions,
@@ -13,6 +14,27 @@ export interface AgentModelOptions {
   redact?: Redact | undefined;
   /** The agent's price table. @default the default prices */
   prices?: PriceTable | undefined;
+}
+
+const TOKEN_COUNTS = ['inputTokens', 'outputTokens', 'cachedTokens', 'reasoningTokens'] as const;
+
+/**
+ * Refuses an answer whose usage holds something no model reports (a fraction, a negative or
+ * an unsafe number of tokens) with a `ModelError`, before it is counted or stored: the store
+ * checks token counts on read, so such a count would make the session unreadable.
+ */
+function checkUsage(response: ModelResponse): void {
+  const usage = (response as Partial<ModelResponse>).usage;
+  for (const name of TOKEN_COUNTS) {
+    const value: unknown = usage?.[name];
+    if (value === undefined && name === 'reasoningTokens') continue;
+    if (!Number.isSafeInteger(value) || (value as number) < 0) {
+      throw new ModelError(
+        `The model reported usage.${name} = ${String(value)}: token counts are non-negative integers`,
+        { retryable: false },
+      );
+    }
+  }
 }
 
 /**
@@ -50,6 +72,7 @@ export class AgentModel implements Model {
     );
     return answer.then(
       (response) => {
+        checkUsage(response);
         this.checkPrice(response.model);
         return response;
       },
@@ -65,7 +88,10 @@ export class AgentModel implements Model {
   ): AsyncGenerator<ModelStreamEvent, void, undefined> {
     try {
       for await (const event of this.inner.stream(request, options)) {
-        if (event.type === 'response') this.checkPrice(event.response.model);
+        if (event.type === 'response') {
+          checkUsage(event.response);
+          this.checkPrice(event.response.model);
+        }
         yield event;
       }
     } catch (error) {

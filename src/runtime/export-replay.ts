@@ -21,6 +21,7 @@ import { systemClock, type Clock } from './clock.js';
 import { OptionChecker, optionNames } from '../validation/option-checks.js';
 import { packageVersion } from './package-version.js';
 import type { SessionRuntime } from './session-runtime.js';
+import { readCheckedJournal } from './stored-session-check.js';
 
 export interface ExportReplayOptions {
   /**
@@ -139,7 +140,7 @@ async function readRuns(
   const runs: ReplayRun[] = [];
   let lastStepAt: number | undefined;
   const visit = async (runId: string, path: string[], input: string | undefined) => {
-    const journal = await store.readRunJournal(key, runId);
+    const journal = await readCheckedJournal(store, key, runId);
     for (const e of journal) lastStepAt = Math.max(lastStepAt ?? 0, e.at);
     const { run, children } = replayRun(runId, path, input, journal);
     runs.push(run);

@@ -5,23 +5,15 @@ import { Item } from '../items/item.js';
 import {
   GuardrailResultSchema,
   InterruptionReason,
+  RunUsage,
   SerializedError,
 } from '../machines/run-schemas.js';
 
 /** Current RunState schema version; `fromJSON` refuses newer ones. */
 export const RUN_STATE_SCHEMA_VERSION = 1;
 
-const Usage = z.lazy(() =>
-  z.object({
-    inputTokens: z.number(),
-    outputTokens: z.number(),
-    cachedTokens: z.number(),
-    /** Absent until a model of the run reported reasoning tokens. */
-    reasoningTokens: z.number().optional(),
-    /** Absent when a model call of the run had no known price. */
-    costUsd: z.number().optional(),
-  }),
-);
+/** The run's usage, checked as a stored run's is (token counts, non-negative costs). */
+const Usage = RunUsage;
 
 const Interruption = z.lazy(() =>
   z.object({

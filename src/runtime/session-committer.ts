@@ -13,6 +13,7 @@ import { approvalDeadline, type RunLike } from './run-activity.js';
 import { sessionStatusOf } from './session-status.js';
 import { storedRun } from './stored-run.js';
 import { sameJson } from '../validation/same-json.js';
+import { subtractUsd } from '../validation/usd-amount.js';
 
 type StateValue = Parameters<typeof sessionStatusOf>[0];
 
@@ -21,7 +22,7 @@ function delta(now: UsageTotals, before: UsageTotals): UsageTotals | undefined {
     turns: now.turns - before.turns,
     inputTokens: now.inputTokens - before.inputTokens,
     outputTokens: now.outputTokens - before.outputTokens,
-    costUsd: now.costUsd - before.costUsd,
+    costUsd: subtractUsd(now.costUsd, before.costUsd),
   };
   return d.turns || d.inputTokens || d.outputTokens || d.costUsd ? d : undefined;
 }

@@ -74,6 +74,42 @@ export function checkStoredSession(
 }
 
 /**
+ * Checks that every journal entry's output has the shape its kind replays (a model answer's
+ * usage included: token counts, costs), naming the entry's key.
+ */
+function checkJournalOutputs(
+  key: SessionKey,
+  runId: string,
+  entries: readonly JournalEntry[],
+): void {
+  const scope = { sessionId: key.sessionId, runId };
+  for (const entry of entries) {
+    const parsed = StepOutputByKind[entry.kind].safeParse(entry.output);
+    if (!parsed.success) {
+      throw new InvalidSessionRecordError(
+        keys.journalKey(key, runId, entry.step),
+        z.prettifyError(parsed.error),
+        { ...scope, field: `output.${firstField(parsed.error)}`, cause: parsed.error },
+      );
+    }
+  }
+}
+
+/**
+ * The journal of run `runId` with every entry's output checked (`checkJournalOutputs`), for
+ * whoever reads a run's steps (the export, the inspector), finished runs included.
+ */
+export async function readCheckedJournal(
+  store: SessionStore,
+  key: SessionKey,
+  runId: string,
+): Promise<JournalEntry[]> {
+  const entries = await store.readRunJournal(key, runId);
+  checkJournalOutputs(key, runId, entries);
+  return entries;
+}
+
+/**
  * Checks the stored run's journal before anything runs: every entry's output has the shape
  * its kind replays, and every finished call of the current turn has its journaled result while
  * the run is in `tools` (a result waiting for an earlier call is placed from there). Entries of steps
@@ -88,16 +124,7 @@ export function checkRunJournal(
 ): void {
   const runId = run.context.runId;
   const scope = { sessionId: key.sessionId, runId };
-  for (const entry of entries) {
-    const parsed = StepOutputByKind[entry.kind].safeParse(entry.output);
-    if (!parsed.success) {
-      throw new InvalidSessionRecordError(
-        keys.journalKey(key, runId, entry.step),
-        z.prettifyError(parsed.error),
-        { ...scope, field: `output.${firstField(parsed.error)}`, cause: parsed.error },
-      );
-    }
-  }
+  checkJournalOutputs(key, runId, entries);
   // Only in `tools` can a finished call's result still be waiting to join the history.
   if (run.value !== 'tools' || run.context.resultsAt === undefined) return;
   for (const call of run.context.calls) {

@@ -285,6 +285,13 @@ export function describeStoreContract(name: string, makeStore: MakeStore): void 
       await expect(store.userUsage('alice')).resolves.toEqual(usage(4, 16, 1.75));
     });
 
+    it('adds costs up without float noise (0.1 + 0.2 is 0.3)', async () => {
+      let rec = await store.create(newSession('s1', 'alice'));
+      rec = await store.save(commitOn(rec, [msg('a')], [], { userUsageDelta: usage(1, 1, 0.1) }));
+      await store.save(commitOn(rec, [msg('b')], [], { userUsageDelta: usage(1, 1, 0.2) }));
+      expect(String((await store.userUsage('alice')).costUsd)).toBe('0.3');
+    });
+
     it('reports damage on read as a typed error naming the key, and overwrites nothing', async () => {
       const v1 = await store.create({ ...newSession('s1', 'alice'), historyLength: 2 }, [
         msg('hi'),

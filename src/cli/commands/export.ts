@@ -1,12 +1,35 @@
+import { statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { exportReplay } from '../../runtime/export-replay.js';
+import { CliUsageError } from '../cli-errors.js';
 import { json } from '../cli-format.js';
 import { notePartition } from '../cli-store.js';
 import { stringFlag, type Command, type CommandContext } from '../command.js';
 
+/** The file `--out` names (resolved from the working folder), checked before anything is read. */
+function outPath(ctx: CommandContext, out: string): string {
+  const path = resolve(ctx.io.cwd, out);
+  if (out === '' || isFolder(path)) {
+    throw new CliUsageError(
+      `--out must name a file, got ${out === '' ? 'an empty name' : `the folder ${out}`}`,
+      'export',
+    );
+  }
+  return path;
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 async function run(ctx: CommandContext): Promise<void> {
   const out = stringFlag(ctx, 'out');
+  const path = out === undefined ? undefined : outPath(ctx, out);
   const runId = stringFlag(ctx, 'run');
   const cli = await ctx.open();
   await notePartition(cli, ctx.user, ctx.io);
@@ -20,11 +43,10 @@ async function run(ctx: CommandContext): Promise<void> {
     onProgress: progress,
   });
   const text = json(replay);
-  if (out === undefined) {
+  if (out === undefined || path === undefined) {
     ctx.io.out(text);
     return;
   }
-  const path = resolve(ctx.io.cwd, out);
   await writeFile(path, text);
   const models = replay.runs.reduce((n, r) => n + r.modelCalls.length, 0);
   const line = `wrote ${out}: run ${replay.run.runId} (${replay.run.status}), ${replay.runs.length} run(s), ${models} model answer(s), ${Buffer.byteLength(text)} bytes\n`;

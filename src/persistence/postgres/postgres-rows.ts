@@ -12,6 +12,7 @@ import { emptyTotals } from '../session-store.js';
 import type { SessionKey, SessionLease, SessionRecord, UsageTotals } from '../session-store.js';
 import { checkAppend } from '../store-args.js';
 import { decodeRecordAt } from '../stored-reads.js';
+import { roundUsd } from '../../validation/usd-amount.js';
 
 /** Reading the PostgreSQL store's rows back: the checks that name what is wrong. */
 
@@ -57,7 +58,8 @@ export function totalsFromRow(
     turns: Number(row.turns),
     inputTokens: row.input_tokens,
     outputTokens: row.output_tokens,
-    costUsd: row.cost_usd,
+    // Added up in SQL (double precision): rounded as the other stores round each sum.
+    costUsd: row.cost_usd === null ? row.cost_usd : roundUsd(row.cost_usd),
   };
   return toUsageTotals(validateStored(totalsKey, totals, UsageTotalsSchema));
 }
