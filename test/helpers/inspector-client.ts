@@ -1,10 +1,11 @@
-import { request } from 'node:http';
+import { request, type IncomingHttpHeaders } from 'node:http';
 import { connect, Socket } from 'node:net';
 import type { InspectorHandle } from '../../src/inspect.js';
 
-/** What the inspector answered: status and body text (parsed JSON when it is JSON). */
+/** What the inspector answered: status, headers and body text (parsed JSON when it is JSON). */
 export interface Answer {
   status: number;
+  headers: IncomingHttpHeaders;
   text: string;
   json: unknown;
 }
@@ -41,7 +42,7 @@ export function inspectorClient(inspector: InspectorHandle) {
             } catch {
               json = undefined;
             }
-            resolve({ status: res.statusCode ?? 0, text, json });
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
           });
         },
       );
@@ -161,7 +162,9 @@ export async function stalledStream(
      * undefined once the server closed it.
      */
     serverBuffered: (): number | undefined => {
-      const handles = (process as unknown as { _getActiveHandles(): unknown[] })._getActiveHandles();
+      const handles = (
+        process as unknown as { _getActiveHandles(): unknown[] }
+      )._getActiveHandles();
       const mine = handles.find(
         (h): h is Socket =>
           h instanceof Socket &&
