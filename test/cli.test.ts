@@ -388,22 +388,27 @@ describe('agentstate command line (the built binary)', () => {
         });
         server.on('exit', (code) => reject(new Error(`inspect exited with ${code}`)));
       });
-      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
-      const page = await fetch(url);
+      // the address it prints carries the token: the page trades it for a cookie
+      const [, origin, token] = /^(http:\/\/127\.0\.0\.1:\d+)\/\?token=([\w-]+)$/.exec(url)!;
+      expect((await fetch(`${origin}/`)).status).toBe(403);
+      const traded = await fetch(url, { redirect: 'manual' });
+      expect([traded.status, traded.headers.get('location')]).toEqual([303, '/']);
+      const cookie = traded.headers.get('set-cookie')!.split(';')[0]!;
+      const page = await fetch(`${origin}/`, { headers: { cookie } });
       expect(page.status).toBe(200);
       expect(await page.text()).toContain('<html');
-      const list = (await (await fetch(`${url}api/sessions`)).json()) as {
+      const list = (await (
+        await fetch(`${origin}/api/sessions`, { headers: { cookie } })
+      ).json()) as {
         sessions: { sessionId: string }[];
       };
       expect(list.sessions.map((s) => s.sessionId)).toContain('waiting');
-      expect((await fetch(`${url}api/sessions?user=bob`)).status).toBe(403);
+      const bob = await fetch(`${origin}/api/sessions?user=bob`, { headers: { cookie } });
+      expect(bob.status).toBe(403);
       // without --agent the page can decide nothing that would run the tools here
-      const token = /name="agentstate-token" content="([^"]+)"/.exec(
-        await (await fetch(url)).text(),
-      )![1]!;
-      const approve = await fetch(`${url}api/sessions/waiting/approve`, {
+      const approve = await fetch(`${origin}/api/sessions/waiting/approve`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-agentstate-token': token },
+        headers: { 'content-type': 'application/json', 'x-agentstate-token': token! },
         body: JSON.stringify({ callId: 'c-prod' }),
       });
       expect(approve.status).toBe(400);

@@ -35,7 +35,7 @@ async function run(ctx: CommandContext): Promise<void> {
   ctx.io.out(
     ctx.json
       ? `${JSON.stringify({ url: inspector.url, port: inspector.port })}\n`
-      : `inspector at ${inspector.url} (${agent ? "the app's agent runs resumes" : 'read and decide; resumes need --agent'}); Ctrl-C stops it\n`,
+      : `inspector at ${inspector.url} (${agent ? "the app's agent runs resumes" : 'read and decide; resumes need --agent'}); the address holds its token: open it yourself, share it with no one; Ctrl-C stops it\n`,
   );
   await stopped;
   await inspector.close();
