@@ -418,12 +418,16 @@ describe('agentstate command line (the built binary)', () => {
     return { server, started, stop };
   }
 
-  /** An action of the page at `url` (with its token). */
+  /** The printed address's origin and the token it carries. */
+  function addressParts(url: string): { origin: string; token: string } {
+    const [, origin, token] = /^(http:\/\/127\.0\.0\.1:\d+)\/\?token=([\w-]+)$/.exec(url)!;
+    return { origin: origin!, token: token! };
+  }
+
+  /** An action of the inspector at `url`, as a script sends it (the token in its header). */
   async function pageAction(url: string, path: string, body: unknown = {}) {
-    const token = /name="agentstate-token" content="([^"]+)"/.exec(
-      await (await fetch(url)).text(),
-    )![1]!;
-    const res = await fetch(`${url}api/sessions/${path}`, {
+    const { origin, token } = addressParts(url);
+    const res = await fetch(`${origin}/api/sessions/${path}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-agentstate-token': token },
       body: JSON.stringify(body),
@@ -437,17 +441,27 @@ describe('agentstate command line (the built binary)', () => {
     try {
       const { url, agents } = await started;
       expect(agents).toEqual([]);
-      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
-      const page = await fetch(url);
+      // the address it prints carries the token: the page trades it for a cookie
+      const { origin } = addressParts(url);
+      expect((await fetch(`${origin}/`)).status).toBe(403);
+      const traded = await fetch(url, { redirect: 'manual' });
+      expect([traded.status, traded.headers.get('location')]).toEqual([303, '/']);
+      const cookie = traded.headers.get('set-cookie')!.split(';')[0]!;
+      const page = await fetch(`${origin}/`, { headers: { cookie } });
       expect(page.status).toBe(200);
       expect(await page.text()).toContain('<html');
-      const list = (await (await fetch(`${url}api/sessions`)).json()) as {
+      const list = (await (
+        await fetch(`${origin}/api/sessions`, { headers: { cookie } })
+      ).json()) as {
         sessions: { sessionId: string }[];
       };
       expect(list.sessions.map((s) => s.sessionId)).toContain('waiting');
-      expect((await fetch(`${url}api/sessions?user=bob`)).status).toBe(403);
+      const bob = await fetch(`${origin}/api/sessions?user=bob`, { headers: { cookie } });
+      expect(bob.status).toBe(403);
       // Without --agent the page records the decision (as `approve` does); it runs nothing.
-      expect(await (await fetch(`${url}api/info`)).json()).toMatchObject({
+      expect(
+        await (await fetch(`${origin}/api/info`, { headers: { cookie } })).json(),
+      ).toMatchObject({
         recordOnly: true,
       });
       const approve = await pageAction(url, 'waiting/approve', { callId: 'c-prod' });

@@ -72,7 +72,7 @@ describe('inspector safety', () => {
     });
     closing.push(inspector);
     expect(inspector.host).toBe('127.0.0.1');
-    expect(inspector.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    expect(inspector.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+$/);
     const client = inspectorClient(inspector);
     const live = liveStream(inspector);
     await live.opened();

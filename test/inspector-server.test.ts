@@ -187,12 +187,13 @@ describe('startInspector: actions', () => {
       const answer = await ann.post(path, body);
       expect([path, answer.status, errorCode(answer.json)]).toEqual([path, status, code]);
     }
+    const token = { 'x-agentstate-token': open.at(-1)!.token };
     const notJson = await ann.raw('POST', '/api/sessions/s1/resume', {
       body: '{nope',
-      headers: { 'x-agentstate-token': await startInspectorToken(ann) },
+      headers: token,
     });
     expect(notJson.status).toBe(400);
-    expect((await ann.raw('PUT', '/api/sessions/s1/cancel')).status).toBe(405);
+    expect((await ann.raw('PUT', '/api/sessions/s1/cancel', { headers: token })).status).toBe(405);
     expect((await temp.store.load(key)).version).toBe(before);
     expect(await temp.store.list({ userId: 'ann' })).toMatchObject({
       sessions: [{ sessionId: 's1' }],
@@ -215,12 +216,6 @@ describe('startInspector: actions', () => {
     expect(detail.pendingApprovals).toEqual([]);
   });
 });
-
-/** The token of the inspector a client talks to (read back from its page, like the page does). */
-async function startInspectorToken(client: ReturnType<typeof inspectorClient>): Promise<string> {
-  const page = await client.get('/');
-  return /name="agentstate-token" content="([^"]+)"/.exec(page.text)![1]!;
-}
 
 describe('startInspector: which agent continues a run (issue 26)', () => {
   const pendingOf = async (client: ReturnType<typeof inspectorClient>, id: string) =>

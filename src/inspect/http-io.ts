@@ -4,7 +4,7 @@ import { AgentStateError } from '../errors/agentstate-error.js';
 /** A request the inspector refuses: its HTTP status and a stable code, sent as JSON. */
 export class HttpError extends Error {
   constructor(
-    readonly status: 400 | 403 | 404 | 405 | 409 | 413,
+    readonly status: 400 | 403 | 404 | 405 | 409 | 413 | 503,
     readonly code: string,
     message: string,
   ) {

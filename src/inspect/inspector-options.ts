@@ -1,5 +1,7 @@
 import { Agent } from '../runtime/agent.js';
+import type { IncomingMessage } from 'node:http';
 import { SessionRuntime } from '../runtime/session-runtime.js';
+import { LOOPBACK } from './inspector-access.js';
 import { OptionChecker, optionNames } from '../validation/option-checks.js';
 
 /** Options of `startInspector`. */
@@ -29,11 +31,19 @@ export interface InspectorOptions {
   /** @default 0 (a free port; read it from the handle's `url`) */
   port?: number | undefined;
   /**
-   * The interface to listen on. Anything but a loopback address exposes the sessions (and,
-   * with the token, the actions) to the network.
+   * The interface to listen on. Anything but a loopback address (`127.0.0.1`, `localhost`,
+   * `::1`) serves the network and is refused at start unless `authorize` is given.
    * @default '127.0.0.1'
    */
   host?: string | undefined;
+  /**
+   * The app's check of every request (its headers, its socket), before anything else: return
+   * `true` to let it on to the token check, `false` for a 403 `NOT_AUTHORIZED`. Required to
+   * serve beyond loopback (the inspector cannot know who the network's users are; the Host
+   * check of a loopback bind does not apply there).
+   * @example authorize: (req) => req.headers.authorization === `Bearer ${process.env.OPS_KEY}`
+   */
+  authorize?: ((request: IncomingMessage) => boolean | Promise<boolean>) | undefined;
   /**
    * The user whose sessions the inspector serves (the anonymous bucket when omitted); a
    * request for another user is refused with 403 unless `allUsers` is set.
@@ -42,8 +52,10 @@ export interface InspectorOptions {
   /** Serve any user's sessions, one user at a time (`?user=` in the page). @default false */
   allUsers?: boolean | undefined;
   /**
-   * The token every action (POST) must carry in the `x-agentstate-token` header; the page gets
-   * it embedded. @default a new random token per start
+   * The token every request must carry: in the `x-agentstate-token` header, or once in the
+   * page's address (`url`), which trades it for an HttpOnly, SameSite=Strict cookie and
+   * redirects to the clean address. Never embedded in the page.
+   * @default a new random token per start
    */
   token?: string | undefined;
   /**
@@ -55,11 +67,15 @@ export interface InspectorOptions {
 
 /** A running inspector. */
 export interface InspectorHandle {
-  /** The page's address, e.g. `http://127.0.0.1:4321/`. */
+  /**
+   * The page's address with the token, e.g. `http://127.0.0.1:4321/?token=…`: open it in the
+   * browser (it trades the token for a cookie and lands on `http://127.0.0.1:4321/`). Give it
+   * to no one else.
+   */
   url: string;
   host: string;
   port: number;
-  /** The per-start token actions need (the page has it). */
+  /** The per-start token every request needs (a script sends it in `x-agentstate-token`). */
   token: string;
   /** Stops listening and ends the live streams. */
   close(): Promise<void>;
@@ -71,6 +87,7 @@ const NAMES = optionNames<InspectorOptions>({
   recordOnly: true,
   port: true,
   host: true,
+  authorize: true,
   userId: true,
   allUsers: true,
   token: true,
@@ -105,9 +122,16 @@ export function checkInspectorOptions(options: unknown): void {
         !Array.isArray(v) &&
         Object.keys(v).length > 0 &&
         Object.entries(v).every(([name, agent]) => agent instanceof Agent && agent.name === name),
-    );
+    )
+    .function('authorize');
   const given = options as InspectorOptions;
   if (given.recordOnly === true && given.agents !== undefined) {
     throw new TypeError('startInspector(): "recordOnly" and "agents" exclude each other');
+  }
+  const { host, authorize } = given;
+  if (host !== undefined && !LOOPBACK.has(host) && authorize === undefined) {
+    throw new TypeError(
+      `startInspector(): option "host" is "${host}", not a loopback address: serving the network needs option "authorize" (the app's check of each request)`,
+    );
   }
 }

@@ -3,6 +3,17 @@ import type { InspectionEvent } from 'xstate';
 import type { SessionKey } from '../persistence/session-store.js';
 import type { SessionRuntime } from '../runtime/session-runtime.js';
 import { stateName } from '../runtime/session-status.js';
+import { HttpError } from './http-io.js';
+
+/** The most live streams one inspector serves at a time. */
+export const MAX_LIVE_CLIENTS = 16;
+
+/**
+ * The most bytes the server keeps for one live stream that its client does not read (past
+ * what the sockets hold): a stream further behind is dropped (the page's EventSource opens it
+ * again and the page reloads what it shows).
+ */
+export const MAX_BUFFERED_BYTES = 256 * 1024;
 
 /**
  * A compact, plain-JSON frame of an inspection event, in `@statelyai/inspect`'s vocabulary
@@ -31,7 +42,12 @@ interface Client {
   sessionId: string | undefined;
 }
 
-/** Sends each session's inspection events, as frames, to the pages that watch that user. */
+/**
+ * Sends each session's inspection events, as frames, to the pages that watch that user. It
+ * serves at most `MAX_LIVE_CLIENTS` streams and keeps at most `MAX_BUFFERED_BYTES` for a
+ * stream whose client is behind (once `res.write` returned false, the socket holds the rest
+ * until 'drain'), so a client that stops reading costs a bounded amount and is then dropped.
+ */
 export class LiveFeed {
   private readonly clients = new Set<Client>();
   private readonly off: () => void;
@@ -48,6 +64,9 @@ export class LiveFeed {
 
   /** Starts a Server-Sent Events stream of one user's frames (one session's, if given). */
   add(res: ServerResponse, userId: string | undefined, sessionId: string | undefined): void {
+    if (this.clients.size >= MAX_LIVE_CLIENTS) {
+      throw new HttpError(503, 'TOO_MANY_STREAMS', `At most ${MAX_LIVE_CLIENTS} live streams`);
+    }
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-store',
@@ -74,9 +93,18 @@ export class LiveFeed {
     for (const client of this.clients) {
       if (client.userId !== key.userId) continue;
       if (client.sessionId !== undefined && client.sessionId !== key.sessionId) continue;
-      client.res.write(text);
+      send(client.res, text);
     }
   }
+}
+
+/** Writes a frame, or drops the stream when its unread bytes would pass the cap. */
+function send(res: ServerResponse, text: string): void {
+  if (res.writableLength + Buffer.byteLength(text) > MAX_BUFFERED_BYTES) {
+    res.destroy();
+    return;
+  }
+  res.write(text);
 }
 
 type Ref = {

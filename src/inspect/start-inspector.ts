@@ -1,7 +1,8 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { SessionKey, SessionStatus } from '../persistence/session-store.js';
 import { SessionStatusSchema } from '../persistence/session-schemas.js';
+import { inspectorAccess } from './inspector-access.js';
 import { INSPECTOR_ACTIONS } from './inspector-actions.js';
 import { InspectorAgents } from './inspector-agents.js';
 import {
@@ -17,19 +18,18 @@ import { PAGE_SCRIPT } from './page/page-script.js';
 import { PAGE_STYLE } from './page/page-style.js';
 import { pageHtml } from './page/page-html.js';
 
-const TOKEN_HEADER = 'x-agentstate-token';
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
-
 /**
  * Starts the local inspector: an HTTP server (127.0.0.1 by default) serving one
  * self-contained page (no CDN, nothing from the internet) and the JSON it reads: sessions,
  * runs with their step timeline, the machines' state charts, a live stream of runs in flight
  * (Server-Sent Events from the runtime's inspection hook), and actions (approve, reject,
- * resume, cancel, fork, export a replay) that need the per-start token in the
- * `x-agentstate-token` header. Approve, Reject and Resume continue a run with the agent that
- * runs it (`agents` for an app with several); `recordOnly` records decisions instead. Run it in the process that holds the store (one process holds
- * a LevelDB folder).
- * @throws TypeError for bad options.
+ * resume, cancel, fork, export a replay). Every request needs the per-start token: the
+ * handle's `url` carries it once, and the page trades it for an HttpOnly, SameSite=Strict
+ * cookie; a script sends it in the `x-agentstate-token` header. Approve, Reject and Resume
+ * continue a run with the agent that runs it (`agents` for an app with several);
+ * `recordOnly` records decisions instead. Run it in the process that holds the store (one
+ * process holds a LevelDB folder).
+ * @throws TypeError for bad options, and for a `host` beyond loopback without `authorize`.
  * @example
  * const inspector = await startInspector({ runtime: agent.runtimeFor(store), userId: 'alice' });
  * console.log(`inspector at ${inspector.url}`);
@@ -49,6 +49,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
   });
   const port = (server.address() as { port: number }).port;
   const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const access = inspectorAccess({ token, host, port, authorize: options.authorize });
 
   /** The user a request asks for: its `?user=`, or the inspector's own user. */
   const userOf = (url: URL): string | undefined => {
@@ -61,12 +62,11 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
   };
 
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    checkHost(req, host, port);
     const url = new URL(req.url ?? '/', origin);
-    const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
+    if (await access.admit(req, res, url)) return;
+    const parts = url.pathname.split('/').filter(Boolean).map(decodeSegment);
     const send = (body: unknown) => sendJson(res, 200, JSON.parse(redact(JSON.stringify(body))));
     if (req.method === 'POST') {
-      checkToken(req, token);
       const [api, sessions, sessionId, action, extra] = parts;
       const act = action === undefined ? undefined : INSPECTOR_ACTIONS[action];
       if (api !== 'api' || sessions !== 'sessions' || !sessionId || !act || extra) {
@@ -79,7 +79,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
     if (req.method !== 'GET') throw new HttpError(405, 'METHOD_NOT_ALLOWED', 'GET or POST only');
     const path = url.pathname;
     if (path === '/') {
-      return sendText(res, 'text/html', pageHtml(token), {
+      return sendText(res, 'text/html', pageHtml(), {
         'content-security-policy':
           "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
       });
@@ -116,7 +116,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
   });
 
   return {
-    url: `${origin}/`,
+    url: `${origin}/?token=${encodeURIComponent(token)}`,
     host,
     port,
     token,
@@ -147,25 +147,11 @@ function listQuery(url: URL): { status?: SessionStatus; cursor?: string; limit?:
   };
 }
 
-/**
- * A loopback-bound inspector answers only requests addressed to a loopback name (a page on
- * another site that rebinds its DNS name to 127.0.0.1 is refused).
- */
-function checkHost(req: IncomingMessage, host: string, port: number): void {
-  if (!LOOPBACK.has(host)) return;
-  const asked = req.headers.host ?? '';
-  const name = asked.replace(/:\d+$/, '');
-  if (!LOOPBACK.has(name) || asked !== `${name}:${port}`) {
-    throw new HttpError(403, 'FORBIDDEN_HOST', 'Requests must address the inspector by loopback');
-  }
-}
-
-/** Actions need the token in the header: never from a cookie or the query string. */
-function checkToken(req: IncomingMessage, token: string): void {
-  const given = req.headers[TOKEN_HEADER];
-  const a = Buffer.from(typeof given === 'string' ? given : '');
-  const b = Buffer.from(token);
-  if (a.length !== b.length || !timingSafeEqual(a, b)) {
-    throw new HttpError(403, 'BAD_TOKEN', `Actions need the inspector's token in ${TOKEN_HEADER}`);
+/** A path segment, percent-decoded; a malformed escape (`%E0%A4%A`, `%ZZ`) is a 400. */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new HttpError(400, 'BAD_REQUEST', 'The path has a malformed percent-escape');
   }
 }

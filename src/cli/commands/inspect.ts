@@ -64,7 +64,7 @@ async function run(ctx: CommandContext): Promise<void> {
   ctx.io.out(
     ctx.json
       ? `${JSON.stringify({ url: inspector.url, port: inspector.port, agents: names })}\n`
-      : `inspector at ${inspector.url} (${agents ? `approvals and resumes run with agent ${names.join(', ')}` : 'read and decide: decisions are recorded and the run continues when the app resumes it; --agent runs them here'}); Ctrl-C stops it\n`,
+      : `inspector at ${inspector.url} (${agents ? `approvals and resumes run with agent ${names.join(', ')}` : 'read and decide: decisions are recorded and the run continues when the app resumes it; --agent runs them here'}); the address holds its token: open it yourself, share it with no one; Ctrl-C stops it\n`,
   );
   await stopped;
   await inspector.close();

@@ -1,16 +1,15 @@
 /**
  * The inspector's page: one HTML document whose script and style are served by the same
- * server (`/app.js`, `/app.css`), nothing from elsewhere. The per-start token is embedded for
- * the page's own action requests (which send it in a header).
+ * server (`/app.js`, `/app.css`), nothing from elsewhere. It holds no secret: its requests
+ * carry the cookie the token was traded for.
  */
-export function pageHtml(token: string): string {
+export function pageHtml(): string {
   return [
     '<!doctype html>',
     '<html lang="en">',
     '<head>',
     '<meta charset="utf-8">',
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<meta name="agentstate-token" content="${escapeAttribute(token)}">`,
     '<title>agentstate inspector</title>',
     '<link rel="stylesheet" href="/app.css">',
     '</head>',
@@ -21,8 +20,4 @@ export function pageHtml(token: string): string {
     '</body>',
     '</html>',
   ].join('\n');
-}
-
-function escapeAttribute(text: string): string {
-  return text.replace(/[&"<>]/g, (c) => `&#${c.charCodeAt(0)};`);
 }

@@ -1,9 +1,8 @@
 /**
  * The page script's base (plain browser JavaScript, no framework): state, the DOM builder,
- * formatting and the JSON API (actions send the page's token in a header).
+ * formatting and the JSON API (its requests carry the page's HttpOnly cookie).
  */
 export const SCRIPT_CORE = String.raw`
-var TOKEN = document.querySelector('meta[name="agentstate-token"]').getAttribute('content');
 var S = { info: null, machines: null, user: '', status: '', sessions: [], cursor: null,
   selected: null, detail: null, runId: null, run: null, live: null, liveStates: {}, error: '', result: '', asked: 0 };
 
@@ -44,7 +43,7 @@ function api(path) {
 function act(sessionId, action, body) {
   return fetch(withUser(sessionPath(sessionId) + '/' + action), {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-agentstate-token': TOKEN },
+    headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body || {}),
   }).then(answer);
 }
