@@ -34,12 +34,12 @@ const PAGE = 200;
 /**
  * Resumes the runs whose owner died: sessions of one user (the runtime's scope, if it has
  * one) whose lease expired at least `olderThan` ms ago without being released and whose
-  * stored run is still in flight. A store whose leases live in this process (LevelDB, memory)
-  * forgets them with the process, so there the sessions no lease of this process covers whose
-  * stored run is in flight count too: the process that left them held the store and is gone.
-  * Each is resumed like `continueRun()` under the runtime's lease; one failing (or taken by
-  * another process first) does not stop the others. A run another agent runs is left alone,
-  * for that agent's recovery.
+ * stored run is still in flight. A store whose leases live in this process (LevelDB, memory)
+ * forgets them with the process, so there the sessions no lease of this process covers whose
+ * stored run is in flight count too: the process that left them held the store and is gone.
+ * Each is resumed like `continueRun()` under the runtime's lease; one failing (or taken by
+ * another process first) does not stop the others. A run another agent runs is left alone,
+ * for that agent's recovery.
  */
 export async function recoverRuns(
   runtime: RecoveryRuntime,
