@@ -64,8 +64,8 @@ function shippedNativeFolder(): string {
 
 /**
  * The `postgres` user must be able to reach the programs; a checkout under a folder only root
- * may enter (a temp folder made with mode 700, say) hides them, so they are copied once per
- * package version to a folder under the system's temp folder that everyone may read.
+ * may enter (a temp folder made with mode 700, say) hides them, so they are copied (modes
+ * kept: folders 755) once per version to a folder under the system's temp folder.
  */
 function nativeFolderThePostgresUserCanRun(shipped: string): string {
   const canRun = (native: string): boolean =>
@@ -81,7 +81,7 @@ function nativeFolderThePostgresUserCanRun(shipped: string): string {
   if (!canRun(copy)) {
     const partial = `${copy}.${process.pid}`;
     rmSync(partial, { recursive: true, force: true });
-    cpSync(shipped, partial, { recursive: true, verbatimSymlinks: true, mode: 0o755 });
+    cpSync(shipped, partial, { recursive: true, verbatimSymlinks: true });
     rmSync(copy, { recursive: true, force: true });
     renameSync(partial, copy);
   }

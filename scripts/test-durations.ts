@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 interface Report {
   numPassedTests: number;
   numFailedTests: number;
+  success: boolean;
   startTime: number;
   testResults: {
     name: string;
@@ -41,6 +42,12 @@ for (const path of process.argv.slice(2)) {
     continue;
   }
   passed += report.numPassedTests;
+  // A run that failed before or around its files (its global setup threw, no file matched).
+  if (!report.success && report.numFailedTests === 0 && report.testResults.length === 0) {
+    failed += 1;
+    walls.push(`${tier}: the run failed before its tests`);
+    continue;
+  }
   failed += report.numFailedTests;
   // A file that failed outside its tests: it did not load, or a beforeAll threw (which marks
   // its tests skipped).
