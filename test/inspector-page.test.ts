@@ -140,6 +140,16 @@ describe('inspector page in Chromium', () => {
 
     await page.fill('#fork-id', 'refund-2-retry');
     await page.fill('#fork-at', '1');
+    // A live refresh redraws the session while the user types: what was typed stays.
+    await page.evaluate(
+      "document.getElementById('fork-id').setAttribute('data-before', 'refresh')",
+    );
+    await ops.agent.run('thanks', { sessionId: 'refund-2', userId: 'ann' });
+    await page.waitForSelector('#fork-id:not([data-before])');
+    expect([await page.inputValue('#fork-id'), await page.inputValue('#fork-at')]).toEqual([
+      'refund-2-retry',
+      '1',
+    ]);
     await page.click('button[data-action="fork"]');
     await page.waitForSelector('tr.session[data-session="refund-2-retry"]');
     const forked = await temp.store.load({ sessionId: 'refund-2-retry', userId: 'ann' });

@@ -4,7 +4,8 @@
  */
 export const SCRIPT_CORE = String.raw`
 var S = { info: null, machines: null, user: '', status: '', sessions: [], cursor: null,
-  selected: null, detail: null, runId: null, run: null, live: null, liveStates: {}, error: '', result: '', asked: 0 };
+  selected: null, detail: null, runId: null, run: null, live: null, liveStates: {}, error: '', result: '', asked: 0,
+  forkId: '', forkAt: '' };
 
 function h(tag, attrs) {
   var el = document.createElement(tag);

@@ -71,7 +71,7 @@ function soFar(s) { return s.usageSoFar || s.usage; }
  * user opened after it.
  */
 function openSession(id) {
-  if (id !== S.selected) S.result = '';
+  if (id !== S.selected) { S.result = ''; S.forkId = ''; S.forkAt = ''; }
   S.selected = id;
   var asked = ++S.asked;
   return api(sessionPath(id)).then(function (detail) {
@@ -163,8 +163,11 @@ function describeResult(r, what) {
 }
 
 function renderActions(d) {
-  var at = h('input', { id: 'fork-at', type: 'number', min: 0, placeholder: 'at (history position)', size: 8 });
-  var newId = h('input', { id: 'fork-id', placeholder: 'new session id' });
+  // What the user typed outlives a re-render (a live refresh redraws the detail).
+  var at = h('input', { id: 'fork-at', type: 'number', min: 0, placeholder: 'at (history position)', size: 8,
+    value: S.forkAt, oninput: function () { S.forkAt = at.value; } });
+  var newId = h('input', { id: 'fork-id', placeholder: 'new session id',
+    value: S.forkId, oninput: function () { S.forkId = newId.value; } });
   return h('div', {},
     h('div', { class: 'actions' },
       S.info.recordOnly ? null : h('button', { 'data-action': 'resume', onclick: function () { run(act(shown(), 'resume')); } }, 'Resume'),
@@ -174,7 +177,10 @@ function renderActions(d) {
         var body = {};
         if (newId.value) body.newId = newId.value;
         if (at.value !== '') body.at = Number(at.value);
-        act(shown(), 'fork', body).then(function (info) { setStatus(info); loadSessions(); }).catch(fail);
+        act(shown(), 'fork', body).then(function (info) {
+          S.forkId = ''; S.forkAt = ''; newId.value = ''; at.value = '';
+          setStatus(info); loadSessions();
+        }).catch(fail);
       } }, 'Fork'),
       h('button', { 'data-action': 'export', onclick: exportRun }, 'Export replay')),
     h('div', { class: 'muted', id: 'action-result' }, S.result));
