@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startInspector, type InspectorHandle, type InspectorOptions } from '../src/inspect.js';
 import { inspectorClient } from './helpers/inspector-client.js';
-import { triageWithBilling } from './helpers/sub-agent-fixtures.js';
+import { annWaitsForRefund, triageWithBilling } from './helpers/sub-agent-fixtures.js';
 import { TempStores } from './helpers/temp-store.js';
 
 const temps = new TempStores();
@@ -13,13 +13,7 @@ afterEach(async () => {
 
 /** Ann's session `s1` waits for a refund approval in a sub-agent; an inspector of her sessions. */
 async function refundWaiting(options: Partial<InspectorOptions> = {}) {
-  const temp = await temps.open();
-  const fixture = triageWithBilling({ store: temp.store });
-  const runtime = fixture.triage.runtimeFor(temp.store);
-  const paused = await fixture.triage.run('please refund order o-1', {
-    sessionId: 's1',
-    userId: 'ann',
-  });
+  const { temp, fixture, runtime, paused } = await annWaitsForRefund(temps);
   const inspector = await startInspector({ runtime, userId: 'ann', ...options });
   open.push(inspector);
   const key = { sessionId: 's1', userId: 'ann' };

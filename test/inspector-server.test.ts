@@ -5,7 +5,7 @@ import { ScriptedModel } from '../src/testing.js';
 import { approvalAgent, callTools } from './helpers/approval-agent.js';
 import { inspectorClient } from './helpers/inspector-client.js';
 import { dumpBackend } from './helpers/session-fixtures.js';
-import { triageWithBilling } from './helpers/sub-agent-fixtures.js';
+import { annWaitsForRefund } from './helpers/sub-agent-fixtures.js';
 import { TempStores } from './helpers/temp-store.js';
 
 const temps = new TempStores();
@@ -17,13 +17,7 @@ afterEach(async () => {
 
 /** Ann's session `s1` waits for a refund approval deep in a sub-agent; Bob's `b1` is done. */
 async function twoUsers() {
-  const temp = await temps.open();
-  const fixture = triageWithBilling({ store: temp.store });
-  const runtime = fixture.triage.runtimeFor(temp.store);
-  const paused = await fixture.triage.run('please refund order o-1', {
-    sessionId: 's1',
-    userId: 'ann',
-  });
+  const { temp, fixture, runtime, paused } = await annWaitsForRefund(temps);
   await fixture.triage.run('order o-2 status?', { sessionId: 'b1', userId: 'bob' });
   const start = async (options: { userId?: string; allUsers?: boolean }) => {
     const inspector = await startInspector({ runtime, ...options });

@@ -10,6 +10,7 @@ import {
   type RunContext,
   type SessionStore,
 } from '../../src/index.js';
+import type { TempStores } from './temp-store.js';
 import { ScriptedModel, type ScriptedResponse } from '../../src/testing.js';
 
 /** The text of the last tool result a request carries, if its last item is one. */
@@ -129,4 +130,19 @@ export function triageWithBilling(options: SubAgentFixtureOptions) {
     ...options.triage,
   });
   return { triage, billing, triageModel, billingModel, seen };
+}
+
+/**
+ * A store from `temps` where Ann's session `s1` waits for a refund approval deep in the billing
+ * sub-agent (`triageWithBilling`), with triage's runtime on it.
+ */
+export async function annWaitsForRefund(temps: TempStores) {
+  const temp = await temps.open();
+  const fixture = triageWithBilling({ store: temp.store });
+  const runtime = fixture.triage.runtimeFor(temp.store);
+  const paused = await fixture.triage.run('please refund order o-1', {
+    sessionId: 's1',
+    userId: 'ann',
+  });
+  return { temp, fixture, runtime, paused };
 }
