@@ -9,6 +9,7 @@
  *   npm run bench -- --out f.json  where to write the results
  *   npm run bench -- --markdown    also print the tables as Markdown (for the README)
  *   npm run bench -- --postgres    only the PostgreSQL workloads (W1 on PostgreSQL, W5)
+ *   npm run bench -- --w1-w2       only W1 at the longest T and W2 (a quick before/after of the hot path)
  */
 import { writeFile } from 'node:fs/promises';
 import { cpus, platform, release, tmpdir, totalmem } from 'node:os';
@@ -55,9 +56,10 @@ interface Config {
   w5Workers: number[];
   /**
    * One part alone: `postgres` (W1 on PostgreSQL at the longest T, W5) or `fixed-cost` (the
-   * per-message fixed cost and its target). Absent: every workload.
+   * per-message fixed cost and its target) or `w1-w2` (W1 at the longest T and W2, the hot
+   * path's before and after). Absent: every workload.
    */
-  only: 'postgres' | 'fixed-cost' | undefined;
+  only: 'postgres' | 'fixed-cost' | 'w1-w2' | undefined;
 }
 
 function parseArgs(argv: string[]): Config {
@@ -68,9 +70,11 @@ function parseArgs(argv: string[]): Config {
   };
   const runs = Number(value('--runs') ?? (smoke ? 1 : 5));
   if (!Number.isInteger(runs) || runs < 1) throw new TypeError('--runs must be a positive integer');
-  const parts = (['postgres', 'fixed-cost'] as const).filter((part) => argv.includes(`--${part}`));
+  const parts = (['postgres', 'fixed-cost', 'w1-w2'] as const).filter((part) =>
+    argv.includes(`--${part}`),
+  );
   if (parts.length > 1)
-    throw new TypeError('--postgres and --fixed-cost run one part each: pick one');
+    throw new TypeError('--postgres, --fixed-cost and --w1-w2 run one part each: pick one');
   return {
     runs,
     smoke,
@@ -310,7 +314,27 @@ function header(kind: string, info: ReturnType<typeof machine>): string {
   );
 }
 
-/** One part of the bench alone (`--postgres`, `--fixed-cost`): its rows, targets and results. */
+/** W1 at the longest T and W2 in a fresh built process, `config.runs` times each. */
+async function hotPathRuns(config: Config, longest: number): Promise<{ w1: W1Run[]; w2: W2Run[] }> {
+  const built = await buildScripts([W2_CHILD]);
+  try {
+    const w1: W1Run[] = [];
+    const w2: W2Run[] = [];
+    for (let run = 0; run < config.runs; run++) {
+      log(`W1 T=${longest}, run ${run + 1}/${config.runs}`);
+      w1.push(await runW1({ messages: longest }));
+      log(
+        `W2 ${config.w2Sessions} sessions (a fresh process, built), run ${run + 1}/${config.runs}`,
+      );
+      w2.push(await runW2InChild(built, { sessions: config.w2Sessions }, config.warmUpMessages));
+    }
+    return { w1, w2 };
+  } finally {
+    await built.cleanup();
+  }
+}
+
+/** One part of the bench alone (`--postgres`, `--fixed-cost`, `--w1-w2`): its rows, targets and results. */
 async function onlyPart(config: Config, stalls: MachineStalls[]): Promise<void> {
   const longest = Math.max(...config.conversationLengths);
   let part: { kind: string; rows: Row[]; targets: TargetResult[]; raw: object };
@@ -318,6 +342,14 @@ async function onlyPart(config: Config, stalls: MachineStalls[]): Promise<void> 
     const { w1pg, w5 } = await postgresWorkloads(config, longest);
     const rows = [...w1PostgresRows(longest, w1pg), ...w5Rows(w5)];
     part = { kind: 'PostgreSQL', rows, targets: [], raw: { w1pg, w5 } };
+  } else if (config.only === 'w1-w2') {
+    const { w1, w2 } = await hotPathRuns(config, longest);
+    part = {
+      kind: 'W1 and W2',
+      rows: [...w1Rows(longest, w1), ...w2Rows(w2)],
+      targets: [],
+      raw: { w1, w2 },
+    };
   } else {
     const fixedCost = await fixedCostRuns(config);
     const rows = fixedCostRows(fixedCost);
