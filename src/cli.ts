@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /** The `agentstate` command line (package `bin`). */
-import { processIo } from './cli/cli-io.js';
+import { processIo } from './cli/shared/cli-io.js';
 import { runCli } from './cli/main.js';
 
 // The command line says itself when a query reached only the anonymous bucket; Node's own

@@ -4,12 +4,12 @@
  * clock. `test/public-api.test.ts` pins this list.
  */
 export * from './errors/index.js';
-export * from './context/index.js';
+export * from './core/index.js';
 export * from './items/index.js';
-export * from './window/index.js';
+export * from './context-window/index.js';
 export * from './tools/index.js';
 export * from './models/index.js';
-export * from './runtime/index.js';
+export * from './agent/index.js';
 export type { RunUsage, InterruptionReason, SubRunSummary } from './machines/run-types.js';
 export type { Budget, SessionConfig } from './machines/session-types.js';
 export {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { callFingerprint } from '../src/runtime/call-fingerprint.js';
+import { callFingerprint } from '../src/runs/call-fingerprint.js';
 import { z } from 'zod';
 import { Agent, tool, type RunStreamEvent } from '../src/index.js';
 import { MemorySessionStore, ScriptedModel } from '../src/testing.js';

@@ -9,7 +9,7 @@ import {
 } from '../src/index.js';
 import type { KvOp } from '../src/persistence/kv-backend.js';
 import { deadlineKey } from '../src/persistence/session-keys.js';
-import { cacheKey } from '../src/runtime/session-cache.js';
+import { cacheKey } from '../src/session-host/session-cache.js';
 import { encodeStored } from '../src/persistence/session-schemas.js';
 import { FakeClock } from '../src/testing.js';
 import { approvalAgent, callTools, type ApprovalCounters } from './helpers/approval-agent.js';

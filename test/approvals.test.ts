@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { callFingerprint } from '../src/runtime/call-fingerprint.js';
+import { callFingerprint } from '../src/runs/call-fingerprint.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   LevelSessionStore,

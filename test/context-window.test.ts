@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Item } from '../src/items/item.js';
-import { planWindow } from '../src/window/context-window.js';
-import type { HistoryStrategy } from '../src/window/history-strategy.js';
-import { estimateTokens } from '../src/window/token-estimate.js';
+import { planWindow } from '../src/context-window/context-window.js';
+import type { HistoryStrategy } from '../src/context-window/history-strategy.js';
+import { estimateTokens } from '../src/context-window/token-estimate.js';
 
 /** A small deterministic PRNG (mulberry32), so a failing seed can be replayed. */
 function prng(seed: number): (n: number) => number {

@@ -8,7 +8,7 @@ import {
   tool,
   withRunContext,
 } from '../src/index.js';
-import { Agent } from '../src/runtime/agent.js';
+import { Agent } from '../src/agent/agent.js';
 import { MemorySessionStore, ScriptedModel } from '../src/testing.js';
 import { microtasks, nextImmediate, zeroTimeout } from './helpers/async.js';
 

@@ -7,7 +7,7 @@ import {
   WrongAgentError,
   type AgentStateError,
 } from '../src/index.js';
-import { recordDecisions } from '../src/runtime/actions/record-decisions.js';
+import { recordDecisions } from '../src/actions/record-decisions.js';
 import { FakeClock } from '../src/testing.js';
 import { approvalAgent, callTools } from './helpers/approval-agent.js';
 import { dumpBackend } from './helpers/session-fixtures.js';

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LevelSessionStore } from '../src/index.js';
-import { describeSession } from '../src/runtime/session-view.js';
+import { describeSession } from '../src/runs/session-view.js';
 import { TempStores } from './helpers/temp-store.js';
 import { runExample as runShared } from './helpers/run-example.js';
 

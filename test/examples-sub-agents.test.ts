@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LevelSessionStore } from '../src/index.js';
-import { describeSession } from '../src/runtime/session-view.js';
+import { describeSession } from '../src/runs/session-view.js';
 import { runExample } from './helpers/run-example.js';
 import { TempStores } from './helpers/temp-store.js';
 

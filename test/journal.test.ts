@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { LevelSessionStore, type JournalEntry } from '../src/index.js';
-import { describeSession } from '../src/runtime/session-view.js';
+import { describeSession } from '../src/runs/session-view.js';
 import { approvalAgent, callTools } from './helpers/approval-agent.js';
 import { TempStores } from './helpers/temp-store.js';
 import { TornStore } from './helpers/torn-store.js';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Agent, sendMessage, type SessionKey } from '../src/index.js';
 import { FakeClock } from '../src/testing.js';
-import { cacheKey } from '../src/runtime/session-cache.js';
+import { cacheKey } from '../src/session-host/session-cache.js';
 import {
   historyKey,
   journalKey,

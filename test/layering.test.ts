@@ -1,33 +1,12 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { LAYERS, layeringProblems, sourceFiles, specifiers } from './helpers/layering-check.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const src = join(root, 'src');
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(path);
-    return entry.name.endsWith('.ts') ? [path] : [];
-  });
-}
-
-/** Every module specifier a file imports or re-exports, type-only ones included. */
-function specifiers(file: string): string[] {
-  const text = readFileSync(file, 'utf8');
-  const found: string[] = [];
-  const patterns = [
-    /^\s*(?:import|export)\b[^'"]*?\bfrom\s*['"]([^'"]+)['"]/gm,
-    /^\s*import\s*['"]([^'"]+)['"]/gm,
-    /\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g,
-  ];
-  for (const pattern of patterns) {
-    for (const match of text.matchAll(pattern)) found.push(match[1]!);
-  }
-  return found;
-}
 
 /** The `src/` folder (first path segment) a relative specifier of `file` points into. */
 function targetLayer(file: string, specifier: string): string | undefined {
@@ -48,18 +27,28 @@ describe('layering', () => {
     expect(specifiers(join(src, 'machines', 'run-machine.ts'))).toContain('xstate');
   });
 
-  it('src/machines imports nothing from models, persistence, runtime, actors or openai', () => {
+  it('every import points to a lower layer, type imports included, and no folders form a cycle', () => {
+    expect(layeringProblems(src)).toEqual({ unlisted: [], upward: [], sideways: [], cycles: [] });
+  });
+
+  it('every layer it lists is a folder of src/', () => {
+    const folders = new Set(
+      sourceFiles(src).map((f) => relative(src, dirname(f)).split(sep).join('/') || '.'),
+    );
+    expect(LAYERS.flat().filter((f) => !folders.has(f))).toEqual([]);
+  });
+  it('src/machines is pure: it imports only errors, items and validation, and no I/O package', () => {
     const offending = files
       .filter((f) => rel(f).startsWith('src/machines/'))
       .flatMap((f) =>
         specifiers(f)
           .filter(
             (s) =>
-              ['models', 'persistence', 'runtime', 'actors', 'tools'].includes(
-                targetLayer(f, s) ?? '',
-              ) ||
+              (s.startsWith('.') &&
+                !['machines', 'errors', 'items', 'validation'].includes(targetLayer(f, s) ?? '')) ||
               isPackage(s, 'openai') ||
-              isPackage(s, 'level'),
+              isPackage(s, 'level') ||
+              s.startsWith('node:'),
           )
           .map((s) => `${rel(f)} -> ${s}`),
       );
@@ -108,5 +97,60 @@ describe('layering', () => {
       .filter((f) => specifiers(f).some((s) => ['mcp', 'mcp.js'].includes(targetLayer(f, s) ?? '')))
       .map(rel);
     expect(importers).toEqual([]);
+  });
+});
+
+describe('the layering check itself', () => {
+  // Each case copies src/ to a temp folder and changes the copy: src/ itself is never touched.
+  let copy: string | undefined;
+  afterEach(() => {
+    if (copy) rmSync(copy, { recursive: true, force: true });
+    copy = undefined;
+  });
+  const copyOfSrc = (): string => {
+    copy = mkdtempSync(join(tmpdir(), 'agentstate-layering-'));
+    cpSync(src, copy, { recursive: true });
+    return copy;
+  };
+
+  it('fails on an upward import (the pure machines importing the agent facade)', () => {
+    const tree = copyOfSrc();
+    appendFileSync(
+      join(tree, 'machines', 'run-machine.ts'),
+      "\nexport type { Agent as Upward } from '../agent/agent.js';\n",
+    );
+    const problems = layeringProblems(tree);
+    expect(problems.upward).toEqual([
+      'machines/run-machine.ts -> ../agent/agent.js (machines imports agent)',
+    ]);
+    // agent reaches machines through many folders: they all form one cycle now.
+    expect(problems.cycles).toHaveLength(1);
+    expect(problems.cycles[0]).toContain('machines -> agent');
+  });
+
+  it('fails on a sideways import and on a cycle between folders, type imports included', () => {
+    const tree = copyOfSrc();
+    appendFileSync(
+      join(tree, 'tools', 'tool.ts'),
+      "\nexport type { InputGuardrail as Sideways } from '../guardrails/guardrail.js';\n",
+    );
+    appendFileSync(
+      join(tree, 'actions', 'session-action.ts'),
+      "\nimport type { SessionRuntime as Back } from '../sessions/session-runtime.js';\nexport type Up = Back;\n",
+    );
+    const problems = layeringProblems(tree);
+    expect(problems.sideways).toEqual([
+      'tools/tool.ts -> ../guardrails/guardrail.js (tools imports guardrails)',
+    ]);
+    expect(problems.upward).toEqual([
+      'actions/session-action.ts -> ../sessions/session-runtime.js (actions imports sessions)',
+    ]);
+    expect(problems.cycles).toContain('actions -> sessions -> actions');
+  });
+
+  it('fails on a folder no layer lists', () => {
+    const tree = copyOfSrc();
+    cpSync(join(tree, 'core'), join(tree, 'misc'), { recursive: true });
+    expect(layeringProblems(tree).unlisted).toEqual(['misc']);
   });
 });

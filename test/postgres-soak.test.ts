@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Item } from '../src/index.js';
 import { MemorySessionStore } from '../src/persistence/memory-session-store.js';
 import { PostgresSessionStore } from '../src/persistence/postgres/postgres-session-store.js';
-import { describeSession } from '../src/runtime/session-view.js';
+import { describeSession } from '../src/runs/session-view.js';
 import { mulberry32 } from './helpers/crash-plan.js';
 import { JsonLineChild, type ChildEvent } from './helpers/json-line-child.js';
 import { usePostgres } from './helpers/postgres-tests.js';

@@ -6,7 +6,7 @@ import {
   sendMessage,
   SessionRuntime,
 } from '../src/index.js';
-import { recordDecisions } from '../src/runtime/actions/record-decisions.js';
+import { recordDecisions } from '../src/actions/record-decisions.js';
 import { ScriptedModel } from '../src/testing.js';
 import { alice, callTool } from './helpers/session-fixtures.js';
 import { TempStores } from './helpers/temp-store.js';

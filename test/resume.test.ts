@@ -5,7 +5,7 @@ import {
   SessionNotFoundError,
   changeBudget,
 } from '../src/index.js';
-import { describeSession } from '../src/runtime/session-view.js';
+import { describeSession } from '../src/runs/session-view.js';
 import { ScriptedModel } from '../src/testing.js';
 import { approvalAgent, approvalModel, callTools } from './helpers/approval-agent.js';
 import { TempStores } from './helpers/temp-store.js';

@@ -10,7 +10,7 @@ import {
   type Item,
   type SessionStore,
 } from '../src/index.js';
-import { describeSession } from '../src/runtime/session-view.js';
+import { describeSession } from '../src/runs/session-view.js';
 import { ScriptedModel } from '../src/testing.js';
 import { approvalAgent, callTools } from './helpers/approval-agent.js';
 import { deferred } from './helpers/async.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AgentStateError, ModelError, ScriptExhaustedError, contentText } from '../src/index.js';
 import type { ModelRequest, ModelStreamEvent } from '../src/models/model.js';
-import { Agent } from '../src/runtime/agent.js';
+import { Agent } from '../src/agent/agent.js';
 import { MemorySessionStore, ScriptedModel } from '../src/testing.js';
 import { modelFailure } from './helpers/model-failure.js';
 

@@ -17,7 +17,7 @@ import {
   userTotalsKey,
 } from '../src/persistence/session-keys.js';
 import type { KvSessionStore } from '../src/persistence/kv-session-store.js';
-import { recordDecisions } from '../src/runtime/actions/record-decisions.js';
+import { recordDecisions } from '../src/actions/record-decisions.js';
 import { runDetail } from '../src/inspect/inspector-reads.js';
 import { ScriptedModel } from '../src/testing.js';
 import { alice, assistantSetup, callTool, dumpBackend } from './helpers/session-fixtures.js';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { InvalidSessionRecordError, LevelSessionStore, RunState } from '../src/index.js';
 import { subRunKey } from '../src/persistence/session-keys.js';
-import { checkStoredSession } from '../src/runtime/stored-session-check.js';
+import { checkStoredSession } from '../src/runs/stored-session-check.js';
 import { TempStores } from './helpers/temp-store.js';
 import { triageWithBilling } from './helpers/sub-agent-fixtures.js';
 

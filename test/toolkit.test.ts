@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { RunContext, getRunContext, tool, toolkit, type ToolResultItem } from '../src/index.js';
-import { Agent } from '../src/runtime/agent.js';
+import { Agent } from '../src/agent/agent.js';
 import { MemorySessionStore, ScriptedModel } from '../src/testing.js';
 import { modelFailure } from './helpers/model-failure.js';
 

@@ -10,7 +10,7 @@ import {
   type ToolResultItem,
 } from '../src/index.js';
 import type { ScriptedResponse } from '../src/models/scripted-model.js';
-import { Agent } from '../src/runtime/agent.js';
+import { Agent } from '../src/agent/agent.js';
 import { MemorySessionStore, ScriptedModel } from '../src/testing.js';
 import { deferred } from './helpers/async.js';
 

@@ -1,9 +1,9 @@
 import { fromPromise } from 'xstate';
-import { withRunContext } from '../context/run-context-storage.js';
+import { withRunContext } from '../core/run-context-storage.js';
 import type { ApprovalCheckInput, ApprovalCheckOutput } from '../machines/run-types.js';
 import { ApprovalCheckError } from '../errors/run-errors.js';
 import { parseToolArguments } from '../tools/invoke-tool.js';
-import { evaluatePermissions, type JournaledPermission } from '../runtime/permission-policy.js';
+import { evaluatePermissions, type JournaledPermission } from '../core/permission-policy.js';
 import { permissionsFor, stepDepsOf, timingFields, type StepDepsSource } from './step-deps.js';
 
 /**

@@ -1,6 +1,6 @@
 import { fromPromise } from 'xstate';
 import type { DurableTimerInput, DurableTimerOutput } from '../machines/run-types.js';
-import type { Clock } from '../runtime/clock.js';
+import type { Clock } from '../core/clock.js';
 import type { AnyActorSystem } from './step-deps.js';
 
 /**

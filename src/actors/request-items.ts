@@ -1,7 +1,7 @@
-import { withRunContext } from '../context/run-context-storage.js';
+import { withRunContext } from '../core/run-context-storage.js';
 import type { Item, SummaryItem } from '../items/item.js';
 import { summaryMessage } from '../items/summary-message.js';
-import { planWindow } from '../window/context-window.js';
+import { planWindow } from '../context-window/context-window.js';
 import type { StepDeps } from './step-deps.js';
 
 /**

@@ -1,15 +1,15 @@
 import type { AnyActorRef } from 'xstate';
 import type { z } from 'zod';
-import type { RunContext } from '../context/run-context.js';
+import type { RunContext } from '../core/run-context.js';
 import type { InputGuardrail, OutputGuardrail } from '../guardrails/guardrail.js';
 import type { Model, ToolSpec } from '../models/model.js';
 import type { ModelSettings } from '../models/model-settings.js';
 import type { PriceTable } from '../models/pricing.js';
-import type { Clock } from '../runtime/clock.js';
-import type { StepKind } from '../runtime/durability-policy.js';
-import type { PermissionPolicy } from '../runtime/permission-policy.js';
+import type { Clock } from '../core/clock.js';
+import type { StepKind } from '../core/durability-policy.js';
+import type { PermissionPolicy } from '../core/permission-policy.js';
 import type { AnyTool } from '../tools/tool.js';
-import type { HistoryStrategy } from '../window/history-strategy.js';
+import type { HistoryStrategy } from '../context-window/history-strategy.js';
 import type { SessionObserver } from '../telemetry/session-observer.js';
 import type { SessionLog } from './session-log.js';
 

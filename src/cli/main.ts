@@ -1,13 +1,13 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { resolve } from 'node:path';
-import { packageVersion } from '../runtime/package-version.js';
+import { packageVersion } from '../core/package-version.js';
 import { closestName } from '../validation/closest-name.js';
-import { CliUsageError, EXIT, errorLines, exitCodeOf } from './cli-errors.js';
-import { Painter } from './cli-format.js';
-import { GLOBAL_OPTIONS, commandHelp, mainHelp } from './cli-help.js';
-import { colorEnabled, type CliIo } from './cli-io.js';
-import { openCliStore, type CliStore } from './cli-store.js';
-import type { Command, CommandContext } from './command.js';
+import { CliUsageError, EXIT, errorLines, exitCodeOf } from './shared/cli-errors.js';
+import { Painter } from './shared/cli-format.js';
+import { GLOBAL_OPTIONS, commandHelp, mainHelp } from './shared/cli-help.js';
+import { colorEnabled, type CliIo } from './shared/cli-io.js';
+import { openCliStore, type CliStore } from './shared/cli-store.js';
+import type { Command, CommandContext } from './shared/command.js';
 import { COMMANDS } from './commands/index.js';
 
 /** The command the first words of `argv` name, and the rest of `argv`. */

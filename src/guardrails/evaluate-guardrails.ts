@@ -1,5 +1,5 @@
-import type { RunContext } from '../context/run-context.js';
-import { withRunContext } from '../context/run-context-storage.js';
+import type { RunContext } from '../core/run-context.js';
+import { withRunContext } from '../core/run-context-storage.js';
 import { GuardrailError, type GuardrailResult } from '../errors/guardrail-errors.js';
 import { redactDeep, type Redact } from '../errors/redact-deep.js';
 import { contentText } from '../items/item.js';

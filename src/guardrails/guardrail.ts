@@ -1,4 +1,4 @@
-import type { RunContext } from '../context/run-context.js';
+import type { RunContext } from '../core/run-context.js';
 import type { Item } from '../items/item.js';
 
 /**

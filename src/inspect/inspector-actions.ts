@@ -1,10 +1,10 @@
 import type { SessionKey } from '../persistence/session-store.js';
-import { cancelRun } from '../runtime/actions/cancel-run.js';
-import { continueRun } from '../runtime/actions/continue-run.js';
-import { recordDecisions } from '../runtime/actions/record-decisions.js';
-import { forkSession } from '../runtime/actions/fork-session.js';
-import { exportReplay } from '../runtime/export-replay.js';
-import type { ApprovalDecision } from '../runtime/run-state.js';
+import { cancelRun } from '../actions/cancel-run.js';
+import { continueRun } from '../actions/continue-run.js';
+import { recordDecisions } from '../actions/record-decisions.js';
+import { forkSession } from '../actions/fork-session.js';
+import { exportReplay } from '../recovery/export-replay.js';
+import type { ApprovalDecision } from '../runs/run-state.js';
 import { HttpError } from './http-io.js';
 import type { InspectorAgents } from './inspector-agents.js';
 

@@ -1,6 +1,6 @@
 import type { SessionKey } from '../persistence/session-store.js';
-import type { Agent } from '../runtime/agent.js';
-import type { SessionRuntime } from '../runtime/session-runtime.js';
+import type { Agent } from '../agent/agent.js';
+import type { SessionRuntime } from '../sessions/session-runtime.js';
 import { HttpError } from './http-io.js';
 
 /**

@@ -1,6 +1,6 @@
-import { Agent } from '../runtime/agent.js';
+import { Agent } from '../agent/agent.js';
 import type { IncomingMessage } from 'node:http';
-import { SessionRuntime } from '../runtime/session-runtime.js';
+import { SessionRuntime } from '../sessions/session-runtime.js';
 import { LOOPBACK } from './inspector-access.js';
 import { OptionChecker, optionNames } from '../validation/option-checks.js';
 

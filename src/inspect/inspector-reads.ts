@@ -1,11 +1,11 @@
 import { RunNotFoundError } from '../errors/replay-errors.js';
 import type { RunMachineContext } from '../machines/run-types.js';
 import type { SessionKey, SessionStatus } from '../persistence/session-store.js';
-import { pausedRuns, runState, subRunsOf, type RunNode } from '../runtime/run-tree.js';
-import { runStateData } from '../runtime/run-state.js';
-import type { SessionRuntime } from '../runtime/session-runtime.js';
-import { storedRun } from '../runtime/stored-run.js';
-import { readCheckedJournal } from '../runtime/stored-session-check.js';
+import { pausedRuns, runState, subRunsOf, type RunNode } from '../runs/run-tree.js';
+import { runStateData } from '../runs/run-state.js';
+import type { SessionRuntime } from '../sessions/session-runtime.js';
+import { storedRun } from '../runs/stored-run.js';
+import { readCheckedJournal } from '../runs/stored-session-check.js';
 import { runTimeline, type TimelineStep } from './run-timeline.js';
 
 /** How many of the newest history items a session's detail carries. */

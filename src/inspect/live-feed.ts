@@ -1,8 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import type { InspectionEvent } from 'xstate';
 import type { SessionKey } from '../persistence/session-store.js';
-import type { SessionRuntime } from '../runtime/session-runtime.js';
-import { stateName } from '../runtime/session-status.js';
+import type { SessionRuntime } from '../sessions/session-runtime.js';
+import { stateName } from '../runs/session-status.js';
 import { HttpError } from './http-io.js';
 
 /** The most live streams one inspector serves at a time. */

@@ -5,7 +5,7 @@ import type {
 } from '@modelcontextprotocol/sdk/types.js';
 import { McpCallError } from '../errors/run-errors.js';
 import { causeText } from '../errors/agentstate-error.js';
-import type { Clock } from '../runtime/clock.js';
+import type { Clock } from '../core/clock.js';
 import { openTransport, type McpConnect } from './mcp-server-options.js';
 
 /** The longest delay a Node timer takes (longer ones fire at once): the SDK's own timeout. */

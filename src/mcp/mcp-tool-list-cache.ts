@@ -1,5 +1,5 @@
 import type { Tool as McpToolDescription } from '@modelcontextprotocol/sdk/types.js';
-import type { Clock } from '../runtime/clock.js';
+import type { Clock } from '../core/clock.js';
 
 export type { McpToolDescription };
 

@@ -1,7 +1,7 @@
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { JsonSchemaType } from '@modelcontextprotocol/sdk/validation/types.js';
 import { z } from 'zod';
-import type { RunContext } from '../context/run-context.js';
+import type { RunContext } from '../core/run-context.js';
 import { McpCallError } from '../errors/run-errors.js';
 import { causeText } from '../errors/agentstate-error.js';
 import type { AnyTool, NeedsApproval } from '../tools/tool.js';

@@ -1,5 +1,5 @@
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { systemClock, type Clock } from '../runtime/clock.js';
+import { systemClock, type Clock } from '../core/clock.js';
 import type { AnyTool } from '../tools/tool.js';
 import type { Toolkit, ToolkitSession } from '../tools/toolkit.js';
 import { OptionChecker, optionNames } from '../validation/option-checks.js';

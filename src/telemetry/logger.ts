@@ -1,5 +1,5 @@
-import { withRunContext } from '../context/run-context-storage.js';
-import type { RunContext } from '../context/run-context.js';
+import { withRunContext } from '../core/run-context-storage.js';
+import type { RunContext } from '../core/run-context.js';
 import { redactDeep, type Redact } from '../errors/redact-deep.js';
 
 /**

@@ -1,6 +1,6 @@
 import type * as OtelApi from '@opentelemetry/api';
 import type { Tracer } from '@opentelemetry/api';
-import type { RunContext } from '../context/run-context.js';
+import type { RunContext } from '../core/run-context.js';
 import type { Redact } from '../errors/redact-deep.js';
 import { GenAiMetrics } from './gen-ai-metrics.js';
 import { RunLog, envLogger, type Logger } from './logger.js';

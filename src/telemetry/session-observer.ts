@@ -1,6 +1,6 @@
 import type { Attributes, Context, Span, SpanKind } from '@opentelemetry/api';
-import type { RunContext } from '../context/run-context.js';
-import { withRunContext } from '../context/run-context-storage.js';
+import type { RunContext } from '../core/run-context.js';
+import { withRunContext } from '../core/run-context-storage.js';
 import type { TraceCarrier } from '../machines/run-types.js';
 import { AGENTSTATE, GEN_AI, OPERATION } from './gen-ai-attributes.js';
 import type { LogEvent, LogLevel } from './logger.js';

@@ -1,4 +1,4 @@
-import type { Clock } from '../runtime/clock.js';
+import type { Clock } from '../core/clock.js';
 
 interface Sleeper {
   at: number;

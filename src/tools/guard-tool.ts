@@ -1,4 +1,4 @@
-import type { RunContext } from '../context/run-context.js';
+import type { RunContext } from '../core/run-context.js';
 import { redactDeep, type Redact } from '../errors/redact-deep.js';
 import { errorText } from './invoke-tool.js';
 import type { AnyTool, ToolExecuteOptions } from './tool.js';

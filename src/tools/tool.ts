@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RunContext } from '../context/run-context.js';
+import type { RunContext } from '../core/run-context.js';
 import type { ToolSpec } from '../models/model.js';
 import { OptionChecker, isObject, optionNames } from '../validation/option-checks.js';
 import { jsonSchemaOf } from './json-schema-of.js';

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { inject } from 'vitest';
 import { z } from 'zod';
 import { Agent, LevelSessionStore, tool } from '../../src/index.js';
-import { newSessionRecord } from '../../src/runtime/new-session-record.js';
+import { newSessionRecord } from '../../src/runs/new-session-record.js';
 import { FakeClock, ScriptedModel } from '../../src/testing.js';
 import { echoModel } from './session-fixtures.js';
 import { triageWithBilling } from './sub-agent-fixtures.js';

@@ -8,7 +8,7 @@ import type { KillRecord, ToolLogLine } from './crash-log.js';
 import type { WorkerRound } from './crash-driver.js';
 import { SessionNotFoundError } from '../../src/errors/index.js';
 import { LevelSessionStore } from '../../src/persistence/level-session-store.js';
-import { storedRun } from '../../src/runtime/stored-run.js';
+import { storedRun } from '../../src/runs/stored-run.js';
 import { CRASH_SESSION } from './crash-point.js';
 
 /**

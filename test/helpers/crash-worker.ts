@@ -22,15 +22,15 @@
  */
 import { appendFileSync } from 'node:fs';
 import { z } from 'zod';
-import { getRunContext } from '../../src/context/index.js';
+import { getRunContext } from '../../src/core/index.js';
 import { ModelError, NothingToResumeError, SessionNotFoundError } from '../../src/errors/index.js';
 import { ScriptedModel, type ScriptedResponse } from '../../src/models/scripted-model.js';
 import type { ModelRequest } from '../../src/models/model.js';
 import { LevelSessionStore } from '../../src/persistence/level-session-store.js';
-import { Agent } from '../../src/runtime/agent.js';
-import type { Durability } from '../../src/runtime/durability-policy.js';
-import type { SessionRuntime } from '../../src/runtime/session-runtime.js';
-import type { RunResult } from '../../src/runtime/run-result.js';
+import { Agent } from '../../src/agent/agent.js';
+import type { Durability } from '../../src/core/durability-policy.js';
+import type { SessionRuntime } from '../../src/sessions/session-runtime.js';
+import type { RunResult } from '../../src/session-host/run-result.js';
 import { tool } from '../../src/tools/tool.js';
 import { failingCalls, readModelFailures } from './crash-model-failures.js';
 import { CRASH_SESSION, CrashCheckpoints, parseCrashPoint } from './crash-point.js';

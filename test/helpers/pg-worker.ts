@@ -11,7 +11,7 @@ import { createInterface } from 'node:readline';
 import { Agent, type SessionRecord } from '../../src/index.js';
 import { PostgresSessionStore } from '../../src/postgres.js';
 import { ScriptedModel } from '../../src/models/scripted-model.js';
-import { systemClock } from '../../src/runtime/clock.js';
+import { systemClock } from '../../src/core/clock.js';
 import { deferred } from './async.js';
 import { commitOn, msg } from './store-fixtures.js';
 

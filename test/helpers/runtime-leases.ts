@@ -1,5 +1,5 @@
 import { describe, it, expect, beforeEach, afterEach } from 'vitest';
-import { Agent } from '../../src/runtime/agent.js';
+import { Agent } from '../../src/agent/agent.js';
 import { LeaseLostError, RunInProgressError } from '../../src/errors/session-errors.js';
 import { ScriptedModel } from '../../src/models/scripted-model.js';
 import type { SessionStore } from '../../src/persistence/session-store.js';

@@ -4,7 +4,7 @@ import type { ModelRequest } from '../../src/models/model.js';
 import type { KvSessionStore } from '../../src/persistence/kv-session-store.js';
 import type { SessionKey } from '../../src/persistence/session-store.js';
 import { tool } from '../../src/tools/tool.js';
-import { Agent } from '../../src/runtime/agent.js';
+import { Agent } from '../../src/agent/agent.js';
 import type { TempStores } from './temp-store.js';
 import { ScriptedModel, type ScriptedResponse } from '../../src/testing.js';
 

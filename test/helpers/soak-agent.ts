@@ -2,7 +2,7 @@ import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { Agent, SessionNotFoundError, tool, type SessionStore } from '../../src/index.js';
-import { continueRun } from '../../src/runtime/actions/continue-run.js';
+import { continueRun } from '../../src/actions/continue-run.js';
 import { approvalModel, callTools } from './approval-agent.js';
 
 /**

@@ -1,7 +1,7 @@
-import { cancelRun } from '../../runtime/actions/cancel-run.js';
-import { json } from '../cli-format.js';
-import { notePartition } from '../cli-store.js';
-import type { Command, CommandContext } from '../command.js';
+import { cancelRun } from '../../actions/cancel-run.js';
+import { json } from '../shared/cli-format.js';
+import { notePartition } from '../shared/cli-store.js';
+import type { Command, CommandContext } from '../shared/command.js';
 
 async function run(ctx: CommandContext): Promise<void> {
   const cli = await ctx.open();

@@ -1,8 +1,8 @@
 import { userInfo } from 'node:os';
-import { recordDecisions } from '../../runtime/actions/record-decisions.js';
-import { json } from '../cli-format.js';
-import { notePartition } from '../cli-store.js';
-import { stringFlag, type Command, type CommandContext } from '../command.js';
+import { recordDecisions } from '../../actions/record-decisions.js';
+import { json } from '../shared/cli-format.js';
+import { notePartition } from '../shared/cli-store.js';
+import { stringFlag, type Command, type CommandContext } from '../shared/command.js';
 
 /** The operator's login name, for the audit log's `by` (none when the OS has no such user). */
 function operator(): string | undefined {

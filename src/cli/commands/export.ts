@@ -1,11 +1,11 @@
 import { statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { exportReplay } from '../../runtime/export-replay.js';
-import { CliUsageError } from '../cli-errors.js';
-import { json } from '../cli-format.js';
-import { notePartition } from '../cli-store.js';
-import { stringFlag, type Command, type CommandContext } from '../command.js';
+import { exportReplay } from '../../recovery/export-replay.js';
+import { CliUsageError } from '../shared/cli-errors.js';
+import { json } from '../shared/cli-format.js';
+import { notePartition } from '../shared/cli-store.js';
+import { stringFlag, type Command, type CommandContext } from '../shared/command.js';
 
 /** The file `--out` names (resolved from the working folder), checked before anything is read. */
 function outPath(ctx: CommandContext, out: string): string {

@@ -1,4 +1,4 @@
-import type { Command } from '../command.js';
+import type { Command } from '../shared/command.js';
 import { cancel } from './cancel.js';
 import { approve, reject } from './decide.js';
 import { exportCommand } from './export.js';

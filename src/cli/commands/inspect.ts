@@ -1,8 +1,8 @@
 import { startInspector } from '../../inspect/start-inspector.js';
-import { CliUsageError } from '../cli-errors.js';
-import { notePartition } from '../cli-store.js';
-import { intFlag, stringFlag, type Command, type CommandContext } from '../command.js';
-import type { Agent } from '../../runtime/agent.js';
+import { CliUsageError } from '../shared/cli-errors.js';
+import { notePartition } from '../shared/cli-store.js';
+import { intFlag, stringFlag, type Command, type CommandContext } from '../shared/command.js';
+import type { Agent } from '../../agent/agent.js';
 import { loadAgent } from './resume.js';
 
 /** Resolves when the process is told to stop (Ctrl-C, SIGTERM). */

@@ -2,12 +2,12 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { continueRun } from '../../runtime/actions/continue-run.js';
-import type { Agent } from '../../runtime/agent.js';
-import { CliFailure, CliUsageError } from '../cli-errors.js';
-import { json, oneLine } from '../cli-format.js';
-import { notePartition } from '../cli-store.js';
-import { stringFlag, type Command, type CommandContext } from '../command.js';
+import { continueRun } from '../../actions/continue-run.js';
+import type { Agent } from '../../agent/agent.js';
+import { CliFailure, CliUsageError } from '../shared/cli-errors.js';
+import { json, oneLine } from '../shared/cli-format.js';
+import { notePartition } from '../shared/cli-store.js';
+import { stringFlag, type Command, type CommandContext } from '../shared/command.js';
 
 /** Whether `value` looks like an agentstate `Agent` (from this copy of the package or another). */
 function isAgent(value: unknown): value is Agent {

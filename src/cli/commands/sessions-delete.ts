@@ -1,7 +1,7 @@
-import { deleteSession } from '../../runtime/actions/delete-session.js';
-import { json } from '../cli-format.js';
-import { notePartition } from '../cli-store.js';
-import type { Command, CommandContext } from '../command.js';
+import { deleteSession } from '../../actions/delete-session.js';
+import { json } from '../shared/cli-format.js';
+import { notePartition } from '../shared/cli-store.js';
+import type { Command, CommandContext } from '../shared/command.js';
 
 async function run(ctx: CommandContext): Promise<void> {
   const purge = ctx.flags['purge'] === true;

@@ -1,7 +1,7 @@
-import { forkSession } from '../../runtime/actions/fork-session.js';
-import { json } from '../cli-format.js';
-import { notePartition } from '../cli-store.js';
-import { intFlag, type Command, type CommandContext } from '../command.js';
+import { forkSession } from '../../actions/fork-session.js';
+import { json } from '../shared/cli-format.js';
+import { notePartition } from '../shared/cli-store.js';
+import { intFlag, type Command, type CommandContext } from '../shared/command.js';
 
 async function run(ctx: CommandContext): Promise<void> {
   const at = intFlag(ctx, 'sessions fork', 'at', 0);

@@ -1,6 +1,6 @@
-import { json, oneLine, table } from '../cli-format.js';
-import { notePartition } from '../cli-store.js';
-import { intFlag, type Command, type CommandContext } from '../command.js';
+import { json, oneLine, table } from '../shared/cli-format.js';
+import { notePartition } from '../shared/cli-store.js';
+import { intFlag, type Command, type CommandContext } from '../shared/command.js';
 import { itemLine } from './sessions-show.js';
 
 async function run(ctx: CommandContext): Promise<void> {

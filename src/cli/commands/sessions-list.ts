@@ -1,12 +1,12 @@
 import type { SessionInfo, SessionStatus, UsageTotals } from '../../persistence/session-store.js';
-import type { RunStatusView } from '../../runtime/run-status.js';
+import type { RunStatusView } from '../../runs/run-status.js';
 import { SessionStatusSchema } from '../../persistence/session-schemas.js';
 import { storeOwners } from '../../persistence/store-owners.js';
-import { CliUsageError } from '../cli-errors.js';
-import { localDate, statusStyle, table, usd, json, type Cell } from '../cli-format.js';
-import { runStatusCell, waitingText } from '../run-status-text.js';
-import { intFlag, stringFlag, type Command, type CommandContext } from '../command.js';
-import { notePartition, type CliStore } from '../cli-store.js';
+import { CliUsageError } from '../shared/cli-errors.js';
+import { localDate, statusStyle, table, usd, json, type Cell } from '../shared/cli-format.js';
+import { runStatusCell, waitingText } from '../shared/run-status-text.js';
+import { intFlag, stringFlag, type Command, type CommandContext } from '../shared/command.js';
+import { notePartition, type CliStore } from '../shared/cli-store.js';
 
 const SESSION_STATUSES = SessionStatusSchema.options;
 

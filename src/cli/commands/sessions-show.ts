@@ -8,12 +8,12 @@ import {
   table,
   usd,
   type Cell,
-} from '../cli-format.js';
-import { inProgress } from '../../runtime/run-status.js';
-import { CRASHED_HINT, errorLine, runStatusText, runStyle } from '../run-status-text.js';
-import { notePartition } from '../cli-store.js';
-import type { Command, CommandContext } from '../command.js';
-import { pendingCalls } from '../pending-calls.js';
+} from '../shared/cli-format.js';
+import { inProgress } from '../../runs/run-status.js';
+import { CRASHED_HINT, errorLine, runStatusText, runStyle } from '../shared/run-status-text.js';
+import { notePartition } from '../shared/cli-store.js';
+import type { Command, CommandContext } from '../shared/command.js';
+import { pendingCalls } from '../shared/pending-calls.js';
 
 /** How many history items `sessions show` prints at the end. */
 const TAIL = 6;

@@ -1,0 +1,52 @@
+import { NothingToResumeError } from '../errors/session-errors.js';
+import { checkStoredDecisions, withRunId } from './decision-checks.js';
+import type { ApprovalDecision } from '../runs/run-state.js';
+import type { SessionAction } from './session-action.js';
+import { runChain, type RunNode } from '../runs/run-tree.js';
+import type { AuditVia } from '../persistence/audit-log.js';
+
+/**
+ * Records approval decisions in the session without running anything: the decided calls wait
+ * (the run stays `awaitingApproval`, marked `held`) until the app resumes the run
+ * (`agent.resume`, `continueRun`), which runs them with its tools. This is what a process
+ * without the app's tools (the command line) can do. The decisions are checked like
+ * `continueRun`'s before anything is loaded; a session without a paused run is
+ * `NothingToResumeError`.
+ */
+export function recordDecisions(
+  decisions: readonly ApprovalDecision[],
+  who: { by?: string | undefined; via?: AuditVia | undefined } = {},
+): SessionAction<void> {
+  const resolved = (root: RunNode) => decisions.map((d) => withRunId(root, d));
+  return {
+    name: 'recordDecisions',
+    check({ key, record, now }) {
+      checkStoredDecisions(key, record, resolved, now);
+    },
+    async apply(ctx) {
+      const { host, key } = ctx;
+      const run = host.runSnapshot();
+      if (!run || run.status !== 'active') {
+        throw new NothingToResumeError(key.sessionId, host.stateName());
+      }
+      const decided = resolved(run);
+      // Who decided what, written with the save that records the decisions.
+      host.log.audit(
+        decided.map((d) =>
+          ctx.audit.decision(run, d, { by: d.by ?? who.by, via: d.via ?? who.via }),
+        ),
+      );
+      for (const d of decided) {
+        const runId = runChain(run, d.runId ?? run.context.runId).at(-1)?.context?.runId;
+        const common = { callId: d.callId, always: d.always, runId, hold: true };
+        host.send(
+          d.approve
+            ? { type: 'APPROVE', ...common }
+            : { type: 'REJECT', message: d.message, ...common },
+          'recordDecisions',
+        );
+      }
+      await host.committer.flush();
+    },
+  };
+}

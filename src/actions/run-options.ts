@@ -1,0 +1,15 @@
+import type { ModelSettings } from '../models/model-settings.js';
+import type { ActionObservers } from '../session-host/action-observers.js';
+
+/** Options of an action that drives a run. */
+export interface RunActionOptions extends ActionObservers {
+  /** Overrides the agent's turn limit for this run. */
+  maxTurns?: number | undefined;
+  /**
+   * Model settings of a new run (`sendMessage`), merged over the agent's and stored with the
+   * run; a resumed run keeps the ones it started with.
+   */
+  modelSettings?: ModelSettings | undefined;
+  /** The session lives in a throwaway store: the RunState then carries the whole session. */
+  ephemeral?: boolean | undefined;
+}

@@ -1,0 +1,463 @@
+import { ulid } from 'ulid';
+import { RunContext, type RunContextInit } from '../core/run-context.js';
+import type { RunInput } from '../items/item.js';
+import { MemorySessionStore } from '../persistence/memory-session-store.js';
+import type { SessionRecord, SessionStore } from '../persistence/session-store.js';
+import { SessionNotFoundError } from '../errors/session-errors.js';
+import { OptionChecker, describeValue, optionNames } from '../validation/option-checks.js';
+import type { Item } from '../items/item.js';
+import { checkToolChoice, mergeModelSettings } from '../models/model-settings.js';
+import { isPlainJson } from '../validation/plain-json.js';
+import { cancelRun } from '../actions/cancel-run.js';
+import { continueRun } from '../actions/continue-run.js';
+import { sendMessage } from '../actions/send-message.js';
+import { AgentBinding } from '../definition/agent-binding.js';
+import { agentTool, type AgentToolOptions } from './agent-tool.js';
+import { agentActorLogic, type AgentActorLogic } from './agent-actor.js';
+import { systemClock } from '../core/clock.js';
+import type { Tool } from '../tools/tool.js';
+import { AgentModel } from '../definition/agent-model.js';
+import { checkAgentOptions, type AgentOptions } from '../definition/agent-options.js';
+import { envLogger } from '../telemetry/logger.js';
+import { AgentSession } from './agent-session.js';
+import { defaultStore } from '../sessions/default-store.js';
+import { submitDecisions } from '../approvals/decision-submission.js';
+import type { RunResult } from '../session-host/run-result.js';
+import { checkRunCall, checkRunOptions } from '../actions/run-call-checks.js';
+import {
+  APPROVE_OPTION_NAMES,
+  CANCEL_OPTION_NAMES,
+  REJECT_OPTION_NAMES,
+  RESUME_OPTION_NAMES,
+  RUN_OPTION_NAMES,
+} from './agent-call-checks.js';
+import { RunState, type ApprovalDecision } from '../runs/run-state.js';
+import { createRunStream, type RunStream } from './run-stream.js';
+import type { ActionObservers } from '../session-host/action-observers.js';
+import { SessionRuntime } from '../sessions/session-runtime.js';
+import type { BindingSource } from '../definition/agent-binding.js';
+import type { SchedulerHandle } from '../approvals/approval-scheduler.js';
+import { checkSchedulerOptions } from '../sessions/runtime-option-checks.js';
+import { INSPECT_EXPECTED, isInspectOption, type InspectOption } from '../definition/inspection.js';
+import type {
+  AgentSchedulerOptions,
+  ApproveOptions,
+  CancelOptions,
+  RejectOptions,
+  ResumeOptions,
+  RunOptions,
+} from './agent-call-options.js';
+
+export type {
+  AgentSchedulerOptions,
+  ApproveOptions,
+  CancelOptions,
+  RejectOptions,
+  ResumeOptions,
+  RunOptions,
+} from './agent-call-options.js';
+
+/**
+ * A stateless, reusable agent blueprint. `run` / `stream` execute one run in a session,
+ * `resume` continues an interrupted or crashed one, `createSession` binds the agent to a
+ * context for several runs.
+ * @example
+ * const agent = new Agent({ name: 'calc', model, tools: [add] });
+ * const result = await agent.run('What is 2 + 3?', { sessionId: 'c1', userId: 'alice' });
+ */
+export class Agent<TOutput = string> implements BindingSource {
+  readonly name: string;
+  readonly options: AgentOptions<unknown>;
+  private readonly runtimes = new WeakMap<SessionStore, SessionRuntime>();
+  private readonly liveRuns = new WeakMap<SessionStore, Set<string>>();
+
+  /**
+   * @throws TypeError for an unknown option name (naming the closest valid one), a `model`
+   *   that does not implement `Model`, an empty `name`, a `maxTurns` or `approvalTimeoutMs`
+   *   that is not a positive integer, or a budget limit that is negative or not finite.
+   */
+  constructor(options: AgentOptions<TOutput>) {
+    checkAgentOptions(options);
+    this.name = options.name;
+    // The runs call the model through the agent's wrapper: redacted errors, price warnings.
+    const { redact, prices } = options;
+    this.options = {
+      ...options,
+      model: new AgentModel(options.model, { redact, prices }),
+      // `AGENTSTATE_LOG` is read once, here, when the agent has no logger of its own.
+      logger: options.logger ?? envLogger(process.env['AGENTSTATE_LOG']),
+    };
+  }
+
+  /** @internal Binds the agent to a context for one action (toolkits are closed after it). */
+  async bind(context: RunContext) {
+    const binding = await AgentBinding.create(this.options, context);
+    return { binding, release: () => binding.close() };
+  }
+
+  /**
+   * One run. Throws a `TypeError` at the call (nothing runs, nothing is stored) for input that
+   * is neither a string nor an array of items, an unknown option name or a bad option value.
+   * A failed model call does not throw: the result is `interrupted` with reason `error` and the
+   * typed error in `error`; `resume` retries the call, `cancel` gives up. A session whose run
+   * is paused or crashed refuses the message with `RunPausedError`; a session whose run this
+   * process is executing, with `RunInProgressError`.
+   */
+  run(input: RunInput, options: RunOptions = {}): Promise<RunResult<TOutput>> {
+    checkRunCall('agent.run()', input, options, RUN_OPTION_NAMES);
+    this.checkToolChoice('agent.run()', options);
+    return this.execute(input, options, {});
+  }
+
+  /** Like `run`, as a stream of events; checks its arguments the same way, at the call. */
+  stream(input: RunInput, options: RunOptions = {}): RunStream<TOutput> {
+    checkRunCall('agent.stream()', input, options, RUN_OPTION_NAMES);
+    this.checkToolChoice('agent.stream()', options);
+    return createRunStream((observers) => this.execute(input, options, observers), options.signal);
+  }
+
+  /**
+   * Continues an interrupted or crashed run, from a session id (in the store) or a RunState
+   * (whose approval decisions are applied). A run interrupted by a failed model call calls the
+   * model again at the same journal step (the user's message is not added again). Throws a
+   * `TypeError` at the call for a target that is neither, or bad options. With a RunState, a
+   * `userId` option (also an explicit `undefined`) that is not the state's user makes it
+   * `SessionNotFoundError`: nothing runs. `metadata` overrides the run's stored metadata per
+   * key for this resume only (not stored).
+   */
+  resume(target: string | RunState, options: ResumeOptions = {}): Promise<RunResult<TOutput>> {
+    if (typeof target === 'string' ? target.length === 0 : !(target instanceof RunState)) {
+      throw new TypeError(
+        `agent.resume(): the target must be a session id or a RunState (RunState.fromJSON reads a saved one), got ${describeValue(target)}`,
+      );
+    }
+    checkRunOptions('agent.resume()', options, RESUME_OPTION_NAMES);
+    return this.continue(target, options);
+  }
+
+  /**
+   * Approves a call the session's run (or one of its sub-agent runs) waits on, by session id
+   * and call id, and continues the run like `resume`: no RunState needed, so any process with
+   * the store can decide. The same checks as `resume`, before anything is loaded or run: another
+   * user's session (`userId` is the partition) is `SessionNotFoundError`, a run another agent
+   * runs `WrongAgentError`, a call that is not waiting `UnknownCallError` (one decided already
+   * `AlreadyDecidedError`, naming the decision), one past its deadline `ApprovalExpiredError`.
+   * @throws TypeError at the call for an empty session or call id, or bad options.
+   * @example
+   * const result = await agent.approve('pay', 'call_1_0', { userId: 'alice' });
+   */
+  approve(
+    sessionId: string,
+    callId: string,
+    options: ApproveOptions = {},
+  ): Promise<RunResult<TOutput>> {
+    return this.decide('agent.approve()', sessionId, callId, true, options, APPROVE_OPTION_NAMES);
+  }
+
+  /**
+   * Rejects a call the session's run waits on, by session id and call id (see `approve`): the
+   * model reads `message` (or a default saying the call was rejected) and the run goes on.
+   * @example
+   * await agent.reject('pay', 'call_1_0', { userId: 'alice', message: 'not on a Friday' });
+   */
+  reject(
+    sessionId: string,
+    callId: string,
+    options: RejectOptions = {},
+  ): Promise<RunResult<TOutput>> {
+    return this.decide('agent.reject()', sessionId, callId, false, options, REJECT_OPTION_NAMES);
+  }
+
+  private decide(
+    call: string,
+    sessionId: string,
+    callId: string,
+    approve: boolean,
+    options: RejectOptions,
+    names: readonly string[],
+  ): Promise<RunResult<TOutput>> {
+    for (const [name, value] of [
+      ['session id', sessionId],
+      ['call id', callId],
+    ] as const) {
+      if (typeof value !== 'string' || value.length === 0) {
+        throw new TypeError(
+          `${call}: the ${name} must be a non-empty string, got ${describeValue(value)}`,
+        );
+      }
+    }
+    checkRunOptions(call, options, names);
+    new OptionChecker(call, options, names)
+      .check('always', 'a boolean', (v) => typeof v === 'boolean')
+      .nonEmptyString('runId')
+      .check('message', 'a string', (v) => typeof v === 'string');
+    const { always, runId, by, message } = options;
+    const decision: ApprovalDecision = {
+      callId,
+      approve,
+      ...(always === undefined ? {} : { always }),
+      ...(runId === undefined ? {} : { runId }),
+      ...(by === undefined ? {} : { by }),
+      ...(message === undefined ? {} : { message }),
+    };
+    return this.continue(sessionId, options, {}, [decision]);
+  }
+
+  /**
+   * `resume` as a stream of events (like `stream`): leaving the iteration early cancels the
+   * resumed run unless the stream is `detach()`ed.
+   * @example
+   * for await (const event of agent.streamResume(state.approve(callId))) log(event);
+   */
+  streamResume(target: string | RunState, options: ResumeOptions = {}): RunStream<TOutput> {
+    if (typeof target === 'string' ? target.length === 0 : !(target instanceof RunState)) {
+      throw new TypeError(
+        `agent.streamResume(): the target must be a session id or a RunState, got ${describeValue(target)}`,
+      );
+    }
+    checkRunOptions('agent.streamResume()', options, RESUME_OPTION_NAMES);
+    return createRunStream(
+      (observers) => this.continue(target, options, observers),
+      options.signal,
+    );
+  }
+
+  /**
+   * Cancels the session's paused or crashed run (waiting for an approval, interrupted by its
+   * budget, turn limit or a failed model call, or stopped by a crash): it ends `cancelled` and
+   * the session takes messages again. Cancel a run still executing through its AbortSignal.
+   * @throws TypeError at the call for an empty session id or bad options;
+   *   `InvalidSessionTransitionError` when the session has no run; `RunInProgressError` when
+   *   this process is executing the run.
+   * @example
+   * const paused = await agent.run('pay 5', { sessionId: 'pay', userId: 'alice' });
+   * if (paused.interrupted) await agent.cancel('pay', { userId: 'alice' });
+   */
+  cancel(sessionId: string, options: CancelOptions = {}): Promise<void> {
+    if (typeof sessionId !== 'string' || sessionId.length === 0) {
+      throw new TypeError(
+        `agent.cancel(): the session id must be a non-empty string, got ${describeValue(sessionId)}`,
+      );
+    }
+    checkRunOptions('agent.cancel()', options, CANCEL_OPTION_NAMES);
+    const store = options.store ?? this.options.store ?? defaultStore();
+    return this.runtimeFor(store).execute({ sessionId, userId: options.userId }, cancelRun());
+  }
+
+  private async continue(
+    target: string | RunState,
+    options: ResumeOptions,
+    observers: ActionObservers = {},
+    decisions?: ApprovalDecision[],
+  ): Promise<RunResult<TOutput>> {
+    const state = typeof target === 'string' ? undefined : target;
+    const sessionId = state ? state.sessionId : (target as string);
+    // An explicit userId is the caller's: another user's RunState is not found, never served.
+    if (state && 'userId' in options && options.userId !== state.userId) {
+      throw new SessionNotFoundError(sessionId);
+    }
+    const userId = state ? state.userId : options.userId;
+    let store = options.store ?? this.options.store;
+    if (!store && state?.data.session) store = await importSession(state.data.session);
+    store ??= defaultStore();
+    return this.runtimeFor(store).execute(
+      { sessionId, userId },
+      continueRun<TOutput>({
+        ...observers,
+        decisions: state?.decisionsToApply() ?? decisions,
+        maxTurns: options.maxTurns,
+        signal: observers.signal ?? options.signal,
+        metadata: options.metadata,
+        durability: options.durability,
+        ephemeral: !options.store && !this.options.store && state?.data.session !== undefined,
+      }),
+    );
+  }
+
+  /**
+   * This agent as a tool of another agent (a sub-agent): the parent's model calls it like any
+   * tool, and the call runs this agent as a child run nested in the parent's, with its own
+   * journal steps, approvals and usage (rolled up into the parent's). Its final output is the
+   * call's result; a failure is a tool error item the parent's model reads (or fails the parent
+   * with `failParent`). The child's RunContext is the parent's with its own run id and the
+   * `metadata` given here merged in.
+   * @example
+   * const triage = new Agent({ name: 'triage', model, tools: [billing.asTool({
+   *   name: 'ask_billing', description: 'Answers billing questions' })] });
+   */
+  asTool<TArgs = { input: string }>(options: AgentToolOptions<TArgs>): Tool<TArgs, unknown> {
+    return agentTool<TArgs>(this, options);
+  }
+
+  /**
+   * This agent's runs as XState actor logic, for an app's own machine to `invoke` or `spawn`
+   * (input `{ input, sessionId?, userId?, metadata? }`, output the run's outcome, the run's
+   * stream events emitted). The actor's snapshot nests in the app actor's; the run's steps are
+   * journaled in `store`, so restoring the app actor in any process picks the run up without
+   * repeating one. Decide a pending approval by sending `agent.approve` / `agent.reject`.
+   * `inspect` (default: the agent's) sees the actors the run executes in: its session actor,
+   * run, steps and sub-agent runs (they run in an actor system of their own).
+   * @example
+   * const app = setup({ actors: { assistant: agent.asActor({ store }) } }).createMachine({
+   *   invoke: { src: 'assistant', input: { input: 'Where is my order?' }, onDone: 'answered' },
+   * });
+   */
+  asActor(
+    options: { store?: SessionStore | undefined; inspect?: InspectOption | undefined } = {},
+  ): AgentActorLogic {
+    checkRunOptions('agent.asActor()', options, ['store', 'inspect']);
+    new OptionChecker('agent.asActor()', options, ['store', 'inspect']).check(
+      'inspect',
+      INSPECT_EXPECTED,
+      isInspectOption,
+    );
+    const store = options.store ?? this.options.store ?? defaultStore();
+    // Its own runtime when it has its own inspector (sharing the agent's live-run set).
+    const inspect = options.inspect;
+    const runtime = inspect
+      ? new SessionRuntime({ store, agent: this, liveRuns: this.liveRunsFor(store), inspect })
+      : undefined;
+    const source = {
+      name: this.name,
+      runtimeFor: (s: SessionStore) => runtime ?? this.runtimeFor(s),
+    };
+    return agentActorLogic(source, store, this.options.clock ?? systemClock);
+  }
+
+  /**
+   * Starts firing approval deadlines on their own for the sessions of `store` (default: the
+   * agent's store): see `SessionRuntime.startScheduler`. Stop it with `await handle.stop()`.
+   * @example
+   * const scheduler = agent.startScheduler({ onError: (error) => console.warn(error) });
+   */
+  startScheduler(options: AgentSchedulerOptions = {}): SchedulerHandle {
+    checkSchedulerOptions('agent.startScheduler()', options, ['store']);
+    const { store, ...rest } = options;
+    return this.runtimeFor(store ?? this.options.store ?? defaultStore()).startScheduler(rest);
+  }
+
+  /**
+   * Records the decisions made on `state` (`state.approve`, `state.reject`) in the store's
+   * decision inbox, for a process running `startScheduler` on the same database to apply
+   * (PostgreSQL: it hears of them through LISTEN/NOTIFY, or polls). Nothing runs here. Checked
+   * against the stored run first, with `resume`'s typed errors; nothing is recorded then.
+   * @example
+   * await agent.submitDecisions(state.approve(callId)); // an API process; a worker runs it
+   */
+  submitDecisions(state: RunState, options: Pick<RunOptions, 'store'> = {}): Promise<void> {
+    if (!(state instanceof RunState)) {
+      throw new TypeError(
+        `agent.submitDecisions(): the state must be a RunState, got ${describeValue(state)}`,
+      );
+    }
+    checkSchedulerOptions('agent.submitDecisions()', options, ['store']);
+    const store = options.store ?? this.options.store ?? defaultStore();
+    return submitDecisions(store, this.options.clock ?? systemClock, state, this.name);
+  }
+
+  /** Binds the agent to a context: instructions resolved and toolkits created once. */
+  createSession(
+    context: RunContextInit = {},
+    options: { store?: SessionStore } = {},
+  ): Promise<AgentSession<TOutput>> {
+    new OptionChecker('agent.createSession()', context, CONTEXT_NAMES, 'context')
+      .nonEmptyString('runId')
+      .nonEmptyString('sessionId')
+      .nonEmptyString('userId')
+      .object('metadata')
+      .check('metadata', 'plain JSON (it is stored with the runs)', (v) => isPlainJson(v));
+    checkRunOptions('agent.createSession()', options, ['store']);
+    return this.bindSession(context, options);
+  }
+
+  private async bindSession(
+    context: RunContextInit,
+    options: { store?: SessionStore },
+  ): Promise<AgentSession<TOutput>> {
+    const ctx = new RunContext({ ...context, sessionId: context.sessionId ?? ulid() });
+    const durable =
+      options.store ?? this.options.store ?? (context.sessionId ? defaultStore() : undefined);
+    const binding = await AgentBinding.create(this.options, ctx);
+    return new AgentSession<TOutput>(
+      this,
+      binding,
+      durable ?? new MemorySessionStore(),
+      durable === undefined,
+    );
+  }
+
+  /** The SessionRuntime this agent uses for `store` (one per store, sharing its history cache). */
+  runtimeFor(store: SessionStore): SessionRuntime {
+    let runtime = this.runtimes.get(store);
+    if (!runtime) {
+      runtime = new SessionRuntime({ store, agent: this, liveRuns: this.liveRunsFor(store) });
+      this.runtimes.set(store, runtime);
+    }
+    return runtime;
+  }
+
+  /** @internal The sessions whose run is executing on `store`, shared with its AgentSessions. */
+  liveRunsFor(store: SessionStore): Set<string> {
+    let live = this.liveRuns.get(store);
+    if (!live) {
+      live = new Set();
+      this.liveRuns.set(store, live);
+    }
+    return live;
+  }
+
+  /**
+   * A `toolChoice` naming a tool the agent lacks fails at the call. Toolkit tools are known
+   * once a session is bound: with toolkits, `sendMessage` checks it before the run starts.
+   */
+  private checkToolChoice(call: string, options: RunOptions): void {
+    if (this.options.toolkits?.length) return;
+    const settings = mergeModelSettings(this.options.modelSettings, options.modelSettings);
+    checkToolChoice(
+      call,
+      settings,
+      (this.options.tools ?? []).map((t) => t.name),
+    );
+  }
+
+  private execute(
+    input: RunInput,
+    options: RunOptions,
+    observers: ActionObservers,
+  ): Promise<RunResult<TOutput>> {
+    const explicit = options.store ?? this.options.store;
+    const ephemeral = !explicit && options.sessionId === undefined;
+    const store = explicit ?? (ephemeral ? new MemorySessionStore() : defaultStore());
+    const sessionId = options.sessionId ?? ulid();
+    return this.runtimeFor(store).execute(
+      { sessionId, userId: options.userId },
+      sendMessage<TOutput>(input, {
+        ...observers,
+        signal: observers.signal ?? options.signal,
+        metadata: options.metadata,
+        maxTurns: options.maxTurns,
+        modelSettings: options.modelSettings,
+        durability: options.durability,
+        ephemeral,
+      }),
+    );
+  }
+}
+
+const CONTEXT_NAMES = optionNames<RunContextInit>({
+  runId: true,
+  sessionId: true,
+  userId: true,
+  metadata: true,
+});
+
+/** Restores the session a RunState of an in-memory run carries into a fresh memory store. */
+async function importSession(session: {
+  record: Record<string, unknown>;
+  items: Item[];
+}): Promise<SessionStore> {
+  const store = new MemorySessionStore();
+  const { version: _version, ...record } = session.record as unknown as SessionRecord;
+  await store.create({ ...record, historyLength: session.items.length }, session.items);
+  return store;
+}

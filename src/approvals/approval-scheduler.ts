@@ -1,0 +1,332 @@
+import {
+  RunInProgressError,
+  SessionConflictError,
+  SessionNotFoundError,
+  WrongAgentError,
+} from '../errors/session-errors.js';
+import {
+  hasDecisionInbox,
+  type DeadlineEntry,
+  type DecisionInbox,
+  type DecisionWatch,
+  type SessionKey,
+  type SessionRecord,
+  type SessionStore,
+} from '../persistence/session-store.js';
+import { continueRun } from '../actions/continue-run.js';
+import { NoOverdueApproval, expireApprovals } from '../actions/expire-approvals.js';
+import { parseDecisions } from '../runs/run-state.js';
+import type { Clock } from '../core/clock.js';
+import type { RunResult } from '../session-host/run-result.js';
+import type { SessionAction } from '../actions/session-action.js';
+
+/** Options of `runtime.startScheduler()` / `agent.startScheduler()`. */
+export interface SchedulerOptions {
+  /**
+   * Called with every error of a due session (a damaged record, a failed save, ...) and every
+   * damaged index entry (`InvalidSessionRecordError`, once each); the scheduler goes on.
+   * @default a process warning (`AgentstateSchedulerWarning`)
+   */
+  onError?: ((error: unknown, key: SessionKey | undefined) => void) | undefined;
+  /**
+   * Called after the scheduler continued a run: past its approval deadline (`reason:
+   * 'deadline'`) or with decisions submitted by `agent.submitDecisions` (`'decisions'`).
+   */
+  onContinued?:
+    | ((event: {
+        key: SessionKey;
+        result: RunResult<unknown>;
+        reason: 'deadline' | 'decisions';
+      }) => void)
+    | undefined;
+  /**
+   * How long (ms) a due session is left before it is tried again when this process is already
+   * executing its run (`RunInProgressError`) or it changed meanwhile (`SessionConflictError`).
+   * @default 1000
+   */
+  retryDelayMs?: number | undefined;
+  /** Index entries read per scan. @default 100 */
+  batchSize?: number | undefined;
+  /**
+   * A store with a decision inbox (PostgreSQL): hear of submitted decisions at once through
+   * the store's notifications (`LISTEN`). Off, or while the listening connection is down,
+   * the inbox is polled every `pollIntervalMs`. @default true
+   */
+  listen?: boolean | undefined;
+  /** How often (ms, by the runtime's clock) the decision inbox is polled without `listen`. @default 5000 */
+  pollIntervalMs?: number | undefined;
+}
+
+/** A running scheduler. */
+export interface SchedulerHandle {
+  /** Stops the scheduler; resolves once the run it is continuing (if any) has paused or ended. */
+  stop(): Promise<void>;
+}
+
+/** What the scheduler needs of its runtime. */
+export interface SchedulerHost {
+  store: Required<Pick<SessionStore, 'dueApprovals' | 'dropStaleDeadline'>> & {
+    inbox?: DecisionInbox | undefined;
+  };
+  clock: Clock;
+  /** Only this session (a scoped runtime); omitted: every session of the store. */
+  scope: SessionKey | undefined;
+  execute<R>(key: SessionKey, action: SessionAction<R>): Promise<R>;
+  /** Subscribes to the runtime's saves; returns the unsubscribe function. */
+  onSaved(listener: (record: SessionRecord) => void): () => void;
+}
+
+/** The store's approval-deadline index; `TypeError` for a store that keeps none. */
+export function deadlineIndexOf(store: SessionStore): SchedulerHost['store'] {
+  if (!store.dueApprovals || !store.dropStaleDeadline) {
+    throw new TypeError(
+      'runtime.startScheduler(): the store keeps no approval-deadline index (dueApprovals and dropStaleDeadline)',
+    );
+  }
+  return {
+    dueApprovals: store.dueApprovals.bind(store),
+    dropStaleDeadline: store.dropStaleDeadline.bind(store),
+    inbox: hasDecisionInbox(store) ? store : undefined,
+  };
+}
+
+const DEFAULT_RETRY_MS = 1000;
+const DEFAULT_BATCH = 100;
+const DEFAULT_POLL_MS = 5000;
+
+/**
+ * Fires approval deadlines on its own (issue 9, point 7). It scans the store's deadline index
+ * for due entries and continues each of those runs (`expireApprovals`): the restored durable
+ * timer rejects the overdue calls with reason `timeout` and the run goes on. On start it
+ * catches up with every deadline that passed while no process ran; then it sleeps with the
+ * injected clock until the next deadline, woken early by a save of this runtime that writes an
+ * earlier one. A session whose run another agent runs is left alone (`WrongAgentError`), for
+ * that agent's scheduler. With a store that keeps a decision inbox it also applies the decisions other
+ * processes submitted (`agent.submitDecisions`), woken by the store's notifications, else
+ * polling the inbox on the injected clock.
+ */
+export class ApprovalScheduler implements SchedulerHandle {
+  private readonly stopping = new AbortController();
+  /** Aborts the current sleep: a pass is due now. */
+  private wakeUp: AbortController | undefined;
+  /** What the current sleep waits for (Infinity: only a wake). */
+  private sleepingUntil = Number.POSITIVE_INFINITY;
+  /** A save asked for a pass while one was running. */
+  private passAgain = false;
+  private readonly reported = new Set<string>();
+  /** The inbox subscription while it lives. */
+  private watch: DecisionWatch | undefined;
+  /** A lost subscription was reported (once per outage). */
+  private watchLost = false;
+  /** After a loss, listening is tried again at the next poll (not at once: the server may be down). */
+  private listenAt = 0;
+  private readonly unsubscribe: () => void;
+  private readonly running: Promise<void>;
+
+  constructor(
+    private readonly host: SchedulerHost,
+    private readonly options: SchedulerOptions = {},
+  ) {
+    this.unsubscribe = host.onSaved((record) => {
+      const at = record.approvalDeadline;
+      if (at !== undefined && at < this.sleepingUntil && this.inScope(record)) this.wake();
+    });
+    this.running = this.loop();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    this.wakeUp?.abort();
+    this.unsubscribe();
+    await this.running;
+    await this.watch?.close().catch(() => undefined);
+    this.watch = undefined;
+  }
+
+  private get stopped(): boolean {
+    return this.stopping.signal.aborted;
+  }
+
+  private wake(): void {
+    this.passAgain = true;
+    this.wakeUp?.abort();
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopped) {
+      this.passAgain = false;
+      await this.subscribe();
+      let next: number | undefined;
+      let retry: boolean;
+      try {
+        ({ next, retry } = await this.pass());
+        if (await this.applySubmitted()) retry = true;
+      } catch (error) {
+        // The index could not be read (e.g. the store is closing): try again later.
+        this.report(error, undefined);
+        retry = true;
+      }
+      if (this.stopped || this.passAgain) continue;
+      const now = this.host.clock.now();
+      const retryAt = now + (this.options.retryDelayMs ?? DEFAULT_RETRY_MS);
+      let at = retry ? Math.min(next ?? retryAt, retryAt) : next;
+      if (this.host.store.inbox && !this.watch) {
+        at = Math.min(at ?? Infinity, now + (this.options.pollIntervalMs ?? DEFAULT_POLL_MS));
+      }
+      await this.sleep(at);
+    }
+  }
+
+  /** Fires every entry due now; returns the next deadline and whether any was left to retry. */
+  private async pass(): Promise<{ next: number | undefined; retry: boolean }> {
+    const until = this.host.clock.now();
+    const limit = this.options.batchSize ?? DEFAULT_BATCH;
+    let retry = false;
+    let after: string | undefined;
+    for (;;) {
+      const page = await this.host.store.dueApprovals({ until, after, limit });
+      for (const error of page.damaged) this.reportOnce(error);
+      for (const entry of page.due) {
+        if (this.stopped) return { next: undefined, retry };
+        if (this.inScope(entry.key) && !(await this.fire(entry))) retry = true;
+      }
+      if (page.cursor === undefined) return { next: page.next, retry };
+      after = page.cursor;
+    }
+  }
+
+  /** Listens to the inbox (again, after a loss) when it has one and `listen` is on. */
+  private async subscribe(): Promise<void> {
+    const { inbox } = this.host.store;
+    if (!inbox || this.watch || this.options.listen === false || this.stopped) return;
+    if (this.host.clock.now() < this.listenAt) return;
+    try {
+      const watch = await inbox.watchDecisions(
+        () => this.wake(),
+        (error) => {
+          if (this.watch === watch) this.watch = undefined;
+          this.lostWatch(error);
+          this.wake();
+        },
+      );
+      if (this.stopped) await watch.close();
+      else {
+        this.watch = watch;
+        this.watchLost = false;
+      }
+    } catch (error) {
+      this.lostWatch(error); // polled meanwhile; listened to again on the next pass
+    }
+  }
+
+  private lostWatch(error: unknown): void {
+    this.listenAt = this.host.clock.now() + (this.options.pollIntervalMs ?? DEFAULT_POLL_MS);
+    if (this.watchLost || this.stopped) return;
+    this.watchLost = true;
+    this.report(error, undefined);
+  }
+
+  /** Applies the submitted decisions; true when some must be tried again later. */
+  private async applySubmitted(): Promise<boolean> {
+    const { inbox } = this.host.store;
+    if (!inbox) return false;
+    const page = await inbox.submittedDecisions({ limit: this.options.batchSize ?? DEFAULT_BATCH });
+    for (const error of page.damaged) this.reportOnce(error);
+    let retry = false;
+    for (const entry of page.submitted) {
+      if (this.stopped) break;
+      if (!this.inScope(entry.key)) continue;
+      const { key } = entry;
+      try {
+        const decisions = parseDecisions(entry.decisions);
+        const result = await this.host.execute(key, continueRun({ decisions }));
+        this.options.onContinued?.({ key, result, reason: 'decisions' });
+      } catch (error) {
+        if (error instanceof RunInProgressError || error instanceof SessionConflictError) {
+          retry = true;
+          continue;
+        }
+        // Another agent's run: left in the inbox for that agent's scheduler.
+        if (error instanceof WrongAgentError) continue;
+        // Stale (applied already, overtaken by a deadline), expired or gone: never applied.
+        this.report(error, key);
+      }
+      await inbox.dropDecisions(entry).catch((e: unknown) => this.report(e, key));
+    }
+    return retry;
+  }
+
+  /** Continues one due session; false when it must be tried again later. */
+  private async fire(entry: DeadlineEntry): Promise<boolean> {
+    const { key } = entry;
+    try {
+      const result = await this.host.execute(key, expireApprovals());
+      this.options.onContinued?.({ key, result, reason: 'deadline' });
+      return true;
+    } catch (error) {
+      if (error instanceof RunInProgressError || error instanceof SessionConflictError) {
+        return false;
+      }
+      // Another agent's run: its deadline is that agent's scheduler's to fire.
+      if (error instanceof WrongAgentError) return true;
+      // No overdue approval, or no session: the entry is stale (never acted on); drop it if
+      // the record agrees.
+      if (error instanceof NoOverdueApproval || error instanceof SessionNotFoundError) {
+        await this.host.store.dropStaleDeadline(entry).catch((e: unknown) => this.report(e, key));
+        return true;
+      }
+      this.report(error, key);
+      return true;
+    }
+  }
+
+  /** Waits until `at` (or only for a wake without it), a save of an earlier deadline or stop. */
+  private async sleep(at: number | undefined): Promise<void> {
+    const wakeUp = new AbortController();
+    this.wakeUp = wakeUp;
+    this.sleepingUntil = at ?? Number.POSITIVE_INFINITY;
+    if (this.stopped || this.passAgain) wakeUp.abort();
+    try {
+      if (at === undefined) {
+        await new Promise<void>((resolve) => {
+          if (wakeUp.signal.aborted) resolve();
+          wakeUp.signal.addEventListener('abort', () => resolve(), { once: true });
+        });
+      } else {
+        await this.host.clock.sleepUntil(at, wakeUp.signal);
+      }
+    } catch {
+      // woken early
+    } finally {
+      this.wakeUp = undefined;
+      this.sleepingUntil = Number.POSITIVE_INFINITY;
+    }
+  }
+
+  private inScope(key: SessionKey): boolean {
+    const { scope } = this.host;
+    return !scope || (scope.sessionId === key.sessionId && scope.userId === key.userId);
+  }
+
+  private reportOnce(error: Error): void {
+    const id = (error as { key?: string }).key ?? error.message;
+    if (this.reported.has(id)) return;
+    this.reported.add(id);
+    this.report(error, undefined);
+  }
+
+  private report(error: unknown, key: SessionKey | undefined): void {
+    try {
+      if (this.options.onError) this.options.onError(error, key);
+      else {
+        const where = key ? ` (session "${key.sessionId}")` : '';
+        process.emitWarning(
+          `agentstate: the approval scheduler skipped a deadline${where}: ${String(error)}`,
+          { type: 'AgentstateSchedulerWarning' },
+        );
+      }
+    } catch {
+      // a throwing onError must not stop the scheduler
+    }
+  }
+}

@@ -1,0 +1,125 @@
+import { z } from 'zod';
+import type { RunContext } from '../core/run-context.js';
+import { InstructionsError, ToolkitError } from '../errors/run-errors.js';
+import { withRunContext } from '../core/run-context-storage.js';
+import type { ToolSpec } from '../models/model.js';
+import { jsonSchemaOf } from '../tools/json-schema-of.js';
+import { guardTool } from '../tools/guard-tool.js';
+import { toToolSpec, type AnyTool } from '../tools/tool.js';
+import type { ToolkitSession } from '../tools/toolkit.js';
+import type { AgentOptions } from './agent-options.js';
+import { handoffTool } from './handoff-tool.js';
+
+/**
+ * An agent bound to one context: instructions resolved, toolkit instances created once, and
+ * the tool roster built (agent tools plus toolkit tools, their failures routed through the
+ * agent's `onToolError` and `redact`). `close()` releases the toolkits.
+ */
+export class AgentBinding {
+  private closed = false;
+
+  private constructor(
+    readonly options: AgentOptions<unknown>,
+    readonly context: RunContext,
+    readonly instructions: string | undefined,
+    readonly tools: ReadonlyMap<string, AnyTool>,
+    readonly toolSpecs: ToolSpec[],
+    readonly outputSchema: Record<string, unknown> | undefined,
+    private readonly toolkitSessions: ToolkitSession[],
+  ) {}
+
+  static async create(options: AgentOptions<unknown>, context: RunContext): Promise<AgentBinding> {
+    const sessions: ToolkitSession[] = [];
+    try {
+      const scope = { sessionId: context.sessionId };
+      for (const kit of options.toolkits ?? []) {
+        try {
+          sessions.push(await withRunContext(context, () => kit.create(context)));
+        } catch (error) {
+          throw new ToolkitError(kit.name, 'create', error, scope);
+        }
+      }
+      const instructions = options.instructions;
+      let base: string | undefined;
+      try {
+        base =
+          typeof instructions === 'function'
+            ? await withRunContext(context, () => instructions(context))
+            : instructions;
+      } catch (error) {
+        throw new InstructionsError(options.name, error, scope);
+      }
+      const extra = sessions.flatMap((s) => (s.instructions ? [s.instructions] : []));
+      const allInstructions =
+        [base, ...extra].filter((s): s is string => !!s).join('\n\n') || undefined;
+      const tools = new Map<string, AnyTool>();
+      const sources = new Map<string, string>();
+      const kits = options.toolkits ?? [];
+      const sourced = [
+        ...(options.tools ?? []).map((t) => ({ t, source: 'its tools' })),
+        ...sessions.flatMap((s, i) =>
+          s.tools.map((t) => ({ t, source: `toolkit "${kits[i]?.name ?? i}"` })),
+        ),
+        ...(options.handoffs ?? []).map((h) => ({ t: handoffTool(h), source: 'its handoffs' })),
+      ];
+      for (const { t, source } of sourced) {
+        const other = sources.get(t.name);
+        if (other !== undefined) {
+          const from = other === source ? `${source} (twice)` : `${other} and ${source}`;
+          throw new TypeError(
+            `Agent "${options.name}" has two tools named "${t.name}", from ${from}: rename one (an mcpToolkit takes a \`prefix\`)`,
+          );
+        }
+        sources.set(t.name, source);
+        tools.set(t.name, guardTool(t, options));
+      }
+      const outputType = options.outputType;
+      const outputSchema = outputType
+        ? jsonSchemaOf(`The outputType of agent "${options.name}"`, () =>
+            z.toJSONSchema(outputType),
+          )
+        : undefined;
+      return new AgentBinding(
+        options,
+        context,
+        allInstructions,
+        tools,
+        [...tools.values()].map(toToolSpec),
+        outputSchema,
+        sessions,
+      );
+    } catch (error) {
+      await Promise.allSettled(sessions.map(async (s) => s.close?.()));
+      throw error;
+    }
+  }
+
+  /**
+   * A binding with no tools, for actions that only change a session's lifecycle or settings
+   * (no run is in flight, so no step will execute).
+   */
+  static inert(options: AgentOptions<unknown>, context: RunContext): AgentBinding {
+    return new AgentBinding(options, context, undefined, new Map(), [], undefined, []);
+  }
+
+  /** Releases toolkit instances. Idempotent. A toolkit whose `close` throws: `ToolkitError`. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const kits = this.options.toolkits ?? [];
+    const results = await Promise.allSettled(this.toolkitSessions.map(async (s) => s.close?.()));
+    const failed = results.findIndex((r) => r.status === 'rejected');
+    if (failed >= 0) {
+      const reason: unknown = (results[failed] as PromiseRejectedResult).reason;
+      throw new ToolkitError(kits[failed]?.name ?? 'toolkit', 'close', reason, {
+        sessionId: this.context.sessionId,
+      });
+    }
+  }
+}
+
+/** Supplies the agent bound to a session's context (created per action, or a shared binding). */
+export interface BindingSource {
+  readonly options: AgentOptions<unknown>;
+  bind(context: RunContext): Promise<{ binding: AgentBinding; release(): Promise<void> }>;
+}

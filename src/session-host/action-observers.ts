@@ -1,0 +1,18 @@
+import type { StepProgress } from '../actors/step-deps.js';
+import type { Durability } from '../core/durability-policy.js';
+import type { RunSnapshot } from '../runs/live-snapshots.js';
+
+/** Cancellation and progress observers of the run an action drives. */
+export interface ActionObservers {
+  signal?: AbortSignal | undefined;
+  /** App metadata the run's tools read from their RunContext. */
+  metadata?: Record<string, unknown> | undefined;
+  progress?: ((event: StepProgress) => void) | undefined;
+  onRunSnapshot?: ((snapshot: RunSnapshot) => void) | undefined;
+  /**
+   * When this run's changes are saved (see `AgentOptions.durability`); wins over the runtime's
+   * and the agent's for this call.
+   * @default the runtime's, else the agent's, else 'step'
+   */
+  durability?: Durability | undefined;
+}

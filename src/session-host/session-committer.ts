@@ -1,0 +1,166 @@
+import type { AnyActorRef } from 'xstate';
+import type { SessionLog } from '../actors/session-log.js';
+import type { SessionMachineContext } from '../machines/session-types.js';
+import type {
+  SessionLease,
+  SessionRecord,
+  SessionStore,
+  UsageTotals,
+} from '../persistence/session-store.js';
+import type { Clock } from '../core/clock.js';
+import type { DurabilityPolicy, StepKind } from '../core/durability-policy.js';
+import { approvalDeadline, type RunLike } from '../runs/run-activity.js';
+import { sessionStatusOf } from '../runs/session-status.js';
+import { storedRun } from '../runs/stored-run.js';
+import { sameJson } from '../validation/same-json.js';
+import { subtractUsd } from '../validation/usd-amount.js';
+
+type StateValue = Parameters<typeof sessionStatusOf>[0];
+
+function delta(now: UsageTotals, before: UsageTotals): UsageTotals | undefined {
+  const d = {
+    turns: now.turns - before.turns,
+    inputTokens: now.inputTokens - before.inputTokens,
+    outputTokens: now.outputTokens - before.outputTokens,
+    costUsd: subtractUsd(now.costUsd, before.costUsd),
+  };
+  return d.turns || d.inputTokens || d.outputTokens || d.costUsd ? d : undefined;
+}
+
+/**
+ * Writes a session after its actor moves: the persisted snapshot (which nests the run and its
+ * in-flight steps), the new history items and journal entries, the listing index and the
+ * user's totals, as ONE optimistic save. Saves are serialised and coalesced: while one is
+ * being written, further changes collapse into the next. With a durability policy, a change
+ * the policy does not save at once waits (in the actor and the log) for the next save.
+ */
+export class SessionCommitter {
+  /** The error that stopped saving; the session must then be reloaded. */
+  failure: unknown;
+  /** The actor changed since the last save. */
+  private dirty = false;
+  /** A save of the changes may be due: the policy decides again when the save starts. */
+  private due = false;
+  /** Every change must be saved, whatever the policy (a flush). */
+  private forced = false;
+  private running: Promise<void> | undefined;
+  /**
+   * The last stored persisted snapshot: an actor that did not move (e.g. restored) saves
+   * nothing. Compared as JSON without stringifying it (`sameJson`): XState's persisted
+   * snapshots share the context objects that did not change, so the walk is short, and the
+   * store stringifies each snapshot once, to write it.
+   */
+  private storedSnapshot: unknown;
+
+  constructor(
+    private readonly store: SessionStore,
+    public record: SessionRecord,
+    private readonly actor: AnyActorRef,
+    private readonly log: SessionLog,
+    private readonly clock: Clock,
+    private readonly onFailure: () => void,
+    private readonly onSaved: (record: SessionRecord) => void = () => undefined,
+    /** The lease every save carries (fencing), when the runtime holds one. */
+    private readonly lease: SessionLease | undefined = undefined,
+    /** Which changes are saved at once (absent: every one, the `'step'` durability). */
+    private readonly policy: DurabilityPolicy | undefined = undefined,
+  ) {
+    this.storedSnapshot = actor.getPersistedSnapshot();
+  }
+
+  /** Notes that the actor changed; a save follows (now, or at the next durable point). */
+  schedule(): void {
+    if (this.failure) return;
+    this.dirty = true;
+    if (this.savesNow()) this.start();
+  }
+
+  /** Resolves when every change so far is saved; throws the save failure, if any. */
+  async flush(): Promise<void> {
+    if (this.dirty && !this.failure) {
+      this.forced = true;
+      this.start();
+    }
+    await this.settled();
+  }
+
+  /**
+   * What a step waits for before it does fresh work: every change saved (`flush`) when the
+   * policy wants it durable first, else only the saves already due.
+   */
+  barrier(kind: StepKind): Promise<void> {
+    return (this.policy?.savesBefore(kind) ?? true) ? this.flush() : this.settled();
+  }
+
+  /** Resolves when the saves due so far are written; throws the save failure, if any. */
+  private async settled(): Promise<void> {
+    while (this.running) await this.running;
+    if (this.failure) throw this.failure as Error;
+  }
+
+  /** Whether the policy saves the changes now (it may have moved on since `schedule`). */
+  private savesNow(): boolean {
+    return this.policy?.savesOnChange() ?? true;
+  }
+
+  private start(): void {
+    this.due = true;
+    this.running ??= this.loop().finally(() => {
+      this.running = undefined;
+      // A save made due after the loop's last check (while this promise settled) would
+      // otherwise wait for the next change: save it now, so flush() covers it too.
+      if (this.due) this.start();
+    });
+  }
+
+  private async loop(): Promise<void> {
+    await Promise.resolve(); // let the current macrotask's transitions coalesce
+    while (this.due && !this.failure) {
+      this.due = false;
+      if (!this.forced && !this.savesNow()) break; // e.g. the run started: held until its next durable point
+      this.forced = false;
+      this.dirty = false;
+      const snapshot = this.actor.getSnapshot() as {
+        value: StateValue;
+        context: SessionMachineContext;
+      };
+      const drained = this.log.drain();
+      const persisted = this.actor.getPersistedSnapshot();
+      if (
+        drained.items.length === 0 &&
+        drained.journal.length === 0 &&
+        sameJson(persisted, this.storedSnapshot)
+      ) {
+        // Nothing changed: audit entries wait for the save of the change they record.
+        this.log.restore(drained);
+        continue;
+      }
+      const next: SessionRecord = {
+        ...this.record,
+        snapshot: persisted,
+        status: sessionStatusOf(snapshot.value),
+        historyLength: this.record.historyLength + drained.items.length,
+        usage: snapshot.context.usage,
+        updatedAt: this.clock.now(),
+        approvalDeadline: approvalDeadline(storedRun<RunLike>(persisted)),
+      };
+      try {
+        this.record = await this.store.save({
+          record: next,
+          items: drained.items,
+          journal: drained.journal,
+          userUsageDelta: delta(snapshot.context.usage, this.record.usage),
+          lease: this.lease,
+          ...(drained.audit.length ? { audit: drained.audit } : {}),
+        });
+        this.log.committed(drained.items, drained.journal);
+        this.storedSnapshot = persisted;
+        this.onSaved(this.record);
+      } catch (error) {
+        this.log.restore(drained);
+        this.failure = error;
+        this.onFailure();
+      }
+    }
+  }
+}

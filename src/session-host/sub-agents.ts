@@ -1,0 +1,107 @@
+import type { AgentDeps } from '../actors/step-deps.js';
+import type { RunContext } from '../core/run-context.js';
+import type { AnyTool } from '../tools/tool.js';
+import type { BindingSource } from '../definition/agent-binding.js';
+
+interface Bound {
+  deps: AgentDeps;
+  release(): Promise<void>;
+}
+
+/**
+ * The other agents one action may run: every agent reachable through sub-agent tools
+ * (`agent.asTool`) and handoffs from the session's agent, found by name, each bound (toolkits created,
+ * instructions resolved) the first time one of its runs takes a step and released with the
+ * action. Names are unique in that graph: a sub-agent run stores only its agent's name.
+ */
+export class SubAgents {
+  private agents: Map<string, BindingSource> | undefined;
+  private readonly bound = new Map<string, Promise<Bound>>();
+
+  constructor(
+    private readonly rootName: string,
+    private readonly rootTools: Iterable<AnyTool>,
+    private readonly context: RunContext,
+  ) {}
+
+  /** The deps of the agent a sub-agent run's path ends with. */
+  get(path: readonly string[]): Promise<AgentDeps> {
+    const name = path[path.length - 1]!;
+    let bound = this.bound.get(name);
+    if (!bound) {
+      bound = this.bind(name, path);
+      this.bound.set(name, bound);
+    }
+    return bound.then((b) => b.deps);
+  }
+
+  /** Releases the toolkits of every sub-agent bound so far. */
+  async release(): Promise<void> {
+    const all = await Promise.allSettled(this.bound.values());
+    this.bound.clear();
+    const released = await Promise.allSettled(
+      all.flatMap((r) => (r.status === 'fulfilled' ? [r.value.release()] : [])),
+    );
+    const failed = released.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+
+  private async bind(name: string, path: readonly string[]): Promise<Bound> {
+    const agent = this.graph().get(name);
+    if (!agent) {
+      throw new TypeError(
+        `Sub-agent "${path.join(' > ')}" is not among the sub-agent tools reachable from agent "${this.rootName}"`,
+      );
+    }
+    const bound = await agent.bind(this.context);
+    const { binding } = bound;
+    const { options } = agent;
+    return {
+      release: () => bound.release(),
+      deps: {
+        agentName: options.name,
+        model: options.model,
+        tools: binding.tools,
+        toolSpecs: binding.toolSpecs,
+        instructions: () => binding.instructions,
+        modelName: () => undefined,
+        outputType: options.outputType,
+        outputSchema: binding.outputSchema,
+        prices: options.prices,
+        approvalTimeoutMs: options.approvalTimeoutMs,
+        modelSettings: options.modelSettings,
+        inputGuardrails: options.inputGuardrails,
+        outputGuardrails: options.outputGuardrails,
+        redact: options.redact,
+        permissions: options.permissions,
+      },
+    };
+  }
+
+  /** The agents reachable through sub-agent tools and handoffs, by name (built once). */
+  private graph(): Map<string, BindingSource> {
+    if (this.agents) return this.agents;
+    const agents = new Map<string, BindingSource>();
+    const visit = (agent: BindingSource | undefined): void => {
+      if (!agent) return;
+      const known = agents.get(agent.options.name);
+      if (known === agent) return;
+      if (known) {
+        throw new TypeError(
+          `Two different agents are named "${agent.options.name}": the agents reachable from agent "${this.rootName}" need unique names`,
+        );
+      }
+      agents.set(agent.options.name, agent);
+      for (const t of agent.options.tools ?? []) visit(linkedAgent(t));
+      for (const h of agent.options.handoffs ?? []) visit(h);
+    };
+    for (const t of this.rootTools) visit(linkedAgent(t));
+    this.agents = agents;
+    return agents;
+  }
+}
+
+/** The agent a sub-agent or handoff tool leads to. */
+function linkedAgent(t: AnyTool): BindingSource | undefined {
+  return (t.subAgent?.agent ?? t.handoff?.agent) as BindingSource | undefined;
+}

@@ -1,0 +1,400 @@
+import { RunContext } from '../core/run-context.js';
+import { RunInProgressError } from '../errors/session-errors.js';
+import type { SessionMachineContext } from '../machines/session-types.js';
+import {
+  hasLeases,
+  type ListSessionsQuery,
+  type SessionInfo,
+  type SessionKey,
+  type SessionLease,
+  type SessionPage,
+  type SessionRecord,
+  type SessionStore,
+} from '../persistence/session-store.js';
+import { hostname } from 'node:os';
+import { AgentBinding, type BindingSource } from '../definition/agent-binding.js';
+import { keyInScope, pageInScope } from '../session-host/session-scope.js';
+import {
+  ApprovalScheduler,
+  deadlineIndexOf,
+  type SchedulerHandle,
+  type SchedulerOptions,
+} from '../approvals/approval-scheduler.js';
+import { newId } from '../core/new-id.js';
+import {
+  checkRecoverOptions,
+  type RecoverOptions,
+  type RecoveredRun,
+} from '../recovery/recover-options.js';
+import { recoverRuns } from '../recovery/run-recovery.js';
+import { DEFAULT_LEASE_TTL_MS, RunLeases } from '../runs/run-lease.js';
+import { systemClock, type Clock } from '../core/clock.js';
+import { cacheKey, SessionCache } from '../session-host/session-cache.js';
+import type { SessionAction } from '../actions/session-action.js';
+import {
+  SessionEventHub,
+  type SessionRuntimeEvents,
+  type SessionRuntimeEventType,
+} from '../session-host/session-events.js';
+import { runMetadata } from '../runs/run-metadata.js';
+import {
+  checkExecuteCall,
+  checkListQuery,
+  checkRuntimeOptions,
+  checkSchedulerOptions,
+} from './runtime-option-checks.js';
+import { SessionHost } from '../session-host/session-host.js';
+import { hostDeps } from '../session-host/host-deps.js';
+import { describeSession, type SessionView } from '../runs/session-view.js';
+import { runOwner } from '../runs/run-owner.js';
+import { storedRun } from '../runs/stored-run.js';
+import { SubAgents } from '../session-host/sub-agents.js';
+import { readRunJournals } from '../runs/stored-session-check.js';
+import { checkActionFits } from '../actions/action-precheck.js';
+import { Observability } from '../telemetry/observability.js';
+import type { SessionRuntimeOptions } from './session-runtime-options.js';
+import type { Durability } from '../core/durability-policy.js';
+import { newSessionRecord } from '../runs/new-session-record.js';
+import type { PermissionPolicy } from '../core/permission-policy.js';
+import { AuditTrail } from '../audit/audit-trail.js';
+import { AuditReader } from '../audit/audit-reader.js';
+import { SessionLoader } from '../session-host/session-loader.js';
+import type { AuditPage, AuditQuery } from '../persistence/audit-log.js';
+
+export type { SessionRuntimeOptions } from './session-runtime-options.js';
+
+/**
+ * Load a session, apply an action, save it, with optimistic versions: a conflicting save
+ * raises `SessionConflictError` and the caller decides whether to retry. Read methods never
+ * change the stored version.
+ */
+export class SessionRuntime {
+  readonly store: SessionStore;
+  private readonly source: BindingSource;
+  private readonly clock: Clock;
+  private readonly hub = new SessionEventHub();
+  private readonly cache: SessionCache;
+  private readonly scope: SessionKey | undefined;
+  /** Sessions whose run is executing now (by `cacheKey`), in this runtime or its peers. */
+  private readonly executing: Set<string>;
+  /** This runtime's owner id in session leases and their length. */
+  readonly leaseOwner: string;
+  private readonly leaseTtlMs: number;
+  private readonly leasing: boolean;
+  /** The leases of this runtime's running actions, renewed together (once one is taken). */
+  private leases: RunLeases | undefined;
+  private readonly observability: Observability;
+  private readonly permissions: PermissionPolicy | undefined;
+  private readonly audit: AuditReader;
+  private readonly loader: SessionLoader;
+  private readonly durability: Durability | undefined;
+
+  /**
+   * @throws TypeError for an unknown option name (naming the closest valid one), a `store`,
+   *   `agent` or `clock` that does not implement its interface, or a bad `scope`.
+   */
+  constructor(options: SessionRuntimeOptions) {
+    checkRuntimeOptions(options);
+    this.store = options.store;
+    this.source = options.agent;
+    this.scope = options.scope && {
+      sessionId: options.scope.sessionId,
+      userId: options.scope.userId,
+    };
+    this.clock = options.clock ?? options.agent.options.clock ?? systemClock;
+    this.executing = options.liveRuns ?? new Set();
+    const lease = options.lease ?? options.agent.options.lease;
+    this.leasing = lease !== false;
+    this.leaseOwner = (lease || undefined)?.owner ?? `${hostname()}:${process.pid}:${newId()}`;
+    this.leaseTtlMs = (lease || undefined)?.ttlMs ?? DEFAULT_LEASE_TTL_MS;
+    const agent = options.agent.options;
+    this.observability = new Observability({
+      telemetry: options.telemetry ?? agent.telemetry,
+      logger: options.logger ?? agent.logger,
+      redact: agent.redact,
+      envLevel: process.env['AGENTSTATE_LOG'],
+    });
+    this.hub.inspectWith(options.inspect ?? options.agent.options.inspect);
+    this.permissions = options.permissions;
+    this.durability = options.durability ?? agent.durability;
+    this.audit = new AuditReader(this.store, this.scope);
+    this.loader = new SessionLoader(this.store, this.source.options, this.hub);
+    this.cache = new SessionCache(options.cachedSessions ?? agent.cachedSessions);
+  }
+
+  /** The name of the agent whose runs this runtime runs (and alone continues). */
+  get agentName(): string {
+    return this.source.options.name;
+  }
+
+  on<K extends SessionRuntimeEventType>(
+    type: K,
+    listener: (event: SessionRuntimeEvents[K] & { type: K }) => void,
+  ): () => void {
+    return this.hub.on(type, listener);
+  }
+
+  /**
+   * Applies `action` to the session and saves the result. Everything the action needs (the
+   * record and its snapshot, the listing entry, the owner's totals, the history and the stored
+   * run's journal) is read and checked first: damage is a typed error before any model or
+   * tool call, and nothing is written. An action that runs (`action.runs`) on a session whose
+   * run this runtime is already executing raises `RunInProgressError` before anything is read;
+   * with a store that keeps leases it also takes the session's lease first (another owner's
+   * live lease is `RunInProgressError` too), renews it while the run lives, fences every save
+   * with it and releases it when the action returns.
+   * A target that is neither a session id nor a key, or an action that is not one, throws a
+   * `TypeError` at the call.
+   */
+  execute<R>(target: string | SessionKey, action: SessionAction<R>): Promise<R> {
+    checkExecuteCall(target, action);
+    return this.executeChecked(target, action);
+  }
+
+  private async executeChecked<R>(
+    target: string | SessionKey,
+    action: SessionAction<R>,
+  ): Promise<R> {
+    const key = this.toKey(target);
+    if (action.runs !== true) return this.apply(key, action, undefined);
+    // One live run per session in this process: a second would restart the steps in flight.
+    const executing = cacheKey(key);
+    if (this.executing.has(executing)) throw new RunInProgressError(key.sessionId, action.name);
+    this.executing.add(executing);
+    // Returned, not awaited: nothing of this stays suspended while the action runs.
+    let running: Promise<R>;
+    try {
+      running = this.applyLeased(key, action);
+    } catch (error) {
+      this.executing.delete(executing);
+      throw error;
+    }
+    return running.finally(() => this.executing.delete(executing));
+  }
+
+  /** Applies an action that runs, holding the session's lease when the store keeps leases. */
+  private applyLeased<R>(key: SessionKey, action: SessionAction<R>): Promise<R> {
+    const { store } = this;
+    if (!this.leasing || !hasLeases(store)) return this.apply(key, action, undefined);
+    this.leases ??= new RunLeases(store, {
+      owner: this.leaseOwner,
+      ttlMs: this.leaseTtlMs,
+      clock: this.clock,
+    });
+    return this.leases.holding(key, action.name, (lease) => this.apply(key, action, lease));
+  }
+
+  /**
+   * Resumes the runs whose owner died: sessions of one user (the runtime's scope, if it has
+   * one) whose lease expired at least `olderThan` ms ago without being released and whose
+   * stored run is still in flight. Each is resumed like `continueRun()` under this runtime's
+   * lease; one failing (or taken by another process first) does not stop the others. A run
+   * another agent runs is left alone (for that agent's recovery).
+   */
+  async recover(options: RecoverOptions): Promise<RecoveredRun[]> {
+    checkRecoverOptions(options);
+    return recoverRuns(
+      {
+        store: this.store,
+        clock: this.clock,
+        scope: this.scope,
+        agentName: this.agentName,
+        load: (key) => this.load(key),
+        execute: (key, action) => this.execute(key, action),
+      },
+      options,
+    );
+  }
+
+  private apply<R>(
+    key: SessionKey,
+    action: SessionAction<R>,
+    lease: SessionLease | undefined,
+  ): Promise<R> {
+    return this.applyLoaded(key, action, lease).catch((error: unknown) => {
+      // A failed action (a lost version check, a save or a restore that failed, bad stored
+      // input) leaves nothing cached: the next action reads the session afresh.
+      this.cache.forget(key);
+      throw error;
+    });
+  }
+
+  private async applyLoaded<R>(
+    key: SessionKey,
+    action: SessionAction<R>,
+    lease: SessionLease | undefined,
+  ): Promise<R> {
+    await this.observability.ready(); // loads @opentelemetry/api once something can record
+    const audit = new AuditTrail(key, () => this.clock.now(), this.source.options.redact);
+    const create = action.createIfMissing === true;
+    const { record, userUsage } = await this.loadForUpdate(key, create, audit);
+    checkActionFits(key, record, action, this.clock.now(), this.agentName);
+    const items = await this.cache.history(this.store, key, record);
+    const journal = await readRunJournals(this.store, key, record);
+    const needsAgent = action.runs === true || storedRun(record.snapshot) !== undefined;
+    const context = new RunContext({
+      sessionId: key.sessionId,
+      userId: key.userId,
+      metadata: runMetadata(record, action.observe?.metadata),
+    });
+    const bound = needsAgent
+      ? await this.source.bind(context)
+      : {
+          binding: AgentBinding.inert(this.source.options, context),
+          release: async () => undefined,
+        };
+    const subAgents = new SubAgents(
+      this.source.options.name,
+      bound.binding.tools.values(),
+      bound.binding.context,
+    );
+    try {
+      const { binding } = bound;
+      const host = new SessionHost(
+        this.store,
+        key,
+        record,
+        items,
+        hostDeps({
+          options: this.source.options,
+          binding,
+          subAgents,
+          key,
+          record,
+          clock: this.clock,
+          observe: action.observe,
+          journal,
+          lease,
+          observability: this.observability,
+          inspect: this.hub.inspector(key),
+          permissions: this.permissions,
+          durability: this.durability,
+          onSaved: (saved, all) => {
+            if (saved.status === 'deleted') this.cache.forget(key);
+            else this.cache.remember(key, saved, all);
+            this.hub.emit('SessionSaved', { key, version: saved.version, record: saved });
+          },
+        }),
+      );
+      audit.attach(host, action, record);
+      let result: R;
+      try {
+        result = await action.apply({
+          audit,
+          key,
+          host,
+          store: this.store,
+          clock: this.clock,
+          binding,
+          newRecord: (k, input) => this.newRecord(k, input),
+          userBudget: this.source.options.userBudget,
+          userUsage,
+        });
+      } finally {
+        await host.close().catch((error: unknown) => {
+          this.hub.emit('SessionSaveFailed', { key, error });
+          throw error;
+        });
+      }
+      this.hub.emit('SessionActionExecuted', { key, action: action.name });
+      return result;
+    } finally {
+      await Promise.all([bound.release(), subAgents.release()]);
+    }
+  }
+
+  /** The stored session: info plus its lifecycle state and settings. Never changes the version. */
+  async getSession(target: string | SessionKey): Promise<SessionView> {
+    const key = this.toKey(target);
+    const record = await this.load(key);
+    const owner = await runOwner(this.store, key, this.executing.has(cacheKey(key)));
+    return describeSession(record, owner);
+  }
+
+  async getSessionInfo(target: string | SessionKey): Promise<SessionInfo> {
+    const key = this.toKey(target);
+    const { snapshot: _snapshot, machineVersion: _v, ...info } = await this.load(key);
+    return info;
+  }
+
+  /**
+   * A page of one user's sessions (with a `scope`: only the scope's own session).
+   * @throws TypeError at the call for an unknown query name, a `limit` that is not a positive
+   *   integer, an unknown `status`, or a `userId` or `cursor` that is not a string.
+   */
+  listSessions(query: ListSessionsQuery = {}): Promise<SessionPage> {
+    checkListQuery(query);
+    return this.listChecked(query);
+  }
+
+  private async listChecked(query: ListSessionsQuery): Promise<SessionPage> {
+    const { scope } = this;
+    if (scope && query.userId !== scope.userId) return { sessions: [], nextCursor: undefined };
+    return pageInScope(await this.store.list(query), scope);
+  }
+
+  /**
+   * Starts firing approval deadlines on their own: every run of this runtime's store (with a
+   * `scope`: of its session) whose approval deadline has passed is continued, the overdue calls
+   * rejected with reason `timeout`, first those missed while no process ran, then each as its
+   * deadline comes (waited on with the runtime's clock). A run this process is executing is
+   * tried again later; other errors go to `onError` and never stop the scheduler.
+   * @throws TypeError for bad options, or a store without a deadline index.
+   * @example
+   * const scheduler = runtime.startScheduler({ onError: (e) => log.warn(e) });
+   * // ... on shutdown
+   * await scheduler.stop();
+   */
+  startScheduler(options: SchedulerOptions = {}): SchedulerHandle {
+    checkSchedulerOptions('runtime.startScheduler()', options);
+    return new ApprovalScheduler(
+      {
+        store: deadlineIndexOf(this.store),
+        clock: this.clock,
+        scope: this.scope,
+        execute: (key, action) => this.execute(key, action),
+        onSaved: (listener) => this.on('SessionSaved', (event) => listener(event.record)),
+      },
+      options,
+    );
+  }
+
+  /** A page of one user's audit log (`userId` required), see `AuditQuery`. */
+  auditLog(query: AuditQuery): Promise<AuditPage> {
+    return this.audit.read(query);
+  }
+
+  /** Every entry the query selects as JSON lines (one entry a line, `\n`-terminated). */
+  exportAudit(query: AuditQuery): AsyncIterable<string> {
+    return this.audit.export(query);
+  }
+
+  /** Drops what the runtime caches of a session (after a purge). */
+  forget(key: SessionKey): void {
+    this.cache.forget(key);
+  }
+
+  /** The key of `target`; outside the runtime's scope it is not found. */
+  private toKey(target: string | SessionKey): SessionKey {
+    return keyInScope(target, this.scope);
+  }
+
+  /** Loads and checks a session for reading (record, listing entry and snapshot). */
+  private load(key: SessionKey): Promise<SessionRecord> {
+    return this.loader.load(key);
+  }
+
+  /** Loads and checks a session and its owner's totals for an action (or creates it). */
+  private loadForUpdate(key: SessionKey, create: boolean, audit?: AuditTrail) {
+    const known = this.cache.record(key);
+    return this.loader.loadForUpdate(key, create, audit, (k) => this.newRecord(k), known);
+  }
+
+  /** A fresh session record in `active.idle`. */
+  newRecord(
+    key: SessionKey,
+    input: Partial<SessionMachineContext> = {},
+  ): Omit<SessionRecord, 'version'> {
+    return newSessionRecord(key, this.clock.now(), input);
+  }
+}
