@@ -12,9 +12,9 @@ import type {
   ToolCallInput,
   ToolCallOutput,
 } from '../src/machines/run-types.js';
-import type { KvOp } from '../src/persistence/kv-backend.js';
+import type { KvOp } from '../src/persistence/kv/kv-backend.js';
 // The bench may use the backend directly: it is the only module that imports `level`.
-import { LevelBackend } from '../src/persistence/level-backend.js';
+import { LevelBackend } from '../src/persistence/kv/level-backend.js';
 import { tempDir } from './fixtures.js';
 import { now } from './stats.js';
 

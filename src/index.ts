@@ -16,7 +16,7 @@ export {
   LevelSessionStore,
   DEFAULT_LEVEL_PATH,
   type LevelSessionStoreOptions,
-} from './persistence/level-session-store.js';
+} from './persistence/kv/level-session-store.js';
 export type {
   SessionStore,
   SessionKey,

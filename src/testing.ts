@@ -10,5 +10,5 @@ export {
 export {
   MemorySessionStore,
   type MemorySessionStoreOptions,
-} from './persistence/memory-session-store.js';
+} from './persistence/kv/memory-session-store.js';
 export { FakeClock } from './testing/fake-clock.js';

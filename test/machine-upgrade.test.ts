@@ -9,7 +9,7 @@ import {
 import { MACHINE_VERSION } from '../src/machines/session-machine.js';
 import { openValue, sealValue } from '../src/persistence/sealed-value.js';
 import { recordKey } from '../src/persistence/session-keys.js';
-import type { KvSessionStore } from '../src/persistence/kv-session-store.js';
+import type { KvSessionStore } from '../src/persistence/kv/kv-session-store.js';
 import { ScriptedModel } from '../src/testing.js';
 import { alice, callTool, dangerTool, echoModel, texts } from './helpers/session-fixtures.js';
 import { TempStores } from './helpers/temp-store.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Item } from '../src/index.js';
-import { MemorySessionStore } from '../src/persistence/memory-session-store.js';
+import { MemorySessionStore } from '../src/persistence/kv/memory-session-store.js';
 import { PostgresSessionStore } from '../src/persistence/postgres/postgres-session-store.js';
 import { describeSession } from '../src/runs/session-view.js';
 import { mulberry32 } from './helpers/crash-plan.js';

@@ -10,7 +10,7 @@ import {
   writeMetadata,
 } from '../src/index.js';
 import { MemorySessionStore } from '../src/testing.js';
-import type { KvSessionStore } from '../src/persistence/kv-session-store.js';
+import type { KvSessionStore } from '../src/persistence/kv/kv-session-store.js';
 import { recordKey, sessionPart } from '../src/persistence/session-keys.js';
 import type { SessionKey, SessionRecord, SessionStore } from '../src/persistence/session-store.js';
 import { alice, bob, echoModel, echoed, texts } from './helpers/session-fixtures.js';

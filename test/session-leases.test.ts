@@ -1,4 +1,4 @@
-import { MemorySessionStore } from '../src/persistence/memory-session-store.js';
+import { MemorySessionStore } from '../src/persistence/kv/memory-session-store.js';
 import { describeRuntimeLeases } from './helpers/runtime-leases.js';
 import { TempStores } from './helpers/temp-store.js';
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SessionRuntime } from '../src/index.js';
-import type { KvSessionStore } from '../src/persistence/kv-session-store.js';
+import type { KvSessionStore } from '../src/persistence/kv/kv-session-store.js';
 import { sessionPart, ownerPart } from '../src/persistence/session-keys.js';
 import { FakeClock } from '../src/testing.js';
 import {

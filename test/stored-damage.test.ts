@@ -16,7 +16,7 @@ import {
   recordKey,
   userTotalsKey,
 } from '../src/persistence/session-keys.js';
-import type { KvSessionStore } from '../src/persistence/kv-session-store.js';
+import type { KvSessionStore } from '../src/persistence/kv/kv-session-store.js';
 import { recordDecisions } from '../src/actions/record-decisions.js';
 import { runDetail } from '../src/inspect/inspector-reads.js';
 import { ScriptedModel } from '../src/testing.js';

@@ -1,7 +1,7 @@
 import { ulid } from 'ulid';
 import { RunContext, type RunContextInit } from '../core/run-context.js';
 import type { RunInput } from '../items/item.js';
-import { MemorySessionStore } from '../persistence/memory-session-store.js';
+import { MemorySessionStore } from '../persistence/kv/memory-session-store.js';
 import type { SessionRecord, SessionStore } from '../persistence/session-store.js';
 import { SessionNotFoundError } from '../errors/session-errors.js';
 import { OptionChecker, describeValue, optionNames } from '../validation/option-checks.js';

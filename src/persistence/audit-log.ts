@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { InvalidSessionRecordError } from '../errors/session-errors.js';
-import type { KvBackend, KvOp } from './kv-backend.js';
-import { encodeKeyPart, keyAfter, ownerPart, prefixRange } from './session-keys.js';
+import { encodeKeyPart, ownerPart } from './session-keys.js';
 import { plainAuditEntry } from './plain-records.js';
 import { checkBeforeWrite, decodeStored, encodeStored } from './session-schemas.js';
 
@@ -115,7 +114,7 @@ export interface AuditPage {
   nextCursor: string | undefined;
 }
 
-const AT_DIGITS = 16;
+export const AT_DIGITS = 16;
 const DEFAULT_LIMIT = 100;
 const QUERY_NAMES = new Set(['userId', 'sessionId', 'kind', 'from', 'to', 'limit', 'cursor']);
 
@@ -169,14 +168,6 @@ export function checkAuditQuery(query: AuditQuery): Required<Pick<AuditQuery, 'l
   return { limit, kinds: list && new Set(list) };
 }
 
-/** Validates entries before writing (`TypeError`) and returns their sealed put ops. */
-export function auditOps(entries: readonly AuditEntry[] | undefined): KvOp[] {
-  return (entries ?? []).map((entry) => {
-    const { key, value } = storedAudit(entry);
-    return { type: 'put', key, value };
-  });
-}
-
 /** A stored entry, its seal, shape and key checked (`InvalidSessionRecordError` naming the key). */
 export function decodeAuditAt(key: string, text: string, userId: string | undefined): AuditEntry {
   const value = decodeStored(key, text, StoredAuditSchema);
@@ -198,34 +189,6 @@ export function auditMatches(
     (query.sessionId === undefined || entry.sessionId === query.sessionId) &&
     (kinds === undefined || kinds.has(entry.kind))
   );
-}
-
-/** One page of a user's entries from a key-value store, in time order. */
-export async function scanAudit(backend: KvBackend, query: AuditQuery): Promise<AuditPage> {
-  const { limit, kinds } = checkAuditQuery(query);
-  const prefix = `a!${ownerPart(query.userId)}!`;
-  const all = prefixRange(prefix);
-  const lower = [
-    all.gte,
-    query.from === undefined ? all.gte : prefix + String(query.from).padStart(AT_DIGITS, '0'),
-    query.cursor === undefined ? all.gte : keyAfter(prefix + query.cursor),
-  ].reduce((a, b) => (a > b ? a : b));
-  const upper =
-    query.to === undefined ? all.lt : prefix + String(query.to).padStart(AT_DIGITS, '0');
-  const entries: AuditEntry[] = [];
-  if (lower >= upper) return { entries, nextCursor: undefined };
-  let more = false;
-  for await (const [key, text] of backend.iterate({ gte: lower, lt: upper })) {
-    const entry = decodeAuditAt(key, text, query.userId);
-    if (!auditMatches(entry, query, kinds)) continue;
-    if (entries.length === limit) {
-      more = true;
-      break;
-    }
-    entries.push(entry);
-  }
-  const last = entries[entries.length - 1];
-  return { entries, nextCursor: more && last ? auditPosition(last.at, last.id) : undefined };
 }
 
 /**

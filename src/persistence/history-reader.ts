@@ -2,24 +2,9 @@ import { InvalidSessionRecordError } from '../errors/session-errors.js';
 import { Item } from '../items/item.js';
 import { plainItem } from '../items/plain-item.js';
 import { TurnCalls } from '../items/turn-calls.js';
-import type { KvBackend } from './kv-backend.js';
 import * as keys from './session-keys.js';
 import { readStored, validateStored } from './session-schemas.js';
 import type { SessionKey } from './session-store.js';
-
-/**
- * Reads history positions `[from, to)` and proves the log whole: the keys must be exactly
- * `from, from + 1, ..., to - 1` (a deleted item is named, not skipped), and each value's seal
- * covers its key, so an item moved or copied to another position fails too.
- */
-export async function readHistoryRange(
-  backend: KvBackend,
-  key: SessionKey,
-  from: number,
-  to: number,
-): Promise<Item[]> {
-  return checkHistoryEntries(key, from, to, backend.iterate(keys.historyRange(key, from, to)));
-}
 
 /**
  * The history items of `[from, to)` from `(logical key, sealed value)` pairs read in position

@@ -1,4 +1,4 @@
-import type { KvRange } from './kv-backend.js';
+import type { KvRange } from './key-range.js';
 import type { SessionKey } from './session-store.js';
 
 /**

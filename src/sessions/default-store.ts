@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { DEFAULT_LEVEL_PATH, LevelSessionStore } from '../persistence/level-session-store.js';
+import { DEFAULT_LEVEL_PATH, LevelSessionStore } from '../persistence/kv/level-session-store.js';
 
 /**
  * Process-wide state, on purpose (the one registry the runtime keeps; every other store is

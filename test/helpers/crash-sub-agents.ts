@@ -12,7 +12,7 @@ import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { ModelRequest } from '../../src/models/model.js';
 import { ScriptedModel } from '../../src/models/scripted-model.js';
-import type { LevelSessionStore } from '../../src/persistence/level-session-store.js';
+import type { LevelSessionStore } from '../../src/persistence/kv/level-session-store.js';
 import { Agent } from '../../src/agent/agent.js';
 import type { Durability } from '../../src/core/durability-policy.js';
 import { NothingToResumeError, SessionNotFoundError } from '../../src/errors/index.js';

@@ -26,7 +26,7 @@ import { getRunContext } from '../../src/core/index.js';
 import { ModelError, NothingToResumeError, SessionNotFoundError } from '../../src/errors/index.js';
 import { ScriptedModel, type ScriptedResponse } from '../../src/models/scripted-model.js';
 import type { ModelRequest } from '../../src/models/model.js';
-import { LevelSessionStore } from '../../src/persistence/level-session-store.js';
+import { LevelSessionStore } from '../../src/persistence/kv/level-session-store.js';
 import { Agent } from '../../src/agent/agent.js';
 import type { Durability } from '../../src/core/durability-policy.js';
 import type { SessionRuntime } from '../../src/sessions/session-runtime.js';

@@ -10,8 +10,8 @@ import {
   type ApprovalDecision,
   type SessionKey,
 } from '../../src/index.js';
-import type { KvOp } from '../../src/persistence/kv-backend.js';
-import type { KvSessionStore } from '../../src/persistence/kv-session-store.js';
+import type { KvOp } from '../../src/persistence/kv/kv-backend.js';
+import type { KvSessionStore } from '../../src/persistence/kv/kv-session-store.js';
 import { FakeClock } from '../../src/testing.js';
 import { callTools } from './approval-agent.js';
 import { fuzzAgent } from './fuzz-fixture.js';

@@ -14,7 +14,7 @@ import {
   type SessionRecord,
   type SessionStore,
 } from '../../src/index.js';
-import type { KvSessionStore } from '../../src/persistence/kv-session-store.js';
+import type { KvSessionStore } from '../../src/persistence/kv/kv-session-store.js';
 import { FakeClock, ScriptedModel, type ScriptedResponse } from '../../src/testing.js';
 import { callTools, sinceLastUser } from './approval-agent.js';
 import { deferred, dumpBackend, lastUserText } from './session-fixtures.js';

@@ -17,7 +17,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['machines'],
   ['telemetry', 'mcp'],
   ['persistence'],
-  ['persistence/postgres'],
+  ['persistence/kv', 'persistence/postgres'],
   ['actors'],
   ['runs'],
   ['audit'],

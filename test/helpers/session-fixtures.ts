@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { contentText, type Item } from '../../src/items/item.js';
 import type { ModelRequest } from '../../src/models/model.js';
-import type { KvSessionStore } from '../../src/persistence/kv-session-store.js';
+import type { KvSessionStore } from '../../src/persistence/kv/kv-session-store.js';
 import type { SessionKey } from '../../src/persistence/session-store.js';
 import { tool } from '../../src/tools/tool.js';
 import { Agent } from '../../src/agent/agent.js';

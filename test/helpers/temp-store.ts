@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import {
   LevelSessionStore,
   type LevelSessionStoreOptions,
-} from '../../src/persistence/level-session-store.js';
+} from '../../src/persistence/kv/level-session-store.js';
 
 /** A LevelDB session store in a fresh temp folder. */
 export interface TempStore {

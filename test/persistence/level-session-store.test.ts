@@ -2,7 +2,7 @@ import { describe, it, expect, afterEach } from 'vitest';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LevelSessionStore } from '../../src/persistence/level-session-store.js';
+import { LevelSessionStore } from '../../src/persistence/kv/level-session-store.js';
 import { emptyTotals } from '../../src/persistence/session-store.js';
 import { runSessionStoreContract } from './session-store.contract.js';
 

@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
-import { MemoryBackend } from '../../src/persistence/memory-backend.js';
-import { MemorySessionStore } from '../../src/persistence/memory-session-store.js';
+import { MemoryBackend } from '../../src/persistence/kv/memory-backend.js';
+import { MemorySessionStore } from '../../src/persistence/kv/memory-session-store.js';
 import { runSessionStoreContract } from './session-store.contract.js';
 
 runSessionStoreContract('MemorySessionStore', async (options) => {

@@ -5,8 +5,8 @@ import {
   SessionSaveFailedError,
   UnsupportedSchemaVersionError,
 } from '../../src/errors/session-errors.js';
-import type { BatchOpHook, KvBackend, KvOp } from '../../src/persistence/kv-backend.js';
-import type { KvSessionStore } from '../../src/persistence/kv-session-store.js';
+import type { BatchOpHook, KvBackend, KvOp } from '../../src/persistence/kv/kv-backend.js';
+import type { KvSessionStore } from '../../src/persistence/kv/kv-session-store.js';
 import type { Migration } from '../../src/persistence/migrations.js';
 import { openValue, sealValue } from '../../src/persistence/sealed-value.js';
 import { CURRENT_SCHEMA_VERSION } from '../../src/persistence/session-record-codec.js';

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
-import type { KvSessionStore } from '../../src/persistence/kv-session-store.js';
-import { LevelSessionStore } from '../../src/persistence/level-session-store.js';
-import { MemorySessionStore } from '../../src/persistence/memory-session-store.js';
+import type { KvSessionStore } from '../../src/persistence/kv/kv-session-store.js';
+import { LevelSessionStore } from '../../src/persistence/kv/level-session-store.js';
+import { MemorySessionStore } from '../../src/persistence/kv/memory-session-store.js';
 import { deadlineKey, historyKey, recordKey } from '../../src/persistence/session-keys.js';
 import { encodeStored } from '../../src/persistence/session-schemas.js';
 import { describeStoreContract, type StoreHarness } from '../helpers/store-contract.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { omitFields, restoreFields } from '../../src/persistence/field-delta.js';
-import { decodeSubRun, encodeSubRun } from '../../src/persistence/sub-run-encoding.js';
+import { omitFields, restoreFields } from '../../src/persistence/kv/field-delta.js';
+import { decodeSubRun, encodeSubRun } from '../../src/persistence/kv/sub-run-encoding.js';
 
 /** The value as JSON has it (what a store round trip gives). */
 const asJson = (v: unknown): unknown => JSON.parse(JSON.stringify(v));

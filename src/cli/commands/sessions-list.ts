@@ -1,7 +1,7 @@
 import type { SessionInfo, SessionStatus, UsageTotals } from '../../persistence/session-store.js';
 import type { RunStatusView } from '../../runs/run-status.js';
 import { SessionStatusSchema } from '../../persistence/session-schemas.js';
-import { storeOwners } from '../../persistence/store-owners.js';
+import { storeOwners } from '../../persistence/kv/store-owners.js';
 import { CliUsageError } from '../shared/cli-errors.js';
 import { localDate, statusStyle, table, usd, json, type Cell } from '../shared/cli-format.js';
 import { runStatusCell, waitingText } from '../shared/run-status-text.js';

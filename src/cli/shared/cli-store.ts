@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { StoreLockedError } from '../../errors/session-errors.js';
 import type { Model } from '../../models/model.js';
-import { holdsLevelDatabase } from '../../persistence/level-backend.js';
-import { LevelSessionStore } from '../../persistence/level-session-store.js';
+import { holdsLevelDatabase } from '../../persistence/kv/level-backend.js';
+import { LevelSessionStore } from '../../persistence/kv/level-session-store.js';
 import type { SessionKey } from '../../persistence/session-store.js';
-import { hasNamedOwners } from '../../persistence/owner-totals.js';
+import { hasNamedOwners } from '../../persistence/kv/owner-totals.js';
 import { Agent } from '../../agent/agent.js';
 import type { SessionAction } from '../../actions/session-action.js';
 import { SessionRuntime } from '../../sessions/session-runtime.js';

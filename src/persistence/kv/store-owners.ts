@@ -1,5 +1,5 @@
 import type { KvBackend } from './kv-backend.js';
-import * as keys from './session-keys.js';
+import * as keys from '../session-keys.js';
 
 /** The owner part of a totals key (`t!a`, `t!u:<encoded>`) as a userId; anonymous: undefined. */
 function ownerOf(totalsKey: string, prefix: string): { userId: string | undefined } {

@@ -1,16 +1,16 @@
 import { z } from 'zod';
-import { InvalidSessionRecordError } from '../errors/session-errors.js';
+import { InvalidSessionRecordError } from '../../errors/session-errors.js';
 import type { KvBackend, KvOp } from './kv-backend.js';
-import * as keys from './session-keys.js';
-import { decodeStored, encodeStored } from './session-schemas.js';
-import type { SessionRecordCodec } from './session-record-codec.js';
-import { decodeRecordAt } from './stored-reads.js';
+import * as keys from '../session-keys.js';
+import { decodeStored, encodeStored } from '../session-schemas.js';
+import type { SessionRecordCodec } from '../session-record-codec.js';
+import { decodeRecordAt } from '../stored-reads.js';
 import type {
   DeadlineEntry,
   DueApprovals,
   DueApprovalsQuery,
   SessionKey,
-} from './session-store.js';
+} from '../session-store.js';
 
 /**
  * The approval-deadline index: one entry per session whose run waits for an approval with a

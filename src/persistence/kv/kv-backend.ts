@@ -1,4 +1,5 @@
-import type { StoreStats } from './session-store.js';
+import type { KvRange } from '../key-range.js';
+import type { StoreStats } from '../session-store.js';
 
 /** One operation of an atomic batch. Keys and values are strings. */
 export type KvOp = { type: 'put'; key: string; value: string } | { type: 'del'; key: string };
@@ -8,16 +9,6 @@ export type KvOp = { type: 'put'; key: string; value: string } | { type: 'del'; 
  * the whole batch is dropped (nothing is applied) and the error is rethrown by `write`.
  */
 export type BatchOpHook = (index: number, op: KvOp) => void;
-
-/** A key range: `gte <= key < lt`, in ascending key order unless `reverse`. */
-export interface KvRange {
-  gte: string;
-  lt: string;
-  /** Stop after this many entries. @default unlimited */
-  limit?: number | undefined;
-  /** @default false */
-  reverse?: boolean | undefined;
-}
 
 /**
  * A tiny ordered key-value store: everything the session stores need from LevelDB, so the

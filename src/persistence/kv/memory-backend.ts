@@ -4,9 +4,9 @@ import {
   type KvBackend,
   type KvBackendOptions,
   type KvOp,
-  type KvRange,
 } from './kv-backend.js';
-import type { StoreStats } from './session-store.js';
+import { type KvRange } from '../key-range.js';
+import type { StoreStats } from '../session-store.js';
 
 /** Index of the first key in `sorted` that is `>= key`. */
 function lowerBound(sorted: readonly string[], key: string): number {

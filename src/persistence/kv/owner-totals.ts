@@ -1,10 +1,10 @@
-import { InvalidSessionRecordError } from '../errors/session-errors.js';
+import { InvalidSessionRecordError } from '../../errors/session-errors.js';
 import type { KvBackend } from './kv-backend.js';
-import * as keys from './session-keys.js';
-import { plainUsageTotals } from './plain-records.js';
-import { UsageTotalsSchema, decodeStoredWith, toUsageTotals } from './session-schemas.js';
-import { emptyTotals, type UsageTotals } from './session-store.js';
-import { addUsd } from '../validation/usd-amount.js';
+import * as keys from '../session-keys.js';
+import { plainUsageTotals } from '../plain-records.js';
+import { UsageTotalsSchema, decodeStoredWith, toUsageTotals } from '../session-schemas.js';
+import { emptyTotals, type UsageTotals } from '../session-store.js';
+import { addUsd } from '../../validation/usd-amount.js';
 
 /**
  * An owner's usage totals across sessions, from the raw value at their totals key (read by

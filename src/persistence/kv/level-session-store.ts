@@ -1,9 +1,9 @@
 import type { BatchOpHook } from './kv-backend.js';
 import { KvSessionStore } from './kv-session-store.js';
 import { LevelBackend } from './level-backend.js';
-import type { Migration } from './migrations.js';
-import { OptionChecker, isObject, optionNames } from '../validation/option-checks.js';
-import type { LeaseClock } from './lease-table.js';
+import type { Migration } from '../migrations.js';
+import { OptionChecker, isObject, optionNames } from '../../validation/option-checks.js';
+import type { LeaseClock } from '../lease-table.js';
 
 export interface LevelSessionStoreOptions {
   /**

@@ -1,9 +1,9 @@
-import { InvalidSessionRecordError } from '../errors/session-errors.js';
+import { InvalidSessionRecordError } from '../../errors/session-errors.js';
 import type { KvBackend, KvOp } from './kv-backend.js';
-import { openValue, sealValue } from './sealed-value.js';
+import { openValue, sealValue } from '../sealed-value.js';
 import { decodeSubRun, encodeSubRun } from './sub-run-encoding.js';
-import * as keys from './session-keys.js';
-import type { SessionKey } from './session-store.js';
+import * as keys from '../session-keys.js';
+import type { SessionKey } from '../session-store.js';
 
 /**
  * Sub-agent runs stored apart from the session record. A sub-agent's run is a child of its

@@ -1,4 +1,4 @@
-import type { SessionRecord } from './session-store.js';
+import type { SessionRecord } from '../session-store.js';
 
 /**
  * The last value a store wrote at each key, with what it stands for, for the keys written most

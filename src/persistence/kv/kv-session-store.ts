@@ -1,31 +1,26 @@
-import { Item } from '../items/item.js';
-import { AgentStateError } from '../errors/agentstate-error.js';
+import { Item } from '../../items/item.js';
+import { AgentStateError } from '../../errors/agentstate-error.js';
 import {
   SessionConflictError,
   SessionNotFoundError,
   SessionSaveFailedError,
-} from '../errors/session-errors.js';
-import {
-  auditOps,
-  scanAudit,
-  type AuditEntry,
-  type AuditPage,
-  type AuditQuery,
-} from './audit-log.js';
+} from '../../errors/session-errors.js';
+import { type AuditEntry, type AuditPage, type AuditQuery } from '../audit-log.js';
+import { auditOps, scanAudit } from './kv-audit.js';
 import { deadlineOps, purgedDeadlineOps, scanDueDeadlines } from './deadline-index.js';
 import { getAll, type KvBackend, type KvOp } from './kv-backend.js';
-import { readHistoryRange } from './history-reader.js';
+import { readHistoryRange } from './kv-history-range.js';
 import { scanListing } from './listing-scan.js';
-import { warnIsolation } from './isolation-warning.js';
-import { checkAppend, checkCreateItems, checkIndex, listLimit } from './store-args.js';
-import type { Migration } from './migrations.js';
+import { warnIsolation } from '../isolation-warning.js';
+import { checkAppend, checkCreateItems, checkIndex, listLimit } from '../store-args.js';
+import type { Migration } from '../migrations.js';
 import { addTotals, hasNamedOwners, readOwnerTotals } from './owner-totals.js';
-import { SessionRecordCodec } from './session-record-codec.js';
-import * as keys from './session-keys.js';
-import { encodeStored, toSessionInfo, toUsageTotals } from './session-schemas.js';
-import { checkedListing, checkedRecord, decodeJournalAt, decodeRecordAt } from './stored-reads.js';
+import { SessionRecordCodec } from '../session-record-codec.js';
+import * as keys from '../session-keys.js';
+import { encodeStored, toSessionInfo, toUsageTotals } from '../session-schemas.js';
+import { checkedListing, checkedRecord, decodeJournalAt, decodeRecordAt } from '../stored-reads.js';
 import { joinSubRuns, partOps, splitSubRuns, storedPartIds } from './sub-run-parts.js';
-import { LeaseTable, systemLeaseClock, type LeaseClock } from './lease-table.js';
+import { LeaseTable, systemLeaseClock, type LeaseClock } from '../lease-table.js';
 import { WrittenValues, writtenRecord, type WrittenRecord } from './written-values.js';
 import {
   emptyTotals,
@@ -46,8 +41,8 @@ import {
   type StoredLease,
   type StoreStats,
   type UsageTotals,
-} from './session-store.js';
-import { itemBeforeWrite, usageDeltaBeforeWrite } from './checked-writes.js';
+} from '../session-store.js';
+import { itemBeforeWrite, usageDeltaBeforeWrite } from '../checked-writes.js';
 
 export interface KvSessionStoreOptions {
   /** Upgrade steps for records written with an older schema version. */

@@ -1,16 +1,16 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Level } from 'level';
-import { StoreLockedError, StoreOpenFailedError } from '../errors/session-errors.js';
+import { StoreLockedError, StoreOpenFailedError } from '../../errors/session-errors.js';
 import {
   KvWriteStats,
   type BatchOpHook,
   type KvBackend,
   type KvBackendOptions,
   type KvOp,
-  type KvRange,
 } from './kv-backend.js';
-import type { StoreStats } from './session-store.js';
+import { type KvRange } from '../key-range.js';
+import type { StoreStats } from '../session-store.js';
 
 /** Entries fetched per native call while iterating. */
 const ITERATE_CHUNK = 500;

@@ -1,9 +1,9 @@
-import { InvalidSessionRecordError } from '../errors/session-errors.js';
+import { InvalidSessionRecordError } from '../../errors/session-errors.js';
 import type { KvBackend } from './kv-backend.js';
-import * as keys from './session-keys.js';
-import { plainSessionInfo } from './plain-records.js';
-import { SessionInfoSchema, decodeStoredWith, toSessionInfo } from './session-schemas.js';
-import type { SessionPage, SessionStatus } from './session-store.js';
+import * as keys from '../session-keys.js';
+import { plainSessionInfo } from '../plain-records.js';
+import { SessionInfoSchema, decodeStoredWith, toSessionInfo } from '../session-schemas.js';
+import type { SessionPage, SessionStatus } from '../session-store.js';
 
 export interface ListingQuery {
   userId: string | undefined;

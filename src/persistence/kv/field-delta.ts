@@ -5,7 +5,7 @@
  * holds. A base that guesses wrong costs bytes, never data.
  */
 
-import { sameJson } from '../validation/same-json.js';
+import { sameJson } from '../../validation/same-json.js';
 
 type Json = Record<string, unknown>;
 

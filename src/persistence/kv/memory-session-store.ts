@@ -1,8 +1,8 @@
 import type { BatchOpHook } from './kv-backend.js';
 import { KvSessionStore } from './kv-session-store.js';
 import { MemoryBackend } from './memory-backend.js';
-import type { Migration } from './migrations.js';
-import type { LeaseClock } from './lease-table.js';
+import type { Migration } from '../migrations.js';
+import type { LeaseClock } from '../lease-table.js';
 
 export interface MemorySessionStoreOptions {
   /** Upgrade steps for records written with an older schema version. */
