@@ -96,10 +96,27 @@ describe('bench (smoke)', () => {
     expect(results.raw.fixedCost[0]!.meanRatio).toBeGreaterThan(0);
   }, 300_000);
 
+  it('runs W1 and W2 alone with --w1-w2 (the hot path before and after a change)', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'agentstate-bench-smoke-'));
+    const out = join(dir, 'results.json');
+    const { code, stdout, stderr } = await runSmoke(out, '--w1-w2');
+    expect(code, stderr).toBe(0);
+    expect(stdout).toContain('agentstate benchmark (W1 and W2)');
+    expect(stdout).toContain('W1 one long conversation, T = 10');
+    expect(stdout).toContain('W2 many conversations');
+    expect(stdout).not.toContain('W3 resume');
+    const results = JSON.parse(await readFile(out, 'utf8')) as {
+      raw: { w1: { floorRatio: number }[]; w2: unknown[] };
+    };
+    expect(results.raw.w1).toHaveLength(1);
+    expect(results.raw.w1[0]!.floorRatio).toBeGreaterThan(0);
+    expect(results.raw.w2).toHaveLength(1);
+  }, 300_000);
+
   it('refuses --postgres with --fixed-cost', async () => {
     dir = await mkdtemp(join(tmpdir(), 'agentstate-bench-smoke-'));
     const { code, stderr } = await runSmoke(join(dir, 'r.json'), '--postgres', '--fixed-cost');
     expect(code).not.toBe(0);
-    expect(stderr).toContain('--postgres and --fixed-cost run one part each');
+    expect(stderr).toContain('--postgres, --fixed-cost and --w1-w2 run one part each');
   }, 60_000);
 });
