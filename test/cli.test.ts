@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseReplay } from '../src/index.js';
+import { PAGE_SCRIPT } from '../src/inspect/page/page-script.js';
 import {
   ROOT,
   buildCli,
@@ -450,6 +451,10 @@ describe('agentstate command line (the built binary)', () => {
       const page = await fetch(`${origin}/`, { headers: { cookie } });
       expect(page.status).toBe(200);
       expect(await page.text()).toContain('<html');
+      // the built package serves the page's script bundled from src/inspect/page/browser/
+      const script = await fetch(`${origin}/app.js`, { headers: { cookie } });
+      expect(script.headers.get('content-type')).toContain('text/javascript');
+      expect(await script.text()).toBe(PAGE_SCRIPT);
       const list = (await (
         await fetch(`${origin}/api/sessions`, { headers: { cookie } })
       ).json()) as {

@@ -1,5 +1,5 @@
 import { RunNotFoundError } from '../errors/replay-errors.js';
-import type { RunMachineContext } from '../machines/run-types.js';
+import type { RunMachineContext, RunUsage } from '../machines/run-types.js';
 import type { SessionKey, SessionStatus } from '../persistence/session-store.js';
 import { pausedRuns, runState, subRunsOf, type RunNode } from '../runs/run-tree.js';
 import { runStateData } from '../runs/run-state.js';
@@ -28,7 +28,7 @@ export interface RunTreeNode {
   state: string;
   status?: string | undefined;
   turn?: number | undefined;
-  usage?: unknown;
+  usage?: RunUsage | undefined;
   timeline: TimelineStep[];
   /** The current turn's calls that needed a human's decision, and the decision taken. */
   decisions?: { callId: string; name: string; decision: string; reason?: string | undefined }[];

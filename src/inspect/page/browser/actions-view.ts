@@ -1,0 +1,118 @@
+import { afterAction, setResult } from './action-result.js';
+import type { ActionResult, ReplayFile } from './api-types.js';
+import { append, byId, clear, h } from './dom.js';
+import { act } from './inspector-api.js';
+import type { Page } from './page.js';
+import { fail } from './page-error.js';
+import { shown } from './page-state.js';
+
+/**
+ * The open session's actions: Resume (not on a record-only inspector), Cancel run, Fork (with
+ * a new id and a history position, both optional) and Export replay, and the last result.
+ */
+export function renderActions(page: Page): HTMLDivElement {
+  const { state, info } = page;
+  // What the user typed outlives a re-render (a live refresh redraws the detail).
+  const at = h('input', {
+    id: 'fork-at',
+    type: 'number',
+    min: 0,
+    placeholder: 'at (history position)',
+    size: 8,
+    value: state.forkAt,
+    oninput: () => {
+      state.forkAt = at.value;
+    },
+  });
+  const newId = h('input', {
+    id: 'fork-id',
+    placeholder: 'new session id',
+    value: state.forkId,
+    oninput: () => {
+      state.forkId = newId.value;
+    },
+  });
+  const onSession = <T>(action: string, body?: Record<string, unknown>) =>
+    act<T>(state.user, shown(state), action, body);
+  const fork = async () => {
+    const body: { newId?: string; at?: number } = {};
+    if (newId.value) body.newId = newId.value;
+    if (at.value !== '') body.at = Number(at.value);
+    try {
+      const info = await onSession<ActionResult>('fork', body);
+      state.forkId = '';
+      state.forkAt = '';
+      newId.value = '';
+      at.value = '';
+      setResult(page, info);
+      void page.loadSessions();
+    } catch (error) {
+      fail(state, error);
+    }
+  };
+  return h(
+    'div',
+    {},
+    h(
+      'div',
+      { class: 'actions' },
+      info.recordOnly
+        ? null
+        : h(
+            'button',
+            {
+              'data-action': 'resume',
+              onclick: () => void afterAction(page, onSession<ActionResult>('resume')),
+            },
+            'Resume',
+          ),
+      h(
+        'button',
+        {
+          class: 'danger',
+          'data-action': 'cancel',
+          onclick: () => void afterAction(page, onSession<ActionResult>('cancel')),
+        },
+        'Cancel run',
+      ),
+      newId,
+      at,
+      h('button', { 'data-action': 'fork', onclick: () => void fork() }, 'Fork'),
+      h(
+        'button',
+        { 'data-action': 'export', onclick: () => void exportRun(page) },
+        'Export replay',
+      ),
+    ),
+    h('div', { class: 'muted', id: 'action-result' }, state.result),
+  );
+}
+
+/** Exports the shown run's replay file: a download link, and the file in `body[data-exported]`. */
+async function exportRun(page: Page): Promise<void> {
+  const { state } = page;
+  const session = shown(state);
+  try {
+    const file = await act<ReplayFile>(
+      state.user,
+      session,
+      'export',
+      state.runId ? { runId: state.runId } : {},
+    );
+    const text = JSON.stringify(file, null, 2);
+    const link = h(
+      'a',
+      {
+        href: `data:application/json;charset=utf-8,${encodeURIComponent(text)}`,
+        download: `${session}-${file.run ? file.run.runId : 'run'}.replay.json`,
+        id: 'export-link',
+      },
+      'download replay',
+    );
+    const out = clear(byId('action-result'));
+    append(out, [`exported ${text.length} bytes · `, link]);
+    document.body.setAttribute('data-exported', text);
+  } catch (error) {
+    fail(state, error);
+  }
+}

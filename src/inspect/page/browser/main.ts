@@ -1,0 +1,50 @@
+/**
+ * The inspector page's script: the entry of the code that runs in the browser (this folder).
+ *
+ * How it reaches the browser: `scripts/page-script-build.ts` bundles this entry with esbuild (one
+ * IIFE, ES2020, not minified) into `../page-script.ts`, a generated module that exports the
+ * bundle as a string, and the server sends that string as `/app.js`. The generated module is
+ * committed, so there is one code path at run time: the page served from source (vitest,
+ * tsx) and from the built package (`dist/`, where esbuild bundles the generated module like
+ * any other) is the same string, and the published package needs no bundler. Bundling it at
+ * build time instead would leave the source runs without it (or with a second path through a
+ * loader plugin); serving functions' `toString()` breaks once a bundler renames what they
+ * share. The price is a generated file that can go stale: `npm run build` refuses to build
+ * with a stale one, and `test/inspector-page-script.test.ts` fails on it; `npm run build:page`
+ * writes it again.
+ *
+ * This folder has its own `tsconfig.json` (DOM types, no Node types, the same strict options)
+ * that `npm run typecheck` checks and ESLint's type-checked rules read; it imports nothing but
+ * its own modules.
+ */
+import type { InspectorInfo, MachineCharts } from './api-types.js';
+import { renderControls } from './controls-view.js';
+import { api } from './inspector-api.js';
+import { startLive } from './live-feed.js';
+import type { Page } from './page.js';
+import { fail } from './page-error.js';
+import { newPageState } from './page-state.js';
+import { openRun, openSession } from './session-view.js';
+import { loadSessions } from './sessions-view.js';
+
+/** Reads who the page is for and the machines' charts, then shows the controls and sessions. */
+async function start(): Promise<void> {
+  const [info, machines] = await Promise.all([
+    api<InspectorInfo>('', '/api/info'),
+    api<MachineCharts>('', '/api/machines'),
+  ]);
+  const page: Page = {
+    info,
+    machines,
+    state: newPageState(info.userId || ''),
+    loadSessions: (more) => loadSessions(page, more),
+    openSession: (sessionId) => openSession(page, sessionId),
+    openRun: (runId) => openRun(page, runId),
+    startLive: () => startLive(page),
+  };
+  renderControls(page);
+  page.startLive();
+  await page.loadSessions();
+}
+
+start().catch((error: unknown) => fail(newPageState(''), error));

@@ -1,0 +1,57 @@
+import type { RunDetail, SessionDetail, SessionSummary } from './api-types.js';
+
+/** What the page holds between renders: the filters, the open session and run, the inputs. */
+export interface PageState {
+  /** The user whose sessions the page shows (`''`: the inspector's own). */
+  user: string;
+  /** The status filter (`''`: any). */
+  status: string;
+  sessions: SessionSummary[];
+  /** The cursor of the next page of sessions, if there is one. */
+  cursor: string | null;
+  /** The session the user opened last. */
+  selected: string | null;
+  /** The session shown, with its run (`runId`, `run`). */
+  detail: SessionDetail | null;
+  runId: string | null;
+  run: RunDetail | null;
+  /** The live feed's connection. */
+  live: EventSource | null;
+  /** The pending refresh of the open session after live frames. */
+  refreshTimer: ReturnType<typeof setTimeout> | null;
+  /** The last error and the last action's result, shown again after a re-render. */
+  error: string;
+  result: string;
+  /** How many reads were asked: an answer to an older one is dropped. */
+  asked: number;
+  /** What the user typed in the fork fields (kept across a live refresh). */
+  forkId: string;
+  forkAt: string;
+}
+
+/** The state of a page just loaded, for `user`. */
+export function newPageState(user: string): PageState {
+  return {
+    user,
+    status: '',
+    sessions: [],
+    cursor: null,
+    selected: null,
+    detail: null,
+    runId: null,
+    run: null,
+    live: null,
+    refreshTimer: null,
+    error: '',
+    result: '',
+    asked: 0,
+    forkId: '',
+    forkAt: '',
+  };
+}
+
+/** The session on the page (the one its buttons act on). */
+export function shown(state: PageState): string {
+  if (!state.detail) throw new Error('No session is open');
+  return state.detail.session.sessionId;
+}

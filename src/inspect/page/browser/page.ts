@@ -1,0 +1,21 @@
+import type { InspectorInfo, MachineCharts } from './api-types.js';
+import type { PageState } from './page-state.js';
+
+/**
+ * The page as its views see it: what the server said once (`info`, `machines`), the state
+ * that changes, and the navigation the views trigger (wired once, in `main.ts`, so no view
+ * imports another view).
+ */
+export interface Page {
+  readonly info: InspectorInfo;
+  readonly machines: MachineCharts;
+  readonly state: PageState;
+  /** Reads (or, with `more`, reads on) the sessions list and renders it. */
+  loadSessions(more?: boolean): Promise<void>;
+  /** Opens a session with its newest run. */
+  openSession(sessionId: string): Promise<void>;
+  /** Shows another run of the open session. */
+  openRun(runId: string): Promise<void>;
+  /** (Re)connects the live feed for the page's user. */
+  startLive(): void;
+}

@@ -1,0 +1,172 @@
+import type { HistoryItem, RunDetail, SessionDetail } from './api-types.js';
+import { append, byId, clear, h } from './dom.js';
+import { json, time, tokens, usd } from './format.js';
+import { api, sessionPath } from './inspector-api.js';
+import type { Page } from './page.js';
+import { fail } from './page-error.js';
+import { shown } from './page-state.js';
+import { renderActions } from './actions-view.js';
+import { renderPending } from './approvals-view.js';
+import { runBadge, runReason, soFar } from './run-status.js';
+import { renderRun } from './run-view.js';
+import { drawChart } from './state-chart.js';
+
+/**
+ * Opens a session: its detail and its newest run, shown together once both are in. An answer
+ * for a session (or run) asked before the last one asked is dropped: it never replaces what the
+ * user opened after it.
+ */
+export async function openSession(page: Page, id: string): Promise<void> {
+  const { state } = page;
+  if (id !== state.selected) {
+    state.result = '';
+    state.forkId = '';
+    state.forkAt = '';
+  }
+  state.selected = id;
+  const asked = ++state.asked;
+  try {
+    const detail = await api<SessionDetail>(state.user, sessionPath(id));
+    const runId = detail.runs[0] ? detail.runs[0].runId : null;
+    if (asked !== state.asked) return;
+    const run = runId
+      ? await api<RunDetail>(state.user, `${sessionPath(id)}/runs/${encodeURIComponent(runId)}`)
+      : null;
+    if (asked !== state.asked) return;
+    state.detail = detail;
+    state.runId = runId;
+    state.run = run;
+    document.querySelectorAll('tr.session').forEach((tr) => {
+      tr.classList.toggle('selected', tr.getAttribute('data-session') === id);
+    });
+    renderDetail(page);
+  } catch (error) {
+    if (asked === state.asked) fail(state, error);
+  }
+}
+
+/** Shows another run of the open session. */
+export async function openRun(page: Page, runId: string): Promise<void> {
+  const { state } = page;
+  const asked = ++state.asked;
+  try {
+    const run = await api<RunDetail>(
+      state.user,
+      `${sessionPath(shown(state))}/runs/${encodeURIComponent(runId)}`,
+    );
+    if (asked !== state.asked) return;
+    state.runId = runId;
+    state.run = run;
+    renderDetail(page);
+  } catch (error) {
+    if (asked === state.asked) fail(state, error);
+  }
+}
+
+/**
+ * The open session: its state, run status and usage, pending approvals, actions, both machines'
+ * charts, its runs, the shown run, the history tail and the record as JSON.
+ */
+function renderDetail(page: Page): void {
+  const { state, machines } = page;
+  const d = state.detail;
+  if (!d) return;
+  const s = d.session;
+  const box = clear(byId('detail'));
+  append(
+    box,
+    h('h2', {}, 'Session ', h('span', { id: 'session-id' }, s.sessionId)),
+    h(
+      'p',
+      {},
+      h('span', { class: 'badge', id: 'session-state' }, s.state),
+      ' ',
+      runBadge(s.runStatus),
+      ` v${s.version} · `,
+      `${tokens(soFar(s))} · ${usd(soFar(s).costUsd)} · ${soFar(s).turns} turns · updated ${time(s.updatedAt)}`,
+    ),
+    runReason(s.runStatus),
+    renderPending(page, d.pendingApprovals),
+    renderActions(page),
+    h(
+      'div',
+      { class: 'charts' },
+      h(
+        'div',
+        { class: 'chart' },
+        h('div', { class: 'muted' }, 'session machine'),
+        drawChart('session', machines.session, s.state),
+      ),
+      h(
+        'div',
+        { class: 'chart' },
+        h(
+          'div',
+          { class: 'muted' },
+          'run machine · ',
+          h('span', { id: 'run-state' }, state.run ? state.run.state : 'no run'),
+        ),
+        drawChart('run', machines.run, state.run ? state.run.state : ''),
+      ),
+    ),
+    h('h2', {}, 'Runs'),
+    h(
+      'ul',
+      {},
+      d.runs.map((r) =>
+        h(
+          'li',
+          {},
+          h(
+            'a',
+            {
+              href: '#',
+              'data-run': r.runId,
+              onclick: (e) => {
+                e.preventDefault();
+                void page.openRun(r.runId);
+              },
+            },
+            r.runId,
+          ),
+          ' ',
+          h('span', { class: 'badge' }, r.state),
+          r.status && r.status !== r.state
+            ? [
+                ' ',
+                h('span', { class: `badge${r.status === 'crashed' ? ' error' : ''}` }, r.status),
+              ]
+            : null,
+          r.current ? ' (current)' : '',
+          ` started ${time(r.startedAt)}`,
+        ),
+      ),
+    ),
+    state.run ? renderRun(page, state.run) : null,
+    h('h2', {}, `History (last ${d.history.items.length} of ${d.history.total})`),
+    h(
+      'div',
+      { id: 'history' },
+      d.history.items.map((item, i) =>
+        h(
+          'div',
+          { class: 'message' },
+          h('span', { class: 'muted' }, `#${d.history.from + i} `),
+          describeItem(item),
+        ),
+      ),
+    ),
+    h('details', {}, h('summary', {}, 'Session record (JSON)'), json(s)),
+  );
+}
+
+/** A history item in one line: a message, a tool call or its result, else its type. */
+function describeItem(item: HistoryItem): string {
+  if (item.type === 'message') {
+    const content = typeof item.content === 'string' ? item.content : JSON.stringify(item.content);
+    return `${item.role}: ${content}`;
+  }
+  if (item.type === 'tool_call') return `call ${item.name}(${item.arguments})`;
+  if (item.type === 'tool_result') return `result ${item.name}: ${item.output}`;
+  return item.type;
+}

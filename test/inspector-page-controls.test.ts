@@ -1,0 +1,64 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { startInspector, type InspectorHandle } from '../src/inspect.js';
+import { launchChromium, opsAgent } from './helpers/inspector-fixtures.js';
+import { TempStores } from './helpers/temp-store.js';
+
+const temps = new TempStores();
+let browser: Browser;
+const inspectors: InspectorHandle[] = [];
+beforeAll(async () => {
+  browser = await launchChromium();
+});
+afterAll(() => browser.close());
+afterEach(async () => {
+  await Promise.all(inspectors.splice(0).map((i) => i.close()));
+  await temps.cleanupAll();
+});
+
+/** What the tests read of an element in the page (no DOM types in this project). */
+type Attributed = { getAttribute(name: string): string | null };
+
+describe("inspector page in Chromium: an all-users inspector's controls", () => {
+  it("typing a user lists that user's sessions, 50 at a time, `more` reading on", async () => {
+    const temp = await temps.open();
+    const ops = opsAgent(temp.store);
+    for (let i = 0; i < 51; i++) {
+      await ops.agent.run('hello', { sessionId: `b-${String(i).padStart(2, '0')}`, userId: 'bob' });
+    }
+    await ops.agent.run('hello', { sessionId: 'a-1', userId: 'ann' });
+    const inspector = await startInspector({
+      runtime: ops.agent.runtimeFor(temp.store),
+      allUsers: true,
+    });
+    inspectors.push(inspector);
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    const listed = () =>
+      page.$$eval('tr.session', (rows: Attributed[]) =>
+        rows.map((r) => r.getAttribute('data-session')),
+      );
+
+    await page.goto(inspector.url);
+    // the anonymous bucket is a partition of its own: nothing in it
+    await page.waitForSelector('#sessions >> text=No sessions.');
+    await page.fill('input#user', 'bob');
+    await page.press('input#user', 'Tab');
+    await page.waitForSelector('tr.session');
+    expect(await listed()).toHaveLength(50);
+    await page.click('#sessions button:text("more")');
+    await page.waitForFunction('document.querySelectorAll("tr.session").length === 51');
+    expect(new Set(await listed()).size).toBe(51);
+    expect(await page.$('#sessions button:text("more")')).toBeNull();
+
+    await page.fill('input#user', 'ann');
+    await page.press('input#user', 'Tab');
+    await page.waitForSelector('tr.session[data-session="a-1"]');
+    expect(await listed()).toEqual(['a-1']);
+    await page.click('tr.session[data-session="a-1"]');
+    await page.waitForSelector('#session-id:text("a-1")');
+    expect(await page.textContent('#history')).toContain('ops heard: hello');
+    expect(errors).toEqual([]);
+  });
+});
