@@ -14,7 +14,7 @@ import { encodeStored } from '../src/persistence/session-schemas.js';
 import { FakeClock } from '../src/testing.js';
 import { approvalAgent, callTools, type ApprovalCounters } from './helpers/approval-agent.js';
 import { runStoreChild } from './helpers/approval-process.js';
-import { deferred, zeroTimeout } from './helpers/async.js';
+import { deferred, zeroTimeout, until } from './helpers/async.js';
 import type { SchedulerChildReport, SchedulerChildRequest } from './helpers/scheduler-child.js';
 import { TempStores } from './helpers/temp-store.js';
 
@@ -36,15 +36,6 @@ async function indexKeys(store: Store): Promise<string[]> {
   const found: string[] = [];
   for await (const key of store.backend.keys({ gte: 'd!', lt: 'd"' })) found.push(key);
   return found;
-}
-
-/** Polls with zero-delay timers (no sleeps) until `condition` holds. */
-async function until(condition: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 5000; i++) {
-    if (await condition()) return;
-    await zeroTimeout();
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 function lastResults(model: { calls: { items: unknown[] }[] }): ToolResultItem[] {

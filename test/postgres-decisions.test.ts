@@ -3,7 +3,7 @@ import { WrongAgentError, type RunResult, type SessionKey } from '../src/index.j
 import { PostgresSessionStore } from '../src/persistence/postgres/postgres-session-store.js';
 import { FakeClock } from '../src/testing.js';
 import { approvalAgent, callTools } from './helpers/approval-agent.js';
-import { deferred, zeroTimeout } from './helpers/async.js';
+import { deferred, until } from './helpers/async.js';
 import { JsonLineChild } from './helpers/json-line-child.js';
 import { usePostgres } from './helpers/postgres-tests.js';
 
@@ -19,14 +19,6 @@ afterEach(async () => {
 
 const HOUR = 3_600_000;
 const email = (to: string) => ({ name: 'send_email', arguments: { to, body: 'hi' } });
-
-async function until(condition: () => Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 20_000; i++) {
-    if (await condition()) return;
-    await zeroTimeout();
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 /** Backends of the cluster LISTENing (the scheduler's dedicated connections). */
 async function listeners(): Promise<number[]> {

@@ -3,7 +3,7 @@ import type { RunResult, SessionKey } from '../src/index.js';
 import { PostgresSessionStore } from '../src/persistence/postgres/postgres-session-store.js';
 import { FakeClock } from '../src/testing.js';
 import { approvalAgent, callTools } from './helpers/approval-agent.js';
-import { deferred, zeroTimeout } from './helpers/async.js';
+import { deferred, until } from './helpers/async.js';
 import { usePostgres } from './helpers/postgres-tests.js';
 
 /** Issue 14: `runtime.startScheduler()` on PostgreSQL, through its `approval_deadline` index. */
@@ -20,14 +20,6 @@ const TIMEOUT_MESSAGE =
 const alice = { sessionId: 'pay', userId: 'alice' };
 const bob = { sessionId: 'pay', userId: 'bob' };
 const email = (to: string) => ({ name: 'send_email', arguments: { to, body: 'hi' } });
-
-async function until(condition: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 20_000; i++) {
-    if (await condition()) return;
-    await zeroTimeout();
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 async function setup(store?: PostgresSessionStore, clock = new FakeClock(START)) {
   let own = store;

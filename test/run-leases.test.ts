@@ -4,7 +4,7 @@ import { MemorySessionStore } from '../src/persistence/kv/memory-session-store.j
 import type { SessionLease } from '../src/persistence/session-store.js';
 import { RunLeases } from '../src/runs/run-lease.js';
 import { FakeClock } from '../src/testing/fake-clock.js';
-import { deferred, nextImmediate } from './helpers/async.js';
+import { deferred, nextImmediate, until } from './helpers/async.js';
 
 const TTL = 9_000;
 const a = { sessionId: 'a', userId: 'u1' };
@@ -30,11 +30,6 @@ class ObservedStore extends MemorySessionStore {
     this.log.push(`release ${lease.sessionId}`);
     return super.releaseLease(lease);
   }
-}
-
-async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 10_000 && !check(); i++) await nextImmediate();
-  if (!check()) throw new Error('condition never held');
 }
 
 /** Runtime clock (renewal waits) and store clock (expiry), one store, owner `me`. */

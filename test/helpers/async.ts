@@ -26,3 +26,20 @@ export const zeroTimeout = (): Promise<void> => new Promise((resolve) => setTime
 export async function microtasks(n: number): Promise<void> {
   for (let i = 0; i < n; i++) await Promise.resolve();
 }
+
+/**
+ * Yields to the event loop (no sleep) until `check` holds. The bound is wall time, not a count
+ * of yields: on a loaded machine real I/O (LevelDB's thread pool) takes many more yields, and a
+ * condition that never holds still fails the test after `boundMs`.
+ */
+export async function until(
+  check: () => boolean | Promise<boolean>,
+  what = 'the condition',
+  boundMs = 15_000,
+): Promise<void> {
+  const start = performance.now();
+  while (!(await check())) {
+    if (performance.now() - start > boundMs) throw new Error(`timed out waiting for ${what}`);
+    await nextImmediate();
+  }
+}

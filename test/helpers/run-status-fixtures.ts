@@ -9,7 +9,7 @@ import {
   type SessionStore,
 } from '../../src/index.js';
 import { ScriptedModel } from '../../src/testing.js';
-import { deferred, nextImmediate } from './async.js';
+import { deferred, until } from './async.js';
 import { runWorker } from './crash-driver.js';
 
 /**
@@ -80,15 +80,6 @@ export async function writePausedAndFailed(store: SessionStore): Promise<Agent> 
     .run('weather?', { sessionId: 'failed', userId: 'alice' })
     .catch(() => undefined);
   return pausing;
-}
-
-/** Waits (yielding to the event loop, no sleep) until `check` holds. */
-export async function until(check: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 10_000; i++) {
-    if (await check()) return;
-    await nextImmediate();
-  }
-  throw new Error('condition never held');
 }
 
 /**

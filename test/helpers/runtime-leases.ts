@@ -4,7 +4,7 @@ import { LeaseLostError, RunInProgressError } from '../../src/errors/session-err
 import { ScriptedModel } from '../../src/models/scripted-model.js';
 import type { SessionStore } from '../../src/persistence/session-store.js';
 import { FakeClock } from '../../src/testing/fake-clock.js';
-import { deferred, nextImmediate } from './async.js';
+import { deferred, until } from './async.js';
 
 const TTL = 10_000;
 const key = { sessionId: 'leased', userId: 'u1' };
@@ -19,11 +19,6 @@ function gatedModel(text: string, gate?: Promise<void>) {
     return { text };
   });
   return { model, calls };
-}
-
-async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 10_000 && !check(); i++) await nextImmediate();
-  if (!check()) throw new Error('condition never held');
 }
 
 /**
