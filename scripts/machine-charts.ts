@@ -102,20 +102,34 @@ function walk(machine: AnyStateMachine) {
   return { root, nodes, edges, pathOf };
 }
 
-/** A Mermaid id for a state path (`approvals.checking` -> `approvals_checking`). */
-const mermaidId = (path: string) => path.replaceAll('.', '_');
+/**
+ * Mermaid ids of a machine's states: a state's own key where no other state has it (Mermaid
+ * ids are global to a chart), else its path (`approvals.checking` -> `approvals_checking`).
+ */
+function mermaidIds(nodes: readonly NodeLike[], pathOf: (id: string) => string) {
+  const count = new Map<string, number>();
+  for (const node of nodes) count.set(node.key, (count.get(node.key) ?? 0) + 1);
+  const byPath = new Map<string, string>();
+  for (const node of nodes) {
+    const path = pathOf(node.id);
+    byPath.set(path, count.get(node.key) === 1 ? node.key : path.replaceAll('.', '_'));
+  }
+  return (path: string) => byPath.get(path) ?? path.replaceAll('.', '_');
+}
 
 /**
  * A state machine as a Mermaid `stateDiagram-v2` chart. `compact` (the README's picture)
- * leaves out guards and draws one arrow per pair of states, its events joined.
+ * draws one arrow per pair of states, its events joined, with the guards of eventless
+ * transitions only and `done` / `error` for an invoked actor's outcome.
  */
 export function mermaidChart(machine: AnyStateMachine, { compact = false } = {}): string {
-  const { root, edges, pathOf } = walk(machine);
+  const { root, nodes, edges, pathOf } = walk(machine);
+  const mermaidId = mermaidIds(nodes, pathOf);
   const lines = ['stateDiagram-v2'];
   const label = (e: Edge) =>
     compact
       ? e.event === 'always'
-        ? ''
+        ? (e.guard ?? '').replace('inline', '')
         : e.event.replace(/^on(Done|Error)\(.*\)$/, (_m, kind: string) => kind.toLowerCase())
       : `${e.event}${e.guard ? ` [${e.guard}]` : ''}`;
   const drawn = new Set<Edge>();

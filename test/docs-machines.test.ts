@@ -16,7 +16,7 @@ describe('the machine charts in docs/machines.md', () => {
 
   it('name every state, named guard and invoked actor of both machines', () => {
     const run = mermaidChart(runMachine);
-    for (const state of ['turnStart', 'modelCall', 'approvals_checking', 'awaitingApproval']) {
+    for (const state of ['turnStart', 'modelCall', 'checking', 'awaitingApproval']) {
       expect(run).toContain(state);
     }
     for (const guard of ['maxTurnsReached', 'budgetExhausted', 'hasCalls', 'allCallsDone']) {
@@ -25,8 +25,8 @@ describe('the machine charts in docs/machines.md', () => {
     expect(run).toContain('modelCall : invokes modelStep');
     expect(run).toContain('completed --> [*]');
     const session = mermaidChart(sessionMachine);
-    expect(session).toContain('active_idle --> active_running : SEND_MESSAGE');
-    expect(session).toContain('active_running : invokes run');
+    expect(session).toContain('idle --> running : SEND_MESSAGE');
+    expect(session).toContain('running : invokes run');
   });
 
   it('change when a definition changes, so a stale page is caught', async () => {
