@@ -257,9 +257,10 @@ export async function machinesPage(): Promise<string> {
       'Source: `src/machines/run-machine.ts` (the guardrail states come from `src/machines/guardrail-steps.ts`). Each `invokes` is a journaled step actor: `modelStep`, `approvalCheck`, `guardrailCheck`, `toolCall` (spawned per call in `tools`), `durableTimer`.',
       runMachine,
     ),
+    'Next: [Embedding an agent in your own machine](guides/embedding.md).',
   ].join('\n\n');
   const options = (await prettier.resolveConfig(MACHINES_PAGE)) ?? {};
-  return prettier.format(text, { ...options, parser: 'markdown' });
+  return prettier.format(text, { ...options, parser: 'markdown', proseWrap: 'always' });
 }
 
 /** The machines the README draws, by the name in its markers. */
