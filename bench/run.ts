@@ -7,7 +7,7 @@
  *   npm run bench -- --runs 3      fewer runs
  *   npm run bench -- --smoke       small and quick (T = 10, one run); writes to a temp file
  *   npm run bench -- --out f.json  where to write the results
- *   npm run bench -- --markdown    also print the tables as Markdown (for the README)
+ *   npm run bench -- --markdown    also print the tables as Markdown (for bench/README.md)
  *   npm run bench -- --postgres    only the PostgreSQL workloads (W1 on PostgreSQL, W5)
  *   npm run bench -- --w1-w2       only W1 at the longest T and W2 (a quick before/after of the hot path)
  */

@@ -99,7 +99,7 @@ export function renderTargets(targets: readonly TargetResult[]): string {
   return pad(cells);
 }
 
-/** The same tables as Markdown (for the README). */
+/** The same tables as Markdown (for bench/README.md). */
 export function renderMarkdown(
   rows: readonly Row[],
   targets: readonly TargetResult[],

@@ -560,7 +560,7 @@ function runWithClosedStdout(args: string[]): Promise<{ code: number | null; std
 /**
  * The command line used the way an outside tester did (issue 26): its output piped into a
  * reader that stops early, a TypeScript agent module, a folder that is no store, an empty
- * `--out`. Each ends in one clear line and the exit code the README gives.
+ * `--out`. Each ends in one clear line and the exit code docs/reference/cli.md gives.
  */
 describe('the command line, misused', () => {
   it('a reader that closes stdout early (`| head`) ends it quietly, exit 0', async () => {

@@ -2,8 +2,8 @@ import ts from 'typescript';
 
 /**
  * The root export of `agentstate`, pinned: a name added to or dropped from `src/index.ts`
- * (an internal leaking out, or a public name lost) fails the tests until this list and the
- * README agree with it.
+ * (an internal leaking out, or a public name lost) fails the tests until this list and
+ * docs/reference/api.md (test/docs-api.test.ts) agree with it.
  */
 export const ROOT_VALUES = [
   // runtime

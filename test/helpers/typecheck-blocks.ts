@@ -1,0 +1,90 @@
+import { join } from 'node:path';
+import ts from 'typescript';
+
+/** A snippet to type-check as a module of its own, by a name used in the failure message. */
+export interface Snippet {
+  name: string;
+  code: string;
+}
+
+/**
+ * Type-checks snippets (the docs' TypeScript blocks) as ES modules with the project's own
+ * compiler options (tsconfig.json: strict, noUncheckedIndexedAccess, ...), `agentstate` and
+ * its subpaths resolved to the entry files under `src/` (`agentstate` -> src/index.ts,
+ * `agentstate/<name>` -> src/<name>.ts), so the docs are checked against the code, not a
+ * build. `globals` is a declaration file (a script) every snippet sees: the few names the
+ * docs use without defining them. Returns each snippet's diagnostics, formatted.
+ */
+export function typeCheckSnippets(
+  root: string,
+  snippets: readonly Snippet[],
+  globals: string,
+): Map<string, string[]> {
+  const dir = join(root, '.docs-check');
+  const files = new Map<string, string>();
+  const byFile = new Map<string, string>();
+  files.set(join(dir, 'globals.d.ts'), globals);
+  for (const [index, snippet] of snippets.entries()) {
+    const file = join(dir, `block-${index}.mts`);
+    // `export {}` makes a block without imports a module, so its names stay its own.
+    files.set(file, `${snippet.code}\nexport {};\n`);
+    byFile.set(file, snippet.name);
+  }
+
+  const configPath = join(root, 'tsconfig.json');
+  const raw = ts.readConfigFile(configPath, (p) => ts.sys.readFile(p));
+  if (raw.error) throw new Error(ts.flattenDiagnosticMessageText(raw.error.messageText, '\n'));
+  const config = raw.config as { compilerOptions: Record<string, unknown> };
+  config.compilerOptions = {
+    ...config.compilerOptions,
+    noEmit: true,
+    declaration: false,
+    sourceMap: false,
+    paths: { agentstate: ['./src/index.ts'], 'agentstate/*': ['./src/*.ts'] },
+  };
+  const parsed = ts.parseJsonConfigFileContent(config, ts.sys, root, undefined, configPath);
+  const options = parsed.options;
+
+  const host = ts.createCompilerHost(options);
+  const getSourceFile = host.getSourceFile.bind(host);
+  host.getSourceFile = (fileName, languageVersion, onError, shouldCreate) => {
+    const text = files.get(fileName);
+    if (text !== undefined) return ts.createSourceFile(fileName, text, languageVersion, true);
+    return getSourceFile(fileName, languageVersion, onError, shouldCreate);
+  };
+  const fileExists = host.fileExists.bind(host);
+  host.fileExists = (fileName) => files.has(fileName) || fileExists(fileName);
+  const readFile = host.readFile.bind(host);
+  host.readFile = (fileName) => files.get(fileName) ?? readFile(fileName);
+
+  const program = ts.createProgram({ rootNames: [...files.keys()], options, host });
+  const result = new Map<string, string[]>();
+  for (const [file, name] of byFile) {
+    const source = program.getSourceFile(file);
+    if (!source) throw new Error(`TypeScript did not load ${name}`);
+    const diagnostics = [
+      ...program.getSyntacticDiagnostics(source),
+      ...program.getSemanticDiagnostics(source),
+    ];
+    result.set(
+      name,
+      diagnostics.map((d) => {
+        const at =
+          d.start === undefined
+            ? ''
+            : `line ${source.getLineAndCharacterOfPosition(d.start).line + 1}: `;
+        return `${at}${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
+      }),
+    );
+  }
+  const globalsSource = program.getSourceFile(join(dir, 'globals.d.ts'));
+  const globalErrors = globalsSource ? program.getSemanticDiagnostics(globalsSource) : [];
+  if (globalErrors.length > 0) {
+    throw new Error(
+      `the docs' globals do not type-check: ${globalErrors
+        .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'))
+        .join('; ')}`,
+    );
+  }
+  return result;
+}
