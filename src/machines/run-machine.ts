@@ -1,7 +1,7 @@
-/**
- * Long on purpose: the run machine is one statechart, read top to bottom as one chart (its
- * actors, guards, actions and states side by side). Its pure parts live in files of their own:
- * turn steps, call approvals, sub-agent runs, guardrail steps, step inputs and budgets.
+/* eslint-disable max-lines -- Long on purpose: the run machine is one statechart, read top to
+ * bottom as one chart (its actors, guards, actions and states side by side). Its pure parts live
+ * in files of their own: turn steps, call approvals, sub-agent runs, guardrail steps, step inputs
+ * and budgets.
  */
 import { assign, enqueueActions, sendTo, setup, stopChild } from 'xstate';
 import { notProvided } from './not-provided.js';
