@@ -156,9 +156,7 @@ export class Agent<TOutput = string> implements BindingSource {
     callId: string,
     options: ApproveOptions = {},
   ): Promise<RunResult<TOutput>> {
-    const call = 'agent.approve()';
-    const decision = decisionOf(call, sessionId, callId, true, options, APPROVE_OPTION_NAMES);
-    return this.continue(sessionId, options, {}, [decision]);
+    return this.decide('agent.approve()', sessionId, callId, true, options, APPROVE_OPTION_NAMES);
   }
 
   /**
@@ -172,8 +170,18 @@ export class Agent<TOutput = string> implements BindingSource {
     callId: string,
     options: RejectOptions = {},
   ): Promise<RunResult<TOutput>> {
-    const call = 'agent.reject()';
-    const decision = decisionOf(call, sessionId, callId, false, options, REJECT_OPTION_NAMES);
+    return this.decide('agent.reject()', sessionId, callId, false, options, REJECT_OPTION_NAMES);
+  }
+
+  private decide(
+    call: string,
+    sessionId: string,
+    callId: string,
+    approve: boolean,
+    options: RejectOptions,
+    names: readonly string[],
+  ): Promise<RunResult<TOutput>> {
+    const decision = decisionOf(call, sessionId, callId, approve, options, names);
     return this.continue(sessionId, options, {}, [decision]);
   }
 
