@@ -8,10 +8,10 @@ import type {
   DurableTimerOutput,
   ModelStepInput,
   ModelStepOutput,
-  RunMachineInput,
   ToolCallInput,
   ToolCallOutput,
-} from '../src/machines/run-types.js';
+} from '../src/machines/step-actor-io.js';
+import type { RunMachineInput } from '../src/machines/run-types.js';
 import type { KvOp } from '../src/persistence/kv/kv-backend.js';
 // The bench may use the backend directly: it is the only module that imports `level`.
 import { LevelBackend } from '../src/persistence/kv/level-backend.js';

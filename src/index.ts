@@ -10,7 +10,9 @@ export * from './context-window/index.js';
 export * from './tools/index.js';
 export * from './models/index.js';
 export * from './agent/index.js';
-export type { RunUsage, InterruptionReason, SubRunSummary } from './machines/run-types.js';
+export type { RunUsage } from './machines/run-usage.js';
+export type { InterruptionReason } from './machines/run-types.js';
+export type { SubRunSummary } from './machines/sub-run-types.js';
 export type { Budget, SessionConfig } from './machines/session-types.js';
 export {
   LevelSessionStore,

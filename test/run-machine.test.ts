@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createActor, waitFor, type SnapshotFrom } from 'xstate';
 import { ModelError, UnpricedModelError } from '../src/errors/run-errors.js';
 import { runMachine } from '../src/machines/run-machine.js';
-import type { ModelStepOutput, ToolCallOutput } from '../src/machines/run-types.js';
+import type { ModelStepOutput, ToolCallOutput } from '../src/machines/step-actor-io.js';
 import { deferred, type Deferred } from './helpers/async.js';
 import {
   answer,

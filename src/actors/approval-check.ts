@@ -1,6 +1,6 @@
 import { fromPromise } from 'xstate';
 import { withRunContext } from '../core/run-context-storage.js';
-import type { ApprovalCheckInput, ApprovalCheckOutput } from '../machines/run-types.js';
+import type { ApprovalCheckInput, ApprovalCheckOutput } from '../machines/step-actor-io.js';
 import { ApprovalCheckError } from '../errors/run-errors.js';
 import { parseToolArguments } from '../tools/invoke-tool.js';
 import { evaluatePermissions, type JournaledPermission } from '../core/permission-policy.js';

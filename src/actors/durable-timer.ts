@@ -1,5 +1,5 @@
 import { fromPromise } from 'xstate';
-import type { DurableTimerInput, DurableTimerOutput } from '../machines/run-types.js';
+import type { DurableTimerInput, DurableTimerOutput } from '../machines/step-actor-io.js';
 import type { Clock } from '../core/clock.js';
 import type { AnyActorSystem } from './step-deps.js';
 

@@ -1,4 +1,5 @@
-import { zeroUsage, type ModelStepInput, type ModelStepOutput } from '../machines/run-types.js';
+import { zeroUsage } from '../machines/run-usage.js';
+import type { ModelStepInput, ModelStepOutput } from '../machines/step-actor-io.js';
 import type { ModelUsage } from '../models/model.js';
 import { guardrailOutput } from './guardrail-check.js';
 import type { GuardedCall } from './parallel-guardrails.js';

@@ -1,7 +1,7 @@
 import type { GuardrailResult } from '../errors/guardrail-errors.js';
 import { evaluateGuardrails, guardrailInput } from '../guardrails/evaluate-guardrails.js';
 import type { ModelResponse } from '../models/model.js';
-import type { ModelStepInput } from '../machines/run-types.js';
+import type { ModelStepInput } from '../machines/step-actor-io.js';
 import { inputItems } from './guardrail-check.js';
 import type { AgentDeps, StepDeps } from './step-deps.js';
 import type { InputGuardrail } from '../guardrails/guardrail.js';

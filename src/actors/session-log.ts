@@ -1,5 +1,5 @@
 import type { Item } from '../items/item.js';
-import type { ModelStepOutput, ToolCallOutput } from '../machines/run-types.js';
+import type { ModelStepOutput, ToolCallOutput } from '../machines/step-actor-io.js';
 import type { JournalEntry, SessionKey, SessionStore } from '../persistence/session-store.js';
 import type { AuditEntry } from '../persistence/audit-log.js';
 

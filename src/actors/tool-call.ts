@@ -1,8 +1,8 @@
 import { fromPromise } from 'xstate';
 import type { ToolResultItem } from '../items/item.js';
 import { errorFromSerialized } from '../errors/error-from-serialized.js';
-import type { ToolCallInput, ToolCallOutput } from '../machines/run-types.js';
-import { isSubRun } from '../machines/run-types.js';
+import type { ToolCallInput, ToolCallOutput } from '../machines/step-actor-io.js';
+import { isSubRun } from '../machines/agent-path.js';
 import { invokeTool } from '../tools/invoke-tool.js';
 import {
   combinedSignal,

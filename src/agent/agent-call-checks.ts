@@ -1,4 +1,8 @@
-import { optionNames } from '../validation/option-checks.js';
+import type { RunContextInit } from '../core/run-context.js';
+import { checkRunOptions } from '../actions/run-call-checks.js';
+import { RunState, type ApprovalDecision } from '../runs/run-state.js';
+import { OptionChecker, describeValue, optionNames } from '../validation/option-checks.js';
+import { isPlainJson } from '../validation/plain-json.js';
 import type {
   CancelOptions,
   RejectOptions,
@@ -6,6 +10,11 @@ import type {
   RunOptions,
 } from './agent-call-options.js';
 import type { SessionRunOptions } from './agent-session.js';
+
+/**
+ * The checks of the Agent's calls that run before anything is loaded or run: each throws a
+ * `TypeError` naming the call and the argument or option at the first mistake.
+ */
 
 export const RUN_OPTION_NAMES = optionNames<RunOptions>({
   sessionId: true,
@@ -52,3 +61,65 @@ export const SESSION_RUN_OPTION_NAMES = optionNames<SessionRunOptions>({
 export const SESSION_RESUME_OPTION_NAMES = SESSION_RUN_OPTION_NAMES.filter(
   (name) => name !== 'modelSettings',
 );
+
+const CONTEXT_NAMES = optionNames<RunContextInit>({
+  runId: true,
+  sessionId: true,
+  userId: true,
+  metadata: true,
+});
+
+/** A resume's target: a session id or a RunState. */
+export function checkResumeTarget(call: string, target: unknown, hint = ''): void {
+  if (typeof target === 'string' ? target.length === 0 : !(target instanceof RunState)) {
+    throw new TypeError(
+      `${call}: the target must be a session id or a RunState${hint}, got ${describeValue(target)}`,
+    );
+  }
+}
+
+/** An id argument (`name`: `session id`, `call id`) is a non-empty string. */
+export function checkId(call: string, name: string, value: unknown): void {
+  if (typeof value !== 'string' || value.length === 0) {
+    throw new TypeError(
+      `${call}: the ${name} must be a non-empty string, got ${describeValue(value)}`,
+    );
+  }
+}
+
+/** `agent.approve` / `agent.reject`: their arguments, checked, as the decision to apply. */
+export function decisionOf(
+  call: string,
+  sessionId: string,
+  callId: string,
+  approve: boolean,
+  options: RejectOptions,
+  names: readonly string[],
+): ApprovalDecision {
+  checkId(call, 'session id', sessionId);
+  checkId(call, 'call id', callId);
+  checkRunOptions(call, options, names);
+  new OptionChecker(call, options, names)
+    .check('always', 'a boolean', (v) => typeof v === 'boolean')
+    .nonEmptyString('runId')
+    .check('message', 'a string', (v) => typeof v === 'string');
+  const { always, runId, by, message } = options;
+  return {
+    callId,
+    approve,
+    ...(always === undefined ? {} : { always }),
+    ...(runId === undefined ? {} : { runId }),
+    ...(by === undefined ? {} : { by }),
+    ...(message === undefined ? {} : { message }),
+  };
+}
+
+/** `agent.createSession`'s context: ids, and metadata that is plain JSON (it is stored). */
+export function checkSessionContext(context: RunContextInit): void {
+  new OptionChecker('agent.createSession()', context, CONTEXT_NAMES, 'context')
+    .nonEmptyString('runId')
+    .nonEmptyString('sessionId')
+    .nonEmptyString('userId')
+    .object('metadata')
+    .check('metadata', 'plain JSON (it is stored with the runs)', (v) => isPlainJson(v));
+}

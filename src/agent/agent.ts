@@ -1,13 +1,17 @@
+/* eslint-disable max-lines -- Long on purpose: the Agent class is the facade app authors call,
+ * one class by nature; each public method is a few lines over the session actions with its
+ * documentation (the API reference, with examples), which is most of the file. Its parts live
+ * apart: argument checks (agent-call-checks.ts), runtimes per store (agent-runtimes.ts), a
+ * RunState's carried session (carried-session.ts), streams, tools and actors.
+ */
 import { ulid } from 'ulid';
 import { RunContext, type RunContextInit } from '../core/run-context.js';
 import type { RunInput } from '../items/item.js';
 import { MemorySessionStore } from '../persistence/kv/memory-session-store.js';
-import type { SessionRecord, SessionStore } from '../persistence/session-store.js';
+import type { SessionStore } from '../persistence/session-store.js';
 import { SessionNotFoundError } from '../errors/session-errors.js';
-import { OptionChecker, describeValue, optionNames } from '../validation/option-checks.js';
-import type { Item } from '../items/item.js';
+import { OptionChecker, describeValue } from '../validation/option-checks.js';
 import { checkToolChoice, mergeModelSettings } from '../models/model-settings.js';
-import { isPlainJson } from '../validation/plain-json.js';
 import { cancelRun } from '../actions/cancel-run.js';
 import { continueRun } from '../actions/continue-run.js';
 import { sendMessage } from '../actions/send-message.js';
@@ -30,7 +34,13 @@ import {
   REJECT_OPTION_NAMES,
   RESUME_OPTION_NAMES,
   RUN_OPTION_NAMES,
+  checkId,
+  checkResumeTarget,
+  checkSessionContext,
+  decisionOf,
 } from './agent-call-checks.js';
+import { AgentRuntimes } from './agent-runtimes.js';
+import { carriedSessionStore } from './carried-session.js';
 import { RunState, type ApprovalDecision } from '../runs/run-state.js';
 import { createRunStream, type RunStream } from './run-stream.js';
 import type { ActionObservers } from '../session-host/action-observers.js';
@@ -68,8 +78,7 @@ export type {
 export class Agent<TOutput = string> implements BindingSource {
   readonly name: string;
   readonly options: AgentOptions<unknown>;
-  private readonly runtimes = new WeakMap<SessionStore, SessionRuntime>();
-  private readonly liveRuns = new WeakMap<SessionStore, Set<string>>();
+  private readonly runtimes = new AgentRuntimes(this);
 
   /**
    * @throws TypeError for an unknown option name (naming the closest valid one), a `model`
@@ -126,11 +135,7 @@ export class Agent<TOutput = string> implements BindingSource {
    * key for this resume only (not stored).
    */
   resume(target: string | RunState, options: ResumeOptions = {}): Promise<RunResult<TOutput>> {
-    if (typeof target === 'string' ? target.length === 0 : !(target instanceof RunState)) {
-      throw new TypeError(
-        `agent.resume(): the target must be a session id or a RunState (RunState.fromJSON reads a saved one), got ${describeValue(target)}`,
-      );
-    }
+    checkResumeTarget('agent.resume()', target, ' (RunState.fromJSON reads a saved one)');
     checkRunOptions('agent.resume()', options, RESUME_OPTION_NAMES);
     return this.continue(target, options);
   }
@@ -176,30 +181,7 @@ export class Agent<TOutput = string> implements BindingSource {
     options: RejectOptions,
     names: readonly string[],
   ): Promise<RunResult<TOutput>> {
-    for (const [name, value] of [
-      ['session id', sessionId],
-      ['call id', callId],
-    ] as const) {
-      if (typeof value !== 'string' || value.length === 0) {
-        throw new TypeError(
-          `${call}: the ${name} must be a non-empty string, got ${describeValue(value)}`,
-        );
-      }
-    }
-    checkRunOptions(call, options, names);
-    new OptionChecker(call, options, names)
-      .check('always', 'a boolean', (v) => typeof v === 'boolean')
-      .nonEmptyString('runId')
-      .check('message', 'a string', (v) => typeof v === 'string');
-    const { always, runId, by, message } = options;
-    const decision: ApprovalDecision = {
-      callId,
-      approve,
-      ...(always === undefined ? {} : { always }),
-      ...(runId === undefined ? {} : { runId }),
-      ...(by === undefined ? {} : { by }),
-      ...(message === undefined ? {} : { message }),
-    };
+    const decision = decisionOf(call, sessionId, callId, approve, options, names);
     return this.continue(sessionId, options, {}, [decision]);
   }
 
@@ -210,11 +192,7 @@ export class Agent<TOutput = string> implements BindingSource {
    * for await (const event of agent.streamResume(state.approve(callId))) log(event);
    */
   streamResume(target: string | RunState, options: ResumeOptions = {}): RunStream<TOutput> {
-    if (typeof target === 'string' ? target.length === 0 : !(target instanceof RunState)) {
-      throw new TypeError(
-        `agent.streamResume(): the target must be a session id or a RunState, got ${describeValue(target)}`,
-      );
-    }
+    checkResumeTarget('agent.streamResume()', target);
     checkRunOptions('agent.streamResume()', options, RESUME_OPTION_NAMES);
     return createRunStream(
       (observers) => this.continue(target, options, observers),
@@ -234,14 +212,12 @@ export class Agent<TOutput = string> implements BindingSource {
    * if (paused.interrupted) await agent.cancel('pay', { userId: 'alice' });
    */
   cancel(sessionId: string, options: CancelOptions = {}): Promise<void> {
-    if (typeof sessionId !== 'string' || sessionId.length === 0) {
-      throw new TypeError(
-        `agent.cancel(): the session id must be a non-empty string, got ${describeValue(sessionId)}`,
-      );
-    }
+    checkId('agent.cancel()', 'session id', sessionId);
     checkRunOptions('agent.cancel()', options, CANCEL_OPTION_NAMES);
-    const store = options.store ?? this.options.store ?? defaultStore();
-    return this.runtimeFor(store).execute({ sessionId, userId: options.userId }, cancelRun());
+    return this.runtimeFor(this.storeFor(options)).execute(
+      { sessionId, userId: options.userId },
+      cancelRun(),
+    );
   }
 
   private async continue(
@@ -258,7 +234,7 @@ export class Agent<TOutput = string> implements BindingSource {
     }
     const userId = state ? state.userId : options.userId;
     let store = options.store ?? this.options.store;
-    if (!store && state?.data.session) store = await importSession(state.data.session);
+    if (!store && state?.data.session) store = await carriedSessionStore(state.data.session);
     store ??= defaultStore();
     return this.runtimeFor(store).execute(
       { sessionId, userId },
@@ -311,7 +287,7 @@ export class Agent<TOutput = string> implements BindingSource {
       INSPECT_EXPECTED,
       isInspectOption,
     );
-    const store = options.store ?? this.options.store ?? defaultStore();
+    const store = this.storeFor(options);
     // Its own runtime when it has its own inspector (sharing the agent's live-run set).
     const inspect = options.inspect;
     const runtime = inspect
@@ -333,7 +309,7 @@ export class Agent<TOutput = string> implements BindingSource {
   startScheduler(options: AgentSchedulerOptions = {}): SchedulerHandle {
     checkSchedulerOptions('agent.startScheduler()', options, ['store']);
     const { store, ...rest } = options;
-    return this.runtimeFor(store ?? this.options.store ?? defaultStore()).startScheduler(rest);
+    return this.runtimeFor(this.storeFor({ store })).startScheduler(rest);
   }
 
   /**
@@ -351,8 +327,12 @@ export class Agent<TOutput = string> implements BindingSource {
       );
     }
     checkSchedulerOptions('agent.submitDecisions()', options, ['store']);
-    const store = options.store ?? this.options.store ?? defaultStore();
-    return submitDecisions(store, this.options.clock ?? systemClock, state, this.name);
+    return submitDecisions(
+      this.storeFor(options),
+      this.options.clock ?? systemClock,
+      state,
+      this.name,
+    );
   }
 
   /** Binds the agent to a context: instructions resolved and toolkits created once. */
@@ -360,12 +340,7 @@ export class Agent<TOutput = string> implements BindingSource {
     context: RunContextInit = {},
     options: { store?: SessionStore } = {},
   ): Promise<AgentSession<TOutput>> {
-    new OptionChecker('agent.createSession()', context, CONTEXT_NAMES, 'context')
-      .nonEmptyString('runId')
-      .nonEmptyString('sessionId')
-      .nonEmptyString('userId')
-      .object('metadata')
-      .check('metadata', 'plain JSON (it is stored with the runs)', (v) => isPlainJson(v));
+    checkSessionContext(context);
     checkRunOptions('agent.createSession()', options, ['store']);
     return this.bindSession(context, options);
   }
@@ -388,22 +363,17 @@ export class Agent<TOutput = string> implements BindingSource {
 
   /** The SessionRuntime this agent uses for `store` (one per store, sharing its history cache). */
   runtimeFor(store: SessionStore): SessionRuntime {
-    let runtime = this.runtimes.get(store);
-    if (!runtime) {
-      runtime = new SessionRuntime({ store, agent: this, liveRuns: this.liveRunsFor(store) });
-      this.runtimes.set(store, runtime);
-    }
-    return runtime;
+    return this.runtimes.runtimeFor(store);
   }
 
   /** @internal The sessions whose run is executing on `store`, shared with its AgentSessions. */
   liveRunsFor(store: SessionStore): Set<string> {
-    let live = this.liveRuns.get(store);
-    if (!live) {
-      live = new Set();
-      this.liveRuns.set(store, live);
-    }
-    return live;
+    return this.runtimes.liveRunsFor(store);
+  }
+
+  /** The store a call uses: its own, else the agent's, else the default one. */
+  private storeFor(options: { store?: SessionStore | undefined }): SessionStore {
+    return options.store ?? this.options.store ?? defaultStore();
   }
 
   /**
@@ -442,22 +412,4 @@ export class Agent<TOutput = string> implements BindingSource {
       }),
     );
   }
-}
-
-const CONTEXT_NAMES = optionNames<RunContextInit>({
-  runId: true,
-  sessionId: true,
-  userId: true,
-  metadata: true,
-});
-
-/** Restores the session a RunState of an in-memory run carries into a fresh memory store. */
-async function importSession(session: {
-  record: Record<string, unknown>;
-  items: Item[];
-}): Promise<SessionStore> {
-  const store = new MemorySessionStore();
-  const { version: _version, ...record } = session.record as unknown as SessionRecord;
-  await store.create({ ...record, historyLength: session.items.length }, session.items);
-  return store;
 }

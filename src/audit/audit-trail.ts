@@ -1,6 +1,7 @@
 import type { SessionLog, StepAuditor } from '../actors/session-log.js';
-import type { ApprovalCheckOutput, CallState, ToolCallOutput } from '../machines/run-types.js';
-import { agentPathOf } from '../machines/run-types.js';
+import type { ApprovalCheckOutput, ToolCallOutput } from '../machines/step-actor-io.js';
+import type { CallState } from '../machines/run-types.js';
+import { agentPathOf } from '../machines/agent-path.js';
 import type { AuditEntry, AuditVia } from '../persistence/audit-log.js';
 import type { SessionKey, SessionRecord } from '../persistence/session-store.js';
 import { storedRun } from '../runs/stored-run.js';

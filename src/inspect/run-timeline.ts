@@ -3,9 +3,9 @@ import type { GuardrailCheckOutput } from '../machines/guardrail-types.js';
 import type {
   ApprovalCheckOutput,
   ModelStepOutput,
-  RunUsage,
   ToolCallOutput,
-} from '../machines/run-types.js';
+} from '../machines/step-actor-io.js';
+import type { RunUsage } from '../machines/run-usage.js';
 import { addUsd } from '../validation/usd-amount.js';
 import type { JournalEntry } from '../persistence/session-store.js';
 

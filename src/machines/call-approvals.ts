@@ -1,4 +1,5 @@
-import type { ApprovalCheckOutput, CallState, RunMachineContext } from './run-types.js';
+import type { ApprovalCheckOutput } from './step-actor-io.js';
+import type { CallState, RunMachineContext } from './run-types.js';
 
 /**
  * Pure helpers of the run machine for the approvals of a turn's calls: which calls wait, the

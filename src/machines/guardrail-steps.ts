@@ -2,7 +2,7 @@ import { serializeError, type SerializedError } from '../errors/agentstate-error
 import type { GuardrailResult } from '../errors/guardrail-errors.js';
 import type { GuardrailCheckInput, GuardrailCheckOutput } from './guardrail-types.js';
 import type { RunMachineContext } from './run-types.js';
-import { isSubRun } from './run-types.js';
+import { isSubRun } from './agent-path.js';
 import { activeAgentOf } from './turn-steps.js';
 
 /**

@@ -2,3 +2,8 @@ export * from './run-types.js';
 export * from './run-machine.js';
 export * from './session-types.js';
 export * from './session-machine.js';
+export * from './run-usage.js';
+export * from './budget-left.js';
+export * from './agent-path.js';
+export * from './sub-run-types.js';
+export * from './step-actor-io.js';

@@ -1,3 +1,8 @@
+/* eslint-disable max-lines -- Long on purpose: the run machine is one statechart, read top to
+ * bottom as one chart (its actors, guards, actions and states side by side). Its pure parts live
+ * in files of their own: turn steps, call approvals, sub-agent runs, guardrail steps, step inputs
+ * and budgets.
+ */
 import { assign, enqueueActions, sendTo, setup, stopChild } from 'xstate';
 import { notProvided } from './not-provided.js';
 import { runOutput } from './run-output.js';
@@ -9,14 +14,19 @@ import type {
   DurableTimerOutput,
   ModelStepInput,
   ModelStepOutput,
+  ToolCallInput,
+  ToolCallOutput,
+} from './step-actor-io.js';
+import type {
   RunEvent,
   RunMachineContext,
   RunMachineInput,
   RunMachineOutput,
-  ToolCallInput,
-  ToolCallOutput,
 } from './run-types.js';
-import { budgetLeft, isSubRun, zeroUsage } from './run-types.js';
+import { budgetExhausted } from './budget-left.js';
+import { approvalCheckInput, modelStepInput, toolCallInput } from './step-inputs.js';
+import { isSubRun } from './agent-path.js';
+import { zeroUsage } from './run-usage.js';
 import { withStepStart } from './step-starts.js';
 import type { GuardrailCheckInput, GuardrailCheckOutput } from './guardrail-types.js';
 import {
@@ -27,13 +37,12 @@ import {
   subRunActorId,
   subRunIds,
 } from './sub-runs.js';
-import { activeAgentOf, afterModelStep, afterToolCall, toolActorId } from './turn-steps.js';
+import { afterModelStep, afterToolCall, toolActorId } from './turn-steps.js';
 import {
   decide,
   nextDeadline,
   pendingApproval,
   rejectOverdue,
-  rejectionOf,
   withCheckedApprovals,
 } from './call-approvals.js';
 import {
@@ -77,11 +86,7 @@ export const runMachine = setup({
     subRunOutOfTurns: ({ context }) =>
       isSubRun(context.agentPath) && context.turn >= context.maxTurns,
     subRunEnded: ({ event }) => isSubRunActor((event as { actorId: string }).actorId),
-    budgetExhausted: ({ context: { budget, usage, turn } }) =>
-      (budget.maxTurns !== undefined && turn >= budget.maxTurns) ||
-      (budget.maxTokens !== undefined &&
-        usage.inputTokens + usage.outputTokens >= budget.maxTokens) ||
-      (budget.maxCostUsd !== undefined && (usage.costUsd ?? 0) >= budget.maxCostUsd),
+    budgetExhausted: ({ context }) => budgetExhausted(context),
     hasCalls: ({ context }) => context.calls.length > 0,
     ...guardrailGuards,
     outputInvalid: ({ context }) => context.error !== undefined,
@@ -101,10 +106,6 @@ export const runMachine = setup({
     guardrailFailed: assign({ error: ({ event }) => guardrailError(event) }),
     spawnToolCalls: enqueueActions(({ context, enqueue, self }) => {
       const running = self.getSnapshot().children as Record<string, unknown>;
-      const path = {
-        ...(isSubRun(context.agentPath) ? { path: context.agentPath } : {}),
-        ...activeAgentOf(context),
-      };
       for (const [index, call] of context.calls.entries()) {
         if (call.done || running[toolActorId(call)]) continue;
         // An approved sub-agent call starts its child run; once that ended, its result is
@@ -118,23 +119,9 @@ export const runMachine = setup({
           });
           continue;
         }
-        const rejection = rejectionOf(call);
         enqueue.spawnChild('toolCall', {
           id: toolActorId(call),
-          input: {
-            runId: context.runId,
-            step: call.step,
-            call: { callId: call.callId, name: call.name, arguments: call.arguments },
-            rejection,
-            ...(call.decision
-              ? { approval: { decision: call.decision, reason: call.reason } }
-              : {}),
-            position: context.resultsAt === undefined ? undefined : context.resultsAt + index,
-            ...path,
-            ...(call.subResult && !rejection
-              ? { subResult: { ...call.subResult, failParent: call.subRun?.failParent } }
-              : {}),
-          },
+          input: toolCallInput(context, call, index),
         });
       }
     }),
@@ -209,16 +196,7 @@ export const runMachine = setup({
     modelCall: {
       invoke: {
         src: 'modelStep',
-        input: ({ context }) => ({
-          runId: context.runId,
-          sessionId: context.sessionId,
-          step: context.step,
-          turn: context.turn,
-          budgetLeft: budgetLeft(context),
-          ...(isSubRun(context.agentPath) ? { path: context.agentPath, input: context.input } : {}),
-          ...activeAgentOf(context),
-          ...(context.modelSettings ? { modelSettings: context.modelSettings } : {}),
-        }),
+        input: ({ context }) => modelStepInput(context),
         onDone: {
           target: 'afterModel',
           actions: assign(({ context, event }) => afterModelStep(context, event.output)),
@@ -259,20 +237,7 @@ export const runMachine = setup({
         checking: {
           invoke: {
             src: 'approvalCheck',
-            input: ({ context }) => ({
-              runId: context.runId,
-              step: context.step,
-              calls: context.calls
-                .filter((c) => c.check)
-                .map(({ callId, name, arguments: args, step }) => ({
-                  callId,
-                  name,
-                  arguments: args,
-                  step,
-                })),
-              ...(isSubRun(context.agentPath) ? { path: context.agentPath } : {}),
-              ...activeAgentOf(context),
-            }),
+            input: ({ context }) => approvalCheckInput(context),
             onDone: {
               target: 'gate',
               actions: assign(({ context, event }) => ({

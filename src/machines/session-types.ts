@@ -1,11 +1,6 @@
 import { addUsd } from '../validation/usd-amount.js';
-import type {
-  RunEvent,
-  RunMachineInput,
-  RunMachineOutput,
-  RunUsage,
-  StandingDecision,
-} from './run-types.js';
+import type { RunEvent, RunMachineInput, RunMachineOutput, StandingDecision } from './run-types.js';
+import type { RunUsage } from './run-usage.js';
 
 /** Running totals of a session or a user. Plain JSON. */
 export interface UsageTotals {

@@ -1,4 +1,5 @@
-import type { RunMachineOutput, ToolCallOutput } from './run-types.js';
+import type { RunMachineOutput } from './run-types.js';
+import type { ToolCallOutput } from './step-actor-io.js';
 
 /** Done events of the spawned `toolCall` and `subRun` children (one per call). */
 export type StepDoneEvent = {

@@ -1,13 +1,14 @@
 import type {
   CallState,
-  RunBudget,
   RunMachineContext,
   RunMachineInput,
   RunMachineOutput,
   StandingDecision,
-  SubRunSummary,
 } from './run-types.js';
-import { addUsage, agentPathOf } from './run-types.js';
+import { budgetLeft, type RunBudget } from './budget-left.js';
+import type { SubRunSummary } from './sub-run-types.js';
+import { addUsage } from './run-usage.js';
+import { agentPathOf } from './agent-path.js';
 
 /**
  * Pure helpers of the run machine for sub-agent calls: what a child run starts with, and what
@@ -36,14 +37,10 @@ const decisionPrefix = (agent: string): string => `${agent}/`;
 
 /** What is left of the parent's budget: the child may spend at most that. */
 function budgetForChild(context: RunMachineContext): RunBudget {
-  const { budget, usage } = context;
+  const left = budgetLeft(context);
   return {
-    ...(budget.maxTokens === undefined
-      ? {}
-      : { maxTokens: Math.max(0, budget.maxTokens - usage.inputTokens - usage.outputTokens) }),
-    ...(budget.maxCostUsd === undefined
-      ? {}
-      : { maxCostUsd: Math.max(0, budget.maxCostUsd - (usage.costUsd ?? 0)) }),
+    ...(left?.tokens === undefined ? {} : { maxTokens: left.tokens }),
+    ...(left?.costUsd === undefined ? {} : { maxCostUsd: left.costUsd }),
   };
 }
 

@@ -1,5 +1,6 @@
-import type { CallState, ModelStepOutput, RunMachineContext } from './run-types.js';
-import { addUsage } from './run-types.js';
+import type { CallState, RunMachineContext } from './run-types.js';
+import type { ModelStepOutput } from './step-actor-io.js';
+import { addUsage } from './run-usage.js';
 
 /**
  * Pure helpers of the run machine for a turn's steps: what the run takes from its model step's

@@ -1,4 +1,5 @@
 import { InvalidSessionRecordError } from '../errors/session-errors.js';
+import { isObject } from '../validation/option-checks.js';
 
 /**
  * One step of a stored-envelope upgrade, from schema version `from` to `to`. `migrate`
@@ -19,10 +20,6 @@ export interface Migration {
   from: number;
   to: number;
   migrate(envelope: unknown): unknown;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Ordered migrations up to a target schema version. Reads never write the upgraded result. */

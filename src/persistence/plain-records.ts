@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { isObject } from '../validation/option-checks.js';
 import { AUDIT_KINDS, AUDIT_VIAS, type AuditEntrySchema } from './audit-log.js';
 import type {
   JournalEntrySchema,
@@ -19,10 +20,7 @@ import type {
 type Fields = Record<string, unknown>;
 
 /** A non-array object, as `z.object` requires. */
-const asObject = (value: unknown): Fields | undefined =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? (value as Fields)
-    : undefined;
+const asObject = (value: unknown): Fields | undefined => (isObject(value) ? value : undefined);
 
 /** `z.number()`: finite. */
 const isNumber = (value: unknown): value is number =>

@@ -39,3 +39,18 @@ export function checkAppend(storedLength: number, appended: number, recordLength
     );
   }
 }
+
+/**
+ * The end of a history read from `from` (checked, as `to` is): `to`, else the stored length;
+ * `undefined` when the range is empty.
+ */
+export async function historyEnd(
+  from: number,
+  to: number | undefined,
+  storedLength: () => Promise<number>,
+): Promise<number | undefined> {
+  checkIndex(from, 'from');
+  if (to !== undefined) checkIndex(to, 'to');
+  const end = to ?? (await storedLength());
+  return end <= from ? undefined : end;
+}

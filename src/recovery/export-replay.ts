@@ -4,9 +4,9 @@ import { MACHINE_VERSION } from '../machines/session-machine.js';
 import type {
   ApprovalCheckOutput,
   ModelStepOutput,
-  RunUsage,
   ToolCallOutput,
-} from '../machines/run-types.js';
+} from '../machines/step-actor-io.js';
+import type { RunUsage } from '../machines/run-usage.js';
 import {
   REPLAY_FORMAT,
   REPLAY_VERSION,

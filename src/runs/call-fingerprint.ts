@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { CallState, RunMachineContext } from '../machines/run-types.js';
-import { isSubRun } from '../machines/run-types.js';
+import { isSubRun } from '../machines/agent-path.js';
 import type { Interruption } from './run-state.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { RunBudget } from '../machines/run-types.js';
+import type { RunBudget } from '../machines/budget-left.js';
 import type { Budget } from '../machines/session-types.js';
 import type { UsageTotals } from '../persistence/session-store.js';
 

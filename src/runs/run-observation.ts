@@ -1,7 +1,8 @@
 import type { AnyActorRef } from 'xstate';
 import { isSubRunActor } from '../machines/sub-runs.js';
 import type { RunMachineContext } from '../machines/run-types.js';
-import type { RunEnding, SessionObserver } from '../telemetry/session-observer.js';
+import type { RunEnding } from '../telemetry/run-attributes.js';
+import type { SessionObserver } from '../telemetry/session-observer.js';
 import { pausedRuns, runState, type RunNode } from './run-tree.js';
 
 /** A run actor of a session's run tree and its parent run's id (none for the session's run). */

@@ -1,4 +1,4 @@
-import { isSubRun } from '../machines/run-types.js';
+import { isSubRun } from '../machines/agent-path.js';
 import { interruptionOf } from './call-fingerprint.js';
 import type { Interruption } from './run-state.js';
 import type { RunSnapshot } from './live-snapshots.js';

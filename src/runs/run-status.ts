@@ -1,6 +1,7 @@
 import type { SerializedError } from '../errors/agentstate-error.js';
 import { pendingApproval } from '../machines/call-approvals.js';
-import type { InterruptionReason, RunFinalStatus, RunUsage } from '../machines/run-types.js';
+import type { InterruptionReason, RunFinalStatus } from '../machines/run-types.js';
+import type { RunUsage } from '../machines/run-usage.js';
 import { addRunUsage, type RunSummary, type UsageTotals } from '../machines/session-types.js';
 import { stepsExecuting } from './run-activity.js';
 import type { RunOwner } from './run-owner.js';

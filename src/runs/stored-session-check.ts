@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { InvalidSessionRecordError } from '../errors/session-errors.js';
 import { PersistedSessionSnapshot } from '../machines/persisted-snapshot-schema.js';
-import type { RunMachineContext, ToolCallOutput } from '../machines/run-types.js';
+import type { RunMachineContext } from '../machines/run-types.js';
+import type { ToolCallOutput } from '../machines/step-actor-io.js';
 import { StepOutputByKind } from '../machines/run-schemas.js';
 import * as keys from '../persistence/session-keys.js';
 import { firstField } from '../persistence/session-schemas.js';

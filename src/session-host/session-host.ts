@@ -22,7 +22,7 @@ import { DurabilityPolicy, type Durability } from '../core/durability-policy.js'
 import { sessionStatusOf, stateName } from '../runs/session-status.js';
 import { runInFlight } from '../runs/run-activity.js';
 import { allRuns, callOfSubRun, runChain } from '../runs/run-tree.js';
-import { isSubRun } from '../machines/run-types.js';
+import { isSubRun } from '../machines/agent-path.js';
 import type { RunContext } from '../core/run-context.js';
 import type { Observability } from '../telemetry/observability.js';
 import type { SessionObserver } from '../telemetry/session-observer.js';

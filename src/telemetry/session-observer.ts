@@ -1,3 +1,7 @@
+/* eslint-disable max-lines -- Long on purpose: one class, the telemetry of one loaded session. Its
+ * spans, metrics and log lines share the map of runs open here and their RunContexts, so they stay
+ * together; what each span records is built in run-, chat- and tool-attributes.ts.
+ */
 import type { Attributes, Context, Span, SpanKind } from '@opentelemetry/api';
 import type { RunContext } from '../core/run-context.js';
 import { withRunContext } from '../core/run-context-storage.js';
@@ -6,27 +10,17 @@ import { AGENTSTATE, GEN_AI, OPERATION } from './gen-ai-attributes.js';
 import type { LogEvent, LogLevel } from './logger.js';
 import type { Observability, OtelModule } from './observability.js';
 import { carrierOf, contextOf } from './trace-carrier.js';
+import { errorType, messageOf } from './error-type.js';
+import {
+  runAttributes,
+  runEndAttributes,
+  scopeAttributes,
+  type ObservedRun,
+  type RunEnding,
+  type RunStart,
+} from './run-attributes.js';
 import { chatAttributes, type ChatCall, type ChatAnswer } from './chat-attributes.js';
 import { toolAttributes, toolResultAttributes, type ToolCallInfo } from './tool-attributes.js';
-
-/** A run as the observer sees it. */
-export interface ObservedRun {
-  runId: string;
-  agentName: string;
-  agentPath?: string[] | undefined;
-  /** The trace context stored with the run (a resumed run continues it). */
-  trace?: TraceCarrier | undefined;
-}
-
-/** How a run's stay in this process ended: it finished, or it paused (or was left in flight). */
-export interface RunEnding {
-  status: string;
-  interruption?: string | undefined;
-  turn: number;
-  usage: { inputTokens: number; outputTokens: number; costUsd?: number | undefined };
-  error?: { code: string; message: string } | undefined;
-  guardrails?: { name: string; tripwire: boolean }[] | undefined;
-}
 
 interface OpenRun {
   span: Span;
@@ -71,10 +65,7 @@ export class SessionObserver {
    * A run starts, or is restored, in this process: its span starts (once). Returns the trace
    * context to store with a new run, when a recording span has one.
    */
-  startRun(
-    run: ObservedRun,
-    how: { parentRunId?: string | undefined; restored?: boolean; restarted?: boolean } = {},
-  ): TraceCarrier | undefined {
+  startRun(run: ObservedRun, how: RunStart = {}): TraceCarrier | undefined {
     if (this.runs.has(run.runId)) return undefined;
     const ctx = this.lookup(run.runId);
     if (this.shared.otel || this.logging) (this.contexts ??= new Map()).set(run.runId, ctx);
@@ -91,16 +82,7 @@ export class SessionObserver {
     const parent = how.parentRunId === undefined ? undefined : this.runs.get(how.parentRunId);
     const parentContext =
       parent?.context ?? (run.trace ? contextOf(otel, run.trace) : otel.context.active());
-    const attributes: Attributes = {
-      [GEN_AI.operationName]: OPERATION.invokeAgent,
-      [GEN_AI.agentName]: run.agentName,
-      ...this.scope(ctx),
-      ...(run.agentPath ? { [AGENTSTATE.agentPath]: run.agentPath } : {}),
-      ...(how.parentRunId ? { [AGENTSTATE.parentRunId]: how.parentRunId } : {}),
-      [AGENTSTATE.sessionVersion]: this.version,
-      ...(how.restored ? { [AGENTSTATE.resumed]: true } : {}),
-      ...(how.restarted ? { [AGENTSTATE.restarted]: true } : {}),
-    };
+    const attributes = runAttributes(run, how, ctx, this.version);
     const span = withRunContext(ctx, () =>
       tracer.startSpan(
         `${OPERATION.invokeAgent} ${run.agentName}`,
@@ -133,17 +115,7 @@ export class SessionObserver {
     if (!open) return;
     const { span } = open;
     withRunContext(ctx, () => {
-      span.setAttributes({
-        [AGENTSTATE.runStatus]: ending.status,
-        [AGENTSTATE.turns]: ending.turn,
-        [GEN_AI.inputTokens]: ending.usage.inputTokens,
-        [GEN_AI.outputTokens]: ending.usage.outputTokens,
-        ...(ending.usage.costUsd === undefined
-          ? {}
-          : { [AGENTSTATE.costUsd]: ending.usage.costUsd }),
-        ...(ending.interruption ? { [AGENTSTATE.interruption]: ending.interruption } : {}),
-        ...guardrailAttributes(ending.guardrails),
-      });
+      span.setAttributes(runEndAttributes(ending));
       if (ending.error) {
         span.setAttribute(GEN_AI.errorType, ending.error.code);
         span.setStatus({
@@ -188,7 +160,7 @@ export class SessionObserver {
     const span = open
       ? this.startStep(open, ctx, `${OPERATION.chat} ${call.model}`, this.api.SpanKind.CLIENT, {
           ...chatAttributes(call, undefined, this.content()),
-          ...this.scope(ctx),
+          ...scopeAttributes(ctx),
         })
       : undefined;
     const base: Attributes = {
@@ -247,7 +219,7 @@ export class SessionObserver {
       otel.SpanKind.INTERNAL,
       {
         ...toolAttributes(call, this.content()),
-        ...this.scope(ctx),
+        ...scopeAttributes(ctx),
       },
     );
     try {
@@ -323,15 +295,6 @@ export class SessionObserver {
     });
   }
 
-  /** The run's scope on every span: conversation (session), user and run. */
-  private scope(ctx: RunContext): Attributes {
-    return {
-      ...(ctx.sessionId === undefined ? {} : { [GEN_AI.conversationId]: ctx.sessionId }),
-      ...(ctx.userId === undefined ? {} : { [AGENTSTATE.userId]: ctx.userId }),
-      [AGENTSTATE.runId]: ctx.runId,
-    };
-  }
-
   /** How content is recorded: not at all, or redacted. */
   private content(): ((text: string) => string) | undefined {
     if (!this.shared.recordContent) return undefined;
@@ -341,23 +304,4 @@ export class SessionObserver {
   private redacted(text: string): string {
     return this.shared.redact ? this.shared.redact(text) : text;
   }
-}
-
-function guardrailAttributes(results: RunEnding['guardrails']): Attributes {
-  if (!results?.length) return {};
-  return {
-    [AGENTSTATE.guardrails]: results.map((r) => r.name),
-    [AGENTSTATE.guardrailTripped]: results.filter((r) => r.tripwire).map((r) => r.name),
-  };
-}
-
-/** `error.type`: the typed error's code, else its class name. */
-function errorType(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === 'string') return code;
-  return error instanceof Error ? error.name : '_OTHER';
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -7,10 +7,10 @@ import type {
   DurableTimerOutput,
   ModelStepInput,
   ModelStepOutput,
-  RunMachineInput,
   ToolCallInput,
   ToolCallOutput,
-} from '../../src/machines/run-types.js';
+} from '../../src/machines/step-actor-io.js';
+import type { RunMachineInput } from '../../src/machines/run-types.js';
 
 export const usage = (inputTokens = 10, outputTokens = 5) => ({
   inputTokens,

@@ -1,5 +1,5 @@
 import { pendingApproval } from '../../machines/call-approvals.js';
-import { agentPathOf } from '../../machines/run-types.js';
+import { agentPathOf } from '../../machines/agent-path.js';
 import type { SessionRecord } from '../../persistence/session-store.js';
 import { pausedRuns, runState, type RunNode } from '../../runs/run-tree.js';
 import { storedRun } from '../../runs/stored-run.js';

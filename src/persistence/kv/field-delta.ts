@@ -6,6 +6,7 @@
  */
 
 import { sameJson } from '../../validation/same-json.js';
+import { isObject } from '../../validation/option-checks.js';
 
 type Json = Record<string, unknown>;
 
@@ -13,9 +14,6 @@ type Json = Record<string, unknown>;
 const ABSENT = '-';
 /** The key under which an object that has the `ABSENT` key itself is stored whole. */
 const WHOLE = '=';
-
-export const isJsonObject = (v: unknown): v is Json =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The keys of an object that JSON keeps (those whose value is not `undefined`). */
 const keysOf = (o: Json): string[] => Object.keys(o).filter((k) => o[k] !== undefined);
@@ -38,7 +36,7 @@ export function omitFields(value: Json, base: Json): Json {
  */
 export function restoreFields(stored: Json, base: Json): Json {
   const marker = stored[ABSENT];
-  if (marker === null && isJsonObject(stored[WHOLE])) return stored[WHOLE];
+  if (marker === null && isObject(stored[WHOLE])) return stored[WHOLE];
   const { [ABSENT]: _absent, ...out } = stored;
   const absent = new Set(Array.isArray(marker) ? marker : []);
   for (const [key, v] of Object.entries(base)) {

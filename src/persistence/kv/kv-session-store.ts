@@ -1,3 +1,8 @@
+/* eslint-disable max-lines -- Long on purpose: one class implementing one contract, the
+ * SessionStore (and its leases) over a key-value backend; each method is one atomic batch of the
+ * store, read as a whole. Its parts live apart: sub-run parts, the deadline index, audit entries,
+ * owner totals, listing scans, the encoded entries and the write queue.
+ */
 import { Item } from '../../items/item.js';
 import { AgentStateError } from '../../errors/agentstate-error.js';
 import {
@@ -12,12 +17,14 @@ import { getAll, type KvBackend, type KvOp } from './kv-backend.js';
 import { readHistoryRange } from './kv-history-range.js';
 import { scanListing } from './listing-scan.js';
 import { warnIsolation } from '../isolation-warning.js';
-import { checkAppend, checkCreateItems, checkIndex, listLimit } from '../store-args.js';
+import { checkAppend, checkCreateItems, historyEnd, listLimit } from '../store-args.js';
+import { encodedHistory, encodedListing, type EncodedEntry } from '../encoded-entries.js';
+import { WriteQueue } from './write-queue.js';
 import type { Migration } from '../migrations.js';
 import { addTotals, hasNamedOwners, readOwnerTotals } from './owner-totals.js';
 import { SessionRecordCodec } from '../session-record-codec.js';
 import * as keys from '../session-keys.js';
-import { encodeStored, toSessionInfo, toUsageTotals } from '../session-schemas.js';
+import { encodeStored, toUsageTotals } from '../session-schemas.js';
 import { checkedListing, checkedRecord, decodeJournalAt, decodeRecordAt } from '../stored-reads.js';
 import { joinSubRuns, partOps, splitSubRuns, storedPartIds } from './sub-run-parts.js';
 import { LeaseTable, systemLeaseClock, type LeaseClock } from '../lease-table.js';
@@ -42,7 +49,7 @@ import {
   type StoreStats,
   type UsageTotals,
 } from '../session-store.js';
-import { itemBeforeWrite, usageDeltaBeforeWrite } from '../checked-writes.js';
+import { usageDeltaBeforeWrite } from '../checked-writes.js';
 
 export interface KvSessionStoreOptions {
   /** Upgrade steps for records written with an older schema version. */
@@ -56,6 +63,7 @@ const WRITTEN_CAPACITY = 1000;
 
 const put = (key: string, value: string): KvOp => ({ type: 'put', key, value });
 const del = (key: string): KvOp => ({ type: 'del', key });
+const putEntry = (entry: EncodedEntry): KvOp => put(entry.key, entry.value);
 const keyOf = (record: SessionKey): SessionKey => ({
   sessionId: record.sessionId,
   userId: record.userId,
@@ -76,7 +84,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
   /** Leases live in process: one process holds a key-value backend. */
   private readonly leases: LeaseTable;
   readonly leasesInProcess = true;
-  private writes: Promise<unknown> = Promise.resolve();
+  private readonly writes = new WriteQueue();
   /**
    * The last record value this store wrote per key: a save whose stored value is still
    * exactly those bytes needs no decode for its version check.
@@ -108,13 +116,13 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     const stored = partOps(key, parts, new Map());
     const ops = [
       put(recordKey, encoded),
-      this.listingOp(record),
-      ...this.historyOps(key, 0, items),
+      putEntry(encodedListing(record)),
+      ...encodedHistory(key, 0, items).map(putEntry),
       ...deadlineOps(key, undefined, record.approvalDeadline),
       ...stored.ops,
       ...auditOps(audit),
     ];
-    return this.serialized(async () => {
+    return this.writes.run(async () => {
       const [existing, rawTotals] = await getAll(this.backend, [recordKey, totalsKey]);
       if (existing !== undefined) throw new SessionConflictError(record.sessionId, 0, undefined);
       // Checked before writing: a damaged totals record fails the create, not a later save.
@@ -166,8 +174,12 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     const saved: SessionRecord = { ...next, version: next.version + 1 };
     const { slim, parts } = splitSubRuns(saved.snapshot);
     const encoded = this.codec.encode(recordKey, { ...saved, snapshot: slim });
-    const entryOps = [this.listingOp(saved), ...this.historyOps(key, start, items), ...journalOps];
-    return this.serialized(async () => {
+    const entryOps = [
+      putEntry(encodedListing(saved)),
+      ...encodedHistory(key, start, items).map(putEntry),
+      ...journalOps,
+    ];
+    return this.writes.run(async () => {
       // The version check reads back keys this process wrote last (hot): synchronously if it can.
       const read = delta ? [recordKey, totalsKey] : [recordKey];
       const [raw, rawTotals] =
@@ -212,10 +224,8 @@ export class KvSessionStore implements SessionStore, SessionLeases {
   }
 
   async readHistory(key: SessionKey, from = 0, to?: number): Promise<Item[]> {
-    checkIndex(from, 'from');
-    if (to !== undefined) checkIndex(to, 'to');
-    const end = to ?? (await this.load(key)).historyLength;
-    if (end <= from) return [];
+    const end = await historyEnd(from, to, async () => (await this.load(key)).historyLength);
+    if (end === undefined) return [];
     return readHistoryRange(this.backend, key, from, end);
   }
 
@@ -257,7 +267,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
 
   async dropStaleDeadline(entry: DeadlineEntry): Promise<boolean> {
     const recordKey = keys.recordKey(entry.key);
-    return this.serialized(async () => {
+    return this.writes.run(async () => {
       const raw = await this.backend.get(recordKey);
       const held =
         raw === undefined ? undefined : decodeRecordAt(this.codec, entry.key, raw).approvalDeadline;
@@ -279,7 +289,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
   async purge(key: SessionKey, audit?: readonly AuditEntry[]): Promise<void> {
     const recordKey = keys.recordKey(key);
     const audited = auditOps(audit);
-    await this.serialized(async () => {
+    await this.writes.run(async () => {
       // Existence only: a corrupt record can still be purged.
       const raw = await this.backend.get(recordKey);
       if (raw === undefined) {
@@ -305,15 +315,15 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     owner: string,
     ttlMs: number,
   ): Promise<SessionLease | undefined> {
-    return this.serialized(() => Promise.resolve(this.leases.acquire(key, owner, ttlMs)));
+    return this.writes.run(() => Promise.resolve(this.leases.acquire(key, owner, ttlMs)));
   }
 
   async renewLease(lease: SessionLease, ttlMs: number): Promise<SessionLease | undefined> {
-    return this.serialized(() => Promise.resolve(this.leases.renew(lease, ttlMs)));
+    return this.writes.run(() => Promise.resolve(this.leases.renew(lease, ttlMs)));
   }
 
   async releaseLease(lease: SessionLease): Promise<void> {
-    await this.serialized(() => Promise.resolve(this.leases.release(lease)));
+    await this.writes.run(() => Promise.resolve(this.leases.release(lease)));
   }
 
   async expiredLeases(query: ExpiredLeaseQuery): Promise<SessionKey[]> {
@@ -330,7 +340,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
 
   /** Waits for queued writes, then closes the backend. */
   async close(): Promise<void> {
-    await this.writes;
+    await this.writes.idle();
     await this.backend.close();
   }
 
@@ -356,19 +366,6 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     this.written.set(recordKey, raw, writtenRecord(record, parts));
   }
 
-  private historyOps(key: SessionKey, start: number, items: readonly Item[]): KvOp[] {
-    return items.map((item, i) => {
-      const itemKey = keys.historyKey(key, start + i);
-      const checked = itemBeforeWrite(item);
-      return put(itemKey, encodeStored(itemKey, checked));
-    });
-  }
-
-  private listingOp(record: SessionRecord): KvOp {
-    const indexKey = keys.listIndexKey(record);
-    return put(indexKey, encodeStored(indexKey, toSessionInfo(record)));
-  }
-
   private async apply(sessionId: string, ops: KvOp[]): Promise<void> {
     try {
       await this.backend.write(ops);
@@ -376,12 +373,5 @@ export class KvSessionStore implements SessionStore, SessionLeases {
       if (error instanceof AgentStateError) throw error; // e.g. the store is locked
       throw new SessionSaveFailedError(sessionId, error);
     }
-  }
-
-  /** Runs write tasks one at a time, in call order. */
-  private serialized<T>(task: () => Promise<T>): Promise<T> {
-    const result = this.writes.then(task);
-    this.writes = result.catch(() => undefined);
-    return result;
   }
 }

@@ -1,4 +1,5 @@
-import { isJsonObject as isObject, omitFields, restoreFields } from './field-delta.js';
+import { isObject } from '../../validation/option-checks.js';
+import { omitFields, restoreFields } from './field-delta.js';
 
 /**
  * How a sub-agent run is stored apart (see `sub-run-parts.ts`): without what its parent

@@ -1,4 +1,5 @@
 import { InvalidSessionRecordError } from '../../errors/session-errors.js';
+import { isObject } from '../../validation/option-checks.js';
 import type { KvBackend, KvOp } from './kv-backend.js';
 import { openValue, sealValue } from '../sealed-value.js';
 import { decodeSubRun, encodeSubRun } from './sub-run-encoding.js';
@@ -18,9 +19,6 @@ import type { SessionKey } from '../session-store.js';
 
 type Json = Record<string, unknown>;
 type Entry = { src?: unknown; part?: unknown; snapshot?: Json };
-
-const isObject = (v: unknown): v is Json =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The children of a run snapshot, if it has any. */
 function childrenOf(run: unknown): Record<string, Entry> | undefined {

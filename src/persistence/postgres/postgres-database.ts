@@ -14,6 +14,8 @@ import type { PostgresSessionStoreOptions } from './postgres-store-options.js';
 export class PostgresDatabase {
   readonly schema: string;
   readonly sql: PostgresStatements;
+  /** A table's name qualified with the store's schema (never taken from `search_path`). */
+  readonly table = (name: string): string => `${quoteIdent(this.schema)}.${quoteIdent(name)}`;
   private readonly pool: pg.Pool;
   private readonly ownsPool: boolean;
   private migrated: Promise<void> | undefined;
@@ -27,7 +29,7 @@ export class PostgresDatabase {
       new pg.Pool({ connectionString: options.connectionString, max: options.poolSize ?? 10 });
     if (this.ownsPool) this.pool.on('error', () => undefined); // idle client lost: reconnects
     this.schema = options.schema ?? 'public';
-    this.sql = new PostgresStatements((name) => `${quoteIdent(this.schema)}.${quoteIdent(name)}`);
+    this.sql = new PostgresStatements(this.table);
   }
 
   /** Creates or migrates the tables once; a newer schema is `UnsupportedSchemaVersionError`. */

@@ -12,6 +12,30 @@ import { decodeRecordAt } from '../stored-reads.js';
 import type { PostgresDatabase } from './postgres-database.js';
 import { md5 } from './postgres-rows.js';
 
+/** The deadline index's statements (on the sessions table), built once per store (table names qualified with its schema). */
+function deadlineStatements(t: (table: string) => string) {
+  return {
+    /**
+     * $1 until, $2-$4 the cursor's (deadline, owner, session) or nulls, $5 limit: due entries of
+     * the deadline index, every owner, in deadline order.
+     */
+    due: `SELECT owner, session_id, approval_deadline FROM ${t('agentstate_sessions')}
+        WHERE approval_deadline IS NOT NULL AND approval_deadline <= $1
+          AND ($2::bigint IS NULL
+            OR (approval_deadline, owner, session_id) > ($2::bigint, $3::text, $4::text))
+        ORDER BY approval_deadline, owner, session_id LIMIT $5`,
+    /** $1 until: the earliest deadline after it. */
+    next: `SELECT min(approval_deadline) AS next FROM ${t('agentstate_sessions')}
+        WHERE approval_deadline > $1`,
+    /** $1 owner, $2 session: the record and the deadline it is filed under. */
+    deadlineOf: `SELECT record, approval_deadline FROM ${t('agentstate_sessions')}
+        WHERE owner = $1 AND session_id = $2`,
+    /** $1 owner, $2 session, $3 deadline (or null), $4 md5 of the record it was read from. */
+    setDeadline: `UPDATE ${t('agentstate_sessions')} SET approval_deadline = $3::bigint
+        WHERE owner = $1 AND session_id = $2 AND md5(record) = $4`,
+  };
+}
+
 /**
  * The approval-deadline index on PostgreSQL: the `approval_deadline` column of a session's row,
  * written by the same statement as its record (create and save), so it can never disagree with
@@ -20,10 +44,14 @@ import { md5 } from './postgres-rows.js';
  * is the key-value stores' `d!<deadline>!<owner>!<sid>`, so cursors and error keys read alike.
  */
 export class PostgresDeadlines {
+  private readonly sql: ReturnType<typeof deadlineStatements>;
+
   constructor(
     private readonly db: PostgresDatabase,
     private readonly codec: SessionRecordCodec,
-  ) {}
+  ) {
+    this.sql = deadlineStatements(db.table);
+  }
 
   async dueApprovals(query: DueApprovalsQuery): Promise<DueApprovals> {
     const { until, after, limit } = query;
@@ -37,7 +65,7 @@ export class PostgresDeadlines {
     const { rows } = await this.db.query<DeadlineRow>(
       'scan approval deadlines',
       {},
-      () => this.db.sql.dueDeadlines(),
+      () => this.sql.due,
       [until, ...from, limit + 1],
     );
     const page: DueApprovals = { due: [], damaged: [], cursor: undefined, next: undefined };
@@ -62,7 +90,7 @@ export class PostgresDeadlines {
     const later = await this.db.query<{ next: string | null }>(
       'scan approval deadlines',
       {},
-      () => this.db.sql.nextDeadline(),
+      () => this.sql.next,
       [until],
     );
     const next = later.rows[0]?.next;
@@ -81,7 +109,7 @@ export class PostgresDeadlines {
     const { rows } = await this.db.query<{ record: string; approval_deadline: string | null }>(
       'drop a stale approval deadline',
       key,
-      () => this.db.sql.deadlineOf(),
+      () => this.sql.deadlineOf,
       [owner, key.sessionId],
     );
     const row = rows[0];
@@ -90,7 +118,7 @@ export class PostgresDeadlines {
     }
     const held = decodeRecordAt(this.codec, key, row.record).approvalDeadline;
     if (held === deadline) return false;
-    await this.db.query('drop a stale approval deadline', key, () => this.db.sql.setDeadline(), [
+    await this.db.query('drop a stale approval deadline', key, () => this.sql.setDeadline, [
       owner,
       key.sessionId,
       held ?? null,

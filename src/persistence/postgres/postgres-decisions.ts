@@ -24,6 +24,26 @@ const SubmissionSchema = z.lazy(() =>
 const submissionKey = (key: DecisionSubmission['key'], runId: string): string =>
   `q!${keys.sessionPart(key)}!${keys.encodeKeyPart(runId, 'runId')}`;
 
+/** The decision inbox's statements, built once per store (table names qualified with its schema). */
+function decisionStatements(t: (table: string) => string) {
+  return {
+    /**
+     * $1 owner, $2 session, $3 runId, $4 decisions, $5 at, $6 channel: records a submission and
+     * notifies the channel's listeners (delivered when the statement commits).
+     */
+    submit: `WITH ins AS (
+        INSERT INTO ${t('agentstate_decisions')} (owner, session_id, run_id, decisions, at)
+        VALUES ($1, $2, $3, $4, $5) RETURNING id
+      )
+      SELECT pg_notify($6, '') FROM ins`,
+    /** $1 limit: the oldest submissions, every owner. */
+    submitted: `SELECT owner, session_id, id, run_id, decisions, at FROM ${t('agentstate_decisions')}
+        ORDER BY id LIMIT $1`,
+    /** $1 owner, $2 session, $3 id. */
+    drop: `DELETE FROM ${t('agentstate_decisions')} WHERE owner = $1 AND session_id = $2 AND id = $3`,
+  };
+}
+
 /**
  * The decision inbox on PostgreSQL: `agentstate_decisions` rows, and a `NOTIFY` on the
  * schema's channel sent by the same statement that inserts one, so a listener hears of a
@@ -35,7 +55,10 @@ export class PostgresDecisions implements DecisionInbox {
   /** The NOTIFY channel of this store's schema (at most 63 bytes, whatever the schema). */
   readonly channel: string;
 
+  private readonly sql: ReturnType<typeof decisionStatements>;
+
   constructor(private readonly db: PostgresDatabase) {
+    this.sql = decisionStatements(db.table);
     this.channel = `agentstate_${createHash('sha1').update(db.schema).digest('hex').slice(0, 24)}`;
   }
 
@@ -43,7 +66,7 @@ export class PostgresDecisions implements DecisionInbox {
     const { key, runId, decisions, at } = submission;
     checkedSessionId(key);
     const value = SubmissionSchema.parse({ runId, decisions, at });
-    await this.db.query('submit decisions', key, () => this.db.sql.submitDecisions(), [
+    await this.db.query('submit decisions', key, () => this.sql.submit, [
       keys.ownerPart(key.userId),
       key.sessionId,
       runId,
@@ -67,7 +90,7 @@ export class PostgresDecisions implements DecisionInbox {
       id: string;
       run_id: string;
       decisions: string;
-    }>('read submitted decisions', {}, () => this.db.sql.submittedDecisions(), [query.limit]);
+    }>('read submitted decisions', {}, () => this.sql.submitted, [query.limit]);
     const page = { submitted: [] as SubmittedDecisions[], damaged: [] as Error[] };
     for (const row of rows) {
       const where = `q!${row.owner}!${row.session_id}!${row.id}`;
@@ -88,7 +111,7 @@ export class PostgresDecisions implements DecisionInbox {
   }
 
   async dropDecisions(entry: SubmittedDecisions): Promise<void> {
-    await this.db.query('drop submitted decisions', entry.key, () => this.db.sql.dropDecisions(), [
+    await this.db.query('drop submitted decisions', entry.key, () => this.sql.drop, [
       keys.ownerPart(entry.key.userId),
       entry.key.sessionId,
       entry.id,

@@ -22,15 +22,50 @@ export const keyOf = (record: SessionKey): { sessionId: string; userId: string |
   userId: record.userId,
 });
 
+/** The lease table's statements, built once per store (table names qualified with its schema). */
+function leaseStatements(t: (table: string) => string) {
+  return {
+    /**
+     * $1 owner, $2 session, $3 holder, $4 now, $5 expiresAt. Granted when free, expired,
+     * released or already held by $3 (same token then, a new one otherwise).
+     */
+    acquire: `INSERT INTO ${t('agentstate_leases')} AS l (owner, session_id, holder, token, expires_at, released)
+        VALUES ($1, $2, $3, 1, $5, false)
+        ON CONFLICT (owner, session_id) DO UPDATE SET
+          token = CASE WHEN l.holder = EXCLUDED.holder AND NOT l.released AND l.expires_at > $4
+            THEN l.token ELSE l.token + 1 END,
+          holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at, released = false
+        WHERE l.released OR l.expires_at <= $4 OR l.holder = EXCLUDED.holder
+        RETURNING token, expires_at`,
+    /** $1 owner, $2 session, $3 holder, $4 token, $5 expiresAt. */
+    renew: `UPDATE ${t('agentstate_leases')} SET expires_at = $5
+        WHERE owner = $1 AND session_id = $2 AND holder = $3 AND token = $4 AND NOT released
+        RETURNING token`,
+    /** $1 owner, $2 session, $3 holder, $4 token. */
+    release: `UPDATE ${t('agentstate_leases')} SET released = true
+        WHERE owner = $1 AND session_id = $2 AND holder = $3 AND token = $4 AND NOT released`,
+    /** $1 owner, $2 expired before, $3 limit. */
+    expired: `SELECT session_id FROM ${t('agentstate_leases')}
+        WHERE owner = $1 AND NOT released AND expires_at <= $2 ORDER BY session_id LIMIT $3`,
+    /** $1 owner, $2 session id. */
+    leaseOf: `SELECT holder, token, expires_at, released FROM ${t('agentstate_leases')}
+        WHERE owner = $1 AND session_id = $2`,
+  };
+}
+
 /**
  * Session leases in PostgreSQL, shared by every process on the database: owner, fencing token
  * and expiry (by the store's clock) per session; an expired lease can be taken over.
  */
 export class PostgresLeases implements SessionLeases {
+  private readonly sql: ReturnType<typeof leaseStatements>;
+
   constructor(
     private readonly db: PostgresDatabase,
     private readonly clock: LeaseClock,
-  ) {}
+  ) {
+    this.sql = leaseStatements(db.table);
+  }
 
   async acquireLease(
     key: SessionKey,
@@ -42,7 +77,7 @@ export class PostgresLeases implements SessionLeases {
     const { rows } = await this.db.query<{ token: string; expires_at: string }>(
       'acquire a lease',
       key,
-      () => this.db.sql.acquireLease(),
+      () => this.sql.acquire,
       [keys.ownerPart(key.userId), checkedSessionId(key), owner, now, now + ttlMs],
     );
     const row = rows[0];
@@ -57,14 +92,14 @@ export class PostgresLeases implements SessionLeases {
     const { rows } = await this.db.query<{ token: string }>(
       'renew a lease',
       lease,
-      () => this.db.sql.renewLease(),
+      () => this.sql.renew,
       [keys.ownerPart(lease.userId), lease.sessionId, lease.owner, lease.token, expiresAt],
     );
     return rows.length === 1 ? { ...lease, expiresAt } : undefined;
   }
 
   async releaseLease(lease: SessionLease): Promise<void> {
-    await this.db.query('release a lease', lease, () => this.db.sql.releaseLease(), [
+    await this.db.query('release a lease', lease, () => this.sql.release, [
       keys.ownerPart(lease.userId),
       lease.sessionId,
       lease.owner,
@@ -77,7 +112,7 @@ export class PostgresLeases implements SessionLeases {
     const { rows } = await this.db.query<{ session_id: string }>(
       'list expired leases',
       {},
-      () => this.db.sql.expiredLeases(),
+      () => this.sql.expired,
       [keys.ownerPart(query.userId), query.expiredBefore, limit],
     );
     return rows.map((row) => ({ sessionId: row.session_id, userId: query.userId }));
@@ -90,7 +125,7 @@ export class PostgresLeases implements SessionLeases {
       token: string;
       expires_at: string;
       released: boolean;
-    }>('read a lease', key, () => this.db.sql.leaseOf(), [
+    }>('read a lease', key, () => this.sql.leaseOf, [
       keys.ownerPart(key.userId),
       checkedSessionId(key),
     ]);

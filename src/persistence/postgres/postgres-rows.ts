@@ -7,9 +7,22 @@ import {
 } from '../../errors/session-errors.js';
 import type { SessionRecordCodec } from '../session-record-codec.js';
 import * as keys from '../session-keys.js';
-import { UsageTotalsSchema, toUsageTotals, validateStored } from '../session-schemas.js';
+import {
+  SessionInfoSchema,
+  UsageTotalsSchema,
+  decodeStored,
+  toSessionInfo,
+  toUsageTotals,
+  validateStored,
+} from '../session-schemas.js';
 import { emptyTotals } from '../session-store.js';
-import type { SessionKey, SessionLease, SessionRecord, UsageTotals } from '../session-store.js';
+import type {
+  SessionInfo,
+  SessionKey,
+  SessionLease,
+  SessionRecord,
+  UsageTotals,
+} from '../session-store.js';
 import { checkAppend } from '../store-args.js';
 import { decodeRecordAt } from '../stored-reads.js';
 import { roundUsd } from '../../validation/usd-amount.js';
@@ -99,4 +112,21 @@ export function whySaveRefused(
     });
   }
   return md5(row.record);
+}
+
+/** A row of a listing page. */
+export interface ListingRow {
+  session_id: string;
+  status: string;
+  listing: string;
+}
+
+/** A listing row's session, checked to belong to its owner, session id and status. */
+export function listedSession(userId: string | undefined, row: ListingRow): SessionInfo {
+  const indexKey = keys.listIndexKey({ sessionId: row.session_id, userId });
+  const info = toSessionInfo(decodeStored(indexKey, row.listing, SessionInfoSchema));
+  if (info.userId !== userId || info.sessionId !== row.session_id || info.status !== row.status) {
+    throw new InvalidSessionRecordError(indexKey, 'entry does not belong to its key');
+  }
+  return info;
 }

@@ -1,5 +1,9 @@
+/* eslint-disable max-lines -- Long on purpose: one class implementing one contract, the
+ * SessionStore on PostgreSQL; each method is one statement of the store and the checks around it,
+ * read as a whole. Its parts live apart: leases, the deadline index, the decision inbox, the audit
+ * log, the statements and the row checks.
+ */
 import {
-  InvalidSessionRecordError,
   SessionConflictError,
   SessionNotFoundError,
   SessionSaveFailedError,
@@ -14,12 +18,7 @@ import { systemLeaseClock } from '../lease-table.js';
 export type { PostgresSessionStoreOptions } from './postgres-store-options.js';
 import { SessionRecordCodec } from '../session-record-codec.js';
 import * as keys from '../session-keys.js';
-import {
-  SessionInfoSchema,
-  decodeStored,
-  encodeStored,
-  toSessionInfo,
-} from '../session-schemas.js';
+import { encodeStored } from '../session-schemas.js';
 import type {
   DecisionInbox,
   DeadlineEntry,
@@ -38,7 +37,8 @@ import type {
   StoreStats,
   UsageTotals,
 } from '../session-store.js';
-import { checkAppend, checkCreateItems, checkIndex, listLimit } from '../store-args.js';
+import { checkAppend, checkCreateItems, historyEnd, listLimit } from '../store-args.js';
+import { encodedHistory, encodedListing } from '../encoded-entries.js';
 import { checkedRecord, decodeJournalAt } from '../stored-reads.js';
 import { PostgresDatabase } from './postgres-database.js';
 import { PostgresDeadlines } from './postgres-deadlines.js';
@@ -53,10 +53,12 @@ import {
   md5,
   totalsFromRow,
   whySaveRefused,
+  listedSession,
+  type ListingRow,
   type SaveCheckRow,
   type TotalsRow,
 } from './postgres-rows.js';
-import { itemBeforeWrite, usageDeltaBeforeWrite } from '../checked-writes.js';
+import { usageDeltaBeforeWrite } from '../checked-writes.js';
 
 /**
  * A {@link SessionStore} on PostgreSQL, for many processes sharing sessions: the same contract
@@ -145,10 +147,10 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
       keys.ownerPart(key.userId),
       key.sessionId,
       encoded,
-      this.listing(record),
+      encodedListing(record).value,
       record.status,
       record.historyLength,
-      this.historyValues(key, 0, items),
+      encodedHistory(key, 0, items).map((e) => e.value),
       record.approvalDeadline ?? null,
       ...auditValues(audit),
     ];
@@ -207,10 +209,10 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
       next.version,
       start,
       encoded,
-      this.listing(saved),
+      encodedListing(saved).value,
       saved.status,
       saved.historyLength,
-      this.historyValues(key, start, items),
+      encodedHistory(key, start, items).map((e) => e.value),
       journal.map((e) => e.runId),
       journal.map((e) => e.step),
       journal.map((e) => encodeStored(keys.journalKey(key, e.runId, e.step), e)),
@@ -246,10 +248,8 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
   }
 
   async readHistory(key: SessionKey, from = 0, to?: number): Promise<Item[]> {
-    checkIndex(from, 'from');
-    if (to !== undefined) checkIndex(to, 'to');
-    const end = to ?? (await this.load(key)).historyLength;
-    if (end <= from) return [];
+    const end = await historyEnd(from, to, async () => (await this.load(key)).historyLength);
+    if (end === undefined) return [];
     const { rows } = await this.db.query<{ seq: number; item: string }>(
       'read history',
       key,
@@ -294,29 +294,14 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
   async list(query: ListSessionsQuery = {}): Promise<SessionPage> {
     const limit = listLimit(query);
     const { userId, status, cursor } = query;
-    const { rows: listed } = await this.db.query<{
-      session_id: string;
-      status: string;
-      listing: string;
-    }>('list sessions', {}, () => this.db.sql.list(), [
-      keys.ownerPart(userId),
-      cursor ?? null,
-      status ?? null,
-      limit + 1,
-    ]);
+    const { rows: listed } = await this.db.query<ListingRow>(
+      'list sessions',
+      {},
+      () => this.db.sql.list(),
+      [keys.ownerPart(userId), cursor ?? null, status ?? null, limit + 1],
+    );
     if (userId === undefined && (await this.db.hasNamedOwners())) warnIsolation();
-    const sessions = listed.slice(0, limit).map((row) => {
-      const indexKey = keys.listIndexKey({ sessionId: row.session_id, userId });
-      const info = toSessionInfo(decodeStored(indexKey, row.listing, SessionInfoSchema));
-      if (
-        info.userId !== userId ||
-        info.sessionId !== row.session_id ||
-        info.status !== row.status
-      ) {
-        throw new InvalidSessionRecordError(indexKey, 'entry does not belong to its key');
-      }
-      return info;
-    });
+    const sessions = listed.slice(0, limit).map((row) => listedSession(userId, row));
     const more = listed.length > limit;
     return { sessions, nextCursor: more ? sessions[sessions.length - 1]?.sessionId : undefined };
   }
@@ -380,16 +365,6 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
     const record = checkedRecord(this.codec, key, row?.record, row?.listing);
     if (row) this.remember(key, record.version, row.record);
     return record;
-  }
-
-  private listing(record: SessionRecord): string {
-    return encodeStored(keys.listIndexKey(record), toSessionInfo(record));
-  }
-
-  private historyValues(key: SessionKey, start: number, items: readonly Item[]): string[] {
-    return items.map((item, i) =>
-      encodeStored(keys.historyKey(key, start + i), itemBeforeWrite(item)),
-    );
   }
 
   private remember(key: SessionKey, version: number, text: string): void {

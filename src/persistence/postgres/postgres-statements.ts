@@ -1,10 +1,12 @@
 import { auditInsert, auditSelect } from './postgres-audit.js';
 
 /**
- * The SQL text of the PostgreSQL store, one statement per operation, built once per store
- * (table names are qualified with the store's schema, never taken from `search_path`).
- * Parameters are positional; no statement is named, so the pool may run each on any
- * connection, behind a transaction-mode pooler too.
+ * The SQL text of the session store's own operations (sessions, history, journal, totals),
+ * one statement per operation, built once per store (table names are qualified with the
+ * store's schema, never taken from `search_path`). Leases, the deadline index, the decision
+ * inbox and the audit log keep their statements beside the classes that run them. Parameters
+ * are positional; no statement is named, so the pool may run each on any connection, behind a
+ * transaction-mode pooler too.
  */
 export class PostgresStatements {
   private readonly cache = new Map<string, string>();
@@ -76,73 +78,6 @@ export class PostgresStatements {
         ON CONFLICT (owner, session_id, run_id, step) DO UPDATE SET entry = EXCLUDED.entry
       )${totals}${withAudit ? `, ${auditInsert(t('agentstate_audit'), withTotals ? 21 : 17, 'upd')}` : ''}
       SELECT 1 FROM upd`;
-    });
-  }
-
-  /**
-   * $1 until, $2-$4 the cursor's (deadline, owner, session) or nulls, $5 limit: due entries of
-   * the deadline index, every owner, in deadline order.
-   */
-  dueDeadlines(): string {
-    return this.once('dueDeadlines', () => {
-      return `SELECT owner, session_id, approval_deadline FROM ${this.t('agentstate_sessions')}
-        WHERE approval_deadline IS NOT NULL AND approval_deadline <= $1
-          AND ($2::bigint IS NULL
-            OR (approval_deadline, owner, session_id) > ($2::bigint, $3::text, $4::text))
-        ORDER BY approval_deadline, owner, session_id LIMIT $5`;
-    });
-  }
-
-  /** $1 until: the earliest deadline after it. */
-  nextDeadline(): string {
-    return this.once('nextDeadline', () => {
-      return `SELECT min(approval_deadline) AS next FROM ${this.t('agentstate_sessions')}
-        WHERE approval_deadline > $1`;
-    });
-  }
-
-  /** $1 owner, $2 session: the record and the deadline it is filed under. */
-  deadlineOf(): string {
-    return this.once('deadlineOf', () => {
-      return `SELECT record, approval_deadline FROM ${this.t('agentstate_sessions')}
-        WHERE owner = $1 AND session_id = $2`;
-    });
-  }
-
-  /** $1 owner, $2 session, $3 deadline (or null), $4 md5 of the record it was read from. */
-  setDeadline(): string {
-    return this.once('setDeadline', () => {
-      return `UPDATE ${this.t('agentstate_sessions')} SET approval_deadline = $3::bigint
-        WHERE owner = $1 AND session_id = $2 AND md5(record) = $4`;
-    });
-  }
-
-  /**
-   * $1 owner, $2 session, $3 runId, $4 decisions, $5 at, $6 channel: records a submission and
-   * notifies the channel's listeners (delivered when the statement commits).
-   */
-  submitDecisions(): string {
-    return this.once('submitDecisions', () => {
-      return `WITH ins AS (
-        INSERT INTO ${this.t('agentstate_decisions')} (owner, session_id, run_id, decisions, at)
-        VALUES ($1, $2, $3, $4, $5) RETURNING id
-      )
-      SELECT pg_notify($6, '') FROM ins`;
-    });
-  }
-
-  /** $1 limit: the oldest submissions, every owner. */
-  submittedDecisions(): string {
-    return this.once('submittedDecisions', () => {
-      return `SELECT owner, session_id, id, run_id, decisions, at FROM ${this.t('agentstate_decisions')}
-        ORDER BY id LIMIT $1`;
-    });
-  }
-
-  /** $1 owner, $2 session, $3 id. */
-  dropDecisions(): string {
-    return this.once('dropDecisions', () => {
-      return `DELETE FROM ${this.t('agentstate_decisions')} WHERE owner = $1 AND session_id = $2 AND id = $3`;
     });
   }
 
@@ -247,57 +182,6 @@ export class PostgresStatements {
   /** A page of one owner's audit entries (see `auditSelect`). */
   audit(): string {
     return this.once('audit', () => auditSelect(this.t('agentstate_audit')));
-  }
-
-  /**
-   * $1 owner, $2 session, $3 holder, $4 now, $5 expiresAt. Granted when free, expired,
-   * released or already held by $3 (same token then, a new one otherwise).
-   */
-  acquireLease(): string {
-    return this.once('acquireLease', () => {
-      const leases = this.t('agentstate_leases');
-      return `INSERT INTO ${leases} AS l (owner, session_id, holder, token, expires_at, released)
-        VALUES ($1, $2, $3, 1, $5, false)
-        ON CONFLICT (owner, session_id) DO UPDATE SET
-          token = CASE WHEN l.holder = EXCLUDED.holder AND NOT l.released AND l.expires_at > $4
-            THEN l.token ELSE l.token + 1 END,
-          holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at, released = false
-        WHERE l.released OR l.expires_at <= $4 OR l.holder = EXCLUDED.holder
-        RETURNING token, expires_at`;
-    });
-  }
-
-  /** $1 owner, $2 session, $3 holder, $4 token, $5 expiresAt. */
-  renewLease(): string {
-    return this.once('renewLease', () => {
-      return `UPDATE ${this.t('agentstate_leases')} SET expires_at = $5
-        WHERE owner = $1 AND session_id = $2 AND holder = $3 AND token = $4 AND NOT released
-        RETURNING token`;
-    });
-  }
-
-  /** $1 owner, $2 session, $3 holder, $4 token. */
-  releaseLease(): string {
-    return this.once('releaseLease', () => {
-      return `UPDATE ${this.t('agentstate_leases')} SET released = true
-        WHERE owner = $1 AND session_id = $2 AND holder = $3 AND token = $4 AND NOT released`;
-    });
-  }
-
-  /** $1 owner, $2 expired before, $3 limit. */
-  expiredLeases(): string {
-    return this.once('expiredLeases', () => {
-      return `SELECT session_id FROM ${this.t('agentstate_leases')}
-        WHERE owner = $1 AND NOT released AND expires_at <= $2 ORDER BY session_id LIMIT $3`;
-    });
-  }
-
-  /** $1 owner, $2 session id. */
-  leaseOf(): string {
-    return this.once('leaseOf', () => {
-      return `SELECT holder, token, expires_at, released FROM ${this.t('agentstate_leases')}
-        WHERE owner = $1 AND session_id = $2`;
-    });
   }
 
   private once(name: string, build: () => string): string {

@@ -1,0 +1,103 @@
+import type { SerializedError } from '../errors/agentstate-error.js';
+import type { GuardrailResult } from '../errors/guardrail-errors.js';
+import type { ToolCallItem, ToolResultItem } from '../items/item.js';
+import type { BudgetLeft } from './budget-left.js';
+import type { RunUsage } from './run-usage.js';
+import type { SubRunResult, SubRunSpec } from './sub-run-types.js';
+
+/**
+ * The named actors the run machine invokes (`modelStep`, `approvalCheck`, `toolCall`,
+ * `durableTimer`): the input each gets and the output it answers with. The runtime provides
+ * them; every field is plain JSON, since inputs are stored in the run's snapshot.
+ */
+export interface ModelStepInput {
+  runId: string;
+  sessionId: string;
+  step: number;
+  turn: number;
+  /** Absent in snapshots written before budgets reached the model step. */
+  budgetLeft?: BudgetLeft | undefined;
+  /** A sub-agent run's agent path (absent for the session's own run). */
+  path?: string[] | undefined;
+  /** A sub-agent run's first user message. */
+  input?: string | undefined;
+  /** The agent the run was handed off to, if any (see `RunMachineContext.activeAgent`). */
+  agent?: string | undefined;
+  /** The run's `modelSettings` (absent: none). */
+  modelSettings?: Record<string, unknown> | undefined;
+}
+
+export interface ModelStepOutput {
+  text?: string | undefined;
+  toolCalls: (ToolCallItem & {
+    check: boolean;
+    subRun?: SubRunSpec | undefined;
+    handoff?: string | undefined;
+  })[];
+  usage: RunUsage;
+  structured?: unknown;
+  outputError?: SerializedError | undefined;
+  /** History length once this answer's items were added: where its tool results start. */
+  historyEnd?: number | undefined;
+  /** Results of the input guardrails that ran alongside this (first) model call. */
+  guardrails?: GuardrailResult[] | undefined;
+  /** The answer is final and its agent has output guardrails: they run next. */
+  outputGuardrails?: boolean | undefined;
+}
+
+export interface ApprovalCheckInput {
+  runId: string;
+  step: number;
+  /** `step` is the call's own journal step: it tells calls apart when call ids repeat. */
+  calls: { callId: string; name: string; arguments: string; step?: number | undefined }[];
+  /** A sub-agent run's agent path (absent for the session's own run). */
+  path?: string[] | undefined;
+  /** The agent the run was handed off to, if any. */
+  agent?: string | undefined;
+}
+
+export interface ApprovalCheckOutput {
+  decisions: {
+    callId: string;
+    /** The call's journal step (absent in decisions journaled by agentstate 0.1). */
+    step?: number | undefined;
+    needsApproval: boolean;
+    deadline?: number | undefined;
+    /** The permission policy's decision (absent without a policy). */
+    permission?: 'allow' | 'ask' | 'deny' | undefined;
+    denyReason?: string | undefined;
+  }[];
+}
+
+export interface ToolCallInput {
+  runId: string;
+  step: number;
+  call: { callId: string; name: string; arguments: string };
+  /** Set when the call was rejected: the model is shown this instead of running the tool. */
+  rejection?: { message: string; reason: string } | undefined;
+  /** History position of the result (see `RunMachineContext.resultsAt`). */
+  position?: number | undefined;
+  /** A sub-agent run's agent path (absent for the session's own run). */
+  path?: string[] | undefined;
+  /** The agent the run was handed off to, if any. */
+  agent?: string | undefined;
+  /** Set for a sub-agent call whose child run ended: the result is built from it. */
+  subResult?: (SubRunResult & { failParent?: boolean | undefined }) | undefined;
+  /** The approval decision on a call that needed one (for telemetry). */
+  approval?: { decision: 'approved' | 'rejected'; reason?: string | undefined } | undefined;
+}
+
+export interface ToolCallOutput {
+  callId: string;
+  isError: boolean;
+  /** The result item, journaled so a replay can still place it in the history. */
+  result?: ToolResultItem | undefined;
+}
+
+export interface DurableTimerInput {
+  deadline: number;
+}
+
+export interface DurableTimerOutput {
+  firedAt: number;
+}
