@@ -1,5 +1,6 @@
 import { RunNotFoundError } from '../errors/replay-errors.js';
-import type { RunMachineContext, RunUsage } from '../machines/run-types.js';
+import type { RunMachineContext } from '../machines/run-types.js';
+import type { RunUsage } from '../machines/run-usage.js';
 import type { SessionKey, SessionStatus } from '../persistence/session-store.js';
 import { pausedRuns, runState, subRunsOf, type RunNode } from '../runs/run-tree.js';
 import { runStateData } from '../runs/run-state.js';
