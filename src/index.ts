@@ -30,18 +30,24 @@ export type {
   SessionPage,
   StoreStats,
   UsageTotals,
+} from './persistence/session-store.js';
+export type {
   DeadlineEntry,
   DueApprovalsQuery,
   DueApprovals,
-  SessionLease,
-  SessionLeases,
-  StoredLease,
-  ExpiredLeaseQuery,
+} from './persistence/approval-deadlines.js';
+export type {
   DecisionInbox,
   DecisionSubmission,
   SubmittedDecisions,
   DecisionWatch,
-} from './persistence/session-store.js';
+} from './persistence/decision-inbox.js';
+export type {
+  SessionLease,
+  SessionLeases,
+  StoredLease,
+  ExpiredLeaseQuery,
+} from './persistence/session-leases.js';
 export type {
   AuditEntry,
   AuditKind,

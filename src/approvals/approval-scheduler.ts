@@ -4,15 +4,13 @@ import {
   SessionNotFoundError,
   WrongAgentError,
 } from '../errors/session-errors.js';
+import type { SessionKey, SessionRecord, SessionStore } from '../persistence/session-store.js';
+import type { DeadlineEntry } from '../persistence/approval-deadlines.js';
 import {
   hasDecisionInbox,
-  type DeadlineEntry,
   type DecisionInbox,
   type DecisionWatch,
-  type SessionKey,
-  type SessionRecord,
-  type SessionStore,
-} from '../persistence/session-store.js';
+} from '../persistence/decision-inbox.js';
 import { continueRun } from '../actions/continue-run.js';
 import { NoOverdueApproval, expireApprovals } from '../actions/expire-approvals.js';
 import { parseDecisions } from '../runs/run-state.js';

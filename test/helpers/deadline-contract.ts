@@ -1,9 +1,6 @@
 import { describe, it, expect, beforeEach, afterEach } from 'vitest';
-import type {
-  DeadlineEntry,
-  SessionRecord,
-  SessionStore,
-} from '../../src/persistence/session-store.js';
+import type { SessionRecord, SessionStore } from '../../src/persistence/session-store.js';
+import type { DeadlineEntry } from '../../src/persistence/approval-deadlines.js';
 import { FakeClock } from '../../src/testing/fake-clock.js';
 import type { MakeStore, StoreHarness } from './store-contract.js';
 import { commitOn, newSession } from './store-fixtures.js';

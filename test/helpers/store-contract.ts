@@ -8,11 +8,10 @@ import {
 import { historyKey, recordKey } from '../../src/persistence/session-keys.js';
 import {
   emptyTotals,
-  hasLeases,
   type SessionKey,
-  type SessionLeases,
   type SessionStore,
 } from '../../src/persistence/session-store.js';
+import { hasLeases, type SessionLeases } from '../../src/persistence/session-leases.js';
 import { FakeClock } from '../../src/testing/fake-clock.js';
 import { describeDeadlineContract } from './deadline-contract.js';
 import { commitOn, entry, msg, newSession, reply, usage } from './store-fixtures.js';

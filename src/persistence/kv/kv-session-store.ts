@@ -24,24 +24,24 @@ import { LeaseTable, systemLeaseClock, type LeaseClock } from '../lease-table.js
 import { WrittenValues, writtenRecord, type WrittenRecord } from './written-values.js';
 import {
   emptyTotals,
-  type DeadlineEntry,
-  type DueApprovals,
-  type DueApprovalsQuery,
   type JournalEntry,
-  type ExpiredLeaseQuery,
   type ListSessionsQuery,
   type LoadedSession,
   type SessionCommit,
   type SessionKey,
-  type SessionLease,
-  type SessionLeases,
   type SessionPage,
   type SessionRecord,
   type SessionStore,
-  type StoredLease,
   type StoreStats,
   type UsageTotals,
 } from '../session-store.js';
+import type { DeadlineEntry, DueApprovals, DueApprovalsQuery } from '../approval-deadlines.js';
+import type {
+  ExpiredLeaseQuery,
+  SessionLease,
+  SessionLeases,
+  StoredLease,
+} from '../session-leases.js';
 import { itemBeforeWrite, usageDeltaBeforeWrite } from '../checked-writes.js';
 
 export interface KvSessionStoreOptions {

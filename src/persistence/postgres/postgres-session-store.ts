@@ -21,23 +21,20 @@ import {
   toSessionInfo,
 } from '../session-schemas.js';
 import type {
-  DecisionInbox,
-  DeadlineEntry,
-  DueApprovals,
-  DueApprovalsQuery,
   JournalEntry,
   ListSessionsQuery,
   LoadedSession,
   SessionCommit,
   SessionKey,
-  SessionLease,
-  SessionLeases,
   SessionPage,
   SessionRecord,
   SessionStore,
   StoreStats,
   UsageTotals,
 } from '../session-store.js';
+import type { DeadlineEntry, DueApprovals, DueApprovalsQuery } from '../approval-deadlines.js';
+import type { DecisionInbox } from '../decision-inbox.js';
+import type { SessionLease, SessionLeases } from '../session-leases.js';
 import { checkAppend, checkCreateItems, checkIndex, listLimit } from '../store-args.js';
 import { checkedRecord, decodeJournalAt } from '../stored-reads.js';
 import { PostgresDatabase } from './postgres-database.js';
