@@ -55,7 +55,7 @@ export type {
   AuditQuery,
   AuditPage,
 } from './persistence/audit-log.js';
-export { MigrationRegistry, type Migration } from './persistence/migrations.js';
+export { RecordMigrationRegistry, type RecordMigration } from './persistence/migrations.js';
 export { CURRENT_SCHEMA_VERSION } from './persistence/session-record-codec.js';
 export type {
   InputGuardrail,

@@ -40,7 +40,7 @@ import type { SchedulerHandle } from '../approvals/approval-scheduler.js';
 import { checkSchedulerOptions } from '../sessions/runtime-option-checks.js';
 import { INSPECT_EXPECTED, isInspectOption, type InspectOption } from '../definition/inspection.js';
 import type {
-  AgentSchedulerOptions,
+  StartSchedulerOptions,
   ApproveOptions,
   CancelOptions,
   RejectOptions,
@@ -49,7 +49,7 @@ import type {
 } from './agent-call-options.js';
 
 export type {
-  AgentSchedulerOptions,
+  StartSchedulerOptions,
   ApproveOptions,
   CancelOptions,
   RejectOptions,
@@ -330,7 +330,7 @@ export class Agent<TOutput = string> implements BindingSource {
    * @example
    * const scheduler = agent.startScheduler({ onError: (error) => console.warn(error) });
    */
-  startScheduler(options: AgentSchedulerOptions = {}): SchedulerHandle {
+  startScheduler(options: StartSchedulerOptions = {}): SchedulerHandle {
     checkSchedulerOptions('agent.startScheduler()', options, ['store']);
     const { store, ...rest } = options;
     return this.runtimeFor(store ?? this.options.store ?? defaultStore()).startScheduler(rest);

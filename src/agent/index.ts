@@ -5,9 +5,9 @@ export {
   type ApproveOptions,
   type RejectOptions,
   type CancelOptions,
-  type AgentSchedulerOptions,
+  type StartSchedulerOptions,
 } from './agent.js';
-export type { SchedulerOptions, SchedulerHandle } from '../approvals/approval-scheduler.js';
+export type { ApprovalSchedulerOptions, SchedulerHandle } from '../approvals/approval-scheduler.js';
 export type { AgentOptions } from '../definition/agent-options.js';
 export type { AgentToolOptions } from './agent-tool.js';
 export type {

@@ -19,7 +19,7 @@ import type { RunResult } from '../session-host/run-result.js';
 import type { SessionAction } from '../actions/session-action.js';
 
 /** Options of `runtime.startScheduler()` / `agent.startScheduler()`. */
-export interface SchedulerOptions {
+export interface ApprovalSchedulerOptions {
   /**
    * Called with every error of a due session (a damaged record, a failed save, ...) and every
    * damaged index entry (`InvalidSessionRecordError`, once each); the scheduler goes on.
@@ -123,7 +123,7 @@ export class ApprovalScheduler implements SchedulerHandle {
 
   constructor(
     private readonly host: SchedulerHost,
-    private readonly options: SchedulerOptions = {},
+    private readonly options: ApprovalSchedulerOptions = {},
   ) {
     this.unsubscribe = host.onSaved((record) => {
       const at = record.approvalDeadline;

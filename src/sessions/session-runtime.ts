@@ -17,7 +17,7 @@ import {
   ApprovalScheduler,
   deadlineIndexOf,
   type SchedulerHandle,
-  type SchedulerOptions,
+  type ApprovalSchedulerOptions,
 } from '../approvals/approval-scheduler.js';
 import { newId } from '../core/new-id.js';
 import {
@@ -344,7 +344,7 @@ export class SessionRuntime {
    * // ... on shutdown
    * await scheduler.stop();
    */
-  startScheduler(options: SchedulerOptions = {}): SchedulerHandle {
+  startScheduler(options: ApprovalSchedulerOptions = {}): SchedulerHandle {
     checkSchedulerOptions('runtime.startScheduler()', options);
     return new ApprovalScheduler(
       {

@@ -51,7 +51,7 @@ export const ROOT_VALUES = [
   // persistence
   'LevelSessionStore',
   'DEFAULT_LEVEL_PATH',
-  'MigrationRegistry',
+  'RecordMigrationRegistry',
   'CURRENT_SCHEMA_VERSION',
   // errors
   'AgentStateError',
@@ -126,8 +126,8 @@ export const ROOT_TYPES = [
   'ApproveOptions',
   'RejectOptions',
   'CancelOptions',
-  'AgentSchedulerOptions',
-  'SchedulerOptions',
+  'StartSchedulerOptions',
+  'ApprovalSchedulerOptions',
   'SchedulerHandle',
   'SessionRunOptions',
   'RunResult',
@@ -237,7 +237,7 @@ export const ROOT_TYPES = [
   'DecisionSubmission',
   'SubmittedDecisions',
   'DecisionWatch',
-  'Migration',
+  'RecordMigration',
   'ErrorCode',
   'ErrorScope',
   'SerializedError',

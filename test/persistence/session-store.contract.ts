@@ -7,7 +7,7 @@ import {
 } from '../../src/errors/session-errors.js';
 import type { BatchOpHook, KvBackend, KvOp } from '../../src/persistence/kv/kv-backend.js';
 import type { KvSessionStore } from '../../src/persistence/kv/kv-session-store.js';
-import type { Migration } from '../../src/persistence/migrations.js';
+import type { RecordMigration } from '../../src/persistence/migrations.js';
 import { openValue, sealValue } from '../../src/persistence/sealed-value.js';
 import { CURRENT_SCHEMA_VERSION } from '../../src/persistence/session-record-codec.js';
 import { toSessionInfo } from '../../src/persistence/session-schemas.js';
@@ -16,7 +16,7 @@ import { commitOn, entry, msg, newSession, reply, usage } from '../helpers/store
 
 export interface ContractStoreOptions {
   onBatchOp?: BatchOpHook;
-  migrations?: Migration[];
+  migrations?: RecordMigration[];
 }
 
 export interface ContractStore {
@@ -289,7 +289,7 @@ export function runSessionStoreContract(
     const v0 = JSON.stringify({ schemaVersion: 0, machine: machineVersion, data: current });
     // Listing entries were unsealed SessionInfo JSON before schema version 2.
     const v0Listing = JSON.stringify(toSessionInfo(current));
-    const zeroToOne: Migration = {
+    const zeroToOne: RecordMigration = {
       from: 0,
       to: 1,
       migrate: (envelope) => {

@@ -13,7 +13,7 @@ import { readHistoryRange } from './kv-history-range.js';
 import { scanListing } from './listing-scan.js';
 import { warnIsolation } from '../isolation-warning.js';
 import { checkAppend, checkCreateItems, checkIndex, listLimit } from '../store-args.js';
-import type { Migration } from '../migrations.js';
+import type { RecordMigration } from '../migrations.js';
 import { addTotals, hasNamedOwners, readOwnerTotals } from './owner-totals.js';
 import { SessionRecordCodec } from '../session-record-codec.js';
 import * as keys from '../session-keys.js';
@@ -46,7 +46,7 @@ import { itemBeforeWrite, usageDeltaBeforeWrite } from '../checked-writes.js';
 
 export interface KvSessionStoreOptions {
   /** Upgrade steps for records written with an older schema version. */
-  migrations?: readonly Migration[] | undefined;
+  migrations?: readonly RecordMigration[] | undefined;
   /** Where lease expiry times come from. @default the system clock */
   clock?: LeaseClock | undefined;
 }
