@@ -12,7 +12,14 @@ import { openValue, sealValue } from '../../src/persistence/sealed-value.js';
 import { CURRENT_SCHEMA_VERSION } from '../../src/persistence/session-record-codec.js';
 import { toSessionInfo } from '../../src/persistence/session-schemas.js';
 import { historyKey, listIndexKey, recordKey } from '../../src/persistence/session-keys.js';
-import { commitOn, entry, msg, newSession, reply, usage } from '../helpers/store-fixtures.js';
+import {
+  commitOn,
+  entry,
+  msg,
+  newSession,
+  reply,
+  usage,
+} from '../../src/store-contract/contract-fixtures.js';
 
 export interface ContractStoreOptions {
   onBatchOp?: BatchOpHook;
