@@ -1,6 +1,7 @@
 import { auditContract } from './audit-contract.js';
 import type { ContractTests, StoreContractOptions } from './contract-harness.js';
 import { deadlineContract } from './deadline-contract.js';
+import { leaseContract } from './lease-contract.js';
 import { sessionStoreContract } from './session-store-contract.js';
 
 /**
@@ -25,4 +26,5 @@ export function storeContract(tests: ContractTests, options: StoreContractOption
   auditContract(tests, options);
   deadlineContract(tests, options);
   sessionStoreContract(tests, options);
+  leaseContract(tests, options);
 }
