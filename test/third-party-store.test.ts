@@ -2,44 +2,16 @@ import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { storeContract, type StoreUnderTest } from 'agentstate/store';
-import { MapDeadlineIndex } from './helpers/map-deadline-index.js';
-import { ownerMapKey, sessionMapKey } from './helpers/map-keys.js';
-import { MapSessionStore } from './helpers/map-session-store.js';
+import { storeContract } from 'agentstate/store';
+import { openMapStore } from './helpers/map-store-harness.js';
 import { specifiers } from './helpers/layering-check.js';
 
 /**
- * A store written outside agentstate (test/helpers/map-session-store.ts, from `agentstate`
- * and `agentstate/store` only) proves itself with the exported contract suite, the way a
+ * A store written outside agentstate (test/helpers/map-*.ts, from `agentstate` and
+ * `agentstate/store` only) proves itself with the exported contract suite, the way a
  * Redis, SQLite or DynamoDB store would from its own tests.
  */
-storeContract(
-  { describe, it },
-  {
-    name: 'MapSessionStore (third party)',
-    open: async (clock): Promise<StoreUnderTest> => {
-      const store = new MapSessionStore({ clock });
-      const { tables } = store;
-      return {
-        store,
-        damageRecord: async (key, text) => {
-          tables.records.set(sessionMapKey(key), text);
-        },
-        damageHistoryItem: async (key, position, text) => {
-          tables.history.get(sessionMapKey(key))![position] = text;
-        },
-        damageAudit: async (userId, text) => {
-          const log = tables.audit.get(ownerMapKey(userId)) ?? new Map();
-          for (const key of log.keys()) log.set(key, text);
-        },
-        fileDeadline: async (key, deadline) => {
-          new MapDeadlineIndex(tables.deadlines).file(key, deadline);
-        },
-        cleanup: () => store.close(),
-      };
-    },
-  },
-);
+storeContract({ describe, it }, { name: 'MapSessionStore (third party)', open: openMapStore });
 
 const ALLOWED =
   /^(agentstate|agentstate\/store|vitest|node:.+|\.\/(helpers\/)?map-[a-z-]+\.js|\.\/helpers\/layering-check\.js)$/;
