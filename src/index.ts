@@ -75,7 +75,10 @@ export {
 } from './actions/config-actions.js';
 export { forkSession, type ForkSessionOptions } from './actions/fork-session.js';
 export { deleteSession, type DeleteSessionOptions } from './actions/delete-session.js';
-export type { ApprovalSchedulerOptions, SchedulerHandle } from './approvals/approval-scheduler.js';
+export type {
+  ApprovalSchedulerOptions,
+  ApprovalSchedulerHandle,
+} from './approvals/approval-scheduler.js';
 export type { RecoverOptions, RecoveredRun } from './recovery/recover-options.js';
 export { exportReplay, type ExportReplayOptions } from './recovery/export-replay.js';
 

@@ -36,7 +36,7 @@ import { createRunStream, type RunStream } from './run-stream.js';
 import type { ActionObservers } from '../session-host/action-observers.js';
 import { SessionRuntime } from '../sessions/session-runtime.js';
 import type { BindingSource } from '../definition/agent-binding.js';
-import type { SchedulerHandle } from '../approvals/approval-scheduler.js';
+import type { ApprovalSchedulerHandle } from '../approvals/approval-scheduler.js';
 import { checkSchedulerOptions } from '../sessions/runtime-option-checks.js';
 import { INSPECT_EXPECTED, isInspectOption, type InspectOption } from '../definition/inspection.js';
 import type {
@@ -330,7 +330,7 @@ export class Agent<TOutput = string> implements BindingSource {
    * @example
    * const scheduler = agent.startScheduler({ onError: (error) => console.warn(error) });
    */
-  startScheduler(options: StartSchedulerOptions = {}): SchedulerHandle {
+  startScheduler(options: StartSchedulerOptions = {}): ApprovalSchedulerHandle {
     checkSchedulerOptions('agent.startScheduler()', options, ['store']);
     const { store, ...rest } = options;
     return this.runtimeFor(store ?? this.options.store ?? defaultStore()).startScheduler(rest);

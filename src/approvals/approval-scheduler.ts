@@ -56,7 +56,7 @@ export interface ApprovalSchedulerOptions {
 }
 
 /** A running scheduler. */
-export interface SchedulerHandle {
+export interface ApprovalSchedulerHandle {
   /** Stops the scheduler; resolves once the run it is continuing (if any) has paused or ended. */
   stop(): Promise<void>;
 }
@@ -103,7 +103,7 @@ const DEFAULT_POLL_MS = 5000;
  * processes submitted (`agent.submitDecisions`), woken by the store's notifications, else
  * polling the inbox on the injected clock.
  */
-export class ApprovalScheduler implements SchedulerHandle {
+export class ApprovalScheduler implements ApprovalSchedulerHandle {
   private readonly stopping = new AbortController();
   /** Aborts the current sleep: a pass is due now. */
   private wakeUp: AbortController | undefined;

@@ -16,7 +16,7 @@ import { keyInScope, pageInScope } from '../session-host/session-scope.js';
 import {
   ApprovalScheduler,
   deadlineIndexOf,
-  type SchedulerHandle,
+  type ApprovalSchedulerHandle,
   type ApprovalSchedulerOptions,
 } from '../approvals/approval-scheduler.js';
 import { newId } from '../core/new-id.js';
@@ -344,7 +344,7 @@ export class SessionRuntime {
    * // ... on shutdown
    * await scheduler.stop();
    */
-  startScheduler(options: ApprovalSchedulerOptions = {}): SchedulerHandle {
+  startScheduler(options: ApprovalSchedulerOptions = {}): ApprovalSchedulerHandle {
     checkSchedulerOptions('runtime.startScheduler()', options);
     return new ApprovalScheduler(
       {

@@ -126,7 +126,7 @@ export const ROOT_TYPES = [
   'CancelOptions',
   'StartSchedulerOptions',
   'ApprovalSchedulerOptions',
-  'SchedulerHandle',
+  'ApprovalSchedulerHandle',
   'SessionRunOptions',
   'RunResult',
   'RunStateData',
