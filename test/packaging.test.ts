@@ -424,6 +424,15 @@ describe('the packed package', () => {
       consumer,
     );
     expect(stdout).toMatch(/^# fail 0$/m);
+    // The suite needs no test runner of the package's own: no shipped module imports one.
+    const shipped = (await walk(join(installed, 'dist'))).filter((f) => f.endsWith('.js'));
+    const runners: string[] = [];
+    for (const file of shipped) {
+      const text = await readFile(file, 'utf8');
+      if (/from\s*["'](vitest|jest|mocha)["']/.test(text)) runners.push(file);
+    }
+    expect(shipped.length).toBeGreaterThan(5);
+    expect(runners).toEqual([]);
     const passed = Number(/^# pass (\d+)$/m.exec(stdout)?.[1]);
     expect(passed).toBeGreaterThanOrEqual(20);
   });
