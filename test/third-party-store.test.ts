@@ -11,7 +11,10 @@ import { specifiers } from './helpers/layering-check.js';
  * `agentstate/store` only) proves itself with the exported contract suite, the way a
  * Redis, SQLite or DynamoDB store would from its own tests.
  */
-storeContract({ describe, it }, { name: 'MapSessionStore (third party)', open: openMapStore });
+storeContract(
+  { describe, it },
+  { name: 'MapSessionStore (third party)', open: openMapStore, decisionInbox: true },
+);
 
 const ALLOWED =
   /^(agentstate|agentstate\/store|vitest|node:.+|\.\/(helpers\/)?map-[a-z-]+\.js|\.\/helpers\/layering-check\.js)$/;

@@ -37,6 +37,11 @@ export interface StoreContractOptions {
   /** The store's name, the start of every test's title. */
   name: string;
   open: OpenStore;
+  /**
+   * The store keeps a decision inbox (`DecisionInbox`, for a store shared by processes): its
+   * part of the contract runs too. @default false
+   */
+  decisionInbox?: boolean | undefined;
 }
 
 /** Defines one test on a fresh store, cleaned up however the test ends. */

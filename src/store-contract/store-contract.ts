@@ -1,6 +1,7 @@
 import { auditContract } from './audit-contract.js';
 import type { ContractTests, StoreContractOptions } from './contract-harness.js';
 import { deadlineContract } from './deadline-contract.js';
+import { inboxContract } from './inbox-contract.js';
 import { leaseContract } from './lease-contract.js';
 import { sessionStoreContract } from './session-store-contract.js';
 
@@ -27,4 +28,5 @@ export function storeContract(tests: ContractTests, options: StoreContractOption
   deadlineContract(tests, options);
   sessionStoreContract(tests, options);
   leaseContract(tests, options);
+  if (options.decisionInbox) inboxContract(tests, options);
 }

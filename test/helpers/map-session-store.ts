@@ -6,6 +6,10 @@ import {
   type AuditPage,
   type AuditQuery,
   type DeadlineEntry,
+  type DecisionInbox,
+  type DecisionSubmission,
+  type DecisionWatch,
+  type SubmittedDecisions,
   type DueApprovals,
   type DueApprovalsQuery,
   type ExpiredLeaseQuery,
@@ -26,13 +30,14 @@ import {
 } from 'agentstate/store';
 import { byMapKey, ownedBy, ownerMapKey, sessionMapKey, sessionOfMapKey } from './map-keys.js';
 import { MapAuditLog } from './map-audit-log.js';
+import { MapDecisionInbox } from './map-decision-inbox.js';
 import { positiveInteger } from './map-checks.js';
 import { MapDeadlineIndex, type DeadlineRow } from './map-deadline-index.js';
 import { MapLeases, type LeaseRow } from './map-leases.js';
 
 /**
  * Over 300 lines: the contract's methods of one store, each short, side by side; its optional
- * parts (leases, audit log, deadline index) are files of their own (map-*.ts).
+ * parts (leases, audit log, deadline index, decision inbox) are files of their own (map-*.ts).
  *
  * A session store written the way a third party writes one (a Redis, SQLite or DynamoDB
  * store), from `agentstate` and `agentstate/store` only: every value kept as the text
@@ -61,6 +66,8 @@ export interface MapTables {
   /** Deadline index key -> the session waiting. */
   deadlines: Map<string, DeadlineRow>;
   leases: Map<string, LeaseRow>;
+  /** Submission id -> the decisions submitted. */
+  inbox: Map<string, SubmittedDecisions>;
 }
 
 const DEFAULT_LIST_LIMIT = 50;
@@ -75,7 +82,7 @@ const addTotals = (a: UsageTotals, b: UsageTotals): UsageTotals => ({
   costUsd: addUsd(a.costUsd, b.costUsd),
 });
 
-export class MapSessionStore implements SessionStore, SessionLeases {
+export class MapSessionStore implements SessionStore, SessionLeases, DecisionInbox {
   readonly tables: MapTables = {
     records: new Map(),
     history: new Map(),
@@ -84,10 +91,12 @@ export class MapSessionStore implements SessionStore, SessionLeases {
     audit: new Map(),
     deadlines: new Map(),
     leases: new Map(),
+    inbox: new Map(),
   };
   readonly leasesInProcess = true;
   private readonly codecs: RecordCodecs;
   private readonly leases: MapLeases;
+  private readonly inbox: MapDecisionInbox;
   private readonly audit: MapAuditLog;
   private readonly deadlines: MapDeadlineIndex;
   private written: StoreStats = { batches: 0, bytesWritten: 0 };
@@ -97,6 +106,7 @@ export class MapSessionStore implements SessionStore, SessionLeases {
     this.codecs = new RecordCodecs({ migrations: options.migrations });
     this.audit = new MapAuditLog(this.tables.audit, this.codecs);
     this.deadlines = new MapDeadlineIndex(this.tables.deadlines);
+    this.inbox = new MapDecisionInbox(this.tables.inbox);
     this.leases = new MapLeases(this.tables.leases, options.clock ?? { now: () => Date.now() });
   }
 
@@ -263,6 +273,7 @@ export class MapSessionStore implements SessionStore, SessionLeases {
     this.tables.history.delete(id);
     this.tables.journal.delete(id);
     this.leases.drop(key);
+    this.inbox.dropSession(key);
     this.deadlines.move(key, deadline, undefined);
     this.audit.write(audited);
     this.count(...audited.map((a) => a.text));
@@ -316,6 +327,28 @@ export class MapSessionStore implements SessionStore, SessionLeases {
   async leaseOf(key: SessionKey): Promise<StoredLease | undefined> {
     this.checkOpen();
     return this.leases.leaseOf(key);
+  }
+
+  async submitDecisions(submission: DecisionSubmission): Promise<void> {
+    this.checkOpen();
+    return this.inbox.submitDecisions(submission);
+  }
+
+  async submittedDecisions(query: {
+    limit: number;
+  }): Promise<{ submitted: SubmittedDecisions[]; damaged: Error[] }> {
+    this.checkOpen();
+    return this.inbox.submittedDecisions(query);
+  }
+
+  async dropDecisions(entry: SubmittedDecisions): Promise<void> {
+    this.checkOpen();
+    return this.inbox.dropDecisions(entry);
+  }
+
+  async watchDecisions(onSubmitted: () => void): Promise<DecisionWatch> {
+    this.checkOpen();
+    return this.inbox.watchDecisions(onSubmitted);
   }
 
   stats(): StoreStats {

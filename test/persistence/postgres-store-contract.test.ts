@@ -55,6 +55,7 @@ storeContract(
         cleanup,
       };
     },
+    decisionInbox: true,
   },
 );
 
