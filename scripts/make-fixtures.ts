@@ -16,11 +16,8 @@ import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  CURRENT_SCHEMA_VERSION,
-  LevelSessionStore,
-  RUN_STATE_SCHEMA_VERSION,
-} from '../src/index.js';
+import { LevelSessionStore, RUN_STATE_SCHEMA_VERSION } from '../src/index.js';
+import { CURRENT_SCHEMA_VERSION } from '../src/store.js';
 import { MACHINE_VERSION } from '../src/machines/session-machine.js';
 import { openValue, sealValue } from '../src/persistence/sealed-value.js';
 import { FakeClock } from '../src/testing.js';

@@ -69,11 +69,18 @@ export async function buildPackage({ outDir, declarations = true }: BuildOptions
   if (declarations) await buildDeclarations(outDir);
 }
 
-/** The `.d.ts` files alone (`tsc --emitDeclarationOnly`), in the same layout as `src/`. */
+/**
+ * The `.d.ts` files alone (`tsc --emitDeclarationOnly`), in the same layout as `src/`.
+ * `--stripInternal`: a declaration marked `@internal` does not ship.
+ */
 export async function buildDeclarations(outDir: string): Promise<void> {
   const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
   const config = join(ROOT, 'tsconfig.build.json');
-  await exec(process.execPath, [tsc, '-p', config, '--emitDeclarationOnly', '--outDir', outDir], {
-    cwd: ROOT,
-  });
+  await exec(
+    process.execPath,
+    [tsc, '-p', config, '--emitDeclarationOnly', '--stripInternal', '--outDir', outDir],
+    {
+      cwd: ROOT,
+    },
+  );
 }

@@ -1,19 +1,174 @@
 /**
- * The public API of agentstate. Everything else under `src/` is internal and may change
- * without notice; `agentstate/testing` adds the scripted model, the memory store and a fake
- * clock. `test/public-api.test.ts` pins this list.
+ * The public API of agentstate for app authors, every name listed here (no `export *`).
+ * Everything else under `src/` is internal and may change without notice. The other tiers
+ * are subpaths: `agentstate/store` (for store implementers: the store contract's parts, the
+ * record codecs and the contract test suite), `agentstate/testing`, `agentstate/postgres`,
+ * `agentstate/inspect`, `agentstate/mcp` and `agentstate/ai-sdk`. `test/public-api.test.ts`
+ * pins every list.
  */
-export * from './errors/index.js';
-export * from './core/index.js';
-export * from './items/index.js';
-export * from './context-window/index.js';
-export * from './tools/index.js';
-export * from './models/index.js';
-export * from './agent/index.js';
+
+// ---- the agent, its sessions and its runs ----------------------------------------------------
+export { Agent } from './agent/agent.js';
+export type {
+  RunOptions,
+  ResumeOptions,
+  ApproveOptions,
+  RejectOptions,
+  CancelOptions,
+  StartSchedulerOptions,
+} from './agent/agent-call-options.js';
+export type { AgentOptions } from './definition/agent-options.js';
+export type { InspectOption } from './definition/inspection.js';
+export type { AgentToolOptions } from './agent/agent-tool.js';
+export type {
+  AgentActorLogic,
+  AgentActorInput,
+  AgentActorOutput,
+  AgentActorEvent,
+  AgentActorEmitted,
+  AgentActorSnapshot,
+  AgentActorContext,
+} from './agent/agent-actor.js';
+export { AgentSession, type SessionRunOptions } from './agent/agent-session.js';
+export type { RunStream, RunStreamEvent } from './agent/run-stream.js';
+export type { RunResult } from './session-host/run-result.js';
+export {
+  RunState,
+  RUN_STATE_SCHEMA_VERSION,
+  type RunStateData,
+  type Interruption,
+  type ApprovalDecision,
+} from './runs/run-state.js';
+export type { SnapshotMigration } from './runs/machine-upgrade.js';
+export type { LeaseSettings } from './runs/run-lease.js';
+export type { SessionView } from './runs/session-view.js';
+export type { RunStatus, RunStatusView } from './runs/run-status.js';
 export type { RunUsage } from './machines/run-usage.js';
 export type { InterruptionReason } from './machines/run-types.js';
 export type { SubRunSummary } from './machines/sub-run-types.js';
 export type { Budget, SessionConfig } from './machines/session-types.js';
+
+// ---- the session runtime and its actions -----------------------------------------------------
+export { SessionRuntime } from './sessions/session-runtime.js';
+export type { SessionRuntimeOptions } from './sessions/session-runtime-options.js';
+export { closeDefaultStores } from './sessions/default-store.js';
+export type {
+  SessionRuntimeEvents,
+  SessionRuntimeEventType,
+} from './session-host/session-events.js';
+export type { SessionAction } from './actions/session-action.js';
+export type { RunActionOptions } from './actions/run-options.js';
+export { sendMessage } from './actions/send-message.js';
+export { continueRun, type ContinueRunOptions } from './actions/continue-run.js';
+export { cancelRun } from './actions/cancel-run.js';
+export {
+  resumeSession,
+  suspendSession,
+  completeSession,
+  failSession,
+  clearSession,
+} from './actions/lifecycle-actions.js';
+export {
+  changeModel,
+  changeBudget,
+  changeSystemPrompt,
+  writeMetadata,
+  updateTask,
+} from './actions/config-actions.js';
+export { forkSession, type ForkSessionOptions } from './actions/fork-session.js';
+export { deleteSession, type DeleteSessionOptions } from './actions/delete-session.js';
+export type {
+  ApprovalSchedulerOptions,
+  ApprovalSchedulerHandle,
+} from './approvals/approval-scheduler.js';
+export type { RecoverOptions, RecoveredRun } from './recovery/recover-options.js';
+export { exportReplay, type ExportReplayOptions } from './recovery/export-replay.js';
+
+// ---- policies, the clock and the run context --------------------------------------------------
+export type { Clock } from './core/clock.js';
+export type { Durability } from './core/durability-policy.js';
+export type {
+  PermissionPolicy,
+  PermissionDecision,
+  PermissionCall,
+  PermissionScope,
+} from './core/permission-policy.js';
+export { RunContext, type RunContextInit, type RunContextOverrides } from './core/run-context.js';
+export { getRunContext, findRunContext, withRunContext } from './core/run-context-storage.js';
+
+// ---- items and context windows ---------------------------------------------------------------
+export {
+  contentText,
+  type Item,
+  type UserMessageItem,
+  type AssistantMessageItem,
+  type DeveloperMessageItem,
+  type SystemMessageItem,
+  type SummaryItem,
+  type ToolCallItem,
+  type ToolResultItem,
+  type ReasoningItem,
+  type RunInput,
+} from './items/item.js';
+export type {
+  UserContentPart,
+  TextPart,
+  ImageUrlPart,
+  ImageDataPart,
+  FileDataPart,
+  FileIdPart,
+} from './items/content-part.js';
+export type {
+  HistoryStrategy,
+  ItemWindow,
+  TokenWindow,
+  SummarizeContext,
+} from './context-window/history-strategy.js';
+export { estimateTokens } from './context-window/token-estimate.js';
+
+// ---- tools and guardrails --------------------------------------------------------------------
+export {
+  tool,
+  type Tool,
+  type AnyTool,
+  type ToolDefinition,
+  type ToolExecuteOptions,
+  type NeedsApproval,
+} from './tools/tool.js';
+export { toolkit, type Toolkit, type ToolkitSession } from './tools/toolkit.js';
+export type { ToolErrorHook, ToolErrorInfo } from './tools/guard-tool.js';
+export type {
+  InputGuardrail,
+  OutputGuardrail,
+  GuardrailVerdict,
+  GuardrailInput,
+  GuardrailOutput,
+} from './guardrails/guardrail.js';
+
+// ---- models and pricing ----------------------------------------------------------------------
+export type {
+  Model,
+  ModelRequest,
+  ModelResponse,
+  ModelUsage,
+  ModelStreamEvent,
+  ModelCallOptions,
+  FinishReason,
+  ToolSpec,
+} from './models/model.js';
+export type { ModelSettings, ToolChoice, ReasoningEffort } from './models/model-settings.js';
+export { OpenAIModel, type OpenAIModelOptions } from './models/openai-model.js';
+export {
+  defaultPrices,
+  withPrices,
+  findPrice,
+  costUsd,
+  type ModelPrice,
+  type PriceTable,
+} from './models/pricing.js';
+export { parseReplay, type ReplayFile } from './models/replay-file.js';
+
+// ---- where sessions live (store implementers: `agentstate/store`) ----------------------------
 export {
   LevelSessionStore,
   DEFAULT_LEVEL_PATH,
@@ -25,25 +180,10 @@ export type {
   SessionInfo,
   SessionRecord,
   SessionStatus,
-  SessionCommit,
-  LoadedSession,
-  JournalEntry,
   ListSessionsQuery,
   SessionPage,
-  StoreStats,
-  UsageTotals,
-  DeadlineEntry,
-  DueApprovalsQuery,
-  DueApprovals,
-  SessionLease,
-  SessionLeases,
-  StoredLease,
-  ExpiredLeaseQuery,
-  DecisionInbox,
-  DecisionSubmission,
-  SubmittedDecisions,
-  DecisionWatch,
 } from './persistence/session-store.js';
+export type { UsageTotals } from './machines/session-types.js';
 export type {
   AuditEntry,
   AuditKind,
@@ -51,14 +191,62 @@ export type {
   AuditQuery,
   AuditPage,
 } from './persistence/audit-log.js';
-export { MigrationRegistry, type Migration } from './persistence/migrations.js';
-export { CURRENT_SCHEMA_VERSION } from './persistence/session-record-codec.js';
-export type {
-  InputGuardrail,
-  OutputGuardrail,
-  GuardrailVerdict,
-  GuardrailInput,
-  GuardrailOutput,
-} from './guardrails/guardrail.js';
+
+// ---- telemetry -------------------------------------------------------------------------------
 export type { TelemetryOptions } from './telemetry/telemetry-options.js';
 export type { Logger, LogLevel, LogEvent } from './telemetry/logger.js';
+
+// ---- errors ----------------------------------------------------------------------------------
+export {
+  AgentStateError,
+  ERROR_CODES,
+  type ErrorCode,
+  type ErrorScope,
+  type SerializedError,
+} from './errors/agentstate-error.js';
+export {
+  NoActiveRunError,
+  ModelError,
+  ModelBehaviorError,
+  ScriptExhaustedError,
+  OutputValidationError,
+  RunCancelledError,
+  InvalidRunStateError,
+  UnknownCallError,
+  StaleDecisionError,
+  ApprovalExpiredError,
+  AlreadyDecidedError,
+  UnpricedModelError,
+  ApprovalCheckError,
+  ToolkitError,
+  McpCallError,
+  type McpCallFailure,
+  InstructionsError,
+  InvalidSchemaError,
+  SubAgentDepthError,
+} from './errors/run-errors.js';
+export { MaxTurnsExceededError } from './errors/max-turns-exceeded-error.js';
+export { PermissionCheckError } from './errors/permission-check-error.js';
+export {
+  GuardrailTripwireError,
+  GuardrailError,
+  type GuardrailResult,
+} from './errors/guardrail-errors.js';
+export {
+  SessionNotFoundError,
+  SessionConflictError,
+  InvalidSessionTransitionError,
+  InvalidSessionRecordError,
+  UnsupportedSchemaVersionError,
+  SessionSaveFailedError,
+  NothingToResumeError,
+  WrongAgentError,
+  RestoreFailedError,
+  RunPausedError,
+  RunInProgressError,
+  LeaseLostError,
+  StoreUnavailableError,
+  StoreLockedError,
+  StoreOpenFailedError,
+} from './errors/session-errors.js';
+export { ForkPositionError, InvalidReplayError, RunNotFoundError } from './errors/replay-errors.js';

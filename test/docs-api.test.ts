@@ -6,6 +6,8 @@ import {
   INSPECT_TYPES,
   INSPECT_VALUES,
   MCP_TYPES,
+  STORE_TYPES,
+  STORE_VALUES,
   MCP_VALUES,
   POSTGRES_TYPES,
   POSTGRES_VALUES,
@@ -41,6 +43,7 @@ const ENTRIES: [string, readonly string[]][] = [
   ['agentstate/postgres', [...POSTGRES_VALUES, ...POSTGRES_TYPES]],
   ['agentstate/inspect', [...INSPECT_VALUES, ...INSPECT_TYPES]],
   ['agentstate/mcp', [...MCP_VALUES, ...MCP_TYPES]],
+  ['agentstate/store', [...STORE_VALUES, ...STORE_TYPES]],
 ];
 
 describe('docs/reference/api.md', () => {

@@ -4,9 +4,9 @@ import {
   SessionRuntime,
   sendMessage,
   type Durability,
-  type SessionCommit,
   type SessionStore,
 } from '../src/index.js';
+import { type SessionCommit } from '../src/store.js';
 import { FakeClock, MemorySessionStore, ScriptedModel } from '../src/testing.js';
 import {
   SCENARIO_KEY,

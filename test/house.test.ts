@@ -31,7 +31,6 @@ const src = join(root, 'src');
 const PENDING: readonly string[] = [
   'agent/agent-actor.ts',
   'approvals/approval-scheduler.ts',
-  'persistence/session-store.ts',
   'session-host/session-host.ts',
   'sessions/session-runtime.ts',
 ];

@@ -6,10 +6,10 @@ import {
   LevelSessionStore,
   SessionRuntime,
   tool,
-  type JournalEntry,
   type SessionKey,
   type SessionStore,
 } from '../src/index.js';
+import { type JournalEntry } from '../src/store.js';
 import { FakeClock, ScriptedModel } from '../src/testing.js';
 import { killLiveWorkers, runWorker } from './helpers/crash-driver.js';
 import { lastResult } from './helpers/sub-agent-fixtures.js';

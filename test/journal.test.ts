@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { LevelSessionStore, type JournalEntry } from '../src/index.js';
+import { LevelSessionStore } from '../src/index.js';
+import { type JournalEntry } from '../src/store.js';
 import { describeSession } from '../src/runs/session-view.js';
 import { approvalAgent, callTools } from './helpers/approval-agent.js';
 import { TempStores } from './helpers/temp-store.js';

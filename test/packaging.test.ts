@@ -25,8 +25,15 @@ import {
   ROOT_VALUES,
   TESTING_TYPES,
   TESTING_VALUES,
+  POSTGRES_TYPES,
+  POSTGRES_VALUES,
+  INSPECT_TYPES,
+  INSPECT_VALUES,
+  STORE_TYPES,
+  STORE_VALUES,
   exportedNames,
 } from './helpers/public-api.js';
+import { build } from 'esbuild';
 import { buildDeclarations } from '../scripts/package-build.js';
 
 /**
@@ -309,17 +316,36 @@ describe('the packed package', () => {
     expect(broken).toEqual([]);
   });
 
-  it('its declarations export exactly the public API', () => {
-    const [root, testing, aiSdk, mcp] = exportedNames([
-      join(installed, 'dist', 'index.d.ts'),
-      join(installed, 'dist', 'testing.d.ts'),
-      join(installed, 'dist', 'ai-sdk.d.ts'),
-      join(installed, 'dist', 'mcp.d.ts'),
-    ]);
-    expect(root).toEqual({ values: ROOT_VALUES, types: ROOT_TYPES });
-    expect(testing).toEqual({ values: TESTING_VALUES, types: TESTING_TYPES });
-    expect(aiSdk).toEqual({ values: AI_SDK_VALUES, types: AI_SDK_TYPES });
-    expect(mcp).toEqual({ values: MCP_VALUES, types: MCP_TYPES });
+  it('its declarations export exactly the public API, the root and each subpath', () => {
+    const pinned = {
+      index: { values: ROOT_VALUES, types: ROOT_TYPES },
+      testing: { values: TESTING_VALUES, types: TESTING_TYPES },
+      'ai-sdk': { values: AI_SDK_VALUES, types: AI_SDK_TYPES },
+      mcp: { values: MCP_VALUES, types: MCP_TYPES },
+      postgres: { values: POSTGRES_VALUES, types: POSTGRES_TYPES },
+      inspect: { values: INSPECT_VALUES, types: INSPECT_TYPES },
+      store: { values: STORE_VALUES, types: STORE_TYPES },
+    };
+    const names = Object.keys(pinned);
+    const found = exportedNames(names.map((name) => join(installed, 'dist', `${name}.d.ts`)));
+    expect(Object.fromEntries(names.map((name, i) => [name, found[i]]))).toEqual(pinned);
+  });
+
+  it('ships no @internal declaration (stripInternal)', async () => {
+    // Agent.bind and Agent.liveRunsFor are marked @internal in src/agent/agent.ts.
+    const source = await readFile(join(ROOT, 'src', 'agent', 'agent.ts'), 'utf8');
+    expect(source).toMatch(/@internal [^\n]*\n\s*async bind\(/);
+    expect(source).toMatch(/@internal [^\n]*\n\s*liveRunsFor\(/);
+    const declared = await readFile(join(installed, 'dist', 'agent', 'agent.d.ts'), 'utf8');
+    expect(declared).toMatch(/\bstartScheduler\(/);
+    expect(declared).not.toMatch(/\bbind\(/);
+    expect(declared).not.toMatch(/\bliveRunsFor\(/);
+    const shipped = (await walk(join(installed, 'dist'))).filter((f) => f.endsWith('.d.ts'));
+    const marked: string[] = [];
+    for (const file of shipped) {
+      if ((await readFile(file, 'utf8')).includes('@internal')) marked.push(file);
+    }
+    expect(marked).toEqual([]);
   });
 
   it('type-checks a consumer under strict and exactOptionalPropertyTypes', async () => {
@@ -378,5 +404,36 @@ describe('the packed package', () => {
     const printed = JSON.parse(stdout) as { keys: string[]; output: string };
     expect(printed.output).toBe('hello from require');
     expect(printed.keys).toEqual(ROOT_VALUES);
+  });
+
+  it('runs the store contract suite of agentstate/store on a third-party store under node:test', async () => {
+    // test/helpers/map-*.ts bundled on their own, agentstate left to the packed package.
+    await build({
+      entryPoints: [join(ROOT, 'test', 'helpers', 'map-store-node-test.ts')],
+      outfile: join(consumer, 'store-contract.mjs'),
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      external: ['agentstate', 'agentstate/*'],
+      logLevel: 'warning',
+    });
+    const { stdout } = await run(
+      process.execPath,
+      ['--test', '--test-reporter=tap', 'store-contract.mjs'],
+      consumer,
+    );
+    expect(stdout).toMatch(/^# fail 0$/m);
+    // The suite needs no test runner of the package's own: no shipped module imports one.
+    const shipped = (await walk(join(installed, 'dist'))).filter((f) => f.endsWith('.js'));
+    const runners: string[] = [];
+    for (const file of shipped) {
+      const text = await readFile(file, 'utf8');
+      if (/from\s*["'](vitest|jest|mocha)["']/.test(text)) runners.push(file);
+    }
+    expect(shipped.length).toBeGreaterThan(5);
+    expect(runners).toEqual([]);
+    const passed = Number(/^# pass (\d+)$/m.exec(stdout)?.[1]);
+    expect(passed).toBeGreaterThanOrEqual(20);
   });
 });

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import * as root from '../src/index.js';
@@ -6,6 +7,7 @@ import * as testing from '../src/testing.js';
 import * as aiSdk from '../src/ai-sdk.js';
 import * as postgres from '../src/postgres.js';
 import * as inspect from '../src/inspect.js';
+import * as store from '../src/store.js';
 import {
   AI_SDK_TYPES,
   AI_SDK_VALUES,
@@ -19,6 +21,8 @@ import {
   POSTGRES_VALUES,
   INSPECT_TYPES,
   INSPECT_VALUES,
+  STORE_TYPES,
+  STORE_VALUES,
   exportedNames,
 } from './helpers/public-api.js';
 
@@ -68,6 +72,21 @@ describe('public API', () => {
     expect(names!.values).toEqual(INSPECT_VALUES);
     expect(names!.types).toEqual(INSPECT_TYPES);
     expect(Object.keys(inspect).sort()).toEqual(INSPECT_VALUES);
+  });
+
+  it('agentstate/store exports the store contract, its parts, the record codecs and the contract suite', () => {
+    const [names] = exportedNames([entry('store.ts')]);
+    expect(names!.values).toEqual(STORE_VALUES);
+    expect(names!.types).toEqual(STORE_TYPES);
+    expect(Object.keys(store).sort()).toEqual(STORE_VALUES);
+  });
+
+  it('every entry lists its exports by name (no export *)', () => {
+    const entries = ['index', 'testing', 'ai-sdk', 'mcp', 'postgres', 'inspect', 'store'];
+    const starred = entries.filter((name) =>
+      /^export \*/m.test(readFileSync(entry(`${name}.ts`), 'utf8')),
+    );
+    expect(starred).toEqual([]);
   });
 
   it('internals stay out of the root export', () => {

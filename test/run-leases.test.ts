@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { RunInProgressError } from '../src/errors/session-errors.js';
 import { MemorySessionStore } from '../src/persistence/kv/memory-session-store.js';
-import type { SessionLease } from '../src/persistence/session-store.js';
+import type { SessionLease } from '../src/persistence/session-leases.js';
 import { RunLeases } from '../src/runs/run-lease.js';
 import { FakeClock } from '../src/testing/fake-clock.js';
 import { deferred, nextImmediate, until } from './helpers/async.js';

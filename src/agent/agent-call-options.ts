@@ -1,6 +1,6 @@
 import type { ModelSettings } from '../models/model-settings.js';
 import type { SessionStore } from '../persistence/session-store.js';
-import type { SchedulerOptions } from '../approvals/approval-scheduler.js';
+import type { ApprovalSchedulerOptions } from '../approvals/approval-scheduler.js';
 import type { Durability } from '../core/durability-policy.js';
 
 /** Options of one `run` / `stream` call. */
@@ -53,7 +53,7 @@ export interface RejectOptions extends ApproveOptions {
 }
 
 /** Options of `agent.startScheduler`: the scheduler's, and the store to watch. */
-export interface AgentSchedulerOptions extends SchedulerOptions {
+export interface StartSchedulerOptions extends ApprovalSchedulerOptions {
   /** @default the agent's store */
   store?: SessionStore | undefined;
 }

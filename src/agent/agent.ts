@@ -46,11 +46,11 @@ import { createRunStream, type RunStream } from './run-stream.js';
 import type { ActionObservers } from '../session-host/action-observers.js';
 import { SessionRuntime } from '../sessions/session-runtime.js';
 import type { BindingSource } from '../definition/agent-binding.js';
-import type { SchedulerHandle } from '../approvals/approval-scheduler.js';
+import type { ApprovalSchedulerHandle } from '../approvals/approval-scheduler.js';
 import { checkSchedulerOptions } from '../sessions/runtime-option-checks.js';
 import { INSPECT_EXPECTED, isInspectOption, type InspectOption } from '../definition/inspection.js';
 import type {
-  AgentSchedulerOptions,
+  StartSchedulerOptions,
   ApproveOptions,
   CancelOptions,
   RejectOptions,
@@ -59,7 +59,7 @@ import type {
 } from './agent-call-options.js';
 
 export type {
-  AgentSchedulerOptions,
+  StartSchedulerOptions,
   ApproveOptions,
   CancelOptions,
   RejectOptions,
@@ -306,7 +306,7 @@ export class Agent<TOutput = string> implements BindingSource {
    * @example
    * const scheduler = agent.startScheduler({ onError: (error) => console.warn(error) });
    */
-  startScheduler(options: AgentSchedulerOptions = {}): SchedulerHandle {
+  startScheduler(options: StartSchedulerOptions = {}): ApprovalSchedulerHandle {
     checkSchedulerOptions('agent.startScheduler()', options, ['store']);
     const { store, ...rest } = options;
     return this.runtimeFor(this.storeFor({ store })).startScheduler(rest);

@@ -4,15 +4,13 @@ import {
   SessionNotFoundError,
   WrongAgentError,
 } from '../errors/session-errors.js';
+import type { SessionKey, SessionRecord, SessionStore } from '../persistence/session-store.js';
+import type { DeadlineEntry } from '../persistence/approval-deadlines.js';
 import {
   hasDecisionInbox,
-  type DeadlineEntry,
   type DecisionInbox,
   type DecisionWatch,
-  type SessionKey,
-  type SessionRecord,
-  type SessionStore,
-} from '../persistence/session-store.js';
+} from '../persistence/decision-inbox.js';
 import { continueRun } from '../actions/continue-run.js';
 import { NoOverdueApproval, expireApprovals } from '../actions/expire-approvals.js';
 import { parseDecisions } from '../runs/run-state.js';
@@ -21,7 +19,7 @@ import type { RunResult } from '../session-host/run-result.js';
 import type { SessionAction } from '../actions/session-action.js';
 
 /** Options of `runtime.startScheduler()` / `agent.startScheduler()`. */
-export interface SchedulerOptions {
+export interface ApprovalSchedulerOptions {
   /**
    * Called with every error of a due session (a damaged record, a failed save, ...) and every
    * damaged index entry (`InvalidSessionRecordError`, once each); the scheduler goes on.
@@ -58,7 +56,7 @@ export interface SchedulerOptions {
 }
 
 /** A running scheduler. */
-export interface SchedulerHandle {
+export interface ApprovalSchedulerHandle {
   /** Stops the scheduler; resolves once the run it is continuing (if any) has paused or ended. */
   stop(): Promise<void>;
 }
@@ -105,7 +103,7 @@ const DEFAULT_POLL_MS = 5000;
  * processes submitted (`agent.submitDecisions`), woken by the store's notifications, else
  * polling the inbox on the injected clock.
  */
-export class ApprovalScheduler implements SchedulerHandle {
+export class ApprovalScheduler implements ApprovalSchedulerHandle {
   private readonly stopping = new AbortController();
   /** Aborts the current sleep: a pass is due now. */
   private wakeUp: AbortController | undefined;
@@ -125,7 +123,7 @@ export class ApprovalScheduler implements SchedulerHandle {
 
   constructor(
     private readonly host: SchedulerHost,
-    private readonly options: SchedulerOptions = {},
+    private readonly options: ApprovalSchedulerOptions = {},
   ) {
     this.unsubscribe = host.onSaved((record) => {
       const at = record.approvalDeadline;

@@ -1,4 +1,5 @@
-import { hasDecisionInbox, type SessionStore } from '../persistence/session-store.js';
+import type { SessionStore } from '../persistence/session-store.js';
+import { hasDecisionInbox } from '../persistence/decision-inbox.js';
 import { checkRunAgent } from '../actions/action-precheck.js';
 import type { Clock } from '../core/clock.js';
 import { checkStoredDecisions } from '../actions/decision-checks.js';

@@ -121,5 +121,9 @@ export class AgentBinding {
 /** Supplies the agent bound to a session's context (created per action, or a shared binding). */
 export interface BindingSource {
   readonly options: AgentOptions<unknown>;
+  /**
+   * @internal The runtime's own (not in the shipped types, like `Agent.bind`); the options
+   * check refuses a handoff or sub-agent without it.
+   */
   bind(context: RunContext): Promise<{ binding: AgentBinding; release(): Promise<void> }>;
 }

@@ -1,6 +1,7 @@
 import { LeaseLostError } from '../errors/session-errors.js';
 import { ownerPart, sessionPart } from './session-keys.js';
-import type { ExpiredLeaseQuery, SessionKey, SessionLease, StoredLease } from './session-store.js';
+import type { SessionKey } from './session-store.js';
+import type { ExpiredLeaseQuery, SessionLease, StoredLease } from './session-leases.js';
 
 const DEFAULT_EXPIRED_LIMIT = 100;
 

@@ -7,7 +7,7 @@ import { isObject } from '../validation/option-checks.js';
  * the registry stamps `schemaVersion: to` on the result.
  *
  * @example
- * const renameData: Migration = {
+ * const renameData: RecordMigration = {
  *   from: 0,
  *   to: 1,
  *   migrate: (env) => {
@@ -16,26 +16,26 @@ import { isObject } from '../validation/option-checks.js';
  *   },
  * };
  */
-export interface Migration {
+export interface RecordMigration {
   from: number;
   to: number;
   migrate(envelope: unknown): unknown;
 }
 
 /** Ordered migrations up to a target schema version. Reads never write the upgraded result. */
-export class MigrationRegistry {
-  private readonly byFrom = new Map<number, Migration>();
+export class RecordMigrationRegistry {
+  private readonly byFrom = new Map<number, RecordMigration>();
 
   /** @param target The schema version `upgrade` brings envelopes to. */
   constructor(
     readonly target: number,
-    migrations: readonly Migration[] = [],
+    migrations: readonly RecordMigration[] = [],
   ) {
     for (const migration of migrations) this.register(migration);
   }
 
   /** Adds a step. Throws `TypeError` for a step that does not move forward or a duplicate `from`. */
-  register(migration: Migration): this {
+  register(migration: RecordMigration): this {
     const { from, to } = migration;
     if (!Number.isInteger(from) || !Number.isInteger(to) || from < 0 || to <= from) {
       throw new TypeError(
@@ -43,7 +43,9 @@ export class MigrationRegistry {
       );
     }
     if (to > this.target) {
-      throw new TypeError(`Migration ${from} -> ${to} goes past schema version ${this.target}`);
+      throw new TypeError(
+        `Record migration ${from} -> ${to} goes past schema version ${this.target}`,
+      );
     }
     if (this.byFrom.has(from)) {
       throw new TypeError(`A migration from schema version ${from} is already registered`);

@@ -3,7 +3,7 @@ import {
   InvalidSessionRecordError,
   UnsupportedSchemaVersionError,
 } from '../errors/session-errors.js';
-import { MigrationRegistry, type Migration } from './migrations.js';
+import { RecordMigrationRegistry, type RecordMigration } from './migrations.js';
 import { plainSessionEnvelope } from './plain-records.js';
 import {
   SessionInfoSchema,
@@ -26,7 +26,7 @@ export const CURRENT_SCHEMA_VERSION = 2;
 const LAST_UNSEALED_VERSION = 1;
 
 /** 1 -> 2 changed how values are framed, not the envelope's shape. */
-const sealMigration: Migration = { from: 1, to: 2, migrate: (envelope) => envelope };
+const sealMigration: RecordMigration = { from: 1, to: 2, migrate: (envelope) => envelope };
 
 /** The record inside the envelope: every SessionRecord field except `machineVersion`. */
 export const StoredSessionSchema = z.lazy(() =>
@@ -58,7 +58,7 @@ export interface SessionRecordCodecOptions {
    * Upgrade steps for envelopes older than schema version 1 (the built-in 1 -> 2 step is
    * always registered).
    */
-  migrations?: readonly Migration[] | undefined;
+  migrations?: readonly RecordMigration[] | undefined;
 }
 
 /**
@@ -67,10 +67,10 @@ export interface SessionRecordCodecOptions {
  * Decoding never writes anything.
  */
 export class SessionRecordCodec {
-  readonly migrations: MigrationRegistry;
+  readonly migrations: RecordMigrationRegistry;
 
   constructor(options: SessionRecordCodecOptions = {}) {
-    this.migrations = new MigrationRegistry(CURRENT_SCHEMA_VERSION, [
+    this.migrations = new RecordMigrationRegistry(CURRENT_SCHEMA_VERSION, [
       ...(options.migrations ?? []),
       sealMigration,
     ]);

@@ -11,3 +11,10 @@ export const SESSION_STORE_METHODS: readonly (keyof SessionStore)[] = [
   'readRunJournal',
   'list',
 ];
+
+/** Whether `store` has every method of `names` (an optional part of the contract). */
+export function hasMethods(store: SessionStore, names: readonly string[]): boolean {
+  return names.every(
+    (name) => typeof (store as unknown as Record<string, unknown>)[name] === 'function',
+  );
+}

@@ -1,6 +1,9 @@
 import type { Item } from '../items/item.js';
 import type { UsageTotals } from '../machines/session-types.js';
 import type { AuditEntry, AuditPage, AuditQuery } from './audit-log.js';
+import type { DueApprovals, DueApprovalsQuery, DeadlineEntry } from './approval-deadlines.js';
+import type { DecisionInbox } from './decision-inbox.js';
+import type { SessionLease, SessionLeases } from './session-leases.js';
 
 export type SessionStatus = 'active' | 'suspended' | 'completed' | 'failed' | 'deleted';
 
@@ -88,83 +91,6 @@ export interface SessionCommit {
   audit?: readonly AuditEntry[] | undefined;
 }
 
-/**
- * The right of one owner (a process, a worker) to run a session's steps until `expiresAt`.
- * `token` grows by one with every new holder (never on a renewal), so a commit carrying an
- * older token is from an owner whose lease was taken over.
- */
-export interface SessionLease {
-  sessionId: string;
-  userId: string | undefined;
-  owner: string;
-  token: number;
-  /** Epoch milliseconds, from the store's clock. */
-  expiresAt: number;
-}
-
-/** What a lease-keeping store finds when asked for runs whose owner stopped renewing. */
-export interface ExpiredLeaseQuery {
-  /** The partition to search; omitted means the anonymous bucket. */
-  userId?: string | undefined;
-  /** Leases that expired at or before this time (epoch milliseconds). */
-  expiredBefore: number;
-  /** @default 100 */
-  limit?: number | undefined;
-}
-
-/**
- * Leases: one writer per session. Optional: a store without them serves one process, where
- * the runtime's in-process guard is enough.
- */
-export interface SessionLeases {
-  /**
-   * Takes the session's lease for `owner` for `ttlMs`: granted when there is none, when it
-   * expired, or when `owner` already holds it (then renewed, same token). Returns `undefined`
-   * while another owner holds a live lease. Does not need the session to exist.
-   */
-  acquireLease(key: SessionKey, owner: string, ttlMs: number): Promise<SessionLease | undefined>;
-  /** Extends a lease still held (same owner and token); `undefined` once it was taken over. */
-  renewLease(lease: SessionLease, ttlMs: number): Promise<SessionLease | undefined>;
-  /** Gives the lease up (ends it now) if still held; a lease taken over is left alone. */
-  releaseLease(lease: SessionLease): Promise<void>;
-  /**
-   * Sessions of one user whose lease expired without being released (their owner died or hung),
-   * ordered by session id: the candidates for recovery.
-   */
-  expiredLeases(query: ExpiredLeaseQuery): Promise<SessionKey[]>;
-  /**
-   * The session's lease as the store holds it, also an expired or released one; `undefined`
-   * when it holds none. Optional: how `SessionRuntime.getSession` tells a run whose process
-   * stopped (`crashed`) from one that is running.
-   */
-  leaseOf?(key: SessionKey): Promise<StoredLease | undefined>;
-  /**
-   * True when the leases live in this process's memory (a store one process holds, such as
-   * LevelDB's folder lock): a stored run no lease of this process covers was left by an
-   * earlier process, which is gone.
-   */
-  readonly leasesInProcess?: boolean | undefined;
-}
-
-/** A lease as the store holds it: current, expired or given up. */
-export interface StoredLease extends SessionLease {
-  /** Given up by its owner (`releaseLease`). */
-  released: boolean;
-  /** Past `expiresAt` by the store's clock (not renewed in time). */
-  expired: boolean;
-}
-
-/** Whether `store` keeps leases. */
-export function hasLeases(store: SessionStore): store is SessionStore & SessionLeases {
-  return hasMethods(store, ['acquireLease', 'renewLease', 'releaseLease', 'expiredLeases']);
-}
-
-function hasMethods(store: SessionStore, names: readonly string[]): boolean {
-  return names.every(
-    (name) => typeof (store as unknown as Record<string, unknown>)[name] === 'function',
-  );
-}
-
 /** A session loaded for an action that may write: the record and its owner's totals. */
 export interface LoadedSession {
   record: SessionRecord;
@@ -185,87 +111,6 @@ export interface ListSessionsQuery {
 export interface SessionPage {
   sessions: SessionInfo[];
   nextCursor: string | undefined;
-}
-
-/** An entry of a store's approval-deadline index: a session whose run waits for an approval. */
-export interface DeadlineEntry {
-  key: SessionKey;
-  /** Epoch milliseconds. */
-  deadline: number;
-  /** The index key, the cursor to continue a scan after this entry. */
-  indexKey: string;
-}
-
-export interface DueApprovalsQuery {
-  /** Entries with a deadline at or before this time (epoch ms) are due. */
-  until: number;
-  /** Continue after this index key (the `cursor` of a previous scan). */
-  after?: string | undefined;
-  /** Entries read at most (due and damaged ones). */
-  limit: number;
-}
-
-/** One page of the approval-deadline index, in deadline order. */
-export interface DueApprovals {
-  due: DeadlineEntry[];
-  /** Index entries that failed their check (`InvalidSessionRecordError` naming the key). */
-  damaged: Error[];
-  /** Set when the page is full: pass it as `after` for the rest of the due entries. */
-  cursor: string | undefined;
-  /** The earliest deadline after `until` (known when `cursor` is undefined). */
-  next: number | undefined;
-}
-
-/** Approval decisions recorded for a run, for whichever process continues it. */
-export interface DecisionSubmission {
-  key: SessionKey;
-  /** The run they were made on (the session's run when submitted). */
-  runId: string;
-  /** Plain-JSON decisions (`ApprovalDecision`s, checked by the runtime). */
-  decisions: unknown[];
-  /** Epoch milliseconds. */
-  at: number;
-}
-
-/** A submission waiting in a store's decision inbox. */
-export interface SubmittedDecisions extends DecisionSubmission {
-  /** Its place in the inbox (submission order). */
-  id: string;
-}
-
-/** A live subscription to a store's decision inbox (`watchDecisions`). */
-export interface DecisionWatch {
-  /** Ends the subscription (and its connection). */
-  close(): Promise<void>;
-}
-
-/**
- * The decision inbox of a store shared by processes: decisions submitted in one process are
- * applied by another (`agent.submitDecisions`, the scheduler applies them). Optional.
- */
-export interface DecisionInbox {
-  /** Records a submission and notifies watchers, in one atomic write. */
-  submitDecisions(submission: DecisionSubmission): Promise<void>;
-  /**
-   * The oldest submissions (`limit` rows at most), every owner, each checked against its key:
-   * a damaged one is in `damaged` (`InvalidSessionRecordError`), never applied.
-   */
-  submittedDecisions(query: {
-    limit: number;
-  }): Promise<{ submitted: SubmittedDecisions[]; damaged: Error[] }>;
-  /** Removes a submission once it was applied (or found stale). */
-  dropDecisions(entry: SubmittedDecisions): Promise<void>;
-  /**
-   * Calls `onSubmitted` after each submission (in any process) until closed; `onLost` once if
-   * the subscription breaks (watch again to resume). Rejects if it cannot subscribe.
-   */
-  watchDecisions(onSubmitted: () => void, onLost: (error: unknown) => void): Promise<DecisionWatch>;
-}
-
-/** Whether `store` keeps a decision inbox. */
-export function hasDecisionInbox(store: SessionStore): store is SessionStore & DecisionInbox {
-  const names = ['submitDecisions', 'submittedDecisions', 'dropDecisions', 'watchDecisions'];
-  return hasMethods(store, names);
 }
 
 /** Bytes and batches written since the store was opened (for benchmarks and tests). */

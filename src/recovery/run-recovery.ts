@@ -1,10 +1,6 @@
-import type {
-  SessionKey,
-  SessionLeases,
-  SessionRecord,
-  SessionStore,
-} from '../persistence/session-store.js';
-import { hasLeases } from '../persistence/session-store.js';
+import type { SessionKey, SessionRecord, SessionStore } from '../persistence/session-store.js';
+import type { SessionLeases } from '../persistence/session-leases.js';
+import { hasLeases } from '../persistence/session-leases.js';
 import { continueRun } from '../actions/continue-run.js';
 import type { Clock } from '../core/clock.js';
 import type { RecoverOptions, RecoveredRun } from './recover-options.js';

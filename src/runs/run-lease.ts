@@ -1,10 +1,6 @@
 import { RunInProgressError } from '../errors/session-errors.js';
-import type {
-  SessionKey,
-  SessionLease,
-  SessionLeases,
-  SessionStore,
-} from '../persistence/session-store.js';
+import type { SessionKey, SessionStore } from '../persistence/session-store.js';
+import type { SessionLease, SessionLeases } from '../persistence/session-leases.js';
 import type { Clock } from '../core/clock.js';
 
 /** How a runtime holds session leases: who it is and how long a lease lasts unrenewed. */

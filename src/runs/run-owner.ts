@@ -1,4 +1,5 @@
-import { hasLeases, type SessionKey, type SessionStore } from '../persistence/session-store.js';
+import type { SessionKey, SessionStore } from '../persistence/session-store.js';
+import { hasLeases } from '../persistence/session-leases.js';
 
 /**
  * Whether the process that runs a session's run is alive, as far as this process can tell:

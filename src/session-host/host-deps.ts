@@ -1,5 +1,6 @@
 import type { InspectionEvent } from 'xstate';
-import type { JournalEntry, SessionKey, SessionLease } from '../persistence/session-store.js';
+import type { JournalEntry, SessionKey } from '../persistence/session-store.js';
+import type { SessionLease } from '../persistence/session-leases.js';
 import type { SessionRecord } from '../persistence/session-store.js';
 import type { Item } from '../items/item.js';
 import type { AgentBinding } from '../definition/agent-binding.js';

@@ -1,12 +1,8 @@
 import type { AnyActorRef } from 'xstate';
 import type { SessionLog } from '../actors/session-log.js';
 import type { SessionMachineContext } from '../machines/session-types.js';
-import type {
-  SessionLease,
-  SessionRecord,
-  SessionStore,
-  UsageTotals,
-} from '../persistence/session-store.js';
+import type { SessionRecord, SessionStore, UsageTotals } from '../persistence/session-store.js';
+import type { SessionLease } from '../persistence/session-leases.js';
 import type { Clock } from '../core/clock.js';
 import type { DurabilityPolicy, StepKind } from '../core/durability-policy.js';
 import { approvalDeadline, type RunLike } from '../runs/run-activity.js';

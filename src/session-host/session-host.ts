@@ -7,7 +7,8 @@ import {
   RestoreFailedError,
   SessionConflictError,
 } from '../errors/session-errors.js';
-import type { JournalEntry, SessionLease } from '../persistence/session-store.js';
+import type { JournalEntry } from '../persistence/session-store.js';
+import type { SessionLease } from '../persistence/session-leases.js';
 import { resultsToPlace } from '../runs/stored-session-check.js';
 import { storedRun } from '../runs/stored-run.js';
 import { runMachine } from '../machines/run-machine.js';

@@ -7,7 +7,7 @@ import {
   optionNames,
 } from '../validation/option-checks.js';
 import { INSPECT_EXPECTED, isInspectOption } from '../definition/inspection.js';
-import type { SchedulerOptions } from '../approvals/approval-scheduler.js';
+import type { ApprovalSchedulerOptions } from '../approvals/approval-scheduler.js';
 import { checkTelemetryOptions } from '../telemetry/telemetry-options.js';
 import { SESSION_STORE_METHODS } from '../persistence/session-store-methods.js';
 import type { SessionRuntimeOptions } from './session-runtime.js';
@@ -44,7 +44,7 @@ const LIST_QUERY_NAMES = optionNames<ListSessionsQuery>({
   cursor: true,
 });
 
-const SCHEDULER_OPTION_NAMES = optionNames<SchedulerOptions>({
+const SCHEDULER_OPTION_NAMES = optionNames<ApprovalSchedulerOptions>({
   onError: true,
   onContinued: true,
   retryDelayMs: true,

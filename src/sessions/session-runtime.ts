@@ -1,24 +1,23 @@
 import { RunContext } from '../core/run-context.js';
 import { RunInProgressError } from '../errors/session-errors.js';
 import type { SessionMachineContext } from '../machines/session-types.js';
-import {
-  hasLeases,
-  type ListSessionsQuery,
-  type SessionInfo,
-  type SessionKey,
-  type SessionLease,
-  type SessionPage,
-  type SessionRecord,
-  type SessionStore,
+import type {
+  ListSessionsQuery,
+  SessionInfo,
+  SessionKey,
+  SessionPage,
+  SessionRecord,
+  SessionStore,
 } from '../persistence/session-store.js';
+import { hasLeases, type SessionLease } from '../persistence/session-leases.js';
 import { hostname } from 'node:os';
 import { AgentBinding, type BindingSource } from '../definition/agent-binding.js';
 import { keyInScope, pageInScope } from '../session-host/session-scope.js';
 import {
   ApprovalScheduler,
   deadlineIndexOf,
-  type SchedulerHandle,
-  type SchedulerOptions,
+  type ApprovalSchedulerHandle,
+  type ApprovalSchedulerOptions,
 } from '../approvals/approval-scheduler.js';
 import { newId } from '../core/new-id.js';
 import {
@@ -345,7 +344,7 @@ export class SessionRuntime {
    * // ... on shutdown
    * await scheduler.stop();
    */
-  startScheduler(options: SchedulerOptions = {}): SchedulerHandle {
+  startScheduler(options: ApprovalSchedulerOptions = {}): ApprovalSchedulerHandle {
     checkSchedulerOptions('runtime.startScheduler()', options);
     return new ApprovalScheduler(
       {

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { KillRecord, ToolLogLine } from './crash-log.js';
 import type { WorkerRound } from './crash-driver.js';
-import { SessionNotFoundError } from '../../src/errors/index.js';
+import { SessionNotFoundError } from '../../src/errors/session-errors.js';
 import { LevelSessionStore } from '../../src/persistence/kv/level-session-store.js';
 import { storedRun } from '../../src/runs/stored-run.js';
 import { CRASH_SESSION } from './crash-point.js';

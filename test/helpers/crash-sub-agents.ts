@@ -15,7 +15,7 @@ import { ScriptedModel } from '../../src/models/scripted-model.js';
 import type { LevelSessionStore } from '../../src/persistence/kv/level-session-store.js';
 import { Agent } from '../../src/agent/agent.js';
 import type { Durability } from '../../src/core/durability-policy.js';
-import { NothingToResumeError, SessionNotFoundError } from '../../src/errors/index.js';
+import { NothingToResumeError, SessionNotFoundError } from '../../src/errors/session-errors.js';
 import { tool } from '../../src/tools/tool.js';
 import type { CrashCheckpoints } from './crash-point.js';
 import type { CrashWorkerResult } from './crash-worker.js';

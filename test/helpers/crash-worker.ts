@@ -22,8 +22,9 @@
  */
 import { appendFileSync } from 'node:fs';
 import { z } from 'zod';
-import { getRunContext } from '../../src/core/index.js';
-import { ModelError, NothingToResumeError, SessionNotFoundError } from '../../src/errors/index.js';
+import { getRunContext } from '../../src/core/run-context-storage.js';
+import { ModelError } from '../../src/errors/run-errors.js';
+import { NothingToResumeError, SessionNotFoundError } from '../../src/errors/session-errors.js';
 import { ScriptedModel, type ScriptedResponse } from '../../src/models/scripted-model.js';
 import type { ModelRequest } from '../../src/models/model.js';
 import { LevelSessionStore } from '../../src/persistence/kv/level-session-store.js';

@@ -28,6 +28,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['sessions'],
   ['agent'],
   ['testing'],
+  ['store-contract'],
   ['inspect/page/browser'],
   ['inspect/page'],
   ['inspect'],

@@ -13,7 +13,7 @@ import { PostgresSessionStore } from '../../src/postgres.js';
 import { ScriptedModel } from '../../src/models/scripted-model.js';
 import { systemClock } from '../../src/core/clock.js';
 import { deferred } from './async.js';
-import { commitOn, msg } from './store-fixtures.js';
+import { commitOn, msg } from '../../src/store-contract/contract-fixtures.js';
 
 const [url, schema, owner, offset = '0'] = process.argv.slice(2);
 if (!url || !schema || !owner) {

@@ -1,9 +1,5 @@
-import {
-  LevelSessionStore,
-  type JournalEntry,
-  type SessionCommit,
-  type SessionRecord,
-} from '../../src/index.js';
+import { LevelSessionStore, type SessionRecord } from '../../src/index.js';
+import { type JournalEntry, type SessionCommit } from '../../src/store.js';
 
 /**
  * A LevelDB store that "loses power" in the middle of the save that journals a chosen step:

@@ -9,48 +9,55 @@ import {
 } from '../../src/persistence/postgres/postgres-schema.js';
 import { SessionRecordCodec } from '../../src/persistence/session-record-codec.js';
 import { encodeStored, toSessionInfo } from '../../src/persistence/session-schemas.js';
-import { newSession } from '../helpers/store-fixtures.js';
+import { newSession } from '../../src/store-contract/contract-fixtures.js';
 import { PostgresSessionStore } from '../../src/persistence/postgres/postgres-session-store.js';
 import { listIndexKey, ownerPart, recordKey } from '../../src/persistence/session-keys.js';
-import { describeStoreContract } from '../helpers/store-contract.js';
+import { storeContract } from '../../src/store.js';
 import { usePostgres } from '../helpers/postgres-tests.js';
 
 const pgt = usePostgres();
 
 /** Each test gets its own schema: an empty database, in the same cluster. */
-describeStoreContract('PostgresSessionStore', async (clock) => {
-  const { store, schema, cleanup } = await pgt.freshStore('contract', { clock });
-  const pool = pgt.pool;
-  const table = (name: string) => `"${schema}".${name}`;
-  return {
-    store,
-    damageRecord: async (key, text) => {
-      await pool.query(
-        `UPDATE ${table('agentstate_sessions')} SET record = $3 WHERE owner = $1 AND session_id = $2`,
-        [ownerPart(key.userId), key.sessionId, text],
-      );
+storeContract(
+  { describe, it },
+  {
+    name: 'PostgresSessionStore',
+    open: async (clock) => {
+      const { store, schema, cleanup } = await pgt.freshStore('contract', { clock });
+      const pool = pgt.pool;
+      const table = (name: string) => `"${schema}".${name}`;
+      return {
+        store,
+        damageRecord: async (key, text) => {
+          await pool.query(
+            `UPDATE ${table('agentstate_sessions')} SET record = $3 WHERE owner = $1 AND session_id = $2`,
+            [ownerPart(key.userId), key.sessionId, text],
+          );
+        },
+        damageHistoryItem: async (key, position, text) => {
+          await pool.query(
+            `UPDATE ${table('agentstate_history')} SET item = $4 WHERE owner = $1 AND session_id = $2 AND seq = $3`,
+            [ownerPart(key.userId), key.sessionId, position, text],
+          );
+        },
+        damageAudit: async (userId, text) => {
+          await pool.query(`UPDATE ${table('agentstate_audit')} SET entry = $2 WHERE owner = $1`, [
+            ownerPart(userId),
+            text,
+          ]);
+        },
+        fileDeadline: async (key, deadline) => {
+          await pool.query(
+            `UPDATE ${table('agentstate_sessions')} SET approval_deadline = $3 WHERE owner = $1 AND session_id = $2`,
+            [ownerPart(key.userId), key.sessionId, deadline],
+          );
+        },
+        cleanup,
+      };
     },
-    damageHistoryItem: async (key, position, text) => {
-      await pool.query(
-        `UPDATE ${table('agentstate_history')} SET item = $4 WHERE owner = $1 AND session_id = $2 AND seq = $3`,
-        [ownerPart(key.userId), key.sessionId, position, text],
-      );
-    },
-    damageAudit: async (userId, text) => {
-      await pool.query(`UPDATE ${table('agentstate_audit')} SET entry = $2 WHERE owner = $1`, [
-        ownerPart(userId),
-        text,
-      ]);
-    },
-    fileDeadline: async (key, deadline) => {
-      await pool.query(
-        `UPDATE ${table('agentstate_sessions')} SET approval_deadline = $3 WHERE owner = $1 AND session_id = $2`,
-        [ownerPart(key.userId), key.sessionId, deadline],
-      );
-    },
-    cleanup,
-  };
-});
+    decisionInbox: true,
+  },
+);
 
 describe('PostgresSessionStore schema', () => {
   it('creates its tables once, records the version, and refuses a newer schema', async () => {

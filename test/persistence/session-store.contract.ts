@@ -7,16 +7,23 @@ import {
 } from '../../src/errors/session-errors.js';
 import type { BatchOpHook, KvBackend, KvOp } from '../../src/persistence/kv/kv-backend.js';
 import type { KvSessionStore } from '../../src/persistence/kv/kv-session-store.js';
-import type { Migration } from '../../src/persistence/migrations.js';
+import type { RecordMigration } from '../../src/persistence/migrations.js';
 import { openValue, sealValue } from '../../src/persistence/sealed-value.js';
 import { CURRENT_SCHEMA_VERSION } from '../../src/persistence/session-record-codec.js';
 import { toSessionInfo } from '../../src/persistence/session-schemas.js';
 import { historyKey, listIndexKey, recordKey } from '../../src/persistence/session-keys.js';
-import { commitOn, entry, msg, newSession, reply, usage } from '../helpers/store-fixtures.js';
+import {
+  commitOn,
+  entry,
+  msg,
+  newSession,
+  reply,
+  usage,
+} from '../../src/store-contract/contract-fixtures.js';
 
 export interface ContractStoreOptions {
   onBatchOp?: BatchOpHook;
-  migrations?: Migration[];
+  migrations?: RecordMigration[];
 }
 
 export interface ContractStore {
@@ -289,7 +296,7 @@ export function runSessionStoreContract(
     const v0 = JSON.stringify({ schemaVersion: 0, machine: machineVersion, data: current });
     // Listing entries were unsealed SessionInfo JSON before schema version 2.
     const v0Listing = JSON.stringify(toSessionInfo(current));
-    const zeroToOne: Migration = {
+    const zeroToOne: RecordMigration = {
       from: 0,
       to: 1,
       migrate: (envelope) => {

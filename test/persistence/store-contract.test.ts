@@ -4,11 +4,12 @@ import { LevelSessionStore } from '../../src/persistence/kv/level-session-store.
 import { MemorySessionStore } from '../../src/persistence/kv/memory-session-store.js';
 import { deadlineKey, historyKey, recordKey } from '../../src/persistence/session-keys.js';
 import { encodeStored } from '../../src/persistence/session-schemas.js';
-import { describeStoreContract, type StoreHarness } from '../helpers/store-contract.js';
+import { describe, it } from 'vitest';
+import { storeContract, type StoreUnderTest } from '../../src/store.js';
 import { tempFolder } from '../helpers/temp-store.js';
 import { rm } from 'node:fs/promises';
 
-function kvHarness(store: KvSessionStore, cleanup: () => Promise<void>): StoreHarness {
+function kvHarness(store: KvSessionStore, cleanup: () => Promise<void>): StoreUnderTest {
   const put = (key: string, value: string) => store.backend.write([{ type: 'put', key, value }]);
   return {
     store,
@@ -29,16 +30,28 @@ function kvHarness(store: KvSessionStore, cleanup: () => Promise<void>): StoreHa
   };
 }
 
-describeStoreContract('MemorySessionStore', async (clock) => {
-  const store = new MemorySessionStore({ clock });
-  return kvHarness(store, () => store.close());
-});
+storeContract(
+  { describe, it },
+  {
+    name: 'MemorySessionStore',
+    open: async (clock) => {
+      const store = new MemorySessionStore({ clock });
+      return kvHarness(store, () => store.close());
+    },
+  },
+);
 
-describeStoreContract('LevelSessionStore', async (clock) => {
-  const folder = await tempFolder();
-  const store = await LevelSessionStore.open({ path: join(folder, 'db'), clock });
-  return kvHarness(store, async () => {
-    await store.close();
-    await rm(folder, { recursive: true, force: true });
-  });
-});
+storeContract(
+  { describe, it },
+  {
+    name: 'LevelSessionStore',
+    open: async (clock) => {
+      const folder = await tempFolder();
+      const store = await LevelSessionStore.open({ path: join(folder, 'db'), clock });
+      return kvHarness(store, async () => {
+        await store.close();
+        await rm(folder, { recursive: true, force: true });
+      });
+    },
+  },
+);

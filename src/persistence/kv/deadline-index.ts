@@ -5,12 +5,8 @@ import * as keys from '../session-keys.js';
 import { decodeStored, encodeStored } from '../session-schemas.js';
 import type { SessionRecordCodec } from '../session-record-codec.js';
 import { decodeRecordAt } from '../stored-reads.js';
-import type {
-  DeadlineEntry,
-  DueApprovals,
-  DueApprovalsQuery,
-  SessionKey,
-} from '../session-store.js';
+import type { SessionKey } from '../session-store.js';
+import type { DeadlineEntry, DueApprovals, DueApprovalsQuery } from '../approval-deadlines.js';
 
 /**
  * The approval-deadline index: one entry per session whose run waits for an approval with a

@@ -20,7 +20,7 @@ import { warnIsolation } from '../isolation-warning.js';
 import { checkAppend, checkCreateItems, historyEnd, listLimit } from '../store-args.js';
 import { encodedHistory, encodedListing, type EncodedEntry } from '../encoded-entries.js';
 import { WriteQueue } from './write-queue.js';
-import type { Migration } from '../migrations.js';
+import type { RecordMigration } from '../migrations.js';
 import { addTotals, hasNamedOwners, readOwnerTotals } from './owner-totals.js';
 import { SessionRecordCodec } from '../session-record-codec.js';
 import * as keys from '../session-keys.js';
@@ -31,29 +31,29 @@ import { LeaseTable, systemLeaseClock, type LeaseClock } from '../lease-table.js
 import { WrittenValues, writtenRecord, type WrittenRecord } from './written-values.js';
 import {
   emptyTotals,
-  type DeadlineEntry,
-  type DueApprovals,
-  type DueApprovalsQuery,
   type JournalEntry,
-  type ExpiredLeaseQuery,
   type ListSessionsQuery,
   type LoadedSession,
   type SessionCommit,
   type SessionKey,
-  type SessionLease,
-  type SessionLeases,
   type SessionPage,
   type SessionRecord,
   type SessionStore,
-  type StoredLease,
   type StoreStats,
   type UsageTotals,
 } from '../session-store.js';
+import type { DeadlineEntry, DueApprovals, DueApprovalsQuery } from '../approval-deadlines.js';
+import type {
+  ExpiredLeaseQuery,
+  SessionLease,
+  SessionLeases,
+  StoredLease,
+} from '../session-leases.js';
 import { usageDeltaBeforeWrite } from '../checked-writes.js';
 
 export interface KvSessionStoreOptions {
   /** Upgrade steps for records written with an older schema version. */
-  migrations?: readonly Migration[] | undefined;
+  migrations?: readonly RecordMigration[] | undefined;
   /** Where lease expiry times come from. @default the system clock */
   clock?: LeaseClock | undefined;
 }

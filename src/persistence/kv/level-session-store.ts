@@ -1,7 +1,7 @@
 import type { BatchOpHook } from './kv-backend.js';
 import { KvSessionStore } from './kv-session-store.js';
 import { LevelBackend } from './level-backend.js';
-import type { Migration } from '../migrations.js';
+import type { RecordMigration } from '../migrations.js';
 import { OptionChecker, isObject, optionNames } from '../../validation/option-checks.js';
 import type { LeaseClock } from '../lease-table.js';
 
@@ -12,7 +12,7 @@ export interface LevelSessionStoreOptions {
    */
   path?: string | undefined;
   /** Upgrade steps for records written with an older schema version. */
-  migrations?: readonly Migration[] | undefined;
+  migrations?: readonly RecordMigration[] | undefined;
   /** Where session lease expiry times come from (leases live in this process). @default the system clock */
   clock?: LeaseClock | undefined;
   /**

@@ -1,12 +1,12 @@
 import type { BatchOpHook } from './kv-backend.js';
 import { KvSessionStore } from './kv-session-store.js';
 import { MemoryBackend } from './memory-backend.js';
-import type { Migration } from '../migrations.js';
+import type { RecordMigration } from '../migrations.js';
 import type { LeaseClock } from '../lease-table.js';
 
 export interface MemorySessionStoreOptions {
   /** Upgrade steps for records written with an older schema version. */
-  migrations?: readonly Migration[] | undefined;
+  migrations?: readonly RecordMigration[] | undefined;
   /** Where session lease expiry times come from (leases live in this process). @default the system clock */
   clock?: LeaseClock | undefined;
   /**

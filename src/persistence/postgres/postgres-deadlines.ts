@@ -2,12 +2,8 @@ import type pg from 'pg';
 import { InvalidSessionRecordError } from '../../errors/session-errors.js';
 import type { SessionRecordCodec } from '../session-record-codec.js';
 import * as keys from '../session-keys.js';
-import type {
-  DeadlineEntry,
-  DueApprovals,
-  DueApprovalsQuery,
-  SessionKey,
-} from '../session-store.js';
+import type { SessionKey } from '../session-store.js';
+import type { DeadlineEntry, DueApprovals, DueApprovalsQuery } from '../approval-deadlines.js';
 import { decodeRecordAt } from '../stored-reads.js';
 import type { PostgresDatabase } from './postgres-database.js';
 import { md5 } from './postgres-rows.js';

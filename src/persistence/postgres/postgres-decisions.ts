@@ -8,7 +8,7 @@ import type {
   DecisionSubmission,
   DecisionWatch,
   SubmittedDecisions,
-} from '../session-store.js';
+} from '../decision-inbox.js';
 import type { PostgresDatabase } from './postgres-database.js';
 import { checkedSessionId } from './postgres-leases.js';
 

@@ -1,12 +1,12 @@
 import { checkLeaseArgs, type LeaseClock } from '../lease-table.js';
 import * as keys from '../session-keys.js';
+import type { SessionKey } from '../session-store.js';
 import type {
   ExpiredLeaseQuery,
-  SessionKey,
   SessionLease,
   SessionLeases,
   StoredLease,
-} from '../session-store.js';
+} from '../session-leases.js';
 import type { PostgresDatabase } from './postgres-database.js';
 
 const DEFAULT_EXPIRED_LIMIT = 100;

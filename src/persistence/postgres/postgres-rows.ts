@@ -16,13 +16,8 @@ import {
   validateStored,
 } from '../session-schemas.js';
 import { emptyTotals } from '../session-store.js';
-import type {
-  SessionInfo,
-  SessionKey,
-  SessionLease,
-  SessionRecord,
-  UsageTotals,
-} from '../session-store.js';
+import type { SessionInfo, SessionKey, SessionRecord, UsageTotals } from '../session-store.js';
+import type { SessionLease } from '../session-leases.js';
 import { checkAppend } from '../store-args.js';
 import { decodeRecordAt } from '../stored-reads.js';
 import { roundUsd } from '../../validation/usd-amount.js';

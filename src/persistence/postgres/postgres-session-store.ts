@@ -20,23 +20,20 @@ import { SessionRecordCodec } from '../session-record-codec.js';
 import * as keys from '../session-keys.js';
 import { encodeStored } from '../session-schemas.js';
 import type {
-  DecisionInbox,
-  DeadlineEntry,
-  DueApprovals,
-  DueApprovalsQuery,
   JournalEntry,
   ListSessionsQuery,
   LoadedSession,
   SessionCommit,
   SessionKey,
-  SessionLease,
-  SessionLeases,
   SessionPage,
   SessionRecord,
   SessionStore,
   StoreStats,
   UsageTotals,
 } from '../session-store.js';
+import type { DeadlineEntry, DueApprovals, DueApprovalsQuery } from '../approval-deadlines.js';
+import type { DecisionInbox } from '../decision-inbox.js';
+import type { SessionLease, SessionLeases } from '../session-leases.js';
 import { checkAppend, checkCreateItems, historyEnd, listLimit } from '../store-args.js';
 import { encodedHistory, encodedListing } from '../encoded-entries.js';
 import { checkedRecord, decodeJournalAt } from '../stored-reads.js';

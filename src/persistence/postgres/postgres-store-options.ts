@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { OptionChecker, optionNames } from '../../validation/option-checks.js';
 import type { LeaseClock } from '../lease-table.js';
-import type { Migration } from '../migrations.js';
+import type { RecordMigration } from '../migrations.js';
 
 export interface PostgresSessionStoreOptions {
   /**
@@ -21,7 +21,7 @@ export interface PostgresSessionStoreOptions {
    */
   schema?: string | undefined;
   /** Upgrade steps for records written with an older envelope schema version. */
-  migrations?: readonly Migration[] | undefined;
+  migrations?: readonly RecordMigration[] | undefined;
   /** Where lease expiry times come from. @default the system clock */
   clock?: LeaseClock | undefined;
 }

@@ -1,13 +1,13 @@
-import type { Item } from '../../src/items/item.js';
+import type { Item } from '../items/item.js';
 import {
   emptyTotals,
   type JournalEntry,
   type SessionCommit,
   type SessionRecord,
   type UsageTotals,
-} from '../../src/persistence/session-store.js';
+} from '../persistence/session-store.js';
 
-/** Records, items and commits for store tests (no test-runner imports: child processes use them). */
+/** Records, items and commits the store contract suite writes (test helpers use them too). */
 
 export function newSession(
   sessionId: string,

@@ -1,3 +1,0 @@
-export * from './session-log.js';
-export * from './step-deps.js';
-export * from './run-actors.js';

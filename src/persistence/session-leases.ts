@@ -1,0 +1,73 @@
+import { hasMethods } from './session-store-methods.js';
+import type { SessionKey, SessionStore } from './session-store.js';
+
+/**
+ * The right of one owner (a process, a worker) to run a session's steps until `expiresAt`.
+ * `token` grows by one with every new holder (never on a renewal), so a commit carrying an
+ * older token is from an owner whose lease was taken over.
+ */
+export interface SessionLease {
+  sessionId: string;
+  userId: string | undefined;
+  owner: string;
+  token: number;
+  /** Epoch milliseconds, from the store's clock. */
+  expiresAt: number;
+}
+
+/** What a lease-keeping store finds when asked for runs whose owner stopped renewing. */
+export interface ExpiredLeaseQuery {
+  /** The partition to search; omitted means the anonymous bucket. */
+  userId?: string | undefined;
+  /** Leases that expired at or before this time (epoch milliseconds). */
+  expiredBefore: number;
+  /** @default 100 */
+  limit?: number | undefined;
+}
+
+/**
+ * Leases: one writer per session. Optional: a store without them serves one process, where
+ * the runtime's in-process guard is enough.
+ */
+export interface SessionLeases {
+  /**
+   * Takes the session's lease for `owner` for `ttlMs`: granted when there is none, when it
+   * expired, or when `owner` already holds it (then renewed, same token). Returns `undefined`
+   * while another owner holds a live lease. Does not need the session to exist.
+   */
+  acquireLease(key: SessionKey, owner: string, ttlMs: number): Promise<SessionLease | undefined>;
+  /** Extends a lease still held (same owner and token); `undefined` once it was taken over. */
+  renewLease(lease: SessionLease, ttlMs: number): Promise<SessionLease | undefined>;
+  /** Gives the lease up (ends it now) if still held; a lease taken over is left alone. */
+  releaseLease(lease: SessionLease): Promise<void>;
+  /**
+   * Sessions of one user whose lease expired without being released (their owner died or hung),
+   * ordered by session id: the candidates for recovery.
+   */
+  expiredLeases(query: ExpiredLeaseQuery): Promise<SessionKey[]>;
+  /**
+   * The session's lease as the store holds it, also an expired or released one; `undefined`
+   * when it holds none. Optional: how `SessionRuntime.getSession` tells a run whose process
+   * stopped (`crashed`) from one that is running.
+   */
+  leaseOf?(key: SessionKey): Promise<StoredLease | undefined>;
+  /**
+   * True when the leases live in this process's memory (a store one process holds, such as
+   * LevelDB's folder lock): a stored run no lease of this process covers was left by an
+   * earlier process, which is gone.
+   */
+  readonly leasesInProcess?: boolean | undefined;
+}
+
+/** A lease as the store holds it: current, expired or given up. */
+export interface StoredLease extends SessionLease {
+  /** Given up by its owner (`releaseLease`). */
+  released: boolean;
+  /** Past `expiresAt` by the store's clock (not renewed in time). */
+  expired: boolean;
+}
+
+/** Whether `store` keeps leases. */
+export function hasLeases(store: SessionStore): store is SessionStore & SessionLeases {
+  return hasMethods(store, ['acquireLease', 'renewLease', 'releaseLease', 'expiredLeases']);
+}

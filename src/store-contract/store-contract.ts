@@ -1,0 +1,32 @@
+import { auditContract } from './audit-contract.js';
+import type { ContractTests, StoreContractOptions } from './contract-harness.js';
+import { deadlineContract } from './deadline-contract.js';
+import { inboxContract } from './inbox-contract.js';
+import { leaseContract } from './lease-contract.js';
+import { sessionStoreContract } from './session-store-contract.js';
+
+/**
+ * The SessionStore contract (what `STORE-CONTRACT.md` asks of a store) as a test suite any
+ * store runs from its own tests, the ones agentstate ships (memory, LevelDB, PostgreSQL) and a
+ * third party's alike. It defines its tests through the caller's runner and asserts with
+ * `node:assert`:
+ *
+ * @example
+ * import { describe, it } from 'vitest';
+ * import { storeContract } from 'agentstate/store';
+ *
+ * storeContract({ describe, it }, {
+ *   name: 'RedisSessionStore',
+ *   open: async (clock) => {
+ *     const store = await RedisSessionStore.open({ url, clock });
+ *     return { store, damageRecord, damageHistoryItem, damageAudit, fileDeadline, cleanup };
+ *   },
+ * });
+ */
+export function storeContract(tests: ContractTests, options: StoreContractOptions): void {
+  auditContract(tests, options);
+  deadlineContract(tests, options);
+  sessionStoreContract(tests, options);
+  leaseContract(tests, options);
+  if (options.decisionInbox) inboxContract(tests, options);
+}

@@ -1,0 +1,65 @@
+/**
+ * `agentstate/store`: for store implementers. The SessionStore contract and its optional
+ * parts (leases, the decision inbox, the approval-deadline index), the record codecs that
+ * seal and check what a store keeps, the record migrations, and `storeContract`, the test
+ * suite a store runs from its own tests to prove it keeps the contract
+ * (`src/persistence/STORE-CONTRACT.md`). App authors need none of it: the root export has
+ * `SessionStore` and the types its methods return.
+ */
+
+// ---- the contract ----------------------------------------------------------------------------
+export {
+  emptyTotals,
+  type SessionStore,
+  type SessionKey,
+  type SessionInfo,
+  type SessionRecord,
+  type SessionStatus,
+  type SessionCommit,
+  type LoadedSession,
+  type JournalEntry,
+  type ListSessionsQuery,
+  type SessionPage,
+  type StoreStats,
+  type UsageTotals,
+} from './persistence/session-store.js';
+export {
+  hasLeases,
+  type SessionLease,
+  type SessionLeases,
+  type StoredLease,
+  type ExpiredLeaseQuery,
+} from './persistence/session-leases.js';
+export {
+  hasDecisionInbox,
+  type DecisionInbox,
+  type DecisionSubmission,
+  type SubmittedDecisions,
+  type DecisionWatch,
+} from './persistence/decision-inbox.js';
+export type {
+  DeadlineEntry,
+  DueApprovalsQuery,
+  DueApprovals,
+} from './persistence/approval-deadlines.js';
+export type {
+  AuditEntry,
+  AuditKind,
+  AuditVia,
+  AuditQuery,
+  AuditPage,
+} from './persistence/audit-log.js';
+
+// ---- what a store keeps ----------------------------------------------------------------------
+export { RecordCodecs, type RecordCodecsOptions } from './persistence/record-codecs.js';
+export { CURRENT_SCHEMA_VERSION } from './persistence/session-record-codec.js';
+export { RecordMigrationRegistry, type RecordMigration } from './persistence/migrations.js';
+
+// ---- the contract test suite -----------------------------------------------------------------
+export { storeContract } from './store-contract/store-contract.js';
+export type {
+  ContractTests,
+  StoreUnderTest,
+  OpenStore,
+  StoreContractOptions,
+} from './store-contract/contract-harness.js';

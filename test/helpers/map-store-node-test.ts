@@ -1,0 +1,12 @@
+import { describe, it } from 'node:test';
+import { storeContract } from 'agentstate/store';
+import { openMapStore } from './map-store-harness.js';
+
+/**
+ * The third-party store's contract run under `node:test`, with no vitest anywhere: what
+ * test/packaging.test.ts runs in a consumer project against the packed package.
+ */
+storeContract(
+  { describe, it },
+  { name: 'MapSessionStore (node:test)', open: openMapStore, decisionInbox: true },
+);
