@@ -2,7 +2,7 @@ import { zeroUsage, type ModelStepInput, type ModelStepOutput } from '../machine
 import type { ModelUsage } from '../models/model.js';
 import { guardrailOutput } from './guardrail-check.js';
 import type { GuardedCall } from './parallel-guardrails.js';
-import type { StepDeps } from './step-deps.js';
+import type { JournaledStepDeps } from './journaled-step.js';
 
 /**
  * The journaled model step of a first call whose parallel input guardrail tripped: no answer
@@ -10,7 +10,7 @@ import type { StepDeps } from './step-deps.js';
  * recorded, and the usage of an answer that came anyway is counted.
  */
 export function recordTripwire(
-  deps: StepDeps,
+  deps: Pick<JournaledStepDeps, 'log' | 'clock'>,
   input: ModelStepInput,
   guarded: GuardedCall,
   costOf: (r: { model: string; usage: ModelUsage }) => number | undefined,

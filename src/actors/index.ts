@@ -1,3 +1,5 @@
 export * from './session-log.js';
-export * from './step-deps.js';
-export * from './run-actors.js';
+export * from './agent-deps.js';
+export * from './journaled-step.js';
+export * from './step-progress.js';
+export * from './step-timing.js';

@@ -1,5 +1,5 @@
 import type { ActorLogic, ActorScope, AnyActorRef, EventObject } from 'xstate';
-import type { AnyActorSystem } from '../actors/step-deps.js';
+import type { AnyActorSystem } from '../actors/journaled-step.js';
 import { SessionNotFoundError } from '../errors/session-errors.js';
 import type { SerializedError } from '../errors/agentstate-error.js';
 import { serializeError } from '../errors/agentstate-error.js';

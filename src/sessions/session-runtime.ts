@@ -45,6 +45,7 @@ import {
 } from './runtime-option-checks.js';
 import { SessionHost } from '../session-host/session-host.js';
 import { hostDeps } from '../session-host/host-deps.js';
+import { RunWiring } from '../session-host/run-wiring.js';
 import { describeSession, type SessionView } from '../runs/session-view.js';
 import { runOwner } from '../runs/run-owner.js';
 import { storedRun } from '../runs/stored-run.js';
@@ -88,6 +89,8 @@ export class SessionRuntime {
   private readonly audit: AuditReader;
   private readonly loader: SessionLoader;
   private readonly durability: Durability | undefined;
+  /** The machines of this runtime's sessions, with their step actors (built on first use). */
+  private wiring: RunWiring | undefined;
 
   /**
    * @throws TypeError for an unknown option name (naming the closest valid one), a `store`,
@@ -256,6 +259,7 @@ export class SessionRuntime {
         record,
         items,
         hostDeps({
+          wiring: (this.wiring ??= new RunWiring()),
           options: this.source.options,
           binding,
           subAgents,
