@@ -1,13 +1,11 @@
 import type { AnyActorRef } from 'xstate';
-import { SessionLog } from '../actors/session-log.js';
+import type { SessionLog } from '../actors/session-log.js';
 import type { StepTiming } from '../actors/step-timing.js';
 import {
   InvalidSessionTransitionError,
   RestoreFailedError,
   SessionConflictError,
 } from '../errors/session-errors.js';
-import { resultsToPlace } from '../runs/stored-session-check.js';
-import { storedRun } from '../runs/stored-run.js';
 import type { RunMachineContext } from '../machines/run-types.js';
 import type { SessionEvent, SessionMachineContext } from '../machines/session-types.js';
 import type { Item } from '../items/item.js';
@@ -16,13 +14,16 @@ import { SessionCommitter } from './session-committer.js';
 import { DurabilityPolicy, type StepKind } from '../core/durability-policy.js';
 import { sessionStatusOf, stateName } from '../runs/session-status.js';
 import { runInFlight } from '../runs/run-activity.js';
-import { allRuns, callOfSubRun, runChain } from '../runs/run-tree.js';
+import { runChain } from '../runs/run-tree.js';
 import type { RunContext } from '../core/run-context.js';
 import type { SessionObserver } from '../telemetry/session-observer.js';
 import { closeRuns, observeRun, runRefs, stepsInFlight } from '../runs/run-observation.js';
 import type { RunSnapshot, SessionActor, SessionSnapshot } from '../runs/live-snapshots.js';
 import type { HostDeps } from './host-deps.js';
 import { runStepDeps, type StepHost } from './run-wiring.js';
+import { restoredLog } from './restored-log.js';
+import { subRunContext } from './sub-run-context.js';
+import { answerCancelledCalls } from './cancelled-calls.js';
 
 /**
  * One session loaded into this process: its actor (session machine with the run machine as
@@ -51,21 +52,7 @@ export class SessionHost implements StepHost {
     committedItems: Item[],
     private readonly deps: HostDeps,
   ) {
-    this.log = new SessionLog(store, key, committedItems);
-    // The snapshot was checked on load (checkStoredSession): its run child has this shape.
-    const stored = storedRun<{ context: RunMachineContext }>(record.snapshot)?.context;
-    for (const run of allRuns(storedRun(record.snapshot))) {
-      const runId = run.context!.runId;
-      this.log.knowRun(
-        runId,
-        deps.journal.filter((e) => e.runId === runId),
-      );
-    }
-    if (stored) {
-      for (const { position, result } of resultsToPlace(stored, deps.journal)) {
-        this.log.place(position, result);
-      }
-    }
+    this.log = restoredLog(store, key, record, committedItems, deps.journal);
     this.observer = deps.observability?.forSession(record.version, (runId) =>
       this.contextFor(runId),
     );
@@ -114,25 +101,9 @@ export class SessionHost implements StepHost {
     return this.actor.getSnapshot().context;
   }
 
-  /**
-   * The RunContext of a run's tools: the session run's, or for a sub-agent run its parent's
-   * with overrides (its own run id, the caller's metadata merged over the parent's, and the
-   * user or session the sub-agent tool names explicitly).
-   */
+  /** The RunContext of a run's tools (a sub-agent run's: its parent's, overridden). */
   contextFor(runId: string): RunContext {
-    const chain = runChain(this.runSnapshot(), runId);
-    let context = this.deps.contextFor(chain[0]?.context?.runId ?? runId);
-    for (let i = 1; i < chain.length; i++) {
-      const child = chain[i]!.context!;
-      const spec = callOfSubRun(chain[i - 1]!, child.runId)?.subRun;
-      context = context.withOverrides({
-        runId: child.runId,
-        metadata: { ...context.metadata, ...(child.metadata ?? {}) },
-        ...(spec?.userId === undefined ? {} : { userId: spec.userId }),
-        ...(spec?.sessionId === undefined ? {} : { sessionId: spec.sessionId }),
-      });
-    }
-    return context;
+    return subRunContext(this.runSnapshot(), runId, (id) => this.deps.contextFor(id));
   }
 
   /**
@@ -230,18 +201,7 @@ export class SessionHost implements StepHost {
     if (!run || !this.actor.getSnapshot().can(event)) {
       throw new InvalidSessionTransitionError(this.key.sessionId, action, this.stateName());
     }
-    run.calls.forEach((call, index) => {
-      if (call.done) return;
-      const result: Item = {
-        type: 'tool_result',
-        callId: call.callId,
-        name: call.name,
-        output: `The run was cancelled before the call to "${call.name}" returned a result.`,
-        isError: true,
-      };
-      if (run.resultsAt === undefined) this.log.append([result]);
-      else this.log.place(run.resultsAt + index, result);
-    });
+    answerCancelledCalls(run, this.log);
     this.actor.send(event);
   }
 
