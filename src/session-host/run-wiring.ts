@@ -28,16 +28,18 @@ import type { HostDeps } from './host-deps.js';
  * (`ModelStepDeps`, `ToolCallDeps`, `ApprovalCheckDeps`, `GuardrailCheckDeps`, a `Clock`).
  * This file joins them, and nothing else does:
  *
- * 1. `RunWiring`, one per `SessionRuntime`, provides the machines with their actors once
- *    (`wireRunActors`: which actor gets which deps) and creates each loaded session's actor.
+ * 1. `RunWiring`, one per `SessionRuntime` (its `ActionRunner` holds it), provides the
+ *    machines with their actors once (`wireRunActors`: which actor gets which deps) and creates
+ *    each loaded session's actor.
  * 2. `runStepDeps` builds the deps of one loaded session (its log, its committer's durability
  *    barrier, its agent, the caller's signal and progress), which `RunWiring.createActor`
  *    attaches to the session's actor system; a step reads them through the system it runs in
  *    (every actor of one session, sub-agent runs included, shares that system).
  *
- * Why not `machine.provide()` per session: it rebuilds both machines, about 0.5 ms (1 ms
- * under load) per action on the bench machine, a fifth of a message's cost. Why not the
- * actors' input: inputs are persisted in snapshots, which stay plain JSON with no secrets.
+ * Why not `machine.provide()` per session: it rebuilds both machines, about 0.8 ms per action
+ * (measured on xstate 5.33: run machine 0.5 ms, session machine 0.3 ms, on a busy 2-core
+ * machine), a third of a message's whole cost in the bench's W1. Why not the actors' input or
+ * the machine's context: both are persisted in snapshots, which stay plain JSON, no secrets.
  */
 
 /** The dependencies of the step actors of one loaded session, by actor name. */
