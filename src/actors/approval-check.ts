@@ -9,7 +9,7 @@ import { permissionsFor } from './call-permissions.js';
 import type { DepsOf, JournaledStepDeps } from './journaled-step.js';
 import { timingFields } from './step-timing.js';
 
-/** What an approval check uses (besides its input): wired by `RunWiring`. */
+/** What an approval check uses (besides its input): wired in session-host/run-wiring.ts. */
 export interface ApprovalCheckDeps extends JournaledStepDeps {
   /** The session agent's name: the agent path a policy reads for the session's own run. */
   agentName: string;

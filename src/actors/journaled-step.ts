@@ -11,9 +11,9 @@ export type AnyActorSystem = AnyActorRef['system'];
 
 /**
  * How a step actor finds its dependencies when it starts: from the actor system it runs in,
- * that is from the loaded session it belongs to. One provided machine serves every session a
- * runtime loads (`machine.provide()` rebuilds the whole machine, too costly per action); see
- * `RunWiring` (session-host/run-wiring.ts), the one place that hands each step its deps.
+ * that is from the loaded session it belongs to. One provided machine serves every session
+ * (`machine.provide()` rebuilds the whole machine, too costly per action); see
+ * session-host/run-wiring.ts, the one place that hands each step its deps.
  */
 export type DepsOf<Deps> = (system: AnyActorSystem) => Deps;
 

@@ -32,7 +32,7 @@ import type { RequestItemsDeps } from './request-items.js';
 import type { StepProgress } from './step-progress.js';
 import { timingFields } from './step-timing.js';
 
-/** What a model step uses (besides its input): wired by `RunWiring`. */
+/** What a model step uses (besides its input): wired in session-host/run-wiring.ts. */
 export interface ModelStepDeps extends JournaledStepDeps, CancellableStepDeps, RequestItemsDeps {
   /** How deep sub-agent runs may nest (a child of the session's run is 1 deep). */
   maxSubAgentDepth: number;

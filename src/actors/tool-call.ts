@@ -14,7 +14,7 @@ import {
 import type { StepProgress } from './step-progress.js';
 import { timingFields } from './step-timing.js';
 
-/** What a tool call uses (besides its input): wired by `RunWiring`. */
+/** What a tool call uses (besides its input): wired in session-host/run-wiring.ts. */
 export interface ToolCallDeps extends JournaledStepDeps, CancellableStepDeps {
   /** Set while streaming: receives each call's start and finish. */
   progress?: ((event: StepProgress) => void) | undefined;

@@ -9,7 +9,6 @@ import { newId } from '../core/new-id.js';
 import { runMetadata } from '../runs/run-metadata.js';
 import type { ActionObservers } from '../session-host/action-observers.js';
 import type { SubAgents } from './sub-agents.js';
-import type { RunWiring } from './run-wiring.js';
 import type { AgentDeps } from '../actors/agent-deps.js';
 import type { StepProgress } from '../actors/step-progress.js';
 import type { HistoryStrategy } from '../context-window/history-strategy.js';
@@ -29,8 +28,6 @@ export type SessionAgentDeps = Omit<AgentDeps, 'instructions' | 'modelName'> & {
 
 /** What a session host needs besides the store and the record. */
 export interface HostDeps {
-  /** The runtime's machines and the one place their step actors get their deps. */
-  wiring: RunWiring;
   agent: SessionAgentDeps;
   /** The session agent's context window: which history items each model request carries. */
   history: HistoryStrategy | undefined;
@@ -67,7 +64,6 @@ export interface HostDeps {
 
 /** What one action's session host is given: the bound agent, its sub-agents, the observers. */
 export interface HostDepsInput {
-  wiring: RunWiring;
   options: AgentOptions<unknown>;
   binding: AgentBinding;
   subAgents: SubAgents;
@@ -92,7 +88,6 @@ export interface HostDepsInput {
 export function hostDeps(input: HostDepsInput): HostDeps {
   const { options, binding, key, record, observe } = input;
   return {
-    wiring: input.wiring,
     agent: {
       agentName: options.name,
       model: options.model,

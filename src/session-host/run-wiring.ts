@@ -28,18 +28,20 @@ import type { HostDeps } from './host-deps.js';
  * (`ModelStepDeps`, `ToolCallDeps`, `ApprovalCheckDeps`, `GuardrailCheckDeps`, a `Clock`).
  * This file joins them, and nothing else does:
  *
- * 1. `RunWiring`, one per `SessionRuntime` (its `ActionRunner` holds it), provides the
- *    machines with their actors once (`wireRunActors`: which actor gets which deps) and creates
- *    each loaded session's actor.
+ * 1. `wireRunActors` says which actor gets which deps; the machines are provided with those
+ *    actors once (`wiredSessionMachine`, an immutable constant: the same for every session).
  * 2. `runStepDeps` builds the deps of one loaded session (its log, its committer's durability
- *    barrier, its agent, the caller's signal and progress), which `RunWiring.createActor`
- *    attaches to the session's actor system; a step reads them through the system it runs in
- *    (every actor of one session, sub-agent runs included, shares that system).
+ *    barrier, its agent, the caller's signal and progress), and `createSessionActor` attaches
+ *    them to the session's actor system, under a key private to this file; a step reads them
+ *    from the system it runs in (every actor of one session, sub-agent runs included, shares
+ *    it, and it lives and dies with the session's actor). No registry: nothing outside the
+ *    session's own actor holds them.
  *
- * Why not `machine.provide()` per session: it rebuilds both machines, about 0.8 ms per action
- * (measured on xstate 5.33: run machine 0.5 ms, session machine 0.3 ms, on a busy 2-core
- * machine), a third of a message's whole cost in the bench's W1. Why not the actors' input or
- * the machine's context: both are persisted in snapshots, which stay plain JSON, no secrets.
+ * Why not `machine.provide()` per session (or per runtime): it rebuilds both machines, about
+ * 0.8 ms (measured on xstate 5.33: run machine 0.5 ms, session machine 0.3 ms, on a busy
+ * 2-core machine), a third of a message's whole cost in the bench's W1, paid again by every
+ * `agent.run()` without a session id (a runtime of its own). Why not the actors' input or the
+ * machine's context: both are persisted in snapshots, which stay plain JSON, no secrets.
  */
 
 /** The dependencies of the step actors of one loaded session, by actor name. */
@@ -69,42 +71,42 @@ export interface SessionActorOptions {
   inspect?: ((event: InspectionEvent) => void) | undefined;
 }
 
+/** The key a session's step deps sit under on its actor system (private to this file). */
+const STEP_DEPS = Symbol('agentstate.runStepDeps');
+
+type WiredSystem = AnyActorSystem & { readonly [STEP_DEPS]?: RunStepDeps };
+
+/** The step deps of the session whose actor system a step runs in. */
+function stepsOf(system: AnyActorSystem): RunStepDeps {
+  const steps = (system as WiredSystem)[STEP_DEPS];
+  if (!steps) throw new Error('agentstate: a step actor ran outside of a loaded session');
+  return steps;
+}
+
+/** The run machine with its step actors; its sub-agent runs are this same machine. */
+function wiredRunMachine() {
+  const run = runMachine.provide({ actors: wireRunActors(stepsOf) });
+  // A sub-agent's run is this same machine, nested under its parent's run actor: it names
+  // itself as its `subRun` actor (XState resolves actors by name when it spawns or restores).
+  (run.implementations.actors as Record<string, unknown>)['subRun'] = run;
+  return run;
+}
+
+/** The session machine with the wired run machine: provided once, never changed. */
+const wiredSessionMachine = sessionMachine.provide({ actors: { run: wiredRunMachine() } });
+
 /**
- * The session machine with the run machine and its step actors, provided once per runtime
- * (instance state: each runtime owns one), and the step deps of the sessions it loaded, by the
- * actor system of each (a weak map: a session's deps go with its actor).
+ * A session's actor, not started, whose steps use `steps` (attached before the start: the
+ * steps in flight in a restored snapshot restart as it starts).
  */
-export class RunWiring {
-  private readonly machine: typeof sessionMachine;
-  private readonly steps = new WeakMap<AnyActorSystem, RunStepDeps>();
-
-  constructor() {
-    const run = runMachine.provide({ actors: wireRunActors((system) => this.stepsOf(system)) });
-    // A sub-agent's run is this same machine, nested under its parent's run actor: it names
-    // itself as its `subRun` actor (XState resolves actors by name when it spawns or restores).
-    (run.implementations.actors as Record<string, unknown>)['subRun'] = run;
-    this.machine = sessionMachine.provide({ actors: { run } });
-  }
-
-  /**
-   * A session's actor, not started, whose steps use `steps` (attached before the start: the
-   * steps in flight in a restored snapshot restart as it starts).
-   */
-  createActor(options: SessionActorOptions, steps: RunStepDeps): SessionActor {
-    const actor = createActor(this.machine, {
-      snapshot: options.snapshot,
-      input: options.input,
-      ...(options.inspect ? { inspect: options.inspect } : {}),
-    });
-    this.steps.set(actor.system, steps);
-    return actor;
-  }
-
-  private stepsOf(system: AnyActorSystem): RunStepDeps {
-    const steps = this.steps.get(system);
-    if (!steps) throw new Error('agentstate: a step actor ran outside of a loaded session');
-    return steps;
-  }
+export function createSessionActor(options: SessionActorOptions, steps: RunStepDeps): SessionActor {
+  const actor = createActor(wiredSessionMachine, {
+    snapshot: options.snapshot,
+    input: options.input,
+    ...(options.inspect ? { inspect: options.inspect } : {}),
+  });
+  Object.defineProperty(actor.system, STEP_DEPS, { value: steps });
+  return actor;
 }
 
 /** What the steps read of the loaded session they run in (a `SessionHost`). */

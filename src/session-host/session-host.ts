@@ -20,7 +20,7 @@ import type { SessionObserver } from '../telemetry/session-observer.js';
 import { closeRuns, observeRun, runRefs, stepsInFlight } from '../runs/run-observation.js';
 import type { RunSnapshot, SessionActor, SessionSnapshot } from '../runs/live-snapshots.js';
 import type { HostDeps } from './host-deps.js';
-import { runStepDeps, type StepHost } from './run-wiring.js';
+import { createSessionActor, runStepDeps, type StepHost } from './run-wiring.js';
 import { restoredLog } from './restored-log.js';
 import { subRunContext } from './sub-run-context.js';
 import { answerCancelledCalls } from './cancelled-calls.js';
@@ -57,7 +57,7 @@ export class SessionHost implements StepHost {
       this.contextFor(runId),
     );
     // Created with its step deps attached (see run-wiring.ts): restored steps restart on start.
-    this.actor = deps.wiring.createActor(
+    this.actor = createSessionActor(
       {
         snapshot: record.snapshot as SessionSnapshot,
         input: { sessionId: key.sessionId, userId: key.userId },

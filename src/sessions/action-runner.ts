@@ -17,7 +17,6 @@ import { runMetadata } from '../runs/run-metadata.js';
 import { storedRun } from '../runs/stored-run.js';
 import { readRunJournals } from '../runs/stored-session-check.js';
 import { hostDeps } from '../session-host/host-deps.js';
-import { RunWiring } from '../session-host/run-wiring.js';
 import type { SessionCache } from '../session-host/session-cache.js';
 import type { SessionEventHub } from '../session-host/session-events.js';
 import { SessionHost } from '../session-host/session-host.js';
@@ -47,13 +46,10 @@ export interface ActionRunnerParts {
 /**
  * How a runtime applies one action to a session: it reads and checks everything the action
  * needs, binds the agent (and, on first use, its sub-agents), loads the session into a
- * `SessionHost` (its actor, from the runtime's `RunWiring`), applies the action, then saves and
- * closes the host. One per runtime; it owns the runtime's `RunWiring`.
+ * `SessionHost` (its actor and step deps, see session-host/run-wiring.ts), applies the action,
+ * then saves and closes the host. One per runtime.
  */
 export class ActionRunner {
-  /** The machines of the runtime's sessions, with their step actors (built on first use). */
-  private wiring: RunWiring | undefined;
-
   constructor(private readonly parts: ActionRunnerParts) {}
 
   apply<R>(key: SessionKey, action: SessionAction<R>, lease: SessionLease | undefined): Promise<R> {
@@ -113,7 +109,6 @@ export class ActionRunner {
         record,
         items,
         hostDeps({
-          wiring: (this.wiring ??= new RunWiring()),
           options: this.parts.source.options,
           binding,
           subAgents,

@@ -74,7 +74,7 @@ export class SessionRuntime {
   private leases: RunLeases | undefined;
   private readonly audit: AuditReader;
   private readonly loader: SessionLoader;
-  /** Applies actions to loaded sessions (and owns the machines their actors run). */
+  /** Applies actions to loaded sessions. */
   private readonly actions: ActionRunner;
 
   /**
