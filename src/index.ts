@@ -28,7 +28,7 @@ export type {
   AgentActorEmitted,
   AgentActorSnapshot,
   AgentActorContext,
-} from './agent/agent-actor.js';
+} from './agent/agent-actor-types.js';
 export { AgentSession, type SessionRunOptions } from './agent/agent-session.js';
 export type { RunStream, RunStreamEvent } from './agent/run-stream.js';
 export type { RunResult } from './session-host/run-result.js';
@@ -80,7 +80,7 @@ export { deleteSession, type DeleteSessionOptions } from './actions/delete-sessi
 export type {
   ApprovalSchedulerOptions,
   ApprovalSchedulerHandle,
-} from './approvals/approval-scheduler.js';
+} from './approvals/approval-scheduler-options.js';
 export type { RecoverOptions, RecoveredRun } from './recovery/recover-options.js';
 export { exportReplay, type ExportReplayOptions } from './recovery/export-replay.js';
 

@@ -22,19 +22,6 @@ import {
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const src = join(root, 'src');
 
-/**
- * Files still being split by concept on other branches of issue 27 (the session host and
- * runtime, the agent actor, the approval scheduler, the store contract). Each entry must still
- * break the rule (a stale entry fails the test), so the list only shrinks; it is empty once
- * those branches are in.
- */
-const PENDING: readonly string[] = [
-  'agent/agent-actor.ts',
-  'approvals/approval-scheduler.ts',
-  'session-host/session-host.ts',
-  'sessions/session-runtime.ts',
-];
-
 const fileOf = (problem: string) => problem.slice(0, problem.indexOf(':'));
 
 describe('the house', () => {
@@ -43,10 +30,7 @@ describe('the house', () => {
   });
 
   it('no file under src/ is over 300 lines without a reason at its top', () => {
-    const long = houseProblems(src).longFiles.map(fileOf);
-    expect(long.filter((file) => !PENDING.includes(file))).toEqual([]);
-    // A pending file that was split (or given its reason) leaves the list.
-    expect(PENDING.filter((file) => !long.includes(file))).toEqual([]);
+    expect(houseProblems(src).longFiles.map(fileOf)).toEqual([]);
   });
 });
 

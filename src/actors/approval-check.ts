@@ -4,7 +4,21 @@ import type { ApprovalCheckInput, ApprovalCheckOutput } from '../machines/step-a
 import { ApprovalCheckError } from '../errors/run-errors.js';
 import { parseToolArguments } from '../tools/invoke-tool.js';
 import { evaluatePermissions, type JournaledPermission } from '../core/permission-policy.js';
-import { permissionsFor, stepDepsOf, timingFields, type StepDepsSource } from './step-deps.js';
+import type { PermissionPolicy } from '../core/permission-policy.js';
+import { permissionsFor } from './call-permissions.js';
+import type { DepsOf, JournaledStepDeps } from './journaled-step.js';
+import { timingFields } from './step-timing.js';
+
+/** What an approval check uses (besides its input): wired in session-host/run-wiring.ts. */
+export interface ApprovalCheckDeps extends JournaledStepDeps {
+  /** The session agent's name: the agent path a policy reads for the session's own run. */
+  agentName: string;
+  /**
+   * The permission policies of every call in the session: the runtime's, then the session
+   * agent's (a sub-agent's own policy is added for its calls).
+   */
+  sessionPermissions: readonly PermissionPolicy[];
+}
 
 /**
  * Evaluates the permission policies and `needsApproval` once per call and journals the
@@ -12,9 +26,9 @@ import { permissionsFor, stepDepsOf, timingFields, type StepDepsSource } from '.
  * (it will not run); one it asks about waits for a human. Calls with arguments that fail
  * validation skip both: they will not run.
  */
-export function approvalCheck(source: StepDepsSource) {
+export function approvalCheck(depsOf: DepsOf<ApprovalCheckDeps>) {
   return fromPromise<ApprovalCheckOutput, ApprovalCheckInput>(async ({ input, system }) => {
-    const deps = stepDepsOf(source, system);
+    const deps = depsOf(system);
     const timing = deps.stepStarted(input.runId, input.step);
     const hit = await deps.log.find(input.runId, input.step);
     if (hit) return hit.output as ApprovalCheckOutput;
@@ -22,7 +36,7 @@ export function approvalCheck(source: StepDepsSource) {
     const agent = await deps.agentFor(input.path, input.agent);
     const context = deps.contextFor(input.runId);
     const now = deps.clock.now();
-    const policies = permissionsFor(deps, agent);
+    const policies = permissionsFor(deps.sessionPermissions, agent);
     const agentPath = input.path ?? [deps.agentName, ...(input.agent ? [input.agent] : [])];
     const scope = { userId: context.userId, sessionId: context.sessionId!, runId: input.runId };
     const decisions = await Promise.all(

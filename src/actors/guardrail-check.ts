@@ -2,16 +2,21 @@ import { fromPromise } from 'xstate';
 import { GuardrailTripwireError, type GuardrailResult } from '../errors/guardrail-errors.js';
 import { evaluateGuardrails, guardrailInput } from '../guardrails/evaluate-guardrails.js';
 import type { GuardrailCheckInput, GuardrailCheckOutput } from '../machines/guardrail-types.js';
-import { stepDepsOf, timingFields, type StepDeps, type StepDepsSource } from './step-deps.js';
+import type { DepsOf, JournaledStepDeps } from './journaled-step.js';
+import type { SessionLog } from './session-log.js';
+import { timingFields } from './step-timing.js';
+
+/** What a guardrail check uses (besides its input): what every journaled step uses. */
+export type GuardrailCheckDeps = JournaledStepDeps;
 
 /**
  * A run's input guardrails (the blocking ones: those marked `runInParallel` run with the first
  * model call) or output guardrails, evaluated once and journaled: a restored run replays the
  * journaled results instead of evaluating them again. A tripped guardrail fails the run.
  */
-export function guardrailCheck(source: StepDepsSource) {
+export function guardrailCheck(depsOf: DepsOf<GuardrailCheckDeps>) {
   return fromPromise<GuardrailCheckOutput, GuardrailCheckInput>(async ({ input, system }) => {
-    const deps = stepDepsOf(source, system);
+    const deps = depsOf(system);
     const timing = deps.stepStarted(input.runId, input.step);
     const hit = await deps.log.find(input.runId, input.step);
     if (hit) return hit.output as GuardrailCheckOutput;
@@ -68,7 +73,7 @@ export function guardrailOutput(results: GuardrailResult[]): GuardrailCheckOutpu
 
 /** The run's input: a sub-agent's first message, or the session run's input items. */
 export function inputItems(
-  deps: StepDeps,
+  deps: { log: Pick<SessionLog, 'view'> },
   input: Pick<GuardrailCheckInput, 'path' | 'input' | 'historyStart' | 'inputCount'>,
 ) {
   if (input.path !== undefined && input.path.length > 1) {

@@ -3,7 +3,7 @@ import type { ModelStepInput, ModelStepOutput } from '../machines/step-actor-io.
 import type { ModelUsage } from '../models/model.js';
 import { guardrailOutput } from './guardrail-check.js';
 import type { GuardedCall } from './parallel-guardrails.js';
-import type { StepDeps } from './step-deps.js';
+import type { JournaledStepDeps } from './journaled-step.js';
 
 /**
  * The journaled model step of a first call whose parallel input guardrail tripped: no answer
@@ -11,7 +11,7 @@ import type { StepDeps } from './step-deps.js';
  * recorded, and the usage of an answer that came anyway is counted.
  */
 export function recordTripwire(
-  deps: StepDeps,
+  deps: Pick<JournaledStepDeps, 'log' | 'clock'>,
   input: ModelStepInput,
   guarded: GuardedCall,
   costOf: (r: { model: string; usage: ModelUsage }) => number | undefined,

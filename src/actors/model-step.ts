@@ -19,18 +19,41 @@ import { recordTripwire } from './guardrail-tripwire.js';
 import { hasBlockingInputGuardrails } from '../guardrails/evaluate-guardrails.js';
 import { parseToolArguments } from '../tools/invoke-tool.js';
 import type { AnyTool } from '../tools/tool.js';
+import type { PermissionPolicy } from '../core/permission-policy.js';
+import type { SessionObserver } from '../telemetry/session-observer.js';
+import type { AgentDeps } from './agent-deps.js';
+import { hasPermissions } from './call-permissions.js';
 import {
   combinedSignal,
-  hasPermissions,
-  stepDepsOf,
-  timingFields,
-  type AgentDeps,
-  type StepDeps,
-  type StepDepsSource,
-} from './step-deps.js';
+  type CancellableStepDeps,
+  type DepsOf,
+  type JournaledStepDeps,
+} from './journaled-step.js';
+import type { RequestItemsDeps } from './request-items.js';
+import type { StepProgress } from './step-progress.js';
+import { timingFields } from './step-timing.js';
+
+/** What a model step uses (besides its input): wired in session-host/run-wiring.ts. */
+export interface ModelStepDeps extends JournaledStepDeps, CancellableStepDeps, RequestItemsDeps {
+  /** How deep sub-agent runs may nest (a child of the session's run is 1 deep). */
+  maxSubAgentDepth: number;
+  /** A new ULID, for a sub-agent call's child run. */
+  newRunId(): string;
+  /**
+   * The permission policies of every call in the session (the runtime's, then the session
+   * agent's): with any, every call of the answer is checked.
+   */
+  sessionPermissions: readonly PermissionPolicy[];
+  /** Where a session run's input items are in the history (for its parallel input guardrails). */
+  inputOf(runId: string): { historyStart: number; inputCount: number } | undefined;
+  /** Set while streaming: receives text deltas; the model is then streamed. */
+  progress?: ((event: StepProgress) => void) | undefined;
+  /** The session's telemetry: a `chat` span and metrics per model call. */
+  observer?: Pick<SessionObserver, 'chat'> | undefined;
+}
 
 async function callModel(
-  deps: StepDeps,
+  deps: ModelStepDeps,
   agent: AgentDeps,
   request: ModelRequest,
   input: ModelStepInput,
@@ -80,9 +103,9 @@ function parseStructured(
  * items (assistant text, tool calls) to it; a sub-agent run reads its own conversation (its
  * input and journaled steps, see `SessionLog.runItems`), which stays out of the history.
  */
-export function modelStep(source: StepDepsSource) {
+export function modelStep(depsOf: DepsOf<ModelStepDeps>) {
   return fromPromise<ModelStepOutput, ModelStepInput>(async ({ input, signal, system }) => {
-    const deps = stepDepsOf(source, system);
+    const deps = depsOf(system);
     const timing = deps.stepStarted(input.runId, input.step);
     const hit = await deps.log.find(input.runId, input.step);
     if (hit) return hit.output as ModelStepOutput;
@@ -157,7 +180,8 @@ export function modelStep(source: StepDepsSource) {
         const subRun = t ? subRunOf(deps, t, c.arguments, input.runId) : undefined;
         return {
           ...c,
-          check: (t?.needsApproval ?? false) !== false || hasPermissions(deps, agent),
+          check:
+            (t?.needsApproval ?? false) !== false || hasPermissions(deps.sessionPermissions, agent),
           ...(subRun ? { subRun } : {}),
           ...(t?.handoff ? { handoff: t.handoff.agent.name } : {}),
         };
@@ -192,7 +216,7 @@ export function modelStep(source: StepDepsSource) {
  * then answers the model with the problem).
  */
 function subRunOf(
-  deps: StepDeps,
+  deps: ModelStepDeps,
   t: AnyTool,
   rawArgs: string,
   parentRunId: string,

@@ -3,7 +3,8 @@ import { evaluateGuardrails, guardrailInput } from '../guardrails/evaluate-guard
 import type { ModelResponse } from '../models/model.js';
 import type { ModelStepInput } from '../machines/step-actor-io.js';
 import { inputItems } from './guardrail-check.js';
-import type { AgentDeps, StepDeps } from './step-deps.js';
+import type { AgentDeps } from './agent-deps.js';
+import type { ModelStepDeps } from './model-step.js';
 import type { InputGuardrail } from '../guardrails/guardrail.js';
 
 /** A first model call made alongside the input guardrails marked `runInParallel`. */
@@ -20,7 +21,7 @@ export interface GuardedCall {
  * guardrail that throws fails the step like a failed call.
  */
 export function callWithGuardrails(
-  deps: StepDeps,
+  deps: ModelStepDeps,
   agent: AgentDeps,
   input: ModelStepInput,
   signal: AbortSignal,
@@ -38,7 +39,7 @@ const unguarded = (response: ModelResponse): GuardedCall => ({ response });
 
 /** The call and the `runInParallel` input guardrails side by side (see above). */
 async function callAlongside(
-  deps: StepDeps,
+  deps: ModelStepDeps,
   agent: AgentDeps,
   input: ModelStepInput,
   signal: AbortSignal,
@@ -49,7 +50,7 @@ async function callAlongside(
   const checks = evaluateGuardrails(
     'input',
     parallel,
-    guardrailInput(inputItems(deps, { ...input, ...deps.inputOf?.(input.runId) })),
+    guardrailInput(inputItems(deps, { ...input, ...deps.inputOf(input.runId) })),
     deps.contextFor(input.runId),
     agent.redact,
     { runId: input.runId, sessionId: input.sessionId },

@@ -2,7 +2,22 @@ import { withRunContext } from '../core/run-context-storage.js';
 import type { Item, SummaryItem } from '../items/item.js';
 import { summaryMessage } from '../items/summary-message.js';
 import { planWindow } from '../context-window/context-window.js';
-import type { StepDeps } from './step-deps.js';
+import type { HistoryStrategy } from '../context-window/history-strategy.js';
+import type { Model } from '../models/model.js';
+import type { RunContext } from '../core/run-context.js';
+import type { SessionLog } from './session-log.js';
+
+/** What a session run's model request reads of the history. */
+export interface RequestItemsDeps {
+  log: SessionLog;
+  /** Where the model starts reading the history (moved by `clearSession`). */
+  historyFrom(): number;
+  /** The session agent's context window: which history items each model request carries. */
+  history?: HistoryStrategy | undefined;
+  /** The model `history.summarize` is handed (the session agent's). */
+  historyModel: Model;
+  contextFor(runId: string): RunContext;
+}
 
 /**
  * The history items of one model request, through the agent's context window. When the window
@@ -13,7 +28,7 @@ import type { StepDeps } from './step-deps.js';
  * (invariant 1). Summaries reach the model as user messages (see `summaryMessage`).
  */
 export async function requestItems(
-  deps: StepDeps,
+  deps: RequestItemsDeps,
   runId: string,
   signal: AbortSignal,
 ): Promise<Item[]> {
@@ -26,7 +41,7 @@ export async function requestItems(
   const runContext = deps.contextFor(runId);
   const { items, upTo, kept } = plan.summarize;
   const content = await withRunContext(runContext, () =>
-    hook(items, { runContext, signal, model: deps.model }),
+    hook(items, { runContext, signal, model: deps.historyModel }),
   );
   signal.throwIfAborted();
   if (typeof content !== 'string' || content.length === 0) {

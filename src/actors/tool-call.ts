@@ -4,22 +4,32 @@ import { errorFromSerialized } from '../errors/error-from-serialized.js';
 import type { ToolCallInput, ToolCallOutput } from '../machines/step-actor-io.js';
 import { isSubRun } from '../machines/agent-path.js';
 import { invokeTool } from '../tools/invoke-tool.js';
+import type { SessionObserver } from '../telemetry/session-observer.js';
 import {
   combinedSignal,
-  stepDepsOf,
-  timingFields,
-  type StepDeps,
-  type StepDepsSource,
-} from './step-deps.js';
+  type CancellableStepDeps,
+  type DepsOf,
+  type JournaledStepDeps,
+} from './journaled-step.js';
+import type { StepProgress } from './step-progress.js';
+import { timingFields } from './step-timing.js';
+
+/** What a tool call uses (besides its input): wired in session-host/run-wiring.ts. */
+export interface ToolCallDeps extends JournaledStepDeps, CancellableStepDeps {
+  /** Set while streaming: receives each call's start and finish. */
+  progress?: ((event: StepProgress) => void) | undefined;
+  /** The session's telemetry: an `execute_tool` span per call. */
+  observer?: Pick<SessionObserver, 'tool'> | undefined;
+}
 
 /**
  * One tool call, journaled. A rejected call does not run: the model reads the rejection. A
  * call restored after a crash replays its journaled result; only a call that was in flight
  * runs again, with the same call id for the tool to use as an idempotency key.
  */
-export function toolCall(source: StepDepsSource) {
+export function toolCall(depsOf: DepsOf<ToolCallDeps>) {
   return fromPromise<ToolCallOutput, ToolCallInput>(async ({ input, signal, system }) => {
-    const deps = stepDepsOf(source, system);
+    const deps = depsOf(system);
     const timing = deps.stepStarted(input.runId, input.step);
     const hit = await deps.log.find(input.runId, input.step);
     if (hit) {
@@ -138,7 +148,7 @@ function toolOutput(result: ToolResultItem): ToolCallOutput {
 
 /** Runs the tool, inside its `execute_tool` span when the session is traced. */
 function executeTool(
-  deps: StepDeps,
+  deps: ToolCallDeps,
   input: ToolCallInput,
   run: () => Promise<ToolResultItem>,
 ): Promise<ToolResultItem> {

@@ -1,94 +1,24 @@
 import type { ActorLogic, ActorScope, AnyActorRef, EventObject } from 'xstate';
-import type { AnyActorSystem } from '../actors/step-deps.js';
-import { SessionNotFoundError } from '../errors/session-errors.js';
+import type { AnyActorSystem } from '../actors/journaled-step.js';
 import type { SerializedError } from '../errors/agentstate-error.js';
 import { serializeError } from '../errors/agentstate-error.js';
 import { errorFromSerialized } from '../errors/error-from-serialized.js';
-import type { RunInput } from '../items/item.js';
-import type { InterruptionReason } from '../machines/run-types.js';
-import type { RunUsage } from '../machines/run-usage.js';
-import type { SubRunSummary } from '../machines/sub-run-types.js';
-import type { SessionKey, SessionStore } from '../persistence/session-store.js';
+import type { SessionStore } from '../persistence/session-store.js';
 import { jsonCopy } from '../validation/plain-json.js';
-import { cancelRun } from '../actions/cancel-run.js';
-import { continueRun } from '../actions/continue-run.js';
-import { sendMessage } from '../actions/send-message.js';
 import { newId } from '../core/new-id.js';
-import type { RunResult } from '../session-host/run-result.js';
 import { runSnapshotEvents } from '../runs/run-snapshot-events.js';
-import type { RunStreamEvent } from './run-stream.js';
-import type { ApprovalDecision, Interruption } from '../runs/run-state.js';
-import type { ActionObservers } from '../session-host/action-observers.js';
+import type { ApprovalDecision } from '../runs/run-state.js';
 import type { RunSnapshot } from '../runs/live-snapshots.js';
-import type { SessionRuntime } from '../sessions/session-runtime.js';
-import type { SessionView } from '../runs/session-view.js';
-
-/** Input of an agent actor: the run's input and where its session lives. */
-export interface AgentActorInput {
-  input: RunInput;
-  /** The session the run goes in (created if new). @default a new ULID per actor */
-  sessionId?: string | undefined;
-  userId?: string | undefined;
-  /** App metadata the run's tools read from `getRunContext().metadata` (plain JSON). */
-  metadata?: Record<string, unknown> | undefined;
-}
-
-/** The output of an agent actor: its run's outcome, plain JSON. */
-export interface AgentActorOutput {
-  runId: string;
-  sessionId: string;
-  userId: string | undefined;
-  output: unknown;
-  turns: number;
-  usage: RunUsage;
-  subRuns: SubRunSummary[];
-  lastAgent: string;
-}
-
-/** Events an agent actor takes: decisions on its pending calls, continue, cancel. */
-export type AgentActorEvent =
-  | { type: 'agent.approve'; callId: string; always?: boolean; runId?: string }
-  | { type: 'agent.reject'; callId: string; message?: string; always?: boolean; runId?: string }
-  | { type: 'agent.continue' }
-  | { type: 'agent.cancel' };
-
-/**
- * Events it emits: the stream events of the runs it executes, as `agent.stream()` yields them
- * (`actor.on('approval_requested', ...)`); `run_finished` each time its run ends or pauses.
- */
-export type AgentActorEmitted = RunStreamEvent<unknown>;
-
-/**
- * What an agent actor keeps in its snapshot (plain JSON, persisted inside the app actor's):
- * where the run stands and what it waits for. The run itself (journal, history) lives in the
- * store, so a restored actor picks it up there without repeating a journaled step.
- */
-export interface AgentActorContext {
-  sessionId: string;
-  userId?: string | undefined;
-  input: RunInput;
-  metadata?: Record<string, unknown> | undefined;
-  /** Epoch ms the actor was created: a run of its session that started later is its own. */
-  createdAt: number;
-  /** `running` while the run executes (or must be picked up after a restore). */
-  phase: 'running' | 'awaitingApproval' | 'interrupted';
-  runId?: string | undefined;
-  interruptionReason?: InterruptionReason | undefined;
-  /** The calls waiting for a decision (send `agent.approve` / `agent.reject`). */
-  interruptions: Interruption[];
-  /** Decisions not yet applied to the stored run. */
-  decisions: ApprovalDecision[];
-  /** The pending action is a cancel. */
-  cancelling?: boolean | undefined;
-  error?: SerializedError | undefined;
-}
-
-/** The snapshot of an agent actor. */
-export type AgentActorSnapshot =
-  | { status: 'active'; output: undefined; error: undefined; context: AgentActorContext }
-  | { status: 'done'; output: AgentActorOutput; error: undefined; context: AgentActorContext }
-  | { status: 'error'; output: undefined; error: unknown; context: AgentActorContext }
-  | { status: 'stopped'; output: undefined; error: undefined; context: AgentActorContext };
+import type {
+  AgentActorContext,
+  AgentActorEmitted,
+  AgentActorEvent,
+  AgentActorInput,
+  AgentActorSnapshot,
+  AgentActorSource,
+  RunSettled,
+} from './agent-actor-types.js';
+import { AgentActorWork, endedRun } from './agent-actor-work.js';
 
 /** Internal events: the work of the actor settled. */
 type Outcome =
@@ -99,30 +29,6 @@ type Settled =
   | { type: 'agentstate.run'; runId: string }
   /** A restored paused actor found its run ended elsewhere (moot once it runs again). */
   | { type: 'agentstate.ended'; outcome: Outcome };
-
-type RunSettled =
-  | { kind: 'done'; output: AgentActorOutput }
-  | {
-      kind: 'paused';
-      runId: string;
-      reason: InterruptionReason | undefined;
-      interruptions: Interruption[];
-    };
-
-/** The actor logic `agent.asActor()` returns. */
-export type AgentActorLogic = ActorLogic<
-  AgentActorSnapshot,
-  AgentActorEvent,
-  AgentActorInput,
-  AnyActorSystem,
-  AgentActorEmitted
->;
-
-/** What the agent actor needs of its agent. */
-export interface AgentActorSource {
-  readonly name: string;
-  runtimeFor(store: SessionStore): SessionRuntime;
-}
 
 type Scope = ActorScope<AgentActorSnapshot, AgentActorEvent, AnyActorSystem, AgentActorEmitted>;
 
@@ -145,11 +51,7 @@ export function agentActorLogic(
   AnyActorSystem,
   AgentActorEmitted
 > {
-  const runtime = (): SessionRuntime => agent.runtimeFor(store);
-  const keyOf = (c: AgentActorContext): SessionKey => ({
-    sessionId: c.sessionId,
-    userId: c.userId,
-  });
+  const runs = new AgentActorWork(() => agent.runtimeFor(store));
 
   /** Sends the actor one of its internal events, unless it has ended. */
   const relayTo =
@@ -172,7 +74,7 @@ export function agentActorLogic(
       if (!context.runId) relay({ type: 'agentstate.run', runId: snapshot.context.runId });
     };
     const observers = { progress: emit, onRunSnapshot };
-    run(context, observers).then(
+    runs.run(context, observers).then(
       (result) => {
         if (result.kind !== 'ended') emit({ type: 'run_finished', result: result.result });
         relay({ type: 'agentstate.result', result: result.settled });
@@ -188,7 +90,8 @@ export function agentActorLogic(
    */
   function check(context: AgentActorContext, scope: Scope): void {
     const relay = relayTo(scope);
-    storedSession(context)
+    runs
+      .storedSession(context)
       .then((view) => (view?.run ? undefined : endedRun(view, context)))
       .then(
         (result) => {
@@ -197,85 +100,6 @@ export function agentActorLogic(
         },
         (error: unknown) => relay({ type: 'agentstate.ended', outcome: failed(error) }),
       );
-  }
-
-  /** The stored session of the actor's run (`undefined` if there is none yet). */
-  function storedSession(context: AgentActorContext): Promise<SessionView | undefined> {
-    return runtime()
-      .getSession(keyOf(context))
-      .catch((error: unknown) => {
-        if (error instanceof SessionNotFoundError) return undefined;
-        throw error;
-      });
-  }
-
-  /**
-   * The outcome of the actor's run if it ended while nobody watched (the app's snapshot was
-   * taken before the end); a failed or cancelled run throws its typed error.
-   */
-  function endedRun(
-    view: SessionView | undefined,
-    context: AgentActorContext,
-  ): RunSettled | undefined {
-    const last = view?.lastRun;
-    if (!last || (last.runId !== context.runId && last.startedAt < context.createdAt)) {
-      return undefined;
-    }
-    if (last.status !== 'completed') {
-      throw errorFromSerialized(
-        last.error ?? { name: 'RunCancelledError', code: 'RUN_CANCELLED', message: last.status },
-      );
-    }
-    return {
-      kind: 'done',
-      output: {
-        runId: last.runId,
-        sessionId: context.sessionId,
-        userId: context.userId,
-        output: last.structured ?? last.output,
-        turns: last.turn,
-        usage: last.usage,
-        subRuns: last.subRuns ?? [],
-        lastAgent: last.activeAgent ?? last.agentName,
-      },
-    };
-  }
-
-  /** Runs what the context asks for: cancel, go on with the stored run, or a new message. */
-  async function run(
-    context: AgentActorContext,
-    observers: Pick<ActionObservers, 'progress' | 'onRunSnapshot'>,
-  ): Promise<Worked> {
-    const key = keyOf(context);
-    if (context.cancelling) {
-      await runtime().execute(key, cancelRun());
-      throw errorFromSerialized({
-        name: 'RunCancelledError',
-        code: 'RUN_CANCELLED',
-        message: 'The run was cancelled',
-      });
-    }
-    const view = await storedSession(context);
-    if (view?.run) {
-      // Ours, paused or stopped by a crash: go on from the journal, with the decisions taken
-      // (already applied if a crash came after they were saved: then without them).
-      const decisions = context.decisions;
-      try {
-        return ran(await runtime().execute(key, continueRun({ ...observers, decisions })));
-      } catch (error) {
-        const code = (error as { code?: unknown }).code;
-        if (!decisions.length || (code !== 'STALE_DECISION' && code !== 'UNKNOWN_CALL'))
-          throw error;
-        return ran(await runtime().execute(key, continueRun(observers)));
-      }
-    }
-    const ended = endedRun(view, context);
-    if (ended) return { kind: 'ended', settled: ended };
-    const message = sendMessage(context.input, {
-      ...observers,
-      ...(context.metadata ? { metadata: context.metadata } : {}),
-    });
-    return ran(await runtime().execute(key, message));
   }
 
   return {
@@ -386,39 +210,5 @@ export function agentActorLogic(
       } as never;
     },
     restoreSnapshot: (persisted) => persisted as AgentActorSnapshot,
-  };
-}
-
-/** What the actor's work came to: a run it ran (to its end or a pause), or one ended before. */
-type Worked =
-  | { kind: 'ran'; result: RunResult<unknown>; settled: RunSettled }
-  | { kind: 'ended'; settled: RunSettled };
-
-function ran(result: RunResult<unknown>): Worked {
-  return { kind: 'ran', result, settled: settled(result) };
-}
-
-/** How an action's result settles the actor: done, or paused with what it waits for. */
-function settled(result: RunResult<unknown>): RunSettled {
-  if (result.interrupted) {
-    return {
-      kind: 'paused',
-      runId: result.id,
-      reason: result.interruptionReason,
-      interruptions: result.interruptions,
-    };
-  }
-  return {
-    kind: 'done',
-    output: {
-      runId: result.id,
-      sessionId: result.sessionId,
-      userId: result.userId,
-      output: result.output,
-      turns: result.turns,
-      usage: result.usage,
-      subRuns: result.subRuns,
-      lastAgent: result.lastAgent,
-    },
   };
 }

@@ -1,6 +1,6 @@
 import type { ModelSettings } from '../models/model-settings.js';
 import type { SessionStore } from '../persistence/session-store.js';
-import type { ApprovalSchedulerOptions } from '../approvals/approval-scheduler.js';
+import type { ApprovalSchedulerOptions } from '../approvals/approval-scheduler-options.js';
 import type { Durability } from '../core/durability-policy.js';
 
 /** Options of one `run` / `stream` call. */

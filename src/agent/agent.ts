@@ -17,7 +17,8 @@ import { continueRun } from '../actions/continue-run.js';
 import { sendMessage } from '../actions/send-message.js';
 import { AgentBinding } from '../definition/agent-binding.js';
 import { agentTool, type AgentToolOptions } from './agent-tool.js';
-import { agentActorLogic, type AgentActorLogic } from './agent-actor.js';
+import { agentActorLogic } from './agent-actor.js';
+import type { AgentActorLogic } from './agent-actor-types.js';
 import { systemClock } from '../core/clock.js';
 import type { Tool } from '../tools/tool.js';
 import { AgentModel } from '../definition/agent-model.js';
@@ -46,7 +47,7 @@ import { createRunStream, type RunStream } from './run-stream.js';
 import type { ActionObservers } from '../session-host/action-observers.js';
 import { SessionRuntime } from '../sessions/session-runtime.js';
 import type { BindingSource } from '../definition/agent-binding.js';
-import type { ApprovalSchedulerHandle } from '../approvals/approval-scheduler.js';
+import type { ApprovalSchedulerHandle } from '../approvals/approval-scheduler-options.js';
 import { checkSchedulerOptions } from '../sessions/runtime-option-checks.js';
 import { INSPECT_EXPECTED, isInspectOption, type InspectOption } from '../definition/inspection.js';
 import type {

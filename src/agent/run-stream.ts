@@ -1,4 +1,4 @@
-import type { StepProgress } from '../actors/step-deps.js';
+import type { StepProgress } from '../actors/step-progress.js';
 import { AsyncQueue } from '../core/async-queue.js';
 import type { RunResult } from '../session-host/run-result.js';
 import { runSnapshotEvents, type RunSnapshotEvent } from '../runs/run-snapshot-events.js';

@@ -27,7 +27,7 @@ export const DURABILITY_EXPECTED = "'step', 'tools' or 'run'";
 export const isDurability = (value: unknown): value is Durability =>
   DURABILITY_MODES.includes(value as Durability);
 
-/** The kind of step about to do fresh work (see `StepDeps.durable`). */
+/** The kind of step about to do fresh work (see `JournaledStepDeps.durable`). */
 export type StepKind = 'model' | 'tool' | 'approval' | 'guardrail';
 
 /** What the policy reads of the loaded session when the actor changes. */

@@ -62,7 +62,8 @@ const RESUMABLE_MODEL_CODES: ReadonlySet<string> = new Set(['MODEL_ERROR', 'MODE
 /**
  * One run's execution: call the model, check approvals, run tool calls in parallel, repeat
  * until the model answers without tools. Pure: every side effect is a named actor that the
- * runtime provides (`modelStep`, `approvalCheck`, `toolCall`, `durableTimer`). Context is plain
+ * runtime provides (`modelStep`, `approvalCheck`, `toolCall`, `durableTimer`, `guardrailCheck`,
+ * `subRun`), each with its own deps, in one place: `session-host/run-wiring.ts`. Context is plain
  * JSON and holds the current turn only; the conversation lives in the session's history log.
  */
 export const runMachine = setup({

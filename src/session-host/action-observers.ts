@@ -1,4 +1,4 @@
-import type { StepProgress } from '../actors/step-deps.js';
+import type { StepProgress } from '../actors/step-progress.js';
 import type { Durability } from '../core/durability-policy.js';
 import type { RunSnapshot } from '../runs/live-snapshots.js';
 

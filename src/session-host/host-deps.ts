@@ -9,14 +9,59 @@ import type { Clock } from '../core/clock.js';
 import { newId } from '../core/new-id.js';
 import { runMetadata } from '../runs/run-metadata.js';
 import type { ActionObservers } from '../session-host/action-observers.js';
-import type { HostDeps } from './session-host.js';
 import type { SubAgents } from './sub-agents.js';
+import type { AgentDeps } from '../actors/agent-deps.js';
+import type { StepProgress } from '../actors/step-progress.js';
+import type { HistoryStrategy } from '../context-window/history-strategy.js';
+import type { RunContext } from '../core/run-context.js';
+import type { RunSnapshot } from '../runs/live-snapshots.js';
 import type { Observability } from '../telemetry/observability.js';
 import type { PermissionPolicy } from '../core/permission-policy.js';
 import type { Durability } from '../core/durability-policy.js';
 
 /** How deep sub-agent runs nest by default (`AgentOptions.maxSubAgentDepth`). */
 const DEFAULT_MAX_SUB_AGENT_DEPTH = 5;
+
+/** The session's own agent as bound for an action: its instructions before the session's override. */
+export type SessionAgentDeps = Omit<AgentDeps, 'instructions' | 'modelName'> & {
+  instructions: string | undefined;
+};
+
+/** What a session host needs besides the store and the record. */
+export interface HostDeps {
+  agent: SessionAgentDeps;
+  /** The session agent's context window: which history items each model request carries. */
+  history: HistoryStrategy | undefined;
+  /** The other agents the action may run (sub-agents, handoffs), bound on first use. */
+  subAgents: Pick<SubAgents, 'get'>;
+  /** The RunContext of the session's run `runId` (a sub-agent's derives from it). */
+  contextFor(runId: string): RunContext;
+  clock: Clock;
+  /** The runtime's permission policy, then the session agent's. */
+  sessionPermissions: readonly PermissionPolicy[];
+  /** How deep sub-agent runs may nest (a child of the session's run is 1 deep). */
+  maxSubAgentDepth: number;
+  /** A new ULID, for a sub-agent call's child run. */
+  newRunId(): string;
+  /** The caller's signal: aborting it cancels the run. */
+  signal: AbortSignal | undefined;
+  /** Set while streaming: receives deltas and tool progress; the model is then streamed. */
+  progress: ((event: StepProgress) => void) | undefined;
+  /** Called after each successful save with the record and the committed history. */
+  onSaved?: ((record: SessionRecord, committed: Item[]) => void) | undefined;
+  /** Called with each run snapshot (for stream events). */
+  onRunSnapshot?: ((snapshot: RunSnapshot) => void) | undefined;
+  /** The stored run's journal entries, read and checked when the session was loaded. */
+  journal: readonly JournalEntry[];
+  /** The session lease the runtime holds for this action; every save carries it. */
+  lease?: SessionLease | undefined;
+  /** The runtime's telemetry and logger (absent: none). */
+  observability?: Observability | undefined;
+  /** Inspects the session actor and every actor under it (XState's `inspect`). */
+  inspect?: ((event: InspectionEvent) => void) | undefined;
+  /** When changes are saved (`AgentOptions.durability`). @default 'step' */
+  durability?: Durability | undefined;
+}
 
 /** What one action's session host is given: the bound agent, its sub-agents, the observers. */
 export interface HostDepsInput {
@@ -40,21 +85,27 @@ export interface HostDepsInput {
   durability: Durability | undefined;
 }
 
-/** The step dependencies of one loaded session, from the agent bound for the action. */
+/** What one loaded session's host is given, from the agent bound for the action. */
 export function hostDeps(input: HostDepsInput): HostDeps {
   const { options, binding, key, record, observe } = input;
   return {
-    agentName: options.name,
-    model: options.model,
-    tools: binding.tools,
-    toolSpecs: binding.toolSpecs,
-    baseInstructions: binding.instructions,
+    agent: {
+      agentName: options.name,
+      model: options.model,
+      tools: binding.tools,
+      toolSpecs: binding.toolSpecs,
+      instructions: binding.instructions,
+      outputType: options.outputType,
+      outputSchema: binding.outputSchema,
+      prices: options.prices,
+      approvalTimeoutMs: options.approvalTimeoutMs,
+      inputGuardrails: options.inputGuardrails,
+      outputGuardrails: options.outputGuardrails,
+      redact: options.redact,
+      permissions: options.permissions,
+    },
     history: options.history,
-    outputType: options.outputType,
-    outputSchema: binding.outputSchema,
-    inputGuardrails: options.inputGuardrails,
-    outputGuardrails: options.outputGuardrails,
-    redact: options.redact,
+    subAgents: input.subAgents,
     contextFor: (runId) =>
       binding.context.withOverrides({
         runId,
@@ -64,13 +115,9 @@ export function hostDeps(input: HostDepsInput): HostDeps {
         metadata: runMetadata(record, binding.context.metadata),
       }),
     clock: input.clock,
-    prices: options.prices,
-    approvalTimeoutMs: options.approvalTimeoutMs,
-    permissions: options.permissions,
     sessionPermissions: [input.permissions, options.permissions].filter(
       (p): p is PermissionPolicy => p !== undefined,
     ),
-    agentFor: (path) => input.subAgents.get(path ?? []),
     maxSubAgentDepth: options.maxSubAgentDepth ?? DEFAULT_MAX_SUB_AGENT_DEPTH,
     newRunId: newId,
     signal: observe?.signal,

@@ -1,84 +1,35 @@
-import { createActor, type AnyActorRef, type InspectionEvent } from 'xstate';
-import { runActors } from '../actors/run-actors.js';
-import { SessionLog } from '../actors/session-log.js';
-import type { AnyActorSystem, StepDeps, StepTiming } from '../actors/step-deps.js';
+import type { AnyActorRef } from 'xstate';
+import type { SessionLog } from '../actors/session-log.js';
+import type { StepTiming } from '../actors/step-timing.js';
 import {
   InvalidSessionTransitionError,
   RestoreFailedError,
   SessionConflictError,
 } from '../errors/session-errors.js';
-import type { JournalEntry } from '../persistence/session-store.js';
-import type { SessionLease } from '../persistence/session-leases.js';
-import { resultsToPlace } from '../runs/stored-session-check.js';
-import { storedRun } from '../runs/stored-run.js';
-import { runMachine } from '../machines/run-machine.js';
 import type { RunMachineContext } from '../machines/run-types.js';
-import { sessionMachine } from '../machines/session-machine.js';
 import type { SessionEvent, SessionMachineContext } from '../machines/session-types.js';
 import type { Item } from '../items/item.js';
 import type { SessionKey, SessionRecord, SessionStore } from '../persistence/session-store.js';
-import type { Clock } from '../core/clock.js';
 import { SessionCommitter } from './session-committer.js';
-import { DurabilityPolicy, type Durability } from '../core/durability-policy.js';
+import { DurabilityPolicy, type StepKind } from '../core/durability-policy.js';
 import { sessionStatusOf, stateName } from '../runs/session-status.js';
 import { runInFlight } from '../runs/run-activity.js';
-import { allRuns, callOfSubRun, runChain } from '../runs/run-tree.js';
-import { isSubRun } from '../machines/agent-path.js';
+import { runChain } from '../runs/run-tree.js';
 import type { RunContext } from '../core/run-context.js';
-import type { Observability } from '../telemetry/observability.js';
 import type { SessionObserver } from '../telemetry/session-observer.js';
 import { closeRuns, observeRun, runRefs, stepsInFlight } from '../runs/run-observation.js';
 import type { RunSnapshot, SessionActor, SessionSnapshot } from '../runs/live-snapshots.js';
-
-/** What a host needs besides the store and record: the step dependencies minus the log. */
-export type HostDeps = Omit<
-  StepDeps,
-  'log' | 'instructions' | 'modelName' | 'historyFrom' | 'durable' | 'stepStarted'
-> & {
-  /** The agent's instructions for this session (the session's system prompt overrides). */
-  baseInstructions: string | undefined;
-  clock: Clock;
-  /** Called after each successful save with the record and the committed history. */
-  onSaved?: ((record: SessionRecord, committed: Item[]) => void) | undefined;
-  /** Called with each run snapshot (for stream events). */
-  onRunSnapshot?: ((snapshot: RunSnapshot) => void) | undefined;
-  /** The stored run's journal entries, read and checked when the session was loaded. */
-  journal: readonly JournalEntry[];
-  /** The session lease the runtime holds for this action; every save carries it. */
-  lease?: SessionLease | undefined;
-  /** The runtime's telemetry and logger (absent: none). */
-  observability?: Observability | undefined;
-  /** Inspects the session actor and every actor under it (XState's `inspect`). */
-  inspect?: ((event: InspectionEvent) => void) | undefined;
-  /** When changes are saved (`AgentOptions.durability`). @default 'step' */
-  durability?: Durability | undefined;
-};
-
-/** Step deps of each loaded session, by its actor system (which the session's actors share). */
-const stepDepsBySystem = new WeakMap<AnyActorSystem, StepDeps>();
-
-/**
- * The session machine with the run machine and its step actors, provided once for all hosts:
- * `provide()` rebuilds both machines (about 0.2 ms and 35 KB each time), so instead each step
- * finds its session's deps through its actor system.
- */
-const hostRun = runMachine.provide({
-  actors: runActors((system) => {
-    const deps = stepDepsBySystem.get(system);
-    if (!deps) throw new Error('agentstate: a step actor ran outside of a loaded session');
-    return deps;
-  }),
-});
-// A sub-agent's run is this same machine, nested under its parent's run actor: it names
-// itself as its `subRun` actor (XState resolves actors by name when it spawns or restores).
-(hostRun.implementations.actors as Record<string, unknown>)['subRun'] = hostRun;
-const hostMachine = sessionMachine.provide({ actors: { run: hostRun } });
+import type { HostDeps } from './host-deps.js';
+import { createSessionActor, runStepDeps, type StepHost } from './run-wiring.js';
+import { restoredLog } from './restored-log.js';
+import { subRunContext } from './sub-run-context.js';
+import { answerCancelledCalls } from './cancelled-calls.js';
 
 /**
  * One session loaded into this process: its actor (session machine with the run machine as
  * child), its history log and its committer. Created per action; persisted before stopped.
  */
-export class SessionHost {
+export class SessionHost implements StepHost {
   readonly actor: SessionActor;
   readonly log: SessionLog;
   readonly committer: SessionCommitter;
@@ -101,48 +52,19 @@ export class SessionHost {
     committedItems: Item[],
     private readonly deps: HostDeps,
   ) {
-    this.log = new SessionLog(store, key, committedItems);
-    // The snapshot was checked on load (checkStoredSession): its run child has this shape.
-    const stored = storedRun<{ context: RunMachineContext }>(record.snapshot)?.context;
-    for (const run of allRuns(storedRun(record.snapshot))) {
-      const runId = run.context!.runId;
-      this.log.knowRun(
-        runId,
-        deps.journal.filter((e) => e.runId === runId),
-      );
-    }
-    if (stored) {
-      for (const { position, result } of resultsToPlace(stored, deps.journal)) {
-        this.log.place(position, result);
-      }
-    }
+    this.log = restoredLog(store, key, record, committedItems, deps.journal);
     this.observer = deps.observability?.forSession(record.version, (runId) =>
       this.contextFor(runId),
     );
-    const stepDeps: StepDeps = {
-      ...deps,
-      observer: this.observer,
-      log: this.log,
-      instructions: () => this.context().config.systemPrompt ?? deps.baseInstructions,
-      modelName: () => this.context().config.model,
-      historyFrom: () => this.context().historyFrom,
-      durable: (kind) => this.committer.barrier(kind),
-      agentFor: (path, agent) =>
-        agent !== undefined
-          ? deps.agentFor([agent])
-          : isSubRun(path)
-            ? deps.agentFor(path)
-            : Promise.resolve(stepDeps),
-      contextFor: (runId) => this.contextFor(runId),
-      inputOf: (runId) => runChain(this.runSnapshot(), runId).at(-1)?.context,
-      stepStarted: (runId, step) => this.stepStarted(runId, step),
-    };
-    this.actor = createActor(hostMachine, {
-      snapshot: record.snapshot as SessionSnapshot,
-      input: { sessionId: key.sessionId, userId: key.userId },
-      ...(deps.inspect ? { inspect: deps.inspect } : {}),
-    });
-    stepDepsBySystem.set(this.actor.system, stepDeps); // before start: restored steps restart then
+    // Created with its step deps attached (see run-wiring.ts): restored steps restart on start.
+    this.actor = createSessionActor(
+      {
+        snapshot: record.snapshot as SessionSnapshot,
+        input: { sessionId: key.sessionId, userId: key.userId },
+        inspect: deps.inspect,
+      },
+      runStepDeps(this, deps),
+    );
     this.committer = new SessionCommitter(
       store,
       record,
@@ -179,25 +101,9 @@ export class SessionHost {
     return this.actor.getSnapshot().context;
   }
 
-  /**
-   * The RunContext of a run's tools: the session run's, or for a sub-agent run its parent's
-   * with overrides (its own run id, the caller's metadata merged over the parent's, and the
-   * user or session the sub-agent tool names explicitly).
-   */
+  /** The RunContext of a run's tools (a sub-agent run's: its parent's, overridden). */
   contextFor(runId: string): RunContext {
-    const chain = runChain(this.runSnapshot(), runId);
-    let context = this.deps.contextFor(chain[0]?.context?.runId ?? runId);
-    for (let i = 1; i < chain.length; i++) {
-      const child = chain[i]!.context!;
-      const spec = callOfSubRun(chain[i - 1]!, child.runId)?.subRun;
-      context = context.withOverrides({
-        runId: child.runId,
-        metadata: { ...context.metadata, ...(child.metadata ?? {}) },
-        ...(spec?.userId === undefined ? {} : { userId: spec.userId }),
-        ...(spec?.sessionId === undefined ? {} : { sessionId: spec.sessionId }),
-      });
-    }
-    return context;
+    return subRunContext(this.runSnapshot(), runId, (id) => this.deps.contextFor(id));
   }
 
   /**
@@ -216,6 +122,16 @@ export class SessionHost {
       : { startedAt: this.deps.clock.now(), restarts: 0 };
     ref?.send({ type: 'STEP_STARTED', step, at: timing.startedAt, restarts: timing.restarts });
     return timing;
+  }
+
+  /** See `JournaledStepDeps.durable`: the committer's barrier. */
+  durable(kind: StepKind): Promise<void> {
+    return this.committer.barrier(kind);
+  }
+
+  /** Where a session run's input items are in the history (for its input guardrails). */
+  inputOf(runId: string): { historyStart: number; inputCount: number } | undefined {
+    return runChain(this.runSnapshot(), runId).at(-1)?.context;
   }
 
   /** The run child's snapshot, if a run is in progress or paused. */
@@ -285,18 +201,7 @@ export class SessionHost {
     if (!run || !this.actor.getSnapshot().can(event)) {
       throw new InvalidSessionTransitionError(this.key.sessionId, action, this.stateName());
     }
-    run.calls.forEach((call, index) => {
-      if (call.done) return;
-      const result: Item = {
-        type: 'tool_result',
-        callId: call.callId,
-        name: call.name,
-        output: `The run was cancelled before the call to "${call.name}" returned a result.`,
-        isError: true,
-      };
-      if (run.resultsAt === undefined) this.log.append([result]);
-      else this.log.place(run.resultsAt + index, result);
-    });
+    answerCancelledCalls(run, this.log);
     this.actor.send(event);
   }
 

@@ -1,4 +1,4 @@
-import type { AgentDeps } from '../actors/step-deps.js';
+import type { AgentDeps } from '../actors/agent-deps.js';
 import type { RunContext } from '../core/run-context.js';
 import type { AnyTool } from '../tools/tool.js';
 import type { BindingSource } from '../definition/agent-binding.js';

@@ -7,7 +7,7 @@ import {
   optionNames,
 } from '../validation/option-checks.js';
 import { INSPECT_EXPECTED, isInspectOption } from '../definition/inspection.js';
-import type { ApprovalSchedulerOptions } from '../approvals/approval-scheduler.js';
+import type { ApprovalSchedulerOptions } from '../approvals/approval-scheduler-options.js';
 import { checkTelemetryOptions } from '../telemetry/telemetry-options.js';
 import { SESSION_STORE_METHODS } from '../persistence/session-store-methods.js';
 import type { SessionRuntimeOptions } from './session-runtime.js';

@@ -1,4 +1,3 @@
-import { RunContext } from '../core/run-context.js';
 import { RunInProgressError } from '../errors/session-errors.js';
 import type { SessionMachineContext } from '../machines/session-types.js';
 import type {
@@ -9,16 +8,16 @@ import type {
   SessionRecord,
   SessionStore,
 } from '../persistence/session-store.js';
-import { hasLeases, type SessionLease } from '../persistence/session-leases.js';
+import { hasLeases } from '../persistence/session-leases.js';
 import { hostname } from 'node:os';
-import { AgentBinding, type BindingSource } from '../definition/agent-binding.js';
+import type { BindingSource } from '../definition/agent-binding.js';
 import { keyInScope, pageInScope } from '../session-host/session-scope.js';
+import { ApprovalScheduler } from '../approvals/approval-scheduler.js';
 import {
-  ApprovalScheduler,
   deadlineIndexOf,
   type ApprovalSchedulerHandle,
   type ApprovalSchedulerOptions,
-} from '../approvals/approval-scheduler.js';
+} from '../approvals/approval-scheduler-options.js';
 import { newId } from '../core/new-id.js';
 import {
   checkRecoverOptions,
@@ -35,29 +34,20 @@ import {
   type SessionRuntimeEvents,
   type SessionRuntimeEventType,
 } from '../session-host/session-events.js';
-import { runMetadata } from '../runs/run-metadata.js';
 import {
   checkExecuteCall,
   checkListQuery,
   checkRuntimeOptions,
   checkSchedulerOptions,
 } from './runtime-option-checks.js';
-import { SessionHost } from '../session-host/session-host.js';
-import { hostDeps } from '../session-host/host-deps.js';
 import { describeSession, type SessionView } from '../runs/session-view.js';
 import { runOwner } from '../runs/run-owner.js';
-import { storedRun } from '../runs/stored-run.js';
-import { SubAgents } from '../session-host/sub-agents.js';
-import { readRunJournals } from '../runs/stored-session-check.js';
-import { checkActionFits } from '../actions/action-precheck.js';
 import { Observability } from '../telemetry/observability.js';
 import type { SessionRuntimeOptions } from './session-runtime-options.js';
-import type { Durability } from '../core/durability-policy.js';
 import { newSessionRecord } from '../runs/new-session-record.js';
-import type { PermissionPolicy } from '../core/permission-policy.js';
-import { AuditTrail } from '../audit/audit-trail.js';
 import { AuditReader } from '../audit/audit-reader.js';
 import { SessionLoader } from '../session-host/session-loader.js';
+import { ActionRunner } from './action-runner.js';
 import type { AuditPage, AuditQuery } from '../persistence/audit-log.js';
 
 export type { SessionRuntimeOptions } from './session-runtime-options.js';
@@ -82,11 +72,10 @@ export class SessionRuntime {
   private readonly leasing: boolean;
   /** The leases of this runtime's running actions, renewed together (once one is taken). */
   private leases: RunLeases | undefined;
-  private readonly observability: Observability;
-  private readonly permissions: PermissionPolicy | undefined;
   private readonly audit: AuditReader;
   private readonly loader: SessionLoader;
-  private readonly durability: Durability | undefined;
+  /** Applies actions to loaded sessions. */
+  private readonly actions: ActionRunner;
 
   /**
    * @throws TypeError for an unknown option name (naming the closest valid one), a `store`,
@@ -107,18 +96,27 @@ export class SessionRuntime {
     this.leaseOwner = (lease || undefined)?.owner ?? `${hostname()}:${process.pid}:${newId()}`;
     this.leaseTtlMs = (lease || undefined)?.ttlMs ?? DEFAULT_LEASE_TTL_MS;
     const agent = options.agent.options;
-    this.observability = new Observability({
-      telemetry: options.telemetry ?? agent.telemetry,
-      logger: options.logger ?? agent.logger,
-      redact: agent.redact,
-      envLevel: process.env['AGENTSTATE_LOG'],
-    });
     this.hub.inspectWith(options.inspect ?? options.agent.options.inspect);
-    this.permissions = options.permissions;
-    this.durability = options.durability ?? agent.durability;
     this.audit = new AuditReader(this.store, this.scope);
     this.loader = new SessionLoader(this.store, this.source.options, this.hub);
     this.cache = new SessionCache(options.cachedSessions ?? agent.cachedSessions);
+    this.actions = new ActionRunner({
+      store: this.store,
+      source: this.source,
+      clock: this.clock,
+      cache: this.cache,
+      hub: this.hub,
+      loader: this.loader,
+      observability: new Observability({
+        telemetry: options.telemetry ?? agent.telemetry,
+        logger: options.logger ?? agent.logger,
+        redact: agent.redact,
+        envLevel: process.env['AGENTSTATE_LOG'],
+      }),
+      permissions: options.permissions,
+      durability: options.durability ?? agent.durability,
+      newRecord: (key, input) => this.newRecord(key, input),
+    });
   }
 
   /** The name of the agent whose runs this runtime runs (and alone continues). */
@@ -155,7 +153,7 @@ export class SessionRuntime {
     action: SessionAction<R>,
   ): Promise<R> {
     const key = this.toKey(target);
-    if (action.runs !== true) return this.apply(key, action, undefined);
+    if (action.runs !== true) return this.actions.apply(key, action, undefined);
     // One live run per session in this process: a second would restart the steps in flight.
     const executing = cacheKey(key);
     if (this.executing.has(executing)) throw new RunInProgressError(key.sessionId, action.name);
@@ -174,13 +172,13 @@ export class SessionRuntime {
   /** Applies an action that runs, holding the session's lease when the store keeps leases. */
   private applyLeased<R>(key: SessionKey, action: SessionAction<R>): Promise<R> {
     const { store } = this;
-    if (!this.leasing || !hasLeases(store)) return this.apply(key, action, undefined);
+    if (!this.leasing || !hasLeases(store)) return this.actions.apply(key, action, undefined);
     this.leases ??= new RunLeases(store, {
       owner: this.leaseOwner,
       ttlMs: this.leaseTtlMs,
       clock: this.clock,
     });
-    return this.leases.holding(key, action.name, (lease) => this.apply(key, action, lease));
+    return this.leases.holding(key, action.name, (lease) => this.actions.apply(key, action, lease));
   }
 
   /**
@@ -203,103 +201,6 @@ export class SessionRuntime {
       },
       options,
     );
-  }
-
-  private apply<R>(
-    key: SessionKey,
-    action: SessionAction<R>,
-    lease: SessionLease | undefined,
-  ): Promise<R> {
-    return this.applyLoaded(key, action, lease).catch((error: unknown) => {
-      // A failed action (a lost version check, a save or a restore that failed, bad stored
-      // input) leaves nothing cached: the next action reads the session afresh.
-      this.cache.forget(key);
-      throw error;
-    });
-  }
-
-  private async applyLoaded<R>(
-    key: SessionKey,
-    action: SessionAction<R>,
-    lease: SessionLease | undefined,
-  ): Promise<R> {
-    await this.observability.ready(); // loads @opentelemetry/api once something can record
-    const audit = new AuditTrail(key, () => this.clock.now(), this.source.options.redact);
-    const create = action.createIfMissing === true;
-    const { record, userUsage } = await this.loadForUpdate(key, create, audit);
-    checkActionFits(key, record, action, this.clock.now(), this.agentName);
-    const items = await this.cache.history(this.store, key, record);
-    const journal = await readRunJournals(this.store, key, record);
-    const needsAgent = action.runs === true || storedRun(record.snapshot) !== undefined;
-    const context = new RunContext({
-      sessionId: key.sessionId,
-      userId: key.userId,
-      metadata: runMetadata(record, action.observe?.metadata),
-    });
-    const bound = needsAgent
-      ? await this.source.bind(context)
-      : {
-          binding: AgentBinding.inert(this.source.options, context),
-          release: async () => undefined,
-        };
-    const subAgents = new SubAgents(
-      this.source.options.name,
-      bound.binding.tools.values(),
-      bound.binding.context,
-    );
-    try {
-      const { binding } = bound;
-      const host = new SessionHost(
-        this.store,
-        key,
-        record,
-        items,
-        hostDeps({
-          options: this.source.options,
-          binding,
-          subAgents,
-          key,
-          record,
-          clock: this.clock,
-          observe: action.observe,
-          journal,
-          lease,
-          observability: this.observability,
-          inspect: this.hub.inspector(key),
-          permissions: this.permissions,
-          durability: this.durability,
-          onSaved: (saved, all) => {
-            if (saved.status === 'deleted') this.cache.forget(key);
-            else this.cache.remember(key, saved, all);
-            this.hub.emit('SessionSaved', { key, version: saved.version, record: saved });
-          },
-        }),
-      );
-      audit.attach(host, action, record);
-      let result: R;
-      try {
-        result = await action.apply({
-          audit,
-          key,
-          host,
-          store: this.store,
-          clock: this.clock,
-          binding,
-          newRecord: (k, input) => this.newRecord(k, input),
-          userBudget: this.source.options.userBudget,
-          userUsage,
-        });
-      } finally {
-        await host.close().catch((error: unknown) => {
-          this.hub.emit('SessionSaveFailed', { key, error });
-          throw error;
-        });
-      }
-      this.hub.emit('SessionActionExecuted', { key, action: action.name });
-      return result;
-    } finally {
-      await Promise.all([bound.release(), subAgents.release()]);
-    }
   }
 
   /** The stored session: info plus its lifecycle state and settings. Never changes the version. */
@@ -381,12 +282,6 @@ export class SessionRuntime {
   /** Loads and checks a session for reading (record, listing entry and snapshot). */
   private load(key: SessionKey): Promise<SessionRecord> {
     return this.loader.load(key);
-  }
-
-  /** Loads and checks a session and its owner's totals for an action (or creates it). */
-  private loadForUpdate(key: SessionKey, create: boolean, audit?: AuditTrail) {
-    const known = this.cache.record(key);
-    return this.loader.loadForUpdate(key, create, audit, (k) => this.newRecord(k), known);
   }
 
   /** A fresh session record in `active.idle`. */

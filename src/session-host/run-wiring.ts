@@ -1,0 +1,167 @@
+import { createActor, type InspectionEvent } from 'xstate';
+import type { AgentDeps } from '../actors/agent-deps.js';
+import { approvalCheck, type ApprovalCheckDeps } from '../actors/approval-check.js';
+import { durableTimer } from '../actors/durable-timer.js';
+import { guardrailCheck, type GuardrailCheckDeps } from '../actors/guardrail-check.js';
+import type { AnyActorSystem, DepsOf, JournaledStepDeps } from '../actors/journaled-step.js';
+import { modelStep, type ModelStepDeps } from '../actors/model-step.js';
+import type { SessionLog } from '../actors/session-log.js';
+import type { StepTiming } from '../actors/step-timing.js';
+import { toolCall, type ToolCallDeps } from '../actors/tool-call.js';
+import type { Clock } from '../core/clock.js';
+import type { StepKind } from '../core/durability-policy.js';
+import type { RunContext } from '../core/run-context.js';
+import { runMachine } from '../machines/run-machine.js';
+import { isSubRun } from '../machines/agent-path.js';
+import { sessionMachine } from '../machines/session-machine.js';
+import type { SessionMachineContext } from '../machines/session-types.js';
+import type { SessionActor, SessionSnapshot } from '../runs/live-snapshots.js';
+import type { SessionObserver } from '../telemetry/session-observer.js';
+import type { HostDeps } from './host-deps.js';
+
+/*
+ * THE WIRING OF THE RUN MACHINE'S STEP ACTORS: where each step gets its dependencies.
+ *
+ * The machines (src/machines) are pure and name their actors: `modelStep`, `toolCall`,
+ * `approvalCheck`, `guardrailCheck`, `durableTimer`, and `subRun` (the run machine itself,
+ * for a sub-agent's run). The actors (src/actors) each declare the narrow dependencies they use
+ * (`ModelStepDeps`, `ToolCallDeps`, `ApprovalCheckDeps`, `GuardrailCheckDeps`, a `Clock`).
+ * This file joins them, and nothing else does:
+ *
+ * 1. `wireRunActors` says which actor gets which deps; the machines are provided with those
+ *    actors once (`wiredSessionMachine`, an immutable constant: the same for every session).
+ * 2. `runStepDeps` builds the deps of one loaded session (its log, its committer's durability
+ *    barrier, its agent, the caller's signal and progress), and `createSessionActor` attaches
+ *    them to the session's actor system, under a key private to this file; a step reads them
+ *    from the system it runs in (every actor of one session, sub-agent runs included, shares
+ *    it, and it lives and dies with the session's actor). No registry: nothing outside the
+ *    session's own actor holds them.
+ *
+ * Why not `machine.provide()` per session (or per runtime): it rebuilds both machines, about
+ * 0.8 ms (measured on xstate 5.33: run machine 0.5 ms, session machine 0.3 ms, on a busy
+ * 2-core machine), a third of a message's whole cost in the bench's W1, paid again by every
+ * `agent.run()` without a session id (a runtime of its own). Why not the actors' input or the
+ * machine's context: both are persisted in snapshots, which stay plain JSON, no secrets.
+ */
+
+/** The dependencies of the step actors of one loaded session, by actor name. */
+export interface RunStepDeps {
+  modelStep: ModelStepDeps;
+  toolCall: ToolCallDeps;
+  approvalCheck: ApprovalCheckDeps;
+  guardrailCheck: GuardrailCheckDeps;
+  durableTimer: Clock;
+}
+
+/** The run machine's named step actors, each handed its own deps from its session's. */
+export function wireRunActors(stepsOf: DepsOf<RunStepDeps>) {
+  return {
+    modelStep: modelStep((system) => stepsOf(system).modelStep),
+    toolCall: toolCall((system) => stepsOf(system).toolCall),
+    approvalCheck: approvalCheck((system) => stepsOf(system).approvalCheck),
+    guardrailCheck: guardrailCheck((system) => stepsOf(system).guardrailCheck),
+    durableTimer: durableTimer((system) => stepsOf(system).durableTimer),
+  };
+}
+
+/** What a session actor is created with (XState's `createActor` options). */
+export interface SessionActorOptions {
+  snapshot: SessionSnapshot;
+  input: { sessionId: string; userId: string | undefined };
+  inspect?: ((event: InspectionEvent) => void) | undefined;
+}
+
+/** The key a session's step deps sit under on its actor system (private to this file). */
+const STEP_DEPS = Symbol('agentstate.runStepDeps');
+
+type WiredSystem = AnyActorSystem & { readonly [STEP_DEPS]?: RunStepDeps };
+
+/** The step deps of the session whose actor system a step runs in. */
+function stepsOf(system: AnyActorSystem): RunStepDeps {
+  const steps = (system as WiredSystem)[STEP_DEPS];
+  if (!steps) throw new Error('agentstate: a step actor ran outside of a loaded session');
+  return steps;
+}
+
+/** The run machine with its step actors; its sub-agent runs are this same machine. */
+function wiredRunMachine() {
+  const run = runMachine.provide({ actors: wireRunActors(stepsOf) });
+  // A sub-agent's run is this same machine, nested under its parent's run actor: it names
+  // itself as its `subRun` actor (XState resolves actors by name when it spawns or restores).
+  (run.implementations.actors as Record<string, unknown>)['subRun'] = run;
+  return run;
+}
+
+/** The session machine with the wired run machine: provided once, never changed. */
+const wiredSessionMachine = sessionMachine.provide({ actors: { run: wiredRunMachine() } });
+
+/**
+ * A session's actor, not started, whose steps use `steps` (attached before the start: the
+ * steps in flight in a restored snapshot restart as it starts).
+ */
+export function createSessionActor(options: SessionActorOptions, steps: RunStepDeps): SessionActor {
+  const actor = createActor(wiredSessionMachine, {
+    snapshot: options.snapshot,
+    input: options.input,
+    ...(options.inspect ? { inspect: options.inspect } : {}),
+  });
+  Object.defineProperty(actor.system, STEP_DEPS, { value: steps });
+  return actor;
+}
+
+/** What the steps read of the loaded session they run in (a `SessionHost`). */
+export interface StepHost {
+  readonly log: SessionLog;
+  readonly observer: SessionObserver | undefined;
+  context(): SessionMachineContext;
+  contextFor(runId: string): RunContext;
+  stepStarted(runId: string, step: number): StepTiming;
+  /** See `JournaledStepDeps.durable`. */
+  durable(kind: StepKind): Promise<void>;
+  /** Where a session run's input items are in the history. */
+  inputOf(runId: string): { historyStart: number; inputCount: number } | undefined;
+}
+
+/** The step deps of one loaded session: from its host and what the action bound for it. */
+export function runStepDeps(host: StepHost, deps: HostDeps): RunStepDeps {
+  const { agent, clock, signal, progress, sessionPermissions } = deps;
+  const sessionAgent: AgentDeps = {
+    ...agent,
+    instructions: () => host.context().config.systemPrompt ?? agent.instructions,
+    modelName: () => host.context().config.model,
+  };
+  const own = Promise.resolve(sessionAgent);
+  const journaled: JournaledStepDeps = {
+    log: host.log,
+    clock,
+    stepStarted: (runId, step) => host.stepStarted(runId, step),
+    durable: (kind) => host.durable(kind),
+    agentFor: (path, handedTo) =>
+      handedTo !== undefined
+        ? deps.subAgents.get([handedTo])
+        : isSubRun(path)
+          ? deps.subAgents.get(path ?? [])
+          : own,
+    contextFor: (runId) => host.contextFor(runId),
+  };
+  const { observer } = host;
+  return {
+    modelStep: {
+      ...journaled,
+      signal,
+      progress,
+      observer,
+      sessionPermissions,
+      maxSubAgentDepth: deps.maxSubAgentDepth,
+      newRunId: () => deps.newRunId(),
+      inputOf: (runId) => host.inputOf(runId),
+      historyFrom: () => host.context().historyFrom,
+      history: deps.history,
+      historyModel: agent.model,
+    },
+    toolCall: { ...journaled, signal, progress, observer },
+    approvalCheck: { ...journaled, agentName: agent.agentName, sessionPermissions },
+    guardrailCheck: journaled,
+    durableTimer: clock,
+  };
+}

@@ -1,0 +1,154 @@
+import { RunContext } from '../core/run-context.js';
+import type { Clock } from '../core/clock.js';
+import type { Durability } from '../core/durability-policy.js';
+import type { PermissionPolicy } from '../core/permission-policy.js';
+import type { SessionMachineContext } from '../machines/session-types.js';
+import type { SessionKey, SessionRecord, SessionStore } from '../persistence/session-store.js';
+import type { SessionLease } from '../persistence/session-leases.js';
+import { AgentBinding, type BindingSource } from '../definition/agent-binding.js';
+import type { SessionAction } from '../actions/session-action.js';
+import { checkActionFits } from '../actions/action-precheck.js';
+import { AuditTrail } from '../audit/audit-trail.js';
+import { runMetadata } from '../runs/run-metadata.js';
+import { storedRun } from '../runs/stored-run.js';
+import { readRunJournals } from '../runs/stored-session-check.js';
+import { hostDeps } from '../session-host/host-deps.js';
+import type { SessionCache } from '../session-host/session-cache.js';
+import type { SessionEventHub } from '../session-host/session-events.js';
+import { SessionHost } from '../session-host/session-host.js';
+import type { SessionLoader } from '../session-host/session-loader.js';
+import { SubAgents } from '../session-host/sub-agents.js';
+import type { Observability } from '../telemetry/observability.js';
+
+/** The parts of its runtime an `ActionRunner` works with. */
+export interface ActionRunnerParts {
+  store: SessionStore;
+  source: BindingSource;
+  clock: Clock;
+  cache: SessionCache;
+  hub: SessionEventHub;
+  loader: SessionLoader;
+  observability: Observability;
+  /** The runtime's permission policy, if any. */
+  permissions: PermissionPolicy | undefined;
+  /** The runtime's durability (the action's own wins). */
+  durability: Durability | undefined;
+  newRecord(
+    key: SessionKey,
+    input?: Partial<SessionMachineContext>,
+  ): Omit<SessionRecord, 'version'>;
+}
+
+/**
+ * How a runtime applies one action to a session: it reads and checks everything the action
+ * needs, binds the agent (and, on first use, its sub-agents), loads the session into a
+ * `SessionHost` (its actor and step deps, see session-host/run-wiring.ts), applies the action,
+ * then saves and closes the host. One per runtime.
+ */
+export class ActionRunner {
+  constructor(private readonly parts: ActionRunnerParts) {}
+
+  apply<R>(key: SessionKey, action: SessionAction<R>, lease: SessionLease | undefined): Promise<R> {
+    return this.applyLoaded(key, action, lease).catch((error: unknown) => {
+      // A failed action (a lost version check, a save or a restore that failed, bad stored
+      // input) leaves nothing cached: the next action reads the session afresh.
+      this.parts.cache.forget(key);
+      throw error;
+    });
+  }
+
+  private async applyLoaded<R>(
+    key: SessionKey,
+    action: SessionAction<R>,
+    lease: SessionLease | undefined,
+  ): Promise<R> {
+    await this.parts.observability.ready(); // loads @opentelemetry/api once something can record
+    const audit = new AuditTrail(
+      key,
+      () => this.parts.clock.now(),
+      this.parts.source.options.redact,
+    );
+    const create = action.createIfMissing === true;
+    const known = this.parts.cache.record(key);
+    const { record, userUsage } = await this.parts.loader.loadForUpdate(
+      key,
+      create,
+      audit,
+      (k) => this.parts.newRecord(k),
+      known,
+    );
+    checkActionFits(key, record, action, this.parts.clock.now(), this.parts.source.options.name);
+    const items = await this.parts.cache.history(this.parts.store, key, record);
+    const journal = await readRunJournals(this.parts.store, key, record);
+    const needsAgent = action.runs === true || storedRun(record.snapshot) !== undefined;
+    const context = new RunContext({
+      sessionId: key.sessionId,
+      userId: key.userId,
+      metadata: runMetadata(record, action.observe?.metadata),
+    });
+    const bound = needsAgent
+      ? await this.parts.source.bind(context)
+      : {
+          binding: AgentBinding.inert(this.parts.source.options, context),
+          release: async () => undefined,
+        };
+    const subAgents = new SubAgents(
+      this.parts.source.options.name,
+      bound.binding.tools.values(),
+      bound.binding.context,
+    );
+    try {
+      const { binding } = bound;
+      const host = new SessionHost(
+        this.parts.store,
+        key,
+        record,
+        items,
+        hostDeps({
+          options: this.parts.source.options,
+          binding,
+          subAgents,
+          key,
+          record,
+          clock: this.parts.clock,
+          observe: action.observe,
+          journal,
+          lease,
+          observability: this.parts.observability,
+          inspect: this.parts.hub.inspector(key),
+          permissions: this.parts.permissions,
+          durability: this.parts.durability,
+          onSaved: (saved, all) => {
+            if (saved.status === 'deleted') this.parts.cache.forget(key);
+            else this.parts.cache.remember(key, saved, all);
+            this.parts.hub.emit('SessionSaved', { key, version: saved.version, record: saved });
+          },
+        }),
+      );
+      audit.attach(host, action, record);
+      let result: R;
+      try {
+        result = await action.apply({
+          audit,
+          key,
+          host,
+          store: this.parts.store,
+          clock: this.parts.clock,
+          binding,
+          newRecord: (k, input) => this.parts.newRecord(k, input),
+          userBudget: this.parts.source.options.userBudget,
+          userUsage,
+        });
+      } finally {
+        await host.close().catch((error: unknown) => {
+          this.parts.hub.emit('SessionSaveFailed', { key, error });
+          throw error;
+        });
+      }
+      this.parts.hub.emit('SessionActionExecuted', { key, action: action.name });
+      return result;
+    } finally {
+      await Promise.all([bound.release(), subAgents.release()]);
+    }
+  }
+}
