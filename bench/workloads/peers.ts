@@ -302,6 +302,14 @@ export function peerPairs(sizes: PeerSizes, rounds: PeerRound[], w3: PeerW3Round
     ),
     pair(
       w2Memory,
+      "messages/second, agentstate durable (LevelDB, 'step'): issue 28's target, at least 1.2x",
+      'msg/s',
+      'higher',
+      a.map((r) => r.w2.messagesPerSecond),
+      p.map((r) => r.w2Memory.messagesPerSecond),
+    ),
+    pair(
+      w2Memory,
       'peak RSS',
       'bytes',
       'lower',
