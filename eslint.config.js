@@ -2,7 +2,18 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist', 'node_modules', 'coverage', '.agentstate', 'scratch', '.prof'] },
+  {
+    ignores: [
+      'dist',
+      'node_modules',
+      'coverage',
+      '.agentstate',
+      'scratch',
+      '.prof',
+      // The bench's peer has its own node_modules, tsconfig and lint (`bench/peers/package.json`).
+      'bench/peers',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -10,6 +10,8 @@
  *   npm run bench -- --markdown    also print the tables as Markdown (for bench/README.md)
  *   npm run bench -- --postgres    only the PostgreSQL workloads (W1 on PostgreSQL, W5)
  *   npm run bench -- --w1-w2       only W1 at the longest T and W2 (a quick before/after of the hot path)
+ *   npm run bench -- --peers       only W1, W2 and W3 against a peer, @openai/agents, side by side
+ *                                  (needs `npm ci --prefix bench/peers` first)
  */
 import { writeFile } from 'node:fs/promises';
 import { cpus, platform, release, tmpdir, totalmem } from 'node:os';
@@ -42,6 +44,13 @@ import {
 import { runW1Postgres, type W1PostgresRun } from './workloads/w1-postgres.js';
 import { runW5, type W5Point } from './workloads/w5-processes.js';
 import { startPostgres } from '../scripts/postgres-cluster.js';
+import { renderPeerMarkdown } from './peer-table.js';
+import {
+  PEERS_NOT_INSTALLED,
+  peersInstalled,
+  runPeerComparison,
+  W1_CHILD,
+} from './workloads/peers.js';
 
 interface Config {
   runs: number;
@@ -57,9 +66,10 @@ interface Config {
   /**
    * One part alone: `postgres` (W1 on PostgreSQL at the longest T, W5) or `fixed-cost` (the
    * per-message fixed cost and its target) or `w1-w2` (W1 at the longest T and W2, the hot
-   * path's before and after). Absent: every workload.
+   * path's before and after) or `peers` (W1, W2 and W3 against `@openai/agents`, side by side).
+   * Absent: every workload.
    */
-  only: 'postgres' | 'fixed-cost' | 'w1-w2' | undefined;
+  only: 'postgres' | 'fixed-cost' | 'w1-w2' | 'peers' | undefined;
 }
 
 function parseArgs(argv: string[]): Config {
@@ -70,11 +80,13 @@ function parseArgs(argv: string[]): Config {
   };
   const runs = Number(value('--runs') ?? (smoke ? 1 : 5));
   if (!Number.isInteger(runs) || runs < 1) throw new TypeError('--runs must be a positive integer');
-  const parts = (['postgres', 'fixed-cost', 'w1-w2'] as const).filter((part) =>
+  const parts = (['postgres', 'fixed-cost', 'w1-w2', 'peers'] as const).filter((part) =>
     argv.includes(`--${part}`),
   );
   if (parts.length > 1)
-    throw new TypeError('--postgres, --fixed-cost and --w1-w2 run one part each: pick one');
+    throw new TypeError(
+      '--postgres, --fixed-cost, --w1-w2 and --peers run one part each: pick one',
+    );
   return {
     runs,
     smoke,
@@ -83,7 +95,9 @@ function parseArgs(argv: string[]): Config {
       value('--out') ??
       (smoke
         ? join(tmpdir(), 'agentstate-bench-smoke.json')
-        : fileURLToPath(new URL('results.json', import.meta.url))),
+        : fileURLToPath(
+            new URL(parts[0] === 'peers' ? 'peers/results.json' : 'results.json', import.meta.url),
+          )),
     conversationLengths: smoke ? [10] : [10, 100, 500],
     w2Sessions: smoke ? 20 : 1000,
     suspendedSessions: smoke ? 100 : 10_000,
@@ -337,11 +351,26 @@ async function hotPathRuns(config: Config, longest: number): Promise<{ w1: W1Run
 /** One part of the bench alone (`--postgres`, `--fixed-cost`, `--w1-w2`): its rows, targets and results. */
 async function onlyPart(config: Config, stalls: MachineStalls[]): Promise<void> {
   const longest = Math.max(...config.conversationLengths);
-  let part: { kind: string; rows: Row[]; targets: TargetResult[]; raw: object };
+  let part: { kind: string; rows: Row[]; targets: TargetResult[]; raw: object; markdown?: string };
   if (config.only === 'postgres') {
     const { w1pg, w5 } = await postgresWorkloads(config, longest);
     const rows = [...w1PostgresRows(longest, w1pg), ...w5Rows(w5)];
     part = { kind: 'PostgreSQL', rows, targets: [], raw: { w1pg, w5 } };
+  } else if (config.only === 'peers') {
+    const built = await buildScripts([W1_CHILD, W2_CHILD, W3_CHILD]);
+    try {
+      const sizes = {
+        messages: longest,
+        sessions: config.w2Sessions,
+        runs: config.runs,
+        warmUpMessages: config.warmUpMessages,
+      };
+      const { pairs, rows, raw } = await runPeerComparison(built, sizes, log);
+      const markdown = renderPeerMarkdown(pairs, config.runs);
+      part = { kind: 'against @openai/agents 0.14', rows, targets: [], raw, markdown };
+    } finally {
+      await built.cleanup();
+    }
   } else if (config.only === 'w1-w2') {
     const { w1, w2 } = await hotPathRuns(config, longest);
     part = {
@@ -355,11 +384,12 @@ async function onlyPart(config: Config, stalls: MachineStalls[]): Promise<void> 
     const rows = fixedCostRows(fixedCost);
     part = { kind: 'fixed cost', rows, targets: [fixedCostTarget(fixedCost)], raw: { fixedCost } };
   }
-  const { kind, rows, targets, raw } = part;
+  const { kind, rows, targets, raw, markdown } = part;
   const info = machine([...stalls, measureStalls(config.smoke ? 200 : 2000)]);
   const shownTargets = targets.length ? `\n${renderTargets(targets)}\n` : '';
   process.stdout.write(`${header(kind, info)}${renderTable(rows, config.runs)}\n${shownTargets}`);
-  if (config.markdown) process.stdout.write(`\n${renderMarkdown(rows, targets, config.runs)}\n`);
+  if (config.markdown)
+    process.stdout.write(`\n${markdown ?? renderMarkdown(rows, targets, config.runs)}\n`);
   await writeFile(
     config.out,
     `${JSON.stringify({ machine: info, config, rows, targets, raw }, null, 2)}\n`,
@@ -368,11 +398,17 @@ async function onlyPart(config: Config, stalls: MachineStalls[]): Promise<void> 
 
 async function main(): Promise<void> {
   const config = parseArgs(process.argv.slice(2));
+  if (config.only === 'peers' && !peersInstalled()) {
+    process.stderr.write(`[bench] ${PEERS_NOT_INSTALLED}\n`);
+    process.exitCode = 1;
+    return;
+  }
   const started = performance.now();
   const stalls = [measureStalls(config.smoke ? 200 : 2000)];
   log(`machine pauses: ${describeStalls(stalls[0]!)}`);
   log(`${config.smoke ? 'smoke' : 'full'} run, ${config.runs} run(s) per figure; warming up`);
-  await warmUp(config.warmUpMessages);
+  // Against the peer, every figure runs in a child that warms itself up.
+  if (config.only !== 'peers') await warmUp(config.warmUpMessages);
   if (config.only) return onlyPart(config, stalls);
 
   const work = await tempDir('agentstate-bench-');

@@ -113,10 +113,16 @@ describe('bench (smoke)', () => {
     expect(results.raw.w2).toHaveLength(1);
   }, 300_000);
 
-  it('refuses --postgres with --fixed-cost', async () => {
+  it('refuses two parts at once (--postgres with --fixed-cost, --peers with --w1-w2)', async () => {
     dir = await mkdtemp(join(tmpdir(), 'agentstate-bench-smoke-'));
-    const { code, stderr } = await runSmoke(join(dir, 'r.json'), '--postgres', '--fixed-cost');
-    expect(code).not.toBe(0);
-    expect(stderr).toContain('--postgres, --fixed-cost and --w1-w2 run one part each');
+    const message = '--postgres, --fixed-cost, --w1-w2 and --peers run one part each';
+    for (const flags of [
+      ['--postgres', '--fixed-cost'],
+      ['--peers', '--w1-w2'],
+    ]) {
+      const { code, stderr } = await runSmoke(join(dir, 'r.json'), ...flags);
+      expect(code).not.toBe(0);
+      expect(stderr).toContain(message);
+    }
   }, 60_000);
 });

@@ -12,6 +12,7 @@ import {
 } from '../fixtures.js';
 import { measureFloor, type Floor } from '../floors.js';
 import type { Agent } from '../../src/index.js';
+import { MemorySessionStore } from '../../src/testing.js';
 import { RssSampler } from '../stats.js';
 
 /** One run of W1: one session receives `messages` user messages in sequence. */
@@ -34,13 +35,20 @@ export interface W1Options {
   keepAt?: string | undefined;
   /** The agent that answers. @default benchAgent() */
   agent?: Agent | undefined;
+  /**
+   * The session in a `MemorySessionStore` instead of LevelDB (no disk; the floor is then the
+   * bare XState runs alone). Not with `keepAt`.
+   */
+  memory?: boolean | undefined;
 }
 
 /** W1, one long conversation: T messages to one session, each a tool call and an answer. */
 export async function runW1(options: W1Options): Promise<W1Run> {
   const dir = await tempDir('agentstate-w1-');
   const path = options.keepAt ?? join(dir.path, 'db');
-  const { store, batches } = await openRecordedStore(path);
+  const { store, batches } = options.memory
+    ? { store: new MemorySessionStore(), batches: [] }
+    : await openRecordedStore(path);
   const agent = options.agent ?? benchAgent();
   let result: Omit<W1Run, 'floor' | 'floorRatio'>;
   try {
@@ -57,7 +65,7 @@ export async function runW1(options: W1Options): Promise<W1Run> {
       ...perMessageFigures({ times, bytes }),
       bytesWritten: stats.bytesWritten,
       batches: stats.batches,
-      bytesStored: await storedBytes(store),
+      bytesStored: store instanceof MemorySessionStore ? 0 : await storedBytes(store),
       peakRssBytes,
     };
   } finally {

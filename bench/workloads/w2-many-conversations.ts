@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { Agent } from '../../src/index.js';
+import type { Agent, Durability } from '../../src/index.js';
 import type { BuiltScripts } from '../built-scripts.js';
 import { runNodeScript } from '../child.js';
 import { MemorySessionStore } from '../../src/testing.js';
@@ -105,7 +105,15 @@ export async function runW2(options: W2Options = {}): Promise<W2Run> {
  */
 export function runW2InChild(
   built: BuiltScripts,
-  options: { sessions?: number; messagesPerSession?: number; concurrency?: number },
+  options: {
+    sessions?: number;
+    messagesPerSession?: number;
+    concurrency?: number;
+    /** A `MemorySessionStore` instead of LevelDB. */
+    memory?: boolean;
+    /** The agent's durability. @default the agent's default */
+    durability?: Durability;
+  },
   warmUpMessages: number,
 ): Promise<W2Run> {
   return runNodeScript<W2Run>(built.path(W2_CHILD), [
@@ -113,5 +121,7 @@ export function runW2InChild(
     String(options.messagesPerSession ?? 3),
     String(options.concurrency ?? 50),
     String(warmUpMessages),
+    options.memory ? 'memory' : 'level',
+    ...(options.durability ? [options.durability] : []),
   ]);
 }
