@@ -59,15 +59,6 @@ import type {
   RunOptions,
 } from './agent-call-options.js';
 
-export type {
-  StartSchedulerOptions,
-  ApproveOptions,
-  CancelOptions,
-  RejectOptions,
-  ResumeOptions,
-  RunOptions,
-} from './agent-call-options.js';
-
 /**
  * A stateless, reusable agent blueprint. `run` / `stream` execute one run in a session,
  * `resume` continues an interrupted or crashed one, `createSession` binds the agent to a
