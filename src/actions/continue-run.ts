@@ -4,12 +4,13 @@ import type { RunLike } from '../runs/run-activity.js';
 import type { ApprovalDecision } from '../runs/run-state.js';
 import { readRunResult, type RunResult } from '../session-host/run-result.js';
 import type { SessionAction } from './session-action.js';
-import { pausedRuns, runChain, runState, type RunNode } from '../runs/run-tree.js';
+import { pausedRuns, runState, type RunNode } from '../runs/run-tree.js';
 import { storedRun } from '../runs/stored-run.js';
 import { CONTINUE_RUN_OPTION_NAMES, checkRunOptions } from './run-call-checks.js';
 import type { RunActionOptions } from './run-options.js';
 import type { AuditVia } from '../persistence/audit-log.js';
 import { currentBudget } from './send-message.js';
+import { sendDecisions } from './send-decisions.js';
 
 export interface ContinueRunOptions extends Omit<RunActionOptions, 'modelSettings'> {
   /** Approvals and rejections of pending tool calls. */
@@ -56,23 +57,7 @@ export function continueRun<T = string>(
       const paused = pausedRuns(run);
       // Decisions recorded elsewhere (`recordDecisions`) wait for this resume to run the calls.
       const held = paused.some((r) => runState(r) === 'awaitingApproval' && r.context?.held);
-      const decisions = resolved(run);
-      // Who decided what, written with the save that applies the decisions.
-      host.log.audit(
-        decisions.map((d) =>
-          ctx.audit.decision(run, d, { by: d.by ?? options.by, via: d.via ?? options.via }),
-        ),
-      );
-      for (const d of decisions) {
-        // checked before the load (`check`): each names a call pending in a run of the tree
-        const runId = runChain(run, d.runId ?? run.context.runId).at(-1)?.context?.runId;
-        host.send(
-          d.approve
-            ? { type: 'APPROVE', callId: d.callId, always: d.always, runId }
-            : { type: 'REJECT', callId: d.callId, message: d.message, always: d.always, runId },
-          'resume',
-        );
-      }
+      sendDecisions(ctx, run, resolved(run), options, { cause: 'resume', hold: false });
       for (const r of paused) {
         // a run whose model call failed calls the model again
         if (r.context?.interruption === 'error') host.observer?.retry(r.context.runId);

@@ -2,8 +2,8 @@ import { NothingToResumeError } from '../errors/session-errors.js';
 import { checkStoredDecisions, withRunId } from './decision-checks.js';
 import type { ApprovalDecision } from '../runs/run-state.js';
 import type { SessionAction } from './session-action.js';
-import { runChain, type RunNode } from '../runs/run-tree.js';
-import type { AuditVia } from '../persistence/audit-log.js';
+import { type RunNode } from '../runs/run-tree.js';
+import { sendDecisions, type Decider } from './send-decisions.js';
 
 /**
  * Records approval decisions in the session without running anything: the decided calls wait
@@ -15,7 +15,7 @@ import type { AuditVia } from '../persistence/audit-log.js';
  */
 export function recordDecisions(
   decisions: readonly ApprovalDecision[],
-  who: { by?: string | undefined; via?: AuditVia | undefined } = {},
+  who: Decider = {},
 ): SessionAction<void> {
   const resolved = (root: RunNode) => decisions.map((d) => withRunId(root, d));
   return {
@@ -29,23 +29,7 @@ export function recordDecisions(
       if (!run || run.status !== 'active') {
         throw new NothingToResumeError(key.sessionId, host.stateName());
       }
-      const decided = resolved(run);
-      // Who decided what, written with the save that records the decisions.
-      host.log.audit(
-        decided.map((d) =>
-          ctx.audit.decision(run, d, { by: d.by ?? who.by, via: d.via ?? who.via }),
-        ),
-      );
-      for (const d of decided) {
-        const runId = runChain(run, d.runId ?? run.context.runId).at(-1)?.context?.runId;
-        const common = { callId: d.callId, always: d.always, runId, hold: true };
-        host.send(
-          d.approve
-            ? { type: 'APPROVE', ...common }
-            : { type: 'REJECT', message: d.message, ...common },
-          'recordDecisions',
-        );
-      }
+      sendDecisions(ctx, run, resolved(run), who, { cause: 'recordDecisions', hold: true });
       await host.committer.flush();
     },
   };
