@@ -1,20 +1,8 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
-import { startInspector, type InspectorHandle } from '../src/inspect.js';
-import { launchChromium, opsAgent } from './helpers/inspector-fixtures.js';
-import { TempStores } from './helpers/temp-store.js';
+import { describe, expect, it } from 'vitest';
+import { startInspector } from '../src/inspect.js';
+import { useInspectorPages, opsAgent } from './helpers/inspector-fixtures.js';
 
-const temps = new TempStores();
-let browser: Browser;
-const inspectors: InspectorHandle[] = [];
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(() => browser.close());
-afterEach(async () => {
-  await Promise.all(inspectors.splice(0).map((i) => i.close()));
-  await temps.cleanupAll();
-});
+const { temps, inspectors, newPage } = useInspectorPages();
 
 /** What the tests read of an element in the page (no DOM types in this project). */
 type Attributed = { getAttribute(name: string): string | null };
@@ -32,7 +20,7 @@ describe("inspector page in Chromium: an all-users inspector's controls", () => 
       allUsers: true,
     });
     inspectors.push(inspector);
-    const page = await browser.newPage();
+    const page = await newPage();
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     const listed = () =>

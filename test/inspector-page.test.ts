@@ -1,25 +1,14 @@
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { startInspector, type InspectorHandle, type InspectorOptions } from '../src/inspect.js';
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { startInspector, type InspectorOptions } from '../src/inspect.js';
 import { Agent, SessionRuntime, type SessionStore } from '../src/index.js';
 import { ScriptedModel } from '../src/testing.js';
 import { approvalAgent, callTools } from './helpers/approval-agent.js';
 import { deferred } from './helpers/async.js';
-import { ARTIFACTS, launchChromium, opsAgent } from './helpers/inspector-fixtures.js';
-import { TempStores } from './helpers/temp-store.js';
+import { ARTIFACTS, useInspectorPages, opsAgent } from './helpers/inspector-fixtures.js';
 
-const temps = new TempStores();
-let browser: Browser;
-const inspectors: InspectorHandle[] = [];
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(() => browser.close());
-afterEach(async () => {
-  await Promise.all(inspectors.splice(0).map((i) => i.close()));
-  await temps.cleanupAll();
-});
+const { temps, inspectors, newPage } = useInspectorPages();
 
 /**
  * A store with the `ops` agent and the `assistant` agent (whose `send_email` needs approval);
@@ -41,7 +30,7 @@ async function setup(
     ...inspect({ store: temp.store, ops: ops.agent, assistant: assistant.agent }),
   });
   inspectors.push(inspector);
-  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  const page = await newPage({ viewport: { width: 1400, height: 1000 } });
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
   return { temp, ops, assistant, inspector, page, errors };

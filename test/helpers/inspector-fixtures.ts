@@ -1,7 +1,10 @@
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import type { Browser } from 'playwright-core';
+import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import type { InspectorHandle } from '../../src/inspect.js';
+import { TempStores } from './temp-store.js';
 import { Agent, tool, type ModelRequest, type SessionStore } from '../../src/index.js';
 import { ScriptedModel } from '../../src/testing.js';
 import { launchHeadlessChromium } from '../../scripts/headless-chromium.js';
@@ -15,6 +18,29 @@ export const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/inspector/'
 export async function launchChromium(): Promise<Browser> {
   await mkdir(ARTIFACTS, { recursive: true });
   return launchHeadlessChromium();
+}
+
+/**
+ * What a browser test file of the inspector shares: one Chromium for the file, temp stores and
+ * the inspectors it starts, all closed after each test (the hooks are registered here).
+ */
+export function useInspectorPages(): {
+  temps: TempStores;
+  inspectors: InspectorHandle[];
+  newPage: (options?: BrowserContextOptions) => Promise<Page>;
+} {
+  const temps = new TempStores();
+  const inspectors: InspectorHandle[] = [];
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    browser = await launchChromium();
+  });
+  afterAll(() => browser?.close());
+  afterEach(async () => {
+    await Promise.all(inspectors.splice(0).map((i) => i.close()));
+    await temps.cleanupAll();
+  });
+  return { temps, inspectors, newPage: (options) => browser!.newPage(options) };
 }
 
 const lastUserText = (request: ModelRequest): string => {
