@@ -642,6 +642,8 @@ export const PAGE_SCRIPT = [
   '      if (asked !== state.asked) return;',
   '      const run = runId ? await api(state.user, `${sessionPath(id)}/runs/${encodeURIComponent(runId)}`) : null;',
   '      if (asked !== state.asked) return;',
+  '      const unchanged = state.detail?.session.sessionId === id && state.runId === runId && JSON.stringify([detail, run]) === JSON.stringify([state.detail, state.run]);',
+  '      if (unchanged) return;',
   '      state.detail = detail;',
   '      state.runId = runId;',
   '      state.run = run;',

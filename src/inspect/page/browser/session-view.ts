@@ -33,6 +33,13 @@ export async function openSession(page: Page, id: string): Promise<void> {
       ? await api<RunDetail>(state.user, `${sessionPath(id)}/runs/${encodeURIComponent(runId)}`)
       : null;
     if (asked !== state.asked) return;
+    // A refresh that reads what is shown already draws nothing: the page does not flicker, and
+    // a field the user is typing in is not replaced under the cursor.
+    const unchanged =
+      state.detail?.session.sessionId === id &&
+      state.runId === runId &&
+      JSON.stringify([detail, run]) === JSON.stringify([state.detail, state.run]);
+    if (unchanged) return;
     state.detail = detail;
     state.runId = runId;
     state.run = run;
