@@ -10,11 +10,8 @@ export type KvOp = { type: 'put'; key: string; value: string } | { type: 'del'; 
  */
 export type BatchOpHook = (index: number, op: KvOp) => void;
 
-/**
- * A tiny ordered key-value store: everything the session stores need from LevelDB, so the
- * memory and LevelDB stores share all their logic.
- */
-export interface KvBackend {
+/** What a store's checks read before a write: values by key, and the keys of a range. */
+export interface KvReader {
   get(key: string): Promise<string | undefined>;
   getMany?(keys: string[]): Promise<(string | undefined)[]>;
   /**
@@ -23,12 +20,19 @@ export interface KvBackend {
    * about a microsecond; the asynchronous one costs a thread-pool round trip.
    */
   getManySync?(keys: string[]): (string | undefined)[] | undefined;
+  /** Keys of a range, ordered by key, without reading their values. */
+  keys(range: KvRange): AsyncIterable<string>;
+}
+
+/**
+ * A tiny ordered key-value store: everything the session stores need from LevelDB, so the
+ * memory and LevelDB stores share all their logic.
+ */
+export interface KvBackend extends KvReader {
   /** Applies every op or none of them. */
   write(ops: KvOp[]): Promise<void>;
   /** Entries of a range, ordered by key. */
   iterate(range: KvRange): AsyncIterable<[string, string]>;
-  /** Keys of a range, ordered by key, without reading their values. */
-  keys(range: KvRange): AsyncIterable<string>;
   /** Batches and bytes (utf8 length of every key and value put) written since opening. */
   stats(): StoreStats;
   close(): Promise<void>;
@@ -62,7 +66,7 @@ export class KvWriteStats {
 }
 
 /** Reads several keys, through `getMany` when the backend has it. */
-export async function getAll(backend: KvBackend, keys: string[]): Promise<(string | undefined)[]> {
+export async function getAll(backend: KvReader, keys: string[]): Promise<(string | undefined)[]> {
   if (backend.getMany) return backend.getMany(keys);
   return Promise.all(keys.map((key) => backend.get(key)));
 }

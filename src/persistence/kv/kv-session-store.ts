@@ -19,7 +19,7 @@ import { scanListing } from './listing-scan.js';
 import { warnIsolation } from '../isolation-warning.js';
 import { checkAppend, checkCreateItems, historyEnd, listLimit } from '../store-args.js';
 import { encodedHistory, encodedListing, type EncodedEntry } from '../encoded-entries.js';
-import { WriteQueue } from './write-queue.js';
+import { WriteQueue, type GroupLimits } from './write-queue.js';
 import type { RecordMigration } from '../migrations.js';
 import { addTotals, hasNamedOwners, readOwnerTotals } from './owner-totals.js';
 import { SessionRecordCodec } from '../session-record-codec.js';
@@ -56,6 +56,8 @@ export interface KvSessionStoreOptions {
   migrations?: readonly RecordMigration[] | undefined;
   /** Where lease expiry times come from. @default the system clock */
   clock?: LeaseClock | undefined;
+  /** How large one group of saves written as one batch may grow. @default DEFAULT_GROUP_LIMITS */
+  groupLimits?: GroupLimits | undefined;
 }
 
 /** Sessions (and owners) whose last written record (totals) a store remembers. */
@@ -69,13 +71,21 @@ const keyOf = (record: SessionKey): SessionKey => ({
   userId: record.userId,
 });
 
+/** The error of a write of `sessionId` whose batch failed (typed ones, e.g. a locked store, as is). */
+const writeFailed =
+  (sessionId: string) =>
+  (error: unknown): unknown =>
+    error instanceof AgentStateError ? error : new SessionSaveFailedError(sessionId, error);
+
 /**
- * The session store logic over any ordered {@link KvBackend}: optimistic versions, one atomic
- * batch per save, userId as a hard key partition, schema-versioned records. Every value is
+ * The session store logic over any ordered {@link KvBackend}: optimistic versions, each save
+ * all in one atomic batch, userId as a hard key partition, schema-versioned records. Every value is
  * sealed with a checksum of its key and bytes and checked on read, with the history log's
  * positions, the listing index and the owner's totals, so damage is a typed error naming the
- * key, never different data. Writes are serialized in process, so each check-then-write is
- * atomic (LevelDB allows one process per folder). Reads never write.
+ * key, never different data. Writes are checked one at a time in process, so each check-then-write
+ * is atomic (LevelDB allows one process per folder); the saves that wait while a batch is
+ * written are checked in turn and written together as the next batch (see `WriteQueue`).
+ * Reads never write.
  */
 export class KvSessionStore implements SessionStore, SessionLeases {
   /** The raw key-value backend (exposed for tests and tools; see `session-keys.ts`). */
@@ -84,7 +94,8 @@ export class KvSessionStore implements SessionStore, SessionLeases {
   /** Leases live in process: one process holds a key-value backend. */
   private readonly leases: LeaseTable;
   readonly leasesInProcess = true;
-  private readonly writes = new WriteQueue();
+  /** Each write's check, in call order; the writes that arrive during a batch share the next. */
+  private readonly writes: WriteQueue;
   /**
    * The last record value this store wrote per key: a save whose stored value is still
    * exactly those bytes needs no decode for its version check.
@@ -99,6 +110,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     this.backend = backend;
     this.codec = new SessionRecordCodec({ migrations: options.migrations });
     this.leases = new LeaseTable(options.clock ?? systemLeaseClock);
+    this.writes = new WriteQueue(backend, options.groupLimits);
   }
 
   async create(
@@ -122,19 +134,22 @@ export class KvSessionStore implements SessionStore, SessionLeases {
       ...stored.ops,
       ...auditOps(audit),
     ];
-    return this.writes.run(async () => {
-      const [existing, rawTotals] = await getAll(this.backend, [recordKey, totalsKey]);
+    return this.writes.run(async (view) => {
+      const [existing, rawTotals] = await getAll(view, [recordKey, totalsKey]);
       if (existing !== undefined) throw new SessionConflictError(record.sessionId, 0, undefined);
       // Checked before writing: a damaged totals record fails the create, not a later save.
-      await readOwnerTotals(this.backend, key.userId, rawTotals);
+      await readOwnerTotals(view, key.userId, rawTotals);
       const totals = rawTotals === undefined ? emptyTotals() : undefined;
       const encodedTotals = totals && encodeStored(totalsKey, totals);
-      if (encodedTotals) ops.push(put(totalsKey, encodedTotals));
-      await this.apply(record.sessionId, ops);
-      this.remember(recordKey, encoded, record, stored.raws);
-      if (totals && encodedTotals) this.writtenTotals.set(totalsKey, encodedTotals, totals);
-      return record;
-    });
+      return {
+        ops: encodedTotals ? [...ops, put(totalsKey, encodedTotals)] : ops,
+        written: () => {
+          this.remember(recordKey, encoded, record, stored.raws);
+          if (totals && encodedTotals) this.writtenTotals.set(totalsKey, encodedTotals, totals);
+          return record;
+        },
+      };
+    }, writeFailed(record.sessionId));
   }
 
   async load(key: SessionKey): Promise<SessionRecord> {
@@ -179,11 +194,11 @@ export class KvSessionStore implements SessionStore, SessionLeases {
       ...encodedHistory(key, start, items).map(putEntry),
       ...journalOps,
     ];
-    return this.writes.run(async () => {
+    return this.writes.run(async (view) => {
       // The version check reads back keys this process wrote last (hot): synchronously if it can.
+      // It reads through `view`: a save of the same group before it is seen as written.
       const read = delta ? [recordKey, totalsKey] : [recordKey];
-      const [raw, rawTotals] =
-        this.backend.getManySync?.(read) ?? (await getAll(this.backend, read));
+      const [raw, rawTotals] = view.getManySync?.(read) ?? (await getAll(view, read));
       if (raw === undefined) throw new SessionNotFoundError(key.sessionId);
       const known = this.written.get(recordKey, raw);
       const stored = known ?? decodeRecordAt(this.codec, key, raw);
@@ -197,7 +212,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
       }
       checkAppend(stored.historyLength, items.length, next.historyLength);
       // Only the sub-agent runs that changed are written (a child's step leaves its ancestors').
-      const storedParts = known ? known.parts : await storedPartIds(this.backend, key);
+      const storedParts = known ? known.parts : await storedPartIds(view, key);
       const partWrites = partOps(key, parts, storedParts);
       const ops = [
         put(recordKey, encoded),
@@ -211,16 +226,21 @@ export class KvSessionStore implements SessionStore, SessionLeases {
       if (delta) {
         const before =
           this.writtenTotals.get(totalsKey, rawTotals) ??
-          (await readOwnerTotals(this.backend, key.userId, rawTotals));
+          (await readOwnerTotals(view, key.userId, rawTotals));
         const value = addTotals(before, toUsageTotals(delta));
         totals = { value, raw: encodeStored(totalsKey, value) };
         ops.push(put(totalsKey, totals.raw));
       }
-      await this.apply(key.sessionId, ops);
-      this.remember(recordKey, encoded, saved, partWrites.raws);
-      if (totals) this.writtenTotals.set(totalsKey, totals.raw, totals.value);
-      return saved;
-    });
+      return {
+        ops,
+        // What the store remembers of its writes changes only once they are written.
+        written: () => {
+          this.remember(recordKey, encoded, saved, partWrites.raws);
+          if (totals) this.writtenTotals.set(totalsKey, totals.raw, totals.value);
+          return saved;
+        },
+      };
+    }, writeFailed(key.sessionId));
   }
 
   async readHistory(key: SessionKey, from = 0, to?: number): Promise<Item[]> {
@@ -267,14 +287,13 @@ export class KvSessionStore implements SessionStore, SessionLeases {
 
   async dropStaleDeadline(entry: DeadlineEntry): Promise<boolean> {
     const recordKey = keys.recordKey(entry.key);
-    return this.writes.run(async () => {
-      const raw = await this.backend.get(recordKey);
+    return this.writes.run(async (view) => {
+      const raw = await view.get(recordKey);
       const held =
         raw === undefined ? undefined : decodeRecordAt(this.codec, entry.key, raw).approvalDeadline;
-      if (held === entry.deadline) return false;
-      await this.apply(entry.key.sessionId, [del(keys.deadlineKey(entry.key, entry.deadline))]);
-      return true;
-    });
+      if (held === entry.deadline) return { ops: [], written: () => false };
+      return { ops: [del(keys.deadlineKey(entry.key, entry.deadline))], written: () => true };
+    }, writeFailed(entry.key.sessionId));
   }
 
   readAudit(query: AuditQuery): Promise<AuditPage> {
@@ -289,9 +308,9 @@ export class KvSessionStore implements SessionStore, SessionLeases {
   async purge(key: SessionKey, audit?: readonly AuditEntry[]): Promise<void> {
     const recordKey = keys.recordKey(key);
     const audited = auditOps(audit);
-    await this.writes.run(async () => {
+    await this.writes.run(async (view) => {
       // Existence only: a corrupt record can still be purged.
-      const raw = await this.backend.get(recordKey);
+      const raw = await view.get(recordKey);
       if (raw === undefined) {
         throw new SessionNotFoundError(key.sessionId);
       }
@@ -301,13 +320,13 @@ export class KvSessionStore implements SessionStore, SessionLeases {
         ...purgedDeadlineOps(this.codec, key, raw),
       ];
       for (const range of [keys.historyRange(key), keys.journalRange(key), keys.subRunRange(key)]) {
-        for await (const entryKey of this.backend.keys(range)) ops.push(del(entryKey));
+        for await (const entryKey of view.keys(range)) ops.push(del(entryKey));
       }
       // The session's audit entries outlive it; the purge is recorded with it.
       ops.push(...audited);
-      await this.apply(key.sessionId, ops);
-      this.leases.drop(key);
-    });
+      // Its lease goes once it is written: a lease call queued after it waits for that.
+      return { ops, written: () => this.leases.drop(key), endsGroup: true };
+    }, writeFailed(key.sessionId));
   }
 
   async acquireLease(
@@ -315,15 +334,24 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     owner: string,
     ttlMs: number,
   ): Promise<SessionLease | undefined> {
-    return this.writes.run(() => Promise.resolve(this.leases.acquire(key, owner, ttlMs)));
+    return this.writes.run(async () => {
+      const lease = this.leases.acquire(key, owner, ttlMs);
+      return { ops: [], written: () => lease };
+    }, writeFailed(key.sessionId));
   }
 
   async renewLease(lease: SessionLease, ttlMs: number): Promise<SessionLease | undefined> {
-    return this.writes.run(() => Promise.resolve(this.leases.renew(lease, ttlMs)));
+    return this.writes.run(async () => {
+      const renewed = this.leases.renew(lease, ttlMs);
+      return { ops: [], written: () => renewed };
+    }, writeFailed(lease.sessionId));
   }
 
   async releaseLease(lease: SessionLease): Promise<void> {
-    await this.writes.run(() => Promise.resolve(this.leases.release(lease)));
+    await this.writes.run(async () => {
+      this.leases.release(lease);
+      return { ops: [], written: () => undefined };
+    }, writeFailed(lease.sessionId));
   }
 
   async expiredLeases(query: ExpiredLeaseQuery): Promise<SessionKey[]> {
@@ -364,14 +392,5 @@ export class KvSessionStore implements SessionStore, SessionLeases {
   ): void {
     if (parts.size === 0) this.rawOf.set(record, raw); // sub-run parts are checked apart
     this.written.set(recordKey, raw, writtenRecord(record, parts));
-  }
-
-  private async apply(sessionId: string, ops: KvOp[]): Promise<void> {
-    try {
-      await this.backend.write(ops);
-    } catch (error) {
-      if (error instanceof AgentStateError) throw error; // e.g. the store is locked
-      throw new SessionSaveFailedError(sessionId, error);
-    }
   }
 }

@@ -1,5 +1,5 @@
 import { InvalidSessionRecordError } from '../../errors/session-errors.js';
-import type { KvBackend } from './kv-backend.js';
+import type { KvBackend, KvReader } from './kv-backend.js';
 import * as keys from '../session-keys.js';
 import { plainUsageTotals } from '../plain-records.js';
 import { UsageTotalsSchema, decodeStoredWith, toUsageTotals } from '../session-schemas.js';
@@ -14,7 +14,7 @@ import { addUsd } from '../../validation/usd-amount.js';
  * Absent anywhere else, it was deleted: `InvalidSessionRecordError` rather than a silent zero.
  */
 export async function readOwnerTotals(
-  backend: KvBackend,
+  backend: KvReader,
   userId: string | undefined,
   raw: string | undefined,
 ): Promise<UsageTotals> {

@@ -1,6 +1,6 @@
 import { InvalidSessionRecordError } from '../../errors/session-errors.js';
 import { isObject } from '../../validation/option-checks.js';
-import type { KvBackend, KvOp } from './kv-backend.js';
+import type { KvBackend, KvOp, KvReader } from './kv-backend.js';
 import { openValue, sealValue } from '../sealed-value.js';
 import { decodeSubRun, encodeSubRun } from './sub-run-encoding.js';
 import * as keys from '../session-keys.js';
@@ -179,7 +179,7 @@ export function partOps(
 
 /** The sub-agent run parts stored for a session (values unknown: each is rewritten). */
 export async function storedPartIds(
-  backend: KvBackend,
+  backend: KvReader,
   key: SessionKey,
 ): Promise<Map<string, string>> {
   const parts = new Map<string, string>();

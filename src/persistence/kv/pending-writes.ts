@@ -1,0 +1,82 @@
+import type { KvRange } from '../key-range.js';
+import { getAll, type KvOp, type KvReader } from './kv-backend.js';
+
+/** Whether `key` lies in `range` (`gte <= key < lt`). */
+const inRange = (key: string, range: KvRange): boolean => key >= range.gte && key < range.lt;
+
+/**
+ * The ops of a group of writes not yet written, read over the backend: what a check reads
+ * here is the store as it will be once the ops added so far are written, so each check of a
+ * group sees the writes of those before it. A key put holds its value; a key deleted reads as
+ * absent and leaves the ranges. Keys compare as JavaScript strings, which matches LevelDB's
+ * byte order for the ASCII keys the session stores write.
+ */
+export class PendingWrites implements KvReader {
+  /** Each key written so far, with its value (`undefined`: deleted). */
+  private readonly pending = new Map<string, string | undefined>();
+  /** Every op added, in order: the group's batch. */
+  readonly ops: KvOp[] = [];
+  /** UTF-16 code units of every key and value put (bytes, for the ASCII-heavy records). */
+  private units = 0;
+
+  constructor(private readonly backend: KvReader) {}
+
+  /** Adds a check's ops to the group. */
+  add(ops: readonly KvOp[]): void {
+    for (const op of ops) {
+      this.ops.push(op);
+      this.pending.set(op.key, op.type === 'put' ? op.value : undefined);
+      this.units += op.key.length + (op.type === 'put' ? op.value.length : 0);
+    }
+  }
+
+  /** The size of the group's batch so far. */
+  size(): { ops: number; units: number } {
+    return { ops: this.ops.length, units: this.units };
+  }
+
+  async get(key: string): Promise<string | undefined> {
+    return this.pending.has(key) ? this.pending.get(key) : this.backend.get(key);
+  }
+
+  async getMany(keys: string[]): Promise<(string | undefined)[]> {
+    const missing = keys.filter((key) => !this.pending.has(key));
+    return this.merged(keys, missing.length ? await getAll(this.backend, missing) : []);
+  }
+
+  getManySync(keys: string[]): (string | undefined)[] | undefined {
+    const missing = keys.filter((key) => !this.pending.has(key));
+    if (!missing.length) return this.merged(keys, []);
+    const read = this.backend.getManySync?.(missing);
+    return read && this.merged(keys, read);
+  }
+
+  async *keys(range: KvRange): AsyncIterable<string> {
+    const touched = [...this.pending].filter(([key]) => inRange(key, range));
+    if (!touched.length) {
+      yield* this.backend.keys(range);
+      return;
+    }
+    // A deleted key may hide one stored key of the range each: read that many more.
+    const deleted = touched.filter(([, value]) => value === undefined).length;
+    const limit = range.limit === undefined ? undefined : range.limit + deleted;
+    const found = new Set<string>();
+    for await (const key of this.backend.keys({ ...range, limit })) found.add(key);
+    for (const [key, value] of touched) {
+      if (value === undefined) found.delete(key);
+      else found.add(key);
+    }
+    const sorted = [...found].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    if (range.reverse) sorted.reverse();
+    yield* range.limit === undefined ? sorted : sorted.slice(0, Math.max(0, range.limit));
+  }
+
+  /** `keys`' values: pending ones from the group, the others (`missing`, in order) as read. */
+  private merged(
+    keys: readonly string[],
+    read: readonly (string | undefined)[],
+  ): (string | undefined)[] {
+    let next = 0; // `missing` holds the keys not pending, in order
+    return keys.map((key) => (this.pending.has(key) ? this.pending.get(key) : read[next++]));
+  }
+}
