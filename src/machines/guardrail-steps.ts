@@ -2,6 +2,7 @@ import { serializeError, type SerializedError } from '../errors/agentstate-error
 import type { GuardrailResult } from '../errors/guardrail-errors.js';
 import type { GuardrailCheckInput, GuardrailCheckOutput } from './guardrail-types.js';
 import type { RunMachineContext } from './run-types.js';
+import type { ModelStepOutput } from './step-actor-io.js';
 import { isSubRun } from './agent-path.js';
 import { activeAgentOf } from './turn-steps.js';
 
@@ -11,16 +12,13 @@ import { activeAgentOf } from './turn-steps.js';
  * tool step, so a restored run never evaluates a guardrail again.
  */
 
-const hasResults = (context: RunMachineContext, kind: GuardrailResult['kind']): boolean =>
-  context.guardrails?.some((g) => g.kind === kind) === true;
-
 /** The run has input guardrails that have not run yet (they run before the first model call). */
-export const needsInputGuardrails = (context: RunMachineContext): boolean =>
-  context.inputGuardrails === true && context.turn === 0 && !hasResults(context, 'input');
-
-/** The run's final answer waits for its agent's output guardrails. */
-export const needsOutputGuardrails = (context: RunMachineContext): boolean =>
-  context.checkOutput === true;
+export const needsInputGuardrails = (
+  context: Pick<RunMachineContext, 'inputGuardrails' | 'turn' | 'guardrails'>,
+): boolean =>
+  context.inputGuardrails === true &&
+  context.turn === 0 &&
+  context.guardrails?.some((g) => g.kind === 'input') !== true;
 
 /** The guardrail step's input: what to check, and for which agent. */
 export function guardrailCheckInput(
@@ -64,14 +62,22 @@ export const guardrailError = (event: unknown): SerializedError =>
 export const guardrailGuards = {
   needsInputGuardrails: ({ context }: { context: RunMachineContext }) =>
     needsInputGuardrails(context),
-  needsOutputGuardrails: ({ context }: { context: RunMachineContext }) =>
-    needsOutputGuardrails(context),
+  /** On the model step's `onDone`: its answer is final and waits for output guardrails. */
+  needsOutputGuardrails: ({ event }: { event: unknown }) =>
+    (event as { output: ModelStepOutput }).output.outputGuardrails === true,
   guardrailTripped: ({ event }: { event: unknown }) =>
     (event as { output: GuardrailCheckOutput }).output.tripwire !== undefined,
 };
 
-/** A guardrail step's state: its journaled check, then `next`, or `failed` on a tripwire. */
-const guardrailState = <N extends string>(kind: GuardrailResult['kind'], next: N) => ({
+/**
+ * A guardrail step's state: its journaled check, then `next` (its results taken in by `record`),
+ * or `failed` on a tripwire.
+ */
+const guardrailState = <N extends string, A extends string>(
+  kind: GuardrailResult['kind'],
+  next: N,
+  record: A,
+) => ({
   invoke: {
     src: 'guardrailCheck' as const,
     input: ({ context }: { context: RunMachineContext }) => guardrailCheckInput(context, kind),
@@ -81,7 +87,7 @@ const guardrailState = <N extends string>(kind: GuardrailResult['kind'], next: N
         target: 'failed',
         actions: 'recordGuardrails' as const,
       },
-      { target: next, actions: 'recordGuardrails' as const },
+      { target: next, actions: record },
     ],
     onError: { target: 'failed', actions: 'guardrailFailed' as const },
   },
@@ -92,6 +98,7 @@ const guardrailState = <N extends string>(kind: GuardrailResult['kind'], next: N
  * output guardrails on the final answer before the run completes.
  */
 export const guardrailStates = {
-  inputGuardrails: guardrailState('input', 'modelCall'),
-  outputGuardrails: guardrailState('output', 'completed'),
+  inputGuardrails: guardrailState('input', 'modelCall', 'recordGuardrails'),
+  // The run completes in the same transition (one assign: its results and its outcome).
+  outputGuardrails: guardrailState('output', 'completed', 'completeAfterGuardrails'),
 };

@@ -25,7 +25,6 @@ import type {
 } from './run-types.js';
 import { budgetExhausted } from './budget-left.js';
 import { approvalCheckInput, modelStepInput, toolCallInput } from './step-inputs.js';
-import { isSubRun } from './agent-path.js';
 import { zeroUsage } from './run-usage.js';
 import { withStepStart } from './step-starts.js';
 import type { GuardrailCheckInput, GuardrailCheckOutput } from './guardrail-types.js';
@@ -37,7 +36,14 @@ import {
   subRunActorId,
   subRunIds,
 } from './sub-runs.js';
-import { afterModelStep, afterToolCall, toolActorId } from './turn-steps.js';
+import { afterModelStep, afterToolCall, modelAnswerGuards, toolActorId } from './turn-steps.js';
+import {
+  lastCallEndsTurn,
+  maxTurnsReached,
+  nextTurnAfterToolCall,
+  subRunOutOfTurns,
+  turnCleared,
+} from './turn-start.js';
 import {
   decide,
   nextDeadline,
@@ -55,6 +61,9 @@ import { serializeError } from '../errors/agentstate-error.js';
 
 /** Bumped whenever a state or actor is renamed; stored beside every snapshot. */
 export const RUN_MACHINE_VERSION = '1';
+
+/** The output of the step actor whose `onDone` event a guard or named action reads. */
+const outputOf = <T>(event: unknown): T => (event as { output: T }).output;
 
 /** Codes of a model step's failure that interrupt the run (reason `error`) instead of ending it. */
 const RESUMABLE_MODEL_CODES: ReadonlySet<string> = new Set(['MODEL_ERROR', 'MODEL_BEHAVIOR']);
@@ -82,28 +91,52 @@ export const runMachine = setup({
     // The run machine itself, for sub-agent calls (the runtime provides it with its actors).
     subRun: notProvided<RunMachineOutput, RunMachineInput>('subRun'),
   },
+  // The routing guards read the event a transition takes in (a model answer, an approval
+  // check, a child that ended), so that one transition both records it and goes where it leads:
+  // no transient routing state, one microstep and one context copy (one assign) each.
   guards: {
-    maxTurnsReached: ({ context }) => context.turn >= context.maxTurns,
-    subRunOutOfTurns: ({ context }) =>
-      isSubRun(context.agentPath) && context.turn >= context.maxTurns,
+    maxTurnsReached: ({ context }) => maxTurnsReached(context),
+    subRunOutOfTurns: ({ context }) => subRunOutOfTurns(context),
     subRunEnded: ({ event }) => isSubRunActor((event as { actorId: string }).actorId),
     budgetExhausted: ({ context }) => budgetExhausted(context),
-    hasCalls: ({ context }) => context.calls.length > 0,
+    ...modelAnswerGuards,
     ...guardrailGuards,
-    outputInvalid: ({ context }) => context.error !== undefined,
-    needsCheck: ({ context }) => context.calls.some((c) => c.check),
-    awaitingDecisions: ({ context }) => context.calls.some(pendingApproval),
+    /**
+     * On the approval check's `onDone`: a call still waits for a human's decision (the calls
+     * as `recordApprovalCheck` stores them; an approval path, not every message's).
+     */
+    awaitingDecisions: ({ context, event }) =>
+      withCheckedApprovals(context, outputOf<ApprovalCheckOutput>(event)).some(pendingApproval),
     hasDeadline: ({ context }) => nextDeadline(context.calls) !== undefined,
     allCallsDone: ({ context }) => context.calls.every((c) => c.done),
+    /** In `tools`: the turn's last call ended and its next turn starts with the model. */
+    lastCallEndsTurn: ({ context, event }) =>
+      lastCallEndsTurn(context, (event as { actorId: string }).actorId),
     modelCallFailed: ({ event }) =>
       RESUMABLE_MODEL_CODES.has(
         serializeError((event as { error?: unknown }).error, 'MODEL_ERROR').code,
       ),
   },
   actions: {
-    recordGuardrails: assign(({ context, event }) =>
-      afterGuardrails(context, (event as unknown as { output: GuardrailCheckOutput }).output),
+    startTurn: assign(turnCleared),
+    recordModelStep: assign(({ context, event }) =>
+      afterModelStep(context, outputOf<ModelStepOutput>(event)),
     ),
+    completeAfterModelStep: assign(({ context, event }) => ({
+      ...afterModelStep(context, outputOf<ModelStepOutput>(event)),
+      outcome: 'completed' as const,
+    })),
+    recordApprovalCheck: assign(({ context, event }) => ({
+      step: context.step + 1,
+      calls: withCheckedApprovals(context, outputOf<ApprovalCheckOutput>(event)),
+    })),
+    recordGuardrails: assign(({ context, event }) =>
+      afterGuardrails(context, outputOf<GuardrailCheckOutput>(event)),
+    ),
+    completeAfterGuardrails: assign(({ context, event }) => ({
+      ...afterGuardrails(context, outputOf<GuardrailCheckOutput>(event)),
+      outcome: 'completed' as const,
+    })),
     guardrailFailed: assign({ error: ({ event }) => guardrailError(event) }),
     spawnToolCalls: enqueueActions(({ context, enqueue, self }) => {
       const running = self.getSnapshot().children as Record<string, unknown>;
@@ -182,15 +215,8 @@ export const runMachine = setup({
           target: 'interrupted',
           actions: assign({ interruption: 'budget' }),
         },
-        {
-          guard: 'needsInputGuardrails',
-          target: 'inputGuardrails',
-          actions: assign({ interruption: undefined, error: undefined, calls: [] }),
-        },
-        {
-          target: 'modelCall',
-          actions: assign({ interruption: undefined, error: undefined, calls: [] }),
-        },
+        { guard: 'needsInputGuardrails', target: 'inputGuardrails', actions: 'startTurn' },
+        { target: 'modelCall', actions: 'startTurn' },
       ],
     },
     ...guardrailStates,
@@ -198,10 +224,19 @@ export const runMachine = setup({
       invoke: {
         src: 'modelStep',
         input: ({ context }) => modelStepInput(context),
-        onDone: {
-          target: 'afterModel',
-          actions: assign(({ context, event }) => afterModelStep(context, event.output)),
-        },
+        // The answer, taken in, leads to: its calls (checked first if a tool asks), a failure
+        // (an output that did not validate), the output guardrails, or the run's completion.
+        onDone: [
+          { guard: 'needsCheck', target: 'approvals', actions: 'recordModelStep' },
+          { guard: 'hasCalls', target: 'tools', actions: 'recordModelStep' },
+          { guard: 'outputInvalid', target: 'failed', actions: 'recordModelStep' },
+          {
+            guard: 'needsOutputGuardrails',
+            target: 'outputGuardrails',
+            actions: 'recordModelStep',
+          },
+          { target: 'completed', actions: 'completeAfterModelStep' },
+        ],
         // A failed model call (after the model's own retries) interrupts the run: nothing was
         // journaled for it, so CONTINUE calls the model again at the same step. Other failures
         // of the step (an unpriced model under a cost budget, ...) end the run.
@@ -221,31 +256,22 @@ export const runMachine = setup({
         ],
       },
     },
-    afterModel: {
-      always: [
-        { guard: 'hasCalls', target: 'approvals' },
-        { guard: 'outputInvalid', target: 'failed' },
-        { guard: 'needsOutputGuardrails', target: 'outputGuardrails' },
-        { target: 'completed' },
-      ],
-    },
+    // A compound state of one child: stored snapshots hold `{ approvals: 'checking' }`.
     approvals: {
-      initial: 'routing',
+      initial: 'checking',
       states: {
-        routing: {
-          always: [{ guard: 'needsCheck', target: 'checking' }, { target: '#run.tools' }],
-        },
         checking: {
           invoke: {
             src: 'approvalCheck',
             input: ({ context }) => approvalCheckInput(context),
-            onDone: {
-              target: 'gate',
-              actions: assign(({ context, event }) => ({
-                step: context.step + 1,
-                calls: withCheckedApprovals(context, event.output),
-              })),
-            },
+            onDone: [
+              {
+                guard: 'awaitingDecisions',
+                target: '#run.awaitingApproval',
+                actions: 'recordApprovalCheck',
+              },
+              { target: '#run.tools', actions: 'recordApprovalCheck' },
+            ],
             onError: {
               target: '#run.failed',
               actions: assign({
@@ -253,12 +279,6 @@ export const runMachine = setup({
               }),
             },
           },
-        },
-        gate: {
-          always: [
-            { guard: 'awaitingDecisions', target: '#run.awaitingApproval' },
-            { target: '#run.tools' },
-          ],
         },
       },
     },
@@ -320,6 +340,15 @@ export const runMachine = setup({
             ],
           },
           {
+            // The turn's last call ended: on to the next model call in this one transition.
+            guard: 'lastCallEndsTurn',
+            target: 'modelCall',
+            actions: [
+              stopChild(({ event }) => event.actorId),
+              assign(({ context, event }) => nextTurnAfterToolCall(context, event.actorId)),
+            ],
+          },
+          {
             actions: [
               stopChild(({ event }) => event.actorId),
               assign(({ context, event }) => afterToolCall(context, event.actorId)),
@@ -340,6 +369,8 @@ export const runMachine = setup({
           ],
         },
       },
+      // The turn's last call ended but something stops the run or comes before its next model
+      // call (a limit): `turnStart` decides where it goes.
       always: { guard: 'allCallsDone', target: 'turnStart' },
     },
     interrupted: {
@@ -353,7 +384,8 @@ export const runMachine = setup({
         },
       },
     },
-    completed: { type: 'final', entry: assign({ outcome: 'completed' }) },
+    // Its outcome is set by the transitions that complete the run (with what they take in).
+    completed: { type: 'final' },
     failed: { type: 'final', entry: assign({ outcome: 'failed' }) },
     cancelled: { type: 'final', entry: assign({ outcome: 'cancelled' }) },
   },

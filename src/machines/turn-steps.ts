@@ -57,6 +57,27 @@ export function afterToolCall(
   const call = context.calls.find((c) => toolActorId(c) === actorId);
   return {
     calls: context.calls.map((c) => (c === call ? { ...c, done: true } : c)),
-    ...(call?.handoff && call.decision !== 'rejected' ? { activeAgent: call.handoff } : {}),
+    ...handoffOf(call),
   };
 }
+
+/** The run's agent once the call done: a handoff's call (not rejected) gives it to its agent. */
+export const handoffOf = (call: CallState | undefined): { activeAgent?: string } =>
+  call?.handoff && call.decision !== 'rejected' ? { activeAgent: call.handoff } : {};
+
+/** The model step's answer, from its `onDone` event (read by the guards that route it). */
+const answerOf = (event: unknown): ModelStepOutput => (event as { output: ModelStepOutput }).output;
+
+/**
+ * The run machine's guards on its model step's answer, read from the `onDone` event itself so
+ * that one transition takes the answer in and goes where it leads (the calls to check, the
+ * calls to run, an invalid output, the final answer). Each reads what `afterModelStep` stores.
+ */
+export const modelAnswerGuards = {
+  /** The answer asks for calls, one of them with an approval check. */
+  needsCheck: ({ event }: { event: unknown }) => answerOf(event).toolCalls.some((c) => c.check),
+  /** The answer asks for calls. */
+  hasCalls: ({ event }: { event: unknown }) => answerOf(event).toolCalls.length > 0,
+  /** The final answer's structured output did not validate (stored as the run's error). */
+  outputInvalid: ({ event }: { event: unknown }) => answerOf(event).outputError !== undefined,
+};
