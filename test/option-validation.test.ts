@@ -59,7 +59,7 @@ describe('new Agent()', () => {
   it('names the closest valid option for an unknown one', () => {
     expect(js((o: never) => new Agent(o), { name: 'a', model, max_turns: 3 })).toThrow(
       new TypeError(
-        'new Agent(): unknown option "max_turns" (did you mean "maxTurns"?); valid options are name, instructions, model, modelSettings, tools, toolkits, maxTurns, outputType, store, clock, prices, approvalTimeoutMs, permissions, maxSubAgentDepth, handoffs, history, userBudget, redact, onToolError, snapshotMigrations, lease, cachedSessions, inspect, inputGuardrails, outputGuardrails, telemetry, logger, durability',
+        'new Agent(): unknown option "max_turns" (did you mean "maxTurns"?); valid options are name, instructions, model, modelSettings, tools, toolkits, maxTurns, outputType, store, clock, prices, approvalTimeoutMs, permissions, maxSubAgentDepth, handoffs, history, userBudget, redact, onToolError, snapshotMigrations, lease, cachedSessions, liveSessions, inspect, inputGuardrails, outputGuardrails, telemetry, logger, durability',
       ),
     );
     expect(js((o: never) => new Agent(o), { name: 'a', model, colour: 'red' })).toThrow(
@@ -99,6 +99,11 @@ describe('new Agent()', () => {
       expect(js((o: never) => new Agent(o), { name: 'a', model, cachedSessions: value })).toThrow(
         /option "cachedSessions" must be a positive integer/,
       );
+      if (value !== 0) {
+        expect(js((o: never) => new Agent(o), { name: 'a', model, liveSessions: value })).toThrow(
+          /option "liveSessions" must be a non-negative integer/,
+        );
+      }
     }
     expect(() => new Agent({ name: 'a', model, maxTurns: 1, approvalTimeoutMs: 1 })).not.toThrow();
   });
@@ -358,6 +363,10 @@ describe('new SessionRuntime(), execute(), listSessions(), startScheduler()', ()
     expect(make({ store, agent, cachedSessions: 0 })).toThrow(
       /option "cachedSessions" must be a positive integer, got 0/,
     );
+    expect(make({ store, agent, liveSessions: -1 })).toThrow(
+      /option "liveSessions" must be a non-negative integer, got -1/,
+    );
+    expect(make({ store, agent, liveSessions: 0 })).not.toThrow();
     expect(make({ store, agent, scope: 's' })).toThrow(/option "scope" must be an object/);
     expect(make({ store, agent, scope: { sessionId: '' } })).toThrow(
       /option "scope.sessionId" must be a non-empty string/,

@@ -162,6 +162,26 @@ export class SessionLog {
     return out;
   }
 
+  /**
+   * Ends an action's use of the log when its session is kept live at rest: true (and the log
+   * left as a restore of the stored session builds it: committed items only, no run known, no
+   * auditor) when nothing waits for a save but audit entries of an action that changed nothing,
+   * which are dropped as they are when a session is not kept; false when anything else waits.
+   */
+  rest(): boolean {
+    const idle =
+      this.pendingItems.length === 0 &&
+      this.pendingJournal.length === 0 &&
+      this.savingItems.length === 0 &&
+      this.savingJournal.length === 0 &&
+      this.placed.size === 0;
+    if (!idle) return false;
+    this.pendingAudit = [];
+    this.known.clear();
+    this.auditor = undefined;
+    return true;
+  }
+
   /** The committed items (the live array; callers must not modify it). */
   committedItems(): Item[] {
     return this.items;

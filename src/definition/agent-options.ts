@@ -127,13 +127,12 @@ export interface AgentOptions<TOutput = string> {
   /**
    * How many recently used sessions each runtime of the agent (one per store) keeps loaded:
    * the next action on one hands its record back to the store, which checks that it still
-   * holds exactly that value (another writer's change is read as usual), and reads only the
-   * history it has not seen (a session not cached reads its whole history). Nothing of a
-   * session is held beyond what the store holds, and no live actor: a cached session costs its
-   * record and history only.
+   * holds exactly that value (another writer's change is read as usual); new history is read.
    * @default 1000
    */
   cachedSessions?: number | undefined;
+  /** Of those, how many keep their session actor live at rest (`0`: none). @default `cachedSessions` */
+  liveSessions?: number | undefined;
   /**
    * An XState inspection observer of the agent's actors: each session actor, its run, each
    * step and each sub-agent run, restored ones too (e.g. `@statelyai/inspect`'s
@@ -206,6 +205,7 @@ const AGENT_OPTION_NAMES = optionNames<AgentOptions>({
   snapshotMigrations: true,
   lease: true,
   cachedSessions: true,
+  liveSessions: true,
   inspect: true,
   inputGuardrails: true,
   outputGuardrails: true,
@@ -253,6 +253,7 @@ export function checkAgentOptions(options: unknown): void {
     .check('permissions', 'a policy with a check(call, scope) function', isPermissionPolicy)
     .positiveInteger('maxSubAgentDepth')
     .positiveInteger('cachedSessions')
+    .nonNegativeInteger('liveSessions')
     .check(
       'handoffs',
       'an array of agents',

@@ -17,7 +17,9 @@ import type { RunContext } from '../core/run-context.js';
 import type { RunSnapshot } from '../runs/live-snapshots.js';
 import type { Observability } from '../telemetry/observability.js';
 import type { PermissionPolicy } from '../core/permission-policy.js';
-import type { Durability } from '../core/durability-policy.js';
+import { DurabilityPolicy, type Durability } from '../core/durability-policy.js';
+import type { SessionLog } from '../actors/session-log.js';
+import type { CommitBinding } from './session-committer.js';
 
 /** How deep sub-agent runs nest by default (`AgentOptions.maxSubAgentDepth`). */
 const DEFAULT_MAX_SUB_AGENT_DEPTH = 5;
@@ -130,5 +132,23 @@ export function hostDeps(input: HostDepsInput): HostDeps {
     inspect: input.inspect,
     // The call's own, else the runtime's (which defaults to the agent's).
     durability: observe?.durability ?? input.durability,
+  };
+}
+
+/** What an action's saves carry: its lease, its durability, its `onSaved`. */
+export function commitBinding(
+  deps: HostDeps,
+  host: { log: SessionLog; runInFlight(): boolean },
+): CommitBinding {
+  return {
+    onSaved: (saved) => deps.onSaved?.(saved, host.log.committedItems()),
+    lease: deps.lease,
+    policy:
+      deps.durability === undefined || deps.durability === 'step'
+        ? undefined
+        : new DurabilityPolicy(deps.durability, {
+            runInFlight: () => host.runInFlight(),
+            toolResultPending: () => host.log.pendingTool(),
+          }),
   };
 }

@@ -31,8 +31,8 @@ import type { HostDeps } from './host-deps.js';
  * 1. `wireRunActors` says which actor gets which deps; the machines are provided with those
  *    actors once (`wiredSessionMachine`, an immutable constant: the same for every session).
  * 2. `runStepDeps` builds the deps of one loaded session (its log, its committer's durability
- *    barrier, its agent, the caller's signal and progress), and `createSessionActor` attaches
- *    them to the session's actor system, under a key private to this file; a step reads them
+ *    barrier, its agent, the caller's signal and progress), and `wireSteps` attaches
+ *    them to the session's actor system (again for each action of a session kept live), under a key private to this file; a step reads them
  *    from the system it runs in (every actor of one session, sub-agent runs included, shares
  *    it, and it lives and dies with the session's actor). No registry: nothing outside the
  *    session's own actor holds them.
@@ -74,7 +74,7 @@ export interface SessionActorOptions {
 /** The key a session's step deps sit under on its actor system (private to this file). */
 const STEP_DEPS = Symbol('agentstate.runStepDeps');
 
-type WiredSystem = AnyActorSystem & { readonly [STEP_DEPS]?: RunStepDeps };
+type WiredSystem = AnyActorSystem & { [STEP_DEPS]?: RunStepDeps | undefined };
 
 /** The step deps of the session whose actor system a step runs in. */
 function stepsOf(system: AnyActorSystem): RunStepDeps {
@@ -95,18 +95,24 @@ function wiredRunMachine() {
 /** The session machine with the wired run machine: provided once, never changed. */
 const wiredSessionMachine = sessionMachine.provide({ actors: { run: wiredRunMachine() } });
 
-/**
- * A session's actor, not started, whose steps use `steps` (attached before the start: the
- * steps in flight in a restored snapshot restart as it starts).
- */
-export function createSessionActor(options: SessionActorOptions, steps: RunStepDeps): SessionActor {
+/** A session's actor, not started: `wireSteps` gives its steps their deps before it starts. */
+export function createSessionActor(options: SessionActorOptions): SessionActor {
   const actor = createActor(wiredSessionMachine, {
     snapshot: options.snapshot,
     input: options.input,
     ...(options.inspect ? { inspect: options.inspect } : {}),
   });
-  Object.defineProperty(actor.system, STEP_DEPS, { value: steps });
+  Object.defineProperty(actor.system, STEP_DEPS, { value: undefined, writable: true });
   return actor;
+}
+
+/**
+ * Hands a session actor's steps the deps of the action it runs for: before it starts (the
+ * steps in flight in a restored snapshot restart as it starts), and again for each action of a
+ * session kept live (`SessionCache`); none while it waits at rest (no step runs then).
+ */
+export function wireSteps(actor: SessionActor, steps: RunStepDeps | undefined): void {
+  (actor.system as WiredSystem)[STEP_DEPS] = steps;
 }
 
 /** What the steps read of the loaded session they run in (a `SessionHost`). */

@@ -13,6 +13,18 @@ import { subtractUsd } from '../validation/usd-amount.js';
 
 type StateValue = Parameters<typeof sessionStatusOf>[0];
 
+/** What one action gives its session's saves. */
+export interface CommitBinding {
+  /** Called after each successful save with the stored record. */
+  onSaved?: ((record: SessionRecord) => void) | undefined;
+  /** The lease every save carries (fencing), when the runtime holds one. */
+  lease?: SessionLease | undefined;
+  /** Which changes are saved at once (absent: every one, the `'step'` durability). */
+  policy?: DurabilityPolicy | undefined;
+}
+
+const AT_REST: CommitBinding = Object.freeze({});
+
 function delta(now: UsageTotals, before: UsageTotals): UsageTotals | undefined {
   const d = {
     turns: now.turns - before.turns,
@@ -48,6 +60,9 @@ export class SessionCommitter {
    */
   private storedSnapshot: unknown;
 
+  /** What the current action gives the saves (none while the session waits at rest). */
+  private binding: CommitBinding = AT_REST;
+
   constructor(
     private readonly store: SessionStore,
     public record: SessionRecord,
@@ -55,13 +70,29 @@ export class SessionCommitter {
     private readonly log: SessionLog,
     private readonly clock: Clock,
     private readonly onFailure: () => void,
-    private readonly onSaved: (record: SessionRecord) => void = () => undefined,
-    /** The lease every save carries (fencing), when the runtime holds one. */
-    private readonly lease: SessionLease | undefined = undefined,
-    /** Which changes are saved at once (absent: every one, the `'step'` durability). */
-    private readonly policy: DurabilityPolicy | undefined = undefined,
   ) {
     this.storedSnapshot = actor.getPersistedSnapshot();
+  }
+
+  /** Gives the saves of an action its lease, durability and `onSaved` (`undefined`: none, at rest). */
+  bind(binding: CommitBinding | undefined): void {
+    this.binding = binding ?? AT_REST;
+  }
+
+  /**
+   * Whether the session is at rest as stored: nothing unsaved, no save running or failed, and
+   * the persisted snapshot last saved (or restored) is the stored record's. A live actor in
+   * that state is what a restore of `record` would build.
+   */
+  atRest(): boolean {
+    return (
+      !this.failure &&
+      !this.dirty &&
+      !this.due &&
+      this.running === undefined &&
+      (this.storedSnapshot === this.record.snapshot ||
+        sameJson(this.storedSnapshot, this.record.snapshot))
+    );
   }
 
   /** Notes that the actor changed; a save follows (now, or at the next durable point). */
@@ -85,7 +116,7 @@ export class SessionCommitter {
    * policy wants it durable first, else only the saves already due.
    */
   barrier(kind: StepKind): Promise<void> {
-    return (this.policy?.savesBefore(kind) ?? true) ? this.flush() : this.settled();
+    return (this.binding.policy?.savesBefore(kind) ?? true) ? this.flush() : this.settled();
   }
 
   /** Resolves when the saves due so far are written; throws the save failure, if any. */
@@ -96,7 +127,7 @@ export class SessionCommitter {
 
   /** Whether the policy saves the changes now (it may have moved on since `schedule`). */
   private savesNow(): boolean {
-    return this.policy?.savesOnChange() ?? true;
+    return this.binding.policy?.savesOnChange() ?? true;
   }
 
   private start(): void {
@@ -146,12 +177,12 @@ export class SessionCommitter {
           items: drained.items,
           journal: drained.journal,
           userUsageDelta: delta(snapshot.context.usage, this.record.usage),
-          lease: this.lease,
+          lease: this.binding.lease,
           ...(drained.audit.length ? { audit: drained.audit } : {}),
         });
         this.log.committed(drained.items, drained.journal);
         this.storedSnapshot = persisted;
-        this.onSaved(this.record);
+        this.binding.onSaved?.(this.record);
       } catch (error) {
         this.log.restore(drained);
         this.failure = error;

@@ -1,4 +1,4 @@
-import type { AnyActorRef } from 'xstate';
+import type { AnyActorRef, InspectionEvent } from 'xstate';
 import type { SessionLog } from '../actors/session-log.js';
 import type { StepTiming } from '../actors/step-timing.js';
 import {
@@ -11,76 +11,76 @@ import type { SessionEvent, SessionMachineContext } from '../machines/session-ty
 import type { Item } from '../items/item.js';
 import type { SessionKey, SessionRecord, SessionStore } from '../persistence/session-store.js';
 import { SessionCommitter } from './session-committer.js';
-import { DurabilityPolicy, type StepKind } from '../core/durability-policy.js';
+import type { StepKind } from '../core/durability-policy.js';
 import { sessionStatusOf, stateName } from '../runs/session-status.js';
 import { runInFlight } from '../runs/run-activity.js';
 import { runChain } from '../runs/run-tree.js';
 import type { RunContext } from '../core/run-context.js';
 import type { SessionObserver } from '../telemetry/session-observer.js';
-import { closeRuns, observeRun, runRefs, stepsInFlight } from '../runs/run-observation.js';
+import { closeRuns, runRefs } from '../runs/run-observation.js';
+import { RunWatch } from './run-watch.js';
 import type { RunSnapshot, SessionActor, SessionSnapshot } from '../runs/live-snapshots.js';
-import type { HostDeps } from './host-deps.js';
-import { createSessionActor, runStepDeps, type StepHost } from './run-wiring.js';
+import { commitBinding, type HostDeps } from './host-deps.js';
+import { createSessionActor, runStepDeps, wireSteps, type StepHost } from './run-wiring.js';
 import { restoredLog } from './restored-log.js';
 import { subRunContext } from './sub-run-context.js';
 import { answerCancelledCalls } from './cancelled-calls.js';
 
 /**
  * One session loaded into this process: its actor (session machine with the run machine as
- * child), its history log and its committer. Created per action; persisted before stopped.
+ * child), its history log and its committer. Created (restored) for an action, persisted
+ * before it is closed; closed at rest, it may be kept live for the session's next action (see
+ * `SessionCache`), which `resume`s it with its own deps instead of restoring it.
  */
 export class SessionHost implements StepHost {
   readonly actor: SessionActor;
   readonly log: SessionLog;
   readonly committer: SessionCommitter;
   /** The session's spans, metrics and log lines (absent when the runtime has none). */
-  readonly observer: SessionObserver | undefined;
-  /** Run actors (the session's run and its sub-agent runs) this host listens to. */
-  private readonly watched = new WeakSet<AnyActorRef>();
-  /** False while the constructor restores the session; afterwards a new run child is reported at once. */
-  private announceRuns = false;
+  observer: SessionObserver | undefined;
+  /** The run actors (the session's run and its sub-agent runs) this host listens to. */
+  private readonly runs = new RunWatch({
+    observer: () => this.observer,
+    runRef: () => this.runRef(),
+    runSnapshot: () => this.runSnapshot(),
+    onRunSnapshot: (snapshot) => this.deps.onRunSnapshot?.(snapshot),
+    moved: () => {
+      this.committer.schedule();
+      this.notify();
+    },
+    failed: () => this.notify(),
+  });
   /** True while the constructor starts the restored actors (their steps in flight restart). */
   private restoring = false;
   private readonly waiters = new Set<() => void>();
   /** The caller's AbortSignal cancels the run (CANCEL), so it ends `cancelled`, not `failed`. */
   private readonly onAbort = (): void => this.cancelRun();
+  /** What the current action gave the host (none while it is kept at rest). */
+  private bound: HostDeps | undefined;
+  /** The current action's inspection observer: the actor's, when it was created inspected. */
+  private inspecting: ((event: InspectionEvent) => void) | undefined;
+  /** Whether the actor was created with an inspection observer (only then can it have one). */
+  private readonly inspected: boolean;
 
   constructor(
     readonly store: SessionStore,
     readonly key: SessionKey,
     record: SessionRecord,
     committedItems: Item[],
-    private readonly deps: HostDeps,
+    deps: HostDeps,
   ) {
+    this.inspecting = deps.inspect; // the actor's creation is inspected too
+    this.inspected = deps.inspect !== undefined;
     this.log = restoredLog(store, key, record, committedItems, deps.journal);
-    this.observer = deps.observability?.forSession(record.version, (runId) =>
-      this.contextFor(runId),
+    this.actor = createSessionActor({
+      snapshot: record.snapshot as SessionSnapshot,
+      input: { sessionId: key.sessionId, userId: key.userId },
+      inspect: this.inspected ? (event) => this.inspecting?.(event) : undefined,
+    });
+    this.committer = new SessionCommitter(store, record, this.actor, this.log, deps.clock, () =>
+      this.saveFailed(),
     );
-    // Created with its step deps attached (see run-wiring.ts): restored steps restart on start.
-    this.actor = createSessionActor(
-      {
-        snapshot: record.snapshot as SessionSnapshot,
-        input: { sessionId: key.sessionId, userId: key.userId },
-        inspect: deps.inspect,
-      },
-      runStepDeps(this, deps),
-    );
-    this.committer = new SessionCommitter(
-      store,
-      record,
-      this.actor,
-      this.log,
-      deps.clock,
-      () => this.saveFailed(),
-      (saved) => deps.onSaved?.(saved, this.log.committedItems()),
-      deps.lease,
-      deps.durability === undefined || deps.durability === 'step'
-        ? undefined
-        : new DurabilityPolicy(deps.durability, {
-            runInFlight: () => this.runInFlight(),
-            toolResultPending: () => this.log.pendingTool(),
-          }),
-    );
+    this.resume(deps); // the step deps, before the start: restored steps restart on start
     this.actor.subscribe({ next: () => this.changed(), error: () => this.notify() });
     this.restoring = true;
     try {
@@ -92,9 +92,41 @@ export class SessionHost implements StepHost {
     if (status === 'error') {
       throw new RestoreFailedError(key.sessionId, String(this.actor.getSnapshot().error));
     }
-    this.watchRun();
-    this.announceRuns = true; // a run restored with the session is not a new one
+    this.runs.watch();
+    this.runs.announce = true; // a run restored with the session is not a new one
+  }
+
+  /**
+   * Gives the host an action's deps: at its creation, or when a host kept at rest is taken
+   * for its session's next action (the caller checked that the store still holds exactly the
+   * record it saved, see `SessionCache`): the action's agent, observers, lease and durability
+   * replace the last one's, as a restore would give them.
+   */
+  resume(deps: HostDeps): this {
+    this.bound = deps;
+    this.inspecting = deps.inspect;
+    this.observer = deps.observability?.forSession(this.committer.record.version, (runId) =>
+      this.contextFor(runId),
+    );
+    wireSteps(this.actor, runStepDeps(this, deps));
+    this.committer.bind(commitBinding(deps, this));
     deps.signal?.addEventListener('abort', this.onAbort, { once: true });
+    return this;
+  }
+
+  /**
+   * Whether an action with this inspection observer (or none) can resume the host: its actor
+   * reports to one only if it was created with one (XState takes it at creation).
+   */
+  inspectableBy(inspect: ((event: InspectionEvent) => void) | undefined): boolean {
+    return (inspect !== undefined) === this.inspected;
+  }
+
+  /** The current action's deps (a host at rest has none: nothing of it runs then). */
+  private get deps(): HostDeps {
+    if (!this.bound)
+      throw new Error('agentstate: a session kept at rest was used without resume()');
+    return this.bound;
   }
 
   context(): SessionMachineContext {
@@ -113,7 +145,7 @@ export class SessionHost implements StepHost {
    * step's journal entry records it.
    */
   stepStarted(runId: string, step: number): StepTiming {
-    const root = this.actor.getSnapshot().children.run as AnyActorRef | undefined;
+    const root = this.runRef();
     const ref = root && runRefs(root).find((r) => runIdOf(r.ref) === runId)?.ref;
     const noted = (ref?.getSnapshot() as RunSnapshot | undefined)?.context.stepStarts?.[step];
     const before = this.restoring ? noted : undefined;
@@ -136,8 +168,12 @@ export class SessionHost implements StepHost {
 
   /** The run child's snapshot, if a run is in progress or paused. */
   runSnapshot(): RunSnapshot | undefined {
-    const ref = this.actor.getSnapshot().children.run as AnyActorRef | undefined;
-    return ref?.getSnapshot() as RunSnapshot | undefined;
+    return this.runRef()?.getSnapshot() as RunSnapshot | undefined;
+  }
+
+  /** The session's run actor, if a run is in progress or paused. */
+  private runRef(): AnyActorRef | undefined {
+    return this.actor.getSnapshot().children.run as AnyActorRef | undefined;
   }
 
   runContext(): RunMachineContext | undefined {
@@ -179,15 +215,33 @@ export class SessionHost implements StepHost {
     await this.committer.flush();
   }
 
-  /** Persists what is pending, then stops the actor (persist before stop). */
-  async close(): Promise<void> {
+  /**
+   * Persists what is pending, then ends the action: with `keep`, a host at rest as stored (no
+   * run child, so no step or timer can move it; nothing unsaved) stays live without the
+   * action's deps (`true`); otherwise its actor is stopped (persist before stop).
+   */
+  async close(keep = false): Promise<boolean> {
     this.deps.signal?.removeEventListener('abort', this.onAbort);
+    let kept = false;
     try {
       await this.committer.flush();
+      const { status, children } = this.actor.getSnapshot();
+      const atRest = status === 'active' && !children.run && this.committer.atRest();
+      kept = keep && atRest && this.log.rest();
     } finally {
       if (this.observer) closeRuns(this.observer, this.actor.getSnapshot().children.run);
-      this.actor.stop();
+      if (kept) {
+        this.bound = this.inspecting = this.observer = undefined; // the action's, let go
+        wireSteps(this.actor, undefined);
+        this.committer.bind(undefined);
+      } else this.actor.stop();
     }
+    return kept;
+  }
+
+  /** Stops the actor of a host kept at rest (dropped from the cache). */
+  stop(): void {
+    this.actor.stop();
   }
 
   /**
@@ -211,47 +265,9 @@ export class SessionHost implements StepHost {
   }
 
   private changed(): void {
-    this.watchRun();
+    this.runs.watch();
     this.committer.schedule();
     this.notify();
-  }
-
-  /**
-   * Subscribes to every run actor of the tree not watched yet: the session's run and its
-   * sub-agent runs (a child's steps change only the child's snapshot, and each change must
-   * reach the committer and the waiters).
-   */
-  private watchRun(): void {
-    const root = this.actor.getSnapshot().children.run as AnyActorRef | undefined;
-    if (!root) return;
-    for (const { ref, parentRunId } of runRefs(root)) {
-      if (this.watched.has(ref)) continue;
-      this.watched.add(ref);
-      this.observeStart(ref, parentRunId);
-      const onRun = (snapshot: RunSnapshot): void => {
-        if (this.observer) observeRun(this.observer, snapshot);
-        this.deps.onRunSnapshot?.(snapshot);
-        this.watchRun();
-        this.committer.schedule();
-        this.notify();
-      };
-      ref.subscribe({ next: (s: unknown) => onRun(s as RunSnapshot), error: () => this.notify() });
-      // A new run enters its first states (turnStart -> modelCall) synchronously, before this
-      // subscription exists: report where it stands now, so observers see its first state.
-      if (this.announceRuns) this.deps.onRunSnapshot?.(ref.getSnapshot() as RunSnapshot);
-    }
-  }
-
-  /** A run joins the watched tree: new (its span starts) or restored with the session. */
-  private observeStart(ref: AnyActorRef, parentRunId: string | undefined): void {
-    const run = (ref.getSnapshot() as RunSnapshot).context;
-    if (!this.observer || !run) return;
-    const restored = !this.announceRuns;
-    this.observer.startRun(run, {
-      parentRunId,
-      restored,
-      restarted: restored && stepsInFlight(this.runSnapshot()),
-    });
   }
 
   /** A save failed: a lost version check is logged (with the run it was saving), then waiters wake. */

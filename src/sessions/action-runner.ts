@@ -3,7 +3,13 @@ import type { Clock } from '../core/clock.js';
 import type { Durability } from '../core/durability-policy.js';
 import type { PermissionPolicy } from '../core/permission-policy.js';
 import type { SessionMachineContext } from '../machines/session-types.js';
-import type { SessionKey, SessionRecord, SessionStore } from '../persistence/session-store.js';
+import type { InspectionEvent } from 'xstate';
+import type {
+  SessionKey,
+  SessionRecord,
+  SessionStore,
+  UsageTotals,
+} from '../persistence/session-store.js';
 import type { SessionLease } from '../persistence/session-leases.js';
 import { AgentBinding, type BindingSource } from '../definition/agent-binding.js';
 import type { SessionAction } from '../actions/session-action.js';
@@ -19,6 +25,15 @@ import { SessionHost } from '../session-host/session-host.js';
 import type { SessionLoader } from '../session-host/session-loader.js';
 import { SubAgents } from '../session-host/sub-agents.js';
 import type { Observability } from '../telemetry/observability.js';
+
+/** A session read for an action, and its live host if it was kept. */
+interface Loaded {
+  audit: AuditTrail;
+  record: SessionRecord;
+  userUsage: UsageTotals;
+  live: SessionHost | undefined;
+  inspect: ((event: InspectionEvent) => void) | undefined;
+}
 
 /** The parts of its runtime an `ActionRunner` works with. */
 export interface ActionRunnerParts {
@@ -78,8 +93,31 @@ export class ActionRunner {
       known,
     );
     checkActionFits(key, record, action, this.parts.clock.now(), this.parts.source.options.name);
-    const items = await this.parts.cache.history(this.parts.store, key, record);
-    const journal = await readRunJournals(this.parts.store, key, record);
+    // The session's live host, when the store returned exactly the record it saved: it is at
+    // rest as that record holds it (no run child), so there is no history or journal to read.
+    const inspect = this.parts.hub.inspector(key);
+    let live = this.parts.cache.take(key, record, this.parts.source);
+    if (live && !live.inspectableBy(inspect)) {
+      live.stop(); // inspected now and not then (or the reverse): restored, as without it
+      live = undefined;
+    }
+    try {
+      return await this.applyTo(key, action, lease, { audit, record, userUsage, live, inspect });
+    } catch (error) {
+      live?.stop(); // a host taken and not kept again is stopped (stopping twice does nothing)
+      throw error;
+    }
+  }
+
+  private async applyTo<R>(
+    key: SessionKey,
+    action: SessionAction<R>,
+    lease: SessionLease | undefined,
+    loaded: Loaded,
+  ): Promise<R> {
+    const { audit, record, userUsage, live, inspect } = loaded;
+    const items = live ? [] : await this.parts.cache.history(this.parts.store, key, record);
+    const journal = live ? [] : await readRunJournals(this.parts.store, key, record);
     const needsAgent = action.runs === true || storedRun(record.snapshot) !== undefined;
     const context = new RunContext({
       sessionId: key.sessionId,
@@ -99,34 +137,32 @@ export class ActionRunner {
     );
     try {
       const { binding } = bound;
-      const host = new SessionHost(
-        this.parts.store,
+      const deps = hostDeps({
+        options: this.parts.source.options,
+        binding,
+        subAgents,
         key,
         record,
-        items,
-        hostDeps({
-          options: this.parts.source.options,
-          binding,
-          subAgents,
-          key,
-          record,
-          clock: this.parts.clock,
-          observe: action.observe,
-          journal,
-          lease,
-          observability: this.parts.observability,
-          inspect: this.parts.hub.inspector(key),
-          permissions: this.parts.permissions,
-          durability: this.parts.durability,
-          onSaved: (saved, all) => {
-            if (saved.status === 'deleted') this.parts.cache.forget(key);
-            else this.parts.cache.remember(key, saved, all);
-            this.parts.hub.emit('SessionSaved', { key, version: saved.version, record: saved });
-          },
-        }),
-      );
+        clock: this.parts.clock,
+        observe: action.observe,
+        journal,
+        lease,
+        observability: this.parts.observability,
+        inspect,
+        permissions: this.parts.permissions,
+        durability: this.parts.durability,
+        onSaved: (saved, all) => {
+          if (saved.status === 'deleted') this.parts.cache.forget(key);
+          else this.parts.cache.remember(key, saved, all);
+          this.parts.hub.emit('SessionSaved', { key, version: saved.version, record: saved });
+        },
+      });
+      const host = live
+        ? live.resume(deps)
+        : new SessionHost(this.parts.store, key, record, items, deps);
       audit.attach(host, action, record);
       let result: R;
+      let done = false;
       try {
         result = await action.apply({
           audit,
@@ -139,11 +175,14 @@ export class ActionRunner {
           userBudget: this.parts.source.options.userBudget,
           userUsage,
         });
+        done = true;
       } finally {
-        await host.close().catch((error: unknown) => {
+        // An action that succeeded may leave its host live at rest for the session's next one.
+        const kept = await host.close(done).catch((error: unknown) => {
           this.parts.hub.emit('SessionSaveFailed', { key, error });
           throw error;
         });
+        if (kept && !this.parts.cache.keep(key, host, this.parts.source)) host.stop();
       }
       this.parts.hub.emit('SessionActionExecuted', { key, action: action.name });
       return result;

@@ -27,6 +27,7 @@ const RUNTIME_OPTION_NAMES = optionNames<SessionRuntimeOptions>({
   scope: true,
   lease: true,
   cachedSessions: true,
+  liveSessions: true,
   liveRuns: true,
   inspect: true,
   permissions: true,
@@ -69,6 +70,7 @@ export function checkRuntimeOptions(options: unknown): void {
     .object('scope')
     .check('lease', 'false or { owner?, ttlMs? }', (v) => v === false || isObject(v))
     .positiveInteger('cachedSessions')
+    .nonNegativeInteger('liveSessions')
     .instanceOf('liveRuns', Set)
     .implements('logger', 'Logger', ['debug', 'info', 'warn', 'error'])
     .check('telemetry', 'an object or false', (v) => v === false || isObject(v))

@@ -27,7 +27,7 @@ import {
 import { recoverRuns } from '../recovery/run-recovery.js';
 import { DEFAULT_LEASE_TTL_MS, RunLeases } from '../runs/run-lease.js';
 import { systemClock, type Clock } from '../core/clock.js';
-import { cacheKey, SessionCache } from '../session-host/session-cache.js';
+import { cacheKey, DEFAULT_CACHED_SESSIONS, SessionCache } from '../session-host/session-cache.js';
 import type { SessionAction } from '../actions/session-action.js';
 import {
   SessionEventHub,
@@ -99,7 +99,8 @@ export class SessionRuntime {
     this.hub.inspectWith(options.inspect ?? options.agent.options.inspect);
     this.audit = new AuditReader(this.store, this.scope);
     this.loader = new SessionLoader(this.store, this.source.options, this.hub);
-    this.cache = new SessionCache(options.cachedSessions ?? agent.cachedSessions);
+    const cached = options.cachedSessions ?? agent.cachedSessions ?? DEFAULT_CACHED_SESSIONS;
+    this.cache = new SessionCache(cached, options.liveSessions ?? agent.liveSessions ?? cached);
     this.actions = new ActionRunner({
       store: this.store,
       source: this.source,
