@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -35,7 +36,12 @@ async function deskWaitingTwoDeep(colorScheme: 'light' | 'dark' = 'light') {
   expect(paused.interrupted).toBe(true);
   const inspector = await startInspector({ runtime: desk.runtimeFor(temp.store), userId: 'ann' });
   inspectors.push(inspector);
-  const page = await newPage({ viewport: { width: 1400, height: 1000 }, colorScheme });
+  // (CSP off only so that the test can add axe-core to the page)
+  const page = await newPage({
+    viewport: { width: 1400, height: 1000 },
+    colorScheme,
+    bypassCSP: true,
+  });
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(inspector.url);
@@ -45,7 +51,7 @@ async function deskWaitingTwoDeep(colorScheme: 'light' | 'dark' = 'light') {
 }
 
 const texts = (page: Page, selector: string) =>
-  page.$$eval(selector, (els: Attributed[]) => els.map((e) => e.textContent ?? ''));
+  page.$$eval(selector, (els: Attributed[]) => els.map((e) => (e.textContent ?? '').trim()));
 const attrs = (page: Page, selector: string, name: string) =>
   page.$$eval(
     selector,
@@ -89,7 +95,9 @@ describe('inspector statecharts in Chromium', () => {
       `${root} g.state-node[data-state="modelCall"]`,
       'aria-label',
     );
-    expect(model).toMatch(/^state modelCall, entered 1×(, \d+ ms there)?, 1 step\(s\)$/);
+    expect(model).toMatch(
+      /^modelCall invokes modelStep 1×( · \d+ ms)?: state modelCall, entered 1×(, \d+ ms there)?, 1 step\(s\)$/,
+    );
     expect(
       await page.getAttribute(`${root} g.state-node[data-state="tools"]`, 'aria-label'),
     ).toContain('current, entered 1×, 1 sub-agent run(s)');
@@ -162,7 +170,7 @@ describe('inspector statecharts in Chromium', () => {
     expect(errors).toEqual([]);
   });
 
-  it('draws in the dark colour scheme with its own colours', async () => {
+  it('draws in the dark colour scheme with its own colours; the charts have no serious accessibility violation in either', async () => {
     const light = await deskWaitingTwoDeep('light');
     const dark = await deskWaitingTwoDeep('dark');
     const fill = (page: Page) =>
@@ -177,6 +185,20 @@ describe('inspector statecharts in Chromium', () => {
       );
     expect(await fill(light.page)).not.toBe(await fill(dark.page));
     await shot(dark.page, 'chart-5-dark');
+    for (const { page } of [light, dark]) {
+      await page.addScriptTag({
+        path: createRequire(import.meta.url).resolve('axe-core/axe.min.js'),
+      });
+      const serious = await page.evaluate(async () => {
+        type Result = { violations: { id: string; impact: string; nodes: unknown[] }[] };
+        const axe = (globalThis as unknown as { axe: { run(c: string): Promise<Result> } }).axe;
+        const { violations } = await axe.run('.charts');
+        return violations
+          .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+          .map((v) => `${v.id} (${v.nodes.length})`);
+      });
+      expect(serious).toEqual([]);
+    }
     expect([...light.errors, ...dark.errors]).toEqual([]);
   });
 });

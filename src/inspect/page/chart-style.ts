@@ -16,6 +16,7 @@ export const CHART_STYLE = `
 .run-chart { margin: 4px 0; }
 .subcharts { margin-left: 16px; padding-left: 8px; border-left: 2px dashed var(--c-line); }
 .chart-head { margin: 4px 0; }
+.charts .muted { color: var(--c-muted); }
 .charts .badge:not(.held) { background: var(--c-compound); color: var(--c-text); border: 1px solid var(--c-line); }
 .chart-link { color: var(--c-path); }
 .state-steps { font-size: 12px; margin: 4px 0 8px; }

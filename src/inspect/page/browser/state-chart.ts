@@ -121,8 +121,17 @@ function drawState(s: LaidState, current: Set<string>, overlay: ChartOverlay): S
   const visit = overlay.path?.visits.get(s.path);
   const children = overlay.children?.get(s.path) ?? 0;
   const compound = s.type === 'compound' || s.type === 'parallel';
+  const lines = compound ? [s.key] : stateLines(s);
+  const badgeText = [
+    visit ? `${visit.entered}×` : '',
+    visit?.ms ? dur(visit.ms) : '',
+    children ? `${children} sub-run` : '',
+  ]
+    .filter(Boolean)
+    .join(' · ');
+  // The name starts with what the box shows (its lines and badge), then says the rest.
   const label = [
-    `state ${s.path}`,
+    `${[...lines, badgeText].filter(Boolean).join(' ')}: state ${s.path}`,
     s.type === 'final' ? 'final' : '',
     current.has(s.path) ? 'current' : '',
     visitText(overlay.path, s.path),
@@ -135,7 +144,7 @@ function drawState(s: LaidState, current: Set<string>, overlay: ChartOverlay): S
     class: `state-node${compound ? ' compound' : ''}`,
     'data-state': s.path,
     tabindex: 0,
-    role: 'button',
+    role: overlay.onSelect ? 'button' : 'img',
     'aria-label': label,
   });
   const classes = ['state', s.type];
@@ -151,7 +160,6 @@ function drawState(s: LaidState, current: Set<string>, overlay: ChartOverlay): S
     class: classes.join(' '),
     'data-state': s.path,
   });
-  rect.appendChild(svg('title', {}, label));
   g.appendChild(rect);
   if (s.type === 'final') {
     g.appendChild(
@@ -165,27 +173,31 @@ function drawState(s: LaidState, current: Set<string>, overlay: ChartOverlay): S
       }),
     );
   }
-  const lines = compound ? [s.key] : stateLines(s);
   const top = s.y + (s.type === 'final' ? 2 : 0);
   lines.forEach((line, i) =>
     g.appendChild(
-      svg('text', { x: s.x + 8, y: top + FIRST + i * LINE_H, class: i ? 'detail' : 'name' }, line),
+      svg(
+        'text',
+        {
+          x: s.x + 8,
+          y: top + FIRST + i * LINE_H,
+          class: i ? 'detail' : 'name',
+          // its name says it all (screen readers would read the lines run together)
+          'aria-hidden': 'true',
+        },
+        // a space between the lines for what reads the text run together (SVG drops it)
+        `${line} `,
+      ),
     ),
   );
-  if (visit || children) {
-    const text = [
-      visit ? `${visit.entered}×` : '',
-      visit?.ms ? dur(visit.ms) : '',
-      children ? `${children} sub-run` : '',
-    ]
-      .filter(Boolean)
-      .join(' · ');
+  if (badgeText) {
+    const text = badgeText;
     const w = text.length * 6 + 8;
-    const badge = svg('g', { class: 'visits' });
+    const badge = svg('g', { class: 'visits', 'aria-hidden': 'true' });
     badge.appendChild(
       svg('rect', { x: s.x + s.w - w + 4, y: s.y - 8, width: w, height: 14, rx: 7 }),
     );
-    badge.appendChild(svg('text', { x: s.x + s.w - w + 8, y: s.y + 3 }, text));
+    badge.appendChild(svg('text', { x: s.x + s.w - w + 8, y: s.y + 3 }, `${text} `));
     g.appendChild(badge);
   }
   const select = overlay.onSelect;
