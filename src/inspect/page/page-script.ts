@@ -324,6 +324,8 @@ export const PAGE_SCRIPT = [
   '      const g = svg("g", {',
   '        class: `edge${taken ? " taken" : ""}${e.event === "" ? " initial" : ""}`,',
   '        "data-edge": e.id,',
+  '        "data-from": e.from,',
+  '        "data-to": e.to,',
   '        "data-event": e.event',
   '      });',
   '      g.appendChild(',

@@ -92,6 +92,8 @@ export function drawChart(
     const g = svg('g', {
       class: `edge${taken ? ' taken' : ''}${e.event === '' ? ' initial' : ''}`,
       'data-edge': e.id,
+      'data-from': e.from,
+      'data-to': e.to,
       'data-event': e.event,
     });
     g.appendChild(
