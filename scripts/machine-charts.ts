@@ -18,7 +18,7 @@ export const MACHINES_PAGE = fileURLToPath(new URL('../docs/machines.md', import
 export const README = fileURLToPath(new URL('../README.md', import.meta.url));
 
 /** What the charts read of an XState transition definition. */
-interface TransitionLike {
+export interface TransitionLike {
   eventType: string;
   target?: readonly { id: string }[] | undefined;
   guard?: unknown;
@@ -26,7 +26,7 @@ interface TransitionLike {
 }
 
 /** What the charts read of an XState state node. */
-interface NodeLike {
+export interface NodeLike {
   id: string;
   key: string;
   type: 'atomic' | 'compound' | 'parallel' | 'final' | 'history';
@@ -39,7 +39,7 @@ interface NodeLike {
 }
 
 /** One transition, as drawn: from a state path to target paths ('' is the machine itself). */
-interface Edge {
+export interface Edge {
   from: string;
   event: string;
   guard: string | undefined;
@@ -70,7 +70,12 @@ function eventName(type: string, node: NodeLike): string {
   return type;
 }
 
-function walk(machine: AnyStateMachine) {
+/**
+ * A machine's state nodes (parents first) and transitions, in the definition's order, with
+ * `pathOf` (a node's id as its dotted path, `''` for the machine). `scripts/chart-layouts.ts`
+ * lays the same walk out for the inspector page.
+ */
+export function walk(machine: AnyStateMachine) {
   const root = machine.root as unknown as NodeLike;
   const pathOf = (id: string) => (id === root.id ? '' : id.slice(root.id.length + 1));
   const edges: Edge[] = [];

@@ -8,6 +8,7 @@ import type { SessionRuntime } from '../sessions/session-runtime.js';
 import { storedRun } from '../runs/stored-run.js';
 import { readCheckedJournal } from '../runs/stored-session-check.js';
 import { runTimeline, type TimelineStep } from './run-timeline.js';
+import { nestSubRuns } from './run-tree-nesting.js';
 
 /** How many of the newest history items a session's detail carries. */
 const HISTORY_TAIL = 50;
@@ -150,7 +151,19 @@ export async function runDetail(runtime: SessionRuntime, key: SessionKey, runId:
     tree = await nodeOf(current, journalOf);
   } else {
     const summary = last!;
-    tree = {
+    const flat = await Promise.all(
+      (summary.subRuns ?? []).map(async (s): Promise<RunTreeNode> => ({
+        runId: s.runId,
+        agentPath: s.agentPath,
+        state: s.status,
+        status: s.status,
+        turn: s.turns,
+        usage: s.usage,
+        timeline: await journalOf(s.runId),
+        children: [],
+      })),
+    );
+    const top: RunTreeNode = {
       runId,
       agentPath: summary.agentPath ?? [summary.agentName],
       state: summary.status,
@@ -158,19 +171,9 @@ export async function runDetail(runtime: SessionRuntime, key: SessionKey, runId:
       turn: summary.turn,
       usage: summary.usage,
       timeline: await journalOf(runId),
-      children: await Promise.all(
-        (summary.subRuns ?? []).map(async (s) => ({
-          runId: s.runId,
-          agentPath: s.agentPath,
-          state: s.status,
-          status: s.status,
-          turn: s.turns,
-          usage: s.usage,
-          timeline: await journalOf(s.runId),
-          children: [],
-        })),
-      ),
+      children: [],
     };
+    tree = nestSubRuns(top, flat);
   }
   const ctx = current?.context;
   const base = ctx ?? last!;

@@ -1,3 +1,5 @@
+import { CHART_STYLE } from './chart-style.js';
+
 /** The inspector page's style sheet (served as `/app.css`). */
 export const PAGE_STYLE = `
 :root { --fg: #1d2330; --muted: #667085; --line: #d0d5dd; --bg: #f7f8fa; --hi: #fff4c2; --hiline: #d69e00; --err: #b42318; --ok: #067647; }
@@ -46,4 +48,4 @@ pre { background: #f2f4f7; padding: 6px; overflow: auto; max-height: 320px; marg
 #live-log { max-height: 160px; overflow: auto; font-family: ui-monospace, monospace; font-size: 11px; }
 .message { padding: 2px 0; border-bottom: 1px dotted var(--line); white-space: pre-wrap; }
 .error-box { color: var(--err); }
-`;
+${CHART_STYLE}`;

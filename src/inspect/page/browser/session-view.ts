@@ -9,7 +9,7 @@ import { renderActions } from './actions-view.js';
 import { renderPending } from './approvals-view.js';
 import { runBadge, runReason, soFar } from './run-status.js';
 import { renderRun } from './run-view.js';
-import { drawChart } from './state-chart.js';
+import { renderRunCharts, renderSessionChart } from './run-chart-view.js';
 
 /**
  * Opens a session: its detail and its newest run, shown together once both are in. An answer
@@ -75,7 +75,7 @@ export async function openRun(page: Page, runId: string): Promise<void> {
  * charts, its runs, the shown run, the history tail and the record as JSON.
  */
 function renderDetail(page: Page): void {
-  const { state, machines } = page;
+  const { state } = page;
   const d = state.detail;
   if (!d) return;
   const s = d.session;
@@ -102,7 +102,7 @@ function renderDetail(page: Page): void {
         'div',
         { class: 'chart' },
         h('div', { class: 'muted' }, 'session machine'),
-        drawChart('session', machines.session, s.state),
+        renderSessionChart(s.state),
       ),
       h(
         'div',
@@ -113,7 +113,7 @@ function renderDetail(page: Page): void {
           'run machine · ',
           h('span', { id: 'run-state' }, state.run ? state.run.state : 'no run'),
         ),
-        drawChart('run', machines.run, state.run ? state.run.state : ''),
+        state.run ? renderRunCharts(state.run.tree) : null,
       ),
     ),
     h('h2', {}, 'Runs'),

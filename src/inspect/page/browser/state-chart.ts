@@ -1,107 +1,221 @@
-import type { ChartState } from './api-types.js';
+import { markerLines, stateLines, type ChartLayout, type LaidState } from './chart-layout.js';
+import { dur } from './format.js';
+import { activePaths, type RunPath } from './state-chart-path.js';
 
 const SVGNS = 'http://www.w3.org/2000/svg';
-const BOX = { w: 118, h: 38, pad: 8, title: 18, perRow: 4 };
+/** Baseline of a box's first line, and the line height (as `scripts/chart-layouts.ts` sizes). */
+const FIRST = 13;
+const LINE_H = 14;
 
-/** A state laid out: its size, its place, and (compound) its children in rows. */
-interface Laid {
-  state: ChartState;
-  w: number;
-  h: number;
-  x: number;
-  y: number;
-  rows: Laid[][] | undefined;
-}
-
-function svg(tag: string, attrs: Record<string, string | number>): SVGElement {
+function svg(tag: string, attrs: Record<string, string | number>, text?: string): SVGElement {
   const el = document.createElementNS(SVGNS, tag);
   for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+  if (text !== undefined) el.textContent = text;
   return el;
 }
 
-/** Sizes every state: an atomic one is a box; a compound one holds rows of its children. */
-function measure(state: ChartState): Laid {
-  if (!state.states.length) return { state, w: BOX.w, h: BOX.h, x: 0, y: 0, rows: undefined };
-  const children = state.states.map(measure);
-  const rows: Laid[][] = [];
-  for (let i = 0; i < children.length; i += BOX.perRow)
-    rows.push(children.slice(i, i + BOX.perRow));
-  const w = Math.max(BOX.w, ...rows.map((row) => row.reduce((s, c) => s + c.w + BOX.pad, BOX.pad)));
-  const h =
-    BOX.title + rows.reduce((s, row) => s + Math.max(...row.map((c) => c.h)) + BOX.pad, BOX.pad);
-  return { state, w, h, x: 0, y: 0, rows };
+/** What a chart shows over its machine: a run's path, and what a click on a state does. */
+export interface ChartOverlay {
+  /** Unique in the page: the id of its arrowheads. */
+  id: string;
+  path?: RunPath | undefined;
+  /** The sub-agent runs each state holds (the state that spawns them). */
+  children?: Map<string, number> | undefined;
+  onSelect?: ((state: string) => void) | undefined;
 }
 
-/** Places `node` at (x, y) and its children in their rows; every node into `out`, parents first. */
-function place(node: Laid, x: number, y: number, out: Laid[]): void {
-  node.x = x;
-  node.y = y;
-  out.push(node);
-  if (!node.rows) return;
-  let cy = y + BOX.title + BOX.pad;
-  for (const row of node.rows) {
-    let cx = x + BOX.pad;
-    let tall = 0;
-    for (const c of row) {
-      place(c, cx, cy, out);
-      cx += c.w + BOX.pad;
-      tall = Math.max(tall, c.h);
-    }
-    cy += tall + BOX.pad;
-  }
-}
-
-/** The state paths to highlight for a state name like 'approvals.checking' or 'active.running'. */
-function activePaths(state: string | null | undefined): Set<string> {
-  const out = new Set<string>();
-  for (const full of String(state || '').split(',')) {
-    const parts = full.split('.');
-    for (let i = 1; i <= parts.length; i++) out.add(parts.slice(0, i).join('.'));
-  }
-  return out;
+/** A state's visit in words: "entered 2×, 1.2 s there". */
+export function visitText(path: RunPath | undefined, state: string): string {
+  const v = path?.visits.get(state);
+  if (!v) return '';
+  return `entered ${v.entered}×${v.ms ? `, ${dur(v.ms)} there` : ''}`;
 }
 
 /**
- * A machine's states (from `/api/machines`, laid out from the machine's own state nodes) drawn
- * as nested boxes in SVG, compound states holding their children in rows, the current state
- * (`state`) and its ancestors highlighted.
+ * A machine's chart in SVG from its build-time layout (`chart-layouts.ts`): states as boxes
+ * (compound ones holding theirs, final ones double-bordered, what they invoke written in them),
+ * initial dots, transitions as arrows labelled with their event and guard. The current state
+ * (`state`) and its ancestors are highlighted; with a run's path, the states and transitions it
+ * took too, each visited state with how often it entered it and its time there. Each state is
+ * focusable (Tab) and says what it is; Enter or a click selects it.
  */
-export function drawChart(kind: string, chart: ChartState, state: string): SVGElement {
-  const root = measure(chart);
-  const nodes: Laid[] = [];
-  place(root, 1, 1, nodes);
-  const active = activePaths(state);
-  const el = svg('svg', { width: root.w + 2, height: root.h + 2, 'data-chart': kind, role: 'img' });
-  for (const n of nodes) {
-    const s = n.state;
-    const classes = ['state', s.type];
-    if (s.path && active.has(s.path)) classes.push('current');
-    const rect = svg('rect', {
-      x: n.x,
-      y: n.y,
-      width: n.w,
-      height: n.h,
-      rx: 5,
-      class: classes.join(' '),
-      'data-state': s.path || '(root)',
+export function drawChart(
+  kind: string,
+  layout: ChartLayout,
+  state: string,
+  overlay: ChartOverlay,
+): SVGElement {
+  const current = activePaths(state);
+  const run = overlay.path;
+  const root = svg('svg', {
+    width: layout.width,
+    height: layout.height,
+    viewBox: `0 0 ${layout.width} ${layout.height}`,
+    'data-chart': kind,
+    role: 'group',
+    'aria-label': `${layout.machine} machine${state ? `, in ${state}` : ''}`,
+  });
+  const defs = svg('defs', {});
+  for (const which of ['plain', 'taken']) {
+    const marker = svg('marker', {
+      id: `${overlay.id}-${which}`,
+      viewBox: '0 0 10 10',
+      refX: 9,
+      refY: 5,
+      markerWidth: 7,
+      markerHeight: 7,
+      orient: 'auto-start-reverse',
+      class: `arrow ${which}`,
     });
-    const title = svg('text', { x: n.x + 6, y: n.y + 13 });
-    title.textContent = s.key + (s.type === 'final' ? ' (final)' : '');
-    el.appendChild(rect);
-    el.appendChild(title);
-    if (s.invokes.length) {
-      const inv = svg('text', { x: n.x + 6, y: n.y + 27, class: 'invoke' });
-      inv.textContent = `invokes ${s.invokes.join(', ')}`;
-      el.appendChild(inv);
-    }
-    const events = s.transitions
-      .map((t) => t.event)
-      .filter((e, i, a) => e !== 'always' && a.indexOf(e) === i);
-    const tip = svg('title', {});
-    tip.textContent = s.path + (events.length ? ` — on ${events.join(', ')}` : '');
-    rect.appendChild(tip);
+    marker.appendChild(svg('path', { d: 'M0,0 L10,5 L0,10 z' }));
+    defs.appendChild(marker);
   }
-  return el;
+  root.appendChild(defs);
+
+  for (const s of layout.states) root.appendChild(drawState(s, current, overlay));
+  for (const m of layout.markers) {
+    if (m.kind === 'initial') {
+      root.appendChild(
+        svg('circle', { cx: m.x + m.w / 2, cy: m.y + m.h / 2, r: 5, class: 'initial' }),
+      );
+      continue;
+    }
+    const g = svg('g', { class: 'any-state', 'data-marker': m.id });
+    g.appendChild(svg('rect', { x: m.x, y: m.y, width: m.w, height: m.h, rx: 4 }));
+    markerLines(m).forEach((line, i) =>
+      g.appendChild(svg('text', { x: m.x + 8, y: m.y + FIRST + i * LINE_H }, line)),
+    );
+    root.appendChild(g);
+  }
+  for (const e of layout.edges) {
+    const taken = run?.edges.has(e.id) === true;
+    const g = svg('g', {
+      class: `edge${taken ? ' taken' : ''}${e.event === '' ? ' initial' : ''}`,
+      'data-edge': e.id,
+      'data-from': e.from,
+      'data-to': e.to,
+      'data-event': e.event,
+    });
+    g.appendChild(
+      svg('path', {
+        d: e.points.map(([x, y], i) => `${i ? 'L' : 'M'}${x},${y}`).join(' '),
+        'marker-end': `url(#${overlay.id}-${taken ? 'taken' : 'plain'})`,
+      }),
+    );
+    if (e.labelBox) {
+      const b = e.labelBox;
+      g.appendChild(svg('rect', { x: b.x, y: b.y, width: b.w, height: b.h, class: 'label-bg' }));
+      g.appendChild(
+        svg(
+          'text',
+          { x: b.x + b.w / 2, y: b.y + b.h - 3, class: 'edge-label', 'text-anchor': 'middle' },
+          e.label,
+        ),
+      );
+    }
+    root.appendChild(g);
+  }
+  return root;
+}
+
+/** One state: its box (two for a final state), its lines, and its visit badge. */
+function drawState(s: LaidState, current: Set<string>, overlay: ChartOverlay): SVGElement {
+  const visit = overlay.path?.visits.get(s.path);
+  const children = overlay.children?.get(s.path) ?? 0;
+  const compound = s.type === 'compound' || s.type === 'parallel';
+  const lines = compound ? [s.key] : stateLines(s);
+  const badgeText = [
+    visit ? `${visit.entered}×` : '',
+    visit?.ms ? dur(visit.ms) : '',
+    children ? `${children} sub-run` : '',
+  ]
+    .filter(Boolean)
+    .join(' · ');
+  // The name starts with what the box shows (its lines and badge), then says the rest.
+  const label = [
+    `${[...lines, badgeText].filter(Boolean).join(' ')}: state ${s.path}`,
+    s.type === 'final' ? 'final' : '',
+    current.has(s.path) ? 'current' : '',
+    visitText(overlay.path, s.path),
+    visit?.steps.length ? `${visit.steps.length} step(s)` : '',
+    children ? `${children} sub-agent run(s)` : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
+  const g = svg('g', {
+    class: `state-node${compound ? ' compound' : ''}`,
+    'data-state': s.path,
+    tabindex: 0,
+    role: overlay.onSelect ? 'button' : 'img',
+    'aria-label': label,
+  });
+  const classes = ['state', s.type];
+  if (current.has(s.path)) classes.push('current');
+  if (visit) classes.push('visited');
+  if (s.passThrough) classes.push('pass');
+  const rect = svg('rect', {
+    x: s.x,
+    y: s.y,
+    width: s.w,
+    height: s.h,
+    rx: compound ? 8 : 5,
+    class: classes.join(' '),
+    'data-state': s.path,
+  });
+  g.appendChild(rect);
+  if (s.type === 'final') {
+    g.appendChild(
+      svg('rect', {
+        x: s.x + 3,
+        y: s.y + 3,
+        width: s.w - 6,
+        height: s.h - 6,
+        rx: 3,
+        class: 'final-inner',
+      }),
+    );
+  }
+  const top = s.y + (s.type === 'final' ? 2 : 0);
+  lines.forEach((line, i) =>
+    g.appendChild(
+      svg(
+        'text',
+        {
+          x: s.x + 8,
+          y: top + FIRST + i * LINE_H,
+          class: i ? 'detail' : 'name',
+          // its name says it all (screen readers would read the lines run together)
+          'aria-hidden': 'true',
+        },
+        // a space between the lines for what reads the text run together (SVG drops it)
+        `${line} `,
+      ),
+    ),
+  );
+  if (badgeText) {
+    const text = badgeText;
+    const w = text.length * 6 + 8;
+    const badge = svg('g', { class: 'visits', 'aria-hidden': 'true' });
+    badge.appendChild(
+      svg('rect', { x: s.x + s.w - w + 4, y: s.y - 8, width: w, height: 14, rx: 7 }),
+    );
+    badge.appendChild(svg('text', { x: s.x + s.w - w + 8, y: s.y + 3 }, `${text} `));
+    g.appendChild(badge);
+  }
+  const select = overlay.onSelect;
+  if (select) {
+    g.addEventListener('click', (event) => {
+      event.stopPropagation();
+      select(s.path);
+    });
+    g.addEventListener('keydown', (event) => {
+      const key = event.key;
+      if (key !== 'Enter' && key !== ' ') return;
+      event.preventDefault();
+      select(s.path);
+    });
+  }
+  return g;
 }
 
 /** Moves the highlight of a drawn chart to another state (live mode). */
