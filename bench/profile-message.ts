@@ -57,7 +57,7 @@ function partOf(frame: ProfileNode['callFrame']): string {
   const src = /\/src\/(.*)$/.exec(url)?.[1];
   if (src === undefined) return 'bench harness';
   if (
-    /^persistence\/(kv\/)?(record-codecs|session-record-codec|sealed-value|encoded-entries|plain-records|sub-run-encoding|sub-run-parts|written-values|field-delta)/.test(
+    /^persistence\/(kv\/)?(record-codecs|session-record-codec|sealed-value|encoded-entries|plain-records|sub-run-encoding|sub-run-parts|written-values|field-delta|record-changes)/.test(
       src,
     )
   )

@@ -68,10 +68,12 @@ describe('step journal', () => {
     // Another session's key space holds none of it.
     expect(await store.readJournal({ sessionId: key.sessionId }, done.id, 0)).toBeUndefined();
 
-    // Each batch with a journal entry also writes the session record (the snapshot moving past it).
+    // Each batch with a journal entry also writes the session record (the snapshot moving past
+    // it): whole, or as its changes since the whole one.
     const journaled = batches.filter((keys) => keys.some((k) => k.startsWith('j!')));
     expect(journaled.length).toBeGreaterThan(0);
-    for (const keys of journaled) expect(keys.some((k) => k.startsWith('s!'))).toBe(true);
+    const recordWrite = (k: string) => k.startsWith('s!') || k.startsWith('c!');
+    for (const keys of journaled) expect(keys.some(recordWrite)).toBe(true);
     const journalKeys = journaled.flat().filter((k) => k.startsWith('j!'));
     expect(journalKeys).toHaveLength(5);
     expect(journalKeys.every((k) => k.startsWith(`j!u:alice!journal!${done.id}!`))).toBe(true);

@@ -10,8 +10,16 @@ import { MACHINE_VERSION } from '../src/machines/session-machine.js';
 import { openValue, sealValue } from '../src/persistence/sealed-value.js';
 import { recordKey } from '../src/persistence/session-keys.js';
 import type { KvSessionStore } from '../src/persistence/kv/kv-session-store.js';
+import type { SessionKey } from '../src/persistence/session-store.js';
 import { ScriptedModel } from '../src/testing.js';
-import { alice, callTool, dangerTool, echoModel, texts } from './helpers/session-fixtures.js';
+import {
+  alice,
+  callTool,
+  dangerTool,
+  echoModel,
+  storeWhole,
+  texts,
+} from './helpers/session-fixtures.js';
 import { TempStores } from './helpers/temp-store.js';
 
 /**
@@ -25,7 +33,9 @@ afterEach(() => temps.cleanupAll());
 const OLD = 'session-0/run-0';
 
 /** Stamps the stored record as written by other machines (as an older agentstate would). */
-async function writtenBy(store: KvSessionStore, key: string, machineVersion: string) {
+async function writtenBy(store: KvSessionStore, session: SessionKey, machineVersion: string) {
+  await storeWhole(store, session);
+  const key = recordKey(session);
   const raw = (await store.backend.get(key))!;
   const envelope = JSON.parse(openValue(key, raw).json) as { machineVersion: string };
   envelope.machineVersion = machineVersion;
@@ -47,7 +57,7 @@ describe('sessions across machine versions', () => {
     await runtime.execute(alice('idle'), sendMessage('hello'));
     await runtime.execute(alice('asleep'), sendMessage('hi'));
     await runtime.execute(alice('asleep'), suspendSession());
-    for (const id of ['idle', 'asleep']) await writtenBy(store, recordKey(alice(id)), OLD);
+    for (const id of ['idle', 'asleep']) await writtenBy(store, alice(id), OLD);
 
     expect((await runtime.getSession(alice('asleep'))).state).toBe('suspended');
     const result = await runtime.execute(alice('idle'), sendMessage('again'));
@@ -67,7 +77,7 @@ describe('sessions across machine versions', () => {
     const agent = new Agent({ name: 'assistant', model, store, tools: [dangerTool] });
     const paused = await agent.run('go', { sessionId: 'p', userId: 'alice' });
     expect(paused.interruptionReason).toBe('approval');
-    await writtenBy(store, recordKey(alice('p')), OLD);
+    await writtenBy(store, alice('p'), OLD);
     const before = await store.backend.get(recordKey(alice('p')));
     const error = await agent.resume('p', { userId: 'alice' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RestoreFailedError);
@@ -95,7 +105,7 @@ describe('sessions across machine versions', () => {
       snapshotMigrations: [migration],
     });
     const paused = await agent.run('go', { sessionId: 'p', userId: 'alice' });
-    await writtenBy(store, recordKey(alice('p')), OLD);
+    await writtenBy(store, alice('p'), OLD);
     const callId = paused.interruptions[0]!.callId;
     const waiting = await agent.resume('p', { userId: 'alice' });
     const done = await agent.resume(waiting.state.approve(callId));

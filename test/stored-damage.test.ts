@@ -20,7 +20,13 @@ import type { KvSessionStore } from '../src/persistence/kv/kv-session-store.js';
 import { recordDecisions } from '../src/actions/record-decisions.js';
 import { runDetail } from '../src/inspect/inspector-reads.js';
 import { ScriptedModel } from '../src/testing.js';
-import { alice, assistantSetup, callTool, dumpBackend } from './helpers/session-fixtures.js';
+import {
+  alice,
+  assistantSetup,
+  callTool,
+  dumpBackend,
+  storeWhole,
+} from './helpers/session-fixtures.js';
 import { TempStores } from './helpers/temp-store.js';
 
 /**
@@ -79,6 +85,7 @@ describe('damaged snapshots (point 1)', () => {
     const paused = await runtime.execute(alice('s'), sendMessage('do it'));
     expect(paused.interruptionReason).toBe('approval');
     const rKey = recordKey(alice('s'));
+    await storeWhole(store, alice('s'));
     await rewrite(
       store,
       rKey,
@@ -103,6 +110,7 @@ describe('damaged snapshots (point 1)', () => {
     const { store, runtime } = await assistantSetup(temps, model);
     await runtime.execute(alice('s'), sendMessage('do it'));
     const rKey = recordKey(alice('s'));
+    await storeWhole(store, alice('s'));
     await rewrite(
       store,
       rKey,

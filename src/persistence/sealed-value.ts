@@ -47,6 +47,11 @@ export function sealValue(key: string, json: string): string {
   return `${MARK}${checksum(key, json)}${json}`;
 }
 
+/** The checksum digits of a sealed value (`undefined` for an unsealed one): what names its bytes. */
+export function sealOf(text: string): string | undefined {
+  return text.startsWith(MARK) ? text.slice(MARK.length, HEADER) : undefined;
+}
+
 /**
  * Whether `text` holds exactly `json` under some seal or none (without checking the checksum:
  * for a value whose content is already known to be right, the checksum adds nothing).

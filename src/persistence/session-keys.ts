@@ -10,6 +10,7 @@ import type { SessionKey } from './session-store.js';
  * | key                                   | value                                |
  * |---------------------------------------|--------------------------------------|
  * | `s!<owner>!<sid>`                     | record envelope (schema-versioned)   |
+ * | `c!<owner>!<sid>`                     | the record's changes since `s!`      |
  * | `l!<owner>!<sid>`                     | SessionInfo JSON, for listing        |
  * | `h!<owner>!<sid>!<seq, 10 digits>`    | history item JSON                    |
  * | `j!<owner>!<sid>!<runId>!<step, 8 d>` | journal entry JSON                   |
@@ -94,6 +95,14 @@ export function keyAfter(key: string): string {
 
 export function recordKey(key: SessionKey): string {
   return `s!${sessionPart(key)}`;
+}
+
+/**
+ * The changes of a session's record since the envelope stored at its record key, when the
+ * key-value store writes them instead of the whole record (`record-changes.ts`).
+ */
+export function recordChangesKey(key: SessionKey): string {
+  return `c!${sessionPart(key)}`;
 }
 
 /** A sub-agent run's snapshot, stored apart from its session's record (`sub-run-parts.ts`). */

@@ -45,6 +45,10 @@ export const SessionEnvelopeSchema = z.lazy(() =>
 
 export type SessionEnvelope = z.output<typeof SessionEnvelopeSchema>;
 
+/** The envelope of a record about to be written (`SessionRecordCodec.envelope`). */
+export type WrittenEnvelope =
+  SessionEnvelope | NonNullable<ReturnType<typeof plainSessionEnvelope>>;
+
 const SchemaVersionHeader = z.lazy(() =>
   z.object({ schemaVersion: z.number().int().nonnegative() }),
 );
@@ -78,12 +82,21 @@ export class SessionRecordCodec {
 
   /** Throws `TypeError` if the record does not match the schema (a programmer error). */
   encode(key: string, record: SessionRecord): string {
+    return encodeStored(key, this.envelope(record));
+  }
+
+  /**
+   * The envelope `encode` stores for `record`, checked, before it is turned into JSON (the
+   * key-value store writes it whole or as its changes since a stored one). Throws `TypeError`
+   * if the record does not match the schema.
+   */
+  envelope(record: SessionRecord): WrittenEnvelope {
     const { machineVersion, ...stored } = record;
     const value = { schemaVersion: CURRENT_SCHEMA_VERSION, machineVersion, record: stored };
-    const envelope =
+    return (
       plainSessionEnvelope(value, CURRENT_SCHEMA_VERSION) ??
-      checkBeforeWrite('session record', value, SessionEnvelopeSchema);
-    return encodeStored(key, envelope);
+      checkBeforeWrite('session record', value, SessionEnvelopeSchema)
+    );
   }
 
   /**
@@ -92,7 +105,15 @@ export class SessionRecordCodec {
    */
   decode(key: string, text: string): SessionRecord {
     const stored = readStored(key, text);
-    let value = stored.value;
+    return this.decodeValue(key, stored.value, stored.legacy);
+  }
+
+  /**
+   * `decode` of a value already read from its seal (`legacy` if it had none): the schema
+   * version, migrations and shape checked the same way, with the same errors.
+   */
+  decodeValue(key: string, stored: unknown, legacy: boolean): SessionRecord {
+    let value = stored;
     const header = value as { schemaVersion?: unknown } | null;
     const schemaVersion =
       typeof header === 'object' && isSchemaVersion(header?.schemaVersion)
@@ -101,7 +122,7 @@ export class SessionRecordCodec {
     if (schemaVersion > CURRENT_SCHEMA_VERSION) {
       throw new UnsupportedSchemaVersionError(key, schemaVersion, CURRENT_SCHEMA_VERSION);
     }
-    if (stored.legacy && schemaVersion > LAST_UNSEALED_VERSION) {
+    if (legacy && schemaVersion > LAST_UNSEALED_VERSION) {
       throw new InvalidSessionRecordError(
         key,
         `the integrity seal is missing (schema version ${schemaVersion} records are sealed)`,

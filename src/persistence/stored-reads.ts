@@ -25,8 +25,12 @@ export function decodeRecordAt(
   key: SessionKey,
   raw: string,
 ): SessionRecord {
+  return checkedOwner(key, codec.decode(keys.recordKey(key), raw));
+}
+
+/** `record` (decoded from the session's record key), checked to belong to `key`. */
+export function checkedOwner(key: SessionKey, record: SessionRecord): SessionRecord {
   const recordKey = keys.recordKey(key);
-  const record = codec.decode(recordKey, raw);
   if (record.sessionId !== key.sessionId || record.userId !== key.userId) {
     throw new InvalidSessionRecordError(recordKey, 'record does not match its key', {
       sessionId: key.sessionId,

@@ -59,10 +59,15 @@ export class IdNormaliser {
   }
 }
 
-/** Whether a typed error names `key` (its `key` field when it has one, else its message). */
+/**
+ * Whether a typed error names `key` (its `key` field when it has one, else its message). A
+ * record's changes (`c!`) are part of its record (`s!`): the runtime's checks of the snapshot
+ * read back name the record key, so for a changes key the record key counts too.
+ */
 export function namesKey(error: AgentStateError, key: string): boolean {
   const named = (error as { key?: unknown }).key;
-  return typeof named === 'string' ? named === key : error.message.includes(key);
+  if (typeof named !== 'string') return error.message.includes(key);
+  return named === key || (key.startsWith('c!') && named === `s!${key.slice(2)}`);
 }
 
 /**

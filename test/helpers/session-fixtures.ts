@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { contentText, type Item } from '../../src/items/item.js';
 import type { ModelRequest } from '../../src/models/model.js';
 import type { KvSessionStore } from '../../src/persistence/kv/kv-session-store.js';
+import { recordChangesKey, recordKey } from '../../src/persistence/session-keys.js';
+import { SessionRecordCodec } from '../../src/persistence/session-record-codec.js';
 import type { SessionKey } from '../../src/persistence/session-store.js';
 import { tool } from '../../src/tools/tool.js';
 import { Agent } from '../../src/agent/agent.js';
@@ -102,4 +104,18 @@ export async function assistantSetup(
   const { store } = await temps.open();
   const agent = new Agent({ name: 'assistant', instructions, model, store, tools: [dangerTool] });
   return { store, agent, model, runtime: agent.runtimeFor(store) };
+}
+
+/**
+ * Stores a session's record whole, as a store writing only whole records (an older agentstate)
+ * would have: a run in flight may be stored as a base plus its changes, and a test that edits
+ * the stored envelope edits the whole record.
+ */
+export async function storeWhole(store: KvSessionStore, key: SessionKey): Promise<void> {
+  const rKey = recordKey(key);
+  const whole = new SessionRecordCodec().encode(rKey, await store.load(key));
+  await store.backend.write([
+    { type: 'put', key: rKey, value: whole },
+    { type: 'del', key: recordChangesKey(key) },
+  ]);
 }

@@ -46,10 +46,10 @@ export type MutationKind = (typeof MUTATION_KINDS)[number];
 
 /**
  * The first letter of a key: record, listing, history, journal, totals, legacy owner marker,
- * approval-deadline index entry, audit entry.
+ * approval-deadline index entry, audit entry, a record's changes since its stored whole form.
  */
-export type KeyKind = 's' | 'l' | 'h' | 'j' | 't' | 'o' | 'd' | 'a';
-const KEY_KINDS: readonly KeyKind[] = ['s', 'l', 'h', 'j', 't', 'o', 'd', 'a'];
+export type KeyKind = 's' | 'l' | 'h' | 'j' | 't' | 'o' | 'd' | 'a' | 'c';
+const KEY_KINDS: readonly KeyKind[] = ['s', 'l', 'h', 'j', 't', 'o', 'd', 'a', 'c'];
 
 export function keyKindOf(key: string): KeyKind {
   const kind = key[0] as KeyKind;

@@ -3,9 +3,7 @@ import { InvalidSessionRecordError } from '../../errors/session-errors.js';
 import type { KvBackend, KvOp } from './kv-backend.js';
 import * as keys from '../session-keys.js';
 import { decodeStored, encodeStored } from '../session-schemas.js';
-import type { SessionRecordCodec } from '../session-record-codec.js';
-import { decodeRecordAt } from '../stored-reads.js';
-import type { SessionKey } from '../session-store.js';
+import type { SessionKey, SessionRecord } from '../session-store.js';
 import type { DeadlineEntry, DueApprovals, DueApprovalsQuery } from '../approval-deadlines.js';
 
 /**
@@ -24,9 +22,12 @@ const DeadlineValueSchema = z.lazy(() =>
 );
 
 /** The op deleting a purged session's deadline entry (a damaged record's: dropped later). */
-export function purgedDeadlineOps(codec: SessionRecordCodec, key: SessionKey, raw: string): KvOp[] {
+export function purgedDeadlineOps(
+  key: SessionKey,
+  stored: () => SessionRecord | undefined,
+): KvOp[] {
   try {
-    return deadlineOps(key, decodeRecordAt(codec, key, raw).approvalDeadline, undefined);
+    return deadlineOps(key, stored()?.approvalDeadline, undefined);
   } catch {
     return [];
   }

@@ -25,7 +25,14 @@ import { addTotals, hasNamedOwners, readOwnerTotals } from './owner-totals.js';
 import { SessionRecordCodec } from '../session-record-codec.js';
 import * as keys from '../session-keys.js';
 import { encodeStored, toUsageTotals } from '../session-schemas.js';
-import { checkedListing, checkedRecord, decodeJournalAt, decodeRecordAt } from '../stored-reads.js';
+import { checkedListing, decodeJournalAt } from '../stored-reads.js';
+import { encodeRecord, type StoredRecord } from './record-changes.js';
+import {
+  checkedRecordWithChanges,
+  decodeRecordWithChanges,
+  orphanChanges,
+  storedRecordOf,
+} from './record-changes-reads.js';
 import { joinSubRuns, partOps, splitSubRuns, storedPartIds } from './sub-run-parts.js';
 import { LeaseTable, systemLeaseClock, type LeaseClock } from '../lease-table.js';
 import { WrittenValues, writtenRecord, type WrittenRecord } from './written-values.js';
@@ -58,6 +65,13 @@ export interface KvSessionStoreOptions {
   clock?: LeaseClock | undefined;
   /** How large one group of saves written as one batch may grow. @default DEFAULT_GROUP_LIMITS */
   groupLimits?: GroupLimits | undefined;
+  /**
+   * Whether a save may write only the record's changes since the whole record this store last
+   * wrote (`record-changes.ts`); off, every save writes the whole record. Either way every
+   * form is read. @default true
+   * @internal
+   */
+  recordChanges?: boolean | undefined;
 }
 
 /** Sessions (and owners) whose last written record (totals) a store remembers. */
@@ -103,14 +117,16 @@ export class KvSessionStore implements SessionStore, SessionLeases {
   private readonly written = new WrittenValues<WrittenRecord>(WRITTEN_CAPACITY);
   /** The same for the owners' usage totals, which a save with usage adds to. */
   private readonly writtenTotals = new WrittenValues<UsageTotals>(WRITTEN_CAPACITY);
-  /** Each handed-out record's stored value (no sub-run parts): a `known` one is read hot, sync. */
-  private readonly rawOf = new WeakMap<SessionRecord, string>();
+  /** Each handed-out record's stored values (no sub-run parts): a `known` one is read hot, sync. */
+  private readonly rawOf = new WeakMap<SessionRecord, Omit<StoredRecord, 'base'>>();
+  private readonly recordChanges: boolean;
 
   constructor(backend: KvBackend, options: KvSessionStoreOptions = {}) {
     this.backend = backend;
     this.codec = new SessionRecordCodec({ migrations: options.migrations });
     this.leases = new LeaseTable(options.clock ?? systemLeaseClock);
     this.writes = new WriteQueue(backend, options.groupLimits);
+    this.recordChanges = options.recordChanges ?? true;
   }
 
   async create(
@@ -124,10 +140,16 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     const recordKey = keys.recordKey(key);
     const totalsKey = keys.userTotalsKey(key.userId);
     const { slim, parts } = splitSubRuns(record.snapshot);
-    const encoded = this.codec.encode(recordKey, { ...record, snapshot: slim });
+    const encoded = encodeRecord(
+      key,
+      this.codec.envelope({ ...record, snapshot: slim }),
+      undefined,
+    );
     const stored = partOps(key, parts, new Map());
     const ops = [
-      put(recordKey, encoded),
+      encoded.put,
+      // Changes left without their record (damage) would not fit the new one: gone with it.
+      del(keys.recordChangesKey(key)),
       putEntry(encodedListing(record)),
       ...encodedHistory(key, 0, items).map(putEntry),
       ...deadlineOps(key, undefined, record.approvalDeadline),
@@ -144,7 +166,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
       return {
         ops: encodedTotals ? [...ops, put(totalsKey, encodedTotals)] : ops,
         written: () => {
-          this.remember(recordKey, encoded, record, stored.raws);
+          this.remember(recordKey, encoded.stored, record, stored.raws);
           if (totals && encodedTotals) this.writtenTotals.set(totalsKey, encodedTotals, totals);
           return record;
         },
@@ -153,20 +175,30 @@ export class KvSessionStore implements SessionStore, SessionLeases {
   }
 
   async load(key: SessionKey): Promise<SessionRecord> {
-    const recordKey = keys.recordKey(key);
-    const indexKey = keys.listIndexKey(key);
-    const [raw, rawIndex] = await getAll(this.backend, [recordKey, indexKey]);
-    return this.withSubRuns(key, raw!, checkedRecord(this.codec, key, raw, rawIndex));
+    const read = [keys.recordKey(key), keys.listIndexKey(key), keys.recordChangesKey(key)];
+    const [raw, rawIndex, changes] = await getAll(this.backend, read);
+    const record = checkedRecordWithChanges(this.codec, key, raw, changes, rawIndex);
+    return this.withSubRuns(key, { raw: raw!, changes }, record);
   }
 
   async loadForUpdate(key: SessionKey, known?: SessionRecord): Promise<LoadedSession> {
-    const read = [keys.recordKey(key), keys.listIndexKey(key), keys.userTotalsKey(key.userId)];
-    const [raw, rawIndex, rawTotals] =
+    const read = [
+      keys.recordKey(key),
+      keys.listIndexKey(key),
+      keys.userTotalsKey(key.userId),
+      keys.recordChangesKey(key),
+    ];
+    const [raw, rawIndex, rawTotals, changes] =
       (known && this.backend.getManySync?.(read)) ?? (await getAll(this.backend, read));
+    const handed = known && this.rawOf.get(known);
     const record =
-      known && raw !== undefined && this.rawOf.get(known) === raw
+      handed && raw !== undefined && handed.raw === raw && handed.changes === changes
         ? checkedListing(key, known, rawIndex)
-        : await this.withSubRuns(key, raw!, checkedRecord(this.codec, key, raw, rawIndex));
+        : await this.withSubRuns(
+            key,
+            { raw: raw!, changes },
+            checkedRecordWithChanges(this.codec, key, raw, changes, rawIndex),
+          );
     return { record, userUsage: await readOwnerTotals(this.backend, key.userId, rawTotals) };
   }
 
@@ -174,6 +206,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     const { record: next, items, journal, userUsageDelta } = commit;
     const key = keyOf(next);
     const recordKey = keys.recordKey(key);
+    const changesKey = keys.recordChangesKey(key);
     const totalsKey = keys.userTotalsKey(key.userId);
     // Journal entries are the runtime's own (typed); each is checked when read back.
     const journalOps = journal.map((entry) => {
@@ -188,7 +221,11 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     if (start < 0) checkAppend(0, items.length, next.historyLength);
     const saved: SessionRecord = { ...next, version: next.version + 1 };
     const { slim, parts } = splitSubRuns(saved.snapshot);
-    const encoded = this.codec.encode(recordKey, { ...saved, snapshot: slim });
+    const envelope = this.codec.envelope({ ...saved, snapshot: slim });
+    // Written as changes against the whole record this store last wrote, if it still is the
+    // stored one (checked in the queue: else encoded again, against what is stored).
+    const assumed = this.recordChanges ? this.written.peek(recordKey)?.base : undefined;
+    let encoded = encodeRecord(key, envelope, assumed);
     const entryOps = [
       putEntry(encodedListing(saved)),
       ...encodedHistory(key, start, items).map(putEntry),
@@ -197,14 +234,22 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     return this.writes.run(async (view) => {
       // The version check reads back keys this process wrote last (hot): synchronously if it can.
       // It reads through `view`: a save of the same group before it is seen as written.
-      const read = delta ? [recordKey, totalsKey] : [recordKey];
-      const [raw, rawTotals] = view.getManySync?.(read) ?? (await getAll(view, read));
-      if (raw === undefined) throw new SessionNotFoundError(key.sessionId);
-      const known = this.written.get(recordKey, raw);
-      const stored = known ?? decodeRecordAt(this.codec, key, raw);
+      const read = delta ? [recordKey, changesKey, totalsKey] : [recordKey, changesKey];
+      const [raw, changes, rawTotals] = view.getManySync?.(read) ?? (await getAll(view, read));
+      if (raw === undefined) {
+        throw changes === undefined ? new SessionNotFoundError(key.sessionId) : orphanChanges(key);
+      }
+      const written = this.written.get(recordKey, raw);
+      const known = written?.changes === changes ? written : undefined;
+      const stored = known ?? decodeRecordWithChanges(this.codec, key, raw, changes);
       // A writer whose lease was taken over learns that first (fencing), whatever its version.
       if (commit.lease) this.leases.check(commit.lease);
       if (stored.version !== next.version) {
+        // A record behind the caller's may have lost its changes: its listing entry tells.
+        if (!known && stored.version < next.version) {
+          const rawIndex = await view.get(keys.listIndexKey(key));
+          checkedRecordWithChanges(this.codec, key, raw, changes, rawIndex);
+        }
         throw new SessionConflictError(key.sessionId, next.version, stored.version);
       }
       if (stored.status === 'deleted') {
@@ -214,8 +259,15 @@ export class KvSessionStore implements SessionStore, SessionLeases {
       // Only the sub-agent runs that changed are written (a child's step leaves its ancestors').
       const storedParts = known ? known.parts : await storedPartIds(view, key);
       const partWrites = partOps(key, parts, storedParts);
+      const base = this.recordChanges ? known?.base : undefined;
+      if (encoded.put.key !== recordKey && base !== assumed) {
+        encoded = encodeRecord(key, envelope, base);
+      }
+      const whole = encoded.put.key === recordKey;
       const ops = [
-        put(recordKey, encoded),
+        encoded.put,
+        // A whole record replaces the changes stored against the one before.
+        ...(whole && changes !== undefined ? [del(changesKey)] : []),
         ...partWrites.ops,
         ...entryOps,
         // The deadline index moves with the record, in the same batch (never out of step).
@@ -235,7 +287,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
         ops,
         // What the store remembers of its writes changes only once they are written.
         written: () => {
-          this.remember(recordKey, encoded, saved, partWrites.raws);
+          this.remember(recordKey, encoded.stored, saved, partWrites.raws);
           if (totals) this.writtenTotals.set(totalsKey, totals.raw, totals.value);
           return saved;
         },
@@ -288,9 +340,8 @@ export class KvSessionStore implements SessionStore, SessionLeases {
   async dropStaleDeadline(entry: DeadlineEntry): Promise<boolean> {
     const recordKey = keys.recordKey(entry.key);
     return this.writes.run(async (view) => {
-      const raw = await view.get(recordKey);
-      const held =
-        raw === undefined ? undefined : decodeRecordAt(this.codec, entry.key, raw).approvalDeadline;
+      const [raw, changes] = await getAll(view, [recordKey, keys.recordChangesKey(entry.key)]);
+      const held = storedRecordOf(this.codec, entry.key, raw, changes)?.approvalDeadline;
       if (held === entry.deadline) return { ops: [], written: () => false };
       return { ops: [del(keys.deadlineKey(entry.key, entry.deadline))], written: () => true };
     }, writeFailed(entry.key.sessionId));
@@ -310,14 +361,16 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     const audited = auditOps(audit);
     await this.writes.run(async (view) => {
       // Existence only: a corrupt record can still be purged.
-      const raw = await view.get(recordKey);
-      if (raw === undefined) {
+      const changesKey = keys.recordChangesKey(key);
+      const [raw, changes] = await getAll(view, [recordKey, changesKey]);
+      if (raw === undefined && changes === undefined) {
         throw new SessionNotFoundError(key.sessionId);
       }
       const ops = [
         del(recordKey),
+        del(changesKey),
         del(keys.listIndexKey(key)),
-        ...purgedDeadlineOps(this.codec, key, raw),
+        ...purgedDeadlineOps(key, () => storedRecordOf(this.codec, key, raw, changes)),
       ];
       for (const range of [keys.historyRange(key), keys.journalRange(key), keys.subRunRange(key)]) {
         for await (const entryKey of view.keys(range)) ops.push(del(entryKey));
@@ -375,22 +428,29 @@ export class KvSessionStore implements SessionStore, SessionLeases {
   /** A loaded (slim) record with its stored sub-agent runs put back into its snapshot. */
   private async withSubRuns(
     key: SessionKey,
-    raw: string,
+    stored: Omit<StoredRecord, 'base'>,
     record: SessionRecord,
   ): Promise<SessionRecord> {
     const { snapshot, raws } = await joinSubRuns(this.backend, key, record.snapshot);
     const joined = snapshot === record.snapshot ? record : { ...record, snapshot };
-    this.remember(keys.recordKey(key), raw, joined, raws);
+    this.remember(keys.recordKey(key), stored, joined, raws);
     return joined;
   }
 
+  /**
+   * Notes what is stored for a record (after a write, or a read). A read knows no base: the
+   * one this store wrote stays known while the stored values are still those it wrote.
+   */
   private remember(
     recordKey: string,
-    raw: string,
+    stored: Omit<StoredRecord, 'base'> & { base?: StoredRecord['base'] },
     record: SessionRecord,
     parts: ReadonlyMap<string, string>,
   ): void {
-    if (parts.size === 0) this.rawOf.set(record, raw); // sub-run parts are checked apart
-    this.written.set(recordKey, raw, writtenRecord(record, parts));
+    const { raw, changes } = stored;
+    if (parts.size === 0) this.rawOf.set(record, { raw, changes }); // parts are checked apart
+    const before = this.written.get(recordKey, raw);
+    const base = stored.base ?? (before?.changes === changes ? before?.base : undefined);
+    this.written.set(recordKey, raw, writtenRecord(record, parts, changes, base));
   }
 }

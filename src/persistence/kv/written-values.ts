@@ -1,4 +1,5 @@
 import type { SessionRecord } from '../session-store.js';
+import type { RecordBase } from './record-changes.js';
 
 /**
  * The last value a store wrote at each key, with what it stands for, for the keys written most
@@ -15,6 +16,11 @@ export class WrittenValues<T> {
   get(key: string, raw: string | undefined): T | undefined {
     const entry = this.entries.get(key);
     return entry !== undefined && entry.raw === raw ? entry.value : undefined;
+  }
+
+  /** What this store last wrote at `key`, if it still remembers it (not checked against a read). */
+  peek(key: string): T | undefined {
+    return this.entries.get(key)?.value;
   }
 
   /** Notes that `raw` (standing for `value`) is now stored at `key`. */
@@ -36,12 +42,18 @@ export interface WrittenRecord {
   status: SessionRecord['status'];
   /** The sub-agent run parts stored with it (raw, by run id). */
   parts: ReadonlyMap<string, string>;
+  /** The value at its changes key (`undefined`: none, the record key holds it whole). */
+  changes: string | undefined;
+  /** The whole envelope at its record key, if this store wrote it (`record-changes.ts`). */
+  base: RecordBase | undefined;
 }
 
 export function writtenRecord(
   record: SessionRecord,
   parts: ReadonlyMap<string, string>,
+  changes: string | undefined,
+  base: RecordBase | undefined,
 ): WrittenRecord {
   const { version, historyLength, approvalDeadline, status } = record;
-  return { version, historyLength, approvalDeadline, status, parts };
+  return { version, historyLength, approvalDeadline, status, parts, changes, base };
 }
