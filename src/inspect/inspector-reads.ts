@@ -4,6 +4,7 @@ import type { RunUsage } from '../machines/run-usage.js';
 import type { SessionKey } from '../persistence/session-store.js';
 import { pausedRuns, runState, subRunsOf, type RunNode } from '../runs/run-tree.js';
 import { runStateData } from '../runs/run-state.js';
+import { runTreeUsage } from '../runs/run-status.js';
 import type { SessionRuntime } from '../sessions/session-runtime.js';
 import { storedRun } from '../runs/stored-run.js';
 import { readCheckedJournal } from '../runs/stored-session-check.js';
@@ -182,7 +183,7 @@ async function nodeOf(
     state: runState(run),
     status: ctx.outcome,
     turn: ctx.turn,
-    usage: ctx.usage,
+    usage: runTreeUsage(run),
     timeline: await journalOf(ctx.runId),
     decisions: ctx.calls
       .filter((c) => c.needsApproval)
