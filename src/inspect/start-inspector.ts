@@ -17,6 +17,8 @@ import { LiveFeed } from './live-feed.js';
 import { machineCharts } from './machine-charts.js';
 import { PAGE_SCRIPT } from './page/page-script.js';
 import { PAGE_STYLE } from './page/page-style.js';
+import { THEME_STYLE } from './page/page-theme.js';
+import { LIST_STYLE } from './page/list-style.js';
 import { pageHtml } from './page/page-html.js';
 
 /**
@@ -86,7 +88,9 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
       });
     }
     if (path === '/app.js') return sendText(res, 'text/javascript', PAGE_SCRIPT);
-    if (path === '/app.css') return sendText(res, 'text/css', PAGE_STYLE);
+    if (path === '/app.css') {
+      return sendText(res, 'text/css', PAGE_STYLE + THEME_STYLE + LIST_STYLE);
+    }
     if (parts[0] !== 'api') throw new HttpError(404, 'NOT_FOUND', `Nothing at ${path}`);
     const [, what, sessionId, runs, runId, extra] = parts;
     if (what === 'info' && !sessionId) {

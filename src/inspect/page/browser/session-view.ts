@@ -9,6 +9,7 @@ import { renderActions } from './actions-view.js';
 import { renderPending } from './approvals-view.js';
 import { runBadge, runReason, soFar } from './run-status.js';
 import { renderRun } from './run-view.js';
+import { resetFeed } from './live-feed.js';
 import { drawChart } from './state-chart.js';
 
 /**
@@ -18,12 +19,14 @@ import { drawChart } from './state-chart.js';
  */
 export async function openSession(page: Page, id: string): Promise<void> {
   const { state } = page;
-  if (id !== state.selected) {
+  const changed = id !== state.selected;
+  if (changed) {
     state.result = '';
     state.forkId = '';
     state.forkAt = '';
   }
   state.selected = id;
+  if (changed) resetFeed(page);
   const asked = ++state.asked;
   try {
     const detail = await api<SessionDetail>(state.user, sessionPath(id));
@@ -102,7 +105,7 @@ function renderDetail(page: Page): void {
         'div',
         { class: 'chart' },
         h('div', { class: 'muted' }, 'session machine'),
-        drawChart('session', machines.session, s.state),
+        labelled(drawChart('session', machines.session, s.state), 'the session machine'),
       ),
       h(
         'div',
@@ -113,10 +116,16 @@ function renderDetail(page: Page): void {
           'run machine · ',
           h('span', { id: 'run-state' }, state.run ? state.run.state : 'no run'),
         ),
-        drawChart('run', machines.run, state.run ? state.run.state : ''),
+        labelled(
+          drawChart('run', machines.run, state.run ? state.run.state : ''),
+          'the run machine',
+        ),
       ),
     ),
     h('h2', {}, 'Runs'),
+    d.runs.length
+      ? null
+      : h('p', { class: 'muted hint' }, 'No run yet: a message to the session starts one.'),
     h(
       'ul',
       {},
@@ -151,6 +160,9 @@ function renderDetail(page: Page): void {
     ),
     state.run ? renderRun(page, state.run) : null,
     h('h2', {}, `History (last ${d.history.items.length} of ${d.history.total})`),
+    d.history.items.length
+      ? null
+      : h('p', { class: 'muted hint' }, 'No messages yet: the history fills as the session runs.'),
     h(
       'div',
       { id: 'history' },
@@ -165,6 +177,12 @@ function renderDetail(page: Page): void {
     ),
     h('details', {}, h('summary', {}, 'Session record (JSON)'), json(s)),
   );
+}
+
+/** A chart with its name for screen readers (an `img` must have one). */
+function labelled<E extends Element>(chart: E, name: string): E {
+  if (!chart.hasAttribute('aria-label')) chart.setAttribute('aria-label', name);
+  return chart;
 }
 
 /** A history item in one line: a message, a tool call or its result, else its type. */
