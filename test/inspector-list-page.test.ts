@@ -61,12 +61,28 @@ describe('inspector page in Chromium: a list that operates', () => {
     expect(await listed(page)).toEqual(['refund-1', 'forecast', 'greet']);
     expect(await page.textContent('tr.session[data-session="refund-1"]')).toContain('1 pending');
     expect(await seriousViolations(page)).toEqual([]);
+    // the dark theme follows the system's choice, and passes axe (contrast included)
+    await page.emulateMedia({ colorScheme: 'dark' });
+    expect(await seriousViolations(page)).toEqual([]);
+    await shot(page, 'list-0-dark');
+    // the toggle overrides it: system, light, dark
+    await page.click('#theme-toggle');
+    expect(await page.getAttribute('html', 'data-theme')).toBe('light');
+    await page.click('#theme-toggle');
+    expect(await page.getAttribute('html', 'data-theme')).toBe('dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.click('#theme-toggle');
+    expect(await page.getAttribute('html', 'data-theme')).toBeNull();
 
     await page.selectOption('#run-filter', 'failed');
     await page.waitForSelector('tr.session[data-session="greet"]', { state: 'detached' });
     expect(await listed(page)).toEqual(['forecast']);
     const reason = await page.textContent('tr.session[data-session="forecast"] .row-reason');
-    expect(reason).toContain('OUTPUT_VALIDATION');
+    expect(reason).toContain('not valid JSON');
+    expect(await page.textContent('tr.session[data-session="forecast"] .run-status')).toContain(
+      'OUTPUT_VALIDATION',
+    );
     await shot(page, 'list-1-failed-with-reasons');
 
     // a failed run started after the page loaded appears without a reload: by the live feed

@@ -7,7 +7,7 @@ a.session-link { font-weight: 600; text-decoration: none; }
 a.session-link:hover, a.session-link:focus-visible { text-decoration: underline; }
 .row-reason { color: var(--err); font-size: 12px; overflow-wrap: anywhere; }
 .hint { font-style: italic; }
-ol.feed { list-style: none; margin: 0; padding: 0; max-height: 260px; overflow: auto; }
+ol.feed, #live-log.feed { list-style: none; margin: 0; padding: 0; max-height: 320px; overflow: auto; font: inherit; }
 ol.feed li { border-bottom: 1px dotted var(--line); }
 button.feed-line { display: block; width: 100%; text-align: left; border: 0; border-radius: 0; padding: 2px 4px; background: transparent; font-size: 12px; }
 button.feed-line:hover { background: var(--hi); }

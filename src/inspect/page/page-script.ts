@@ -1163,7 +1163,7 @@ export const PAGE_SCRIPT = [
   '    const { state } = page;',
   '    const usage = soFar(s);',
   '    const rs = s.runStatus;',
-  '    const reason = rs?.error ? `${rs.error.code}: ${rs.error.message}` : rs?.status === "crashed" ? "its process stopped with steps in flight" : "";',
+  '    const reason = rs?.error ? rs.error.message : rs?.status === "crashed" ? "its process stopped with steps in flight" : "";',
   '    const open = (e) => {',
   '      e.preventDefault();',
   '      void page.openSession(s.sessionId);',

@@ -125,8 +125,9 @@ function row(page: Page, s: SessionSummary): HTMLTableRowElement {
   const { state } = page;
   const usage = soFar(s);
   const rs = s.runStatus;
+  // the badge says the error's code; the row says why
   const reason = rs?.error
-    ? `${rs.error.code}: ${rs.error.message}`
+    ? rs.error.message
     : rs?.status === 'crashed'
       ? 'its process stopped with steps in flight'
       : '';
