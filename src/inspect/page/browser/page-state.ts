@@ -17,6 +17,8 @@ export interface PageState {
   pages: (string | null)[];
   pageCursor: string | null;
   pageSize: number;
+  /** How many list reads were asked: an answer to an older one is dropped. */
+  listAsked: number;
   /** The pending read of the list again after live frames. */
   listTimer: ReturnType<typeof setTimeout> | null;
   /** The list's slow reading again, for sessions that send no live frame (another process's). */
@@ -57,6 +59,7 @@ export function newPageState(user: string): PageState {
     pages: [],
     pageCursor: null,
     pageSize: 50,
+    listAsked: 0,
     listTimer: null,
     listPoll: null,
     feed: [],

@@ -24,7 +24,10 @@ export async function loadSessions(page: Page, more?: boolean): Promise<void> {
   }
   try {
     const query = listQueryOf(page, pageSize(page));
+    const asked = ++state.listAsked;
     const answer = await api<SessionPage>(state.user, query);
+    // an answer to a read asked before the last one (a slow refresh, then Next) is dropped
+    if (asked !== state.listAsked) return;
     const shown = JSON.stringify([query, state.selected, answer]);
     state.sessions = answer.sessions;
     state.cursor = answer.nextCursor || null;
