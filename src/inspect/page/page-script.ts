@@ -1169,6 +1169,7 @@ export const PAGE_SCRIPT = [
   '    const reason = rs?.error ? rs.error.message : rs?.status === "crashed" ? "its process stopped with steps in flight" : "";',
   '    const open = (e) => {',
   '      e.preventDefault();',
+  '      e.stopPropagation();',
   '      void page.openSession(s.sessionId);',
   '    };',
   '    return h(',

@@ -134,8 +134,10 @@ function row(page: Page, s: SessionSummary): HTMLTableRowElement {
     : rs?.status === 'crashed'
       ? 'its process stopped with steps in flight'
       : '';
+  // the row and its link open the session once (a click on the link does not reach the row)
   const open = (e: Event) => {
     e.preventDefault();
+    e.stopPropagation();
     void page.openSession(s.sessionId);
   };
   return h(
