@@ -10,6 +10,7 @@
  *   npm run bench -- --markdown    also print the tables as Markdown (for bench/README.md)
  *   npm run bench -- --postgres    only the PostgreSQL workloads (W1 on PostgreSQL, W5)
  *   npm run bench -- --w1-w2       only W1 at the longest T and W2 (a quick before/after of the hot path)
+ *   npm run bench -- --inspector   only the inspector page in headless Chromium (render / fetch, bytes)
  *   npm run bench -- --peers       only W1, W2 and W3 against a peer, @openai/agents, side by side
  *                                  (needs `npm ci --prefix bench/peers` first)
  */
@@ -36,6 +37,7 @@ import { buildScripts } from './built-scripts.js';
 import { prepareW4Stores, runW4, W4_CHILD, type W4Run } from './workloads/w4-memory.js';
 import { runW6, type W6Run } from './workloads/w6-sub-agent.js';
 import { runFixedCost, type FixedCostRun } from './workloads/w7-fixed-cost.js';
+import { inspectorRows, runInspectorPage } from './workloads/inspector-page.js';
 import {
   durabilityRows,
   runDurabilityModes,
@@ -66,10 +68,11 @@ interface Config {
   /**
    * One part alone: `postgres` (W1 on PostgreSQL at the longest T, W5) or `fixed-cost` (the
    * per-message fixed cost and its target) or `w1-w2` (W1 at the longest T and W2, the hot
-   * path's before and after) or `peers` (W1, W2 and W3 against `@openai/agents`, side by side).
+   * path's before and after) or `peers` (W1, W2 and W3 against `@openai/agents`, side by side)
+   * or `inspector` (the inspector page in headless Chromium).
    * Absent: every workload.
    */
-  only: 'postgres' | 'fixed-cost' | 'w1-w2' | 'peers' | undefined;
+  only: 'postgres' | 'fixed-cost' | 'w1-w2' | 'peers' | 'inspector' | undefined;
 }
 
 function parseArgs(argv: string[]): Config {
@@ -80,12 +83,12 @@ function parseArgs(argv: string[]): Config {
   };
   const runs = Number(value('--runs') ?? (smoke ? 1 : 5));
   if (!Number.isInteger(runs) || runs < 1) throw new TypeError('--runs must be a positive integer');
-  const parts = (['postgres', 'fixed-cost', 'w1-w2', 'peers'] as const).filter((part) =>
-    argv.includes(`--${part}`),
+  const parts = (['postgres', 'fixed-cost', 'w1-w2', 'peers', 'inspector'] as const).filter(
+    (part) => argv.includes(`--${part}`),
   );
   if (parts.length > 1)
     throw new TypeError(
-      '--postgres, --fixed-cost, --w1-w2 and --peers run one part each: pick one',
+      '--postgres, --fixed-cost, --w1-w2, --peers and --inspector run one part each: pick one',
     );
   return {
     runs,
@@ -348,7 +351,10 @@ async function hotPathRuns(config: Config, longest: number): Promise<{ w1: W1Run
   }
 }
 
-/** One part of the bench alone (`--postgres`, `--fixed-cost`, `--w1-w2`): its rows, targets and results. */
+/**
+ * One part of the bench alone (`--postgres`, `--fixed-cost`, `--w1-w2`, `--peers`,
+ * `--inspector`): its rows, targets and results.
+ */
 async function onlyPart(config: Config, stalls: MachineStalls[]): Promise<void> {
   const longest = Math.max(...config.conversationLengths);
   let part: { kind: string; rows: Row[]; targets: TargetResult[]; raw: object; markdown?: string };
@@ -371,6 +377,17 @@ async function onlyPart(config: Config, stalls: MachineStalls[]): Promise<void> 
     } finally {
       await built.cleanup();
     }
+  } else if (config.only === 'inspector') {
+    const sizes = config.smoke
+      ? { messages: 20, toolCalls: 20, sessions: 500 }
+      : { messages: 500, toolCalls: 100, sessions: 10_000 };
+    const inspector = await runInspectorPage(sizes, config.runs, log);
+    part = {
+      kind: 'inspector page',
+      rows: inspectorRows(inspector, sizes),
+      targets: [],
+      raw: { inspector },
+    };
   } else if (config.only === 'w1-w2') {
     const { w1, w2 } = await hotPathRuns(config, longest);
     part = {

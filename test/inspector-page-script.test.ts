@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { listSessions, runDetail, sessionDetail } from '../src/inspect/inspector-reads.js';
+import type { runDetail, sessionDetail } from '../src/inspect/inspector-reads.js';
+import type { listSessions } from '../src/inspect/session-listing.js';
 import type { machineCharts } from '../src/inspect/machine-charts.js';
 import type {
   MachineCharts,

@@ -106,7 +106,7 @@ describe('inspector page in Chromium', () => {
     await page.waitForSelector('svg[data-chart="session"] rect.current[data-state="active.idle"]');
     await page.waitForSelector('svg[data-chart="run"] rect.current[data-state="completed"]');
     expect(await page.evaluate('window.marker')).toBe(1);
-    expect(await page.textContent('#live-log')).toContain('live run snapshot');
+    expect(await page.textContent('#live-log')).toContain('ops: tool gate started');
     await shot(page, '4-live-done');
     expect(errors).toEqual([]);
   });

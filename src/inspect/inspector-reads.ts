@@ -1,9 +1,10 @@
 import { RunNotFoundError } from '../errors/replay-errors.js';
 import type { RunMachineContext } from '../machines/run-types.js';
 import type { RunUsage } from '../machines/run-usage.js';
-import type { SessionKey, SessionStatus } from '../persistence/session-store.js';
+import type { SessionKey } from '../persistence/session-store.js';
 import { pausedRuns, runState, subRunsOf, type RunNode } from '../runs/run-tree.js';
 import { runStateData } from '../runs/run-state.js';
+import { runTreeUsage } from '../runs/run-status.js';
 import type { SessionRuntime } from '../sessions/session-runtime.js';
 import { storedRun } from '../runs/stored-run.js';
 import { readCheckedJournal } from '../runs/stored-session-check.js';
@@ -37,33 +38,6 @@ export interface RunTreeNode {
   /** Its decisions were recorded without running them: the calls wait for a resume. */
   held?: boolean | undefined;
   children: RunTreeNode[];
-}
-
-/**
- * A page of one user's sessions, each with what its run does (`runStatus`: running, crashed,
- * paused and why, or how the last run ended and its error), its usage so far and the number
- * of calls waiting for a decision in its run tree (read through the runtime, in the same
- * partition).
- */
-export async function listSessions(
-  runtime: SessionRuntime,
-  userId: string | undefined,
-  query: { status?: SessionStatus | undefined; cursor?: string | undefined; limit?: number },
-) {
-  const page = await runtime.listSessions({ userId, ...query });
-  const sessions = await Promise.all(
-    page.sessions.map(async (info) => {
-      if (info.status === 'deleted') {
-        return { ...info, pendingApprovals: 0, runStatus: undefined, usageSoFar: info.usage };
-      }
-      const { runStatus, usageSoFar } = await runtime.getSession({
-        sessionId: info.sessionId,
-        userId,
-      });
-      return { ...info, pendingApprovals: runStatus?.pendingApprovals ?? 0, runStatus, usageSoFar };
-    }),
-  );
-  return { sessions, nextCursor: page.nextCursor };
 }
 
 /** The stored record of a session, read only after the runtime found the key (partition). */
@@ -212,7 +186,7 @@ async function nodeOf(
     state: runState(run),
     status: ctx.outcome,
     turn: ctx.turn,
-    usage: ctx.usage,
+    usage: runTreeUsage(run),
     timeline: await journalOf(ctx.runId),
     decisions: ctx.calls
       .filter((c) => c.needsApproval)

@@ -4,6 +4,7 @@ import type { SessionKey } from '../persistence/session-store.js';
 import type { SessionRuntime } from '../sessions/session-runtime.js';
 import { stateName } from '../runs/session-status.js';
 import { HttpError } from './http-io.js';
+import { liveEntry } from './live-entry.js';
 
 /** The most live streams one inspector serves at a time. */
 export const MAX_LIVE_CLIENTS = 16;
@@ -34,6 +35,10 @@ export interface LiveFrame {
   /** The actor's state (`modelCall`, `approvals.checking`), for machines. */
   state?: string | undefined;
   status?: string | undefined;
+  /** The agent the actor works for, the journal step of a step actor, the frame in words. */
+  agent?: string | undefined;
+  step?: number | undefined;
+  text?: string | undefined;
 }
 
 interface Client {
@@ -107,31 +112,65 @@ function send(res: ServerResponse, text: string): void {
   res.write(text);
 }
 
+type Snapshot = {
+  value?: unknown;
+  status?: string;
+  context?: { runId?: unknown };
+  input?: { runId?: unknown };
+  output?: unknown;
+  error?: unknown;
+};
+
 type Ref = {
   sessionId: string;
   src?: unknown;
-  _parent?: { sessionId: string } | undefined;
-  getSnapshot(): { value?: unknown; status?: string; context?: { runId?: unknown } };
+  /** The options the actor was created with: a step actor's input (its done snapshot drops it). */
+  options?: { input?: unknown };
+  _parent?: { sessionId: string; getSnapshot(): Snapshot } | undefined;
+  getSnapshot(): Snapshot;
 };
+
+/** The output or error a promise actor's resolve or reject event carries (in its `data`). */
+function promiseEnd(event: { type: string }): { output?: unknown; error?: unknown } {
+  const e = event as { type: string; data?: unknown };
+  if (e.type === 'xstate.promise.resolve') return { output: e.data };
+  if (e.type === 'xstate.promise.reject') return { error: e.data };
+  return {};
+}
 
 function frameOf(key: SessionKey, event: InspectionEvent): LiveFrame {
   const ref = event.actorRef as unknown as Ref;
   const snapshot =
-    event.type === '@xstate.snapshot'
-      ? (event.snapshot as ReturnType<Ref['getSnapshot']>)
-      : ref.getSnapshot();
-  const runId = snapshot.context?.runId;
+    event.type === '@xstate.snapshot' ? (event.snapshot as Snapshot) : ref.getSnapshot();
+  const input = (snapshot.input ?? ref.options?.input) as { runId?: unknown } | undefined;
+  const runId = snapshot.context?.runId ?? input?.runId;
+  const src = typeof ref.src === 'string' ? ref.src : 'session';
+  const state =
+    snapshot.value !== undefined
+      ? stateName(snapshot.value as Parameters<typeof stateName>[0])
+      : undefined;
+  const entry = liveEntry(event.type, {
+    src,
+    eventType: event.type === '@xstate.event' ? event.event.type : undefined,
+    status: snapshot.status,
+    state,
+    input,
+    ...(event.type === '@xstate.event' ? promiseEnd(event.event) : {}),
+    context: snapshot.context,
+    parentContext: ref._parent?.getSnapshot().context,
+  });
   return {
     type: event.type as LiveFrame['type'],
     sessionId: key.sessionId,
     actorId: ref.sessionId,
     parentId: ref._parent?.sessionId,
-    src: typeof ref.src === 'string' ? ref.src : 'session',
+    src,
     ...(typeof runId === 'string' ? { runId } : {}),
     ...(event.type === '@xstate.event' ? { eventType: event.event.type } : {}),
-    ...(snapshot.value !== undefined
-      ? { state: stateName(snapshot.value as Parameters<typeof stateName>[0]) }
-      : {}),
+    ...(state !== undefined ? { state } : {}),
     ...(snapshot.status ? { status: snapshot.status } : {}),
+    ...(entry.agent !== undefined ? { agent: entry.agent } : {}),
+    ...(entry.step !== undefined ? { step: entry.step } : {}),
+    ...(entry.text !== undefined ? { text: entry.text } : {}),
   };
 }

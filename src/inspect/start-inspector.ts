@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { SessionKey, SessionStatus } from '../persistence/session-store.js';
-import { SessionStatusSchema } from '../persistence/session-schemas.js';
+import type { SessionKey } from '../persistence/session-store.js';
 import { inspectorAccess } from './inspector-access.js';
 import { INSPECTOR_ACTIONS } from './inspector-actions.js';
 import { InspectorAgents } from './inspector-agents.js';
@@ -10,12 +9,16 @@ import {
   type InspectorHandle,
   type InspectorOptions,
 } from './inspector-options.js';
-import { listSessions, runDetail, sessionDetail } from './inspector-reads.js';
+import { runDetail, sessionDetail } from './inspector-reads.js';
+import { listQuery } from './list-query.js';
+import { listSessions } from './session-listing.js';
 import { HttpError, readJsonBody, sendError, sendJson, sendText } from './http-io.js';
 import { LiveFeed } from './live-feed.js';
 import { machineCharts } from './machine-charts.js';
 import { PAGE_SCRIPT } from './page/page-script.js';
 import { PAGE_STYLE } from './page/page-style.js';
+import { THEME_STYLE } from './page/page-theme.js';
+import { LIST_STYLE } from './page/list-style.js';
 import { pageHtml } from './page/page-html.js';
 
 /**
@@ -85,7 +88,9 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
       });
     }
     if (path === '/app.js') return sendText(res, 'text/javascript', PAGE_SCRIPT);
-    if (path === '/app.css') return sendText(res, 'text/css', PAGE_STYLE);
+    if (path === '/app.css') {
+      return sendText(res, 'text/css', PAGE_STYLE + THEME_STYLE + LIST_STYLE);
+    }
     if (parts[0] !== 'api') throw new HttpError(404, 'NOT_FOUND', `Nothing at ${path}`);
     const [, what, sessionId, runs, runId, extra] = parts;
     if (what === 'info' && !sessionId) {
@@ -104,7 +109,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
     }
     if (what !== 'sessions') throw new HttpError(404, 'NOT_FOUND', `Nothing at ${path}`);
     const user = userOf(url);
-    if (!sessionId) return send(await listSessions(runtime, user, listQuery(url)));
+    if (!sessionId) return send(await listSessions(runtime, user, listQuery(url.searchParams)));
     const key: SessionKey = { sessionId, userId: user };
     if (runs === undefined) return send(await sessionDetail(runtime, key));
     if (runs === 'runs' && runId && !extra) return send(await runDetail(runtime, key, runId));
@@ -125,25 +130,6 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
-  };
-}
-
-/** The list query of `?status=&cursor=&limit=`; a bad value is a 400. */
-function listQuery(url: URL): { status?: SessionStatus; cursor?: string; limit?: number } {
-  const status = url.searchParams.get('status') || undefined;
-  const cursor = url.searchParams.get('cursor') || undefined;
-  const limitText = url.searchParams.get('limit');
-  if (status !== undefined && !SessionStatusSchema.safeParse(status).success) {
-    throw new HttpError(400, 'BAD_REQUEST', `Unknown status "${status}"`);
-  }
-  const limit = limitText ? Number(limitText) : undefined;
-  if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 1 || limit > 500)) {
-    throw new HttpError(400, 'BAD_REQUEST', '"limit" must be an integer from 1 to 500');
-  }
-  return {
-    ...(status ? { status: status as SessionStatus } : {}),
-    ...(cursor ? { cursor } : {}),
-    ...(limit ? { limit } : {}),
   };
 }
 

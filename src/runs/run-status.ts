@@ -1,11 +1,11 @@
 import type { SerializedError } from '../errors/agentstate-error.js';
 import { pendingApproval } from '../machines/call-approvals.js';
 import type { InterruptionReason, RunFinalStatus } from '../machines/run-types.js';
-import type { RunUsage } from '../machines/run-usage.js';
+import { addUsage, zeroUsage, type RunUsage } from '../machines/run-usage.js';
 import { addRunUsage, type RunSummary, type UsageTotals } from '../machines/session-types.js';
 import { stepsExecuting } from './run-activity.js';
 import type { RunOwner } from './run-owner.js';
-import { pausedRuns, runState, type RunNode } from './run-tree.js';
+import { pausedRuns, runState, subRunsOf, type RunNode } from './run-tree.js';
 
 /**
  * What a session's run is doing, as every surface shows it: `running` (steps executing in a
@@ -62,7 +62,7 @@ export function runStatusOf(
       interruption,
       error: stopped?.error ?? ctx.error,
       turns: ctx.turn,
-      usage: ctx.usage,
+      usage: runTreeUsage(root),
       pendingApprovals: pending.length,
       startedAt: ctx.startedAt,
     };
@@ -77,6 +77,18 @@ export function runStatusOf(
     pendingApprovals: 0,
     startedAt: lastRun.startedAt,
   };
+}
+
+/**
+ * What a run used so far with what its sub-agent runs still in flight used (a sub-run's usage
+ * joins its parent's when it ends): the one total every surface shows for a run.
+ */
+export function runTreeUsage(run: RunNode): RunUsage {
+  const own = run.context?.usage;
+  return subRunsOf(run).reduce(
+    (sum, child) => addUsage(sum, runTreeUsage(child)),
+    own ?? zeroUsage(),
+  );
 }
 
 /** The session's totals with what its run in progress (`status` of it) used so far added. */

@@ -7,14 +7,16 @@ import { fail } from './page-error.js';
 import { shown } from './page-state.js';
 
 /**
- * The open session's actions: Resume (not on a record-only inspector), Cancel run, Fork (with
- * a new id and a history position, both optional) and Export replay, and the last result.
+ * The open session's actions, each only where it applies (`actionsFor`): Resume, Cancel run,
+ * Fork (with a new id and a history position, both optional) and Export replay (of a shown
+ * run), and the last result.
  */
 export function renderActions(page: Page): HTMLDivElement {
   const { state, info } = page;
   // What the user typed outlives a re-render (a live refresh redraws the detail).
   const at = h('input', {
     id: 'fork-at',
+    'aria-label': 'fork at history position',
     type: 'number',
     min: 0,
     placeholder: 'at (history position)',
@@ -26,6 +28,7 @@ export function renderActions(page: Page): HTMLDivElement {
   });
   const newId = h('input', {
     id: 'fork-id',
+    'aria-label': 'new session id of the fork',
     placeholder: 'new session id',
     value: state.forkId,
     oninput: () => {
@@ -50,13 +53,15 @@ export function renderActions(page: Page): HTMLDivElement {
       fail(state, error);
     }
   };
+  const status = state.detail?.session.runStatus?.status;
+  const applies = actionsFor(status, info.recordOnly);
   return h(
     'div',
     {},
     h(
       'div',
-      { class: 'actions' },
-      info.recordOnly
+      { class: 'actions', role: 'group', 'aria-label': 'session actions' },
+      !applies.resume
         ? null
         : h(
             'button',
@@ -66,26 +71,52 @@ export function renderActions(page: Page): HTMLDivElement {
             },
             'Resume',
           ),
-      h(
-        'button',
-        {
-          class: 'danger',
-          'data-action': 'cancel',
-          onclick: () => void afterAction(page, onSession<ActionResult>('cancel')),
-        },
-        'Cancel run',
-      ),
+      !applies.cancel
+        ? null
+        : h(
+            'button',
+            {
+              class: 'danger',
+              'data-action': 'cancel',
+              onclick: () => void afterAction(page, onSession<ActionResult>('cancel')),
+            },
+            'Cancel run',
+          ),
       newId,
       at,
       h('button', { 'data-action': 'fork', onclick: () => void fork() }, 'Fork'),
-      h(
-        'button',
-        { 'data-action': 'export', onclick: () => void exportRun(page) },
-        'Export replay',
-      ),
+      state.runId === null
+        ? null
+        : h(
+            'button',
+            { 'data-action': 'export', onclick: () => void exportRun(page) },
+            'Export replay',
+          ),
     ),
+    applies.resume || applies.cancel
+      ? null
+      : h(
+          'p',
+          { class: 'muted hint', id: 'no-run-actions' },
+          status === undefined
+            ? 'No run yet: nothing to resume or cancel.'
+            : `The last run ${status}: nothing to resume or cancel (a new message starts a new run).`,
+        ),
     h('div', { class: 'muted', id: 'action-result' }, state.result),
   );
+}
+
+/**
+ * Which run actions apply to a run of this status: Resume to a run that stands still
+ * (paused, waiting for decisions, or crashed) when an agent of the app runs here; Cancel to a
+ * run that has not ended. Neither to a session without a run or whose last run ended.
+ */
+export function actionsFor(
+  status: string | undefined,
+  recordOnly: boolean,
+): { resume: boolean; cancel: boolean } {
+  const stands = status === 'interrupted' || status === 'awaitingApproval' || status === 'crashed';
+  return { resume: stands && !recordOnly, cancel: stands || status === 'running' };
 }
 
 /** Exports the shown run's replay file: a download link, and the file in `body[data-exported]`. */

@@ -60,6 +60,8 @@ export interface SessionSummary {
   usageSoFar?: Usage | undefined;
   runStatus?: RunStatus | undefined;
   pendingApprovals?: number | undefined;
+  /** The agent of its run in progress, else of its last run (listed sessions). */
+  agent?: string | undefined;
 }
 
 /** A session as its detail shows it: with its machine's state. */
@@ -71,6 +73,9 @@ export interface SessionView extends SessionSummary {
 export interface SessionPage {
   sessions: SessionSummary[];
   nextCursor?: string | undefined;
+  /** How many sessions the server read for this page; `partial`: it stopped before the page was full. */
+  scanned: number;
+  partial: boolean;
 }
 
 /** A call waiting for a human's decision. */
@@ -182,4 +187,8 @@ export interface LiveFrame {
   runId?: string | undefined;
   state?: string | undefined;
   eventType?: string | undefined;
+  /** The agent, the journal step of a step actor, and the frame in words (`live-entry.ts`). */
+  agent?: string | undefined;
+  step?: number | undefined;
+  text?: string | undefined;
 }

@@ -13,8 +13,14 @@ export function renderPending(page: Page, pending: PendingApproval[]): HTMLDivEl
     'div',
     {},
     h('h2', {}, 'Pending approvals'),
-    pending.map((p) =>
-      h(
+    pending.map((p) => {
+      const message = h('input', {
+        class: 'reject-message',
+        'aria-label': `why ${p.name} is rejected (the model reads it)`,
+        placeholder: 'reason to reject (optional)',
+        maxlength: 2000,
+      });
+      return h(
         'div',
         { class: 'pending', 'data-call': p.callId },
         h('b', {}, p.name),
@@ -38,22 +44,29 @@ export function renderPending(page: Page, pending: PendingApproval[]): HTMLDivEl
             {
               class: 'danger',
               'data-action': 'reject',
-              onclick: () => void decide(page, 'reject', p),
+              onclick: () => void decide(page, 'reject', p, message.value.trim()),
             },
             'Reject',
           ),
+          message,
         ),
-      ),
-    ),
+      );
+    }),
   );
 }
 
-/** Approves or rejects one pending call (of the run that holds it). */
-function decide(page: Page, action: 'approve' | 'reject', p: PendingApproval): Promise<void> {
+/** Approves or rejects one pending call (of the run that holds it), a rejection with its reason. */
+function decide(
+  page: Page,
+  action: 'approve' | 'reject',
+  p: PendingApproval,
+  message = '',
+): Promise<void> {
   const { state } = page;
   const answer = act<ActionResult>(state.user, shown(state), action, {
     callId: p.callId,
     runId: p.runId,
+    ...(message ? { message } : {}),
   });
   return afterAction(page, answer, `${p.name} (${p.callId})`);
 }

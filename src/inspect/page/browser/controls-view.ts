@@ -1,4 +1,5 @@
 import { append, byId, clear, h } from './dom.js';
+import { themeToggle } from './theme-toggle.js';
 import type { Page } from './page.js';
 
 /** The status filter's choices (`''`: any status). */
@@ -15,11 +16,14 @@ export function renderControls(page: Page): void {
   const user = info.allUsers
     ? h('input', {
         id: 'user',
+        'aria-label': 'user id',
         placeholder: 'user id (empty: anonymous)',
         value: state.user,
         onchange: (e) => {
           state.user = (e.target as HTMLInputElement).value.trim();
           state.selected = null;
+          state.pages = [];
+          state.pageCursor = null;
           void page.loadSessions();
           page.startLive();
         },
@@ -29,12 +33,17 @@ export function renderControls(page: Page): void {
     'select',
     {
       id: 'status-filter',
+      'aria-label': 'session status',
       onchange: (e) => {
         state.status = (e.target as HTMLSelectElement).value;
+        state.pages = [];
+        state.pageCursor = null;
         void page.loadSessions();
       },
     },
-    STATUSES.map((s) => h('option', { value: s, selected: s === state.status }, s || 'any status')),
+    STATUSES.map((s) =>
+      h('option', { value: s, selected: s === state.status }, s || 'any session status'),
+    ),
   );
   const mode = info.recordOnly
     ? h(
@@ -48,6 +57,7 @@ export function renderControls(page: Page): void {
     status,
     mode,
     h('span', { class: 'badge live', id: 'live-badge' }, 'live'),
-    h('span', { class: 'error-box', id: 'error' }, state.error),
+    themeToggle(),
+    h('span', { class: 'error-box', id: 'error', role: 'alert' }, state.error),
   ]);
 }

@@ -1,11 +1,18 @@
 import type { LiveFrame } from './api-types.js';
-import { h } from './dom.js';
+import { feedEntryOf, withEntry } from './feed-entry.js';
+import { appendFeed, renderFeed } from './feed-view.js';
 import { userQuery } from './inspector-api.js';
 import type { Page } from './page.js';
 import { highlight } from './state-chart.js';
 
-/** How many frames the live log keeps. */
-const LOG_LINES = 200;
+/** How long the page waits for frames to pause before it reads the list or the session again. */
+const SETTLE_MS = 150;
+
+/**
+ * How often the page reads the list again without a frame: sessions another process (or an
+ * agent this inspector does not watch) writes send no frame here.
+ */
+const LIST_POLL_MS = 3000;
 
 /** (Re)connects the live feed (`/api/live`, Server-Sent Events) for the page's user. */
 export function startLive(page: Page): void {
@@ -16,29 +23,32 @@ export function startLive(page: Page): void {
   live.onmessage = (message: MessageEvent<string>) =>
     onFrame(page, JSON.parse(message.data) as LiveFrame);
   state.live = live;
+  if (state.listPoll) clearInterval(state.listPoll);
+  state.listPoll = setInterval(() => {
+    if (document.visibilityState === 'visible') void page.loadSessions();
+  }, LIST_POLL_MS);
 }
 
 /**
- * A frame: a line in the live log; for the open session, the charts' highlight follows its
+ * A frame: the list is read again once the frames pause (a new session appears, a status
+ * changes); for the open session, a line in its feed, the charts' highlight follows its
  * machines at once and the session is read again once the frames pause.
  */
 function onFrame(page: Page, frame: LiveFrame): void {
   const { state } = page;
-  const log = document.getElementById('live-log');
-  if (log) {
-    const line = `${frame.sessionId} ${frame.src} ${frame.type.replace('@xstate.', '')} ${
-      frame.eventType || frame.state || ''
-    }`;
-    log.insertBefore(h('div', { class: 'frame' }, line), log.firstChild);
-    while (log.childNodes.length > LOG_LINES && log.lastChild) log.removeChild(log.lastChild);
+  if (state.listTimer) clearTimeout(state.listTimer);
+  state.listTimer = setTimeout(() => {
+    state.listTimer = null;
+    void page.loadSessions();
+  }, SETTLE_MS);
+  if (frame.sessionId !== state.selected) return;
+  const entry = feedEntryOf(frame, state.feed);
+  if (entry) {
+    state.feed = withEntry(state.feed, entry);
+    appendFeed(page, entry);
   }
-  if (
-    !state.detail ||
-    frame.sessionId !== state.detail.session.sessionId ||
-    frame.type !== '@xstate.snapshot'
-  ) {
-    return;
-  }
+  if (!state.detail || frame.sessionId !== state.detail.session.sessionId) return;
+  if (frame.type !== '@xstate.snapshot') return;
   if (frame.src === 'session' && frame.state) highlight('session', frame.state);
   if (
     (frame.src === 'run' || frame.src === 'subRun') &&
@@ -53,5 +63,12 @@ function onFrame(page: Page, frame: LiveFrame): void {
   state.refreshTimer = setTimeout(() => {
     state.refreshTimer = null;
     if (state.selected !== null) void page.openSession(state.selected);
-  }, 150);
+  }, SETTLE_MS);
+}
+
+/** Empties the feed for a session just opened (it shows what runs from now on) and draws it. */
+export function resetFeed(page: Page): void {
+  page.state.feed = [];
+  page.state.stepTarget = null;
+  renderFeed(page);
 }

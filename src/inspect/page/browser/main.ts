@@ -20,6 +20,7 @@
 import type { InspectorInfo, MachineCharts } from './api-types.js';
 import { renderControls } from './controls-view.js';
 import { api } from './inspector-api.js';
+import { renderFeed } from './feed-view.js';
 import { startLive } from './live-feed.js';
 import type { Page } from './page.js';
 import { fail } from './page-error.js';
@@ -45,6 +46,7 @@ async function start(): Promise<void> {
   renderControls(page);
   page.startLive();
   await page.loadSessions();
+  renderFeed(page);
 }
 
 start().catch((error: unknown) => fail(newPageState(''), error));

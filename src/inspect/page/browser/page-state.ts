@@ -1,4 +1,6 @@
 import type { RunDetail, SessionDetail, SessionSummary } from './api-types.js';
+import type { FeedEntry } from './feed-entry.js';
+import type { ListFilters } from './list-filters.js';
 
 /** What the page holds between renders: the filters, the open session and run, the inputs. */
 export interface PageState {
@@ -6,9 +8,26 @@ export interface PageState {
   user: string;
   /** The status filter (`''`: any). */
   status: string;
+  /** The list's other filters and order (`list-filters.ts`). */
+  list: ListFilters;
   sessions: SessionSummary[];
   /** The cursor of the next page of sessions, if there is one. */
   cursor: string | null;
+  /** The cursors of the pages shown before this one (`null`: the first page), and this one's. */
+  pages: (string | null)[];
+  pageCursor: string | null;
+  pageSize: number;
+  /** How many list reads were asked: an answer to an older one is dropped. */
+  listAsked: number;
+  /** The pending read of the list again after live frames. */
+  listTimer: ReturnType<typeof setTimeout> | null;
+  /** The list's slow reading again, for sessions that send no live frame (another process's). */
+  listPoll: ReturnType<typeof setInterval> | null;
+  /** The open session's live feed, oldest first (`feed-entry.ts`). */
+  feed: FeedEntry[];
+  /** The feed line whose step the user went to, marked again after a redraw, and its watch. */
+  stepTarget: FeedEntry | null;
+  targetWatch: MutationObserver | null;
   /** The session the user opened last. */
   selected: string | null;
   /** The session shown, with its run (`runId`, `run`). */
@@ -34,8 +53,18 @@ export function newPageState(user: string): PageState {
   return {
     user,
     status: '',
+    list: { run: '', agent: '', text: '', sort: 'id' },
     sessions: [],
     cursor: null,
+    pages: [],
+    pageCursor: null,
+    pageSize: 50,
+    listAsked: 0,
+    listTimer: null,
+    listPoll: null,
+    feed: [],
+    stepTarget: null,
+    targetWatch: null,
     selected: null,
     detail: null,
     runId: null,

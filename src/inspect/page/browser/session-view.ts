@@ -10,6 +10,7 @@ import { renderPending } from './approvals-view.js';
 import { runBadge, runReason, soFar } from './run-status.js';
 import { renderRun } from './run-view.js';
 import { renderRunCharts, renderSessionChart } from './run-chart-view.js';
+import { resetFeed } from './live-feed.js';
 
 /**
  * Opens a session: its detail and its newest run, shown together once both are in. An answer
@@ -18,12 +19,14 @@ import { renderRunCharts, renderSessionChart } from './run-chart-view.js';
  */
 export async function openSession(page: Page, id: string): Promise<void> {
   const { state } = page;
-  if (id !== state.selected) {
+  const changed = id !== state.selected;
+  if (changed) {
     state.result = '';
     state.forkId = '';
     state.forkAt = '';
   }
   state.selected = id;
+  if (changed) resetFeed(page);
   const asked = ++state.asked;
   try {
     const detail = await api<SessionDetail>(state.user, sessionPath(id));
@@ -117,6 +120,9 @@ function renderDetail(page: Page): void {
       ),
     ),
     h('h2', {}, 'Runs'),
+    d.runs.length
+      ? null
+      : h('p', { class: 'muted hint' }, 'No run yet: a message to the session starts one.'),
     h(
       'ul',
       {},
@@ -151,6 +157,9 @@ function renderDetail(page: Page): void {
     ),
     state.run ? renderRun(page, state.run) : null,
     h('h2', {}, `History (last ${d.history.items.length} of ${d.history.total})`),
+    d.history.items.length
+      ? null
+      : h('p', { class: 'muted hint' }, 'No messages yet: the history fills as the session runs.'),
     h(
       'div',
       { id: 'history' },

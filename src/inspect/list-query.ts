@@ -1,0 +1,95 @@
+import type { SessionStatus } from '../persistence/session-store.js';
+import { SessionStatusSchema } from '../persistence/session-schemas.js';
+import { HttpError } from './http-io.js';
+
+/** What the run filter of the list takes: `waiting` is a run awaiting a human's decision. */
+export const RUN_FILTERS = [
+  'waiting',
+  'running',
+  'crashed',
+  'interrupted',
+  'completed',
+  'failed',
+  'cancelled',
+  'none',
+] as const;
+export type RunFilter = (typeof RUN_FILTERS)[number];
+
+/** How a page of the list is ordered (calls waiting for a decision always come first). */
+export const LIST_SORTS = ['id', 'updated', 'created', 'usage'] as const;
+export type ListSort = (typeof LIST_SORTS)[number];
+
+/** The largest page the list serves. */
+export const MAX_LIST_LIMIT = 500;
+
+/** The list's query, checked: every field the page (or a script) may send. */
+export interface ListQuery {
+  status?: SessionStatus | undefined;
+  run?: RunFilter | undefined;
+  agent?: string | undefined;
+  text?: string | undefined;
+  sort: ListSort;
+  cursor?: string | undefined;
+  limit: number;
+}
+
+/** The query names of `/api/sessions` (`user` and `token` are read by the server itself). */
+const NAMES: ReadonlySet<string> = new Set([
+  'status',
+  'run',
+  'agent',
+  'text',
+  'sort',
+  'cursor',
+  'limit',
+  'user',
+  'token',
+]);
+
+const bad = (message: string) => new HttpError(400, 'BAD_REQUEST', message);
+
+const oneOf = <T extends string>(name: string, value: string, allowed: readonly T[]): T => {
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw bad(`Unknown ${name} "${value}" (one of: ${allowed.join(', ')})`);
+  }
+  return value as T;
+};
+
+/**
+ * The list query of `?status=&run=&agent=&text=&sort=&cursor=&limit=`. An unknown name, a
+ * repeated one, an unknown status, run filter or sort, a limit that is not an integer from 1
+ * to `MAX_LIST_LIMIT`, or a text over 200 characters is a 400 `BAD_REQUEST`.
+ */
+export function listQuery(params: URLSearchParams): ListQuery {
+  const seen = new Set<string>();
+  for (const name of params.keys()) {
+    if (!NAMES.has(name)) throw bad(`Unknown query parameter "${name}"`);
+    if (seen.has(name)) throw bad(`The query parameter "${name}" is given twice`);
+    seen.add(name);
+  }
+  const get = (name: string) => params.get(name) || undefined;
+  const status = get('status');
+  if (status !== undefined && !SessionStatusSchema.safeParse(status).success) {
+    throw bad(`Unknown status "${status}"`);
+  }
+  const run = get('run');
+  const sort = get('sort');
+  const limitText = params.get('limit');
+  const limit = limitText ? Number(limitText) : 50;
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) {
+    throw bad(`"limit" must be an integer from 1 to ${MAX_LIST_LIMIT}`);
+  }
+  const text = get('text')?.trim();
+  if (text !== undefined && text.length > 200) throw bad('"text" is longer than 200 characters');
+  const agent = get('agent')?.trim();
+  if (agent !== undefined && agent.length > 200) throw bad('"agent" is longer than 200 characters');
+  return {
+    ...(status ? { status: status as SessionStatus } : {}),
+    ...(run ? { run: oneOf('run filter', run, RUN_FILTERS) } : {}),
+    ...(agent ? { agent } : {}),
+    ...(text ? { text: text.toLowerCase() } : {}),
+    sort: sort ? oneOf('sort', sort, LIST_SORTS) : 'id',
+    ...(get('cursor') ? { cursor: get('cursor') } : {}),
+    limit,
+  };
+}
