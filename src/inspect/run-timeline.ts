@@ -19,6 +19,8 @@ export interface TimelineStep {
   durationMs?: number | undefined;
   /** Restored runs that started it again after a crash. */
   restarts: number;
+  /** Times it was tried again after it failed (a model call, resumed); absent: never. */
+  retries?: number | undefined;
   model?: {
     text?: string | undefined;
     toolCalls: { callId: string; name: string; arguments: string; subRunId?: string }[];
@@ -84,6 +86,7 @@ export function runTimeline(journal: readonly JournalEntry[]): TimelineStep[] {
         endedAt: entry.at,
         durationMs: entry.startedAt === undefined ? undefined : entry.at - entry.startedAt,
         restarts: entry.restarts ?? 0,
+        ...(entry.retries ? { retries: entry.retries } : {}),
       };
       const before = state;
       let out: TimelineStep;
