@@ -35,6 +35,10 @@ export interface RunTreeNode {
   decisions?: { callId: string; name: string; decision: string; reason?: string | undefined }[];
   /** Its decisions were recorded without running them: the calls wait for a resume. */
   held?: boolean | undefined;
+  /** Steps started and not journaled yet (in flight, or failed: `error`), by step number. */
+  started?: Record<string, { at: number; restarts: number; retries?: number | undefined }>;
+  /** Why the run failed, or why the model call that interrupted it failed. */
+  error?: { name?: string; message: string; code?: string | undefined } | undefined;
   children: RunTreeNode[];
 }
 
@@ -158,6 +162,7 @@ export async function runDetail(runtime: SessionRuntime, key: SessionKey, runId:
       turn: summary.turn,
       usage: summary.usage,
       timeline: await journalOf(runId),
+      ...(summary.error ? { error: summary.error } : {}),
       children: await Promise.all(
         (summary.subRuns ?? []).map(async (s) => ({
           runId: s.runId,
@@ -220,6 +225,8 @@ async function nodeOf(
         reason: c.reason,
       })),
     ...(ctx.held === true && runState(run) === 'awaitingApproval' ? { held: true } : {}),
+    ...(ctx.stepStarts ? { started: ctx.stepStarts } : {}),
+    ...(ctx.error ? { error: ctx.error } : {}),
     children: await Promise.all(subRunsOf(run).map((child) => nodeOf(child, journalOf))),
   };
 }

@@ -11,11 +11,13 @@ import {
   type InspectorOptions,
 } from './inspector-options.js';
 import { listSessions, runDetail, sessionDetail } from './inspector-reads.js';
+import { runPart } from './run-parts.js';
 import { HttpError, readJsonBody, sendError, sendJson, sendText } from './http-io.js';
 import { LiveFeed } from './live-feed.js';
 import { machineCharts } from './machine-charts.js';
 import { PAGE_SCRIPT } from './page/page-script.js';
 import { PAGE_STYLE } from './page/page-style.js';
+import { TRACE_STYLE } from './page/trace-style.js';
 import { pageHtml } from './page/page-html.js';
 
 /**
@@ -85,9 +87,9 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
       });
     }
     if (path === '/app.js') return sendText(res, 'text/javascript', PAGE_SCRIPT);
-    if (path === '/app.css') return sendText(res, 'text/css', PAGE_STYLE);
+    if (path === '/app.css') return sendText(res, 'text/css', PAGE_STYLE + TRACE_STYLE);
     if (parts[0] !== 'api') throw new HttpError(404, 'NOT_FOUND', `Nothing at ${path}`);
-    const [, what, sessionId, runs, runId, extra] = parts;
+    const [, what, sessionId, runs, runId, extra, ...more] = parts;
     if (what === 'info' && !sessionId) {
       return send({
         userId: options.userId ?? null,
@@ -108,6 +110,9 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
     const key: SessionKey = { sessionId, userId: user };
     if (runs === undefined) return send(await sessionDetail(runtime, key));
     if (runs === 'runs' && runId && !extra) return send(await runDetail(runtime, key, runId));
+    if (runs === 'runs' && runId && extra) {
+      return send(await runPart(runtime, agents, key, runId, [extra, ...more]));
+    }
     throw new HttpError(404, 'NOT_FOUND', `Nothing at ${path}`);
   };
 
