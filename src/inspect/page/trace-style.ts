@@ -1,7 +1,7 @@
 /** The style of the waterfall and of what a model saw (served with the page's style, `/app.css`). */
 export const TRACE_STYLE = `
 .wf { font-size: 12px; }
-.wf-row { display: grid; grid-template-columns: 280px 1fr 260px; gap: 8px; align-items: center; min-height: 20px; border-bottom: 1px dotted var(--line); }
+.wf-row { display: grid; grid-template-columns: 260px 1fr 300px; gap: 8px; align-items: center; min-height: 20px; border-bottom: 1px dotted var(--line); }
 .wf-axis { color: var(--muted); border-bottom: 1px solid var(--line); }
 .wf-label { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .wf-track { position: relative; height: 14px; }
@@ -16,7 +16,7 @@ button.wf-bar:focus-visible { outline: 2px solid var(--fg); outline-offset: 1px;
 .wf-error { background: var(--err); }
 .wf-open { opacity: 0.7; }
 .wf-wait-retry { position: absolute; top: 5px; height: 4px; background: repeating-linear-gradient(90deg, var(--err), var(--err) 3px, transparent 3px, transparent 6px); }
-.wf-facts { color: var(--muted); white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+.wf-facts { color: var(--muted); }
 .wf-reason { white-space: normal; }
 .model-request { border-top: 1px solid var(--line); margin-top: 8px; }
 .model-request h3 { font-size: 13px; margin: 8px 0 4px; }

@@ -1,0 +1,142 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { startInspector } from '../src/inspect.js';
+import { ARTIFACTS, useInspectorPages } from './helpers/inspector-fixtures.js';
+import {
+  deskApp,
+  longConversation,
+  redactSecret,
+  refundWithRetry,
+  SECRET,
+} from './helpers/waterfall-fixtures.js';
+
+const { temps, inspectors, newPage } = useInspectorPages();
+
+/** The `desk` app on a temp store, an inspector over it (redacting `SECRET`) and a page. */
+async function setup() {
+  const temp = await temps.open();
+  const app = deskApp(temp.store);
+  const inspector = await startInspector({
+    runtime: app.desk.runtimeFor(temp.store),
+    userId: 'ann',
+    agents: { desk: app.desk },
+    redact: redactSecret,
+  });
+  inspectors.push(inspector);
+  const page = await newPage({ viewport: { width: 1400, height: 1000 } });
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  return { app, inspector, page, errors };
+}
+
+const shot = (page: Page, name: string) =>
+  page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+
+/** What the tests read of an element in the page (no DOM types in this project). */
+interface Measured {
+  getAttribute(name: string): string | null;
+  getBoundingClientRect(): { width: number; left: number };
+  textContent: string | null;
+}
+
+interface Row {
+  kind: string | null;
+  depth: string | null;
+  label: string;
+  ms: number;
+  width: number;
+  facts: string;
+  retried: boolean;
+}
+
+const rows = (page: Page): Promise<Row[]> =>
+  page.$$eval('#waterfall .wf-row[data-bar]', (els: unknown[]) =>
+    (els as (Measured & { querySelector(s: string): Measured | null })[]).map((el) => {
+      const bar = el.querySelector('.wf-bar')!;
+      return {
+        kind: el.getAttribute('data-kind'),
+        depth: el.getAttribute('data-depth'),
+        label: el.querySelector('.wf-label')!.textContent ?? '',
+        ms: Number(bar.getAttribute('data-ms')),
+        width: bar.getBoundingClientRect().width,
+        facts: el.querySelector('.wf-facts')!.textContent ?? '',
+        retried:
+          el.querySelector('.wf-retry') !== null && el.querySelector('.wf-wait-retry') !== null,
+      };
+    }),
+  );
+
+describe('inspector page in Chromium: waterfall and what the model saw', () => {
+  it('draws the waterfall of a run with a sub-agent, an approval wait and a retry, to scale', async () => {
+    const { app, inspector, page, errors } = await setup();
+    await refundWithRetry(app);
+    await page.goto(inspector.url);
+    await page.click('tr.session[data-session="refund-w"]');
+    await page.waitForSelector('#waterfall .wf-row[data-kind="approval-wait"]');
+    const drawn = await rows(page);
+    expect(drawn.map((r) => `${r.depth} ${r.kind}`)).toEqual([
+      '0 run',
+      '0 model',
+      '1 run',
+      '1 model',
+      '1 approval',
+      '1 approval-wait',
+      '1 tool',
+      '1 model',
+      '0 tool',
+      '0 model',
+    ]);
+    const wait = drawn.find((r) => r.kind === 'approval-wait')!;
+    const models = drawn.filter((r) => r.kind === 'model');
+    const tool = drawn.find((r) => r.kind === 'tool' && r.depth === '1')!;
+    // widths in proportion to durations: the 5 s wait is 25 times a 200 ms model call
+    expect(wait.ms).toBe(5000);
+    for (const m of models) {
+      expect(m.ms).toBe(200);
+      expect(wait.width / m.width).toBeCloseTo(25, 0);
+    }
+    expect(models[0]!.width / tool.width).toBeCloseTo(4, 0);
+    expect(wait.label).toContain('waits for approval: refund');
+    // the retried model call is marked, with its failed attempt and wait drawn before it
+    const retried = drawn.filter((r) => r.retried);
+    expect(retried.map((r) => r.label)).toEqual(['#2 model answer']);
+    expect(retried[0]!.facts).toContain('retried 1×');
+    // tokens and cost on each model bar
+    expect(models.at(-1)!.facts).toContain('120 in / 30 out · $0.000000');
+    await shot(page, 'waterfall-sub-agent-retry-approval');
+    expect(errors).toEqual([]);
+  });
+
+  it('shows what a model step saw: only the items the context window kept, the tools offered, redacted', async () => {
+    const { app, inspector, page, errors } = await setup();
+    await longConversation(app);
+    await page.goto(inspector.url);
+    await page.click('tr.session[data-session="long-w"]');
+    await page.waitForSelector('#waterfall button.wf-model');
+    await page.click('#waterfall button.wf-model');
+    await page.waitForSelector('.model-request[data-recorded="true"]');
+    const sent = await page.$$eval('.model-request .sent-item', (els: unknown[]) =>
+      (els as Measured[]).map((el) => [el.getAttribute('data-position'), el.textContent]),
+    );
+    expect(sent).toEqual([
+      ['7', '#7 assistant: desk heard: turn 4 words'],
+      ['8', '#8 user: turn 5 words'],
+      ['9', '#9 assistant: desk heard: turn 5 words'],
+      ['10', '#10 user: turn 6 my key is [REDACTED]'],
+    ]);
+    const request = (await page.textContent('.model-request')) ?? '';
+    expect(request).toContain('history items 7–10 of 12');
+    expect(request).not.toContain('turn 1 words');
+    expect(
+      await page.$$eval('.sent-tools li', (els: unknown[]) =>
+        (els as Measured[]).map((el) => el.getAttribute('data-tool')),
+      ),
+    ).toEqual(['ask_billing', 'lookup']);
+    expect(request).toContain('"temperature": 0.3');
+    expect(request).toContain('"order"');
+    expect(await page.content()).not.toContain(SECRET);
+    await shot(page, 'what-the-model-saw');
+    expect(errors).toEqual([]);
+  });
+});
