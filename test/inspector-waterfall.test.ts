@@ -8,6 +8,7 @@ import {
   deskApp,
   longConversation,
   redactSecret,
+  refundThatFails,
   refundWithRetry,
   SECRET,
 } from './helpers/waterfall-fixtures.js';
@@ -91,6 +92,20 @@ describe('inspector API: waterfall and what the model saw', () => {
     expect(bars.filter((b) => b.retries)).toHaveLength(1);
     expect(firstModel).toMatchObject({ inputTokens: 10, outputTokens: 5 });
     expect([start, end]).toEqual([firstModel!.start, retried!.end]);
+  });
+
+  it('draws a model call that failed and stopped the run red, with its reason', async () => {
+    const { app, client } = await setup();
+    await refundThatFails(app);
+    const runId = await runOf(client, 'refund-w');
+    const { bars } = (await client.get(`/api/sessions/refund-w/runs/${runId}/waterfall`)).json as {
+      bars: Bar[];
+    };
+    const failed = bars.filter((b) => b.error);
+    expect(failed).toEqual([
+      expect.objectContaining({ depth: 0, step: 2, label: '#2 failed', kind: 'step' }),
+    ]);
+    expect(failed[0]!.error).toContain('upstream overloaded');
   });
 
   it('rebuilds what a model call saw after the context window, with its tools and settings, redacted', async () => {

@@ -117,8 +117,8 @@ function addRun(bars: WaterfallBar[], node: RunTreeNode, depth: number, now: num
       label: failed ? `#${step} failed` : `#${step} in flight`,
       step,
       start: started.at,
-      end: Math.max(started.at, now),
-      open: true,
+      // A failed call's end is not recorded: a mark at its start. One in flight runs to now.
+      ...(failed ? { end: started.at } : { end: Math.max(started.at, now), open: true }),
       ...(previousEnd !== undefined && started.retries ? { retryFrom: previousEnd } : {}),
       ...(started.restarts ? { restarts: started.restarts } : {}),
       ...(started.retries ? { retries: started.retries } : {}),

@@ -90,15 +90,22 @@ export function deskApp(store: SessionStore) {
 
 /**
  * Session `refund-w`: the desk asks billing to refund; billing's refund waits 5 s for its
- * approval; then the desk's model call fails and is retried 1 s later on resume.
+ * approval; then the desk's model call fails (the run stops, interrupted by the error).
  */
-export async function refundWithRetry(app: ReturnType<typeof deskApp>) {
+export async function refundThatFails(app: ReturnType<typeof deskApp>) {
   const { desk, clock } = app;
   const key = { sessionId: 'refund-w', userId: 'ann' };
   const paused = await desk.run('refund order o-7', key);
   const callId = paused.interruptions[0]!.callId;
   clock.advance(5_000);
   const failed = await desk.approve(key.sessionId, callId, { userId: key.userId });
+  return { key, paused, failed };
+}
+
+/** `refundThatFails`, then the failed model call is retried 1 s later on resume. */
+export async function refundWithRetry(app: ReturnType<typeof deskApp>) {
+  const { desk, clock } = app;
+  const { key, paused, failed } = await refundThatFails(app);
   clock.advance(1_000);
   const done = await desk.resume(key.sessionId, { userId: key.userId });
   return { key, paused, failed, done };
