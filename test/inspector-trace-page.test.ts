@@ -139,4 +139,50 @@ describe('inspector page in Chromium: waterfall and what the model saw', () => {
     await shot(page, 'what-the-model-saw');
     expect(errors).toEqual([]);
   });
+
+  it("steps through the run with its context before and after each step, forks from a step and shows the fork's diff", async () => {
+    const { app, inspector, page, errors } = await setup();
+    await refundWithRetry(app);
+    await page.goto(inspector.url);
+    await page.click('tr.session[data-session="refund-w"]');
+    await page.waitForSelector('#time-travel .tt-frame[data-step="0"]');
+    expect(await page.textContent('#tt-pos')).toBe('step 1 of 3: #0 model → ask_billing');
+    await page.click('#tt-next');
+    await page.click('#tt-next');
+    await page.waitForSelector('#time-travel .tt-frame[data-step="2"]');
+    const cells = (field: string) =>
+      page.$$eval(`.tt-context tr[data-field="${field}"] td`, (tds: unknown[]) =>
+        (tds as Measured[]).map((td) => td.textContent),
+      );
+    expect(await cells('modelCalls')).toEqual(['modelCalls', '1', '2']);
+    expect(await cells('historyLength')).toEqual(['historyLength', '3', '4']);
+    expect(await page.getAttribute('.tt-context tr[data-field="modelCalls"]', 'class')).toBe(
+      'changed',
+    );
+    expect(await page.textContent('.tt-added')).toContain('#3 assistant: desk: billing');
+    await shot(page, 'time-travel-step');
+    await page.fill('#tt-fork-id', 'refund-w-2');
+    await page.click('#tt-fork');
+    await page.waitForSelector('#session-id:text-is("refund-w-2")');
+    await page.waitForSelector('#origin .origin-diff');
+    await app.desk.run('status of o-8?', { sessionId: 'refund-w-2', userId: 'ann' });
+    await page.click('tr.session[data-session="refund-w-2"]');
+    await page.waitForSelector('#origin .only-here li');
+    expect(await page.textContent('#origin')).toContain(
+      'Forked from refund-w at history position 3: 3 items shared; since then 2 here, 1 in the parent',
+    );
+    expect(
+      await page.$$eval('#origin .only-here li, #origin .only-parent li', (els: unknown[]) =>
+        (els as Measured[]).map((el) => el.textContent),
+      ),
+    ).toEqual([
+      '+ #3 user: status of o-8?',
+      '+ #4 assistant: desk heard: status of o-8?',
+      '− #3 assistant: desk: billing: order o-7 refunded',
+    ]);
+    await shot(page, 'fork-origin-diff');
+    await page.click('#origin-parent');
+    await page.waitForSelector('#session-id:text-is("refund-w")');
+    expect(errors).toEqual([]);
+  });
 });

@@ -5,9 +5,11 @@ import type { InspectorAgents } from './inspector-agents.js';
 import { runDetail } from './inspector-reads.js';
 import { modelRequest } from './model-requests.js';
 import { runWaterfall } from './run-waterfall.js';
+import { runFrames } from './time-travel.js';
 
 /**
- * The reads under a run's path: `waterfall` (its steps on a time axis, see `runWaterfall`) and
+ * The reads under a run's path: `waterfall` (its steps on a time axis, see `runWaterfall`),
+ * `steps` (each step with the run's context before and after it, see `runFrames`) and
  * `steps/<n>/request` (what model step `n` was sent, see `modelRequest`). Anything else is a
  * 404; a step number that is not an integer >= 0 is a 400.
  */
@@ -23,6 +25,7 @@ export async function runPart(
     const { tree } = await runDetail(runtime, key, runId);
     return runWaterfall(tree, Date.now());
   }
+  if (what === 'steps' && step === undefined) return runFrames(runtime, key, runId);
   if (what === 'steps' && step !== undefined && part === 'request' && rest.length === 0) {
     if (!/^\d{1,9}$/.test(step)) {
       throw new HttpError(400, 'BAD_REQUEST', `The step must be an integer >= 0, got "${step}"`);

@@ -48,7 +48,7 @@ export interface StateChange {
 }
 
 /** The run's state as the journal lets one follow it. */
-interface Folded {
+export interface Folded {
   steps: number;
   modelCalls: number;
   toolCalls: number;
@@ -66,16 +66,7 @@ interface Folded {
  */
 export function runTimeline(journal: readonly JournalEntry[]): TimelineStep[] {
   const calls = new Map<string, { name: string; arguments: string }>();
-  let state: Folded = {
-    steps: 0,
-    modelCalls: 0,
-    toolCalls: 0,
-    inputTokens: 0,
-    outputTokens: 0,
-    costUsd: 0,
-    openCalls: [],
-    awaitingApproval: [],
-  };
+  let state = startState();
   return [...journal]
     .sort((a, b) => a.step - b.step)
     .map((entry) => {
@@ -170,6 +161,20 @@ export function runTimeline(journal: readonly JournalEntry[]): TimelineStep[] {
       out.changes = changesBetween(before, state);
       return out;
     });
+}
+
+/** The state the journal folds from: a run before its first step. */
+export function startState(): Folded {
+  return {
+    steps: 0,
+    modelCalls: 0,
+    toolCalls: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    costUsd: 0,
+    openCalls: [],
+    awaitingApproval: [],
+  };
 }
 
 function changesBetween(before: Folded, after: Folded): StateChange[] {

@@ -166,7 +166,7 @@ function stepBar(
     runId,
     depth,
     kind: step.kind,
-    label: `#${step.step} ${labelOf(step)}`,
+    label: `#${step.step} ${stepLabel(step)}`,
     step: step.step,
     start: startOf(step),
     end: step.endedAt,
@@ -185,7 +185,8 @@ function stepBar(
   return bar;
 }
 
-function labelOf(step: TimelineStep): string {
+/** A step in a few words: `model → <calls>`, `model answer`, `tool <name>`, `approval check`, ... */
+export function stepLabel(step: TimelineStep): string {
   if (step.model) {
     const calls = step.model.toolCalls.map((c) => c.name);
     return calls.length ? `model → ${calls.join(', ')}` : 'model answer';

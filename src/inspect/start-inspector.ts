@@ -12,6 +12,7 @@ import {
 } from './inspector-options.js';
 import { listSessions, runDetail, sessionDetail } from './inspector-reads.js';
 import { runPart } from './run-parts.js';
+import { forkOrigin } from './time-travel.js';
 import { HttpError, readJsonBody, sendError, sendJson, sendText } from './http-io.js';
 import { LiveFeed } from './live-feed.js';
 import { machineCharts } from './machine-charts.js';
@@ -109,6 +110,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
     if (!sessionId) return send(await listSessions(runtime, user, listQuery(url)));
     const key: SessionKey = { sessionId, userId: user };
     if (runs === undefined) return send(await sessionDetail(runtime, key));
+    if (runs === 'origin' && !runId) return send({ origin: await forkOrigin(runtime, key) });
     if (runs === 'runs' && runId && !extra) return send(await runDetail(runtime, key, runId));
     if (runs === 'runs' && runId && extra) {
       return send(await runPart(runtime, agents, key, runId, [extra, ...more]));

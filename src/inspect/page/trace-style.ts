@@ -22,4 +22,11 @@ button.wf-bar:focus-visible { outline: 2px solid var(--fg); outline-offset: 1px;
 .model-request h3 { font-size: 13px; margin: 8px 0 4px; }
 .model-request h4 { font-size: 12px; margin: 8px 0 2px; }
 .sent-items, .sent-tools { margin: 2px 0; padding-left: 20px; }
+.tt-context { width: auto; margin: 4px 0; }
+.tt-context tr.changed td { background: var(--hi); }
+.tt-added { margin: 2px 0; padding-left: 20px; }
+.origin-diff { display: grid; grid-template-columns: 1fr 1fr; gap: 12px; }
+.only-here { color: var(--ok); }
+.only-parent { color: var(--err); }
+.only-here, .only-parent { margin: 2px 0; padding-left: 4px; list-style: none; }
 `;

@@ -9,6 +9,7 @@ import { renderActions } from './actions-view.js';
 import { renderPending } from './approvals-view.js';
 import { runBadge, runReason, soFar } from './run-status.js';
 import { renderRun } from './run-view.js';
+import { renderOrigin } from './time-travel-view.js';
 import { drawChart } from './state-chart.js';
 
 /**
@@ -93,6 +94,7 @@ function renderDetail(page: Page): void {
       `${tokens(soFar(s))} · ${usd(soFar(s).costUsd)} · ${soFar(s).turns} turns · updated ${time(s.updatedAt)}`,
     ),
     runReason(s.runStatus),
+    s.parentId ? renderOrigin(page, s.sessionId) : null,
     renderPending(page, d.pendingApprovals),
     renderActions(page),
     h(
