@@ -1,6 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startInspector, type InspectorHandle } from '../src/inspect.js';
 import type { JournalEntry } from '../src/store.js';
+import { Agent, type Item } from '../src/index.js';
+import { ScriptedModel } from '../src/testing.js';
+import { summaryMessage } from '../src/items/summary-message.js';
 import { inspectorClient } from './helpers/inspector-client.js';
 import { dumpBackend } from './helpers/session-fixtures.js';
 import { TempStores } from './helpers/temp-store.js';
@@ -151,6 +154,51 @@ describe('inspector API: waterfall and what the model saw', () => {
       .json as { source: { kind: string }; items: { item: { type: string } }[]; tools: unknown[] };
     expect(view.source).toEqual({ kind: 'sub-run' });
     expect(view.items.map((i) => i.item.type)).toEqual(['message', 'tool_call', 'tool_result']);
+  });
+
+  it('rebuilds a summarized window exactly as the model got it, and journals a few bytes per step whatever the history', async () => {
+    const temp = await temps.open();
+    const model = new ScriptedModel(
+      (request) => {
+        const last = request.items.at(-1);
+        return { text: `heard: ${last?.type === 'message' ? JSON.stringify(last.content) : ''}` };
+      },
+      { recordCalls: true },
+    );
+    const agent = new Agent({
+      name: 'notes',
+      model,
+      store: temp.store,
+      history: { maxTokens: 40, keepTokens: 20, summarize: (items) => `${items.length} earlier` },
+    });
+    const key = { sessionId: 'sum', userId: 'ann' };
+    const runIds: string[] = [];
+    for (let i = 1; i <= 8; i++) runIds.push((await agent.run(`turn ${i} words`, key)).id);
+    const inspector = await startInspector({
+      runtime: agent.runtimeFor(temp.store),
+      userId: 'ann',
+    });
+    open.push(inspector);
+    const view = (
+      await inspectorClient(inspector).get(
+        `/api/sessions/sum/runs/${runIds.at(-1)!}/steps/0/request`,
+      )
+    ).json as { items: { role?: string; item: Item }[] };
+    expect(view.items[0]!.role).toBe('summary');
+    const asSent = view.items.map(({ item }) =>
+      item.type === 'summary' ? summaryMessage(item) : item,
+    );
+    expect(asSent).toEqual(model.calls.at(-1)!.items);
+    // what each model step journals about its request does not grow with the history
+    const sizes = await Promise.all(
+      runIds.map(async (runId) => {
+        const [entry] = await temp.store.readRunJournal(key, runId);
+        return JSON.stringify((entry!.output as { request: unknown }).request).length;
+      }),
+    );
+    // a range and a summary's position at most: a few numbers, however long the history
+    expect(Math.max(...sizes)).toBeLessThan(80);
+    expect(sizes.at(-1)).toBe(sizes.at(-3));
   });
 
   it('an answer journaled before requests were recorded reads as not recorded', async () => {
