@@ -150,6 +150,11 @@ describe('inspector page in Chromium: waterfall and what the model saw', () => {
     await page.click('#tt-next');
     await page.click('#tt-next');
     await page.waitForSelector('#time-travel .tt-frame[data-step="2"]');
+    // the arrow keys step too, the focus staying in the step
+    await page.keyboard.press('ArrowLeft');
+    await page.waitForSelector('#time-travel .tt-frame[data-step="1"]');
+    await page.keyboard.press('ArrowRight');
+    await page.waitForSelector('#time-travel .tt-frame[data-step="2"]');
     const cells = (field: string) =>
       page.$$eval(`.tt-context tr[data-field="${field}"] td`, (tds: unknown[]) =>
         (tds as Measured[]).map((td) => td.textContent),

@@ -49,8 +49,8 @@ function itemText(p: Placed): string {
 const show = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
 
 /**
- * Time travel through the run: one step at a time (Previous / Next, or the arrow keys on the
- * step list), the run's context before and after it (rebuilt from the journal by the server),
+ * Time travel through the run: one step at a time (Previous / Next, or the left and right
+ * arrow keys while a control of the step has the focus), the run's context before and after it (rebuilt from the journal by the server),
  * the items it added, and a fork of the session from there.
  */
 export function renderTimeTravel(page: Page, runId: string): HTMLDivElement {
@@ -67,13 +67,18 @@ export function renderTimeTravel(page: Page, runId: string): HTMLDivElement {
       }
       let at = 0;
       const draw = () => {
-        clear(box).append(
-          frameView(page, sessionId, frames, at, (i) => {
-            at = Math.max(0, Math.min(frames.length - 1, i));
-            draw();
-            box.querySelector<HTMLButtonElement>(i < at ? '#tt-prev' : '#tt-next')?.focus();
-          }),
-        );
+        const go = (i: number) => {
+          const back = i < at;
+          at = Math.max(0, Math.min(frames.length - 1, i));
+          draw();
+          // Keep the focus in the step (on the other button at either end).
+          const [prev, next] = ['#tt-prev', '#tt-next'].map((s) =>
+            box.querySelector<HTMLButtonElement>(s),
+          );
+          const wanted = back ? prev : next;
+          (wanted?.disabled ? (back ? next : prev) : wanted)?.focus();
+        };
+        clear(box).append(frameView(page, sessionId, frames, at, go));
       };
       draw();
     },
@@ -110,7 +115,15 @@ function frameView(
   };
   const box = h(
     'div',
-    { class: 'tt-frame', 'data-step': f.step },
+    {
+      class: 'tt-frame',
+      'data-step': f.step,
+      onkeydown: (e: Event) => {
+        const key = (e as KeyboardEvent).key;
+        if (key === 'ArrowLeft' && at > 0) go(at - 1);
+        if (key === 'ArrowRight' && at < frames.length - 1) go(at + 1);
+      },
+    },
     h(
       'div',
       { class: 'actions' },
