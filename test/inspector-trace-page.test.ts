@@ -7,6 +7,7 @@ import {
   deskApp,
   longConversation,
   redactSecret,
+  refundThatFails,
   refundWithRetry,
   SECRET,
 } from './helpers/waterfall-fixtures.js';
@@ -105,6 +106,19 @@ describe('inspector page in Chromium: waterfall and what the model saw', () => {
     // tokens and cost on each model bar
     expect(models.at(-1)!.facts).toContain('120 in / 30 out · $0.000000');
     await shot(page, 'waterfall-sub-agent-retry-approval');
+    expect(errors).toEqual([]);
+  });
+
+  it('draws the model call that failed and stopped the run red, with its reason', async () => {
+    const { app, inspector, page, errors } = await setup();
+    await refundThatFails(app);
+    await page.goto(inspector.url);
+    await page.click('tr.session[data-session="refund-w"]');
+    await page.waitForSelector('#waterfall .wf-row .wf-bar.wf-error');
+    expect(await page.textContent('#waterfall .wf-row:has(.wf-error) .wf-reason')).toContain(
+      'upstream overloaded',
+    );
+    await shot(page, 'waterfall-failed-model-call');
     expect(errors).toEqual([]);
   });
 

@@ -109,6 +109,12 @@ describe('inspector API: waterfall and what the model saw', () => {
       expect.objectContaining({ depth: 0, step: 2, label: '#2 failed', kind: 'step' }),
     ]);
     expect(failed[0]!.error).toContain('upstream overloaded');
+    // the run is still the current one: its finished sub-agent run is nested under its call
+    expect(bars.map((b) => `${b.depth} ${b.label}`).slice(0, 3)).toEqual([
+      '0 desk (interrupted)',
+      '0 #0 model → ask_billing',
+      '1 desk › billing (completed)',
+    ]);
   });
 
   it('rebuilds what a model call saw after the context window, with its tools and settings, redacted', async () => {

@@ -1,5 +1,6 @@
 import { RunNotFoundError } from '../errors/replay-errors.js';
 import type { RunMachineContext } from '../machines/run-types.js';
+import type { SubRunSummary } from '../machines/sub-run-types.js';
 import type { RunUsage } from '../machines/run-usage.js';
 import type { SessionKey, SessionStatus } from '../persistence/session-store.js';
 import { pausedRuns, runState, subRunsOf, type RunNode } from '../runs/run-tree.js';
@@ -163,19 +164,9 @@ export async function runDetail(runtime: SessionRuntime, key: SessionKey, runId:
       usage: summary.usage,
       timeline: await journalOf(runId),
       ...(summary.error ? { error: summary.error } : {}),
-      children: await Promise.all(
-        (summary.subRuns ?? []).map(async (s) => ({
-          runId: s.runId,
-          agentPath: s.agentPath,
-          state: s.status,
-          status: s.status,
-          turn: s.turns,
-          usage: s.usage,
-          timeline: await journalOf(s.runId),
-          children: [],
-        })),
-      ),
+      children: [],
     };
+    await nestFinished(tree, summary.subRuns, journalOf);
   }
   const ctx = current?.context;
   const base = ctx ?? last!;
@@ -208,7 +199,7 @@ async function nodeOf(
   journalOf: (runId: string) => Promise<TimelineStep[]>,
 ): Promise<RunTreeNode> {
   const ctx = run.context as RunMachineContext;
-  return {
+  const node: RunTreeNode = {
     runId: ctx.runId,
     agentPath: ctx.agentPath ?? [ctx.agentName],
     state: runState(run),
@@ -229,4 +220,42 @@ async function nodeOf(
     ...(ctx.error ? { error: ctx.error } : {}),
     children: await Promise.all(subRunsOf(run).map((child) => nodeOf(child, journalOf))),
   };
+  await nestFinished(node, ctx.subRuns, journalOf);
+  return node;
+}
+
+/**
+ * Adds a run's finished sub-agent runs (their summaries, children of children included) to its
+ * tree, each under the run whose model call started it (else under `root`); runs the tree holds
+ * already are left as they are.
+ */
+async function nestFinished(
+  root: RunTreeNode,
+  summaries: readonly SubRunSummary[] | undefined,
+  journalOf: (runId: string) => Promise<TimelineStep[]>,
+): Promise<void> {
+  const all = (n: RunTreeNode): RunTreeNode[] => [n, ...n.children.flatMap(all)];
+  const known = new Set(all(root).map((n) => n.runId));
+  const finished = await Promise.all(
+    (summaries ?? [])
+      .filter((s) => !known.has(s.runId))
+      .map(async (s): Promise<RunTreeNode> => ({
+        runId: s.runId,
+        agentPath: s.agentPath,
+        state: s.status,
+        status: s.status,
+        turn: s.turns,
+        usage: s.usage,
+        timeline: await journalOf(s.runId),
+        ...(s.error ? { error: s.error } : {}),
+        children: [],
+      })),
+  );
+  const nodes = [...all(root), ...finished];
+  for (const child of finished) {
+    const parent = nodes.find((n) =>
+      n.timeline.some((t) => t.model?.toolCalls.some((c) => c.subRunId === child.runId)),
+    );
+    (parent ?? root).children.push(child);
+  }
 }
