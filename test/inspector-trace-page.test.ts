@@ -1,4 +1,6 @@
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { startInspector } from '../src/inspect.js';
@@ -14,8 +16,11 @@ import {
 
 const { temps, inspectors, newPage } = useInspectorPages();
 
-/** The `desk` app on a temp store, an inspector over it (redacting `SECRET`) and a page. */
-async function setup() {
+/**
+ * The `desk` app on a temp store, an inspector over it (redacting `SECRET`) and a page; `axe`:
+ * the page lets the accessibility checker's script in (its CSP bypassed), else it is enforced.
+ */
+async function setup(axe = false) {
   const temp = await temps.open();
   const app = deskApp(temp.store);
   const inspector = await startInspector({
@@ -25,7 +30,7 @@ async function setup() {
     redact: redactSecret,
   });
   inspectors.push(inspector);
-  const page = await newPage({ viewport: { width: 1400, height: 1000 } });
+  const page = await newPage({ viewport: { width: 1400, height: 1000 }, bypassCSP: axe });
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
   return { app, inspector, page, errors };
@@ -67,6 +72,16 @@ const rows = (page: Page): Promise<Row[]> =>
       };
     }),
   );
+
+/** axe-core's serious and critical violations inside `include` (the page's CSP let through). */
+async function seriousViolations(page: Page, include: string[]): Promise<string[]> {
+  await page.addScriptTag({ content: await readFile(AXE, 'utf8') });
+  return page.evaluate<string[]>(
+    `axe.run({ include: ${JSON.stringify(include.map((s) => [s]))} }).then((r) => r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))`,
+  );
+}
+
+const AXE = fileURLToPath(new URL('../node_modules/axe-core/axe.min.js', import.meta.url));
 
 describe('inspector page in Chromium: waterfall and what the model saw', () => {
   it('draws the waterfall of a run with a sub-agent, an approval wait and a retry, to scale', async () => {
@@ -123,7 +138,7 @@ describe('inspector page in Chromium: waterfall and what the model saw', () => {
   });
 
   it('shows what a model step saw: only the items the context window kept, the tools offered, redacted', async () => {
-    const { app, inspector, page, errors } = await setup();
+    const { app, inspector, page, errors } = await setup(true);
     await longConversation(app);
     await page.goto(inspector.url);
     await page.click('tr.session[data-session="long-w"]');
@@ -151,11 +166,12 @@ describe('inspector page in Chromium: waterfall and what the model saw', () => {
     expect(request).toContain('"order"');
     expect(await page.content()).not.toContain(SECRET);
     await shot(page, 'what-the-model-saw');
+    expect(await seriousViolations(page, ['#waterfall', '#model-request'])).toEqual([]);
     expect(errors).toEqual([]);
   });
 
   it("steps through the run with its context before and after each step, forks from a step and shows the fork's diff", async () => {
-    const { app, inspector, page, errors } = await setup();
+    const { app, inspector, page, errors } = await setup(true);
     await refundWithRetry(app);
     await page.goto(inspector.url);
     await page.click('tr.session[data-session="refund-w"]');
@@ -200,6 +216,7 @@ describe('inspector page in Chromium: waterfall and what the model saw', () => {
       '− #3 assistant: desk: billing: order o-7 refunded',
     ]);
     await shot(page, 'fork-origin-diff');
+    expect(await seriousViolations(page, ['#waterfall', '#time-travel', '#origin'])).toEqual([]);
     await page.click('#origin-parent');
     await page.waitForSelector('#session-id:text-is("refund-w")');
     expect(errors).toEqual([]);
