@@ -101,8 +101,14 @@ describe('planWindow over many random histories', () => {
       const random = prng(seed);
       const items = randomHistory(random);
       const { strategy, cost, limit } = strategyFor(random);
-      const sent = planWindow(items, 0, strategy).items;
+      const plan = planWindow(items, 0, strategy);
+      const sent = plan.items;
       const where = `seed ${seed}, ${JSON.stringify(strategy)}`;
+      // Its range (what a model step journals) gives the same items back.
+      const { pinned, start: from, end } = plan.range;
+      expect([...(pinned === undefined ? [] : [items[pinned]]), ...items.slice(from, end)]).toEqual(
+        sent,
+      );
 
       // The window is the newest user message (when the tail leaves it out) and then a tail.
       const start = expectedStart(items, cost, limit);
@@ -132,7 +138,10 @@ describe('planWindow over many random histories', () => {
     expect(planWindow(items, 0, 'all').items).toEqual([items[0], items[1], items[3]]);
     expect(planWindow(items, 1, { lastItems: 5 }).items).toEqual([items[1], items[3]]);
     const summarized = planWindow(items, 0, { maxTokens: 1000, summarize: () => 'x' });
-    expect(summarized).toEqual({ items: [summary, items[3]] });
+    expect(summarized).toEqual({
+      items: [summary, items[3]],
+      range: { start: 3, end: 4, summary: 2 },
+    });
   });
 });
 

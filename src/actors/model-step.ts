@@ -31,6 +31,7 @@ import {
 } from './journaled-step.js';
 import type { RequestItemsDeps } from './request-items.js';
 import type { StepProgress } from './step-progress.js';
+import { requestFacts } from './request-facts.js';
 import { timingFields } from './step-timing.js';
 
 /** What a model step uses (besides its input): wired in session-host/run-wiring.ts. */
@@ -126,9 +127,10 @@ export function modelStep(depsOf: DepsOf<ModelStepDeps>) {
     stepSignal.throwIfAborted(); // cancelled while it waited: no model call
     const settings = (input.modelSettings as ModelSettings | undefined) ?? agent.modelSettings;
     const maxOutputTokens = outputTokenLimit(settings?.maxOutputTokens, input.budgetLeft?.tokens);
+    const sent = conversation ? undefined : await requestItems(deps, input.runId, stepSignal);
     const request: ModelRequest = {
       instructions: agent.instructions(),
-      items: conversation ?? (await requestItems(deps, input.runId, stepSignal)),
+      items: conversation ?? sent!.items,
       tools: agent.toolSpecs,
       outputSchema: agent.outputSchema,
       model: agent.modelName(),
@@ -196,6 +198,7 @@ export function modelStep(depsOf: DepsOf<ModelStepDeps>) {
       ...(toolCalls.length === 0 && agent.outputGuardrails?.length
         ? { outputGuardrails: true }
         : {}),
+      request: requestFacts(agent.agentName, request, sent?.range),
     };
     const entry = {
       runId: input.runId,

@@ -1,7 +1,7 @@
 import { withRunContext } from '../core/run-context-storage.js';
 import type { Item, SummaryItem } from '../items/item.js';
 import { summaryMessage } from '../items/summary-message.js';
-import { planWindow } from '../context-window/context-window.js';
+import { planWindow, type WindowRange } from '../context-window/context-window.js';
 import type { HistoryStrategy } from '../context-window/history-strategy.js';
 import type { Model } from '../models/model.js';
 import type { RunContext } from '../core/run-context.js';
@@ -31,15 +31,15 @@ export async function requestItems(
   deps: RequestItemsDeps,
   runId: string,
   signal: AbortSignal,
-): Promise<Item[]> {
+): Promise<{ items: Item[]; range: WindowRange }> {
   const strategy = deps.history ?? 'all';
   const plan = planWindow(deps.log, deps.historyFrom(), strategy);
   const hook = strategy === 'all' || !('summarize' in strategy) ? undefined : strategy.summarize;
   // 'all' leaves summaries out: its items go as they are, without a second whole-history copy.
-  if (strategy === 'all') return plan.items;
-  if (!plan.summarize || !hook) return plan.items.map(asMessage);
+  if (strategy === 'all') return plan;
+  if (!plan.summarize || !hook) return { items: plan.items.map(asMessage), range: plan.range };
   const runContext = deps.contextFor(runId);
-  const { items, upTo, kept } = plan.summarize;
+  const { items, upTo, kept, keptRange } = plan.summarize;
   const content = await withRunContext(runContext, () =>
     hook(items, { runContext, signal, model: deps.historyModel }),
   );
@@ -50,8 +50,9 @@ export async function requestItems(
     );
   }
   const summary: SummaryItem = { type: 'summary', content, upTo };
+  const at = deps.log.length;
   deps.log.append([summary]);
-  return [summary, ...kept].map(asMessage);
+  return { items: [summary, ...kept].map(asMessage), range: { ...keptRange, summary: at } };
 }
 
 const asMessage = (item: Item): Item => (item.type === 'summary' ? summaryMessage(item) : item);

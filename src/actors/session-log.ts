@@ -206,7 +206,7 @@ export class SessionLog {
 }
 
 /** The conversation items a journaled step adds (approval and guardrail checks add none). */
-function itemsOfStep(entry: JournalEntry): Item[] {
+export function itemsOfStep(entry: JournalEntry): Item[] {
   switch (entry.kind) {
     case 'model': {
       const out = entry.output as ModelStepOutput;

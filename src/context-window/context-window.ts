@@ -8,15 +8,30 @@ export interface HistorySource {
   at(position: number): Item | undefined;
 }
 
+/**
+ * Where in the history the items a request sends are (a few numbers, whatever the history's
+ * length): the summary at `summary` (if any), the user message at `pinned` (if any), then the
+ * items in `[start, end)` with summaries left out.
+ */
+export interface WindowRange {
+  start: number;
+  end: number;
+  pinned?: number | undefined;
+  summary?: number | undefined;
+}
+
 /** What a context window sends, and what it wants summarized first. */
 export interface WindowPlan {
   /** The items to send, oldest first; an earlier summary, if any, comes first. */
   items: Item[];
+  /** Where `items` are in the history. */
+  range: WindowRange;
   /**
    * Set when items fall out of a window with `summarize`: summarize `items` (an earlier summary
-   * first, when there is one), store the summary with `upTo`, and send it before `kept`.
+   * first, when there is one), store the summary with `upTo`, and send it before `kept` (at
+   * `keptRange`).
    */
-  summarize?: { items: Item[]; upTo: number; kept: Item[] } | undefined;
+  summarize?: { items: Item[]; upTo: number; kept: Item[]; keptRange: WindowRange } | undefined;
 }
 
 type Cost = (item: Item) => number;
@@ -32,32 +47,45 @@ export function planWindow(
   strategy: HistoryStrategy,
 ): WindowPlan {
   const end = history.length;
-  if (strategy === 'all') return { items: collect(history, from, end) };
+  if (strategy === 'all')
+    return { items: collect(history, from, end), range: { start: from, end } };
   if ('lastItems' in strategy) {
     const cut = tailCut(history, from, end, () => 1, strategy.lastItems);
-    return { items: withPinned(history, cut, []) };
+    return { items: withPinned(history, cut, []), range: rangeOf(cut) };
   }
   const cost = checkedCounter(strategy.countTokens ?? estimateTokens);
   if (!strategy.summarize) {
-    return {
-      items: withPinned(history, tailCut(history, from, end, cost, strategy.maxTokens), []),
-    };
+    const cut = tailCut(history, from, end, cost, strategy.maxTokens);
+    return { items: withPinned(history, cut, []), range: rangeOf(cut) };
   }
-  const summary = latestSummary(history, from, end);
+  const found = latestSummary(history, from, end);
+  const summary = found?.item;
   const base = Math.max(from, Math.min(summary?.upTo ?? from, end));
   const head = summary ? [summary] : [];
   const summaryCost = summary ? cost(summary) : 0;
   const whole = tailCut(history, base, end, cost, strategy.maxTokens - summaryCost);
-  if (whole.complete) return { items: withPinned(history, whole, head) };
+  const sent = { items: withPinned(history, whole, head), range: rangeOf(whole, found?.at) };
+  if (whole.complete) return sent;
   const keep = tailCut(history, base, end, cost, strategy.keepTokens ?? strategy.maxTokens / 2);
-  if (keep.start <= base) return { items: withPinned(history, whole, head) };
+  if (keep.start <= base) return sent;
   return {
-    items: withPinned(history, whole, head),
+    ...sent,
     summarize: {
       items: [...head, ...collect(history, base, keep.start)],
       upTo: keep.start,
       kept: withPinned(history, keep, []),
+      keptRange: rangeOf(keep),
     },
+  };
+}
+
+/** Where a cut's items are (see `withPinned`), after the summary at `summary`. */
+function rangeOf(cut: Cut, summary?: number): WindowRange {
+  return {
+    start: cut.start,
+    end: cut.end,
+    ...(cut.pinned >= 0 && cut.pinned < cut.start ? { pinned: cut.pinned } : {}),
+    ...(summary === undefined ? {} : { summary }),
   };
 }
 
@@ -136,10 +164,14 @@ function latestUserMessage(history: HistorySource, from: number, end: number): n
   return -1;
 }
 
-function latestSummary(history: HistorySource, from: number, end: number): SummaryItem | undefined {
+function latestSummary(
+  history: HistorySource,
+  from: number,
+  end: number,
+): { item: SummaryItem; at: number } | undefined {
   for (let i = end - 1; i >= from; i--) {
     const item = history.at(i);
-    if (item?.type === 'summary') return item;
+    if (item?.type === 'summary') return { item, at: i };
   }
   return undefined;
 }

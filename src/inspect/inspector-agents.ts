@@ -47,6 +47,11 @@ export class InspectorAgents {
     return agent.runtimeFor(runtime.store);
   }
 
+  /** The agents of the `agents` map (none without one): where tool definitions are read. */
+  defined(): Agent<unknown>[] {
+    return Object.values(this.agents ?? {});
+  }
+
   /** Every runtime whose runs the live feed follows (each agent's on the store, and the own). */
   liveRuntimes(): SessionRuntime[] {
     const all = new Set([this.runtime]);

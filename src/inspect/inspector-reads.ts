@@ -1,5 +1,6 @@
 import { RunNotFoundError } from '../errors/replay-errors.js';
 import type { RunMachineContext } from '../machines/run-types.js';
+import type { SubRunSummary } from '../machines/sub-run-types.js';
 import type { RunUsage } from '../machines/run-usage.js';
 import type { SessionKey } from '../persistence/session-store.js';
 import { pausedRuns, runState, subRunsOf, type RunNode } from '../runs/run-tree.js';
@@ -9,7 +10,6 @@ import type { SessionRuntime } from '../sessions/session-runtime.js';
 import { storedRun } from '../runs/stored-run.js';
 import { readCheckedJournal } from '../runs/stored-session-check.js';
 import { runTimeline, type TimelineStep } from './run-timeline.js';
-import { nestSubRuns } from './run-tree-nesting.js';
 
 /** How many of the newest history items a session's detail carries. */
 const HISTORY_TAIL = 50;
@@ -37,6 +37,10 @@ export interface RunTreeNode {
   decisions?: { callId: string; name: string; decision: string; reason?: string | undefined }[];
   /** Its decisions were recorded without running them: the calls wait for a resume. */
   held?: boolean | undefined;
+  /** Steps started and not journaled yet (in flight, or failed: `error`), by step number. */
+  started?: Record<string, { at: number; restarts: number; retries?: number | undefined }>;
+  /** Why the run failed, or why the model call that interrupted it failed. */
+  error?: { name?: string; message: string; code?: string | undefined } | undefined;
   children: RunTreeNode[];
 }
 
@@ -125,19 +129,7 @@ export async function runDetail(runtime: SessionRuntime, key: SessionKey, runId:
     tree = await nodeOf(current, journalOf);
   } else {
     const summary = last!;
-    const flat = await Promise.all(
-      (summary.subRuns ?? []).map(async (s): Promise<RunTreeNode> => ({
-        runId: s.runId,
-        agentPath: s.agentPath,
-        state: s.status,
-        status: s.status,
-        turn: s.turns,
-        usage: s.usage,
-        timeline: await journalOf(s.runId),
-        children: [],
-      })),
-    );
-    const top: RunTreeNode = {
+    tree = {
       runId,
       agentPath: summary.agentPath ?? [summary.agentName],
       state: summary.status,
@@ -145,9 +137,10 @@ export async function runDetail(runtime: SessionRuntime, key: SessionKey, runId:
       turn: summary.turn,
       usage: summary.usage,
       timeline: await journalOf(runId),
+      ...(summary.error ? { error: summary.error } : {}),
       children: [],
     };
-    tree = nestSubRuns(top, flat);
+    await nestFinished(tree, summary.subRuns, journalOf);
   }
   const ctx = current?.context;
   const base = ctx ?? last!;
@@ -180,7 +173,7 @@ async function nodeOf(
   journalOf: (runId: string) => Promise<TimelineStep[]>,
 ): Promise<RunTreeNode> {
   const ctx = run.context as RunMachineContext;
-  return {
+  const node: RunTreeNode = {
     runId: ctx.runId,
     agentPath: ctx.agentPath ?? [ctx.agentName],
     state: runState(run),
@@ -197,6 +190,46 @@ async function nodeOf(
         reason: c.reason,
       })),
     ...(ctx.held === true && runState(run) === 'awaitingApproval' ? { held: true } : {}),
+    ...(ctx.stepStarts ? { started: ctx.stepStarts } : {}),
+    ...(ctx.error ? { error: ctx.error } : {}),
     children: await Promise.all(subRunsOf(run).map((child) => nodeOf(child, journalOf))),
   };
+  await nestFinished(node, ctx.subRuns, journalOf);
+  return node;
+}
+
+/**
+ * Adds a run's finished sub-agent runs (their summaries, children of children included) to its
+ * tree, each under the run whose model call started it (else under `root`); runs the tree holds
+ * already are left as they are.
+ */
+async function nestFinished(
+  root: RunTreeNode,
+  summaries: readonly SubRunSummary[] | undefined,
+  journalOf: (runId: string) => Promise<TimelineStep[]>,
+): Promise<void> {
+  const all = (n: RunTreeNode): RunTreeNode[] => [n, ...n.children.flatMap(all)];
+  const known = new Set(all(root).map((n) => n.runId));
+  const finished = await Promise.all(
+    (summaries ?? [])
+      .filter((s) => !known.has(s.runId))
+      .map(async (s): Promise<RunTreeNode> => ({
+        runId: s.runId,
+        agentPath: s.agentPath,
+        state: s.status,
+        status: s.status,
+        turn: s.turns,
+        usage: s.usage,
+        timeline: await journalOf(s.runId),
+        ...(s.error ? { error: s.error } : {}),
+        children: [],
+      })),
+  );
+  const nodes = [...all(root), ...finished];
+  for (const child of finished) {
+    const parent = nodes.find((n) =>
+      n.timeline.some((t) => t.model?.toolCalls.some((c) => c.subRunId === child.runId)),
+    );
+    (parent ?? root).children.push(child);
+  }
 }

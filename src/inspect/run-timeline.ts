@@ -19,6 +19,8 @@ export interface TimelineStep {
   durationMs?: number | undefined;
   /** Restored runs that started it again after a crash. */
   restarts: number;
+  /** Times it was tried again after it failed (a model call, resumed); absent: never. */
+  retries?: number | undefined;
   model?: {
     text?: string | undefined;
     toolCalls: { callId: string; name: string; arguments: string; subRunId?: string }[];
@@ -46,7 +48,7 @@ export interface StateChange {
 }
 
 /** The run's state as the journal lets one follow it. */
-interface Folded {
+export interface Folded {
   steps: number;
   modelCalls: number;
   toolCalls: number;
@@ -64,16 +66,7 @@ interface Folded {
  */
 export function runTimeline(journal: readonly JournalEntry[]): TimelineStep[] {
   const calls = new Map<string, { name: string; arguments: string }>();
-  let state: Folded = {
-    steps: 0,
-    modelCalls: 0,
-    toolCalls: 0,
-    inputTokens: 0,
-    outputTokens: 0,
-    costUsd: 0,
-    openCalls: [],
-    awaitingApproval: [],
-  };
+  let state = startState();
   return [...journal]
     .sort((a, b) => a.step - b.step)
     .map((entry) => {
@@ -84,6 +77,7 @@ export function runTimeline(journal: readonly JournalEntry[]): TimelineStep[] {
         endedAt: entry.at,
         durationMs: entry.startedAt === undefined ? undefined : entry.at - entry.startedAt,
         restarts: entry.restarts ?? 0,
+        ...(entry.retries ? { retries: entry.retries } : {}),
       };
       const before = state;
       let out: TimelineStep;
@@ -167,6 +161,20 @@ export function runTimeline(journal: readonly JournalEntry[]): TimelineStep[] {
       out.changes = changesBetween(before, state);
       return out;
     });
+}
+
+/** The state the journal folds from: a run before its first step. */
+export function startState(): Folded {
+  return {
+    steps: 0,
+    modelCalls: 0,
+    toolCalls: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    costUsd: 0,
+    openCalls: [],
+    awaitingApproval: [],
+  };
 }
 
 function changesBetween(before: Folded, after: Folded): StateChange[] {

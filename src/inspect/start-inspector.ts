@@ -12,6 +12,8 @@ import {
 import { runDetail, sessionDetail } from './inspector-reads.js';
 import { listQuery } from './list-query.js';
 import { listSessions } from './session-listing.js';
+import { runPart } from './run-parts.js';
+import { forkOrigin } from './time-travel.js';
 import { HttpError, readJsonBody, sendError, sendJson, sendText } from './http-io.js';
 import { LiveFeed } from './live-feed.js';
 import { machineCharts } from './machine-charts.js';
@@ -19,6 +21,7 @@ import { PAGE_SCRIPT } from './page/page-script.js';
 import { PAGE_STYLE } from './page/page-style.js';
 import { THEME_STYLE } from './page/page-theme.js';
 import { LIST_STYLE } from './page/list-style.js';
+import { TRACE_STYLE } from './page/trace-style.js';
 import { pageHtml } from './page/page-html.js';
 
 /**
@@ -89,10 +92,10 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
     }
     if (path === '/app.js') return sendText(res, 'text/javascript', PAGE_SCRIPT);
     if (path === '/app.css') {
-      return sendText(res, 'text/css', PAGE_STYLE + THEME_STYLE + LIST_STYLE);
+      return sendText(res, 'text/css', PAGE_STYLE + THEME_STYLE + LIST_STYLE + TRACE_STYLE);
     }
     if (parts[0] !== 'api') throw new HttpError(404, 'NOT_FOUND', `Nothing at ${path}`);
-    const [, what, sessionId, runs, runId, extra] = parts;
+    const [, what, sessionId, runs, runId, extra, ...more] = parts;
     if (what === 'info' && !sessionId) {
       return send({
         userId: options.userId ?? null,
@@ -112,7 +115,11 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
     if (!sessionId) return send(await listSessions(runtime, user, listQuery(url.searchParams)));
     const key: SessionKey = { sessionId, userId: user };
     if (runs === undefined) return send(await sessionDetail(runtime, key));
+    if (runs === 'origin' && !runId) return send({ origin: await forkOrigin(runtime, key) });
     if (runs === 'runs' && runId && !extra) return send(await runDetail(runtime, key, runId));
+    if (runs === 'runs' && runId && extra) {
+      return send(await runPart(runtime, agents, key, runId, [extra, ...more]));
+    }
     throw new HttpError(404, 'NOT_FOUND', `Nothing at ${path}`);
   };
 

@@ -167,7 +167,14 @@ export const RunContext = z.lazy(() =>
     checkOutput: z.boolean().optional(),
     held: z.boolean().optional(),
     stepStarts: z
-      .record(z.string(), z.object({ at: z.number(), restarts: z.number().int().nonnegative() }))
+      .record(
+        z.string(),
+        z.object({
+          at: z.number(),
+          restarts: z.number().int().nonnegative(),
+          retries: z.number().int().positive().optional(),
+        }),
+      )
       .optional(),
   }),
 );

@@ -176,4 +176,4 @@ export type RunEvent =
   | { type: 'CONTINUE'; maxTurns?: number | undefined; budget?: RunBudget | undefined }
   | { type: 'CANCEL' }
   /** A step actor started (again, after a restore: `restarts` counts it); for the journal. */
-  | { type: 'STEP_STARTED'; step: number; at: number; restarts: number };
+  | { type: 'STEP_STARTED'; step: number; at: number; restarts: number; retries?: number };

@@ -43,6 +43,23 @@ export interface ModelStepOutput {
   guardrails?: GuardrailResult[] | undefined;
   /** The answer is final and its agent has output guardrails: they run next. */
   outputGuardrails?: boolean | undefined;
+  /** What the request carried, in a few fields (absent in answers journaled before it). */
+  request?: ModelRequestFacts | undefined;
+}
+
+/**
+ * A model request, compact: where its items are (not the items: bytes per step stay flat), the
+ * names of the tools offered and the settings. The inspector rebuilds the whole request from
+ * the stored history (or, for a sub-agent run, its input and journal) when it is read.
+ */
+export interface ModelRequestFacts {
+  agent: string;
+  /** The history positions sent (see `WindowRange`); absent for a sub-agent run's conversation. */
+  window?: { start: number; end: number; pinned?: number; summary?: number } | undefined;
+  tools: string[];
+  model?: string | undefined;
+  maxOutputTokens?: number | undefined;
+  settings?: Record<string, unknown> | undefined;
 }
 
 export interface ApprovalCheckInput {

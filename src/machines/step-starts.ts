@@ -1,17 +1,21 @@
 import type { RunMachineContext } from './run-types.js';
 
-/** When a step first started (epoch ms) and how many restores started it again. */
+/**
+ * When a step first started (epoch ms), how many restores started it again and how many times
+ * it was tried again after it failed (a model call, resumed; absent: never).
+ */
 export interface StepStart {
   at: number;
   restarts: number;
+  retries?: number | undefined;
 }
 
 /** The run's context with a step's start noted (a `STEP_STARTED` event). */
 export function withStepStart(
   context: RunMachineContext,
-  event: { step: number; at: number; restarts: number },
+  event: { step: number; at: number; restarts: number; retries?: number | undefined },
 ): Partial<RunMachineContext> {
-  return {
-    stepStarts: { ...context.stepStarts, [event.step]: { at: event.at, restarts: event.restarts } },
-  };
+  const start: StepStart = { at: event.at, restarts: event.restarts };
+  if (event.retries) start.retries = event.retries;
+  return { stepStarts: { ...context.stepStarts, [event.step]: start } };
 }

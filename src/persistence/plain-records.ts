@@ -148,7 +148,8 @@ export function plainJournalEntry(value: unknown): JournalEntryOutput | undefine
   if (!('output' in fields)) return undefined; // `z.unknown()`: present, holding anything
   const startedAt = optional(fields, 'startedAt', isNumber);
   const restarts = optional(fields, 'restarts', isPositiveInt);
-  if (!startedAt || !restarts) return undefined;
+  const retries = optional(fields, 'retries', isPositiveInt);
+  if (!startedAt || !restarts || !retries) return undefined;
   return {
     runId,
     step,
@@ -157,6 +158,7 @@ export function plainJournalEntry(value: unknown): JournalEntryOutput | undefine
     at,
     ...startedAt,
     ...restarts,
+    ...retries,
   };
 }
 

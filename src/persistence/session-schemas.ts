@@ -51,6 +51,7 @@ export const JournalEntrySchema = z.lazy(() =>
     at: z.number(),
     startedAt: z.number().optional(),
     restarts: z.number().int().positive().optional(),
+    retries: z.number().int().positive().optional(),
   }),
 );
 
@@ -88,6 +89,7 @@ export function toJournalEntry(value: z.output<typeof JournalEntrySchema>): Jour
     at: value.at,
     ...(value.startedAt === undefined ? {} : { startedAt: value.startedAt }),
     ...(value.restarts === undefined ? {} : { restarts: value.restarts }),
+    ...(value.retries === undefined ? {} : { retries: value.retries }),
   };
 }
 

@@ -64,6 +64,11 @@ export interface JournalEntry {
    * crash) and a restored run started it anew. Absent: never.
    */
   restarts?: number | undefined;
+  /**
+   * How many times the step was tried again after it failed (a model call that failed
+   * interrupts the run; resuming it calls the model again at the same step). Absent: never.
+   */
+  retries?: number | undefined;
 }
 
 /**

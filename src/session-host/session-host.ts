@@ -149,10 +149,13 @@ export class SessionHost implements StepHost {
     const ref = root && runRefs(root).find((r) => runIdOf(r.ref) === runId)?.ref;
     const noted = (ref?.getSnapshot() as RunSnapshot | undefined)?.context.stepStarts?.[step];
     const before = this.restoring ? noted : undefined;
+    // Noted but not restoring: the step failed (a model call) and the resumed run tries it again.
+    const retries = (noted?.retries ?? 0) + (noted && !this.restoring ? 1 : 0);
     const timing = before
-      ? { startedAt: before.at, restarts: before.restarts + 1 }
-      : { startedAt: this.deps.clock.now(), restarts: 0 };
-    ref?.send({ type: 'STEP_STARTED', step, at: timing.startedAt, restarts: timing.restarts });
+      ? { startedAt: before.at, restarts: before.restarts + 1, retries }
+      : { startedAt: this.deps.clock.now(), restarts: 0, retries };
+    const { startedAt: at, restarts } = timing;
+    ref?.send({ type: 'STEP_STARTED', step, at, restarts, retries });
     return timing;
   }
 

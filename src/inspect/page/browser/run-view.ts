@@ -2,6 +2,8 @@ import type { RunDetail, RunTreeNode, TimelineStep } from './api-types.js';
 import { h, type Child } from './dom.js';
 import { dur, json, time, tokens, usd } from './format.js';
 import type { Page } from './page.js';
+import { renderTimeTravel } from './time-travel-view.js';
+import { renderWaterfall } from './waterfall.js';
 
 /** A run: its timeline (sub-agent runs nested), its persisted snapshot and RunState as JSON. */
 export function renderRun(page: Page, r: RunDetail): HTMLDivElement {
@@ -9,6 +11,8 @@ export function renderRun(page: Page, r: RunDetail): HTMLDivElement {
     'div',
     { id: 'run' },
     h('h2', {}, `Run ${r.runId} · `, h('span', { class: 'badge' }, r.state)),
+    renderWaterfall(page, r.runId),
+    renderTimeTravel(page, r.runId),
     h('h2', {}, 'Timeline'),
     renderTree(page, r.tree),
     h('details', {}, h('summary', {}, 'Persisted snapshot (JSON)'), json(r.snapshot)),

@@ -11,6 +11,7 @@ import { runBadge, runReason, soFar } from './run-status.js';
 import { renderRun } from './run-view.js';
 import { renderRunCharts, renderSessionChart } from './run-chart-view.js';
 import { resetFeed } from './live-feed.js';
+import { renderOrigin } from './time-travel-view.js';
 
 /**
  * Opens a session: its detail and its newest run, shown together once both are in. An answer
@@ -96,6 +97,7 @@ function renderDetail(page: Page): void {
       `${tokens(soFar(s))} · ${usd(soFar(s).costUsd)} · ${soFar(s).turns} turns · updated ${time(s.updatedAt)}`,
     ),
     runReason(s.runStatus),
+    s.parentId ? renderOrigin(page, s.sessionId) : null,
     renderPending(page, d.pendingApprovals),
     renderActions(page),
     h(

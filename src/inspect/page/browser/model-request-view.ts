@@ -1,0 +1,140 @@
+import { clear, h, type Child } from './dom.js';
+import { json, tokens, usd } from './format.js';
+import { api, sessionPath } from './inspector-api.js';
+import type { Page } from './page.js';
+import type { WaterfallBar } from './waterfall.js';
+
+/** `/api/sessions/<id>/runs/<runId>/steps/<n>/request` (see `src/inspect/model-requests.ts`). */
+interface ModelRequestView {
+  runId: string;
+  step: number;
+  recorded: boolean;
+  agent?: string;
+  source?:
+    { kind: 'history'; start: number; end: number; historyLength: number } | { kind: 'sub-run' };
+  items?: {
+    position?: number;
+    role?: 'summary' | 'pinned';
+    item: { type: string; [k: string]: unknown };
+  }[];
+  tools?: { name: string; description?: string; parameters?: unknown }[];
+  settings?: Record<string, unknown>;
+  answer: {
+    text?: string;
+    toolCalls: { callId: string; name: string; arguments: string }[];
+    usage: { inputTokens: number; outputTokens: number; costUsd?: number };
+  };
+}
+
+/** Reads what model step `bar.step` was sent and shows it in `box` (replacing what was there). */
+export async function showModelRequest(
+  page: Page,
+  sessionId: string,
+  bar: WaterfallBar,
+  box: HTMLElement,
+): Promise<void> {
+  clear(box).append(h('p', { class: 'muted' }, `Reading step ${bar.step ?? ''}…`));
+  try {
+    const view = await api<ModelRequestView>(
+      page.state.user,
+      `${sessionPath(sessionId)}/runs/${encodeURIComponent(bar.runId)}/steps/${bar.step ?? 0}/request`,
+    );
+    clear(box).append(renderModelRequest(view));
+  } catch (error) {
+    clear(box).append(h('p', { class: 'error-box' }, String(error)));
+  }
+}
+
+/** The request as sent (items after the context window, tools, settings) and the raw answer. */
+function renderModelRequest(v: ModelRequestView): HTMLElement {
+  const head = h('h3', {}, `What the model saw · step ${v.step}${v.agent ? ` · ${v.agent}` : ''}`);
+  const answer = h(
+    'div',
+    {},
+    h('h4', {}, 'Answer (as journaled)'),
+    json(v.answer),
+    h('div', { class: 'muted' }, `${tokens(v.answer.usage)} · ${usd(v.answer.usage.costUsd)}`),
+  );
+  if (!v.recorded) {
+    return h(
+      'div',
+      { class: 'model-request', 'data-recorded': 'false' },
+      head,
+      h(
+        'p',
+        { class: 'muted not-recorded' },
+        'Request not recorded: this step was journaled before agentstate recorded what each model call was sent.',
+      ),
+      answer,
+    );
+  }
+  const source = v.source;
+  const window =
+    source?.kind === 'history'
+      ? `history items ${source.start}–${source.end - 1} of ${source.historyLength} (the context window kept ${v.items?.length ?? 0})`
+      : 'the sub-agent run’s own conversation (its input and its earlier steps)';
+  return h(
+    'div',
+    { class: 'model-request', 'data-recorded': 'true' },
+    head,
+    h('h4', {}, 'Settings'),
+    json(v.settings ?? {}),
+    h('h4', {}, `Items sent: ${window}`),
+    h(
+      'ol',
+      { class: 'sent-items' },
+      (v.items ?? []).map((s) => itemRow(s)),
+    ),
+    h('h4', {}, `Tools offered (${v.tools?.length ?? 0})`),
+    h(
+      'ul',
+      { class: 'sent-tools' },
+      (v.tools ?? []).map((t) =>
+        h(
+          'li',
+          { 'data-tool': t.name },
+          h('b', {}, t.name),
+          t.description ? ` — ${t.description}` : '',
+          t.parameters === undefined
+            ? h(
+                'div',
+                { class: 'muted' },
+                'parameter schema not available here (start the inspector with `agents`)',
+              )
+            : json(t.parameters),
+        ),
+      ),
+    ),
+    answer,
+  );
+}
+
+function itemRow(s: NonNullable<ModelRequestView['items']>[number]): HTMLLIElement {
+  const { item } = s;
+  const marker: Child =
+    s.role === 'summary'
+      ? h('span', { class: 'badge' }, 'summary')
+      : s.role === 'pinned'
+        ? h(
+            'span',
+            { class: 'badge', title: 'the newest user message, kept in front of the window' },
+            'pinned',
+          )
+        : null;
+  const what =
+    item.type === 'message'
+      ? `${String(item['role'])}: ${typeof item['content'] === 'string' ? item['content'] : JSON.stringify(item['content'])}`
+      : item.type === 'tool_call'
+        ? `tool call ${String(item['name'])}(${String(item['arguments'])})`
+        : item.type === 'tool_result'
+          ? `tool result ${String(item['callId'])}: ${String(item['output'])}`
+          : JSON.stringify(item);
+  return h(
+    'li',
+    { class: 'sent-item', ...(s.position === undefined ? {} : { 'data-position': s.position }) },
+    s.position === undefined ? '' : h('span', { class: 'muted' }, `#${s.position} `),
+    marker,
+    marker ? ' ' : '',
+    h('span', { class: 'message' }, what),
+  );
+}
