@@ -15,7 +15,7 @@ const outDir = resolve(process.argv[2] ?? fileURLToPath(new URL('../dist', impor
 await checkPageScript();
 if (!(await chartLayoutsAreFresh())) {
   throw new Error(
-    'src/inspect/page/browser/chart-layouts.ts is not what the machines lay out: run `npm run build:page`',
+    'src/inspect/page/browser/charts/chart-layouts.ts is not what the machines lay out: run `npm run build:page`',
   );
 }
 await buildPackage({ outDir });

@@ -1,6 +1,6 @@
 /**
  * The inspector's statecharts, laid out at build time: `npm run build:page` writes
- * `src/inspect/page/browser/chart-layouts.ts` (committed) from the session and run machine
+ * `src/inspect/page/browser/charts/chart-layouts.ts` (committed) from the session and run machine
  * definitions, and `test/chart-layouts.test.ts` fails when it is stale.
  *
  * The layout is computed here, not in the page, because the machines are static: the page ships
@@ -23,8 +23,8 @@ import type {
   ChartMarker,
   LaidEdge,
   LaidState,
-} from '../src/inspect/page/browser/chart-layout.js';
-import { markerLines, stateLines } from '../src/inspect/page/browser/chart-layout.js';
+} from '../src/inspect/page/browser/charts/chart-layout.js';
+import { markerLines, stateLines } from '../src/inspect/page/browser/charts/chart-layout.js';
 import { walk, type NodeLike } from './machine-charts.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -36,6 +36,7 @@ export const CHART_LAYOUTS_MODULE = join(
   'inspect',
   'page',
   'browser',
+  'charts',
   'chart-layouts.ts',
 );
 

@@ -8,10 +8,10 @@ import {
   layoutMachine,
 } from '../scripts/chart-layouts.js';
 import { walk } from '../scripts/machine-charts.js';
-import { CHART_LAYOUTS } from '../src/inspect/page/browser/chart-layouts.js';
+import { CHART_LAYOUTS } from '../src/inspect/page/browser/charts/chart-layouts.js';
 import type { TimelineStep } from '../src/inspect/page/browser/api-types.js';
-import type { ChartBox, ChartLayout } from '../src/inspect/page/browser/chart-layout.js';
-import { runPath, type RunPath } from '../src/inspect/page/browser/state-chart-path.js';
+import type { ChartBox, ChartLayout } from '../src/inspect/page/browser/charts/chart-layout.js';
+import { runPath, type RunPath } from '../src/inspect/page/browser/charts/state-chart-path.js';
 
 /** Every state and transition of `machine`, as the layout must show them. */
 function expected(machine: AnyStateMachine) {

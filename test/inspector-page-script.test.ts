@@ -1,5 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { runDetail, sessionDetail } from '../src/inspect/inspector-reads.js';
 import type { listSessions } from '../src/inspect/session-listing.js';
@@ -31,8 +31,11 @@ export type PageReadsTheApi = [
   Reads<Awaited<ReturnType<typeof runDetail>>, RunDetail>,
 ];
 
-const BROWSER = join(PAGE_ENTRY, '..');
-const browserFiles = readdirSync(BROWSER).filter((f) => f.endsWith('.ts'));
+/** `src/inspect/page/browser/`: the entry sits in its `app/` folder. */
+const BROWSER = join(PAGE_ENTRY, '..', '..');
+const browserFiles = (readdirSync(BROWSER, { recursive: true }) as string[]).filter((f) =>
+  f.endsWith('.ts'),
+);
 
 /** Every module specifier a file imports or re-exports, type-only ones included. */
 function specifiers(text: string): string[] {
@@ -53,17 +56,22 @@ describe("the inspector page's script (TypeScript in src/inspect/page/browser/)"
   it('is one strict IIFE that reaches the API with relative paths only (no URL but the SVG namespace)', () => {
     expect(PAGE_SCRIPT.startsWith('"use strict";\n(() => {\n')).toBe(true);
     expect(PAGE_SCRIPT.endsWith('\n})();\n')).toBe(true);
-    expect(PAGE_SCRIPT).toContain('// src/inspect/page/browser/main.ts');
+    expect(PAGE_SCRIPT).toContain('// src/inspect/page/browser/app/main.ts');
     expect(PAGE_SCRIPT).not.toMatch(
       /\bimport\b\s*[({'"]|\brequire\s*\(|https?:\/\/(?!www\.w3\.org\/2000\/svg")/,
     );
   });
 
   it('imports nothing but its own modules (no Node module, no package, nothing of the server)', () => {
-    expect(browserFiles).toContain('main.ts');
+    expect(browserFiles).toContain(join('app', 'main.ts'));
     const outside = browserFiles.flatMap((file) =>
       specifiers(readFileSync(join(BROWSER, file), 'utf8'))
-        .filter((s) => !/^\.\/[\w-]+\.js$/.test(s))
+        .filter((s) => {
+          // A relative path to a module of the page's own folders, nothing else.
+          if (!/^\.\.?\/[\w/.-]+\.js$/.test(s)) return true;
+          const target = resolve(BROWSER, dirname(file), s);
+          return !target.startsWith(BROWSER + sep) || !existsSync(target.replace(/\.js$/, '.ts'));
+        })
         .map((s) => `${file} -> ${s}`),
     );
     expect(outside).toEqual([]);

@@ -30,6 +30,8 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['testing'],
   ['store-contract'],
   ['inspect/page/browser'],
+  ['inspect/page/browser/charts', 'inspect/page/browser/trace'],
+  ['inspect/page/browser/app'],
   ['inspect/page'],
   ['inspect'],
   ['cli/shared'],

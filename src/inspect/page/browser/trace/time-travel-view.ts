@@ -1,7 +1,7 @@
-import { clear, h } from './dom.js';
-import { act, api, sessionPath } from './inspector-api.js';
-import type { Page } from './page.js';
-import { shown } from './page-state.js';
+import { clear, h } from '../dom.js';
+import { act, api, sessionPath } from '../inspector-api.js';
+import type { Page } from '../page.js';
+import { shown } from '../page-state.js';
 
 /** One item of a history, with its position. */
 interface Placed {

@@ -1,5 +1,5 @@
 import { markerLines, stateLines, type ChartLayout, type LaidState } from './chart-layout.js';
-import { dur } from './format.js';
+import { dur } from '../format.js';
 import { activePaths, type RunPath } from './state-chart-path.js';
 
 const SVGNS = 'http://www.w3.org/2000/svg';

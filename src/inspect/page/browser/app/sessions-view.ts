@@ -1,11 +1,11 @@
-import type { SessionPage, SessionSummary } from './api-types.js';
-import { append, byId, clear, h } from './dom.js';
-import { time, tokens, usd } from './format.js';
-import { api } from './inspector-api.js';
-import { listQueryOf, renderListFilters } from './list-filters.js';
-import type { Page } from './page.js';
-import { fail } from './page-error.js';
-import { runBadge, soFar } from './run-status.js';
+import type { SessionPage, SessionSummary } from '../api-types.js';
+import { append, byId, clear, h } from '../dom.js';
+import { time, tokens, usd } from '../format.js';
+import { api } from '../inspector-api.js';
+import { listQueryOf, renderListFilters } from '../list-filters.js';
+import type { Page } from '../page.js';
+import { fail } from '../page-error.js';
+import { runBadge, soFar } from '../run-status.js';
 
 /** The page sizes the pager offers. */
 const PAGE_SIZES = [10, 25, 50, 100];

@@ -1,17 +1,17 @@
-import type { HistoryItem, RunDetail, SessionDetail } from './api-types.js';
-import { append, byId, clear, h } from './dom.js';
-import { json, time, tokens, usd } from './format.js';
-import { api, sessionPath } from './inspector-api.js';
-import type { Page } from './page.js';
-import { fail } from './page-error.js';
-import { shown } from './page-state.js';
+import type { HistoryItem, RunDetail, SessionDetail } from '../api-types.js';
+import { append, byId, clear, h } from '../dom.js';
+import { json, time, tokens, usd } from '../format.js';
+import { api, sessionPath } from '../inspector-api.js';
+import type { Page } from '../page.js';
+import { fail } from '../page-error.js';
+import { shown } from '../page-state.js';
 import { renderActions } from './actions-view.js';
 import { renderPending } from './approvals-view.js';
-import { runBadge, runReason, soFar } from './run-status.js';
-import { renderRun } from './run-view.js';
-import { renderRunCharts, renderSessionChart } from './run-chart-view.js';
+import { runBadge, runReason, soFar } from '../run-status.js';
+import { renderRun } from '../trace/run-view.js';
+import { renderRunCharts, renderSessionChart } from '../charts/run-chart-view.js';
 import { resetFeed } from './live-feed.js';
-import { renderOrigin } from './time-travel-view.js';
+import { renderOrigin } from '../trace/time-travel-view.js';
 
 /**
  * Opens a session: its detail and its newest run, shown together once both are in. An answer

@@ -1,9 +1,9 @@
-import { h, clear, type Child } from './dom.js';
-import { dur, time, usd } from './format.js';
-import { api, sessionPath } from './inspector-api.js';
+import { h, clear, type Child } from '../dom.js';
+import { dur, time, usd } from '../format.js';
+import { api, sessionPath } from '../inspector-api.js';
 import { showModelRequest } from './model-request-view.js';
-import type { Page } from './page.js';
-import { shown } from './page-state.js';
+import type { Page } from '../page.js';
+import { shown } from '../page-state.js';
 
 /** One bar of `/api/sessions/<id>/runs/<runId>/waterfall` (see `src/inspect/run-waterfall.ts`). */
 export interface WaterfallBar {

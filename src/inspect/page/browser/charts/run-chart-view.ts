@@ -1,7 +1,7 @@
-import type { RunTreeNode, TimelineStep } from './api-types.js';
+import type { RunTreeNode, TimelineStep } from '../api-types.js';
 import { CHART_LAYOUTS } from './chart-layouts.js';
-import { append, clear, h, type Child } from './dom.js';
-import { dur } from './format.js';
+import { append, clear, h, type Child } from '../dom.js';
+import { dur } from '../format.js';
 import { drawChart, visitText } from './state-chart.js';
 import { runPath, type RunPath } from './state-chart-path.js';
 

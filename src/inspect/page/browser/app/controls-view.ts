@@ -1,6 +1,6 @@
-import { append, byId, clear, h } from './dom.js';
-import { themeToggle } from './theme-toggle.js';
-import type { Page } from './page.js';
+import { append, byId, clear, h } from '../dom.js';
+import { themeToggle } from '../theme-toggle.js';
+import type { Page } from '../page.js';
 
 /** The status filter's choices (`''`: any status). */
 const STATUSES = ['', 'active', 'suspended', 'completed', 'failed', 'deleted'];

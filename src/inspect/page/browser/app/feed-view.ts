@@ -1,6 +1,6 @@
-import { append, clear, h } from './dom.js';
-import type { FeedEntry } from './feed-entry.js';
-import type { Page } from './page.js';
+import { append, clear, h } from '../dom.js';
+import type { FeedEntry } from '../feed-entry.js';
+import type { Page } from '../page.js';
 
 /**
  * The open session's live feed, oldest first: each line a button that shows its step in the

@@ -1,7 +1,7 @@
-import { clear, h, type Child } from './dom.js';
-import { json, tokens, usd } from './format.js';
-import { api, sessionPath } from './inspector-api.js';
-import type { Page } from './page.js';
+import { clear, h, type Child } from '../dom.js';
+import { json, tokens, usd } from '../format.js';
+import { api, sessionPath } from '../inspector-api.js';
+import type { Page } from '../page.js';
 import type { WaterfallBar } from './waterfall.js';
 
 /** `/api/sessions/<id>/runs/<runId>/steps/<n>/request` (see `src/inspect/model-requests.ts`). */

@@ -1,7 +1,7 @@
-import type { RunDetail, RunTreeNode, TimelineStep } from './api-types.js';
-import { h, type Child } from './dom.js';
-import { dur, json, time, tokens, usd } from './format.js';
-import type { Page } from './page.js';
+import type { RunDetail, RunTreeNode, TimelineStep } from '../api-types.js';
+import { h, type Child } from '../dom.js';
+import { dur, json, time, tokens, usd } from '../format.js';
+import type { Page } from '../page.js';
 import { renderTimeTravel } from './time-travel-view.js';
 import { renderWaterfall } from './waterfall.js';
 

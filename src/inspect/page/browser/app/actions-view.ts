@@ -1,10 +1,10 @@
-import { afterAction, setResult } from './action-result.js';
-import type { ActionResult, ReplayFile } from './api-types.js';
-import { append, byId, clear, h } from './dom.js';
-import { act } from './inspector-api.js';
-import type { Page } from './page.js';
-import { fail } from './page-error.js';
-import { shown } from './page-state.js';
+import { afterAction, setResult } from '../action-result.js';
+import type { ActionResult, ReplayFile } from '../api-types.js';
+import { append, byId, clear, h } from '../dom.js';
+import { act } from '../inspector-api.js';
+import type { Page } from '../page.js';
+import { fail } from '../page-error.js';
+import { shown } from '../page-state.js';
 
 /**
  * The open session's actions, each only where it applies (`actionsFor`): Resume, Cancel run,

@@ -1,9 +1,9 @@
-import type { LiveFrame } from './api-types.js';
-import { feedEntryOf, withEntry } from './feed-entry.js';
+import type { LiveFrame } from '../api-types.js';
+import { feedEntryOf, withEntry } from '../feed-entry.js';
 import { appendFeed, renderFeed } from './feed-view.js';
-import { userQuery } from './inspector-api.js';
-import type { Page } from './page.js';
-import { highlight } from './state-chart.js';
+import { userQuery } from '../inspector-api.js';
+import type { Page } from '../page.js';
+import { highlight } from '../charts/state-chart.js';
 
 /** How long the page waits for frames to pause before it reads the list or the session again. */
 const SETTLE_MS = 150;

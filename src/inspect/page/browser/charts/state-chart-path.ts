@@ -1,4 +1,4 @@
-import type { TimelineStep } from './api-types.js';
+import type { TimelineStep } from '../api-types.js';
 import type { ChartLayout, LaidEdge, LaidState } from './chart-layout.js';
 
 /**

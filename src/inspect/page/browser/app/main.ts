@@ -17,14 +17,14 @@
  * that `npm run typecheck` checks and ESLint's type-checked rules read; it imports nothing but
  * its own modules.
  */
-import type { InspectorInfo, MachineCharts } from './api-types.js';
+import type { InspectorInfo, MachineCharts } from '../api-types.js';
 import { renderControls } from './controls-view.js';
-import { api } from './inspector-api.js';
+import { api } from '../inspector-api.js';
 import { renderFeed } from './feed-view.js';
 import { startLive } from './live-feed.js';
-import type { Page } from './page.js';
-import { fail } from './page-error.js';
-import { newPageState } from './page-state.js';
+import type { Page } from '../page.js';
+import { fail } from '../page-error.js';
+import { newPageState } from '../page-state.js';
 import { openRun, openSession } from './session-view.js';
 import { loadSessions } from './sessions-view.js';
 

@@ -1,10 +1,10 @@
-import { afterAction } from './action-result.js';
-import type { ActionResult, PendingApproval } from './api-types.js';
-import { h } from './dom.js';
-import { time } from './format.js';
-import { act } from './inspector-api.js';
-import type { Page } from './page.js';
-import { shown } from './page-state.js';
+import { afterAction } from '../action-result.js';
+import type { ActionResult, PendingApproval } from '../api-types.js';
+import { h } from '../dom.js';
+import { time } from '../format.js';
+import { act } from '../inspector-api.js';
+import type { Page } from '../page.js';
+import { shown } from '../page-state.js';
 
 /** The calls waiting for a decision, each with Approve and Reject; nothing when none waits. */
 export function renderPending(page: Page, pending: PendingApproval[]): HTMLDivElement | null {
