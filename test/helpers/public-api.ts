@@ -123,6 +123,7 @@ export const ROOT_TYPES = [
   'ResumeOptions',
   'ApproveOptions',
   'RejectOptions',
+  'StreamDecision',
   'CancelOptions',
   'StartSchedulerOptions',
   'ApprovalSchedulerOptions',
