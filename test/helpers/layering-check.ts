@@ -29,6 +29,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['agent'],
   ['testing'],
   ['store-contract'],
+  ['http'],
   ['inspect/page/browser'],
   ['inspect/page'],
   ['inspect'],
