@@ -1,5 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { UIMessage } from 'ai';
+import {
+  AbstractChat,
+  lastAssistantMessageIsCompleteWithApprovalResponses,
+  type ChatState,
+  type UIMessage,
+} from 'ai';
 import { ScriptedModel } from '../../src/testing.js';
 import { answer, startChatServer, userMessage, type ChatServer } from '../helpers/chat-server.js';
 import { deferred } from '../helpers/session-fixtures.js';
@@ -14,6 +19,9 @@ afterEach(async () => {
 
 /** The parts of a message without the step markers. */
 const parts = (message: UIMessage) => message.parts.filter((p) => p.type !== 'step-start');
+
+/** The AI SDK's chat as `useChat` runs it, over a plain state (no framework). */
+class TestChat extends AbstractChat<UIMessage> {}
 
 /** The chunks of an SSE body (without `[DONE]`). */
 const chunksOf = (text: string) =>
@@ -200,5 +208,45 @@ describe('createChatHandler with the AI SDK client', () => {
     const history = await chat.as('alice', '/api/sessions/c8/messages');
     const { messages } = (await history.json()) as { messages: UIMessage[] };
     expect(messages.map((m) => m.role)).toEqual(['user']);
+  });
+
+  it("the AI SDK's Chat (what useChat runs) approves with addToolApprovalResponse and goes on by itself", async () => {
+    const finished: UIMessage[] = [];
+    const state: ChatState<UIMessage> = {
+      status: 'ready',
+      error: undefined,
+      messages: [],
+      pushMessage: (m) => void state.messages.push(m),
+      popMessage: () => void state.messages.pop(),
+      replaceMessage: (i, m) => {
+        state.messages[i] = m;
+      },
+      snapshot: (thing) => structuredClone(thing),
+    };
+    let done = deferred();
+    const client = new TestChat({
+      id: 'c9',
+      state,
+      transport: chat.transport('alice'),
+      sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
+      onFinish: ({ message }) => {
+        finished.push(message);
+        done.resolve();
+      },
+    });
+    await client.sendMessage({ text: 'pay' });
+    await done.promise;
+    const asked = state.messages.at(-1)!.parts.find((p) => p.type === 'tool-pay');
+    expect(asked).toMatchObject({ state: 'approval-requested', approval: { id: 'pay_1' } });
+    done = deferred();
+    await client.addToolApprovalResponse({ id: 'pay_1', approved: true });
+    await done.promise;
+    expect(state.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+    expect(parts(state.messages[1]!)).toEqual([
+      expect.objectContaining({ type: 'tool-pay', state: 'output-available', output: 'paid 5' }),
+      expect.objectContaining({ type: 'text', text: 'Pay said: paid 5' }),
+    ]);
+    expect(chat.model.callCount).toBe(2);
+    expect(client.error).toBeUndefined();
   });
 });
