@@ -3,7 +3,7 @@
  * Everything else under `src/` is internal and may change without notice. The other tiers
  * are subpaths: `agentstate/store` (for store implementers: the store contract's parts, the
  * record codecs and the contract test suite), `agentstate/testing`, `agentstate/postgres`,
- * `agentstate/inspect`, `agentstate/mcp` and `agentstate/ai-sdk`. `test/public-api.test.ts`
+ * `agentstate/inspect`, `agentstate/http`, `agentstate/mcp` and `agentstate/ai-sdk`. `test/public-api.test.ts`
  * pins every list.
  */
 
@@ -14,6 +14,7 @@ export type {
   ResumeOptions,
   ApproveOptions,
   RejectOptions,
+  StreamDecision,
   CancelOptions,
   StartSchedulerOptions,
 } from './agent/agent-call-options.js';

@@ -162,3 +162,77 @@ describe('agent.stream', () => {
     ]);
   });
 });
+
+describe('agent.streamDecide', () => {
+  const pay = tool({
+    name: 'pay',
+    description: 'Pays',
+    parameters: z.object({ amount: z.number() }),
+    needsApproval: true,
+    execute: ({ amount }) => `paid ${amount}`,
+  });
+  const twoCalls = () =>
+    new ScriptedModel([
+      {
+        toolCalls: [
+          { name: 'pay', arguments: { amount: 1 }, callId: 'p1' },
+          { name: 'pay', arguments: { amount: 2 }, callId: 'p2' },
+        ],
+      },
+      { text: 'done' },
+    ]);
+
+  it('decides several waiting calls at once and streams the continued run', async () => {
+    const agent = new Agent({
+      name: 'payer',
+      model: twoCalls(),
+      tools: [pay],
+      store: new MemorySessionStore(),
+    });
+    const paused = await agent.run('pay twice', { sessionId: 'sd-1', userId: 'dan' });
+    expect(paused.interruptions.map((i) => i.callId)).toEqual(['p1', 'p2']);
+    const stream = agent.streamDecide(
+      'sd-1',
+      [
+        { callId: 'p1', approve: true },
+        { callId: 'p2', approve: false, message: 'one is enough' },
+      ],
+      { userId: 'dan' },
+    );
+    const events = await collect(stream);
+    const finished = ofType(events, 'tool_call_finished')
+      .map((e) => [e.callId, e.output])
+      .sort();
+    expect(finished).toEqual([
+      ['p1', 'paid 1'],
+      ['p2', 'one is enough'],
+    ]);
+    expect((await stream.result).output).toBe('done');
+  });
+
+  it("another user's session is not found and nothing runs", async () => {
+    const model = twoCalls();
+    const agent = new Agent({
+      name: 'payer',
+      model,
+      tools: [pay],
+      store: new MemorySessionStore(),
+    });
+    await agent.run('pay twice', { sessionId: 'sd-2', userId: 'dan' });
+    const stream = agent.streamDecide('sd-2', [{ callId: 'p1', approve: true }], { userId: 'eve' });
+    await expect(collect(stream)).rejects.toMatchObject({ code: 'SESSION_NOT_FOUND' });
+    expect(model.callCount).toBe(1);
+  });
+
+  it.each([
+    ['no decision', []],
+    ['a decision without approve', [{ callId: 'p1' }]],
+    ['an empty call id', [{ callId: '', approve: true }]],
+    ['an unknown field', [{ callId: 'p1', approve: true, always: true }]],
+  ])('%s is a TypeError at the call', (_, decisions) => {
+    const agent = new Agent({ name: 'payer', model: twoCalls(), tools: [pay] });
+    expect(() => agent.streamDecide('sd-3', decisions as never, { userId: 'dan' })).toThrow(
+      TypeError,
+    );
+  });
+});

@@ -4,6 +4,8 @@ import {
   AI_SDK_TYPES,
   AI_SDK_VALUES,
   INSPECT_TYPES,
+  HTTP_VALUES,
+  HTTP_TYPES,
   INSPECT_VALUES,
   MCP_TYPES,
   STORE_TYPES,
@@ -42,6 +44,7 @@ const ENTRIES: [string, readonly string[]][] = [
   ['agentstate/ai-sdk', [...AI_SDK_VALUES, ...AI_SDK_TYPES]],
   ['agentstate/postgres', [...POSTGRES_VALUES, ...POSTGRES_TYPES]],
   ['agentstate/inspect', [...INSPECT_VALUES, ...INSPECT_TYPES]],
+  ['agentstate/http', [...HTTP_VALUES, ...HTTP_TYPES]],
   ['agentstate/mcp', [...MCP_VALUES, ...MCP_TYPES]],
   ['agentstate/store', [...STORE_VALUES, ...STORE_TYPES]],
 ];

@@ -28,6 +28,8 @@ import {
   POSTGRES_TYPES,
   POSTGRES_VALUES,
   INSPECT_TYPES,
+  HTTP_VALUES,
+  HTTP_TYPES,
   INSPECT_VALUES,
   STORE_TYPES,
   STORE_VALUES,
@@ -324,6 +326,7 @@ describe('the packed package', () => {
       mcp: { values: MCP_VALUES, types: MCP_TYPES },
       postgres: { values: POSTGRES_VALUES, types: POSTGRES_TYPES },
       inspect: { values: INSPECT_VALUES, types: INSPECT_TYPES },
+      http: { values: HTTP_VALUES, types: HTTP_TYPES },
       store: { values: STORE_VALUES, types: STORE_TYPES },
     };
     const names = Object.keys(pinned);

@@ -7,6 +7,7 @@ import * as testing from '../src/testing.js';
 import * as aiSdk from '../src/ai-sdk.js';
 import * as postgres from '../src/postgres.js';
 import * as inspect from '../src/inspect.js';
+import * as http from '../src/http.js';
 import * as store from '../src/store.js';
 import {
   AI_SDK_TYPES,
@@ -20,6 +21,8 @@ import {
   POSTGRES_TYPES,
   POSTGRES_VALUES,
   INSPECT_TYPES,
+  HTTP_VALUES,
+  HTTP_TYPES,
   INSPECT_VALUES,
   STORE_TYPES,
   STORE_VALUES,
@@ -74,6 +77,13 @@ describe('public API', () => {
     expect(Object.keys(inspect).sort()).toEqual(INSPECT_VALUES);
   });
 
+  it('agentstate/http exports the chat handler, its Node listener and their types', () => {
+    const [names] = exportedNames([entry('http.ts')]);
+    expect(names!.values).toEqual(HTTP_VALUES);
+    expect(names!.types).toEqual(HTTP_TYPES);
+    expect(Object.keys(http).sort()).toEqual(HTTP_VALUES);
+  });
+
   it('agentstate/store exports the store contract, its parts, the record codecs and the contract suite', () => {
     const [names] = exportedNames([entry('store.ts')]);
     expect(names!.values).toEqual(STORE_VALUES);
@@ -82,7 +92,7 @@ describe('public API', () => {
   });
 
   it('every entry lists its exports by name (no export *)', () => {
-    const entries = ['index', 'testing', 'ai-sdk', 'mcp', 'postgres', 'inspect', 'store'];
+    const entries = ['index', 'testing', 'ai-sdk', 'mcp', 'postgres', 'inspect', 'http', 'store'];
     const starred = entries.filter((name) =>
       /^export \*/m.test(readFileSync(entry(`${name}.ts`), 'utf8')),
     );

@@ -52,6 +52,14 @@ export interface RejectOptions extends ApproveOptions {
   message?: string | undefined;
 }
 
+/** One decision of `agent.streamDecide`: the call, approved or not, what the model reads. */
+export interface StreamDecision {
+  callId: string;
+  approve: boolean;
+  /** With `approve: false`: what the model reads instead of the tool's result. */
+  message?: string | undefined;
+}
+
 /** Options of `agent.startScheduler`: the scheduler's, and the store to watch. */
 export interface StartSchedulerOptions extends ApprovalSchedulerOptions {
   /** @default the agent's store */

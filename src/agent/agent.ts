@@ -52,6 +52,7 @@ import { checkSchedulerOptions } from '../sessions/runtime-option-checks.js';
 import { INSPECT_EXPECTED, isInspectOption, type InspectOption } from '../definition/inspection.js';
 import type {
   StartSchedulerOptions,
+  StreamDecision,
   ApproveOptions,
   CancelOptions,
   RejectOptions,
@@ -163,6 +164,49 @@ export class Agent<TOutput = string> implements BindingSource {
     options: RejectOptions = {},
   ): Promise<RunResult<TOutput>> {
     return this.decide('agent.reject()', sessionId, callId, false, options, REJECT_OPTION_NAMES);
+  }
+
+  /**
+   * Decides calls the session's run waits on (each `{ callId, approve, message? }`, checked
+   * like `approve` / `reject`) and continues the run as a stream of events, like
+   * `streamResume`: the HTTP handler's approvals, several calls of one step decided at once.
+   * @throws TypeError at the call for an empty session or call id, no decision, or bad options.
+   * @example
+   * for await (const event of agent.streamDecide('pay', [{ callId: 'call_1_0', approve: true }],
+   *   { userId: 'alice' })) log(event);
+   */
+  streamDecide(
+    sessionId: string,
+    decisions: readonly StreamDecision[],
+    options: ResumeOptions = {},
+  ): RunStream<TOutput> {
+    const call = 'agent.streamDecide()';
+    const list: unknown = decisions;
+    if (!Array.isArray(list) || list.length === 0) {
+      throw new TypeError(`${call}: decisions must be a non-empty array`);
+    }
+    checkRunOptions(call, options, RESUME_OPTION_NAMES);
+    const checked = decisions.map((decision, i) => {
+      new OptionChecker(call, decision, ['callId', 'approve', 'message'], `decisions[${i}]`).check(
+        'approve',
+        'a boolean',
+        (v) => typeof v === 'boolean',
+        true,
+      );
+      const { callId, approve, message } = decision;
+      return decisionOf(
+        call,
+        sessionId,
+        callId,
+        approve,
+        message === undefined ? {} : { message },
+        ['message'],
+      );
+    });
+    return createRunStream(
+      (observers) => this.continue(sessionId, options, observers, checked),
+      options.signal,
+    );
   }
 
   private decide(

@@ -1,17 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AgentStateError } from '../errors/agentstate-error.js';
+import { HttpError, httpErrorOf } from '../http/http-error.js';
 
-/** A request the inspector refuses: its HTTP status and a stable code, sent as JSON. */
-export class HttpError extends Error {
-  constructor(
-    readonly status: 400 | 403 | 404 | 405 | 409 | 413 | 503,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'HttpError';
-  }
-}
+export { HttpError };
 
 /** The largest JSON body an action takes. */
 const MAX_BODY_BYTES = 64 * 1024;
@@ -49,42 +39,15 @@ export function sendText(
   res.end(text);
 }
 
-/**
- * The JSON error of a failed request: an `HttpError` as it is, a typed agentstate error by its
- * code (not found 404, a state that does not allow the action 409, other typed errors 400), a
- * `TypeError` (a bad argument) 400. Anything else is 500 without its message.
- */
+/** The JSON error of a failed request (see `httpErrorOf`); 500s say only that the inspector failed. */
 export function sendError(res: ServerResponse, error: unknown): void {
   if (res.headersSent) {
     res.end();
     return;
   }
-  if (error instanceof HttpError) {
-    sendJson(res, error.status, { error: { code: error.code, message: error.message } });
-  } else if (error instanceof AgentStateError) {
-    const status = NOT_FOUND.has(error.code) ? 404 : CONFLICTS.has(error.code) ? 409 : 400;
-    sendJson(res, status, { error: { code: error.code, message: error.message } });
-  } else if (error instanceof TypeError) {
-    sendJson(res, 400, { error: { code: 'BAD_REQUEST', message: error.message } });
-  } else {
-    sendJson(res, 500, { error: { code: 'INTERNAL', message: 'The inspector failed to answer' } });
-  }
+  const { status, code, message } = httpErrorOf(error, 'The inspector failed to answer');
+  sendJson(res, status, { error: { code, message } });
 }
-
-/** Codes of what does not exist (or belongs to another user, which looks the same). */
-const NOT_FOUND: ReadonlySet<string> = new Set(['SESSION_NOT_FOUND', 'RUN_NOT_FOUND']);
-
-/** Codes of actions the session's state does not allow now. */
-const CONFLICTS: ReadonlySet<string> = new Set([
-  'INVALID_SESSION_TRANSITION',
-  'RUN_IN_PROGRESS',
-  'RUN_PAUSED',
-  'NOTHING_TO_RESUME',
-  'SESSION_CONFLICT',
-  'STALE_DECISION',
-  'ALREADY_DECIDED',
-  'WRONG_AGENT',
-]);
 
 /** Reads a JSON object body (an empty body is `{}`); anything else is a 400. */
 export async function readJsonBody(req: IncomingMessage): Promise<Record<string, unknown>> {

@@ -29,6 +29,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['agent'],
   ['testing'],
   ['store-contract'],
+  ['http'],
   ['inspect/page/browser'],
   ['inspect/page/browser/charts', 'inspect/page/browser/trace'],
   ['inspect/page/browser/app'],

@@ -123,6 +123,7 @@ export const ROOT_TYPES = [
   'ResumeOptions',
   'ApproveOptions',
   'RejectOptions',
+  'StreamDecision',
   'CancelOptions',
   'StartSchedulerOptions',
   'ApprovalSchedulerOptions',
@@ -261,6 +262,17 @@ export const POSTGRES_TYPES = ['PostgresSessionStoreOptions'].sort();
 /** The `agentstate/inspect` export (the local inspector server). */
 export const INSPECT_VALUES = ['startInspector'];
 export const INSPECT_TYPES = ['InspectorOptions', 'InspectorHandle', 'LiveFrame'].sort();
+
+/** The `agentstate/http` export (the chat handler on web-standard Request/Response). */
+export const HTTP_VALUES = ['createChatHandler', 'toNodeListener', 'HttpError'].sort();
+export const HTTP_TYPES = [
+  'ChatHandler',
+  'ChatHandlerOptions',
+  'HttpErrorStatus',
+  'UiMessageChunk',
+  'UiMessage',
+  'UiPart',
+].sort();
 
 /** The `agentstate/store` export: for store implementers, with the contract test suite. */
 export const STORE_VALUES = [

@@ -1,0 +1,180 @@
+import type { RunStream } from '../agent/run-stream.js';
+import type { StreamDecision } from '../agent/agent-call-options.js';
+import { pendingApproval } from '../machines/call-approvals.js';
+import type { SessionKey } from '../persistence/session-store.js';
+import { defaultStore } from '../sessions/default-store.js';
+import { checkChatHandlerOptions, type ChatHandlerOptions } from './chat-handler-options.js';
+import {
+  chatTurnOf,
+  decisionsOf,
+  parseBody,
+  SessionIdBodySchema,
+  SessionIdSchema,
+  type ChatTurn,
+} from './chat-requests.js';
+import { HttpError, httpErrorOf } from './http-error.js';
+import { uiMessagesOf } from './ui-history.js';
+import { UiChunkTranslator } from './ui-chunk-translator.js';
+import { firstEvent, uiMessageStreamResponse } from './ui-message-stream.js';
+
+/** A chat handler: a web-standard request in, a response out (`createChatHandler`). */
+export type ChatHandler = (request: Request) => Promise<Response>;
+
+/** The largest body a request may carry. */
+const MAX_BODY_BYTES = 1024 * 1024;
+
+/** The routes under the base path: `chat`, and `sessions/:id/<action>`. */
+type Route =
+  | { name: 'chat'; sessionId: undefined }
+  | { name: 'messages' | 'approvals' | 'cancel'; sessionId: string };
+
+const METHODS: Record<Route['name'], readonly string[]> = {
+  chat: ['POST'],
+  messages: ['GET', 'POST'],
+  approvals: ['POST'],
+  cancel: ['POST'],
+};
+
+/**
+ * An HTTP handler for chat UIs on web-standard `Request` / `Response` (Node's `http` through
+ * `toNodeListener`, Hono, Next.js route handlers, ...). Routes under `basePath`:
+ *
+ * - `POST /chat`: the AI SDK's `useChat` (`DefaultChatTransport`) body `{ id, messages }`: the
+ *   last user message's text is sent to session `id`; a last assistant message whose tool parts
+ *   were answered with `addToolApprovalResponse` decides those calls. The answer streams in the
+ *   AI SDK UI message stream protocol.
+ * - `POST /sessions/:id/messages`: `{ text }` or the `useChat` body; the same stream.
+ * - `GET /sessions/:id/messages`: `{ messages }`, the history as UI messages.
+ * - `POST /sessions/:id/approvals`: `{ callId, approved, message? }` or `{ decisions: [...] }`;
+ *   the continued run streams.
+ * - `POST /sessions/:id/cancel` (no body): cancels the session's run; `{ cancelled: true }`.
+ *
+ * Who asks is `userId(request)` (none: 401): another user's session is not found (404), as a
+ * missing one; a message to a session id that user does not have starts their own. Refusals
+ * are `{ error: { code, message } }` (400 bad body, 404, 405, 409 a state that does not allow
+ * it) and change nothing stored.
+ * @throws TypeError at creation for bad options, a missing `userId` resolver among them.
+ * @example
+ * const handler = createChatHandler({ agent, userId: (req) => req.headers.get('x-user') ?? undefined });
+ */
+export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
+  checkChatHandlerOptions(options);
+  const { agent, basePath = '' } = options;
+  const store = options.store ?? agent.options.store ?? defaultStore();
+  // The runs this handler executes now, by user and session: what `cancel` aborts.
+  const running = new Map<string, AbortController>();
+
+  const routeOf = (url: URL): Route | undefined => {
+    if (!url.pathname.startsWith(`${basePath}/`)) return undefined;
+    const parts = url.pathname.slice(basePath.length + 1).split('/');
+    if (parts.length === 1 && parts[0] === 'chat') return { name: 'chat', sessionId: undefined };
+    if (parts.length !== 3 || parts[0] !== 'sessions') return undefined;
+    const action = parts[2];
+    if (action !== 'messages' && action !== 'approvals' && action !== 'cancel') return undefined;
+    let sessionId: string;
+    try {
+      sessionId = decodeURIComponent(parts[1]!);
+    } catch {
+      return undefined;
+    }
+    return SessionIdSchema.safeParse(sessionId).success ? { name: action, sessionId } : undefined;
+  };
+
+  const stream = (key: SessionKey, turn: ChatTurn): Promise<Response> => {
+    const slot = JSON.stringify([key.userId, key.sessionId]);
+    const controller = new AbortController();
+    const call = { userId: key.userId, store, signal: controller.signal };
+    const run: RunStream<unknown> =
+      turn.kind === 'message'
+        ? agent.stream(turn.text, { ...call, sessionId: key.sessionId })
+        : agent.streamDecide(key.sessionId, turn.decisions, call);
+    running.set(slot, controller);
+    const release = () => {
+      if (running.get(slot) === controller) running.delete(slot);
+    };
+    void run.result.then(release, release);
+    const decided = new Map(
+      turn.kind === 'decisions' ? turn.decisions.map((d) => [d.callId, d.approve]) : [],
+    );
+    return firstEvent(run).then((opened) =>
+      uiMessageStreamResponse(opened, new UiChunkTranslator(decided)),
+    );
+  };
+
+  const history = async (key: SessionKey): Promise<Response> => {
+    const view = await agent.runtimeFor(store).getSession(key);
+    const items = await store.readHistory(key, view.historyFrom, view.historyLength);
+    const waiting = new Set(
+      (view.run?.context.calls ?? []).filter(pendingApproval).map((c) => c.callId),
+    );
+    return json(200, { messages: uiMessagesOf(items, view.historyFrom, waiting) });
+  };
+
+  const cancel = async (key: SessionKey): Promise<Response> => {
+    const live = running.get(JSON.stringify([key.userId, key.sessionId]));
+    if (live) live.abort();
+    else await agent.cancel(key.sessionId, { userId: key.userId, store });
+    return json(200, { cancelled: true });
+  };
+
+  return async (request) => {
+    try {
+      const route = routeOf(new URL(request.url));
+      if (!route) throw new HttpError(404, 'NOT_FOUND', 'No such route');
+      const allowed = METHODS[route.name];
+      if (!allowed.includes(request.method)) {
+        return json(
+          405,
+          { error: { code: 'METHOD_NOT_ALLOWED', message: `Use ${allowed.join(' or ')}` } },
+          { allow: allowed.join(', ') },
+        );
+      }
+      const userId = await options.userId(request);
+      if (typeof userId !== 'string' || userId === '') {
+        throw new HttpError(401, 'UNAUTHENTICATED', 'No user for this request');
+      }
+      if (route.name === 'messages' && request.method === 'GET') {
+        return await history({ sessionId: route.sessionId, userId });
+      }
+      if (route.name === 'cancel') {
+        return await cancel({ sessionId: route.sessionId, userId });
+      }
+      const body = await readJson(request);
+      if (route.name === 'chat') {
+        const { id } = parseBody(SessionIdBodySchema, body);
+        return await stream({ sessionId: id, userId }, chatTurnOf(body));
+      }
+      const key = { sessionId: route.sessionId, userId };
+      if (route.name === 'messages') return await stream(key, chatTurnOf(body));
+      const decisions: StreamDecision[] = decisionsOf(body);
+      return await stream(key, { kind: 'decisions', decisions });
+    } catch (error) {
+      const { status, code, message } = httpErrorOf(error, 'The request failed');
+      return json(status, { error: { code, message } });
+    }
+  };
+}
+
+function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: {
+      'content-type': 'application/json; charset=utf-8',
+      'cache-control': 'no-store',
+      ...headers,
+    },
+  });
+}
+
+/** The request's JSON body; too large is 413, not JSON 400. */
+async function readJson(request: Request): Promise<unknown> {
+  const text = await request.text();
+  if (new TextEncoder().encode(text).length > MAX_BODY_BYTES) {
+    throw new HttpError(413, 'BODY_TOO_LARGE', 'The body is too large');
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new HttpError(400, 'INVALID_JSON', 'The body is not valid JSON');
+  }
+}

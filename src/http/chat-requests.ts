@@ -1,0 +1,113 @@
+import { z } from 'zod';
+import type { StreamDecision } from '../agent/agent-call-options.js';
+import { HttpError } from './http-error.js';
+
+/** A session id in a path or a body. */
+export const SessionIdSchema = z.string().min(1).max(256);
+
+/** `POST /chat` names its session in the body. */
+export const SessionIdBodySchema = z.looseObject({ id: SessionIdSchema });
+
+const UiPartSchema = z.looseObject({ type: z.string() });
+
+const UiMessageSchema = z.looseObject({
+  id: z.string(),
+  role: z.enum(['system', 'user', 'assistant']),
+  parts: z.array(UiPartSchema),
+});
+
+/** What the AI SDK's `DefaultChatTransport` posts: the chat's id and its UI messages. */
+export const ChatBodySchema = z.looseObject({
+  id: SessionIdSchema.optional(),
+  messages: z.array(UiMessageSchema).min(1),
+  trigger: z.enum(['submit-message', 'regenerate-message']).optional(),
+  messageId: z.string().optional(),
+});
+
+/** A plain message: `{ text }`. */
+export const TextBodySchema = z.strictObject({ text: z.string().min(1).max(100_000) });
+
+const DecisionSchema = z.strictObject({
+  callId: z.string().min(1).max(256),
+  approved: z.boolean(),
+  message: z.string().max(10_000).optional(),
+});
+
+/** `POST .../approvals`: one decision, or several (`{ decisions }`). */
+export const ApprovalsBodySchema = z.union([
+  DecisionSchema,
+  z.strictObject({ decisions: z.array(DecisionSchema).min(1).max(100) }),
+]);
+
+/** What a message request asks: a new user message, or decisions on calls that wait. */
+export type ChatTurn =
+  { kind: 'message'; text: string } | { kind: 'decisions'; decisions: StreamDecision[] };
+
+/**
+ * Parses a body with a schema; a body that does not fit is a 400 `INVALID_BODY` naming the
+ * first problem's path.
+ */
+export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
+  const parsed = schema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const where = issue && issue.path.length ? ` at ${issue.path.join('.')}` : '';
+  throw new HttpError(400, 'INVALID_BODY', `Invalid body${where}: ${issue?.message ?? 'refused'}`);
+}
+
+/** The turn a message body asks for: `{ text }` or `useChat`'s last message. */
+export function chatTurnOf(body: unknown): ChatTurn {
+  if (typeof body === 'object' && body !== null && 'text' in body) {
+    return { kind: 'message', text: parseBody(TextBodySchema, body).text };
+  }
+  const chat = parseBody(ChatBodySchema, body);
+  if (chat.trigger === 'regenerate-message') {
+    throw new HttpError(400, 'NOT_SUPPORTED', 'Regenerating a message is not supported');
+  }
+  const last = chat.messages[chat.messages.length - 1]!;
+  if (last.role === 'user') {
+    const text = last.parts
+      .map((p) => (p.type === 'text' && typeof p['text'] === 'string' ? p['text'] : ''))
+      .join('');
+    if (!text) throw new HttpError(400, 'INVALID_BODY', 'The last user message has no text');
+    return { kind: 'message', text };
+  }
+  const decisions = last.parts.flatMap(decisionOfPart);
+  if (last.role === 'assistant' && decisions.length) return { kind: 'decisions', decisions };
+  throw new HttpError(
+    400,
+    'INVALID_BODY',
+    'The last message is neither a user message nor an approval',
+  );
+}
+
+const RespondedPartSchema = z.looseObject({
+  state: z.literal('approval-responded'),
+  toolCallId: z.string().min(1).max(256),
+  approval: z.looseObject({ approved: z.boolean(), reason: z.string().max(10_000).optional() }),
+});
+
+/** The decision of a tool part `useChat`'s `addToolApprovalResponse` answered, if any. */
+function decisionOfPart(part: unknown): StreamDecision[] {
+  const parsed = RespondedPartSchema.safeParse(part);
+  if (!parsed.success) return [];
+  const { toolCallId, approval } = parsed.data;
+  return [
+    {
+      callId: toolCallId,
+      approve: approval.approved,
+      ...(approval.reason === undefined || approval.approved ? {} : { message: approval.reason }),
+    },
+  ];
+}
+
+/** The decisions of an approvals body. */
+export function decisionsOf(body: unknown): StreamDecision[] {
+  const parsed = parseBody(ApprovalsBodySchema, body);
+  const list = 'decisions' in parsed ? parsed.decisions : [parsed];
+  return list.map(({ callId, approved, message }) => ({
+    callId,
+    approve: approved,
+    ...(message === undefined ? {} : { message }),
+  }));
+}

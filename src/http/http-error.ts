@@ -1,0 +1,50 @@
+import { AgentStateError } from '../errors/agentstate-error.js';
+
+/** The statuses a refused HTTP request gets. */
+export type HttpErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 500 | 503;
+
+/**
+ * A request an HTTP surface refuses: its status and a stable `code`, sent as the JSON body
+ * `{ error: { code, message } }`.
+ */
+export class HttpError extends Error {
+  constructor(
+    readonly status: HttpErrorStatus,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'HttpError';
+  }
+}
+
+/** Codes of what does not exist (or belongs to another user, which looks the same). */
+const NOT_FOUND: ReadonlySet<string> = new Set(['SESSION_NOT_FOUND', 'RUN_NOT_FOUND']);
+
+/** Codes of actions the session's state does not allow now. */
+const CONFLICTS: ReadonlySet<string> = new Set([
+  'INVALID_SESSION_TRANSITION',
+  'RUN_IN_PROGRESS',
+  'RUN_PAUSED',
+  'NOTHING_TO_RESUME',
+  'SESSION_CONFLICT',
+  'STALE_DECISION',
+  'ALREADY_DECIDED',
+  'WRONG_AGENT',
+]);
+
+/**
+ * The HTTP form of a failed request: an `HttpError` as it is, a typed agentstate error by its
+ * code (not found 404, a state that does not allow the action 409, other typed errors 400), a
+ * `TypeError` (a bad argument) 400. Anything else is 500 with `fallback` as its message: an
+ * unexpected error's own message never reaches the client.
+ */
+export function httpErrorOf(error: unknown, fallback: string): HttpError {
+  if (error instanceof HttpError) return error;
+  if (error instanceof AgentStateError) {
+    const status = NOT_FOUND.has(error.code) ? 404 : CONFLICTS.has(error.code) ? 409 : 400;
+    return new HttpError(status, error.code, error.message);
+  }
+  if (error instanceof TypeError) return new HttpError(400, 'BAD_REQUEST', error.message);
+  return new HttpError(500, 'INTERNAL', fallback);
+}
