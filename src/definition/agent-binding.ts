@@ -9,6 +9,7 @@ import { toToolSpec, type AnyTool } from '../tools/tool.js';
 import type { ToolkitSession } from '../tools/toolkit.js';
 import type { AgentOptions } from './agent-options.js';
 import { handoffTool } from './handoff-tool.js';
+import { definitionFingerprint, type DefinitionFingerprint } from './definition-fingerprint.js';
 
 /**
  * An agent bound to one context: instructions resolved, toolkit instances created once, and
@@ -17,6 +18,7 @@ import { handoffTool } from './handoff-tool.js';
  */
 export class AgentBinding {
   private closed = false;
+  private fingerprint: DefinitionFingerprint | undefined;
 
   private constructor(
     readonly options: AgentOptions<unknown>,
@@ -100,6 +102,12 @@ export class AgentBinding {
    */
   static inert(options: AgentOptions<unknown>, context: RunContext): AgentBinding {
     return new AgentBinding(options, context, undefined, new Map(), [], undefined, []);
+  }
+
+  /** What defines the runs this binding starts (computed once): see `DefinitionFingerprint`. */
+  get definition(): DefinitionFingerprint {
+    this.fingerprint ??= definitionFingerprint(this);
+    return this.fingerprint;
   }
 
   /** Releases toolkit instances. Idempotent. A toolkit whose `close` throws: `ToolkitError`. */

@@ -84,6 +84,7 @@ const CONFLICTS: ReadonlySet<string> = new Set([
   'STALE_DECISION',
   'ALREADY_DECIDED',
   'WRONG_AGENT',
+  'DEFINITION_CHANGED',
 ]);
 
 /** Reads a JSON object body (an empty body is `{}`); anything else is a 400. */
