@@ -34,7 +34,9 @@ export async function checkRunDefinitions(
     const stored = run.context?.definition;
     if (!run.context || !stored) continue;
     const agentPath = agentPathOf(run.context);
-    const now = await current(agentPath);
+    // A sub-agent that fails to bind is not checked here: its run's next step fails with that.
+    const now = await current(agentPath).catch(() => undefined);
+    if (!now) continue;
     const changes = definitionChanges(stored, now.definition);
     if (changes.length === 0) continue;
     const { runId } = run.context;
