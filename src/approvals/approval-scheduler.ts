@@ -28,7 +28,8 @@ const DEFAULT_POLL_MS = 5000;
  * catches up with every deadline that passed while no process ran; then it sleeps with the
  * injected clock until the next deadline, woken early by a save of this runtime that writes an
  * earlier one. A session whose run another agent runs is left alone (`WrongAgentError`), for
- * that agent's scheduler. With a store that keeps a decision inbox it also applies the decisions other
+ * that agent's scheduler; so is one whose run another definition of this agent started
+ * (`DefinitionChangedError`, reported once). With a store that keeps a decision inbox it also applies the decisions other
  * processes submitted (`agent.submitDecisions`), woken by the store's notifications, else
  * polling the inbox on the injected clock.
  */
