@@ -2,6 +2,7 @@ import { DefinitionChangedError } from '../errors/session-errors.js';
 import type { AgentOptions } from '../definition/agent-options.js';
 import {
   definitionChanges,
+  readDefinition,
   type DefinitionFingerprint,
 } from '../definition/definition-fingerprint.js';
 import { agentPathOf } from '../machines/agent-path.js';
@@ -31,8 +32,8 @@ export async function checkRunDefinitions(
   const root = storedRun<RunNode>(record.snapshot);
   if (root?.status !== 'active') return;
   for (const run of allRuns(root)) {
-    const stored = run.context?.definition;
-    if (!run.context || !stored) continue;
+    if (!run.context?.definition) continue;
+    const stored = readDefinition(run.context.definition);
     const agentPath = agentPathOf(run.context);
     // A sub-agent that fails to bind is not checked here: its run's next step fails with that.
     const now = await current(agentPath).catch(() => undefined);

@@ -69,7 +69,7 @@ export function sendMessage<T = string>(
             ...(modelSettings ? { modelSettings: { ...modelSettings } } : {}),
             ...(hasBlockingInputGuardrails(binding.options) ? { inputGuardrails: true } : {}),
             ...(trace ? { trace } : {}),
-            definition: { ...binding.definition },
+            definition: { ...binding.storedDefinition },
           },
         },
         'sendMessage',

@@ -9,7 +9,11 @@ import { toToolSpec, type AnyTool } from '../tools/tool.js';
 import type { ToolkitSession } from '../tools/toolkit.js';
 import type { AgentOptions } from './agent-options.js';
 import { handoffTool } from './handoff-tool.js';
-import { definitionFingerprint, type DefinitionFingerprint } from './definition-fingerprint.js';
+import {
+  definitionFingerprint,
+  storedDefinition,
+  type DefinitionFingerprint,
+} from './definition-fingerprint.js';
 
 /**
  * An agent bound to one context: instructions resolved, toolkit instances created once, and
@@ -19,6 +23,7 @@ import { definitionFingerprint, type DefinitionFingerprint } from './definition-
 export class AgentBinding {
   private closed = false;
   private fingerprint: DefinitionFingerprint | undefined;
+  private stored: Record<string, string> | undefined;
 
   private constructor(
     readonly options: AgentOptions<unknown>,
@@ -108,6 +113,12 @@ export class AgentBinding {
   get definition(): DefinitionFingerprint {
     this.fingerprint ??= definitionFingerprint(this);
     return this.fingerprint;
+  }
+
+  /** The same, as a run stores it (`storedDefinition`: short keys). */
+  get storedDefinition(): Readonly<Record<string, string>> {
+    this.stored ??= storedDefinition(this.definition);
+    return this.stored;
   }
 
   /** Releases toolkit instances. Idempotent. A toolkit whose `close` throws: `ToolkitError`. */

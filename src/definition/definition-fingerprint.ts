@@ -5,9 +5,9 @@ import type { ModelSettings } from '../models/model-settings.js';
 import type { DefinitionPartChange } from '../errors/session-errors.js';
 
 /**
- * What defined a run, part by part: a short hash (12 base64url characters of a SHA-256) of
+ * What defined a run, part by part: a short hash (8 base64url characters of a SHA-256) of
  * each part, never its text, so a run's stored context stays small and holds no prompt, schema
- * or setting in clear. The parts:
+ * or setting in clear (it is stored under short keys, see `storedDefinition`). The parts:
  * - `version`, when the agent gives one (`AgentOptions.version`), else `instructions`: the
  *   instructions string, or only the fact that they are a function (their text depends on
  *   each run's context, so a function's output is not pinned: give `version` to pin it);
@@ -19,7 +19,7 @@ import type { DefinitionPartChange } from '../errors/session-errors.js';
  * - `modelSettings`: the agent's `modelSettings`, when it has some;
  * - `machine`: the version of agentstate's machines.
  * The agent's name is the run's `agentName` (checked first: `WrongAgentError`).
- * @example { instructions: 'hK3v0x_Qm2Za', 'tool:refund.parameters': '9QeV...', model: '...' }
+ * @example { instructions: 'hK3v0x_Q', 'tool:refund.parameters': '9QeVb2xA', model: '...' }
  */
 export type DefinitionFingerprint = Readonly<Record<string, string>>;
 
@@ -39,9 +39,44 @@ const digest = (value: unknown): string =>
   createHash('sha256')
     .update(JSON.stringify(value) ?? 'undefined')
     .digest('base64url')
-    .slice(0, 12);
+    .slice(0, 8);
 
 const TOOL_PARAMETERS = /^tool:(.+)\.parameters$/;
+
+/** The short key each fixed part is stored under (a tool's parameters: `t:<name>`). */
+const SHORT_KEYS: Readonly<Record<string, string>> = {
+  instructions: 'i',
+  version: 'v',
+  output: 'o',
+  model: 'm',
+  modelSettings: 's',
+  machine: 'x',
+};
+const LONG_KEYS: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.entries(SHORT_KEYS).map(([long, short]) => [short, long]),
+);
+
+/**
+ * A fingerprint as a run stores it, in its context (written with every save of the run):
+ * the same hashes under short keys. `readDefinition` gives the part names back.
+ * @example { i: 'hK3v0x_Q', 't:refund': '9QeVb2xA', m: '...', x: '...' }
+ */
+export function storedDefinition(fingerprint: DefinitionFingerprint): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [part, hash] of Object.entries(fingerprint)) {
+    out[SHORT_KEYS[part] ?? part.replace(TOOL_PARAMETERS, 't:$1')] = hash;
+  }
+  return out;
+}
+
+/** The fingerprint a run stored (`storedDefinition`), with its part names. */
+export function readDefinition(stored: Readonly<Record<string, string>>): DefinitionFingerprint {
+  const out: Record<string, string> = {};
+  for (const [key, hash] of Object.entries(stored)) {
+    out[LONG_KEYS[key] ?? (key.startsWith('t:') ? `tool:${key.slice(2)}.parameters` : key)] = hash;
+  }
+  return out;
+}
 
 /** The fingerprint of an agent's definition (see `DefinitionFingerprint`). */
 export function definitionFingerprint(source: DefinitionSource): DefinitionFingerprint {

@@ -86,7 +86,8 @@ export interface RunMachineInput {
    */
   trace?: TraceCarrier | undefined;
   /**
-   * What defined the run when it started, part -> short hash (`DefinitionFingerprint`):
+   * What defined the run when it started, short key -> hash (`DefinitionFingerprint` as
+   * `storedDefinition` writes it):
    * a resume by a differently defined agent is refused unless it declares them compatible.
    * Absent in runs started before agentstate recorded it (they resume unchecked).
    */

@@ -8,6 +8,7 @@ import type { DefinitionFingerprint } from '../definition/definition-fingerprint
 interface Bound {
   deps: AgentDeps;
   compatibleWith: AgentOptions<unknown>['compatibleWith'];
+  definition: DefinitionFingerprint;
   release(): Promise<void>;
 }
 
@@ -37,8 +38,8 @@ export class SubAgents {
     definition: DefinitionFingerprint;
     compatibleWith: Bound['compatibleWith'];
   }> {
-    const { deps, compatibleWith } = await this.boundFor(path);
-    return { definition: deps.definition ?? {}, compatibleWith };
+    const { definition, compatibleWith } = await this.boundFor(path);
+    return { definition, compatibleWith };
   }
 
   private boundFor(path: readonly string[]): Promise<Bound> {
@@ -75,6 +76,7 @@ export class SubAgents {
     return {
       release: () => bound.release(),
       compatibleWith: options.compatibleWith,
+      definition: binding.definition,
       deps: {
         agentName: options.name,
         model: options.model,
@@ -91,7 +93,7 @@ export class SubAgents {
         outputGuardrails: options.outputGuardrails,
         redact: options.redact,
         permissions: options.permissions,
-        definition: binding.definition,
+        definition: binding.storedDefinition,
       },
     };
   }
