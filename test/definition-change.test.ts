@@ -3,15 +3,20 @@ import { z } from 'zod';
 import {
   Agent,
   DefinitionChangedError,
+  OpenAIModel,
+  RunContext,
   SessionRuntime,
   continueRun,
   tool,
   type AgentOptions,
   type DefinitionChange,
+  type Model,
   type SessionStore,
 } from '../src/index.js';
 import { FakeClock, ScriptedModel } from '../src/testing.js';
 import { storedRun } from '../src/runs/stored-run.js';
+import { AgentBinding } from '../src/definition/agent-binding.js';
+import { definitionChanges } from '../src/definition/definition-fingerprint.js';
 import { allRuns, type RunNode } from '../src/runs/run-tree.js';
 import { deferred, zeroTimeout } from './helpers/async.js';
 import { dumpBackend } from './helpers/session-fixtures.js';
@@ -162,6 +167,27 @@ describe('a paused run resumes only with the definition it started with', () => 
     const stored = JSON.stringify(await dumpBackend(store));
     expect(stored).not.toContain('Refund orders politely');
     expect(stored).not.toContain('model-a');
+  });
+});
+
+describe('what the fingerprint reads', () => {
+  it("never a model's API key or address: rotating a key is no change; the model's name is", async () => {
+    const fingerprint = async (model: Model) => {
+      const agent = { name: 'a', instructions: 'Hi.', model };
+      const binding = await AgentBinding.create(agent, new RunContext({ sessionId: 's' }));
+      return binding.definition;
+    };
+    const secret = 'sk-test-secret-one';
+    const one = await fingerprint(
+      new OpenAIModel({ model: 'gpt-4o', apiKey: secret, baseURL: 'http://127.0.0.1:9/v1' }),
+    );
+    const rotated = await fingerprint(
+      new OpenAIModel({ model: 'gpt-4o', apiKey: 'sk-test-two', baseURL: 'http://127.0.0.1:8/v1' }),
+    );
+    expect(rotated).toEqual(one);
+    const other = await fingerprint(new OpenAIModel({ model: 'gpt-4.1', apiKey: secret }));
+    expect(definitionChanges(one, other)).toEqual([{ part: 'model', change: 'changed' }]);
+    expect(JSON.stringify(one)).not.toContain(secret);
   });
 });
 
