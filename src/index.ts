@@ -19,6 +19,10 @@ export type {
   StartSchedulerOptions,
 } from './agent/agent-call-options.js';
 export type { AgentOptions } from './definition/agent-options.js';
+export type {
+  DefinitionFingerprint,
+  DefinitionChange,
+} from './definition/definition-fingerprint.js';
 export type { InspectOption } from './definition/inspection.js';
 export type { AgentToolOptions } from './agent/agent-tool.js';
 export type {
@@ -242,6 +246,8 @@ export {
   SessionSaveFailedError,
   NothingToResumeError,
   WrongAgentError,
+  DefinitionChangedError,
+  type DefinitionPartChange,
   RestoreFailedError,
   RunPausedError,
   RunInProgressError,

@@ -342,6 +342,34 @@ describe('agentstate command line (the built binary)', () => {
     expect(notAgent.code).toBe(1);
   }, 180_000);
 
+  it('resume --agent with the agent defined otherwise than the run is DEFINITION_CHANGED (exit 4); nothing changes', async () => {
+    const db = await freshFolder();
+    const marker = join(work, `ran-${fresh}.txt`);
+    const folder = join(cli.dir, `app-${fresh}`);
+    const module = await writeAgentModule(cli, folder, marker, "\n  instructions: 'Reworded.',");
+    const before = (await as(db, 'sessions', 'show', 'waiting', ...ALICE_JSON)).stdout;
+    const changed = await as(db, 'resume', 'waiting', '--agent', module, '--user', 'alice');
+    expect(changed.code).toBe(4);
+    expect(changed.stderr).toBe(
+      `agentstate: Session "waiting"'s run was started by another definition of agent "assistant" (changed: instructions): resume it with the definition it started with, or declare the change compatible (compatibleWith) [DEFINITION_CHANGED]\n`,
+    );
+    expect((await as(db, 'sessions', 'show', 'waiting', ...ALICE_JSON)).stdout).toBe(before);
+    expect(existsSync(marker)).toBe(false);
+    // Declared compatible, the same module's agent resumes it.
+    const declared = await writeAgentModule(
+      cli,
+      `${folder}-compatible`,
+      marker,
+      "\n  instructions: 'Reworded.',\n  compatibleWith: ({ changes }) => changes.every((c) => c.part === 'instructions'),",
+    );
+    const approve = await as(db, 'approve', 'waiting', 'c-prod', '--user', 'alice');
+    expect(approve.code).toBe(0);
+    const resumed = await as(db, 'resume', 'waiting', '--agent', declared, ...ALICE_JSON);
+    expect(resumed.stderr).toBe('');
+    expect(parsed<Record<string, unknown>>(resumed.stdout)).toMatchObject({ interrupted: false });
+    expect(readFileSync(marker, 'utf8')).toBe('prod\n');
+  }, 180_000);
+
   it("reject with a message (a sub-agent's call, by its id) and cancel", async () => {
     const db = await freshFolder();
     const tree = parsed<{ pendingApprovals: { callId: string }[] }>(

@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RunState, type LevelSessionStore, type ToolResultItem } from '../src/index.js';
 import { FakeClock } from '../src/testing.js';
+import { storedRun } from '../src/runs/stored-run.js';
+import type { RunNode } from '../src/runs/run-tree.js';
 import { approvalAgent } from './helpers/approval-agent.js';
 import { TempStores } from './helpers/temp-store.js';
 
@@ -95,6 +97,26 @@ for (const version of [1, 2]) {
         state: 'active.idle',
         run: undefined,
       });
+    });
+
+    it('its run has no definition fingerprint (stored before they were kept): any definition of its agent resumes it, unasked', async () => {
+      const store = await storeFrom(session);
+      const run = storedRun<RunNode>((await store.load(key)).snapshot);
+      expect(run?.context?.runId).toBe(session.runId);
+      expect(run?.context?.definition).toBeUndefined();
+      const asked: unknown[] = [];
+      const { agent, counters } = approvalAgent(store, {
+        clock: new FakeClock(session.writtenAt),
+        approvalTimeoutMs: session.approvalTimeoutMs,
+        instructions: 'Instructions this fixture was not written with.',
+        compatibleWith: (change) => asked.push(change) > 0 && false,
+      });
+      const waiting = await agent.resume(key.sessionId, { userId: key.userId });
+      const [emailCall, deleteCall] = session.pendingCallIds as [string, string];
+      const done = await agent.resume(waiting.state.approve(emailCall).approve(deleteCall));
+      expect(done.interrupted).toBe(false);
+      expect(counters.executed).toEqual({ send_email: 1, delete_file: 2 });
+      expect(asked).toEqual([]);
     });
 
     it('applies the stored deadline: resumed after it, the pending calls are rejected with reason timeout', async () => {

@@ -69,6 +69,7 @@ export function sendMessage<T = string>(
             ...(modelSettings ? { modelSettings: { ...modelSettings } } : {}),
             ...(hasBlockingInputGuardrails(binding.options) ? { inputGuardrails: true } : {}),
             ...(trace ? { trace } : {}),
+            definition: { ...binding.storedDefinition },
           },
         },
         'sendMessage',

@@ -33,4 +33,9 @@ export interface AgentDeps {
   redact?: ((text: string) => string) | undefined;
   /** The agent's own permission policy (`AgentOptions.permissions`). */
   permissions?: PermissionPolicy | undefined;
+  /**
+   * A sub-agent's definition fingerprint as runs store it (short key -> hash), recorded in the
+   * child runs its calls start. Absent for the session's own agent (its runs take it from the binding).
+   */
+  definition?: Readonly<Record<string, string>> | undefined;
 }

@@ -175,11 +175,14 @@ export function modelStep(depsOf: DepsOf<ModelStepDeps>) {
       items.push({ type: 'message', role: 'assistant', content: response.text, agent: agentName });
     }
     items.push(...toolCalls.map((c) => ({ ...c, agent: agentName })));
+    const definitions = await subAgentDefinitions(deps, agent, input.path, toolCalls);
     const output: ModelStepOutput = {
       text: response.text,
       toolCalls: toolCalls.map((c) => {
         const t = agent.tools.get(c.name);
-        const subRun = t ? subRunOf(deps, t, c.arguments, input.runId) : undefined;
+        const subRun = t
+          ? subRunOf(deps, t, c.arguments, input.runId, definitions.get(c.name))
+          : undefined;
         return {
           ...c,
           check:
@@ -223,6 +226,7 @@ function subRunOf(
   t: AnyTool,
   rawArgs: string,
   parentRunId: string,
+  definition: Readonly<Record<string, string>> | undefined,
 ): SubRunSpec | undefined {
   const ref = t.subAgent;
   if (!ref) return undefined;
@@ -244,5 +248,28 @@ function subRunOf(
     ...(hasBlockingInputGuardrails((ref.agent as { options?: unknown }).options)
       ? { inputGuardrails: true }
       : {}),
+    ...(definition ? { definition: { ...definition } } : {}),
   };
+}
+
+/**
+ * The definition fingerprints of the sub-agents the answer's calls start, by tool name: each
+ * child run records its agent's (bound here, as its first step would bind it). A sub-agent
+ * that fails to bind gets none: its child run fails with that error when it starts.
+ */
+async function subAgentDefinitions(
+  deps: ModelStepDeps,
+  agent: AgentDeps,
+  path: readonly string[] | undefined,
+  calls: readonly { name: string }[],
+): Promise<Map<string, Readonly<Record<string, string>> | undefined>> {
+  const out = new Map<string, Readonly<Record<string, string>> | undefined>();
+  for (const { name } of calls) {
+    const ref = agent.tools.get(name)?.subAgent;
+    if (!ref || out.has(name)) continue;
+    const child = [...(path ?? [agent.agentName]), ref.agent.name];
+    const bound = await deps.agentFor(child).catch(() => undefined);
+    out.set(name, bound?.definition);
+  }
+  return out;
 }

@@ -3,6 +3,7 @@ import {
   SessionConflictError,
   SessionNotFoundError,
   WrongAgentError,
+  DefinitionChangedError,
 } from '../errors/session-errors.js';
 import type { SessionKey } from '../persistence/session-store.js';
 import type { DeadlineEntry } from '../persistence/approval-deadlines.js';
@@ -27,7 +28,8 @@ const DEFAULT_POLL_MS = 5000;
  * catches up with every deadline that passed while no process ran; then it sleeps with the
  * injected clock until the next deadline, woken early by a save of this runtime that writes an
  * earlier one. A session whose run another agent runs is left alone (`WrongAgentError`), for
- * that agent's scheduler. With a store that keeps a decision inbox it also applies the decisions other
+ * that agent's scheduler; so is one whose run another definition of this agent started
+ * (`DefinitionChangedError`, reported once). With a store that keeps a decision inbox it also applies the decisions other
  * processes submitted (`agent.submitDecisions`), woken by the store's notifications, else
  * polling the inbox on the injected clock.
  */
@@ -174,6 +176,12 @@ export class ApprovalScheduler implements ApprovalSchedulerHandle {
         }
         // Another agent's run: left in the inbox for that agent's scheduler.
         if (error instanceof WrongAgentError) continue;
+        // Another definition of the agent started the run: left in the inbox, for a process
+        // that runs that definition (or this one once it declares the change compatible).
+        if (error instanceof DefinitionChangedError) {
+          this.reportOnce(error);
+          continue;
+        }
         // Stale (applied already, overtaken by a deadline), expired or gone: never applied.
         this.report(error, key);
       }
@@ -195,6 +203,11 @@ export class ApprovalScheduler implements ApprovalSchedulerHandle {
       }
       // Another agent's run: its deadline is that agent's scheduler's to fire.
       if (error instanceof WrongAgentError) return true;
+      // Another definition of the agent started the run: its deadline is left as it is.
+      if (error instanceof DefinitionChangedError) {
+        this.reportOnce(error);
+        return true;
+      }
       // No overdue approval, or no session: the entry is stale (never acted on); drop it if
       // the record agrees.
       if (error instanceof NoOverdueApproval || error instanceof SessionNotFoundError) {

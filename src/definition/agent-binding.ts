@@ -9,6 +9,11 @@ import { toToolSpec, type AnyTool } from '../tools/tool.js';
 import type { ToolkitSession } from '../tools/toolkit.js';
 import type { AgentOptions } from './agent-options.js';
 import { handoffTool } from './handoff-tool.js';
+import {
+  definitionFingerprint,
+  storedDefinition,
+  type DefinitionFingerprint,
+} from './definition-fingerprint.js';
 
 /**
  * An agent bound to one context: instructions resolved, toolkit instances created once, and
@@ -17,6 +22,8 @@ import { handoffTool } from './handoff-tool.js';
  */
 export class AgentBinding {
   private closed = false;
+  private fingerprint: DefinitionFingerprint | undefined;
+  private stored: Record<string, string> | undefined;
 
   private constructor(
     readonly options: AgentOptions<unknown>,
@@ -100,6 +107,18 @@ export class AgentBinding {
    */
   static inert(options: AgentOptions<unknown>, context: RunContext): AgentBinding {
     return new AgentBinding(options, context, undefined, new Map(), [], undefined, []);
+  }
+
+  /** What defines the runs this binding starts (computed once): see `DefinitionFingerprint`. */
+  get definition(): DefinitionFingerprint {
+    this.fingerprint ??= definitionFingerprint(this);
+    return this.fingerprint;
+  }
+
+  /** The same, as a run stores it (`storedDefinition`: short keys). */
+  get storedDefinition(): Readonly<Record<string, string>> {
+    this.stored ??= storedDefinition(this.definition);
+    return this.stored;
   }
 
   /** Releases toolkit instances. Idempotent. A toolkit whose `close` throws: `ToolkitError`. */

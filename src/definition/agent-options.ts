@@ -1,3 +1,5 @@
+/* eslint-disable max-lines -- Long on purpose: every option of an agent, documented in one
+   interface where app authors read them, with its check. */
 import type { BindingSource } from './agent-binding.js';
 import type { SnapshotMigration } from '../runs/machine-upgrade.js';
 import type { z } from 'zod';
@@ -31,6 +33,7 @@ import { DURABILITY_EXPECTED, isDurability, type Durability } from '../core/dura
 import { isPermissionPolicy, type PermissionPolicy } from '../core/permission-policy.js';
 import { SESSION_STORE_METHODS } from '../persistence/session-store-methods.js';
 import { checkHistoryStrategy, type HistoryStrategy } from '../context-window/history-strategy.js';
+import type { DefinitionChange } from './definition-fingerprint.js';
 
 /** The blueprint of an agent. Holds no per-request state; safe to share across users. */
 /** An agent as a handoff target (an `Agent`). */
@@ -180,6 +183,23 @@ export interface AgentOptions<TOutput = string> {
    * @example durability: 'tools'
    */
   durability?: Durability | undefined;
+  /**
+   * The version of this agent's definition, kept in each run's fingerprint in place of its
+   * instructions: pins instructions given as a function (whose text the fingerprint does not
+   * read), or says on purpose which edits count. See `compatibleWith`.
+   * @example version: 'refunds-2026-11'
+   */
+  version?: string | undefined;
+  /**
+   * Whether a paused or crashed run that started under another definition of this agent (its
+   * fingerprint lists what changed: instructions or `version`, a tool's parameters, a tool
+   * added or removed, the output schema, the model or its settings, the machines) may go on
+   * with this one. Without it, or when it returns false, resuming such a run raises
+   * `DefinitionChangedError` and changes nothing. Asked at every resume; the run keeps the
+   * fingerprint it started with. A new message after a run ended starts a new run: never asked.
+   * @example compatibleWith: ({ changes }) => changes.every((c) => c.part === 'instructions')
+   */
+  compatibleWith?: ((change: DefinitionChange) => boolean) | undefined;
 }
 
 const AGENT_OPTION_NAMES = optionNames<AgentOptions>({
@@ -212,6 +232,8 @@ const AGENT_OPTION_NAMES = optionNames<AgentOptions>({
   telemetry: true,
   logger: true,
   durability: true,
+  version: true,
+  compatibleWith: true,
 });
 
 const LEASE_NAMES = optionNames<LeaseSettings>({ owner: true, ttlMs: true });
@@ -273,6 +295,8 @@ export function checkAgentOptions(options: unknown): void {
     .check('inspect', INSPECT_EXPECTED, isInspectOption)
     .check('lease', 'an object or false', (v) => v === false || isObject(v))
     .check('durability', DURABILITY_EXPECTED, isDurability)
+    .nonEmptyString('version')
+    .function('compatibleWith')
     .check(
       'snapshotMigrations',
       'an array of { from, migrate } snapshot migrations',

@@ -126,6 +126,46 @@ export class WrongAgentError extends AgentStateError {
   }
 }
 
+/** One part of a run's definition that is not what it was (see `DefinitionFingerprint`). */
+export interface DefinitionPartChange {
+  /** `instructions`, `tool:refund.parameters`, `tool:lookup` (a tool added or removed), ... */
+  part: string;
+  change: 'changed' | 'added' | 'removed';
+}
+
+/**
+ * A paused or crashed run (a session's own or a sub-agent's) was to be continued by an agent
+ * defined differently from the one that started it, and the agent does not declare the
+ * change compatible (`AgentOptions.compatibleWith`). Nothing was loaded, run or saved.
+ */
+export class DefinitionChangedError extends AgentStateError {
+  /** The parts that differ: `instructions`, `tool:refund.parameters`, `model`, ... */
+  readonly changed: string[];
+  readonly changes: DefinitionPartChange[];
+  /** The run's agents, the top-level one first (a sub-agent's run: down to its own). */
+  readonly agentPath: string[];
+
+  constructor(
+    sessionId: string,
+    runId: string,
+    agentPath: readonly string[],
+    changes: readonly DefinitionPartChange[],
+  ) {
+    const listed = changes
+      .map((c) => (c.change === 'changed' ? c.part : `${c.part} (${c.change})`))
+      .join(', ');
+    const agent = agentPath.join(' > ');
+    super(
+      'DEFINITION_CHANGED',
+      `Session "${sessionId}"'s run was started by another definition of agent "${agent}" (changed: ${listed}): resume it with the definition it started with, or declare the change compatible (compatibleWith)`,
+      { sessionId, runId },
+    );
+    this.changes = [...changes];
+    this.changed = changes.map((c) => c.part);
+    this.agentPath = [...agentPath];
+  }
+}
+
 /**
  * The session's run is paused (interrupted, waiting for an approval, or stopped by a crash):
  * the session takes no message (and no other action its run blocks) until the run is resumed

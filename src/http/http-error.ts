@@ -31,6 +31,7 @@ const CONFLICTS: ReadonlySet<string> = new Set([
   'STALE_DECISION',
   'ALREADY_DECIDED',
   'WRONG_AGENT',
+  'DEFINITION_CHANGED',
 ]);
 
 /**

@@ -77,6 +77,8 @@ export const RunInput = z.lazy(() =>
     inputGuardrails: z.boolean().optional(),
     /** The run's W3C trace context (absent when no tracing SDK recorded one). */
     trace: z.object({ traceparent: z.string(), tracestate: z.string().optional() }).optional(),
+    /** Part -> short hash (`DefinitionFingerprint`); absent in runs stored before it was kept. */
+    definition: z.record(z.string(), z.string()).optional(),
   }),
 );
 
@@ -104,6 +106,7 @@ export const SubRunSpec = z.lazy(() =>
     sessionId: z.string().optional(),
     failParent: z.boolean().optional(),
     inputGuardrails: z.boolean().optional(),
+    definition: z.record(z.string(), z.string()).optional(),
   }),
 );
 

@@ -85,6 +85,13 @@ export interface RunMachineInput {
    * a resumed run continues its trace in any process. Absent when no tracing SDK recorded it.
    */
   trace?: TraceCarrier | undefined;
+  /**
+   * What defined the run when it started, short key -> hash (`DefinitionFingerprint` as
+   * `storedDefinition` writes it):
+   * a resume by a differently defined agent is refused unless it declares them compatible.
+   * Absent in runs started before agentstate recorded it (they resume unchecked).
+   */
+  definition?: Record<string, string> | undefined;
 }
 
 /** A W3C trace context, as plain JSON. */

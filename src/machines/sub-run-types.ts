@@ -25,6 +25,8 @@ export interface SubRunSpec {
   failParent?: boolean | undefined;
   /** The sub-agent has input guardrails that run before its first model call. */
   inputGuardrails?: boolean | undefined;
+  /** The sub-agent's definition fingerprint when the call was made: the child run's own. */
+  definition?: Record<string, string> | undefined;
 }
 
 /** How a child run ended, as its parent's call reads it. */

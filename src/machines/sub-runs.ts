@@ -75,6 +75,7 @@ export function childRunInput(context: RunMachineContext, call: CallState): RunM
     agentPath: [...agentPathOf(context), spec.name],
     input: spec.input,
     ...(spec.inputGuardrails ? { inputGuardrails: true } : {}),
+    ...(spec.definition ? { definition: spec.definition } : {}),
   };
 }
 

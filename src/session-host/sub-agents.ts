@@ -2,9 +2,13 @@ import type { AgentDeps } from '../actors/agent-deps.js';
 import type { RunContext } from '../core/run-context.js';
 import type { AnyTool } from '../tools/tool.js';
 import type { BindingSource } from '../definition/agent-binding.js';
+import type { AgentOptions } from '../definition/agent-options.js';
+import type { DefinitionFingerprint } from '../definition/definition-fingerprint.js';
 
 interface Bound {
   deps: AgentDeps;
+  compatibleWith: AgentOptions<unknown>['compatibleWith'];
+  definition: DefinitionFingerprint;
   release(): Promise<void>;
 }
 
@@ -26,13 +30,26 @@ export class SubAgents {
 
   /** The deps of the agent a sub-agent run's path ends with. */
   get(path: readonly string[]): Promise<AgentDeps> {
+    return this.boundFor(path).then((b) => b.deps);
+  }
+
+  /** The definition fingerprint and `compatibleWith` of the agent a run's path ends with. */
+  async definitionOf(path: readonly string[]): Promise<{
+    definition: DefinitionFingerprint;
+    compatibleWith: Bound['compatibleWith'];
+  }> {
+    const { definition, compatibleWith } = await this.boundFor(path);
+    return { definition, compatibleWith };
+  }
+
+  private boundFor(path: readonly string[]): Promise<Bound> {
     const name = path[path.length - 1]!;
     let bound = this.bound.get(name);
     if (!bound) {
       bound = this.bind(name, path);
       this.bound.set(name, bound);
     }
-    return bound.then((b) => b.deps);
+    return bound;
   }
 
   /** Releases the toolkits of every sub-agent bound so far. */
@@ -58,6 +75,8 @@ export class SubAgents {
     const { options } = agent;
     return {
       release: () => bound.release(),
+      compatibleWith: options.compatibleWith,
+      definition: binding.definition,
       deps: {
         agentName: options.name,
         model: options.model,
@@ -74,6 +93,7 @@ export class SubAgents {
         outputGuardrails: options.outputGuardrails,
         redact: options.redact,
         permissions: options.permissions,
+        definition: binding.storedDefinition,
       },
     };
   }

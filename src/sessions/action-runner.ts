@@ -14,6 +14,8 @@ import type { SessionLease } from '../persistence/session-leases.js';
 import { AgentBinding, type BindingSource } from '../definition/agent-binding.js';
 import type { SessionAction } from '../actions/session-action.js';
 import { checkActionFits } from '../actions/action-precheck.js';
+import { checkRunDefinitions } from '../actions/definition-check.js';
+import { isSubRun } from '../machines/agent-path.js';
 import { AuditTrail } from '../audit/audit-trail.js';
 import { runMetadata } from '../runs/run-metadata.js';
 import { storedRun } from '../runs/stored-run.js';
@@ -137,6 +139,16 @@ export class ActionRunner {
     );
     try {
       const { binding } = bound;
+      if (action.continuesRun === true) {
+        // A paused or crashed run goes on only with the definitions it started with.
+        const own = {
+          definition: binding.definition,
+          compatibleWith: binding.options.compatibleWith,
+        };
+        await checkRunDefinitions(key, record, async (path) =>
+          isSubRun(path) ? subAgents.definitionOf(path) : own,
+        );
+      }
       const deps = hostDeps({
         options: this.parts.source.options,
         binding,

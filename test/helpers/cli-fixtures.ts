@@ -159,8 +159,16 @@ export async function writeManySessions(path: string, userId: string, count: num
   }
 }
 
-/** An app module for `resume --agent`: the assistant agent, its tool appending to `marker`. */
-export async function writeAgentModule(cli: BuiltCli, folder: string, marker: string) {
+/**
+ * An app module for `resume --agent`: the assistant agent, its tool appending to `marker`;
+ * `options`: more of its options, as source (e.g. `instructions: 'Be brief.',`).
+ */
+export async function writeAgentModule(
+  cli: BuiltCli,
+  folder: string,
+  marker: string,
+  options = '',
+) {
   await mkdir(folder, { recursive: true });
   await writeFile(join(folder, 'fixture-tool.mjs'), FIXTURE_TOOL_SOURCE);
   const module = join(folder, 'app-agent.mjs');
@@ -176,7 +184,7 @@ const model = new ScriptedModel((request) => {
 export const agent = new Agent({
   name: 'assistant',
   model,
-  tools: [dangerTool(tool, ${JSON.stringify(marker)})],
+  tools: [dangerTool(tool, ${JSON.stringify(marker)})],${options}
 });
 `,
   );

@@ -58,6 +58,7 @@ function childContextBase(parent: unknown, runId: string): Json {
     agentPath: [...parentPath, spec['name']],
     input: spec['input'],
     modelSettings: parent['modelSettings'],
+    definition: spec['definition'],
     turn: 0,
     step: 0,
     usage: { inputTokens: 0, outputTokens: 0, cachedTokens: 0, costUsd: 0 },
