@@ -106,7 +106,7 @@ function parseStructured(
 export function modelStep(depsOf: DepsOf<ModelStepDeps>) {
   return fromPromise<ModelStepOutput, ModelStepInput>(async ({ input, signal, system }) => {
     const deps = depsOf(system);
-    const timing = deps.stepStarted(input.runId, input.step);
+    const timing = deps.stepStarted(input.runId, input.step, { kind: 'model' });
     const hit = await deps.log.find(input.runId, input.step);
     if (hit) return hit.output as ModelStepOutput;
     const sub = isSubRun(input.path);

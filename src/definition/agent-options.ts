@@ -1,3 +1,4 @@
+/* eslint-disable max-lines -- Long on purpose: every option of an agent, documented where apps read it (recovery-options.ts holds one group). */
 import type { BindingSource } from './agent-binding.js';
 import type { SnapshotMigration } from '../runs/machine-upgrade.js';
 import type { z } from 'zod';
@@ -15,6 +16,7 @@ import type { InputGuardrail, OutputGuardrail } from '../guardrails/guardrail.js
 import type { Logger } from '../telemetry/logger.js';
 import { checkTelemetryOptions, type TelemetryOptions } from '../telemetry/telemetry-options.js';
 import type { ToolErrorHook } from '../tools/guard-tool.js';
+import type { RecoveryOptions } from './recovery-options.js';
 import type { AnyTool } from '../tools/tool.js';
 import type { Toolkit } from '../tools/toolkit.js';
 import {
@@ -36,7 +38,7 @@ import { checkHistoryStrategy, type HistoryStrategy } from '../context-window/hi
 /** An agent as a handoff target (an `Agent`). */
 export type HandoffAgent = BindingSource & { readonly name: string };
 
-export interface AgentOptions<TOutput = string> {
+export interface AgentOptions<TOutput = string> extends RecoveryOptions {
   name: string;
   /** A string, or a function of the run's context (resolved once per session binding). */
   instructions?: string | ((context: RunContext) => string | Promise<string>) | undefined;
@@ -212,6 +214,8 @@ const AGENT_OPTION_NAMES = optionNames<AgentOptions>({
   telemetry: true,
   logger: true,
   durability: true,
+  maxRecoveries: true,
+  onRecoveryExhausted: true,
 });
 
 const LEASE_NAMES = optionNames<LeaseSettings>({ owner: true, ttlMs: true });
@@ -272,6 +276,8 @@ export function checkAgentOptions(options: unknown): void {
     .check('inspect', INSPECT_EXPECTED, isInspectOption)
     .check('lease', 'an object or false', (v) => v === false || isObject(v))
     .check('durability', DURABILITY_EXPECTED, isDurability)
+    .nonNegativeInteger('maxRecoveries')
+    .function('onRecoveryExhausted')
     .check(
       'snapshotMigrations',
       'an array of { from, migrate } snapshot migrations',

@@ -18,6 +18,8 @@ import type { RunSnapshot } from '../runs/live-snapshots.js';
 import type { Observability } from '../telemetry/observability.js';
 import type { PermissionPolicy } from '../core/permission-policy.js';
 import type { Durability } from '../core/durability-policy.js';
+import type { RecoveryExhaustedHook } from '../errors/recovery-exhausted-error.js';
+import { DEFAULT_MAX_RECOVERIES } from './recovery-limit.js';
 
 /** How deep sub-agent runs nest by default (`AgentOptions.maxSubAgentDepth`). */
 const DEFAULT_MAX_SUB_AGENT_DEPTH = 5;
@@ -61,6 +63,10 @@ export interface HostDeps {
   inspect?: ((event: InspectionEvent) => void) | undefined;
   /** When changes are saved (`AgentOptions.durability`). @default 'step' */
   durability?: Durability | undefined;
+  /** Restores a step in flight may have before its run stops (`AgentOptions.maxRecoveries`). */
+  maxRecoveries: number;
+  /** `AgentOptions.onRecoveryExhausted`. */
+  onRecoveryExhausted: RecoveryExhaustedHook | undefined;
 }
 
 /** What one action's session host is given: the bound agent, its sub-agents, the observers. */
@@ -83,6 +89,8 @@ export interface HostDepsInput {
   permissions: PermissionPolicy | undefined;
   /** The runtime's durability (the action's own wins). */
   durability: Durability | undefined;
+  /** The runtime's `maxRecoveries` (else the agent's). */
+  maxRecoveries: number | undefined;
 }
 
 /** What one loaded session's host is given, from the agent bound for the action. */
@@ -130,5 +138,7 @@ export function hostDeps(input: HostDepsInput): HostDeps {
     inspect: input.inspect,
     // The call's own, else the runtime's (which defaults to the agent's).
     durability: observe?.durability ?? input.durability,
+    maxRecoveries: input.maxRecoveries ?? options.maxRecoveries ?? DEFAULT_MAX_RECOVERIES,
+    onRecoveryExhausted: options.onRecoveryExhausted,
   };
 }

@@ -1,6 +1,6 @@
 import type { AnyActorRef } from 'xstate';
 import type { SessionLog } from '../actors/session-log.js';
-import type { StepTiming } from '../actors/step-timing.js';
+import type { StartingStep, StepTiming } from '../actors/step-timing.js';
 import {
   InvalidSessionTransitionError,
   RestoreFailedError,
@@ -24,6 +24,7 @@ import { createSessionActor, runStepDeps, type StepHost } from './run-wiring.js'
 import { restoredLog } from './restored-log.js';
 import { subRunContext } from './sub-run-context.js';
 import { answerCancelledCalls } from './cancelled-calls.js';
+import { recoveryExhausted } from './recovery-limit.js';
 
 /**
  * One session loaded into this process: its actor (session machine with the run machine as
@@ -110,9 +111,10 @@ export class SessionHost implements StepHost {
    * Notes on a run's context that one of its steps starts: now, or (a step in flight in the
    * restored snapshot, started again as the session is restored) at its first start, one
    * restart more. The note travels with the save that follows the step's start anyway; the
-   * step's journal entry records it.
+   * step's journal entry records it. A restored step restarted more often than
+   * `maxRecoveries` allows throws `RecoveryExhaustedError` (recovery-limit.ts).
    */
-  stepStarted(runId: string, step: number): StepTiming {
+  stepStarted(runId: string, step: number, what: StartingStep): StepTiming {
     const root = this.actor.getSnapshot().children.run as AnyActorRef | undefined;
     const ref = root && runRefs(root).find((r) => runIdOf(r.ref) === runId)?.ref;
     const noted = (ref?.getSnapshot() as RunSnapshot | undefined)?.context.stepStarts?.[step];
@@ -121,6 +123,18 @@ export class SessionHost implements StepHost {
       ? { startedAt: before.at, restarts: before.restarts + 1 }
       : { startedAt: this.deps.clock.now(), restarts: 0 };
     ref?.send({ type: 'STEP_STARTED', step, at: timing.startedAt, restarts: timing.restarts });
+    const context = (ref?.getSnapshot() as RunSnapshot | undefined)?.context;
+    const limit = { ...this.deps, key: this.key, observer: this.observer };
+    const exhausted =
+      before &&
+      recoveryExhausted(
+        { ...limit, contextFor: (id) => this.contextFor(id) },
+        context,
+        step,
+        timing.restarts,
+        what,
+      );
+    if (exhausted) throw exhausted;
     return timing;
   }
 

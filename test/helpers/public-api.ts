@@ -94,6 +94,7 @@ export const ROOT_VALUES = [
   'ForkPositionError',
   'InvalidReplayError',
   'RunNotFoundError',
+  'RecoveryExhaustedError',
 ].sort();
 
 /** Names the root exports as types only. */
@@ -191,6 +192,8 @@ export const ROOT_TYPES = [
   'ToolExecuteOptions',
   'ToolErrorHook',
   'ToolErrorInfo',
+  'RecoveryExhaustedHook',
+  'StepRef',
   'NeedsApproval',
   'Toolkit',
   'ToolkitSession',
