@@ -77,6 +77,8 @@ export interface SerializedError {
   requestId?: string | undefined;
   /** Whether trying the same call again may succeed (rate limit, timeout, 5xx, ...). */
   retryable?: boolean | undefined;
+  /** What a streamed model answer had said when its stream failed (a `ModelError`). */
+  partialText?: string | undefined;
   /** The step of a `RecoveryExhaustedError` (see `StepRef`). */
   failedStep?:
     | {

@@ -32,6 +32,7 @@ export function errorFromSerialized(
         status: error.status,
         requestId: error.requestId,
         retryable: error.retryable,
+        partialText: error.partialText,
       });
     case 'RECOVERY_EXHAUSTED':
       if (error.failedStep && error.maxRecoveries !== undefined) {

@@ -48,6 +48,7 @@ export const SerializedError: z.ZodType<SerializedErrorData> = z.lazy(() =>
     status: z.number().int().optional(),
     requestId: z.string().optional(),
     retryable: z.boolean().optional(),
+    partialText: z.string().optional(),
     failedStep: z
       .object({
         kind: z.enum(['model', 'tool', 'approval', 'guardrail']),
