@@ -1,4 +1,4 @@
-import type { StartingStep } from '../actors/step-timing.js';
+import type { StartingStep, StepTiming } from '../actors/step-timing.js';
 import {
   RecoveryExhaustedError,
   type RecoveryExhaustedHook,
@@ -40,7 +40,7 @@ export function recoveryExhausted(
   limit: RecoveryLimit,
   run: RunMachineContext | undefined,
   step: number,
-  restarts: number,
+  { restarts }: StepTiming,
   what: StartingStep,
 ): RecoveryExhaustedError | undefined {
   if (!run || restarts <= limit.maxRecoveries) return undefined;

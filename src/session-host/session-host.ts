@@ -123,18 +123,13 @@ export class SessionHost implements StepHost {
       ? { startedAt: before.at, restarts: before.restarts + 1 }
       : { startedAt: this.deps.clock.now(), restarts: 0 };
     ref?.send({ type: 'STEP_STARTED', step, at: timing.startedAt, restarts: timing.restarts });
-    const context = (ref?.getSnapshot() as RunSnapshot | undefined)?.context;
-    const limit = { ...this.deps, key: this.key, observer: this.observer };
-    const exhausted =
-      before &&
-      recoveryExhausted(
-        { ...limit, contextFor: (id) => this.contextFor(id) },
-        context,
-        step,
-        timing.restarts,
-        what,
-      );
-    if (exhausted) throw exhausted;
+    if (before && timing.restarts > this.deps.maxRecoveries) {
+      const run = (ref?.getSnapshot() as RunSnapshot | undefined)?.context;
+      const limit = { ...this.deps, key: this.key, observer: this.observer };
+      const contextFor = (id: string) => this.contextFor(id);
+      const exhausted = recoveryExhausted({ ...limit, contextFor }, run, step, timing, what);
+      if (exhausted) throw exhausted;
+    }
     return timing;
   }
 
