@@ -16,7 +16,9 @@ import { errorFromSerialized } from '../src/errors/error-from-serialized.js';
 import { deferred } from './helpers/async.js';
 import { memoryLogger } from './helpers/otel.js';
 import { TempStores } from './helpers/temp-store.js';
-import type { LevelSessionStore } from '../src/persistence/kv/level-session-store.js';
+import { TornStore } from './helpers/torn-store.js';
+import { approvalAgent, callTools } from './helpers/approval-agent.js';
+import { LevelSessionStore } from '../src/persistence/kv/level-session-store.js';
 
 /**
  * `maxRecoveries` (issue 30, "runs that keep crashing"): each restore that finds a step in
@@ -211,6 +213,26 @@ describe('maxRecoveries', () => {
       name: 'thinker',
       step: 0,
     });
+  });
+
+  it('a step whose result was journaled, though the snapshot still shows it in flight, is replayed, not counted', async () => {
+    const temp = await temps.open();
+    await temp.store.close();
+    // The save that journals the first model step lands its entry but not its snapshot.
+    const torn = new TornStore(temp.path, (e) => e.kind === 'model' && e.step === 0);
+    await torn.ready();
+    const opts = { sessionId: key.sessionId, userId: key.userId };
+    const lookup = { name: 'lookup', arguments: { word: 'owl' } };
+    await expect(approvalAgent(torn).agent.run(callTools(lookup), opts)).rejects.toThrow(
+      /power cut/,
+    );
+    await torn.close();
+    const store = await LevelSessionStore.open({ path: temp.path });
+    temps.defer(() => store.close());
+    const second = approvalAgent(store, { maxRecoveries: 0 });
+    const done = await second.agent.resume(key.sessionId, { userId: key.userId });
+    expect(done.output).toBe('Done. lookup: owl: found');
+    expect(second.model.calls).toHaveLength(1); // step 0 came from the journal
   });
 
   it('RecoveryExhaustedError keeps its fields through its stored form', () => {
