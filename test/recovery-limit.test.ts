@@ -19,6 +19,8 @@ import { TempStores } from './helpers/temp-store.js';
 import { TornStore } from './helpers/torn-store.js';
 import { approvalAgent, callTools } from './helpers/approval-agent.js';
 import { LevelSessionStore } from '../src/persistence/kv/level-session-store.js';
+import type { SessionStore } from '../src/persistence/session-store.js';
+import { usePostgres } from './helpers/postgres-tests.js';
 
 /**
  * `maxRecoveries` (issue 30, "runs that keep crashing"): each restore that finds a step in
@@ -29,6 +31,7 @@ import { LevelSessionStore } from '../src/persistence/kv/level-session-store.js'
  */
 const temps = new TempStores();
 afterEach(() => temps.cleanupAll());
+const postgres = usePostgres();
 
 const key = { sessionId: 'poison', userId: 'ann' };
 
@@ -48,7 +51,7 @@ function callsModel(calls: number[]): ScriptedModel {
  * `crashed` resolves with the call's n once it hangs (its start is saved by then).
  */
 function processAgent(
-  store: LevelSessionStore,
+  store: SessionStore,
   calls: number[],
   hangs: number[],
   ran: number[],
@@ -233,6 +236,27 @@ describe('maxRecoveries', () => {
     const done = await second.agent.resume(key.sessionId, { userId: key.userId });
     expect(done.output).toBe('Done. lookup: owl: found');
     expect(second.model.calls).toHaveLength(1); // step 0 came from the journal
+  });
+
+  it('on PostgreSQL too: the count and the failure are stored with the run', async () => {
+    const { store, cleanup } = await postgres.freshStore('poison');
+    temps.defer(cleanup);
+    const ran: number[] = [];
+    const first = processAgent(store, [1], [1], ran);
+    void first.agent.run('go', key);
+    expect(await first.crashed).toBe(1);
+    const second = processAgent(store, [1], [1], ran, { maxRecoveries: 1 });
+    void second.agent.resume(key.sessionId, { userId: key.userId });
+    expect(await second.crashed).toBe(1);
+    const last = processAgent(store, [1], [], ran, { maxRecoveries: 1 });
+    const error = await failureOf(last.agent.resume(key.sessionId, { userId: key.userId }));
+    expect(error).toBeInstanceOf(RecoveryExhaustedError);
+    expect(ran).toEqual([1, 1]);
+    const view = await last.agent.runtimeFor(store).getSession(key);
+    expect(view.lastRun?.error).toMatchObject({
+      code: 'RECOVERY_EXHAUSTED',
+      failedStep: { kind: 'tool', name: 'work', callId: 'c1', step: 1 },
+    });
   });
 
   it('RecoveryExhaustedError keeps its fields through its stored form', () => {
