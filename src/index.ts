@@ -257,3 +257,5 @@ export {
   StoreOpenFailedError,
 } from './errors/session-errors.js';
 export { ForkPositionError, InvalidReplayError, RunNotFoundError } from './errors/replay-errors.js';
+export { RecoveryExhaustedError } from './errors/recovery-exhausted-error.js';
+export type { RecoveryExhaustedHook, StepRef } from './errors/recovery-exhausted-error.js';

@@ -29,7 +29,11 @@ export interface ApprovalCheckDeps extends JournaledStepDeps {
 export function approvalCheck(depsOf: DepsOf<ApprovalCheckDeps>) {
   return fromPromise<ApprovalCheckOutput, ApprovalCheckInput>(async ({ input, system }) => {
     const deps = depsOf(system);
-    const timing = deps.stepStarted(input.runId, input.step);
+    const timing = deps.stepStarted(input.runId, input.step, {
+      kind: 'approval',
+      name: input.calls.map((c) => c.name).join(', '),
+      ...(input.calls.length === 1 ? { callId: input.calls[0]!.callId } : {}),
+    });
     const hit = await deps.log.find(input.runId, input.step);
     if (hit) return hit.output as ApprovalCheckOutput;
     await deps.durable('approval');

@@ -17,7 +17,10 @@ export type GuardrailCheckDeps = JournaledStepDeps;
 export function guardrailCheck(depsOf: DepsOf<GuardrailCheckDeps>) {
   return fromPromise<GuardrailCheckOutput, GuardrailCheckInput>(async ({ input, system }) => {
     const deps = depsOf(system);
-    const timing = deps.stepStarted(input.runId, input.step);
+    const timing = deps.stepStarted(input.runId, input.step, {
+      kind: 'guardrail',
+      name: `${input.kind} guardrails`,
+    });
     const hit = await deps.log.find(input.runId, input.step);
     if (hit) return hit.output as GuardrailCheckOutput;
     await deps.durable('guardrail');

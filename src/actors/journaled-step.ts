@@ -4,7 +4,7 @@ import type { Clock } from '../core/clock.js';
 import type { StepKind } from '../core/durability-policy.js';
 import type { AgentDeps } from './agent-deps.js';
 import type { SessionLog } from './session-log.js';
-import type { StepTiming } from './step-timing.js';
+import type { StartingStep, StepTiming } from './step-timing.js';
 
 /** The actor system a step runs in (shared by every actor of one loaded session). */
 export type AnyActorSystem = AnyActorRef['system'];
@@ -27,9 +27,11 @@ export interface JournaledStepDeps {
   clock: Clock;
   /**
    * Notes that a step starts (synchronously, as its actor starts, so the note joins the save
-   * that follows anyway): when it first started and how many restores started it again.
+   * that follows anyway): when it first started and how many restores started it again. Throws
+   * `RecoveryExhaustedError` when restores started it more often than `maxRecoveries` allows
+   * (the step then fails, and its run with it, without running).
    */
-  stepStarted(runId: string, step: number): StepTiming;
+  stepStarted(runId: string, step: number, what: StartingStep): StepTiming;
   /**
    * What a step of `kind` waits for before it does fresh work. With the default durability
    * (`'step'`): until every result recorded so far is saved, so the machine never moves past a

@@ -64,11 +64,21 @@ async function callModel(
   if (!progress) return agent.model.generate(request, { signal });
   const { runId, path } = input;
   const tag = isSubRun(path) ? { agentPath: path } : {};
-  for await (const event of agent.model.stream(request, { signal })) {
-    if (event.type === 'text_delta') {
-      progress({ type: 'text_delta', runId, delta: event.delta, ...tag });
+  let said = '';
+  try {
+    for await (const event of agent.model.stream(request, { signal })) {
+      if (event.type === 'text_delta') {
+        said += event.delta;
+        progress({ type: 'text_delta', runId, delta: event.delta, ...tag });
+      }
+      if (event.type === 'response') return event.response;
     }
-    if (event.type === 'response') return event.response;
+  } catch (error) {
+    // What arrived before the stream died is kept with the error the run stores (redacted).
+    const typed = error instanceof AgentStateError && !(error instanceof ModelError);
+    if (!said || signal.aborted || typed) throw error;
+    const partialText = agent.redact ? agent.redact(said) : said;
+    throw ModelError.cutShort(error, partialText, { runId });
   }
   throw new Error('model stream ended without a response');
 }
@@ -107,7 +117,7 @@ function parseStructured(
 export function modelStep(depsOf: DepsOf<ModelStepDeps>) {
   return fromPromise<ModelStepOutput, ModelStepInput>(async ({ input, signal, system }) => {
     const deps = depsOf(system);
-    const timing = deps.stepStarted(input.runId, input.step);
+    const timing = deps.stepStarted(input.runId, input.step, { kind: 'model' });
     const hit = await deps.log.find(input.runId, input.step);
     if (hit) return hit.output as ModelStepOutput;
     const sub = isSubRun(input.path);

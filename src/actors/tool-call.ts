@@ -30,7 +30,11 @@ export interface ToolCallDeps extends JournaledStepDeps, CancellableStepDeps {
 export function toolCall(depsOf: DepsOf<ToolCallDeps>) {
   return fromPromise<ToolCallOutput, ToolCallInput>(async ({ input, signal, system }) => {
     const deps = depsOf(system);
-    const timing = deps.stepStarted(input.runId, input.step);
+    const timing = deps.stepStarted(input.runId, input.step, {
+      kind: 'tool',
+      name: input.call.name,
+      callId: input.call.callId,
+    });
     const hit = await deps.log.find(input.runId, input.step);
     if (hit) {
       const replayed = hit.output as ToolCallOutput;

@@ -17,6 +17,7 @@ import type { InputGuardrail, OutputGuardrail } from '../guardrails/guardrail.js
 import type { Logger } from '../telemetry/logger.js';
 import { checkTelemetryOptions, type TelemetryOptions } from '../telemetry/telemetry-options.js';
 import type { ToolErrorHook } from '../tools/guard-tool.js';
+import type { RecoveryOptions } from './recovery-options.js';
 import type { AnyTool } from '../tools/tool.js';
 import type { Toolkit } from '../tools/toolkit.js';
 import {
@@ -39,7 +40,7 @@ import type { DefinitionChange } from './definition-fingerprint.js';
 /** An agent as a handoff target (an `Agent`). */
 export type HandoffAgent = BindingSource & { readonly name: string };
 
-export interface AgentOptions<TOutput = string> {
+export interface AgentOptions<TOutput = string> extends RecoveryOptions {
   name: string;
   /** A string, or a function of the run's context (resolved once per session binding). */
   instructions?: string | ((context: RunContext) => string | Promise<string>) | undefined;
@@ -234,6 +235,8 @@ const AGENT_OPTION_NAMES = optionNames<AgentOptions>({
   durability: true,
   version: true,
   compatibleWith: true,
+  maxRecoveries: true,
+  onRecoveryExhausted: true,
 });
 
 const LEASE_NAMES = optionNames<LeaseSettings>({ owner: true, ttlMs: true });
@@ -297,6 +300,8 @@ export function checkAgentOptions(options: unknown): void {
     .check('durability', DURABILITY_EXPECTED, isDurability)
     .nonEmptyString('version')
     .function('compatibleWith')
+    .nonNegativeInteger('maxRecoveries')
+    .function('onRecoveryExhausted')
     .check(
       'snapshotMigrations',
       'an array of { from, migrate } snapshot migrations',

@@ -46,6 +46,7 @@ export const ERROR_CODES = [
   'FORK_POSITION_OUT_OF_RANGE',
   'INVALID_REPLAY',
   'RUN_NOT_FOUND',
+  'RECOVERY_EXHAUSTED',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -77,6 +78,20 @@ export interface SerializedError {
   requestId?: string | undefined;
   /** Whether trying the same call again may succeed (rate limit, timeout, 5xx, ...). */
   retryable?: boolean | undefined;
+  /** What a streamed model answer had said when its stream failed (a `ModelError`). */
+  partialText?: string | undefined;
+  /** The step of a `RecoveryExhaustedError` (see `StepRef`). */
+  failedStep?:
+    | {
+        kind: 'model' | 'tool' | 'approval' | 'guardrail';
+        name: string;
+        callId?: string | undefined;
+        /** The step's number in the run's journal. */
+        step: number;
+      }
+    | undefined;
+  /** The limit a `RecoveryExhaustedError` reached. */
+  maxRecoveries?: number | undefined;
   cause?: SerializedError | undefined;
 }
 

@@ -1,4 +1,5 @@
 import { AgentStateError, isErrorCode, type SerializedError } from './agentstate-error.js';
+import { RecoveryExhaustedError } from './recovery-exhausted-error.js';
 import { ModelError, OutputValidationError, UnpricedModelError } from './run-errors.js';
 
 /** A plain Error standing for a stored cause (its class is not rebuilt). */
@@ -31,7 +32,13 @@ export function errorFromSerialized(
         status: error.status,
         requestId: error.requestId,
         retryable: error.retryable,
+        partialText: error.partialText,
       });
+    case 'RECOVERY_EXHAUSTED':
+      if (error.failedStep && error.maxRecoveries !== undefined) {
+        return new RecoveryExhaustedError(error.failedStep, error.maxRecoveries, scope);
+      }
+      return new AgentStateError('RECOVERY_EXHAUSTED', error.message, scope);
     default: {
       // Runs failed by agentstate 0.1 may carry its `UNKNOWN`; their step was a model call.
       const code = isErrorCode(error.code) ? error.code : 'MODEL_ERROR';

@@ -16,7 +16,10 @@ export class NoActiveRunError extends AgentStateError {
 }
 
 /** The facts of a failed model call that survive serialisation. */
-export type ModelErrorFacts = Pick<SerializedError, 'status' | 'requestId' | 'retryable'>;
+export type ModelErrorFacts = Pick<
+  SerializedError,
+  'status' | 'requestId' | 'retryable' | 'partialText'
+>;
 
 /**
  * The model call failed (network, HTTP status, refusal to answer, ...). `status`, `requestId`
@@ -30,15 +33,41 @@ export class ModelError extends AgentStateError {
   readonly requestId: string | undefined;
   /** Whether the same call may succeed later (429, 408, 409, 5xx, timeouts, connection errors). */
   readonly retryable: boolean | undefined;
+  /**
+   * The text a streamed answer had said when its stream failed (absent when nothing arrived,
+   * and for calls not streamed). Stored with the interrupted run's error; the retry calls the
+   * model afresh with the same request, so the app decides what to do with it.
+   */
+  readonly partialText: string | undefined;
   constructor(message: string, scope: ErrorScope & ModelErrorFacts = {}) {
     super('MODEL_ERROR', message, scope);
     this.status = scope.status;
     this.requestId = scope.requestId;
     this.retryable = scope.retryable;
+    this.partialText = scope.partialText;
   }
 
   override facts(): ModelErrorFacts {
-    return { status: this.status, requestId: this.requestId, retryable: this.retryable };
+    return {
+      status: this.status,
+      requestId: this.requestId,
+      retryable: this.retryable,
+      partialText: this.partialText,
+    };
+  }
+
+  /**
+   * `error` (a failed stream) as a ModelError that keeps `partialText`: a ModelError's facts
+   * and cause are kept; any other error becomes the cause.
+   */
+  static cutShort(error: unknown, partialText: string, scope: ErrorScope = {}): ModelError {
+    const own = error instanceof ModelError;
+    return new ModelError(error instanceof Error ? error.message : String(error), {
+      ...scope,
+      ...(own ? error.facts() : {}),
+      cause: own ? error.cause : error,
+      partialText,
+    });
   }
 }
 

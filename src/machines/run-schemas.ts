@@ -48,6 +48,16 @@ export const SerializedError: z.ZodType<SerializedErrorData> = z.lazy(() =>
     status: z.number().int().optional(),
     requestId: z.string().optional(),
     retryable: z.boolean().optional(),
+    partialText: z.string().optional(),
+    failedStep: z
+      .object({
+        kind: z.enum(['model', 'tool', 'approval', 'guardrail']),
+        name: z.string(),
+        callId: z.string().optional(),
+        step: z.number().int().nonnegative(),
+      })
+      .optional(),
+    maxRecoveries: z.number().int().nonnegative().optional(),
     get cause() {
       return SerializedError.optional();
     },

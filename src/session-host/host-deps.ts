@@ -20,6 +20,8 @@ import type { PermissionPolicy } from '../core/permission-policy.js';
 import { DurabilityPolicy, type Durability } from '../core/durability-policy.js';
 import type { SessionLog } from '../actors/session-log.js';
 import type { CommitBinding } from './session-committer.js';
+import type { RecoveryExhaustedHook } from '../errors/recovery-exhausted-error.js';
+import { DEFAULT_MAX_RECOVERIES } from './recovery-limit.js';
 
 /** How deep sub-agent runs nest by default (`AgentOptions.maxSubAgentDepth`). */
 const DEFAULT_MAX_SUB_AGENT_DEPTH = 5;
@@ -63,6 +65,10 @@ export interface HostDeps {
   inspect?: ((event: InspectionEvent) => void) | undefined;
   /** When changes are saved (`AgentOptions.durability`). @default 'step' */
   durability?: Durability | undefined;
+  /** Restores a step in flight may have before its run stops (`AgentOptions.maxRecoveries`). */
+  maxRecoveries: number;
+  /** `AgentOptions.onRecoveryExhausted`. */
+  onRecoveryExhausted: RecoveryExhaustedHook | undefined;
 }
 
 /** What one action's session host is given: the bound agent, its sub-agents, the observers. */
@@ -85,6 +91,8 @@ export interface HostDepsInput {
   permissions: PermissionPolicy | undefined;
   /** The runtime's durability (the action's own wins). */
   durability: Durability | undefined;
+  /** The runtime's `maxRecoveries` (else the agent's). */
+  maxRecoveries: number | undefined;
 }
 
 /** What one loaded session's host is given, from the agent bound for the action. */
@@ -132,6 +140,8 @@ export function hostDeps(input: HostDepsInput): HostDeps {
     inspect: input.inspect,
     // The call's own, else the runtime's (which defaults to the agent's).
     durability: observe?.durability ?? input.durability,
+    maxRecoveries: input.maxRecoveries ?? options.maxRecoveries ?? DEFAULT_MAX_RECOVERIES,
+    onRecoveryExhausted: options.onRecoveryExhausted,
   };
 }
 

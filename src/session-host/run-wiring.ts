@@ -6,7 +6,7 @@ import { guardrailCheck, type GuardrailCheckDeps } from '../actors/guardrail-che
 import type { AnyActorSystem, DepsOf, JournaledStepDeps } from '../actors/journaled-step.js';
 import { modelStep, type ModelStepDeps } from '../actors/model-step.js';
 import type { SessionLog } from '../actors/session-log.js';
-import type { StepTiming } from '../actors/step-timing.js';
+import type { StartingStep, StepTiming } from '../actors/step-timing.js';
 import { toolCall, type ToolCallDeps } from '../actors/tool-call.js';
 import type { Clock } from '../core/clock.js';
 import type { StepKind } from '../core/durability-policy.js';
@@ -121,7 +121,7 @@ export interface StepHost {
   readonly observer: SessionObserver | undefined;
   context(): SessionMachineContext;
   contextFor(runId: string): RunContext;
-  stepStarted(runId: string, step: number): StepTiming;
+  stepStarted(runId: string, step: number, what: StartingStep): StepTiming;
   /** See `JournaledStepDeps.durable`. */
   durable(kind: StepKind): Promise<void>;
   /** Where a session run's input items are in the history. */
@@ -140,7 +140,7 @@ export function runStepDeps(host: StepHost, deps: HostDeps): RunStepDeps {
   const journaled: JournaledStepDeps = {
     log: host.log,
     clock,
-    stepStarted: (runId, step) => host.stepStarted(runId, step),
+    stepStarted: (runId, step, what) => host.stepStarted(runId, step, what),
     durable: (kind) => host.durable(kind),
     agentFor: (path, handedTo) =>
       handedTo !== undefined

@@ -1,6 +1,6 @@
 import type { AnyActorRef, InspectionEvent } from 'xstate';
 import type { SessionLog } from '../actors/session-log.js';
-import type { StepTiming } from '../actors/step-timing.js';
+import type { StartingStep, StepTiming } from '../actors/step-timing.js';
 import {
   InvalidSessionTransitionError,
   RestoreFailedError,
@@ -25,6 +25,7 @@ import { createSessionActor, runStepDeps, wireSteps, type StepHost } from './run
 import { restoredLog } from './restored-log.js';
 import { subRunContext } from './sub-run-context.js';
 import { answerCancelledCalls } from './cancelled-calls.js';
+import { recoveryExhausted } from './recovery-limit.js';
 
 /**
  * One session loaded into this process: its actor (session machine with the run machine as
@@ -142,9 +143,10 @@ export class SessionHost implements StepHost {
    * Notes on a run's context that one of its steps starts: now, or (a step in flight in the
    * restored snapshot, started again as the session is restored) at its first start, one
    * restart more. The note travels with the save that follows the step's start anyway; the
-   * step's journal entry records it.
+   * step's journal entry records it. A restored step restarted more often than
+   * `maxRecoveries` allows throws `RecoveryExhaustedError` (recovery-limit.ts).
    */
-  stepStarted(runId: string, step: number): StepTiming {
+  stepStarted(runId: string, step: number, what: StartingStep): StepTiming {
     const root = this.runRef();
     const ref = root && runRefs(root).find((r) => runIdOf(r.ref) === runId)?.ref;
     const noted = (ref?.getSnapshot() as RunSnapshot | undefined)?.context.stepStarts?.[step];
@@ -156,6 +158,13 @@ export class SessionHost implements StepHost {
       : { startedAt: this.deps.clock.now(), restarts: 0, retries };
     const { startedAt: at, restarts } = timing;
     ref?.send({ type: 'STEP_STARTED', step, at, restarts, retries });
+    if (before && timing.restarts > this.deps.maxRecoveries) {
+      const run = (ref?.getSnapshot() as RunSnapshot | undefined)?.context;
+      const limit = { ...this.deps, key: this.key, observer: this.observer };
+      const contextFor = (id: string) => this.contextFor(id);
+      const exhausted = recoveryExhausted({ ...limit, contextFor }, run, step, timing, what);
+      if (exhausted) throw exhausted;
+    }
     return timing;
   }
 

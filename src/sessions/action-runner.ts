@@ -50,6 +50,8 @@ export interface ActionRunnerParts {
   permissions: PermissionPolicy | undefined;
   /** The runtime's durability (the action's own wins). */
   durability: Durability | undefined;
+  /** The runtime's `maxRecoveries` (else the agent's). */
+  maxRecoveries: number | undefined;
   newRecord(
     key: SessionKey,
     input?: Partial<SessionMachineContext>,
@@ -163,6 +165,7 @@ export class ActionRunner {
         inspect,
         permissions: this.parts.permissions,
         durability: this.parts.durability,
+        maxRecoveries: this.parts.maxRecoveries,
         onSaved: (saved, all) => {
           if (saved.status === 'deleted') this.parts.cache.forget(key);
           else this.parts.cache.remember(key, saved, all);

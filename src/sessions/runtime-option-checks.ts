@@ -34,6 +34,7 @@ const RUNTIME_OPTION_NAMES = optionNames<SessionRuntimeOptions>({
   logger: true,
   telemetry: true,
   durability: true,
+  maxRecoveries: true,
 });
 
 const KEY_NAMES = optionNames<SessionKey>({ sessionId: true, userId: true });
@@ -76,7 +77,8 @@ export function checkRuntimeOptions(options: unknown): void {
     .check('telemetry', 'an object or false', (v) => v === false || isObject(v))
     .check('inspect', INSPECT_EXPECTED, isInspectOption)
     .check('permissions', 'a policy with a check(call, scope) function', isPermissionPolicy)
-    .check('durability', DURABILITY_EXPECTED, isDurability);
+    .check('durability', DURABILITY_EXPECTED, isDurability)
+    .nonNegativeInteger('maxRecoveries');
   checkTelemetryOptions(call, (options as { telemetry?: unknown }).telemetry);
   const { scope } = options as { scope?: unknown };
   if (scope !== undefined) checkKey(call, scope, 'scope');

@@ -10,7 +10,7 @@ import type { BindingSource } from '../definition/agent-binding.js';
 
 export interface SessionRuntimeOptions extends Pick<
   AgentOptions<unknown>,
-  'inspect' | 'cachedSessions' | 'liveSessions'
+  'inspect' | 'cachedSessions' | 'liveSessions' | 'maxRecoveries'
 > {
   store: SessionStore;
   /** The agent whose runs this runtime executes (an `Agent` or an `AgentSession`). */

@@ -116,6 +116,7 @@ export class SessionRuntime {
       }),
       permissions: options.permissions,
       durability: options.durability ?? agent.durability,
+      maxRecoveries: options.maxRecoveries,
       newRecord: (key, input) => this.newRecord(key, input),
     });
   }

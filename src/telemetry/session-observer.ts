@@ -252,6 +252,11 @@ export class SessionObserver {
     if (this.logging) this.log('info', 'run.retry', this.contextFor(runId));
   }
 
+  /** A run's step was in flight at more crashes than `maxRecoveries`: the run is stopped. */
+  recoveryExhausted(ctx: RunContext, fields: Record<string, unknown>): void {
+    this.log('error', 'run.recovery_exhausted', ctx, fields);
+  }
+
   /** A save lost the optimistic version check. */
   conflict(ctx: RunContext, fields: Record<string, unknown>): void {
     this.log('warn', 'session.conflict', ctx, fields);

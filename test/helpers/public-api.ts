@@ -95,6 +95,7 @@ export const ROOT_VALUES = [
   'ForkPositionError',
   'InvalidReplayError',
   'RunNotFoundError',
+  'RecoveryExhaustedError',
 ].sort();
 
 /** Names the root exports as types only. */
@@ -196,6 +197,8 @@ export const ROOT_TYPES = [
   'ToolExecuteOptions',
   'ToolErrorHook',
   'ToolErrorInfo',
+  'RecoveryExhaustedHook',
+  'StepRef',
   'NeedsApproval',
   'Toolkit',
   'ToolkitSession',
