@@ -125,10 +125,12 @@ describe('model errors', () => {
     expect(error.code).toBe('MODEL_ERROR');
     expect(error.message).toContain('socket hang up');
     // The interrupted run is saved; resuming it (here with a model that answers) completes it.
+    // Another model is another definition: the agent declares that change compatible.
     const retry = new Agent({
       name: 'a',
       model: new ScriptedModel([{ text: 'ok' }], { recordCalls: true }),
       store: agent.options.store,
+      compatibleWith: ({ changes }) => changes.every((c) => c.part === 'model'),
     });
     expect(await retry.resume('me-1')).toMatchObject({ output: 'ok', interrupted: false });
   });

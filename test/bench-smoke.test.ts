@@ -115,7 +115,7 @@ describe('bench (smoke)', () => {
 
   it('refuses two parts at once (--postgres with --fixed-cost, --peers with --w1-w2)', async () => {
     dir = await mkdtemp(join(tmpdir(), 'agentstate-bench-smoke-'));
-    const message = '--postgres, --fixed-cost, --w1-w2 and --peers run one part each';
+    const message = '--postgres, --fixed-cost, --w1-w2, --peers and --inspector run one part each';
     for (const flags of [
       ['--postgres', '--fixed-cost'],
       ['--peers', '--w1-w2'],

@@ -201,8 +201,9 @@ describe('modelSettings', () => {
     const paused = await agent.run('hi', { modelSettings: { temperature: 0.6 } });
     expect(paused.interruptionReason).toBe('error');
     const state = RunState.fromJSON(JSON.stringify(paused.state));
-    // Another agent without settings resumes the run: the stored ones are sent.
-    const other = new Agent({ name: 'a', model });
+    // Another agent without settings resumes the run (declaring that change compatible): the
+    // stored ones are sent.
+    const other = new Agent({ name: 'a', model, compatibleWith: () => true });
     const result = await other.resume(state);
     expect(result.output).toBe('back');
     expect(model.calls.map((c) => c.settings)).toEqual([
@@ -233,7 +234,13 @@ describe('modelSettings', () => {
     const reopened = await LevelSessionStore.open({ path: temp.path });
     try {
       server.enqueue({ json: completion({ content: 'done' }) });
-      const second = new Agent({ name: 'a', model: openai(), tools: [add], store: reopened });
+      const second = new Agent({
+        name: 'a',
+        model: openai(),
+        tools: [add],
+        store: reopened,
+        compatibleWith: ({ changes }) => changes.every((c) => c.part === 'modelSettings'),
+      });
       const result = await second.resume('s1', { userId: 'ann' });
       expect(result.output).toBe('done');
       const resent = server.body(1);

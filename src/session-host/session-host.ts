@@ -1,6 +1,7 @@
 import type { AnyActorRef, InspectionEvent } from 'xstate';
 import type { SessionLog } from '../actors/session-log.js';
 import type { StartingStep, StepTiming } from '../actors/step-timing.js';
+import { startTiming } from './step-start-timing.js';
 import {
   InvalidSessionTransitionError,
   RestoreFailedError,
@@ -140,25 +141,18 @@ export class SessionHost implements StepHost {
   }
 
   /**
-   * Notes on a run's context that one of its steps starts: now, or (a step in flight in the
-   * restored snapshot, started again as the session is restored) at its first start, one
-   * restart more. The note travels with the save that follows the step's start anyway; the
-   * step's journal entry records it. A restored step restarted more often than
-   * `maxRecoveries` allows throws `RecoveryExhaustedError` (recovery-limit.ts).
+   * Notes on a run's context that one of its steps starts, with its timing (`startTiming`); the
+   * note travels with the save that follows the step's start, its journal entry records it. A
+   * step restarted more often than `maxRecoveries` allows throws (recovery-limit.ts).
    */
   stepStarted(runId: string, step: number, what: StartingStep): StepTiming {
     const root = this.runRef();
     const ref = root && runRefs(root).find((r) => runIdOf(r.ref) === runId)?.ref;
     const noted = (ref?.getSnapshot() as RunSnapshot | undefined)?.context.stepStarts?.[step];
-    const before = this.restoring ? noted : undefined;
-    // Noted but not restoring: the step failed (a model call) and the resumed run tries it again.
-    const retries = (noted?.retries ?? 0) + (noted && !this.restoring ? 1 : 0);
-    const timing = before
-      ? { startedAt: before.at, restarts: before.restarts + 1, retries }
-      : { startedAt: this.deps.clock.now(), restarts: 0, retries };
-    const { startedAt: at, restarts } = timing;
+    const timing = startTiming(noted, this.restoring, this.deps.clock);
+    const { startedAt: at, restarts, retries } = timing;
     ref?.send({ type: 'STEP_STARTED', step, at, restarts, retries });
-    if (before && timing.restarts > this.deps.maxRecoveries) {
+    if (restarts > this.deps.maxRecoveries) {
       const run = (ref?.getSnapshot() as RunSnapshot | undefined)?.context;
       const limit = { ...this.deps, key: this.key, observer: this.observer };
       const contextFor = (id: string) => this.contextFor(id);

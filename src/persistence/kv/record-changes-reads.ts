@@ -6,7 +6,7 @@ import * as keys from '../session-keys.js';
 import { SessionInfoSchema, decodeStored, readStored } from '../session-schemas.js';
 import type { SessionKey, SessionRecord } from '../session-store.js';
 import { checkedListing, checkedOwner, checkedRecord, decodeRecordAt } from '../stored-reads.js';
-import { setField, type Json, type StoredChanges } from './record-changes.js';
+import { changeCounts, setField, type Json, type StoredChanges } from './record-changes.js';
 
 /**
  * The reads of a session record stored as a base plus its changes (`record-changes.ts`): the
@@ -40,7 +40,9 @@ const isChanges = (value: unknown): value is StoredChanges =>
   isObject(value) &&
   typeof value['base'] === 'string' &&
   Number.isSafeInteger(value['version']) &&
-  isObject(value['changes']);
+  isObject(value['changes']) &&
+  Number.isSafeInteger(value['sets']) &&
+  Number.isSafeInteger(value['removes']);
 
 /**
  * The record stored at `raw` (the record key) with `rawChanges` (the changes key) applied:
@@ -77,7 +79,12 @@ export function decodeRecordWithChanges(
       scope,
     );
   }
-  if (!applyChanges(envelope, changes.value.changes)) {
+  const counts = changeCounts(changes.value.changes);
+  if (
+    counts.sets !== changes.value.sets ||
+    counts.removes !== changes.value.removes ||
+    !applyChanges(envelope, changes.value.changes)
+  ) {
     throw new InvalidSessionRecordError(
       changesKey,
       'the record changes do not fit the stored record',

@@ -56,6 +56,30 @@ export interface StoredChanges {
   /** The base record's version. */
   version: number;
   changes: Changes;
+  /**
+   * How many fields the changes set and remove, at any depth: a change lost from the value (a
+   * field set or removed left out of `changes`) would otherwise read as the base's field kept.
+   */
+  sets: number;
+  removes: number;
+}
+
+/** How many fields `changes` sets and removes, at any depth. */
+export function changeCounts(changes: Changes): { sets: number; removes: number } {
+  let sets = 0;
+  let removes = 0;
+  for (const field of Object.keys(changes)) {
+    const change = changes[field];
+    if (Array.isArray(change)) {
+      if (change.length === 1) sets++;
+      else removes++;
+    } else if (isObject(change)) {
+      const inner = changeCounts(change);
+      sets += inner.sets;
+      removes += inner.removes;
+    }
+  }
+  return { sets, removes };
 }
 
 /** The changes are written when they are at most this fraction of the base's JSON. */
@@ -132,7 +156,12 @@ export function encodeRecord(
   if (base && mayStoreChanges(base.envelope, envelope) && fieldsFit(base.envelope, envelope)) {
     const changes = changesOf(base.envelope, envelope) ?? {};
     const seal = sealOf(base.raw)!;
-    const value: StoredChanges = { base: seal, version: base.envelope.record.version, changes };
+    const value: StoredChanges = {
+      base: seal,
+      version: base.envelope.record.version,
+      changes,
+      ...changeCounts(changes),
+    };
     const json = JSON.stringify(value);
     if (json.length <= base.jsonLength * MAX_CHANGES_SHARE) {
       const changesKey = keys.recordChangesKey(key);
