@@ -8,14 +8,16 @@
  * closed. The parent prints the median of each figure, in bytes (RSS barely depends on the
  * machine's load; times are not measured). With `--snapshot` the first child also writes a heap
  * snapshot after W2 (GC'd, store open) and the parent prints the retained self size by
- * constructor. Run: `npx tsx bench/memory-profile.ts [runs] [--sessions N] [--warm-up N] [--cached N]
- * [--live N] [--snapshot] [--node-flags '<V8 flags>']`.
+ * constructor; with `--allocations` a run of its own first samples what W2 allocates (garbage
+ * included: V8's sampling heap profiler through `node:inspector`), in total and by function. Run: `npx tsx bench/memory-profile.ts [runs] [--sessions N] [--warm-up N] [--cached N]
+ * [--live N] [--snapshot] [--allocations] [--node-flags '<V8 flags>']`.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Session } from 'node:inspector/promises';
 import * as v8 from 'node:v8';
 
 interface Sample {
@@ -84,9 +86,38 @@ interface ChildOptions {
   cached: number | undefined;
   live: number | undefined;
   snapshot: string | undefined;
+  allocations: boolean;
 }
 
-async function child(options: ChildOptions): Promise<Record<Phase, Sample>> {
+interface SamplingNode {
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  selfSize: number;
+  children: SamplingNode[];
+}
+
+/** Bytes allocated during W2 (sampled, garbage included), in total and by function. */
+interface Allocations {
+  total: number;
+  top: [string, number][];
+}
+
+function allocationsOf(head: SamplingNode, top = 20): Allocations {
+  const byFunction = new Map<string, number>();
+  let total = 0;
+  const visit = (node: SamplingNode): void => {
+    const { functionName, url, lineNumber } = node.callFrame;
+    const name = `${functionName || '(anonymous)'} ${url.split('/').slice(-2).join('/')}:${lineNumber + 1}`;
+    byFunction.set(name, (byFunction.get(name) ?? 0) + node.selfSize);
+    total += node.selfSize;
+    node.children.forEach(visit);
+  };
+  visit(head);
+  return { total, top: [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, top) };
+}
+
+async function child(
+  options: ChildOptions,
+): Promise<{ phases: Record<Phase, Sample>; allocations?: Allocations }> {
   const phases = {} as Record<Phase, Sample>;
   phases['node started'] = sample();
   const { Agent, LevelSessionStore } = await import('../src/index.js');
@@ -109,6 +140,16 @@ async function child(options: ChildOptions): Promise<Record<Phase, Sample>> {
     ...(options.cached === undefined ? {} : { cachedSessions: options.cached }),
     ...(options.live === undefined ? {} : { liveSessions: options.live }),
   });
+  const inspector = options.allocations ? new Session() : undefined;
+  if (inspector) {
+    inspector.connect();
+    await inspector.post('HeapProfiler.startSampling', {
+      samplingInterval: 16384,
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: true,
+    } as never);
+  }
+  let allocations: Allocations | undefined;
   let peak = sample();
   const timer = setInterval(() => {
     const now = sample();
@@ -125,6 +166,13 @@ async function child(options: ChildOptions): Promise<Record<Phase, Sample>> {
     };
     await Promise.all(Array.from({ length: 50 }, worker));
     clearInterval(timer);
+    if (inspector) {
+      const { profile } = (await inspector.post('HeapProfiler.stopSampling')) as {
+        profile: { head: SamplingNode };
+      };
+      inspector.disconnect();
+      allocations = allocationsOf(profile.head);
+    }
     phases['W2 peak'] = peak;
     phases['after W2, store open'] = sample();
     fullGc();
@@ -139,7 +187,7 @@ async function child(options: ChildOptions): Promise<Record<Phase, Sample>> {
   phases['store closed, GC'] = sample();
   // The agent (and its session cache) is reachable until here.
   if (agent.name !== 'bench') throw new Error('unreachable');
-  return phases;
+  return allocations ? { phases, allocations } : { phases };
 }
 
 /** Retained self size by constructor (objects) or by type (strings, code, ...), largest first. */
@@ -193,16 +241,30 @@ async function parent(argv: string[]): Promise<void> {
   const snapshot = argv.includes('--snapshot')
     ? join(tmpdir(), `agentstate-w2-${process.pid}.heapsnapshot`)
     : undefined;
+  const runChild = (args: string[]): Awaited<ReturnType<typeof child>> => {
+    const out = execFileSync(
+      process.execPath,
+      ['--expose-gc', ...nodeFlags, built.path('memory-profile.ts'), '--child', ...args],
+      { encoding: 'utf8', maxBuffer: 1 << 24 },
+    );
+    return JSON.parse(out.trim().split('\n').pop()!) as Awaited<ReturnType<typeof child>>;
+  };
   try {
+    if (argv.includes('--allocations')) {
+      // A run of its own: the sampling profiler's own memory is not in the medians.
+      const { allocations } = runChild([...passed, '--allocations']);
+      const messages = Number(flag('--sessions')[1] ?? 1000) * 3;
+      const perMessage = `${(allocations!.total / messages / 1024).toFixed(1)} KB a message`;
+      console.log(`Allocated during W2 (sampled, garbage included): ${MB(allocations!.total)},`);
+      console.log(`${perMessage}; by function:`);
+      for (const [name, bytes] of allocations!.top)
+        console.log(`${MB(bytes).padStart(10)}  ${name}`);
+      console.log('');
+    }
     const results: Record<Phase, Sample>[] = [];
     for (let run = 0; run < runs; run++) {
       const args = [...passed, ...(snapshot && run === 0 ? ['--write-snapshot', snapshot] : [])];
-      const out = execFileSync(
-        process.execPath,
-        ['--expose-gc', ...nodeFlags, built.path('memory-profile.ts'), '--child', ...args],
-        { encoding: 'utf8', maxBuffer: 1 << 24 },
-      );
-      results.push(JSON.parse(out.trim().split('\n').pop()!) as Record<Phase, Sample>);
+      results.push(runChild(args).phases);
     }
     const columns: (keyof Sample)[] = [
       'rss',
@@ -245,14 +307,15 @@ if (argv[0] === '--child') {
     const text = value(name);
     return text === undefined ? undefined : Number(text);
   };
-  const phases = await child({
+  const result = await child({
     sessions: number('--sessions') ?? 1000,
     warmUp: number('--warm-up') ?? 300,
     cached: number('--cached'),
     live: number('--live'),
     snapshot: value('--write-snapshot'),
+    allocations: argv.includes('--allocations'),
   });
-  process.stdout.write(`${JSON.stringify(phases)}\n`);
+  process.stdout.write(`${JSON.stringify(result)}\n`);
 } else if (process.argv[1] === fileURLToPath(import.meta.url)) {
   await parent(argv);
 }
