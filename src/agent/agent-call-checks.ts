@@ -25,6 +25,7 @@ export const RUN_OPTION_NAMES = optionNames<RunOptions>({
   maxTurns: true,
   modelSettings: true,
   durability: true,
+  whileBusy: true,
 });
 
 export const RESUME_OPTION_NAMES = optionNames<ResumeOptions>({
