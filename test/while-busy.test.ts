@@ -94,6 +94,56 @@ describe("whileBusy: a message sent while the session's run executes", () => {
     expect(texts).toEqual(['one', 'two', 'answer to two']);
   });
 
+  it("'queue' through agent.stream: the queued stream's events are its own run's", async () => {
+    const s = await setup('queue');
+    const one = s.agent.stream('one', key);
+    await s.started();
+    const two = s.agent.stream('two', key);
+    const seen: string[] = [];
+    const reading = (async () => {
+      for await (const event of two) seen.push(event.type);
+    })();
+    s.first.resolve();
+    for await (const _ of one) void _;
+    await reading;
+    expect((await one.result).output).toBe('answer to one');
+    expect((await two.result).output).toBe('answer to two');
+    expect(seen.at(-1)).toBe('run_finished');
+    expect(s.calls()).toBe(2);
+  });
+
+  it('a queued message whose caller gives up is never stored', async () => {
+    const s = await setup('queue');
+    const one = s.agent.run('one', key);
+    await s.started();
+    const giveUp = new AbortController();
+    const two = s.agent.run('two', { ...key, signal: giveUp.signal });
+    giveUp.abort();
+    await expect(two).rejects.toBeInstanceOf(RunCancelledError);
+    s.first.resolve();
+    await one;
+    expect(s.calls()).toBe(1);
+    expect(await s.store.readHistory(key)).toHaveLength(2);
+  });
+
+  it("an AgentSession's runs follow the agent's whileBusy", async () => {
+    const s = await setup('queue');
+    const chat = await s.agent.createSession(key);
+    try {
+      const one = chat.run('one');
+      await s.started();
+      const two = chat.run('two');
+      s.first.resolve();
+      expect((await Promise.all([one, two])).map((r) => r.output)).toEqual([
+        'answer to one',
+        'answer to two',
+      ]);
+      expect(s.calls()).toBe(2);
+    } finally {
+      await chat.close();
+    }
+  });
+
   it('a per-call whileBusy wins over the agent option', async () => {
     const s = await setup('queue');
     const one = s.agent.run('one', key);

@@ -1,4 +1,5 @@
 import { RunInProgressError } from '../errors/session-errors.js';
+import { RunCancelledError } from '../errors/run-errors.js';
 import type { SessionAction } from '../actions/session-action.js';
 
 /** A run a runtime is executing: when it has ended, and how to cancel it. */
@@ -17,15 +18,29 @@ export class BusyRuns {
   /**
    * What an action that runs does while `executing` is busy: `'reject'` (or a run this
    * runtime does not track) raises `RunInProgressError`; `'queue'` resolves once the run has
-   * ended; `'interrupt'` cancels the run first. The caller checks again after it resolves:
+   * ended (`RunCancelledError` if the action's own signal aborts first); `'interrupt'`
+   * cancels the run first. The caller checks again after it resolves:
    * another queued message may have taken the session meanwhile.
    */
   async whenFree(executing: string, sessionId: string, action: SessionAction<unknown>) {
     const policy = action.whileBusy ?? 'reject';
     const run = this.runs.get(executing);
     if (policy === 'reject' || !run) throw new RunInProgressError(sessionId, action.name);
+    const own = action.observe?.signal;
+    if (own?.aborted) throw new RunCancelledError({ sessionId });
     if (policy === 'interrupt') run.cancel.abort();
-    await run.ended;
+    if (!own) return run.ended;
+    // The caller may give up while it waits: its message was never stored.
+    let onAbort = noop;
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => reject(new RunCancelledError({ sessionId }));
+      own.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      await Promise.race([run.ended, aborted]);
+    } finally {
+      own.removeEventListener('abort', onAbort);
+    }
   }
 
   /**
