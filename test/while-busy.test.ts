@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { tool } from '../src/index.js';
 import { Agent } from '../src/agent/agent.js';
 import { RunInProgressError } from '../src/errors/session-errors.js';
 import { RunCancelledError } from '../src/errors/run-errors.js';
@@ -142,6 +144,46 @@ describe("whileBusy: a message sent while the session's run executes", () => {
     } finally {
       await chat.close();
     }
+  });
+
+  it("'interrupt' during a tool call answers the open call as cancelled", async () => {
+    const { store } = await temps.open();
+    const toolStarted = deferred();
+    const toolGo = deferred();
+    let toolRuns = 0;
+    const slow = tool({
+      name: 'slow',
+      description: 'Takes its time',
+      parameters: z.object({}),
+      execute: async () => {
+        toolRuns++;
+        toolStarted.resolve();
+        await toolGo.promise;
+        return 'slow done';
+      },
+    });
+    let calls = 0;
+    const model = new ScriptedModel((request) => {
+      calls++;
+      const text = lastUser(request);
+      return text === 'one'
+        ? { toolCalls: [{ name: 'slow', arguments: {}, callId: 'slow_1' }] }
+        : { text: `answer to ${text}` };
+    });
+    const agent = new Agent({ name: 'a', model, store, tools: [slow], whileBusy: 'interrupt' });
+    const one = agent.run('one', key);
+    await toolStarted.promise;
+    const two = agent.run('two', key);
+    await expect(one).rejects.toBeInstanceOf(RunCancelledError);
+    toolGo.resolve();
+    expect((await two).output).toBe('answer to two');
+    expect(calls).toBe(2);
+    expect(toolRuns).toBe(1);
+    const history = await store.readHistory(key);
+    const results = history.filter((i) => i.type === 'tool_result');
+    expect(results).toHaveLength(1);
+    expect(results[0]).toMatchObject({ callId: 'slow_1', isError: true });
+    expect(history.at(-1)).toMatchObject({ type: 'message', content: 'answer to two' });
   });
 
   it('a per-call whileBusy wins over the agent option', async () => {
