@@ -141,6 +141,13 @@ describe("whileBusy: a message sent while the session's run executes", () => {
         'answer to two',
       ]);
       expect(s.calls()).toBe(2);
+      // The agent's own calls and the session's wait for each other's runs.
+      const three = chat.run('one'); // the model holds no call now: answered at once
+      const four = s.agent.run('four', key);
+      expect((await Promise.all([three, four])).map((r) => r.output)).toEqual([
+        'answer to one',
+        'answer to four',
+      ]);
     } finally {
       await chat.close();
     }

@@ -9,10 +9,11 @@ interface BusyRun {
 }
 
 /**
- * The runs one runtime is executing (by `cacheKey`), so that a message sent meanwhile can
- * wait for the run to end (`whileBusy: 'queue'`) or cancel it (`'interrupt'`), see `WhileBusy`.
+ * The keys (`cacheKey`) of the sessions whose run is executing, shared by the runtimes that run
+ * one store in this process (an Agent's and its AgentSessions'), and how to wait for each run
+ * to end (`whileBusy: 'queue'`) or cancel it (`'interrupt'`), see `WhileBusy`.
  */
-export class BusyRuns {
+export class BusyRuns extends Set<string> {
   private readonly runs = new Map<string, BusyRun>();
 
   /**

@@ -66,8 +66,8 @@ export class SessionRuntime {
   private readonly scope: SessionKey | undefined;
   /** Sessions whose run is executing now (by `cacheKey`), in this runtime or its peers. */
   private readonly executing: Set<string>;
-  /** The runs this runtime executes, for the messages sent meanwhile. */
-  private readonly busy = new BusyRuns();
+  /** How to wait for or cancel those runs, for the messages sent meanwhile. */
+  private readonly busy: BusyRuns;
   /** This runtime's owner id in session leases and their length. */
   readonly leaseOwner: string;
   private readonly leaseTtlMs: number;
@@ -92,7 +92,8 @@ export class SessionRuntime {
       userId: options.scope.userId,
     };
     this.clock = options.clock ?? options.agent.options.clock ?? systemClock;
-    this.executing = options.liveRuns ?? new Set();
+    this.executing = options.liveRuns ?? new BusyRuns();
+    this.busy = this.executing instanceof BusyRuns ? this.executing : new BusyRuns();
     const lease = options.lease ?? options.agent.options.lease;
     this.leasing = lease !== false;
     this.leaseOwner = (lease || undefined)?.owner ?? `${hostname()}:${process.pid}:${newId()}`;
