@@ -92,6 +92,7 @@ export { exportReplay, type ExportReplayOptions } from './recovery/export-replay
 // ---- policies, the clock and the run context --------------------------------------------------
 export type { Clock } from './core/clock.js';
 export type { Durability } from './core/durability-policy.js';
+export type { WhileBusy } from './core/busy-policy.js';
 export type {
   PermissionPolicy,
   PermissionDecision,

@@ -6,6 +6,7 @@ import { checkRunInput } from '../validation/run-input-check.js';
 import type { ContinueRunOptions } from './continue-run.js';
 import type { RunActionOptions } from './run-options.js';
 import { DURABILITY_EXPECTED, isDurability } from '../core/durability-policy.js';
+import { WHILE_BUSY_EXPECTED, isWhileBusy } from '../core/busy-policy.js';
 
 export const RUN_ACTION_OPTION_NAMES = optionNames<RunActionOptions>({
   signal: true,
@@ -16,6 +17,7 @@ export const RUN_ACTION_OPTION_NAMES = optionNames<RunActionOptions>({
   modelSettings: true,
   ephemeral: true,
   durability: true,
+  whileBusy: true,
 });
 
 /** `ContinueRunOptions`: `RunActionOptions` but `modelSettings`, plus `decisions`. */
@@ -48,7 +50,8 @@ export function checkRunOptions(call: string, options: unknown, names: readonly 
     .array('decisions')
     .nonEmptyString('by')
     .check('via', "'api', 'page' or 'cli'", (v) => v === 'api' || v === 'page' || v === 'cli')
-    .check('durability', DURABILITY_EXPECTED, isDurability);
+    .check('durability', DURABILITY_EXPECTED, isDurability)
+    .check('whileBusy', WHILE_BUSY_EXPECTED, isWhileBusy);
   const settings = isObject(options) ? options['modelSettings'] : undefined;
   if (settings !== undefined) checkModelSettings(call, settings);
 }

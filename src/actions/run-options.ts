@@ -1,5 +1,6 @@
 import type { ModelSettings } from '../models/model-settings.js';
 import type { ActionObservers } from '../session-host/action-observers.js';
+import type { WhileBusy } from '../core/busy-policy.js';
 
 /** Options of an action that drives a run. */
 export interface RunActionOptions extends ActionObservers {
@@ -10,6 +11,11 @@ export interface RunActionOptions extends ActionObservers {
    * run; a resumed run keeps the ones it started with.
    */
   modelSettings?: ModelSettings | undefined;
+  /**
+   * What the message does when this process is executing the session's run (a new run only).
+   * @default 'reject'
+   */
+  whileBusy?: WhileBusy | undefined;
   /** The session lives in a throwaway store: the RunState then carries the whole session. */
   ephemeral?: boolean | undefined;
 }

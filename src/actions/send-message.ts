@@ -34,6 +34,7 @@ export function sendMessage<T = string>(
     createIfMissing: true,
     runs: true,
     observe: options,
+    whileBusy: options.whileBusy,
     event: { type: 'SEND_MESSAGE', run: placeholderRun },
     async apply(ctx) {
       const { host, key, clock, binding } = ctx;

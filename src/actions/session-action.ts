@@ -10,6 +10,7 @@ import type { Clock } from '../core/clock.js';
 import type { SessionHost } from '../session-host/session-host.js';
 import type { ActionObservers } from '../session-host/action-observers.js';
 import type { AuditTrail } from '../audit/audit-trail.js';
+import type { WhileBusy } from '../core/busy-policy.js';
 
 /** What an action works with while the session is loaded. */
 export interface ActionContext {
@@ -61,5 +62,10 @@ export interface SessionAction<R = void> {
   readonly auditSummary?: string | undefined;
   /** Cancellation and progress observers for the run this action drives. */
   readonly observe?: ActionObservers | undefined;
+  /**
+   * For an action that runs: what it does when this process is executing the session's run
+   * (`'reject'` when omitted: `RunInProgressError`). See `WhileBusy`.
+   */
+  readonly whileBusy?: WhileBusy | undefined;
   apply(ctx: ActionContext): Promise<R>;
 }

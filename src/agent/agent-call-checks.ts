@@ -25,6 +25,7 @@ export const RUN_OPTION_NAMES = optionNames<RunOptions>({
   maxTurns: true,
   modelSettings: true,
   durability: true,
+  whileBusy: true,
 });
 
 export const RESUME_OPTION_NAMES = optionNames<ResumeOptions>({
@@ -55,11 +56,12 @@ export const SESSION_RUN_OPTION_NAMES = optionNames<SessionRunOptions>({
   maxTurns: true,
   modelSettings: true,
   durability: true,
+  whileBusy: true,
 });
 
-/** `session.resume()` keeps the run's stored model settings. */
+/** `session.resume()` keeps the run's stored model settings; it sends no message. */
 export const SESSION_RESUME_OPTION_NAMES = SESSION_RUN_OPTION_NAMES.filter(
-  (name) => name !== 'modelSettings',
+  (name) => name !== 'modelSettings' && name !== 'whileBusy',
 );
 
 const CONTEXT_NAMES = optionNames<RunContextInit>({

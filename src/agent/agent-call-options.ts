@@ -2,6 +2,7 @@ import type { ModelSettings } from '../models/model-settings.js';
 import type { SessionStore } from '../persistence/session-store.js';
 import type { ApprovalSchedulerOptions } from '../approvals/approval-scheduler-options.js';
 import type { Durability } from '../core/durability-policy.js';
+import type { WhileBusy } from '../core/busy-policy.js';
 
 /** Options of one `run` / `stream` call. */
 export interface RunOptions {
@@ -28,10 +29,16 @@ export interface RunOptions {
    * @default the runtime's, else the agent's, else 'step'
    */
   durability?: Durability | undefined;
+  /**
+   * What this message does when this process is executing the session's run (see
+   * `AgentOptions.whileBusy`); wins over the agent's.
+   * @default the agent's, else 'reject'
+   */
+  whileBusy?: WhileBusy | undefined;
 }
 
 /** Options of `resume` (a resumed run keeps the model settings it started with). */
-export type ResumeOptions = Omit<RunOptions, 'sessionId' | 'modelSettings'>;
+export type ResumeOptions = Omit<RunOptions, 'sessionId' | 'modelSettings' | 'whileBusy'>;
 
 /** Options of `agent.approve`: the resume's, and how the call is decided. */
 export interface ApproveOptions extends ResumeOptions {

@@ -1,6 +1,7 @@
 import type { SessionStore } from '../persistence/session-store.js';
 import type { BindingSource } from '../definition/agent-binding.js';
 import { SessionRuntime } from '../sessions/session-runtime.js';
+import { BusyRuns } from '../sessions/busy-runs.js';
 
 /**
  * An agent's SessionRuntimes, one per store (sharing the store's history cache), and the
@@ -27,7 +28,7 @@ export class AgentRuntimes {
   liveRunsFor(store: SessionStore): Set<string> {
     let live = this.liveRuns.get(store);
     if (!live) {
-      live = new Set();
+      live = new BusyRuns(); // also lets a message sent meanwhile wait for a run or cancel it
       this.liveRuns.set(store, live);
     }
     return live;

@@ -19,6 +19,7 @@ import { createRunStream, type RunStream } from './run-stream.js';
 import { SessionRuntime } from '../sessions/session-runtime.js';
 import type { BindingSource } from '../definition/agent-binding.js';
 import type { Durability } from '../core/durability-policy.js';
+import type { WhileBusy } from '../core/busy-policy.js';
 
 /** Options of a run inside an AgentSession. */
 export interface SessionRunOptions {
@@ -32,6 +33,11 @@ export interface SessionRunOptions {
    * @default the runtime's, else the agent's, else 'step'
    */
   durability?: Durability | undefined;
+  /**
+   * What this message does while the session's run executes (see `AgentOptions.whileBusy`);
+   * wins over the agent's.
+   */
+  whileBusy?: WhileBusy | undefined;
 }
 
 /**
@@ -137,7 +143,12 @@ export class AgentSession<TOutput = string> implements BindingSource {
   private runOptions(options: SessionRunOptions) {
     const settings = mergeModelSettings(this.options.modelSettings, options.modelSettings);
     checkToolChoice('session.run()', settings, [...this.binding.tools.keys()]);
-    return { ...options, metadata: this.binding.context.metadata, ephemeral: this.ephemeral };
+    return {
+      ...options,
+      whileBusy: options.whileBusy ?? this.options.whileBusy,
+      metadata: this.binding.context.metadata,
+      ephemeral: this.ephemeral,
+    };
   }
 
   private key() {

@@ -444,6 +444,7 @@ export class Agent<TOutput = string> implements BindingSource {
         maxTurns: options.maxTurns,
         modelSettings: options.modelSettings,
         durability: options.durability,
+        whileBusy: options.whileBusy ?? this.options.whileBusy,
         ephemeral,
       }),
     );

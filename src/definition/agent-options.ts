@@ -31,6 +31,7 @@ import type { Clock } from '../core/clock.js';
 import { INSPECT_EXPECTED, isInspectOption, type InspectOption } from './inspection.js';
 import type { LeaseSettings } from '../runs/run-lease.js';
 import { DURABILITY_EXPECTED, isDurability, type Durability } from '../core/durability-policy.js';
+import { WHILE_BUSY_EXPECTED, isWhileBusy, type WhileBusy } from '../core/busy-policy.js';
 import { isPermissionPolicy, type PermissionPolicy } from '../core/permission-policy.js';
 import { SESSION_STORE_METHODS } from '../persistence/session-store-methods.js';
 import { checkHistoryStrategy, type HistoryStrategy } from '../context-window/history-strategy.js';
@@ -201,6 +202,15 @@ export interface AgentOptions<TOutput = string> extends RecoveryOptions {
    * @example compatibleWith: ({ changes }) => changes.every((c) => c.part === 'instructions')
    */
   compatibleWith?: ((change: DefinitionChange) => boolean) | undefined;
+  /**
+   * What a message does when this process is executing its session's run: `'reject'` raises
+   * `RunInProgressError`, `'queue'` waits for the run to end and then starts the next one (in
+   * the order sent), `'interrupt'` cancels the running run and starts its own. A call's
+   * `whileBusy` (`agent.run(input, { whileBusy })`) wins over this one.
+   * @default 'reject'
+   * @example whileBusy: 'queue'
+   */
+  whileBusy?: WhileBusy | undefined;
 }
 
 const AGENT_OPTION_NAMES = optionNames<AgentOptions>({
@@ -237,6 +247,7 @@ const AGENT_OPTION_NAMES = optionNames<AgentOptions>({
   compatibleWith: true,
   maxRecoveries: true,
   onRecoveryExhausted: true,
+  whileBusy: true,
 });
 
 const LEASE_NAMES = optionNames<LeaseSettings>({ owner: true, ttlMs: true });
@@ -298,6 +309,7 @@ export function checkAgentOptions(options: unknown): void {
     .check('inspect', INSPECT_EXPECTED, isInspectOption)
     .check('lease', 'an object or false', (v) => v === false || isObject(v))
     .check('durability', DURABILITY_EXPECTED, isDurability)
+    .check('whileBusy', WHILE_BUSY_EXPECTED, isWhileBusy)
     .nonEmptyString('version')
     .function('compatibleWith')
     .nonNegativeInteger('maxRecoveries')

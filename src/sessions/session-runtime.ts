@@ -1,4 +1,4 @@
-import { RunInProgressError } from '../errors/session-errors.js';
+import { BusyRuns } from './busy-runs.js';
 import type { SessionMachineContext } from '../machines/session-types.js';
 import type {
   ListSessionsQuery,
@@ -66,6 +66,8 @@ export class SessionRuntime {
   private readonly scope: SessionKey | undefined;
   /** Sessions whose run is executing now (by `cacheKey`), in this runtime or its peers. */
   private readonly executing: Set<string>;
+  /** How to wait for or cancel those runs, for the messages sent meanwhile. */
+  private readonly busy: BusyRuns;
   /** This runtime's owner id in session leases and their length. */
   readonly leaseOwner: string;
   private readonly leaseTtlMs: number;
@@ -90,7 +92,8 @@ export class SessionRuntime {
       userId: options.scope.userId,
     };
     this.clock = options.clock ?? options.agent.options.clock ?? systemClock;
-    this.executing = options.liveRuns ?? new Set();
+    this.executing = options.liveRuns ?? new BusyRuns();
+    this.busy = this.executing instanceof BusyRuns ? this.executing : new BusyRuns();
     const lease = options.lease ?? options.agent.options.lease;
     this.leasing = lease !== false;
     this.leaseOwner = (lease || undefined)?.owner ?? `${hostname()}:${process.pid}:${newId()}`;
@@ -138,7 +141,8 @@ export class SessionRuntime {
    * record and its snapshot, the listing entry, the owner's totals, the history and the stored
    * run's journal) is read and checked first: damage is a typed error before any model or
    * tool call, and nothing is written. An action that runs (`action.runs`) on a session whose
-   * run this runtime is already executing raises `RunInProgressError` before anything is read;
+   * run this runtime is already executing raises `RunInProgressError` before anything is read
+   * (or, by its `whileBusy`, waits for the run to end or cancels it, then goes on);
    * with a store that keeps leases it also takes the session's lease first (another owner's
    * live lease is `RunInProgressError` too), renews it while the run lives, fences every save
    * with it and releases it when the action returns.
@@ -157,18 +161,19 @@ export class SessionRuntime {
     const key = this.toKey(target);
     if (action.runs !== true) return this.actions.apply(key, action, undefined);
     // One live run per session in this process: a second would restart the steps in flight.
+    // A message sent meanwhile is refused, waits or cancels the run (its `whileBusy`).
     const executing = cacheKey(key);
-    if (this.executing.has(executing)) throw new RunInProgressError(key.sessionId, action.name);
+    while (this.executing.has(executing)) {
+      await this.busy.whenFree(executing, key.sessionId, action);
+    }
     this.executing.add(executing);
     // Returned, not awaited: nothing of this stays suspended while the action runs.
-    let running: Promise<R>;
-    try {
-      running = this.applyLeased(key, action);
-    } catch (error) {
-      this.executing.delete(executing);
-      throw error;
-    }
-    return running.finally(() => this.executing.delete(executing));
+    return this.busy.track(
+      executing,
+      action,
+      (tracked) => this.applyLeased(key, tracked),
+      () => this.executing.delete(executing),
+    );
   }
 
   /** Applies an action that runs, holding the session's lease when the store keeps leases. */

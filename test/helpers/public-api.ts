@@ -222,6 +222,7 @@ export const ROOT_TYPES = [
   'SessionStore',
   'SessionKey',
   'Durability',
+  'WhileBusy',
   'SessionInfo',
   'SessionRecord',
   'SessionStatus',

@@ -1,0 +1,77 @@
+import { RunInProgressError } from '../errors/session-errors.js';
+import { RunCancelledError } from '../errors/run-errors.js';
+import type { SessionAction } from '../actions/session-action.js';
+
+/** A run a runtime is executing: when it has ended, and how to cancel it. */
+interface BusyRun {
+  ended: Promise<void>;
+  cancel: AbortController;
+}
+
+/**
+ * The keys (`cacheKey`) of the sessions whose run is executing, shared by the runtimes that run
+ * one store in this process (an Agent's and its AgentSessions'), and how to wait for each run
+ * to end (`whileBusy: 'queue'`) or cancel it (`'interrupt'`), see `WhileBusy`.
+ */
+export class BusyRuns extends Set<string> {
+  private readonly runs = new Map<string, BusyRun>();
+
+  /**
+   * What an action that runs does while `executing` is busy: `'reject'` (or a run this
+   * runtime does not track) raises `RunInProgressError`; `'queue'` resolves once the run has
+   * ended (`RunCancelledError` if the action's own signal aborts first); `'interrupt'`
+   * cancels the run first. The caller checks again after it resolves:
+   * another queued message may have taken the session meanwhile.
+   */
+  async whenFree(executing: string, sessionId: string, action: SessionAction<unknown>) {
+    const policy = action.whileBusy ?? 'reject';
+    const run = this.runs.get(executing);
+    if (policy === 'reject' || !run) throw new RunInProgressError(sessionId, action.name);
+    const own = action.observe?.signal;
+    if (own?.aborted) throw new RunCancelledError({ sessionId });
+    if (policy === 'interrupt') run.cancel.abort();
+    if (!own) return run.ended;
+    // The caller may give up while it waits: its message was never stored.
+    let onAbort = noop;
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => reject(new RunCancelledError({ sessionId }));
+      own.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      await Promise.race([run.ended, aborted]);
+    } finally {
+      own.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /**
+   * Tracks the run `start` begins for `action` (given a copy of the action whose signal this
+   * class can abort) until it settles; `release` runs first, so a waiter finds it free.
+   */
+  track<R>(
+    executing: string,
+    action: SessionAction<R>,
+    start: (action: SessionAction<R>) => Promise<R>,
+    release: () => void,
+  ): Promise<R> {
+    const cancel = new AbortController();
+    const own = action.observe?.signal;
+    const signal = own ? AbortSignal.any([own, cancel.signal]) : cancel.signal;
+    let running: Promise<R>;
+    try {
+      running = start({ ...action, observe: { ...action.observe, signal } });
+    } catch (error) {
+      release();
+      throw error;
+    }
+    const done = running.finally(() => {
+      release();
+      if (this.runs.get(executing) === run) this.runs.delete(executing);
+    });
+    const run: BusyRun = { ended: done.then(noop, noop), cancel };
+    this.runs.set(executing, run);
+    return done;
+  }
+}
+
+const noop = (): void => undefined;

@@ -1,0 +1,216 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { tool } from '../src/index.js';
+import { Agent } from '../src/agent/agent.js';
+import { RunInProgressError } from '../src/errors/session-errors.js';
+import { RunCancelledError } from '../src/errors/run-errors.js';
+import { ScriptedModel } from '../src/models/scripted-model.js';
+import type { ModelRequest } from '../src/models/model.js';
+import { contentText } from '../src/items/item.js';
+import type { WhileBusy } from '../src/core/busy-policy.js';
+import { deferred, until, type Deferred } from './helpers/async.js';
+import { TempStores } from './helpers/temp-store.js';
+
+const temps = new TempStores();
+afterEach(() => temps.cleanupAll());
+
+const key = { sessionId: 's1', userId: 'alice' };
+
+/** The text of the last user message a request holds. */
+function lastUser(request: ModelRequest): string {
+  const users = request.items.filter((i) => i.type === 'message' && i.role === 'user');
+  const last = users.at(-1);
+  return last && last.type === 'message' ? contentText(last.content) : '';
+}
+
+/** An agent on a fresh LevelDB store whose first model call waits until the test lets it go. */
+async function setup(whileBusy?: WhileBusy) {
+  const { store } = await temps.open();
+  const first: Deferred<void> = deferred();
+  let calls = 0;
+  let firstStarted = false;
+  const model = new ScriptedModel(async (request) => {
+    calls++;
+    const text = lastUser(request);
+    if (text === 'one' && !firstStarted) {
+      firstStarted = true;
+      await first.promise;
+    }
+    return { text: `answer to ${text}` };
+  });
+  const agent = new Agent({ name: 'a', model, store, ...(whileBusy ? { whileBusy } : {}) });
+  const started = () => until(() => firstStarted, 'the first model call');
+  return { store, agent, first, calls: () => calls, started };
+}
+
+describe("whileBusy: a message sent while the session's run executes", () => {
+  it("'reject' (the default) refuses the second message and stores nothing of it", async () => {
+    const s = await setup();
+    const one = s.agent.run('one', key);
+    await s.started();
+    await expect(s.agent.run('two', key)).rejects.toBeInstanceOf(RunInProgressError);
+    s.first.resolve();
+    expect((await one).output).toBe('answer to one');
+    const history = await s.store.readHistory(key);
+    expect(history).toHaveLength(2);
+    expect(s.calls()).toBe(1);
+  });
+
+  it("'queue' answers both messages, each exactly once, in the order sent", async () => {
+    const s = await setup('queue');
+    const one = s.agent.run('one', key);
+    await s.started();
+    const two = s.agent.run('two', key);
+    const three = s.agent.run('three', { ...key, whileBusy: 'queue' });
+    s.first.resolve();
+    const results = await Promise.all([one, two, three]);
+    expect(results.map((r) => r.output)).toEqual([
+      'answer to one',
+      'answer to two',
+      'answer to three',
+    ]);
+    expect(s.calls()).toBe(3);
+    const history = await s.store.readHistory(key);
+    expect(history.map((i) => (i.type === 'message' ? contentText(i.content) : i.type))).toEqual([
+      'one',
+      'answer to one',
+      'two',
+      'answer to two',
+      'three',
+      'answer to three',
+    ]);
+  });
+
+  it("'interrupt' cancels the running run and answers the new message", async () => {
+    const s = await setup();
+    const one = s.agent.run('one', key);
+    await s.started();
+    const two = s.agent.run('two', { ...key, whileBusy: 'interrupt' });
+    await expect(one).rejects.toBeInstanceOf(RunCancelledError);
+    s.first.resolve(); // the cancelled call's answer comes too late to count
+    expect((await two).output).toBe('answer to two');
+    expect(s.calls()).toBe(2);
+    const texts = (await s.store.readHistory(key))
+      .filter((i) => i.type === 'message')
+      .map((i) => (i.type === 'message' ? contentText(i.content) : ''));
+    expect(texts).toEqual(['one', 'two', 'answer to two']);
+  });
+
+  it("'queue' through agent.stream: the queued stream's events are its own run's", async () => {
+    const s = await setup('queue');
+    const one = s.agent.stream('one', key);
+    await s.started();
+    const two = s.agent.stream('two', key);
+    const seen: string[] = [];
+    const reading = (async () => {
+      for await (const event of two) seen.push(event.type);
+    })();
+    s.first.resolve();
+    for await (const _ of one) void _;
+    await reading;
+    expect((await one.result).output).toBe('answer to one');
+    expect((await two.result).output).toBe('answer to two');
+    expect(seen.at(-1)).toBe('run_finished');
+    expect(s.calls()).toBe(2);
+  });
+
+  it('a queued message whose caller gives up is never stored', async () => {
+    const s = await setup('queue');
+    const one = s.agent.run('one', key);
+    await s.started();
+    const giveUp = new AbortController();
+    const two = s.agent.run('two', { ...key, signal: giveUp.signal });
+    giveUp.abort();
+    await expect(two).rejects.toBeInstanceOf(RunCancelledError);
+    s.first.resolve();
+    await one;
+    expect(s.calls()).toBe(1);
+    expect(await s.store.readHistory(key)).toHaveLength(2);
+  });
+
+  it("an AgentSession's runs follow the agent's whileBusy", async () => {
+    const s = await setup('queue');
+    const chat = await s.agent.createSession(key);
+    try {
+      const one = chat.run('one');
+      await s.started();
+      const two = chat.run('two');
+      s.first.resolve();
+      expect((await Promise.all([one, two])).map((r) => r.output)).toEqual([
+        'answer to one',
+        'answer to two',
+      ]);
+      expect(s.calls()).toBe(2);
+      // The agent's own calls and the session's wait for each other's runs.
+      const three = chat.run('one'); // the model holds no call now: answered at once
+      const four = s.agent.run('four', key);
+      expect((await Promise.all([three, four])).map((r) => r.output)).toEqual([
+        'answer to one',
+        'answer to four',
+      ]);
+    } finally {
+      await chat.close();
+    }
+  });
+
+  it("'interrupt' during a tool call answers the open call as cancelled", async () => {
+    const { store } = await temps.open();
+    const toolStarted = deferred();
+    const toolGo = deferred();
+    let toolRuns = 0;
+    const slow = tool({
+      name: 'slow',
+      description: 'Takes its time',
+      parameters: z.object({}),
+      execute: async () => {
+        toolRuns++;
+        toolStarted.resolve();
+        await toolGo.promise;
+        return 'slow done';
+      },
+    });
+    let calls = 0;
+    const model = new ScriptedModel((request) => {
+      calls++;
+      const text = lastUser(request);
+      return text === 'one'
+        ? { toolCalls: [{ name: 'slow', arguments: {}, callId: 'slow_1' }] }
+        : { text: `answer to ${text}` };
+    });
+    const agent = new Agent({ name: 'a', model, store, tools: [slow], whileBusy: 'interrupt' });
+    const one = agent.run('one', key);
+    await toolStarted.promise;
+    const two = agent.run('two', key);
+    await expect(one).rejects.toBeInstanceOf(RunCancelledError);
+    toolGo.resolve();
+    expect((await two).output).toBe('answer to two');
+    expect(calls).toBe(2);
+    expect(toolRuns).toBe(1);
+    const history = await store.readHistory(key);
+    const results = history.filter((i) => i.type === 'tool_result');
+    expect(results).toHaveLength(1);
+    expect(results[0]).toMatchObject({ callId: 'slow_1', isError: true });
+    expect(history.at(-1)).toMatchObject({ type: 'message', content: 'answer to two' });
+  });
+
+  it('a per-call whileBusy wins over the agent option', async () => {
+    const s = await setup('queue');
+    const one = s.agent.run('one', key);
+    await s.started();
+    await expect(s.agent.run('two', { ...key, whileBusy: 'reject' })).rejects.toBeInstanceOf(
+      RunInProgressError,
+    );
+    s.first.resolve();
+    await one;
+    expect(s.calls()).toBe(1);
+  });
+
+  it('an unknown policy is a TypeError at construction and at the call', async () => {
+    const s = await setup();
+    expect(
+      () => new Agent({ name: 'b', model: new ScriptedModel([]), whileBusy: 'later' as never }),
+    ).toThrow(/whileBusy/);
+    expect(() => s.agent.run('x', { ...key, whileBusy: 'steer' as never })).toThrow(TypeError);
+    expect(await s.store.list({ userId: 'alice' })).toMatchObject({ sessions: [] });
+  });
+});
