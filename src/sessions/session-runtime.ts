@@ -1,3 +1,6 @@
+/* eslint-disable max-lines -- Long on purpose: one public service, SessionRuntime, each method
+ * documented where its users read it; its parts live apart (action runner, loader, cache, busy
+ * runs, scheduler, audit reader). */
 import { BusyRuns } from './busy-runs.js';
 import type { SessionMachineContext } from '../machines/session-types.js';
 import type {
