@@ -1,3 +1,5 @@
+/* eslint-disable max-lines -- Long on purpose: the runtime facade apps call, one class by nature;
+ * its parts live apart (action runner, loader, leases, live runs, scheduler, recovery). */
 import { RunInProgressError } from '../errors/session-errors.js';
 import type { SessionMachineContext } from '../machines/session-types.js';
 import type {
@@ -48,6 +50,7 @@ import { newSessionRecord } from '../runs/new-session-record.js';
 import { AuditReader } from '../audit/audit-reader.js';
 import { SessionLoader } from '../session-host/session-loader.js';
 import { ActionRunner } from './action-runner.js';
+import { LiveRuns } from './live-runs.js';
 import type { AuditPage, AuditQuery } from '../persistence/audit-log.js';
 
 export type { SessionRuntimeOptions } from './session-runtime-options.js';
@@ -76,6 +79,7 @@ export class SessionRuntime {
   private readonly loader: SessionLoader;
   /** Applies actions to loaded sessions. */
   private readonly actions: ActionRunner;
+  private readonly live: LiveRuns; // the runs executing here, as a cancel reaches them
 
   /**
    * @throws TypeError for an unknown option name (naming the closest valid one), a `store`,
@@ -98,6 +102,7 @@ export class SessionRuntime {
     const agent = options.agent.options;
     this.hub.inspectWith(options.inspect ?? options.agent.options.inspect);
     this.audit = new AuditReader(this.store, this.scope);
+    this.live = new LiveRuns(this.store, this.clock, (k) => this.load(k));
     this.loader = new SessionLoader(this.store, this.source.options, this.hub);
     const cached = options.cachedSessions ?? agent.cachedSessions ?? DEFAULT_CACHED_SESSIONS;
     this.cache = new SessionCache(cached, options.liveSessions ?? agent.liveSessions ?? cached);
@@ -162,12 +167,17 @@ export class SessionRuntime {
     // Returned, not awaited: nothing of this stays suspended while the action runs.
     let running: Promise<R>;
     try {
-      running = this.applyLeased(key, action);
+      running = this.live.run(key, action, (live) => this.applyLeased(key, live));
     } catch (error) {
       this.executing.delete(executing);
       throw error;
     }
     return running.finally(() => this.executing.delete(executing));
+  }
+
+  /** Cancels the session's run wherever it executes (see `LiveRuns.cancel`); `by` is audited. */
+  cancel(target: string | SessionKey, by?: string): Promise<void> {
+    return this.live.cancel(this.toKey(target), by, (k, a) => this.execute(k, a));
   }
 
   /** Applies an action that runs, holding the session's lease when the store keeps leases. */

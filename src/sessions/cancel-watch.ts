@@ -1,0 +1,111 @@
+import type { Clock } from '../core/clock.js';
+import type { DecisionInbox, DecisionWatch } from '../persistence/decision-inbox.js';
+import { cancelOf, type CancelDelivery, type LiveRunCancels } from '../persistence/run-cancels.js';
+import type { SessionStore } from '../persistence/session-store.js';
+
+/** How many inbox submissions one read looks at. */
+const PAGE = 100;
+
+/**
+ * Listens, while a runtime executes runs on a store shared by processes, for the cancel
+ * requests other processes record in the store's decision inbox (`agent.cancel`): on each
+ * notification, and every `pollMs` on the runtime's clock (the fallback when notifications are
+ * lost or cannot be had), it reads the inbox, cancels the runs it names that execute in this
+ * process and drops those requests (a request applied is dropped once; one for a run executing
+ * elsewhere is left for that process).
+ */
+export class CancelWatch {
+  private running = 0;
+  /** Bumped on each start and stop: a late subscription or poll of an earlier one ends itself. */
+  private generation = 0;
+  private watch: DecisionWatch | undefined;
+  private polling: AbortController | undefined;
+  private reading = false;
+  private again: CancelDelivery | undefined;
+
+  constructor(
+    private readonly store: SessionStore & DecisionInbox,
+    private readonly cancels: LiveRunCancels,
+    private readonly clock: Clock,
+    private readonly pollMs: number,
+  ) {}
+
+  /** A run started executing in this runtime. */
+  started(): void {
+    this.running += 1;
+    if (this.running === 1) this.open();
+  }
+
+  /** A run of this runtime ended. */
+  ended(): void {
+    this.running -= 1;
+    if (this.running === 0) this.close();
+  }
+
+  private open(): void {
+    const generation = ++this.generation;
+    this.store
+      .watchDecisions(
+        () => void this.read('notification'),
+        () => {
+          if (this.generation === generation) this.watch = undefined; // polled meanwhile
+        },
+      )
+      .then(
+        (watch) => {
+          if (this.generation !== generation) return void watch.close().catch(() => undefined);
+          this.watch = watch;
+          void this.read('poll'); // a request recorded before the subscription
+        },
+        () => undefined, // no LISTEN (a transaction-mode pooler): the poll finds every request
+      );
+    this.poll(generation);
+  }
+
+  private close(): void {
+    this.generation += 1;
+    this.polling?.abort();
+    this.polling = undefined;
+    const watch = this.watch;
+    this.watch = undefined;
+    void watch?.close().catch(() => undefined);
+  }
+
+  private poll(generation: number): void {
+    const polling = new AbortController();
+    this.polling = polling;
+    this.clock.sleepUntil(this.clock.now() + this.pollMs, polling.signal).then(
+      async () => {
+        if (this.generation !== generation) return;
+        await this.read('poll');
+        if (this.generation === generation) this.poll(generation);
+      },
+      () => undefined, // stopped
+    );
+  }
+
+  /** Reads the inbox once (again after a read under way, if something came meanwhile). */
+  private async read(delivery: CancelDelivery): Promise<void> {
+    if (this.reading) {
+      this.again = this.again === 'notification' ? this.again : delivery;
+      return;
+    }
+    this.reading = true;
+    try {
+      const { submitted } = await this.store.submittedDecisions({ limit: PAGE });
+      for (const entry of submitted) {
+        const cancel = cancelOf(entry.decisions);
+        if (!cancel || !this.cancels.has(entry.key)) continue;
+        void this.cancels.cancel(entry.key, { by: cancel.by, delivery });
+        await this.store.dropDecisions(entry);
+      }
+    } catch {
+      // The store is unreachable: the next notification or poll reads again.
+    } finally {
+      this.reading = false;
+    }
+    const again = this.again;
+    this.again = undefined;
+    if (again && this.running > 0) await this.read(again);
+  }
+}
