@@ -1,0 +1,83 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { PostgresSessionStore } from '../src/persistence/postgres/postgres-session-store.js';
+import { SessionNotFoundError } from '../src/index.js';
+import { describeSession } from '../src/runs/session-view.js';
+import { storedRun } from '../src/runs/stored-run.js';
+import { JsonLineChild } from './helpers/json-line-child.js';
+import { usePostgres } from './helpers/postgres-tests.js';
+
+/**
+ * Issue 30, "Cancel from anywhere": process B cancels the run process A executes, through the
+ * decision inbox and its notification (A's inbox poll never fires: its clock stands still).
+ */
+const pgt = usePostgres();
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+const key = { sessionId: 'order', userId: 'u1' };
+
+async function start(schema: string, owner: string): Promise<JsonLineChild> {
+  const child = new JsonLineChild('test/helpers/pg-cancel-worker.ts', [pgt.url, schema, owner]);
+  cleanups.push(() => child.stop());
+  expect(await child.next('ready')).toMatchObject({ event: 'ready' });
+  return child;
+}
+
+async function openStore(schema: string): Promise<PostgresSessionStore> {
+  const store = await PostgresSessionStore.open({ connectionString: pgt.url, schema });
+  cleanups.push(() => store.close());
+  return store;
+}
+
+describe('agent.cancel of a run another process executes (PostgreSQL)', () => {
+  it("B cancels A's live run: A's tool sees its signal abort by the notification, children stop, the run ends cancelled", async () => {
+    const schema = pgt.schema('cancel');
+    const a = await start(schema, 'proc-a');
+    a.send('run', key);
+    expect(await a.next('tool-started', 'run-ended')).toMatchObject({ event: 'tool-started' });
+
+    const b = await start(schema, 'proc-b');
+    b.send('cancel', { ...key, by: 'ops' });
+    expect(await b.next('cancel-recorded', 'failed')).toMatchObject({ event: 'cancel-recorded' });
+
+    expect(await a.next('tool-aborted', 'run-ended')).toEqual({
+      event: 'tool-aborted',
+      aborted: true,
+    });
+    expect(await a.next('run-ended')).toEqual({ event: 'run-ended', name: 'RunCancelledError' });
+
+    const store = await openStore(schema);
+    const view = describeSession(await store.load(key), 'gone');
+    expect(view.lastRun?.status).toBe('cancelled');
+    expect(view.state).toBe('active.idle');
+    // The aborted lookup is the billing sub-agent's tool: the child stopped with its parent,
+    // and no run (parent or child) is left in the stored session.
+    expect(storedRun((await store.load(key)).snapshot)).toBeUndefined();
+    // Applied once, by the notification (A's poll never fires), and audited with who asked.
+    const { entries } = await store.readAudit({ ...key, kind: 'session', limit: 100 });
+    const cancels = entries.filter((e) => e.action === 'cancelRun');
+    expect(cancels.map((e) => [e.by, e.summary])).toEqual([
+      ['ops', 'run cancelled by ops through the inbox (notification)'],
+    ]);
+    const { rows } = await pgt.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM "${schema}".agentstate_decisions`,
+    );
+    expect(rows[0]!.n).toBe(0);
+  });
+
+  it('an unknown session is SessionNotFoundError and nothing is recorded', async () => {
+    const schema = pgt.schema('cancelnone');
+    const b = await start(schema, 'proc-b');
+    b.send('cancel', { sessionId: 'nobody', by: 'ops' });
+    expect(await b.next('cancel-recorded', 'failed')).toMatchObject({
+      event: 'failed',
+      name: SessionNotFoundError.name,
+    });
+    const { rows } = await pgt.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM "${schema}".agentstate_decisions`,
+    );
+    expect(rows[0]!.n).toBe(0);
+  });
+});
