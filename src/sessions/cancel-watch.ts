@@ -18,7 +18,8 @@ export class CancelWatch {
   private running = 0;
   /** Bumped on each start and stop: a late subscription or poll of an earlier one ends itself. */
   private generation = 0;
-  private watch: DecisionWatch | undefined;
+  /** The subscription of the runs executing now (resolves undefined if none could be had). */
+  private opening: Promise<DecisionWatch | undefined> | undefined;
   private polling: AbortController | undefined;
   private reading = false;
   private again: CancelDelivery | undefined;
@@ -36,39 +37,37 @@ export class CancelWatch {
     if (this.running === 1) this.open();
   }
 
-  /** A run of this runtime ended. */
-  ended(): void {
+  /** A run of this runtime ended; resolves once no subscription of the last one is left. */
+  ended(): Promise<void> {
     this.running -= 1;
-    if (this.running === 0) this.close();
+    return this.running === 0 ? this.close() : Promise.resolve();
   }
 
   private open(): void {
     const generation = ++this.generation;
-    this.store
+    this.opening = this.store
       .watchDecisions(
         () => void this.read('notification'),
-        () => {
-          if (this.generation === generation) this.watch = undefined; // polled meanwhile
-        },
+        () => undefined, // lost: the poll reads on; the next run subscribes again
       )
       .then(
         (watch) => {
-          if (this.generation !== generation) return void watch.close().catch(() => undefined);
-          this.watch = watch;
-          void this.read('poll'); // a request recorded before the subscription
+          if (this.generation === generation) void this.read('poll'); // a request recorded before
+          return watch;
         },
         () => undefined, // no LISTEN (a transaction-mode pooler): the poll finds every request
       );
     this.poll(generation);
   }
 
-  private close(): void {
+  private async close(): Promise<void> {
     this.generation += 1;
     this.polling?.abort();
     this.polling = undefined;
-    const watch = this.watch;
-    this.watch = undefined;
-    void watch?.close().catch(() => undefined);
+    const opening = this.opening;
+    this.opening = undefined;
+    const watch = await opening;
+    await watch?.close().catch(() => undefined);
   }
 
   private poll(generation: number): void {

@@ -54,9 +54,10 @@ export class LiveRuns {
       done,
     });
     this.watch?.started();
+    // Settles once the watch of its last run is closed: no connection outlives the call.
     return done.finally(() => {
       remove();
-      this.watch?.ended();
+      return this.watch?.ended();
     });
   }
 
