@@ -1,4 +1,3 @@
-import type { Clock } from '../core/clock.js';
 import type { DecisionInbox, DecisionWatch } from '../persistence/decision-inbox.js';
 import { cancelOf, type CancelDelivery, type LiveRunCancels } from '../persistence/run-cancels.js';
 import type { SessionStore } from '../persistence/session-store.js';
@@ -9,26 +8,23 @@ const PAGE = 100;
 /**
  * Listens, while a runtime executes runs on a store shared by processes, for the cancel
  * requests other processes record in the store's decision inbox (`agent.cancel`): on each
- * notification, and every `pollMs` on the runtime's clock (the fallback when notifications are
- * lost or cannot be had), it reads the inbox, cancels the runs it names that execute in this
- * process and drops those requests (a request applied is dropped once; one for a run executing
- * elsewhere is left for that process).
+ * notification, and at each renewal of the runtime's leases (every third of their `ttlMs`, on
+ * its clock: the fallback when notifications are lost or cannot be had), it reads the inbox,
+ * cancels the runs it names that execute in this process and drops those requests (a request
+ * applied is dropped once; one for a run executing elsewhere is left for that process).
  */
 export class CancelWatch {
   private running = 0;
-  /** Bumped on each start and stop: a late subscription or poll of an earlier one ends itself. */
+  /** Bumped on each start and stop: a late subscription of an earlier one reads nothing. */
   private generation = 0;
   /** The subscription of the runs executing now (resolves undefined if none could be had). */
   private opening: Promise<DecisionWatch | undefined> | undefined;
-  private polling: AbortController | undefined;
   private reading = false;
   private again: CancelDelivery | undefined;
 
   constructor(
     private readonly store: SessionStore & DecisionInbox,
     private readonly cancels: LiveRunCancels,
-    private readonly clock: Clock,
-    private readonly pollMs: number,
   ) {}
 
   /** A run started executing in this runtime. */
@@ -57,30 +53,19 @@ export class CancelWatch {
         },
         () => undefined, // no LISTEN (a transaction-mode pooler): the poll finds every request
       );
-    this.poll(generation);
   }
 
   private async close(): Promise<void> {
     this.generation += 1;
-    this.polling?.abort();
-    this.polling = undefined;
     const opening = this.opening;
     this.opening = undefined;
     const watch = await opening;
     await watch?.close().catch(() => undefined);
   }
 
-  private poll(generation: number): void {
-    const polling = new AbortController();
-    this.polling = polling;
-    this.clock.sleepUntil(this.clock.now() + this.pollMs, polling.signal).then(
-      async () => {
-        if (this.generation !== generation) return;
-        await this.read('poll');
-        if (this.generation === generation) this.poll(generation);
-      },
-      () => undefined, // stopped
-    );
+  /** Reads the inbox now (the runtime calls it at each lease renewal: the polling fallback). */
+  poll(): void {
+    if (this.running > 0) void this.read('poll');
   }
 
   /** Reads the inbox once (again after a read under way, if something came meanwhile). */

@@ -14,9 +14,6 @@ import { runOwner } from '../runs/run-owner.js';
 import { storedRun } from '../runs/stored-run.js';
 import { CancelWatch } from './cancel-watch.js';
 
-/** How often (ms, on the runtime's clock) a runtime executing runs polls for cancels. */
-export const DEFAULT_CANCEL_POLL_MS = 5_000;
-
 /**
  * The runs a runtime executes, as `agent.cancel` reaches them: each action that runs gets a
  * signal that a cancel aborts (the run ends `cancelled`, its tools' signals abort, its sub-agent
@@ -32,11 +29,15 @@ export class LiveRuns {
     private readonly store: SessionStore,
     private readonly clock: Clock,
     private readonly load: (key: SessionKey) => Promise<SessionRecord>,
-    pollMs: number = DEFAULT_CANCEL_POLL_MS,
   ) {
     this.cancels = runCancelsOf(store) ?? new LiveRunCancels();
     const shared = hasDecisionInbox(store) && !(hasLeases(store) && store.leasesInProcess);
-    this.watch = shared ? new CancelWatch(store, this.cancels, clock, pollMs) : undefined;
+    this.watch = shared ? new CancelWatch(store, this.cancels) : undefined;
+  }
+
+  /** Looks for cancel requests in the store's inbox now (at each lease renewal). */
+  poll(): void {
+    this.watch?.poll();
   }
 
   /** Applies an action that runs, as a live run of the session that a cancel can stop. */

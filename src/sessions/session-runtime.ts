@@ -188,6 +188,7 @@ export class SessionRuntime {
       owner: this.leaseOwner,
       ttlMs: this.leaseTtlMs,
       clock: this.clock,
+      onRenew: () => this.live.poll(),
     });
     return this.leases.holding(key, action.name, (lease) => this.actions.apply(key, action, lease));
   }
