@@ -1,6 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { PostgresSessionStore } from '../src/persistence/postgres/postgres-session-store.js';
-import { SessionNotFoundError } from '../src/index.js';
+import { z } from 'zod';
+import { RunCancelledError, SessionNotFoundError, tool } from '../src/index.js';
+import { FakeClock } from '../src/testing.js';
+import { deferred, until } from './helpers/async.js';
+import { triageWithBilling } from './helpers/sub-agent-fixtures.js';
 import { describeSession } from '../src/runs/session-view.js';
 import { storedRun } from '../src/runs/stored-run.js';
 import { JsonLineChild } from './helpers/json-line-child.js';
@@ -17,6 +21,14 @@ afterEach(async () => {
 });
 
 const key = { sessionId: 'order', userId: 'u1' };
+
+/** Backends of the cluster LISTENing (the dedicated connections of inbox subscriptions). */
+async function listeners(): Promise<number[]> {
+  const { rows } = await pgt.pool.query<{ pid: number }>(
+    "SELECT pid FROM pg_stat_activity WHERE query LIKE 'LISTEN %' AND pid <> pg_backend_pid()",
+  );
+  return rows.map((r) => r.pid);
+}
 
 async function start(schema: string, owner: string): Promise<JsonLineChild> {
   const child = new JsonLineChild('test/helpers/pg-cancel-worker.ts', [pgt.url, schema, owner]);
@@ -65,6 +77,50 @@ describe('agent.cancel of a run another process executes (PostgreSQL)', () => {
       `SELECT count(*)::int AS n FROM "${schema}".agentstate_decisions`,
     );
     expect(rows[0]!.n).toBe(0);
+  });
+
+  it('without its LISTEN connection, the process executing the run takes the cancel at its next lease renewal (the poll)', async () => {
+    const fresh = await pgt.freshStore('cancelpoll');
+    cleanups.push(fresh.cleanup);
+    const other = await openStore(fresh.schema);
+    const clock = new FakeClock();
+    const started = deferred();
+    const aborted: boolean[] = [];
+    const lookup = tool({
+      name: 'lookup',
+      description: 'Looks an order up, slowly',
+      parameters: z.object({ order: z.string() }),
+      execute: async (_args, { signal }) => {
+        started.resolve();
+        await new Promise((resolve) => signal.addEventListener('abort', resolve));
+        aborted.push(signal.aborted);
+        return 'stopped';
+      },
+    });
+    const lease = { owner: 'runner', ttlMs: 30_000 };
+    const { triage: runner } = triageWithBilling({
+      store: fresh.store,
+      billing: { tools: [lookup] },
+      triage: { clock, lease },
+    });
+    const { triage: api } = triageWithBilling({ store: other, triage: { clock } });
+    const run = runner.run('where is order 2?', key);
+    await started.promise;
+    await until(async () => (await listeners()).length === 1, 'the runner to listen');
+    const [listening] = await listeners();
+    await pgt.pool.query('SELECT pg_terminate_backend($1)', [listening]);
+    await until(async () => (await listeners()).length === 0, 'the LISTEN connection to drop');
+
+    await api.cancel(key.sessionId, { userId: key.userId, by: 'ops' });
+    expect(aborted).toEqual([]); // recorded, not heard: nobody listens
+    await until(async () => clock.pendingSleepers > 0, 'the lease renewal to wait');
+    clock.advance(lease.ttlMs / 3);
+    await expect(run).rejects.toBeInstanceOf(RunCancelledError);
+    expect(aborted).toEqual([true]);
+    const { entries } = await other.readAudit({ ...key, kind: 'session', limit: 100 });
+    expect(entries.filter((e) => e.action === 'cancelRun').map((e) => e.summary)).toEqual([
+      'run cancelled by ops through the inbox (poll)',
+    ]);
   });
 
   it('an unknown session is SessionNotFoundError and nothing is recorded', async () => {
