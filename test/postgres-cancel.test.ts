@@ -5,6 +5,8 @@ import { RunCancelledError, SessionNotFoundError, tool } from '../src/index.js';
 import { FakeClock } from '../src/testing.js';
 import { deferred, until } from './helpers/async.js';
 import { triageWithBilling } from './helpers/sub-agent-fixtures.js';
+import { approvalAgent, callTools } from './helpers/approval-agent.js';
+import { cancelDecisions } from '../src/persistence/run-cancels.js';
 import { describeSession } from '../src/runs/session-view.js';
 import { storedRun } from '../src/runs/stored-run.js';
 import { JsonLineChild } from './helpers/json-line-child.js';
@@ -21,6 +23,7 @@ afterEach(async () => {
 });
 
 const key = { sessionId: 'order', userId: 'u1' };
+const email = { name: 'send_email', arguments: { to: 'a@x.io', body: 'hi' } };
 
 /** Backends of the cluster LISTENing (the dedicated connections of inbox subscriptions). */
 async function listeners(): Promise<number[]> {
@@ -121,6 +124,39 @@ describe('agent.cancel of a run another process executes (PostgreSQL)', () => {
     expect(entries.filter((e) => e.action === 'cancelRun').map((e) => e.summary)).toEqual([
       'run cancelled by ops through the inbox (poll)',
     ]);
+  });
+
+  it('a cancel request no executing process took (its run paused first) is applied by a scheduler', async () => {
+    const fresh = await pgt.freshStore('cancellate');
+    cleanups.push(fresh.cleanup);
+    const { agent } = approvalAgent(fresh.store, { clock: new FakeClock() });
+    const paused = await agent.run(callTools(email), { ...key });
+    expect(paused.interrupted).toBe(true);
+    // Recorded while the run executed; the run paused before its process read it.
+    await fresh.store.submitDecisions({
+      key,
+      runId: paused.state.runId,
+      decisions: cancelDecisions('ops'),
+      at: 1,
+    });
+    const scheduler = agent.startScheduler({ pollIntervalMs: 3_600_000 });
+    cleanups.push(() => scheduler.stop());
+    await until(async () => {
+      const view = await agent.runtimeFor(fresh.store).getSession(key);
+      return view.lastRun?.status === 'cancelled';
+    }, 'the scheduler to cancel the paused run');
+    const inbox = async () =>
+      (
+        await pgt.pool.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM "${fresh.schema}".agentstate_decisions`,
+        )
+      ).rows[0]!.n;
+    await until(async () => (await inbox()) === 0, 'the applied request to be dropped');
+    expect(
+      (await fresh.store.readAudit({ ...key, kind: 'session', limit: 100 })).entries.map(
+        (e) => e.summary,
+      ),
+    ).toContain('cancelRun by ops');
   });
 
   it('an unknown session is SessionNotFoundError and nothing is recorded', async () => {
