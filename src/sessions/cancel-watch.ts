@@ -1,6 +1,7 @@
 import type { DecisionInbox, DecisionWatch } from '../persistence/decision-inbox.js';
 import { cancelOf, type CancelDelivery, type LiveRunCancels } from '../persistence/run-cancels.js';
 import type { SessionStore } from '../persistence/session-store.js';
+import { storedRun } from '../runs/stored-run.js';
 
 /** How many inbox submissions one read looks at. */
 const PAGE = 100;
@@ -11,7 +12,8 @@ const PAGE = 100;
  * notification, and at each renewal of the runtime's leases (every third of their `ttlMs`, on
  * its clock: the fallback when notifications are lost or cannot be had), it reads the inbox,
  * cancels the runs it names that execute in this process and drops those requests (a request
- * applied is dropped once; one for a run executing elsewhere is left for that process).
+ * applied is dropped once; one for a run executing elsewhere is left for that process; one made
+ * on an earlier run of the session is dropped, unapplied).
  */
 export class CancelWatch {
   private running = 0;
@@ -80,7 +82,12 @@ export class CancelWatch {
       for (const entry of submitted) {
         const cancel = cancelOf(entry.decisions);
         if (!cancel || !this.cancels.has(entry.key)) continue;
-        void this.cancels.cancel(entry.key, { by: cancel.by, delivery });
+        // Made on the run stored then: a later run of the session is not cancelled by it.
+        const record = await this.store.load(entry.key);
+        const stored = storedRun<{ context?: { runId?: string } }>(record.snapshot);
+        if (stored?.context?.runId === entry.runId) {
+          void this.cancels.cancel(entry.key, { by: cancel.by, delivery });
+        }
         await this.store.dropDecisions(entry);
       }
     } catch {
