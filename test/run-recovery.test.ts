@@ -267,7 +267,7 @@ async function expectInProgress(attempt: () => Promise<unknown>): Promise<void> 
 }
 
 describe('one live run per session in a process', () => {
-  it('resume, run and cancel while the run executes raise RunInProgressError before any tool runs', async () => {
+  it('resume and run while the run executes raise RunInProgressError before any tool runs', async () => {
     const { store } = await temps.open();
     const { agent, model, gate, started, counts } = blockingAgent(store);
     const running = agent.run('go', opts);
@@ -275,7 +275,7 @@ describe('one live run per session in a process', () => {
 
     await expectInProgress(() => agent.resume(key.sessionId, { userId: key.userId }));
     await expectInProgress(() => agent.run('again', opts));
-    await expectInProgress(() => agent.cancel(key.sessionId, { userId: key.userId }));
+    // (a cancel stops it instead: test/cancel-anywhere.test.ts)
     expect(counts.executions).toBe(1);
     expect(model.calls).toHaveLength(1);
 

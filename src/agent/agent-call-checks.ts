@@ -49,7 +49,11 @@ export const REJECT_OPTION_NAMES = [
 
 export const APPROVE_OPTION_NAMES = REJECT_OPTION_NAMES.filter((name) => name !== 'message');
 
-export const CANCEL_OPTION_NAMES = optionNames<CancelOptions>({ userId: true, store: true });
+export const CANCEL_OPTION_NAMES = optionNames<CancelOptions>({
+  userId: true,
+  store: true,
+  by: true,
+});
 
 export const SESSION_RUN_OPTION_NAMES = optionNames<SessionRunOptions>({
   signal: true,

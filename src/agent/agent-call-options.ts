@@ -74,4 +74,7 @@ export interface StartSchedulerOptions extends ApprovalSchedulerOptions {
 }
 
 /** Options of `cancel`. */
-export type CancelOptions = Pick<RunOptions, 'userId' | 'store'>;
+export interface CancelOptions extends Pick<RunOptions, 'userId' | 'store'> {
+  /** Who cancelled, for the audit log. */
+  by?: string | undefined;
+}

@@ -12,7 +12,6 @@ import type { SessionStore } from '../persistence/session-store.js';
 import { SessionNotFoundError } from '../errors/session-errors.js';
 import { OptionChecker, describeValue } from '../validation/option-checks.js';
 import { checkToolChoice, mergeModelSettings } from '../models/model-settings.js';
-import { cancelRun } from '../actions/cancel-run.js';
 import { continueRun } from '../actions/continue-run.js';
 import { sendMessage } from '../actions/send-message.js';
 import { AgentBinding } from '../definition/agent-binding.js';
@@ -237,22 +236,30 @@ export class Agent<TOutput = string> implements BindingSource {
   }
 
   /**
-   * Cancels the session's paused or crashed run (waiting for an approval, interrupted by its
-   * budget, turn limit or a failed model call, or stopped by a crash): it ends `cancelled` and
-   * the session takes messages again. Cancel a run still executing through its AbortSignal.
+   * Cancels the session's run, wherever it is: one executing now, in this process (any agent on
+   * the same store object) or in another process holding its lease on a store with a decision
+   * inbox (PostgreSQL: the request and its notification reach that process, which aborts the
+   * run's signal: its tools' `signal`s abort, its sub-agent runs stop), or one paused or crashed
+   * (waiting for an approval, interrupted by its budget, turn limit or a failed model call, or
+   * stopped by a crash). It ends `cancelled`, the session takes messages again and an audit
+   * entry names `by`. Resolves when the run is over, or, for a run in another process, once
+   * the request is recorded.
    * @throws TypeError at the call for an empty session id or bad options;
-   *   `InvalidSessionTransitionError` when the session has no run; `RunInProgressError` when
-   *   this process is executing the run.
+   *   `SessionNotFoundError` for an unknown session; `InvalidSessionTransitionError` when the
+   *   session has no run.
    * @example
    * const paused = await agent.run('pay 5', { sessionId: 'pay', userId: 'alice' });
-   * if (paused.interrupted) await agent.cancel('pay', { userId: 'alice' });
+   * if (paused.interrupted) await agent.cancel('pay', { userId: 'alice', by: 'ops' });
    */
   cancel(sessionId: string, options: CancelOptions = {}): Promise<void> {
     checkId('agent.cancel()', 'session id', sessionId);
     checkRunOptions('agent.cancel()', options, CANCEL_OPTION_NAMES);
-    return this.runtimeFor(this.storeFor(options)).execute(
+    if (options.by !== undefined && typeof options.by !== 'string') {
+      throw new TypeError(`agent.cancel(): by must be a string, got ${describeValue(options.by)}`);
+    }
+    return this.runtimeFor(this.storeFor(options)).cancel(
       { sessionId, userId: options.userId },
-      cancelRun(),
+      options.by,
     );
   }
 

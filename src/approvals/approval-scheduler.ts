@@ -9,6 +9,8 @@ import type { SessionKey } from '../persistence/session-store.js';
 import type { DeadlineEntry } from '../persistence/approval-deadlines.js';
 import { type DecisionWatch } from '../persistence/decision-inbox.js';
 import { continueRun } from '../actions/continue-run.js';
+import { cancelRun } from '../actions/cancel-run.js';
+import { cancelOf } from '../persistence/run-cancels.js';
 import { NoOverdueApproval, expireApprovals } from '../actions/expire-approvals.js';
 import { parseDecisions } from '../runs/run-state.js';
 import {
@@ -166,9 +168,14 @@ export class ApprovalScheduler implements ApprovalSchedulerHandle {
       if (!this.inScope(entry.key)) continue;
       const { key } = entry;
       try {
-        const decisions = parseDecisions(entry.decisions);
-        const result = await this.host.execute(key, continueRun({ decisions }));
-        this.options.onContinued?.({ key, result, reason: 'decisions' });
+        // A cancel the process executing the run did not take (it ended or died first).
+        const cancel = cancelOf(entry.decisions);
+        if (cancel) await this.host.execute(key, cancelRun(cancel.by));
+        else {
+          const decisions = parseDecisions(entry.decisions);
+          const result = await this.host.execute(key, continueRun({ decisions }));
+          this.options.onContinued?.({ key, result, reason: 'decisions' });
+        }
       } catch (error) {
         if (error instanceof RunInProgressError || error instanceof SessionConflictError) {
           retry = true;

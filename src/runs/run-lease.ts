@@ -50,7 +50,13 @@ export class RunLeases {
 
   constructor(
     private readonly store: SessionStore & SessionLeases,
-    private readonly settings: { owner: string; ttlMs: number; clock: Clock },
+    private readonly settings: {
+      owner: string;
+      ttlMs: number;
+      clock: Clock;
+      /** Called at each round of renewals (the runtime polls for cancels then). */
+      onRenew?: (() => void) | undefined;
+    },
   ) {}
 
   /**
@@ -118,6 +124,7 @@ export class RunLeases {
     this.waiting = undefined;
     this.renewingAll = true;
     const { ttlMs } = this.settings;
+    this.settings.onRenew?.();
     await Promise.all(
       Array.from(this.held, (held) => {
         held.renewing = Promise.resolve(held.lease)

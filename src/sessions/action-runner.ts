@@ -26,6 +26,7 @@ import type { SessionEventHub } from '../session-host/session-events.js';
 import { SessionHost } from '../session-host/session-host.js';
 import type { SessionLoader } from '../session-host/session-loader.js';
 import { SubAgents } from '../session-host/sub-agents.js';
+import { auditCancels } from './cancel-audit.js';
 import type { Observability } from '../telemetry/observability.js';
 
 /** A session read for an action, and its live host if it was kept. */
@@ -176,6 +177,7 @@ export class ActionRunner {
         ? live.resume(deps)
         : new SessionHost(this.parts.store, key, record, items, deps);
       audit.attach(host, action, record);
+      const cancelled = auditCancels(action.observe?.signal, host, audit);
       let result: R;
       let done = false;
       try {
@@ -192,6 +194,7 @@ export class ActionRunner {
         });
         done = true;
       } finally {
+        cancelled();
         // An action that succeeded may leave its host live at rest for the session's next one.
         const kept = await host.close(done).catch((error: unknown) => {
           this.parts.hub.emit('SessionSaveFailed', { key, error });

@@ -1,6 +1,6 @@
 /* eslint-disable max-lines -- Long on purpose: one public service, SessionRuntime, each method
  * documented where its users read it; its parts live apart (action runner, loader, cache, busy
- * runs, scheduler, audit reader). */
+ * runs, live runs, leases, scheduler, recovery, audit reader). */
 import { BusyRuns } from './busy-runs.js';
 import type { SessionMachineContext } from '../machines/session-types.js';
 import type {
@@ -51,6 +51,7 @@ import { newSessionRecord } from '../runs/new-session-record.js';
 import { AuditReader } from '../audit/audit-reader.js';
 import { SessionLoader } from '../session-host/session-loader.js';
 import { ActionRunner } from './action-runner.js';
+import { LiveRuns } from './live-runs.js';
 import type { AuditPage, AuditQuery } from '../persistence/audit-log.js';
 
 export type { SessionRuntimeOptions } from './session-runtime-options.js';
@@ -81,6 +82,7 @@ export class SessionRuntime {
   private readonly loader: SessionLoader;
   /** Applies actions to loaded sessions. */
   private readonly actions: ActionRunner;
+  private readonly live: LiveRuns; // the runs executing here, as a cancel reaches them
 
   /**
    * @throws TypeError for an unknown option name (naming the closest valid one), a `store`,
@@ -104,6 +106,7 @@ export class SessionRuntime {
     const agent = options.agent.options;
     this.hub.inspectWith(options.inspect ?? options.agent.options.inspect);
     this.audit = new AuditReader(this.store, this.scope);
+    this.live = new LiveRuns(this.store, this.clock, (k) => this.load(k));
     this.loader = new SessionLoader(this.store, this.source.options, this.hub);
     const cached = options.cachedSessions ?? agent.cachedSessions ?? DEFAULT_CACHED_SESSIONS;
     this.cache = new SessionCache(cached, options.liveSessions ?? agent.liveSessions ?? cached);
@@ -174,9 +177,15 @@ export class SessionRuntime {
     return this.busy.track(
       executing,
       action,
-      (tracked) => this.applyLeased(key, tracked),
+      // Run where a cancel from anywhere reaches it (`LiveRuns`).
+      (tracked) => this.live.run(key, tracked, (live) => this.applyLeased(key, live)),
       () => this.executing.delete(executing),
     );
+  }
+
+  /** Cancels the session's run wherever it executes (see `LiveRuns.cancel`); `by` is audited. */
+  cancel(target: string | SessionKey, by?: string): Promise<void> {
+    return this.live.cancel(this.toKey(target), by, (k, a) => this.execute(k, a));
   }
 
   /** Applies an action that runs, holding the session's lease when the store keeps leases. */
@@ -187,6 +196,7 @@ export class SessionRuntime {
       owner: this.leaseOwner,
       ttlMs: this.leaseTtlMs,
       clock: this.clock,
+      onRenew: () => this.live.poll(),
     });
     return this.leases.holding(key, action.name, (lease) => this.actions.apply(key, action, lease));
   }

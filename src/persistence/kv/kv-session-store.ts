@@ -3,6 +3,7 @@
  * store, read as a whole. Its parts live apart: sub-run parts, the deadline index, audit entries,
  * owner totals, listing scans, the encoded entries and the write queue.
  */
+import { LiveRunCancels } from '../run-cancels.js';
 import { Item } from '../../items/item.js';
 import { AgentStateError } from '../../errors/agentstate-error.js';
 import {
@@ -108,6 +109,8 @@ export class KvSessionStore implements SessionStore, SessionLeases {
   /** Leases live in process: one process holds a key-value backend. */
   private readonly leases: LeaseTable;
   readonly leasesInProcess = true;
+  /** The runs executing in this process on this store, which `agent.cancel` reaches. */
+  readonly runCancels = new LiveRunCancels();
   /** Each write's check, in call order; the writes that arrive during a batch share the next. */
   private readonly writes: WriteQueue;
   /**

@@ -3,6 +3,7 @@
  * read as a whole. Its parts live apart: leases, the deadline index, the decision inbox, the audit
  * log, the statements and the row checks.
  */
+import { LiveRunCancels } from '../run-cancels.js';
 import {
   SessionConflictError,
   SessionNotFoundError,
@@ -92,6 +93,8 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
   readonly submittedDecisions: DecisionInbox['submittedDecisions'];
   readonly dropDecisions: DecisionInbox['dropDecisions'];
   readonly watchDecisions: DecisionInbox['watchDecisions'];
+  /** The runs executing in this process on this store (others cancel through the inbox). */
+  readonly runCancels = new LiveRunCancels();
 
   constructor(options: PostgresSessionStoreOptions) {
     checkPostgresOptions(options);

@@ -1,0 +1,85 @@
+import { z } from 'zod';
+import { afterEach, describe, expect, it } from 'vitest';
+import { RunCancelledError, SessionNotFoundError, tool } from '../src/index.js';
+import { deferred } from './helpers/async.js';
+import { triageWithBilling } from './helpers/sub-agent-fixtures.js';
+import { TempStores } from './helpers/temp-store.js';
+
+const temps = new TempStores();
+afterEach(() => temps.cleanupAll());
+
+const key = { sessionId: 'anywhere', userId: 'bob' };
+
+/** A lookup that waits until its signal aborts (the sub-agent's tool in flight). */
+function blockingLookup() {
+  const started = deferred();
+  const aborted: boolean[] = [];
+  const lookup = tool({
+    name: 'lookup',
+    description: 'Looks an order up, slowly',
+    parameters: z.object({ order: z.string() }),
+    execute: async (_args, { signal }) => {
+      started.resolve();
+      await new Promise((resolve) => signal.addEventListener('abort', resolve));
+      aborted.push(signal.aborted);
+      return 'stopped';
+    },
+  });
+  return { lookup, started, aborted };
+}
+
+describe('agent.cancel of a run executing in this process (LevelDB)', () => {
+  it('a second agent on the same store object stops the run: tools abort, children stop, audited', async () => {
+    const { store } = await temps.open();
+    const { lookup, started, aborted } = blockingLookup();
+    const { triage: runner } = triageWithBilling({ store, billing: { tools: [lookup] } });
+    const { triage: other } = triageWithBilling({ store });
+    expect(other).not.toBe(runner);
+    const run = runner.run('where is order 2?', key);
+    await started.promise;
+
+    await other.cancel(key.sessionId, { userId: key.userId, by: 'ops' });
+
+    expect(aborted).toEqual([true]);
+    await expect(run).rejects.toBeInstanceOf(RunCancelledError);
+    const view = await other.runtimeFor(store).getSession(key);
+    expect(view.lastRun?.status).toBe('cancelled');
+    expect(view.state).toBe('active.idle');
+    const { entries } = await other.runtimeFor(store).auditLog({ ...key, kind: 'session' });
+    const cancels = entries.filter((e) => e.action === 'cancelRun');
+    expect(cancels.map((e) => [e.by, e.summary])).toEqual([
+      ['ops', 'run cancelled by ops in this process'],
+    ]);
+    // The session takes messages again, under the same lease rules.
+    const { triage: next } = triageWithBilling({ store });
+    expect((await next.run('where is order 3?', key)).interrupted).toBe(false);
+  });
+
+  it('a cancel of a session nobody runs cancels its paused run, as before', async () => {
+    const { store } = await temps.open();
+    const { triage } = triageWithBilling({ store });
+    const paused = await triage.run('please refund order 7', key);
+    expect(paused.interrupted).toBe(true);
+    await triage.cancel(key.sessionId, { userId: key.userId, by: 'ops' });
+    const view = await triage.runtimeFor(store).getSession(key);
+    expect(view.lastRun?.status).toBe('cancelled');
+  });
+
+  it('an unknown session is SessionNotFoundError and nothing is written', async () => {
+    const { store } = await temps.open();
+    const { triage } = triageWithBilling({ store });
+    await triage.run('where is order 1?', key);
+    const before = await store.load(key);
+    const error = await triage.cancel('nobody', { userId: key.userId }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SessionNotFoundError);
+    // Another user's session is not found either.
+    await expect(triage.cancel(key.sessionId, { userId: 'eve' })).rejects.toBeInstanceOf(
+      SessionNotFoundError,
+    );
+    expect(await store.load(key)).toEqual(before);
+    await expect(store.load({ ...key, sessionId: 'nobody' })).rejects.toBeInstanceOf(
+      SessionNotFoundError,
+    );
+    expect(() => triage.cancel(key.sessionId, { by: 3 as unknown as string })).toThrow(TypeError);
+  });
+});

@@ -1,0 +1,175 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { PostgresSessionStore } from '../src/persistence/postgres/postgres-session-store.js';
+import { z } from 'zod';
+import { RunCancelledError, SessionNotFoundError, tool } from '../src/index.js';
+import { FakeClock } from '../src/testing.js';
+import { deferred, until } from './helpers/async.js';
+import { triageWithBilling } from './helpers/sub-agent-fixtures.js';
+import { approvalAgent, callTools } from './helpers/approval-agent.js';
+import { cancelDecisions } from '../src/persistence/run-cancels.js';
+import { describeSession } from '../src/runs/session-view.js';
+import { storedRun } from '../src/runs/stored-run.js';
+import { JsonLineChild } from './helpers/json-line-child.js';
+import { usePostgres } from './helpers/postgres-tests.js';
+
+/**
+ * Issue 30, "Cancel from anywhere": process B cancels the run process A executes, through the
+ * decision inbox and its notification (A's inbox poll never fires: its clock stands still).
+ */
+const pgt = usePostgres();
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+const key = { sessionId: 'order', userId: 'u1' };
+const email = { name: 'send_email', arguments: { to: 'a@x.io', body: 'hi' } };
+
+/** Backends of the cluster LISTENing (the dedicated connections of inbox subscriptions). */
+async function listeners(): Promise<number[]> {
+  const { rows } = await pgt.pool.query<{ pid: number }>(
+    "SELECT pid FROM pg_stat_activity WHERE query LIKE 'LISTEN %' AND pid <> pg_backend_pid()",
+  );
+  return rows.map((r) => r.pid);
+}
+
+async function start(schema: string, owner: string): Promise<JsonLineChild> {
+  const child = new JsonLineChild('test/helpers/pg-cancel-worker.ts', [pgt.url, schema, owner]);
+  cleanups.push(() => child.stop());
+  expect(await child.next('ready')).toMatchObject({ event: 'ready' });
+  return child;
+}
+
+async function openStore(schema: string): Promise<PostgresSessionStore> {
+  const store = await PostgresSessionStore.open({ connectionString: pgt.url, schema });
+  cleanups.push(() => store.close());
+  return store;
+}
+
+describe('agent.cancel of a run another process executes (PostgreSQL)', () => {
+  it("B cancels A's live run: A's tool sees its signal abort by the notification, children stop, the run ends cancelled", async () => {
+    const schema = pgt.schema('cancel');
+    const a = await start(schema, 'proc-a');
+    a.send('run', key);
+    expect(await a.next('tool-started', 'run-ended')).toMatchObject({ event: 'tool-started' });
+
+    const b = await start(schema, 'proc-b');
+    b.send('cancel', { ...key, by: 'ops' });
+    expect(await b.next('cancel-recorded', 'failed')).toMatchObject({ event: 'cancel-recorded' });
+
+    expect(await a.next('tool-aborted', 'run-ended')).toEqual({
+      event: 'tool-aborted',
+      aborted: true,
+    });
+    expect(await a.next('run-ended')).toEqual({ event: 'run-ended', name: 'RunCancelledError' });
+
+    const store = await openStore(schema);
+    const view = describeSession(await store.load(key), 'gone');
+    expect(view.lastRun?.status).toBe('cancelled');
+    expect(view.state).toBe('active.idle');
+    // The aborted lookup is the billing sub-agent's tool: the child stopped with its parent,
+    // and no run (parent or child) is left in the stored session.
+    expect(storedRun((await store.load(key)).snapshot)).toBeUndefined();
+    // Applied once, by the notification (A's poll never fires), and audited with who asked.
+    const { entries } = await store.readAudit({ ...key, kind: 'session', limit: 100 });
+    const cancels = entries.filter((e) => e.action === 'cancelRun');
+    expect(cancels.map((e) => [e.by, e.summary])).toEqual([
+      ['ops', 'run cancelled by ops through the inbox (notification)'],
+    ]);
+    const { rows } = await pgt.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM "${schema}".agentstate_decisions`,
+    );
+    expect(rows[0]!.n).toBe(0);
+  });
+
+  it('without its LISTEN connection, the process executing the run takes the cancel at its next lease renewal (the poll)', async () => {
+    const fresh = await pgt.freshStore('cancelpoll');
+    cleanups.push(fresh.cleanup);
+    const other = await openStore(fresh.schema);
+    const clock = new FakeClock();
+    const started = deferred();
+    const aborted: boolean[] = [];
+    const lookup = tool({
+      name: 'lookup',
+      description: 'Looks an order up, slowly',
+      parameters: z.object({ order: z.string() }),
+      execute: async (_args, { signal }) => {
+        started.resolve();
+        await new Promise((resolve) => signal.addEventListener('abort', resolve));
+        aborted.push(signal.aborted);
+        return 'stopped';
+      },
+    });
+    const lease = { owner: 'runner', ttlMs: 30_000 };
+    const { triage: runner } = triageWithBilling({
+      store: fresh.store,
+      billing: { tools: [lookup] },
+      triage: { clock, lease },
+    });
+    const { triage: api } = triageWithBilling({ store: other, triage: { clock } });
+    const run = runner.run('where is order 2?', key);
+    await started.promise;
+    await until(async () => (await listeners()).length === 1, 'the runner to listen');
+    const [listening] = await listeners();
+    await pgt.pool.query('SELECT pg_terminate_backend($1)', [listening]);
+    await until(async () => (await listeners()).length === 0, 'the LISTEN connection to drop');
+
+    await api.cancel(key.sessionId, { userId: key.userId, by: 'ops' });
+    expect(aborted).toEqual([]); // recorded, not heard: nobody listens
+    await until(async () => clock.pendingSleepers > 0, 'the lease renewal to wait');
+    clock.advance(lease.ttlMs / 3);
+    await expect(run).rejects.toBeInstanceOf(RunCancelledError);
+    expect(aborted).toEqual([true]);
+    const { entries } = await other.readAudit({ ...key, kind: 'session', limit: 100 });
+    expect(entries.filter((e) => e.action === 'cancelRun').map((e) => e.summary)).toEqual([
+      'run cancelled by ops through the inbox (poll)',
+    ]);
+  });
+
+  it('a cancel request no executing process took (its run paused first) is applied by a scheduler', async () => {
+    const fresh = await pgt.freshStore('cancellate');
+    cleanups.push(fresh.cleanup);
+    const { agent } = approvalAgent(fresh.store, { clock: new FakeClock() });
+    const paused = await agent.run(callTools(email), { ...key });
+    expect(paused.interrupted).toBe(true);
+    // Recorded while the run executed; the run paused before its process read it.
+    await fresh.store.submitDecisions({
+      key,
+      runId: paused.state.runId,
+      decisions: cancelDecisions('ops'),
+      at: 1,
+    });
+    const scheduler = agent.startScheduler({ pollIntervalMs: 3_600_000 });
+    cleanups.push(() => scheduler.stop());
+    await until(async () => {
+      const view = await agent.runtimeFor(fresh.store).getSession(key);
+      return view.lastRun?.status === 'cancelled';
+    }, 'the scheduler to cancel the paused run');
+    const inbox = async () =>
+      (
+        await pgt.pool.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM "${fresh.schema}".agentstate_decisions`,
+        )
+      ).rows[0]!.n;
+    await until(async () => (await inbox()) === 0, 'the applied request to be dropped');
+    expect(
+      (await fresh.store.readAudit({ ...key, kind: 'session', limit: 100 })).entries.map(
+        (e) => e.summary,
+      ),
+    ).toContain('cancelRun by ops');
+  });
+
+  it('an unknown session is SessionNotFoundError and nothing is recorded', async () => {
+    const schema = pgt.schema('cancelnone');
+    const b = await start(schema, 'proc-b');
+    b.send('cancel', { sessionId: 'nobody', by: 'ops' });
+    expect(await b.next('cancel-recorded', 'failed')).toMatchObject({
+      event: 'failed',
+      name: SessionNotFoundError.name,
+    });
+    const { rows } = await pgt.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM "${schema}".agentstate_decisions`,
+    );
+    expect(rows[0]!.n).toBe(0);
+  });
+});
