@@ -1,3 +1,4 @@
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
@@ -8,6 +9,8 @@ import {
   type ReconcileOutcome,
 } from '../src/index.js';
 import { ScriptedModel, type ScriptedResponse } from '../src/testing.js';
+import type { McpConnection } from '../src/mcp/mcp-connection.js';
+import { mcpTool } from '../src/mcp/mcp-tool.js';
 import type { JournalEntry } from '../src/persistence/session-store.js';
 import { TempStores } from './helpers/temp-store.js';
 
@@ -180,5 +183,23 @@ describe('a tool call in doubt after a crash', () => {
     );
     expect(() => tool({ ...base, idempotent: 'yes' as unknown as boolean })).toThrow(/idempotent/);
     expect(() => tool({ ...base, reconcile: 1 as unknown as () => 'retry' })).toThrow(/reconcile/);
+  });
+});
+
+describe("an MCP tool's idempotent", () => {
+  it("comes from the server's idempotentHint; without it, the tool says nothing (its call in doubt fails)", () => {
+    const setup = {
+      toolkit: 'files',
+      name: 'write',
+      connection: {} as McpConnection, // never called: no call is made
+      validator: new AjvJsonSchemaValidator(),
+      needsApproval: false,
+    };
+    const described = (annotations?: { idempotentHint?: boolean }) =>
+      mcpTool({ name: 'write', inputSchema: { type: 'object' }, annotations }, setup);
+    expect(described({ idempotentHint: true }).idempotent).toBe(true);
+    expect(described({ idempotentHint: false }).idempotent).toBe(false);
+    expect(described({}).idempotent).toBeUndefined();
+    expect(described().idempotent).toBeUndefined();
   });
 });
