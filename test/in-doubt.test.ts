@@ -5,6 +5,7 @@ import {
   Agent,
   LevelSessionStore,
   tool,
+  type Durability,
   type OnInterrupted,
   type ReconcileOutcome,
 } from '../src/index.js';
@@ -29,6 +30,7 @@ function payModel(): ScriptedModel {
 }
 
 interface PayOptions {
+  durability?: Durability;
   idempotent?: boolean;
   onInterrupted?: OnInterrupted;
   reconcile?: () => ReconcileOutcome<string> | Promise<ReconcileOutcome<string>>;
@@ -36,11 +38,12 @@ interface PayOptions {
 
 /** A `pay` tool that counts its runs in `charges` and answers `charged <callId>`. */
 function payTool(charges: string[], options: PayOptions, execute?: () => Promise<void>) {
+  const { durability: _durability, ...inDoubt } = options;
   return tool({
     name: 'pay',
     description: 'Charges the card',
     parameters: z.object({ amount: z.number() }),
-    ...options,
+    ...inDoubt,
     async execute(_args, { callId }) {
       charges.push(callId);
       await execute?.();
@@ -70,6 +73,7 @@ async function crashThenResume(options: PayOptions) {
     name: 'payer',
     model: payModel(),
     store,
+    durability: options.durability ?? 'step',
     tools: [
       payTool(first, options, () => {
         crashed = true; // the charge happened; nothing after it reaches the store
@@ -90,6 +94,7 @@ async function crashThenResume(options: PayOptions) {
     name: 'payer',
     model: payModel(),
     store: reopened,
+    durability: options.durability ?? 'step',
     tools: [payTool(charges, options)],
   });
   const result = await agent.resume(key.sessionId, { userId: key.userId });
@@ -108,6 +113,18 @@ describe('a tool call in doubt after a crash', () => {
     expect(result.output).toContain('call id c1');
     expect(output).toMatchObject({ isError: true, inDoubt: { resolution: 'failed' } });
     expect(entry.restarts).toBe(1);
+  });
+
+  it("'tools' durability saves the call's start too: the call is in doubt", async () => {
+    const { charges, output } = await crashThenResume({ durability: 'tools' });
+    expect(charges).toEqual([]);
+    expect(output).toMatchObject({ isError: true, inDoubt: { resolution: 'failed' } });
+  });
+
+  it("'run' durability saves nothing before a tool: a run killed before its first pause was never stored", async () => {
+    await expect(crashThenResume({ durability: 'run' })).rejects.toMatchObject({
+      code: 'NOTHING_TO_RESUME',
+    });
   });
 
   it("an idempotent tool (default 'retry') runs again with the same call id", async () => {
