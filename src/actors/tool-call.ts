@@ -4,7 +4,8 @@ import { errorFromSerialized } from '../errors/error-from-serialized.js';
 import type { ToolCallInput, ToolCallOutput } from '../machines/step-actor-io.js';
 import { isSubRun } from '../machines/agent-path.js';
 import { invokeTool } from '../tools/invoke-tool.js';
-import { resolveInDoubt, type InDoubtRecord } from '../tools/in-doubt.js';
+import { resolveInDoubt } from '../tools/in-doubt.js';
+import type { InDoubtRecord } from '../items/in-doubt-record.js';
 import type { SessionObserver } from '../telemetry/session-observer.js';
 import {
   combinedSignal,

@@ -1,7 +1,7 @@
 import type { SerializedError } from '../errors/agentstate-error.js';
 import type { GuardrailResult } from '../errors/guardrail-errors.js';
 import type { ToolCallItem, ToolResultItem } from '../items/item.js';
-import type { InDoubtRecord } from '../tools/in-doubt.js';
+import type { InDoubtRecord } from '../items/in-doubt-record.js';
 import type { BudgetLeft } from './budget-left.js';
 import type { RunUsage } from './run-usage.js';
 import type { SubRunResult, SubRunSpec } from './sub-run-types.js';

@@ -1,5 +1,6 @@
 import type { ToolCallItem, ToolResultItem } from '../items/item.js';
 import type { RunContext } from '../core/run-context.js';
+import type { InDoubtRecord } from '../items/in-doubt-record.js';
 import { parseToolArguments, renderToolOutput } from './invoke-tool.js';
 import type { AnyTool, ToolExecuteOptions } from './tool.js';
 
@@ -30,14 +31,6 @@ export type Reconcile<TArgs, TResult = unknown> = (
   call: { callId: string; name: string; args: TArgs },
   options: ToolExecuteOptions,
 ) => ReconcileOutcome<TResult> | Promise<ReconcileOutcome<TResult>>;
-
-/** How a call in doubt was resolved, journaled in its tool entry's output (`inDoubt`). */
-export interface InDoubtRecord {
-  /** `retried`: it ran again; `failed`: its outcome was reported unknown; `reconciled`: `reconcile` gave its result. */
-  resolution: 'retried' | 'failed' | 'reconciled';
-  /** Set when `reconcile` was asked: what it answered (`'error'`: it threw). */
-  reconcile?: 'result' | 'retry' | 'unknown' | 'error' | undefined;
-}
 
 /** The policy a tool follows for a call in doubt when `reconcile` cannot tell (or is absent). */
 export function onInterruptedOf(t: AnyTool): OnInterrupted {
