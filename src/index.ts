@@ -141,6 +141,8 @@ export {
   type ToolExecuteOptions,
   type NeedsApproval,
 } from './tools/tool.js';
+export type { OnInterrupted, Reconcile, ReconcileOutcome } from './tools/in-doubt.js';
+export type { InDoubtRecord } from './items/in-doubt-record.js';
 export { toolkit, type Toolkit, type ToolkitSession } from './tools/toolkit.js';
 export type { ToolErrorHook, ToolErrorInfo } from './tools/guard-tool.js';
 export type {

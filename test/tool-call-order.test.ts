@@ -134,6 +134,7 @@ describe('tool calls', () => {
         name: 'step',
         description: 'A step',
         parameters: z.object({ name: z.string() }),
+        idempotent: true, // the call in flight at the crash runs again
         execute: async ({ name }, { signal }) => {
           ran.push(name);
           if (name === 'first' && hangFirst) {

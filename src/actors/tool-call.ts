@@ -4,6 +4,8 @@ import { errorFromSerialized } from '../errors/error-from-serialized.js';
 import type { ToolCallInput, ToolCallOutput } from '../machines/step-actor-io.js';
 import { isSubRun } from '../machines/agent-path.js';
 import { invokeTool } from '../tools/invoke-tool.js';
+import { resolveInDoubt } from '../tools/in-doubt.js';
+import type { InDoubtRecord } from '../items/in-doubt-record.js';
 import type { SessionObserver } from '../telemetry/session-observer.js';
 import {
   combinedSignal,
@@ -63,28 +65,44 @@ export function toolCall(depsOf: DepsOf<ToolCallDeps>) {
       });
     }
     const { rejection } = input;
-    const result: ToolResultItem = rejection
-      ? // A rejected call does not run, but has its `execute_tool` span (rejected, an error).
-        await executeTool(deps, input, () =>
-          Promise.resolve({
-            type: 'tool_result',
-            callId: call.callId,
-            name: call.name,
-            output: rejection.message,
-            isError: true,
-          }),
-        )
-      : input.subResult
-        ? subRunResult(call, input.subResult, input)
-        : await executeTool(deps, input, () =>
-            invokeTool(
-              agent.tools,
-              { type: 'tool_call', ...call },
-              deps.contextFor(runId),
-              stepSignal,
-            ),
-          );
-    const output = toolOutput(result);
+    // Started before the crash (its start was saved) and not journaled: in doubt. A rejected
+    // call and a sub-agent's (its child run is journaled on its own) have no effect to doubt.
+    let inDoubt: InDoubtRecord | undefined;
+    let decided: ToolResultItem | undefined;
+    if (timing.restarts > 0 && !rejection && !input.subResult) {
+      const found = await resolveInDoubt(
+        agent.tools,
+        { type: 'tool_call', ...call },
+        deps.contextFor(runId),
+        stepSignal,
+      );
+      inDoubt = found.record;
+      decided = found.result;
+    }
+    const result: ToolResultItem = decided
+      ? decided
+      : rejection
+        ? // A rejected call does not run, but has its `execute_tool` span (rejected, an error).
+          await executeTool(deps, input, () =>
+            Promise.resolve({
+              type: 'tool_result',
+              callId: call.callId,
+              name: call.name,
+              output: rejection.message,
+              isError: true,
+            }),
+          )
+        : input.subResult
+          ? subRunResult(call, input.subResult, input)
+          : await executeTool(deps, input, () =>
+              invokeTool(
+                agent.tools,
+                { type: 'tool_call', ...call },
+                deps.contextFor(runId),
+                stepSignal,
+              ),
+            );
+    const output = { ...toolOutput(result), ...(inDoubt ? { inDoubt } : {}) };
     const entry = {
       runId,
       step: input.step,

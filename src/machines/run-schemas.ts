@@ -238,6 +238,12 @@ export const ToolCallOutput = z.lazy(() =>
     callId: z.string(),
     isError: z.boolean(),
     result: ToolResultItem.optional(),
+    inDoubt: z
+      .object({
+        resolution: z.enum(['retried', 'failed', 'reconciled']),
+        reconcile: z.enum(['result', 'retry', 'unknown', 'error']).optional(),
+      })
+      .optional(),
   }),
 );
 

@@ -1,6 +1,7 @@
 import type { SerializedError } from '../errors/agentstate-error.js';
 import type { GuardrailResult } from '../errors/guardrail-errors.js';
 import type { ToolCallItem, ToolResultItem } from '../items/item.js';
+import type { InDoubtRecord } from '../items/in-doubt-record.js';
 import type { BudgetLeft } from './budget-left.js';
 import type { RunUsage } from './run-usage.js';
 import type { SubRunResult, SubRunSpec } from './sub-run-types.js';
@@ -109,6 +110,8 @@ export interface ToolCallOutput {
   isError: boolean;
   /** The result item, journaled so a replay can still place it in the history. */
   result?: ToolResultItem | undefined;
+  /** Set when the call was in doubt after a crash: how it was resolved. */
+  inDoubt?: InDoubtRecord | undefined;
 }
 
 export interface DurableTimerInput {

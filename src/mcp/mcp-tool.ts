@@ -95,6 +95,10 @@ export function mcpTool(description: McpToolDescription, setup: McpToolSetup): A
     parameters: argumentsSchema(description.inputSchema as JsonSchemaType, setup.validator),
     jsonSchema: modelSchema(description),
     needsApproval: rule,
+    // The server's hint makes a call in doubt after a crash run again (else it fails).
+    ...(description.annotations?.idempotentHint === undefined
+      ? {}
+      : { idempotent: description.annotations.idempotentHint }),
     execute: async (args: McpToolArguments, { signal }: { signal: AbortSignal }) => {
       const result = await connection.callTool(serverName, args, signal);
       const output = mcpToolOutput(result);

@@ -3,6 +3,7 @@ import type { RunContext } from '../core/run-context.js';
 import type { ToolSpec } from '../models/model.js';
 import { OptionChecker, isObject, optionNames } from '../validation/option-checks.js';
 import { jsonSchemaOf } from './json-schema-of.js';
+import type { OnInterrupted, Reconcile } from './in-doubt.js';
 
 /** What `execute` receives besides its arguments. */
 export interface ToolExecuteOptions {
@@ -29,6 +30,24 @@ export interface ToolDefinition<TSchema extends z.ZodObject, TResult> {
   parameters: TSchema;
   /** @default false */
   needsApproval?: NeedsApproval<z.infer<TSchema>>;
+  /**
+   * Running the tool twice with the same call id has the effect of running it once (it reads
+   * `callId` as an idempotency key, or has no side effect). Makes `'retry'` its
+   * `onInterrupted` default.
+   * @default false
+   */
+  idempotent?: boolean;
+  /**
+   * What a restored run does with a call of this tool that was in flight when its process
+   * stopped (in doubt: its effect may or may not have happened), when `reconcile` is absent or
+   * answers `'unknown'`: `'retry'` runs it again with the same call id, `'fail'` gives the model
+   * a tool error saying the outcome is unknown. Defaults to `'retry'` for an `idempotent` tool
+   * and to `'fail'` otherwise: an unattended run goes on and no effect happens twice (a
+   * duplicated payment costs more than a model told to check).
+   */
+  onInterrupted?: OnInterrupted;
+  /** Looks up the effect of a call in doubt before `onInterrupted` applies. */
+  reconcile?: Reconcile<z.infer<TSchema>, TResult>;
   execute(args: z.infer<TSchema>, options: ToolExecuteOptions): TResult | Promise<TResult>;
 }
 
@@ -59,6 +78,12 @@ export interface Tool<TArgs = unknown, TResult = unknown> {
   /** JSON Schema generated from `parameters`. */
   readonly jsonSchema: Record<string, unknown>;
   readonly needsApproval: NeedsApproval<TArgs>;
+  /** See `ToolDefinition.idempotent`. */
+  readonly idempotent?: boolean | undefined;
+  /** See `ToolDefinition.onInterrupted`. */
+  readonly onInterrupted?: OnInterrupted | undefined;
+  /** See `ToolDefinition.reconcile`. */
+  readonly reconcile?: Reconcile<TArgs, TResult> | undefined;
   execute(args: TArgs, options: ToolExecuteOptions): TResult | Promise<TResult>;
   /** Set on a sub-agent tool (`agent.asTool`): the call starts a child run. */
   readonly subAgent?: SubAgentRef | undefined;
@@ -77,6 +102,9 @@ const TOOL_OPTION_NAMES = optionNames<ToolDefinition<z.ZodObject, unknown>>({
   description: true,
   parameters: true,
   needsApproval: true,
+  idempotent: true,
+  onInterrupted: true,
+  reconcile: true,
   execute: true,
 });
 
@@ -128,6 +156,9 @@ export function tool<TSchema extends z.ZodObject, TResult>(
     .check('needsApproval', 'a boolean or a function', (v) =>
       ['boolean', 'function'].includes(typeof v),
     )
+    .check('idempotent', 'a boolean', (v) => typeof v === 'boolean')
+    .check('onInterrupted', "'retry' or 'fail'", (v) => v === 'retry' || v === 'fail')
+    .function('reconcile')
     .function('execute', true);
   const jsonSchema = jsonSchemaOf(`The parameters of tool "${definition.name}"`, () => {
     const schema = z.toJSONSchema(definition.parameters, { target: 'draft-7' });
@@ -140,6 +171,9 @@ export function tool<TSchema extends z.ZodObject, TResult>(
     parameters: definition.parameters as unknown as z.ZodType<z.infer<TSchema>>,
     jsonSchema,
     needsApproval: definition.needsApproval ?? false,
+    ...(definition.idempotent === undefined ? {} : { idempotent: definition.idempotent }),
+    ...(definition.onInterrupted ? { onInterrupted: definition.onInterrupted } : {}),
+    ...(definition.reconcile ? { reconcile: definition.reconcile } : {}),
     execute: (args: z.infer<TSchema>, options: ToolExecuteOptions) =>
       definition.execute(args, options),
   });

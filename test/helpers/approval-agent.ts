@@ -67,6 +67,7 @@ export function approvalTools(counters: ApprovalCounters) {
     name: 'lookup',
     description: 'Looks a word up',
     parameters: z.object({ word: z.string() }),
+    idempotent: true, // reads only: a call in doubt after a crash runs again
     execute: ({ word }) => {
       bump(counters, 'lookup');
       return `${word}: found`;

@@ -17,6 +17,8 @@ export interface WorkerArgs {
   crashAt?: string | undefined;
   /** The agents' durability (`CRASH_DURABILITY`). @default the agent's default */
   durability?: 'step' | 'tools' | 'run' | undefined;
+  /** What the tool does with a call in doubt (`CRASH_IN_DOUBT`). @default idempotent: it runs again */
+  inDoubt?: 'retry' | 'fail' | 'reconcile' | undefined;
   /** Fails the round if the worker neither finishes nor asks to be killed by then. */
   timeoutMs?: number | undefined;
 }
@@ -60,6 +62,7 @@ export function runWorker(args: WorkerArgs): Promise<WorkerRound> {
         CRASH_AT: args.crashAt ?? '',
         CRASH_SCENARIO: args.scenario ?? '',
         CRASH_DURABILITY: args.durability ?? '',
+        CRASH_IN_DOUBT: args.inDoubt ?? '',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     },

@@ -47,6 +47,7 @@ function agents(logFile: string, checkpoints: CrashCheckpoints): Agent {
     name: 'tally',
     description: 'Counts a leaf',
     parameters: z.object({ leaf: z.string() }),
+    idempotent: true, // its call in doubt after a kill runs again (same call id)
     execute: async ({ leaf }, { callId }) => {
       log(`leaf-tool ${callId} ${leaf}`);
       await checkpoints.reach('tool-after', linesOf('leaf-tool'));

@@ -15,12 +15,16 @@
  * folder, across processes): the run is then interrupted with reason `error` and the worker
  * resumes it, as an app would, until it is not.
  *
+ * `CRASH_IN_DOUBT=<retry|fail|reconcile>` sets what the tool does with a call in doubt (in flight
+ * at a kill): without it the tool is `idempotent` (its call runs again); `reconcile` looks the
+ * call id up in the log file (found: its value; else it runs again).
+ *
  * `CRASH_DURABILITY=<step|tools|run>` runs the agents with that durability (default: the
  * agent's default). Every model call appends `<n> <pid>` to `<logFile>.model-calls`; a resume
  * first prints `durable <tools> <state>`: the tool results the store holds for the stored run
  * and the run's stored state (`none` without one), i.e. where the kill left the run.
  */
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { getRunContext } from '../../src/core/run-context-storage.js';
 import { ModelError } from '../../src/errors/run-errors.js';
@@ -105,6 +109,7 @@ async function main(): Promise<void> {
     name: 'append',
     description: 'Appends a line to the log file',
     parameters: z.object({ n: z.number().int() }),
+    ...inDoubtOptions(process.env.CRASH_IN_DOUBT, logFile),
     async execute({ n }, { callId }) {
       await checkpoints.reach('tool-before', n);
       appendFileSync(logFile, `${callId} ${n} ${getRunContext().runId} ${process.pid}\n`);
@@ -163,6 +168,29 @@ async function main(): Promise<void> {
   };
   await level.close();
   write(`result ${JSON.stringify(result)}`);
+}
+
+/** The tool's options for a call in doubt (see `CRASH_IN_DOUBT`). */
+function inDoubtOptions(mode: string | undefined, logFile: string) {
+  switch (mode) {
+    case undefined:
+    case '':
+      return { idempotent: true };
+    case 'retry':
+    case 'fail':
+      return { onInterrupted: mode };
+    case 'reconcile':
+      return {
+        reconcile: ({ args }: { args: { n: number } }, { callId }: { callId: string }) => {
+          const done = readFileSync(logFile, 'utf8')
+            .split('\n')
+            .some((line) => line.startsWith(`${callId} `));
+          return done ? { result: toolValue(args.n) } : ('retry' as const);
+        },
+      };
+    default:
+      throw new Error(`bad CRASH_IN_DOUBT ${mode}`);
+  }
 }
 
 function durabilityOf(text: string | undefined): Durability | undefined {

@@ -37,6 +37,7 @@ export function soakAgent(store: SessionStore, logDir: string | undefined, owner
     name: 'lookup',
     description: 'Looks a word up',
     parameters: z.object({ word: z.string() }),
+    idempotent: true, // its log is keyed by call id: a call in doubt after a kill runs again
     execute: ({ word }, { context, callId }) => {
       log(context.sessionId, callId);
       return `${word}: found`;
@@ -47,6 +48,7 @@ export function soakAgent(store: SessionStore, logDir: string | undefined, owner
     description: 'Sends an email',
     parameters: z.object({ to: z.string(), body: z.string() }),
     needsApproval: true,
+    idempotent: true, // its log is keyed by call id: a call in doubt after a kill runs again
     execute: ({ to }, { context, callId }) => {
       log(context.sessionId, callId);
       return `sent to ${to}`;

@@ -1,0 +1,97 @@
+import type { ToolCallItem, ToolResultItem } from '../items/item.js';
+import type { RunContext } from '../core/run-context.js';
+import type { InDoubtRecord } from '../items/in-doubt-record.js';
+import { parseToolArguments, renderToolOutput } from './invoke-tool.js';
+import type { AnyTool, ToolExecuteOptions } from './tool.js';
+
+/**
+ * What a restored run does with a tool call that was started and not finished when its process
+ * stopped (a call *in doubt*: its effect may or may not have happened):
+ * - `'retry'`: run it again, with the same call id (the tool's idempotency key). The default
+ *   for tools marked `idempotent: true`.
+ * - `'fail'`: do not run it; the model reads a tool error saying the call's outcome is unknown.
+ *   The default for every other tool: an unattended run goes on, and no effect happens twice.
+ */
+export type OnInterrupted = 'retry' | 'fail';
+
+/** What a tool's `reconcile` found out about a call in doubt. */
+export type ReconcileOutcome<TResult = unknown> =
+  /** The effect happened: this is the call's result (rendered as `execute`'s return value). */
+  | { result: TResult }
+  /** The effect did not happen: run the call again (same call id). */
+  | 'retry'
+  /** Cannot tell: the tool's `onInterrupted` (or its default) decides. */
+  | 'unknown';
+
+/**
+ * Looks up the effect of a call in doubt (e.g. in a payment provider, by the call id used as
+ * idempotency key). A thrown error counts as `'unknown'`.
+ */
+export type Reconcile<TArgs, TResult = unknown> = (
+  call: { callId: string; name: string; args: TArgs },
+  options: ToolExecuteOptions,
+) => ReconcileOutcome<TResult> | Promise<ReconcileOutcome<TResult>>;
+
+/** The policy a tool follows for a call in doubt when `reconcile` cannot tell (or is absent). */
+export function onInterruptedOf(t: AnyTool): OnInterrupted {
+  return t.onInterrupted ?? (t.idempotent === true ? 'retry' : 'fail');
+}
+
+/** The result the model reads for a call whose outcome is unknown. */
+export function unknownOutcomeResult(call: ToolCallItem): ToolResultItem {
+  return {
+    type: 'tool_result',
+    callId: call.callId,
+    name: call.name,
+    output:
+      `Error: the outcome of this call of tool "${call.name}" is unknown: the process running ` +
+      `it stopped before it finished, so its effect may or may not have happened ` +
+      `(call id ${call.callId}). It was not run again.`,
+    isError: true,
+  };
+}
+
+/**
+ * Decides a call in doubt: `{ retry: true }` (run it again) or its result without running it.
+ * A call of an unknown tool or with invalid arguments never ran its `execute`: it runs again
+ * (and becomes the same error item).
+ */
+export async function resolveInDoubt(
+  tools: ReadonlyMap<string, AnyTool>,
+  call: ToolCallItem,
+  context: RunContext,
+  signal: AbortSignal,
+): Promise<{ record: InDoubtRecord; result?: ToolResultItem }> {
+  const t = tools.get(call.name);
+  const parsed = t && parseToolArguments(t, call.arguments);
+  if (!t || !parsed?.ok) return { record: { resolution: 'retried' } };
+  let reconcile: InDoubtRecord['reconcile'];
+  if (t.reconcile) {
+    try {
+      const options = { context, signal, callId: call.callId };
+      const found = await t.reconcile(
+        { callId: call.callId, name: call.name, args: parsed.args },
+        options,
+      );
+      if (found === 'retry') return { record: { resolution: 'retried', reconcile: 'retry' } };
+      if (found !== 'unknown') {
+        const result: ToolResultItem = {
+          type: 'tool_result',
+          callId: call.callId,
+          name: call.name,
+          output: renderToolOutput(found.result),
+        };
+        return { record: { resolution: 'reconciled', reconcile: 'result' }, result };
+      }
+      reconcile = 'unknown';
+    } catch (error) {
+      if (signal.aborted) throw error;
+      // A failed lookup tells nothing: the fallback decides.
+      reconcile = 'error';
+    }
+  }
+  const tag = reconcile ? { reconcile } : {};
+  return onInterruptedOf(t) === 'retry'
+    ? { record: { resolution: 'retried', ...tag } }
+    : { record: { resolution: 'failed', ...tag }, result: unknownOutcomeResult(call) };
+}
