@@ -1,0 +1,213 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  Agent,
+  SessionNotFoundError,
+  tool,
+  type AttachEvent,
+  type ModelCallOptions,
+  type ModelRequest,
+  type ModelStreamEvent,
+} from '../src/index.js';
+import { ScriptedModel } from '../src/testing.js';
+import { deferred, lastUserText, type Deferred } from './helpers/session-fixtures.js';
+import { openTempStore, type TempStore } from './helpers/temp-store.js';
+
+/**
+ * The chat model of these tests: "add" calls `add`, a tool result is answered in a few words.
+ * Its second call waits on `gate` once it started (`reached`), and streams its text's first
+ * word, then waits on `midText` before the rest, and on `answered` before its answer is
+ * journaled: the test decides when the run goes on.
+ */
+class GatedModel extends ScriptedModel {
+  reached: Deferred<void> = deferred();
+  gate: Deferred<void> = deferred();
+  midText: Deferred<void> = deferred();
+  answered: Deferred<void> = deferred();
+
+  constructor() {
+    super((request) => {
+      const last = request.items[request.items.length - 1];
+      if (last?.type === 'tool_result') return { text: `The sum is ${last.output} today.` };
+      if (lastUserText(request) === 'add') {
+        return { toolCalls: [{ name: 'add', arguments: { a: 2, b: 3 }, callId: 'add_1' }] };
+      }
+      return { text: `You said: ${lastUserText(request)}` };
+    });
+  }
+
+  override async *stream(
+    request: ModelRequest,
+    options: ModelCallOptions = {},
+  ): AsyncIterable<ModelStreamEvent> {
+    const second = this.callCount === 1;
+    if (second) {
+      this.reached.resolve();
+      await this.gate.promise;
+    }
+    let deltas = 0;
+    for await (const event of super.stream(request, options)) {
+      if (second && event.type === 'text_delta' && deltas++ === 1) await this.midText.promise;
+      if (second && event.type === 'response') await this.answered.promise;
+      yield event;
+    }
+  }
+
+  open(): void {
+    this.gate.resolve();
+    this.midText.resolve();
+    this.answered.resolve();
+  }
+}
+
+let temp: TempStore;
+let model: GatedModel;
+let agent: Agent;
+const alice = { userId: 'alice' };
+
+beforeEach(async () => {
+  temp = await openTempStore();
+  model = new GatedModel();
+  const add = tool({
+    name: 'add',
+    description: 'Adds two numbers',
+    parameters: z.object({ a: z.number(), b: z.number() }),
+    execute: ({ a, b }) => String(a + b),
+  });
+  agent = new Agent({ name: 'calc', model, tools: [add], store: temp.store });
+});
+afterEach(async () => {
+  await temp.cleanup();
+});
+
+/** Every event of an attach. */
+async function all(events: AsyncIterable<AttachEvent>): Promise<AttachEvent[]> {
+  const out: AttachEvent[] = [];
+  for await (const event of events) out.push(event);
+  return out;
+}
+
+/** What a reader makes of events: each step's text joined, the other events as they are. */
+function transcript(events: readonly AttachEvent[]): unknown[] {
+  const out: unknown[] = [];
+  for (const e of events) {
+    const { id: _id, ...body } = e;
+    const last = out[out.length - 1] as { type: string; text: string; step: number } | undefined;
+    if (e.type === 'text' && last?.type === 'text' && last.step === e.step) last.text += e.text;
+    else out.push({ ...body });
+  }
+  return out;
+}
+
+/** Ids increase and never repeat. */
+function expectIncreasing(events: readonly AttachEvent[]): void {
+  const keys = events.map((e) => {
+    const [step, n] = e.id.slice(e.runId.length + 1).split(':');
+    return [Number(step), n === 'end' ? Infinity : Number(n)] as const;
+  });
+  for (let i = 1; i < keys.length; i++) {
+    const [a, b] = [keys[i - 1]!, keys[i]!];
+    expect(a[0] < b[0] || (a[0] === b[0] && a[1] < b[1])).toBe(true);
+  }
+}
+
+describe('agent.attach', () => {
+  it('attached mid-run, gets the journaled steps, then every later event once, text as deltas', async () => {
+    const run = agent.run('add', { sessionId: 's1', ...alice });
+    await model.reached.promise;
+    const reader = agent.attach('s1', alice)[Symbol.asyncIterator]();
+    const first = await reader.next();
+    model.open();
+    const events = [first.value as AttachEvent];
+    for (let next = await reader.next(); !next.done; next = await reader.next()) {
+      events.push(next.value);
+    }
+    const result = await run;
+    expect(result.output).toBe('The sum is 5 today.');
+    expect(events.map((e) => e.type)).toEqual([
+      'step_started',
+      'tool_call',
+      'tool_result',
+      'step_started',
+      'text',
+      'text',
+      'text',
+      'text',
+      'text',
+      'run_ended',
+    ]);
+    expect(events.filter((e) => e.type === 'text').map((e) => e.text)).toEqual([
+      'The ',
+      'sum ',
+      'is ',
+      '5 ',
+      'today.',
+    ]);
+    expect(events.at(-1)).toMatchObject({ type: 'run_ended', status: 'completed' });
+    expectIncreasing(events);
+    expect(new Set(events.map((e) => e.id)).size).toBe(events.length);
+  });
+
+  it('attached after the run ended, replays the whole run with each step text whole', async () => {
+    model.open();
+    const live: AttachEvent[] = [];
+    const run = agent.run('add', { sessionId: 's2', ...alice });
+    await model.reached.promise;
+    const following = all(agent.attach('s2', alice)).then((e) => live.push(...e));
+    await run;
+    await following;
+    const replay = await all(agent.attach('s2', alice));
+    expect(replay.filter((e) => e.type === 'text')).toEqual([
+      expect.objectContaining({ text: 'The sum is 5 today.' }),
+    ]);
+    expect(transcript(replay)).toEqual(transcript(live));
+    // The whole text's id is the live stream's last delta id: a cursor means the same in both.
+    expect(replay.map((e) => e.id)).toEqual(
+      live.filter((e, i) => e.type !== 'text' || live[i + 1]?.type !== 'text').map((e) => e.id),
+    );
+    expectIncreasing(replay);
+  });
+
+  it('resumes after any event id, live or replayed, with no loss and no duplicate', async () => {
+    const run = agent.run('add', { sessionId: 's3', ...alice });
+    await model.reached.promise;
+    // A reader that leaves in the middle of the text (after the first word).
+    const reader = agent.attach('s3', alice)[Symbol.asyncIterator]();
+    const seen: AttachEvent[] = [];
+    model.gate.resolve();
+    while (seen.at(-1)?.type !== 'text') seen.push((await reader.next()).value as AttachEvent);
+    await reader.return!();
+    expect(seen.at(-1)).toMatchObject({ type: 'text', text: 'The ' });
+    // It comes back while the run goes on: the rest of the text, live.
+    const back = agent.attach('s3', { ...alice, after: seen.at(-1)!.id })[Symbol.asyncIterator]();
+    const next = back.next();
+    model.midText.resolve();
+    const resumed = [(await next).value as AttachEvent];
+    expect(resumed[0]).toMatchObject({ type: 'text', text: 'sum ' });
+    model.answered.resolve();
+    for (let n = await back.next(); !n.done; n = await back.next()) resumed.push(n.value);
+    await run;
+    expect(resumed.map((e) => e.type)).toEqual(['text', 'text', 'text', 'text', 'run_ended']);
+    const whole = await all(agent.attach('s3', alice));
+    expect(transcript([...seen, ...resumed])).toEqual(transcript(whole));
+    // After the run: from every id of the replay, the rest of it exactly.
+    for (const [i, event] of whole.entries()) {
+      const after = await all(agent.attach('s3', { ...alice, after: event.id }));
+      expect(after).toEqual(whole.slice(i + 1));
+    }
+    // From a live id inside the text: the text's rest, whole.
+    const inText = await all(agent.attach('s3', { ...alice, after: seen.at(-1)!.id }));
+    expect(inText[0]).toMatchObject({ type: 'text', text: 'sum is 5 today.' });
+  });
+
+  it("another user's session is not found, like a missing one; a bad cursor is a TypeError", async () => {
+    model.open();
+    await agent.run('hello', { sessionId: 's4', ...alice });
+    await expect(all(agent.attach('s4', { userId: 'bob' }))).rejects.toThrow(SessionNotFoundError);
+    await expect(all(agent.attach('nope', alice))).rejects.toThrow(SessionNotFoundError);
+    expect(() => agent.attach('s4', { ...alice, after: 'nonsense' })).toThrow(TypeError);
+    expect(() => agent.attach('', alice)).toThrow(TypeError);
+    const events = await all(agent.attach('s4', alice));
+    expect(events.map((e) => e.type)).toEqual(['step_started', 'text', 'run_ended']);
+  });
+});
