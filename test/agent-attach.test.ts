@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent, SessionNotFoundError, tool, type AttachEvent } from '../src/index.js';
+import { ScriptedModel } from '../src/testing.js';
 import { GatedModel } from './helpers/gated-model.js';
 import { openTempStore, type TempStore } from './helpers/temp-store.js';
 
@@ -153,5 +154,43 @@ describe('agent.attach', () => {
     expect(() => agent.attach('', alice)).toThrow(TypeError);
     const events = await all(agent.attach('s4', alice));
     expect(events.map((e) => e.type)).toEqual(['step_started', 'text', 'run_ended']);
+  });
+
+  it('a paused run ends at its approval; after the decision, the end id goes on with the rest', async () => {
+    const pay = tool({
+      name: 'pay',
+      description: 'Pays',
+      parameters: z.object({ amount: z.number() }),
+      needsApproval: true,
+      execute: ({ amount }) => `paid ${amount}`,
+    });
+    const payer = new Agent({
+      name: 'payer',
+      model: new ScriptedModel([
+        { toolCalls: [{ name: 'pay', arguments: { amount: 5 }, callId: 'pay_1' }] },
+        { text: 'Paid.' },
+      ]),
+      tools: [pay],
+      store: temp.store,
+    });
+    await payer.run('pay', { sessionId: 'p1', ...alice });
+    const paused = await all(payer.attach('p1', alice));
+    expect(paused.map((e) => e.type)).toEqual([
+      'step_started',
+      'tool_call',
+      'approval_requested',
+      'run_ended',
+    ]);
+    expect(paused[2]).toMatchObject({ callId: 'pay_1', name: 'pay' });
+    expect(paused.at(-1)).toMatchObject({ status: 'awaitingApproval', interruption: 'approval' });
+    await payer.approve('p1', 'pay_1', alice);
+    const rest = await all(payer.attach('p1', { ...alice, after: paused.at(-1)!.id }));
+    expect(rest.map((e) => e.type)).toEqual(['tool_result', 'step_started', 'text', 'run_ended']);
+    expect(rest[0]).toMatchObject({ output: 'paid 5', isError: false });
+    expect(rest.at(-1)).toMatchObject({ status: 'completed' });
+    const whole = await all(payer.attach('p1', alice));
+    expect(whole.filter((e) => e.type !== 'run_ended')).toEqual(
+      [...paused, ...rest].filter((e) => e.type !== 'run_ended'),
+    );
   });
 });

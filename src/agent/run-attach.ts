@@ -5,6 +5,7 @@ import {
   isBefore,
   journalEvents,
   parseAttachEventId,
+  PAUSE_N,
   type AttachCursor,
   type AttachEvent,
 } from '../runs/attach-events.js';
@@ -120,10 +121,13 @@ export async function* attachRun(
       // It stopped here without a save saying how, or it executes elsewhere: what is stored.
       const stored = (await runtime.getSession(key)).runStatus;
       if (stored?.runId === runId) status = stored;
-      yield* readJournal(store, key, position);
       if (status.status === 'running') status = { ...status, status: 'crashed' };
     }
-    const end = { runId, step: Math.max(position.journaled, 0), n: Infinity };
+    // The run stopped: the results it has, also those of calls after one it never answered.
+    yield* readJournal(store, key, position, true);
+    // A pause for approvals ends at its approval step, before the results that follow it.
+    const n = status.status === 'awaitingApproval' ? PAUSE_N : Infinity;
+    const end = { runId, step: Math.max(position.journaled, 0), n };
     if (!isBefore(position.cursor, end)) return;
     const { interruption, error } = status;
     yield {
@@ -150,12 +154,12 @@ async function* readJournal(
   store: SessionStore,
   key: SessionKey,
   position: Position,
+  final = false,
 ): AsyncGenerator<AttachEvent, void, undefined> {
   const { runId } = position.cursor;
   const entries = await store.readRunJournal(key, runId);
-  const fresh = entries.filter((e) => e.step > position.journaled);
-  for (const entry of fresh) position.journaled = Math.max(position.journaled, entry.step);
-  for (const event of journalEvents(runId, fresh, position.cursor)) {
+  for (const entry of entries) position.journaled = Math.max(position.journaled, entry.step);
+  for (const event of journalEvents(runId, entries, position.cursor, final)) {
     const cursor = cursorOf(event);
     if (!isBefore(position.cursor, cursor)) continue;
     position.cursor = cursor;

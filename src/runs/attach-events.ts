@@ -60,66 +60,84 @@ export function isBefore(a: AttachCursor, b: Pick<AttachCursor, 'step' | 'n'>): 
   return a.step < b.step || (a.step === b.step && a.n < b.n);
 }
 
+/** Where a paused run's end sits in its approval step: after its requests, before its results. */
+export const PAUSE_N = 1000;
+
 /**
- * The events of a run's journaled steps after `after` (all of them without it): a model
- * step's text whole (only the part after the cursor when the cursor is inside it), its tool
- * calls, the calls its approval check stopped for, each tool result. Guardrail steps show
- * nothing. Sub-agent runs are journaled apart: they are not in it.
+ * The events of a run's journal after `after` (all of them without it). A model call (at its
+ * step `s`): its start `(s, 0)`, its text whole `(s, length)` (only the part after the cursor
+ * when the cursor is inside it), its tool calls. The calls its approval check (step `a`) stopped
+ * for `(a, j)`; a paused run's end would be `(a, PAUSE_N)`; the turn's tool results come after,
+ * by call order (under `a`, else under `s` after the calls), whichever order they were
+ * journaled in: a result waits for the earlier calls' results unless `final` (the run stopped).
+ * Guardrail steps show nothing; sub-agent runs are journaled apart.
  */
 export function journalEvents(
   runId: string,
   entries: readonly JournalEntry[],
   after: AttachCursor | undefined,
+  final: boolean,
 ): AttachEvent[] {
   const from = after?.runId === runId ? after : undefined;
   const out: AttachEvent[] = [];
-  const calls = new Map<string, { name: string; arguments: string }>();
-  const push = (n: number, body: AttachEventBody & { step: number }) => {
-    if (from && !isBefore(from, { step: body.step, n })) return;
-    out.push({ ...body, runId, id: attachEventId({ runId, step: body.step, n }) });
+  const push = (step: number, n: number, body: AttachEventBody) => {
+    if (from && !isBefore(from, { step, n })) return;
+    out.push({ ...body, runId, id: attachEventId({ runId, step, n }) });
   };
-  for (const entry of [...entries].sort((a, b) => a.step - b.step)) {
-    const { step } = entry;
-    if (entry.kind === 'model') {
-      const output = entry.output as ModelStepOutput;
-      const text = output.text ?? '';
-      push(0, { type: 'step_started', step });
-      if (text && (!from || isBefore(from, { step, n: text.length }))) {
-        const seen = from?.step === step ? Math.max(0, from.n) : 0;
-        out.push({
-          type: 'text',
-          step,
-          text: text.slice(seen),
-          runId,
-          id: attachEventId({ runId, step, n: text.length }),
-        });
-      }
-      output.toolCalls.forEach((c, i) => {
-        calls.set(c.callId, { name: c.name, arguments: c.arguments });
-        push(text.length + 1 + i, {
-          type: 'tool_call',
-          step,
-          callId: c.callId,
-          name: c.name,
-          arguments: c.arguments,
-        });
-      });
-    } else if (entry.kind === 'approval') {
-      const output = entry.output as ApprovalCheckOutput;
-      output.decisions
-        .filter((d) => d.needsApproval)
-        .forEach((d, i) => {
-          const call = calls.get(d.callId) ?? { name: '', arguments: '' };
-          push(i, { type: 'approval_requested', step, callId: d.callId, ...call });
-        });
-    } else if (entry.kind === 'tool') {
+  const sorted = [...entries].sort((a, b) => a.step - b.step);
+  const results = new Map<string, ToolCallOutput>();
+  for (const entry of sorted) {
+    if (entry.kind === 'tool') {
       const output = entry.output as ToolCallOutput;
-      push(0, {
+      results.set(`${entry.step}:${output.callId}`, output);
+    }
+  }
+  for (const [index, entry] of sorted.entries()) {
+    if (entry.kind !== 'model') continue;
+    const step = entry.step;
+    const output = entry.output as ModelStepOutput;
+    const text = output.text ?? '';
+    push(step, 0, { type: 'step_started', step });
+    if (text && (!from || isBefore(from, { step, n: text.length }))) {
+      const seen = from?.step === step ? Math.max(0, from.n) : 0;
+      const id = attachEventId({ runId, step, n: text.length });
+      out.push({ type: 'text', step, text: text.slice(seen), runId, id });
+    }
+    const calls = output.toolCalls;
+    calls.forEach((c, i) => {
+      const { callId, name, arguments: args } = c;
+      push(step, text.length + 1 + i, { type: 'tool_call', step, callId, name, arguments: args });
+    });
+    // The rest of the turn: up to the next model call.
+    const next = sorted.slice(index + 1).find((e) => e.kind === 'model')?.step ?? Infinity;
+    const turn = sorted.filter((e) => e.step > step && e.step < next);
+    const check = turn.find((e) => e.kind === 'approval');
+    let base = { step, n: text.length + 1 + calls.length };
+    if (check) {
+      const asked = (check.output as ApprovalCheckOutput).decisions.filter((d) => d.needsApproval);
+      asked.forEach((d, j) => {
+        const call = calls.find((c) => c.callId === d.callId);
+        const { name = '', arguments: args = '' } = call ?? {};
+        const body = { type: 'approval_requested' as const, step: check.step, callId: d.callId };
+        push(check.step, j, { ...body, name, arguments: args });
+      });
+      base = { step: check.step, n: PAUSE_N + 1 };
+    }
+    for (const [i, c] of calls.entries()) {
+      const found = turn.find(
+        (e) => e.kind === 'tool' && (e.output as ToolCallOutput).callId === c.callId,
+      );
+      const result = found && results.get(`${found.step}:${c.callId}`);
+      if (!result) {
+        if (final) continue;
+        break; // a later call's result waits for this one's
+      }
+      push(base.step, base.n + i, {
         type: 'tool_result',
-        step,
-        callId: output.callId,
-        output: output.result?.output ?? '',
-        isError: output.isError,
+        step: found.step,
+        callId: c.callId,
+        output: result.result?.output ?? '',
+        isError: result.isError,
       });
     }
   }
