@@ -99,7 +99,9 @@ export async function* attachRun(
       journaled: -1,
     };
     const live = () => status?.status === 'running' && executing.has(cacheKey(key));
-    yield* readJournal(store, key, position);
+    // A run that does not execute here is read once, as it stands.
+    let settled = !live();
+    yield* readJournal(store, key, position, settled);
     // Everything said while the run executes here, also what was said before it stopped.
     for (;;) {
       const signal = signals.shift();
@@ -113,18 +115,19 @@ export async function* attachRun(
         if (signal.runId === runId) yield* deltaEvents(position, signal);
         continue;
       }
+      settled = false;
       if (signal.kind === 'saved') status = statusOf(signal.record, runId) ?? status;
       else status = (await runtime.getSession(key)).runStatus ?? status;
       yield* readJournal(store, key, position);
     }
-    if (status.status === 'running') {
+    if (status.status === 'running' && !settled) {
       // It stopped here without a save saying how, or it executes elsewhere: what is stored.
       const stored = (await runtime.getSession(key)).runStatus;
       if (stored?.runId === runId) status = stored;
-      if (status.status === 'running') status = { ...status, status: 'crashed' };
     }
+    if (status.status === 'running') status = { ...status, status: 'crashed' };
     // The run stopped: the results it has, also those of calls after one it never answered.
-    yield* readJournal(store, key, position, true);
+    if (!settled) yield* readJournal(store, key, position, true);
     // A pause for approvals ends at its approval step, before the results that follow it.
     const n = status.status === 'awaitingApproval' ? PAUSE_N : Infinity;
     const end = { runId, step: Math.max(position.journaled, 0), n };
