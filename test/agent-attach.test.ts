@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { Agent, SessionNotFoundError, tool, type AttachEvent } from '../src/index.js';
 import { ScriptedModel } from '../src/testing.js';
 import { GatedModel } from './helpers/gated-model.js';
+import { deferred } from './helpers/session-fixtures.js';
 import { openTempStore, type TempStore } from './helpers/temp-store.js';
 
 let temp: TempStore;
@@ -191,6 +192,61 @@ describe('agent.attach', () => {
     const whole = await all(payer.attach('p1', alice));
     expect(whole.filter((e) => e.type !== 'run_ended')).toEqual(
       [...paused, ...rest].filter((e) => e.type !== 'run_ended'),
+    );
+  });
+
+  it("a turn's tool results come in call order, each once, whichever finishes first", async () => {
+    const slowDone = deferred<string>();
+    const slowStarted = deferred();
+    const slow = tool({
+      name: 'slow',
+      description: 'Slow',
+      parameters: z.object({}),
+      execute: () => {
+        slowStarted.resolve();
+        return slowDone.promise;
+      },
+    });
+    const fast = tool({
+      name: 'fast',
+      description: 'Fast',
+      parameters: z.object({}),
+      execute: () => 'fast',
+    });
+    const both = new Agent({
+      name: 'both',
+      model: new ScriptedModel([
+        {
+          toolCalls: [
+            { name: 'slow', arguments: {}, callId: 'slow_1' },
+            { name: 'fast', arguments: {}, callId: 'fast_1' },
+          ],
+        },
+        { text: 'Done.' },
+      ]),
+      tools: [slow, fast],
+      store: temp.store,
+    });
+    const run = both.run('go', { sessionId: 't1', ...alice });
+    await slowStarted.promise;
+    const following = all(both.attach('t1', alice));
+    slowDone.resolve('slow');
+    const [events] = await Promise.all([following, run]);
+    const results = events.filter((e) => e.type === 'tool_result');
+    expect(results.map((e) => e.callId)).toEqual(['slow_1', 'fast_1']);
+    expect(events.map((e) => e.type)).toEqual([
+      'step_started',
+      'tool_call',
+      'tool_call',
+      'tool_result',
+      'tool_result',
+      'step_started',
+      'text',
+      'run_ended',
+    ]);
+    expectIncreasing(events);
+    expect(await all(both.attach('t1', alice))).toEqual(
+      events.map((e) => (e.type === 'text' ? { ...e, text: 'Done.' } : e)),
     );
   });
 });
