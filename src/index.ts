@@ -36,6 +36,8 @@ export type {
 } from './agent/agent-actor-types.js';
 export { AgentSession, type SessionRunOptions } from './agent/agent-session.js';
 export type { RunStream, RunStreamEvent } from './agent/run-stream.js';
+export type { AttachOptions } from './agent/run-attach.js';
+export type { AttachEvent, AttachEventBody } from './runs/attach-events.js';
 export type { RunResult } from './session-host/run-result.js';
 export {
   RunState,

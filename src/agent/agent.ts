@@ -43,6 +43,8 @@ import { AgentRuntimes } from './agent-runtimes.js';
 import { carriedSessionStore } from './carried-session.js';
 import { RunState, type ApprovalDecision } from '../runs/run-state.js';
 import { createRunStream, type RunStream } from './run-stream.js';
+import { attachRun, checkAttachCall, type AttachOptions } from './run-attach.js';
+import type { AttachEvent } from '../runs/attach-events.js';
 import type { ActionObservers } from '../session-host/action-observers.js';
 import { SessionRuntime } from '../sessions/session-runtime.js';
 import type { BindingSource } from '../definition/agent-binding.js';
@@ -261,6 +263,25 @@ export class Agent<TOutput = string> implements BindingSource {
       { sessionId, userId: options.userId },
       options.by,
     );
+  }
+
+  /**
+   * The session's current run (else its last one) as events from a cursor: its past rebuilt
+   * from the journal, then, while this process executes it, its events as they happen, until
+   * the run ends or pauses (`run_ended`). Each event's `id` increases through the run: pass the
+   * last one seen as `after` to go on exactly after it. A model call's text streams as deltas
+   * to a reader that was there from its start; a reader that came later gets it whole once the
+   * step is journaled. A run executing in another process is read as far as it is stored.
+   * Another user's session, like a missing one, is `SessionNotFoundError`.
+   * @throws TypeError at the call for an empty session id, bad options or a bad `after`.
+   * @example
+   * for await (const event of agent.attach('c1', { userId: 'alice' })) log(event.id, event.type);
+   */
+  attach(sessionId: string, options: AttachOptions = {}): AsyncIterable<AttachEvent> {
+    const after = checkAttachCall(sessionId, options);
+    const store = this.storeFor(options);
+    const key = { sessionId, userId: options.userId };
+    return attachRun(this.runtimeFor(store), store, this.liveRunsFor(store), key, after);
   }
 
   private async continue(

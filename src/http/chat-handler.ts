@@ -12,6 +12,7 @@ import {
   SessionIdSchema,
   type ChatTurn,
 } from './chat-requests.js';
+import { attachStreamResponse } from './attach-stream.js';
 import { HttpError, httpErrorOf } from './http-error.js';
 import { uiMessagesOf } from './ui-history.js';
 import { UiChunkTranslator } from './ui-chunk-translator.js';
@@ -26,10 +27,11 @@ const MAX_BODY_BYTES = 1024 * 1024;
 /** The routes under the base path: `chat`, and `sessions/:id/<action>`. */
 type Route =
   | { name: 'chat'; sessionId: undefined }
-  | { name: 'messages' | 'approvals' | 'cancel'; sessionId: string };
+  | { name: 'messages' | 'approvals' | 'cancel' | 'stream'; sessionId: string };
 
 const METHODS: Record<Route['name'], readonly string[]> = {
   chat: ['POST'],
+  stream: ['GET'],
   messages: ['GET', 'POST'],
   approvals: ['POST'],
   cancel: ['POST'],
@@ -48,6 +50,8 @@ const METHODS: Record<Route['name'], readonly string[]> = {
  * - `POST /sessions/:id/approvals`: `{ callId, approved, message? }` or `{ decisions: [...] }`;
  *   the continued run streams.
  * - `POST /sessions/:id/cancel` (no body): cancels the session's run; `{ cancelled: true }`.
+ * - `GET /chat/:id/stream`: `useChat({ resume: true })`'s reconnect: the run in progress as
+ *   one UI message from its start, then live (see `attachStreamResponse`); none: 204.
  *
  * Who asks is `userId(request)` (none: 401): another user's session is not found (404), as a
  * missing one; a message to a session id that user does not have starts their own. Refusals
@@ -68,9 +72,16 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     if (!url.pathname.startsWith(`${basePath}/`)) return undefined;
     const parts = url.pathname.slice(basePath.length + 1).split('/');
     if (parts.length === 1 && parts[0] === 'chat') return { name: 'chat', sessionId: undefined };
-    if (parts.length !== 3 || parts[0] !== 'sessions') return undefined;
-    const action = parts[2];
-    if (action !== 'messages' && action !== 'approvals' && action !== 'cancel') return undefined;
+    if (parts.length !== 3) return undefined;
+    const action = parts[0] === 'chat' && parts[2] === 'stream' ? 'stream' : parts[2];
+    if (action !== 'stream' && parts[0] !== 'sessions') return undefined;
+    if (
+      action !== 'messages' &&
+      action !== 'approvals' &&
+      action !== 'cancel' &&
+      action !== 'stream'
+    )
+      return undefined;
     let sessionId: string;
     try {
       sessionId = decodeURIComponent(parts[1]!);
@@ -135,6 +146,18 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       }
       if (route.name === 'messages' && request.method === 'GET') {
         return await history({ sessionId: route.sessionId, userId });
+      }
+      if (route.name === 'stream') {
+        const after =
+          request.headers.get('last-event-id') ??
+          new URL(request.url).searchParams.get('after') ??
+          undefined;
+        return await attachStreamResponse(
+          agent,
+          store,
+          { sessionId: route.sessionId, userId },
+          after,
+        );
       }
       if (route.name === 'cancel') {
         return await cancel({ sessionId: route.sessionId, userId });

@@ -63,7 +63,7 @@ export class UiChunkTranslator {
   }
 
   /** The chunks that end the message: after the run's result, or after an error. */
-  finish(outcome: { result: RunResult<unknown> } | { error: string }): UiMessageChunk[] {
+  finish(outcome: { result: RunEnding } | { error: string }): UiMessageChunk[] {
     const out = this.begin();
     this.closeStep(out);
     if ('error' in outcome) {
@@ -123,8 +123,15 @@ export class UiChunkTranslator {
   }
 }
 
+/** How a run ended or paused, as far as the message's end shows it. */
+export interface RunEnding {
+  interrupted: boolean;
+  interruptionReason?: RunResult<unknown>['interruptionReason'];
+  error?: { code: string; message: string } | undefined;
+}
+
 /** Why the message ended, in the AI SDK's words. */
-function finishReasonOf(result: RunResult<unknown>): 'stop' | 'tool-calls' | 'length' | 'error' {
+function finishReasonOf(result: RunEnding): 'stop' | 'tool-calls' | 'length' | 'error' {
   if (!result.interrupted) return 'stop';
   switch (result.interruptionReason) {
     case 'approval':

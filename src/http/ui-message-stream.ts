@@ -12,6 +12,12 @@ export const UI_STREAM_HEADERS: Readonly<Record<string, string>> = {
   'x-accel-buffering': 'no',
 };
 
+/** One Server-Sent Event of a UI message stream: `data: {json}`, after an `id:` line if given. */
+export function sseFrame(chunk: UiMessageChunk | '[DONE]', id?: string): Uint8Array {
+  const data = typeof chunk === 'string' ? chunk : JSON.stringify(chunk);
+  return new TextEncoder().encode(`${id === undefined ? '' : `id: ${id}\n`}data: ${data}\n\n`);
+}
+
 /**
  * Reads the first event of a run stream, so that a refused start (a paused run, another
  * user's call, a bad decision) throws here, before any response is sent. The stream is
@@ -36,9 +42,7 @@ export function uiMessageStreamResponse<T>(
   opened: { first: RunStreamEvent<T>; rest: AsyncIterator<RunStreamEvent<T>> },
   translator: UiChunkTranslator,
 ): Response {
-  const encoder = new TextEncoder();
-  const frame = (chunk: UiMessageChunk | '[DONE]') =>
-    encoder.encode(`data: ${typeof chunk === 'string' ? chunk : JSON.stringify(chunk)}\n\n`);
+  const frame = (chunk: UiMessageChunk | '[DONE]') => sseFrame(chunk);
   let pending: RunStreamEvent<T> | undefined = opened.first;
   const body = new ReadableStream<Uint8Array>({
     // Each pull enqueues at least one chunk (a pull that enqueues nothing is not called again).

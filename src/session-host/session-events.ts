@@ -16,6 +16,11 @@ export interface SessionRuntimeEvents {
    * the action started.
    */
   Inspection: { key: SessionKey; event: InspectionEvent };
+  /**
+   * A text delta of the session's own run (not a sub-agent's) while its model call `step`
+   * streams: `from` is where it starts in the call's text. What `agent.attach` follows live.
+   */
+  RunTextDelta: { key: SessionKey; runId: string; step: number; from: number; delta: string };
 }
 
 export type SessionRuntimeEventType = keyof SessionRuntimeEvents;

@@ -27,6 +27,7 @@ import { SessionHost } from '../session-host/session-host.js';
 import type { SessionLoader } from '../session-host/session-loader.js';
 import { SubAgents } from '../session-host/sub-agents.js';
 import { auditCancels } from './cancel-audit.js';
+import { withTextDeltaFeed } from '../session-host/text-delta-feed.js';
 import type { Observability } from '../telemetry/observability.js';
 
 /** A session read for an action, and its live host if it was kept. */
@@ -159,7 +160,7 @@ export class ActionRunner {
         key,
         record,
         clock: this.parts.clock,
-        observe: action.observe,
+        observe: withTextDeltaFeed(this.parts.hub, key, action.observe),
         journal,
         lease,
         observability: this.parts.observability,
