@@ -57,9 +57,21 @@ function expectIncreasing(events: readonly AttachEvent[]): void {
   }
 }
 
+/**
+ * A run as a chat server starts it, streamed (a run nobody streams calls its model without
+ * streaming, so an attacher gets its text whole once journaled): its result, the stream drained.
+ */
+function streamed(message: string, options: { sessionId: string; userId: string }) {
+  const stream = agent.stream(message, options);
+  void (async () => {
+    for await (const _ of stream);
+  })();
+  return stream.result;
+}
+
 describe('agent.attach', () => {
   it('attached mid-run, gets the journaled steps, then every later event once, text as deltas', async () => {
-    const run = agent.run('add', { sessionId: 's1', ...alice });
+    const run = streamed('add', { sessionId: 's1', ...alice });
     await model.reached.promise;
     const reader = agent.attach('s1', alice)[Symbol.asyncIterator]();
     const first = await reader.next();
@@ -97,7 +109,7 @@ describe('agent.attach', () => {
   it('attached after the run ended, replays the whole run with each step text whole', async () => {
     model.open();
     const live: AttachEvent[] = [];
-    const run = agent.run('add', { sessionId: 's2', ...alice });
+    const run = streamed('add', { sessionId: 's2', ...alice });
     await model.reached.promise;
     const following = all(agent.attach('s2', alice)).then((e) => live.push(...e));
     await run;
@@ -115,7 +127,7 @@ describe('agent.attach', () => {
   });
 
   it('resumes after any event id, live or replayed, with no loss and no duplicate', async () => {
-    const run = agent.run('add', { sessionId: 's3', ...alice });
+    const run = streamed('add', { sessionId: 's3', ...alice });
     await model.reached.promise;
     // A reader that leaves in the middle of the text (after the first word).
     const reader = agent.attach('s3', alice)[Symbol.asyncIterator]();

@@ -62,6 +62,8 @@ function processAgent(
     name: 'work',
     description: 'Works on n',
     parameters: z.object({ n: z.number() }),
+    // Run again after each restore (a call in doubt is not, by default): the limit is what stops it.
+    onInterrupted: 'retry',
     async execute({ n }) {
       ran.push(n);
       if (hangs.includes(n)) {

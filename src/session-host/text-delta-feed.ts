@@ -7,7 +7,7 @@ import type { ActionObservers } from './action-observers.js';
 import type { SessionEventHub } from './session-events.js';
 
 /**
- * An action's observers that also report its run's text deltas on the hub (`RunTextDelta`),
+ * An action's observers that also report its streamed run's text deltas on the hub (`RunTextDelta`),
  * with the journal step of the model call that streams them and where each starts in its
  * text, for `agent.attach`. The run's snapshots tell which step calls the model; the caller's
  * own observers see everything as before.
@@ -17,6 +17,9 @@ export function withTextDeltaFeed(
   key: SessionKey,
   observe: ActionObservers | undefined,
 ): ActionObservers {
+  // Only a run that streams has deltas to report: one without a progress observer calls its
+  // model without streaming (`generate`), and an attacher reads its text whole once journaled.
+  if (!observe?.progress) return observe ?? {};
   const calls = new Map<string, { step: number; offset: number }>();
   return {
     ...observe,

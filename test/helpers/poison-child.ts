@@ -29,6 +29,8 @@ async function main(): Promise<void> {
     name: 'detonate',
     description: 'Kills the process that runs it',
     parameters: z.object({}),
+    // Run again after each crash (a call in doubt is not, by default): what makes it a poison.
+    onInterrupted: 'retry',
     execute(_args, { callId }) {
       appendFileSync(effectsFile, `${callId} ${process.pid}\n`);
       process.kill(process.pid, 'SIGKILL');
