@@ -8,7 +8,7 @@ import type {
 import type { AgentBinding } from '../definition/agent-binding.js';
 import type { Clock } from '../core/clock.js';
 import type { SessionHost } from '../session-host/session-host.js';
-import type { ActionObservers } from '../session-host/action-observers.js';
+import type { RuntimeObservers } from '../session-host/action-observers.js';
 import type { AuditTrail } from '../audit/audit-trail.js';
 import type { WhileBusy } from '../core/busy-policy.js';
 
@@ -61,7 +61,7 @@ export interface SessionAction<R = void> {
    */
   readonly auditSummary?: string | undefined;
   /** Cancellation and progress observers for the run this action drives. */
-  readonly observe?: ActionObservers | undefined;
+  readonly observe?: RuntimeObservers | undefined;
   /**
    * For an action that runs: what it does when this process is executing the session's run
    * (`'reject'` when omitted: `RunInProgressError`). See `WhileBusy`.

@@ -16,3 +16,13 @@ export interface ActionObservers {
    */
   durability?: Durability | undefined;
 }
+
+/** An action's observers with what the runtime itself adds (never a caller's option). */
+export interface RuntimeObservers extends ActionObservers {
+  /**
+   * The runtime's own way to cancel the run (a `whileBusy: 'interrupt'` message, a cancel from
+   * anywhere): aborting it cancels the run as `signal` does, but the steps do not combine it
+   * with their own signals (no `AbortSignal.any` per step for runs nobody else cancels).
+   */
+  cancelSignal?: AbortSignal | undefined;
+}

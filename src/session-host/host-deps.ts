@@ -8,7 +8,7 @@ import type { AgentOptions } from '../definition/agent-options.js';
 import type { Clock } from '../core/clock.js';
 import { newId } from '../core/new-id.js';
 import { runMetadata } from '../runs/run-metadata.js';
-import type { ActionObservers } from '../session-host/action-observers.js';
+import type { RuntimeObservers } from '../session-host/action-observers.js';
 import type { SubAgents } from './sub-agents.js';
 import type { AgentDeps } from '../actors/agent-deps.js';
 import type { StepProgress } from '../actors/step-progress.js';
@@ -49,6 +49,8 @@ export interface HostDeps {
   newRunId(): string;
   /** The caller's signal: aborting it cancels the run. */
   signal: AbortSignal | undefined;
+  /** The runtime's own cancellation of the run (`RuntimeObservers.cancelSignal`). */
+  cancelSignal: AbortSignal | undefined;
   /** Set while streaming: receives deltas and tool progress; the model is then streamed. */
   progress: ((event: StepProgress) => void) | undefined;
   /** Called after each successful save with the record and the committed history. */
@@ -79,7 +81,7 @@ export interface HostDepsInput {
   key: SessionKey;
   record: SessionRecord;
   clock: Clock;
-  observe: ActionObservers | undefined;
+  observe: RuntimeObservers | undefined;
   /** The stored runs' journals, read and checked at load. */
   journal: readonly JournalEntry[];
   lease: SessionLease | undefined;
@@ -131,6 +133,7 @@ export function hostDeps(input: HostDepsInput): HostDeps {
     maxSubAgentDepth: options.maxSubAgentDepth ?? DEFAULT_MAX_SUB_AGENT_DEPTH,
     newRunId: newId,
     signal: observe?.signal,
+    cancelSignal: observe?.cancelSignal,
     progress: observe?.progress,
     onRunSnapshot: observe?.onRunSnapshot,
     journal: input.journal,

@@ -112,7 +112,9 @@ export class SessionHost implements StepHost {
     );
     wireSteps(this.actor, runStepDeps(this, deps));
     this.committer.bind(commitBinding(deps, this));
-    deps.signal?.addEventListener('abort', this.onAbort, { once: true });
+    for (const s of [deps.signal, deps.cancelSignal]) {
+      s?.addEventListener('abort', this.onAbort, { once: true });
+    }
     return this;
   }
 
@@ -210,7 +212,7 @@ export class SessionHost implements StepHost {
 
   /** Resolves when the current run pauses or ends (or at once if none is in flight). */
   async settle(): Promise<void> {
-    if (this.deps.signal?.aborted) this.cancelRun();
+    if (this.deps.signal?.aborted || this.deps.cancelSignal?.aborted) this.cancelRun();
     while (
       this.runInFlight() &&
       !this.committer.failure &&
@@ -228,6 +230,7 @@ export class SessionHost implements StepHost {
    */
   async close(keep = false): Promise<boolean> {
     this.deps.signal?.removeEventListener('abort', this.onAbort);
+    this.deps.cancelSignal?.removeEventListener('abort', this.onAbort);
     let kept = false;
     try {
       await this.committer.flush();

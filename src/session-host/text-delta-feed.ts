@@ -3,7 +3,7 @@ import { isSubRun } from '../machines/agent-path.js';
 import type { SessionKey } from '../persistence/session-store.js';
 import type { RunSnapshot } from '../runs/live-snapshots.js';
 import { stateName } from '../runs/session-status.js';
-import type { ActionObservers } from './action-observers.js';
+import type { RuntimeObservers } from './action-observers.js';
 import type { SessionEventHub } from './session-events.js';
 
 /**
@@ -15,8 +15,8 @@ import type { SessionEventHub } from './session-events.js';
 export function withTextDeltaFeed(
   hub: SessionEventHub,
   key: SessionKey,
-  observe: ActionObservers | undefined,
-): ActionObservers {
+  observe: RuntimeObservers | undefined,
+): RuntimeObservers {
   // Only a run that streams has deltas to report: one without a progress observer calls its
   // model without streaming (`generate`), and an attacher reads its text whole once journaled.
   if (!observe?.progress) return observe ?? {};

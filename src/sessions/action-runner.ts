@@ -178,7 +178,7 @@ export class ActionRunner {
         ? live.resume(deps)
         : new SessionHost(this.parts.store, key, record, items, deps);
       audit.attach(host, action, record);
-      const cancelled = auditCancels(action.observe?.signal, host, audit);
+      const cancelled = auditCancels(action.observe?.cancelSignal, host, audit);
       let result: R;
       let done = false;
       try {

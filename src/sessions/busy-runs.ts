@@ -55,11 +55,9 @@ export class BusyRuns extends Set<string> {
     release: () => void,
   ): Promise<R> {
     const cancel = new AbortController();
-    const own = action.observe?.signal;
-    const signal = own ? AbortSignal.any([own, cancel.signal]) : cancel.signal;
     let running: Promise<R>;
     try {
-      running = start({ ...action, observe: { ...action.observe, signal } });
+      running = start({ ...action, observe: { ...action.observe, cancelSignal: cancel.signal } });
     } catch (error) {
       release();
       throw error;

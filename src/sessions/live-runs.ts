@@ -47,9 +47,14 @@ export class LiveRuns {
     apply: (action: SessionAction<R>) => Promise<R>,
   ): Promise<R> {
     const controller = new AbortController();
-    const own = action.observe?.signal;
-    const signal = own ? AbortSignal.any([own, controller.signal]) : controller.signal;
-    const done = apply({ ...action, observe: { ...action.observe, signal } });
+    // The runtime's cancellation from outside this class (whileBusy) cancels it too: linked by
+    // a listener, not `AbortSignal.any`, which costs and holds memory on every run.
+    const outer = action.observe?.cancelSignal;
+    const follow = (): void => controller.abort(outer?.reason);
+    if (outer?.aborted) follow();
+    else outer?.addEventListener('abort', follow, { once: true });
+    const cancelSignal = controller.signal;
+    const done = apply({ ...action, observe: { ...action.observe, cancelSignal } });
     const remove = this.cancels.add(key, {
       cancel: (request) => controller.abort(cancelReason(request)),
       done,
@@ -57,6 +62,7 @@ export class LiveRuns {
     this.watch?.started();
     // Settles once the watch of its last run is closed: no connection outlives the call.
     return done.finally(() => {
+      outer?.removeEventListener('abort', follow);
       remove();
       return this.watch?.ended();
     });
