@@ -49,8 +49,8 @@ export interface HostDeps {
   newRunId(): string;
   /** The caller's signal: aborting it cancels the run. */
   signal: AbortSignal | undefined;
-  /** The runtime's own cancellation of the run (`RuntimeObservers.cancelSignal`). */
-  cancelSignal: AbortSignal | undefined;
+  /** What cancels the run: the caller's signal and the runtime's own (`cancelSignal`). */
+  cancels: readonly AbortSignal[];
   /** Set while streaming: receives deltas and tool progress; the model is then streamed. */
   progress: ((event: StepProgress) => void) | undefined;
   /** Called after each successful save with the record and the committed history. */
@@ -133,7 +133,7 @@ export function hostDeps(input: HostDepsInput): HostDeps {
     maxSubAgentDepth: options.maxSubAgentDepth ?? DEFAULT_MAX_SUB_AGENT_DEPTH,
     newRunId: newId,
     signal: observe?.signal,
-    cancelSignal: observe?.cancelSignal,
+    cancels: [observe?.signal, observe?.cancelSignal].filter((s) => s !== undefined),
     progress: observe?.progress,
     onRunSnapshot: observe?.onRunSnapshot,
     journal: input.journal,

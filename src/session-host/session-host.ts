@@ -112,9 +112,7 @@ export class SessionHost implements StepHost {
     );
     wireSteps(this.actor, runStepDeps(this, deps));
     this.committer.bind(commitBinding(deps, this));
-    for (const s of [deps.signal, deps.cancelSignal]) {
-      s?.addEventListener('abort', this.onAbort, { once: true });
-    }
+    for (const s of deps.cancels) s.addEventListener('abort', this.onAbort, { once: true });
     return this;
   }
 
@@ -212,7 +210,7 @@ export class SessionHost implements StepHost {
 
   /** Resolves when the current run pauses or ends (or at once if none is in flight). */
   async settle(): Promise<void> {
-    if (this.deps.signal?.aborted || this.deps.cancelSignal?.aborted) this.cancelRun();
+    if (this.deps.cancels.some((s) => s.aborted)) this.cancelRun();
     while (
       this.runInFlight() &&
       !this.committer.failure &&
@@ -229,8 +227,7 @@ export class SessionHost implements StepHost {
    * action's deps (`true`); otherwise its actor is stopped (persist before stop).
    */
   async close(keep = false): Promise<boolean> {
-    this.deps.signal?.removeEventListener('abort', this.onAbort);
-    this.deps.cancelSignal?.removeEventListener('abort', this.onAbort);
+    for (const s of this.deps.cancels) s.removeEventListener('abort', this.onAbort);
     let kept = false;
     try {
       await this.committer.flush();
