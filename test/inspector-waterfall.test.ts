@@ -15,6 +15,7 @@ import {
   refundWithRetry,
   SECRET,
 } from './helpers/waterfall-fixtures.js';
+import type { WaterfallBar } from '../src/inspect/run-waterfall.js';
 
 const temps = new TempStores();
 const open: InspectorHandle[] = [];
@@ -23,22 +24,8 @@ afterEach(async () => {
   await temps.cleanupAll();
 });
 
-interface Bar {
-  id: string;
-  runId: string;
-  depth: number;
-  kind: string;
-  label: string;
-  step?: number;
-  start: number;
-  end: number;
-  open?: boolean;
-  retries?: number;
-  retryFrom?: number;
-  error?: string;
-  inputTokens?: number;
-  outputTokens?: number;
-}
+/** A bar as the API sends it (JSON of the server's own type). */
+type Bar = WaterfallBar;
 
 async function setup() {
   const temp = await temps.open();
