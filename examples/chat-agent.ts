@@ -3,13 +3,12 @@
  * that looks prices up and places orders, each order only once a human approves it.
  *
  * Offline it answers with `shopScript` through a `PacedModel`, which streams its text word by
- * word at a pace of its caller's choosing; with OPENAI_API_KEY set it calls OpenAI
- * (OPENAI_BASE_URL and AGENTSTATE_MODEL are honoured), as the quickstart does.
+ * word at a pace of its caller's choosing; `examples/chat-server.ts` uses OpenAI instead when
+ * OPENAI_API_KEY is set (`modelFromEnv`).
  */
 import { z } from 'zod';
 import {
   Agent,
-  OpenAIModel,
   tool,
   type Model,
   type ModelCallOptions,
@@ -18,21 +17,7 @@ import {
   type SessionStore,
 } from '../src/index.js';
 import { ScriptedModel, type ScriptedResponse } from '../src/testing.js';
-
-const prices: Record<string, number> = { apple: 0.5, bread: 2.25, coffee: 7.8 };
-
-const priceOf = (item: string): number => {
-  const price = prices[item.toLowerCase()];
-  if (price === undefined) throw new Error(`no price for "${item}"`);
-  return price;
-};
-
-const lookupPrice = tool({
-  name: 'lookup_price',
-  description: 'Returns the unit price in USD of a grocery item',
-  parameters: z.object({ item: z.string().describe('item name, e.g. "coffee"') }),
-  execute: ({ item }) => ({ item, price: priceOf(item) }),
-});
+import { groceryItems, lookupPrice, priceOf } from './grocery-tools.js';
 
 /** Places an order: always asks a human first. The call id is the order's idempotency key. */
 const placeOrder = tool({
@@ -85,7 +70,7 @@ export function shopScript(request: ModelRequest): ScriptedResponse {
     };
   }
   const said = lastUserText(request).toLowerCase();
-  const item = Object.keys(prices).find((name) => said.includes(name));
+  const item = groceryItems.find((name) => said.includes(name));
   if (item && /\b(order|buy)\b/.test(said)) {
     const quantity = Number(/\b(\d+)\b/.exec(said)?.[1] ?? '1');
     return { toolCalls: [{ name: 'place_order', arguments: { item, quantity } }] };
@@ -117,14 +102,6 @@ export class PacedModel extends ScriptedModel {
       yield event;
     }
   }
-}
-
-/** OpenAI when OPENAI_API_KEY is set (the key stays in this process), else `offline`. */
-export function chooseModel(offline: () => Model): Model {
-  const apiKey = process.env.OPENAI_API_KEY;
-  if (!apiKey) return offline();
-  const model = process.env.AGENTSTATE_MODEL ?? 'gpt-4o-mini';
-  return new OpenAIModel({ model, apiKey, baseURL: process.env.OPENAI_BASE_URL });
 }
 
 /** The shop assistant with `model`, its sessions in `store` (default: the default store). */

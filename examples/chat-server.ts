@@ -18,7 +18,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { closeDefaultStores, type Model, type SessionStore } from '../src/index.js';
 import { createChatHandler, toNodeListener } from '../src/http.js';
-import { chooseModel, PacedModel, shopAgent, shopScript } from './chat-agent.js';
+import { PacedModel, shopAgent, shopScript } from './chat-agent.js';
+import { modelFromEnv } from './model-from-env.js';
 
 /** The page's files, by path: nothing else is served outside /api. */
 const FILES: Record<string, { file: string; type: string }> = {
@@ -65,7 +66,7 @@ export async function serveChatExample(
   options: ChatExampleOptions = {},
 ): Promise<{ url: string; close(): Promise<void> }> {
   const model =
-    options.model ?? chooseModel(() => new PacedModel(shopScript, () => sleep(60).then(() => {})));
+    options.model ?? modelFromEnv(() => new PacedModel(shopScript, () => sleep(60).then(() => {})));
   const handler = createChatHandler({
     agent: shopAgent(model, options.store),
     basePath: '/api',
@@ -103,13 +104,7 @@ export async function serveChatExample(
 }
 
 async function main(): Promise<void> {
-  const online = Boolean(process.env.OPENAI_API_KEY);
   const chat = await serveChatExample({ port: Number(process.env.PORT ?? 3000) });
-  console.log(
-    online
-      ? `Using OpenAI model ${process.env.AGENTSTATE_MODEL ?? 'gpt-4o-mini'}.`
-      : 'No OPENAI_API_KEY set: using the offline scripted model.',
-  );
   console.log(`Chat page at ${chat.url} (Ctrl+C stops it).`);
   process.once('SIGINT', () => {
     void chat

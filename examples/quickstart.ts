@@ -8,21 +8,10 @@
  * works). The session is stored in LevelDB under ./.agentstate (or AGENTSTATE_DIR).
  */
 import { z } from 'zod';
-import { Agent, OpenAIModel, closeDefaultStores, tool, type Model } from '../src/index.js';
+import { Agent, closeDefaultStores, tool } from '../src/index.js';
 import { ScriptedModel } from '../src/testing.js';
-
-const prices: Record<string, number> = { apple: 0.5, bread: 2.25, coffee: 7.8 };
-
-const lookupPrice = tool({
-  name: 'lookup_price',
-  description: 'Returns the unit price in USD of a grocery item',
-  parameters: z.object({ item: z.string().describe('item name, e.g. "apple"') }),
-  execute: ({ item }) => {
-    const price = prices[item.toLowerCase()];
-    if (price === undefined) throw new Error(`no price for "${item}"`);
-    return { item, price };
-  },
-});
+import { lookupPrice } from './grocery-tools.js';
+import { modelFromEnv } from './model-from-env.js';
 
 const multiply = tool({
   name: 'multiply',
@@ -31,17 +20,9 @@ const multiply = tool({
   execute: ({ a, b }) => a * b,
 });
 
-function chooseModel(): Model {
-  const apiKey = process.env.OPENAI_API_KEY;
-  if (apiKey) {
-    const model = process.env.AGENTSTATE_MODEL ?? 'gpt-4o-mini';
-    console.log(
-      `Using OpenAI model ${model}${process.env.OPENAI_BASE_URL ? ` at ${process.env.OPENAI_BASE_URL}` : ''}.`,
-    );
-    return new OpenAIModel({ model, apiKey, baseURL: process.env.OPENAI_BASE_URL });
-  }
-  console.log('No OPENAI_API_KEY set: using the offline scripted model.');
-  return new ScriptedModel((request) => {
+/** The offline stand-in for a model: looks the price up, multiplies, answers. */
+const offlineModel = (): ScriptedModel =>
+  new ScriptedModel((request) => {
     const results = request.items.filter((i) => i.type === 'tool_result');
     if (results.length === 0)
       return { toolCalls: [{ name: 'lookup_price', arguments: { item: 'coffee' } }] };
@@ -51,12 +32,11 @@ function chooseModel(): Model {
     }
     return { text: `Three bags of coffee cost $${Number(results[1]!.output).toFixed(2)}.` };
   });
-}
 
 const agent = new Agent({
   name: 'shopper',
   instructions: 'You answer shopping questions. Look prices up with tools; never guess.',
-  model: chooseModel(),
+  model: modelFromEnv(offlineModel),
   tools: [lookupPrice, multiply],
 });
 
