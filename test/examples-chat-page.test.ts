@@ -15,7 +15,7 @@ const ARTIFACTS = fileURLToPath(new URL('../test-artifacts/chat-page/', import.m
 const temps = new TempStores();
 const closings: (() => Promise<void>)[] = [];
 let browser: Browser | undefined;
-let hold: Deferred<void>;
+let hold: Deferred<void> = deferred();
 
 beforeAll(async () => {
   await mkdir(ARTIFACTS, { recursive: true });
@@ -59,6 +59,31 @@ async function say(page: Page, text: string): Promise<void> {
 const messages = (page: Page, role: 'user' | 'assistant') =>
   page.locator(`li.message.${role}`).count();
 const answerText = (page: Page) => page.locator('li.assistant p.text').allTextContents();
+
+describe('examples/chat-server.ts: what it serves', () => {
+  it('only its three files, under a CSP that allows its own script alone; the API wants the cookie', async () => {
+    const { store } = await temps.open();
+    const chat = await serveChatExample({
+      model: new PacedModel(shopScript, async () => {}),
+      store,
+      port: 0,
+    });
+    closings.push(() => chat.close());
+    const page = await fetch(chat.url);
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self';");
+    expect(page.headers.get('set-cookie')).toMatch(
+      /^chat_user=[0-9a-f-]{36}; HttpOnly; SameSite=Strict; Path=\/$/,
+    );
+    expect(await page.text()).toContain('<script type="module" src="/chat.js"></script>');
+    const script = await fetch(new URL('chat.js', chat.url));
+    expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    for (const path of ['chat-page/chat.js', 'index.html', 'tsconfig.json', '..%2Fpackage.json']) {
+      expect((await fetch(new URL(path, chat.url))).status).toBe(404);
+    }
+    const anonymous = await fetch(new URL('api/sessions/s1/messages', chat.url));
+    expect(anonymous.status).toBe(401);
+  });
+});
 
 describe('examples/chat-server.ts: the chat page in Chromium', () => {
   it('streams the answer; a reload mid-answer attaches to the run and it completes without another model call', async () => {
