@@ -16,7 +16,8 @@ import { attachStreamResponse } from './attach-stream.js';
 import { HttpError, httpErrorOf } from './http-error.js';
 import { uiMessagesOf } from './ui-history.js';
 import { UiChunkTranslator } from './ui-chunk-translator.js';
-import { firstEvent, uiMessageStreamResponse } from './ui-message-stream.js';
+import { firstEvent } from './sse-run-stream.js';
+import { uiMessageStreamResponse } from './ui-message-stream.js';
 
 /** A chat handler: a web-standard request in, a response out (`createChatHandler`). */
 export type ChatHandler = (request: Request) => Promise<Response>;
