@@ -65,9 +65,7 @@ export class AguiEventTranslator implements RunEventTranslator<AguiEvent> {
   private begin(runId: string): AguiEvent[] {
     if (this.runId !== undefined) return [];
     this.runId = runId;
-    return [
-      { ...this.ids(runId), type: 'RUN_STARTED', protocolVersion: '1.0', extra: null } as never,
-    ];
+    return [{ ...this.ids(runId), type: 'RUN_STARTED', protocolVersion: '1.0' }];
   }
 
   private ids(runId: string): { threadId: string; runId: string } {

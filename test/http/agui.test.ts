@@ -1,7 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { EventType, HttpAgent, type BaseEvent, type Message } from '@ag-ui/client';
 import { EventSchema } from '@ag-ui/core/schemas';
+import { ScriptedModel } from '../../src/testing.js';
 import { startChatServer, type ChatServer } from '../helpers/chat-server.js';
+import { deferred } from '../helpers/session-fixtures.js';
 
 let chat: ChatServer;
 beforeEach(async () => {
@@ -28,15 +30,24 @@ async function run(
     agent.addMessage({ id: `u-${agent.messages.length}`, role: 'user', content: text });
   }
   const events: BaseEvent[] = [];
-  const result = await agent.runAgent(params, { onEvent: ({ event }) => void events.push(event) });
-  // Checked here: the client logs and swallows a subscriber's own errors.
-  for (const event of events) expect(EventSchema.safeParse(event).error).toBeUndefined();
-  return {
-    ...result,
-    result: result.result as unknown,
-    events,
-    types: events.map((e) => String(e.type)),
-  };
+  // The client warns of what it does not recognise in an event (and strips it) on the console.
+  const warn = vi.spyOn(console, 'warn');
+  try {
+    const result = await agent.runAgent(params, {
+      onEvent: ({ event }) => void events.push(event),
+    });
+    expect(warn.mock.calls.map(String).filter((c) => c.includes('[ag-ui]'))).toEqual([]);
+    // Checked here: the client logs and swallows a subscriber's own errors.
+    for (const event of events) expect(EventSchema.safeParse(event).error).toBeUndefined();
+    return {
+      ...result,
+      result: result.result as unknown,
+      events,
+      types: events.map((e) => String(e.type)),
+    };
+  } finally {
+    warn.mockRestore();
+  }
 }
 
 /** The session's current or last run id, as the store has it. */
@@ -230,5 +241,27 @@ describe('the AG-UI route with AG-UI’s HttpAgent', () => {
       outcome: { type: 'success' },
     });
     expect(chat.model.callCount).toBe(2);
+  });
+
+  it('a run cancelled through the cancel route ends RUN_FINISHED with the cancelled outcome', async () => {
+    await chat.close();
+    const gate = deferred();
+    const entered = deferred();
+    chat = await startChatServer(
+      new ScriptedModel(async () => {
+        entered.resolve();
+        await gate.promise;
+        return { text: 'too late' };
+      }),
+    );
+    const running = run(client('alice', 't7'), 'slow');
+    await entered.promise;
+    const cancelled = await chat.as('alice', '/api/sessions/t7/cancel', { method: 'POST' });
+    expect(await cancelled.json()).toEqual({ cancelled: true });
+    gate.resolve();
+    const { events, types, newMessages } = await running;
+    expect(types).toEqual(['RUN_STARTED', 'STEP_STARTED', 'STEP_FINISHED', 'RUN_FINISHED']);
+    expect(events.at(-1)).toMatchObject({ outcome: { type: 'cancelled' } });
+    expect(newMessages).toEqual([]);
   });
 });
