@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { EventType, HttpAgent, type BaseEvent, type Message } from '@ag-ui/client';
 import { EventSchema } from '@ag-ui/core/schemas';
+import { ModelError } from '../../src/index.js';
 import { ScriptedModel } from '../../src/testing.js';
 import { startChatServer, type ChatServer } from '../helpers/chat-server.js';
 import { deferred } from '../helpers/session-fixtures.js';
@@ -263,5 +264,19 @@ describe('the AG-UI route with AG-UI’s HttpAgent', () => {
     expect(types).toEqual(['RUN_STARTED', 'STEP_STARTED', 'STEP_FINISHED', 'RUN_FINISHED']);
     expect(events.at(-1)).toMatchObject({ outcome: { type: 'cancelled' } });
     expect(newMessages).toEqual([]);
+  });
+
+  it('a failed model call ends the stream with RUN_ERROR carrying the typed error', async () => {
+    await chat.close();
+    chat = await startChatServer(
+      new ScriptedModel([{ error: new ModelError('upstream 500', { status: 500 }) }]),
+    );
+    const { events, types } = await run(client('alice', 't8'), 'hi');
+    expect(types[0]).toBe('RUN_STARTED');
+    expect(events.at(-1)).toEqual({
+      type: 'RUN_ERROR',
+      code: 'MODEL_ERROR',
+      message: 'upstream 500',
+    });
   });
 });
