@@ -28,7 +28,7 @@ export type ChatHandler = (request: Request) => Promise<Response>;
 /** The largest body a request may carry. */
 const MAX_BODY_BYTES = 1024 * 1024;
 
-/** The routes under the base path: `chat`, and `sessions/:id/<action>`. */
+/** The routes under the base path: `chat`, `agui`, and `sessions/:id/<action>`. */
 type Route =
   | { name: 'chat'; sessionId: undefined }
   | { name: 'agui'; sessionId: undefined }

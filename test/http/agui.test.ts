@@ -51,6 +51,16 @@ async function run(
   }
 }
 
+/** The AG-UI events of a raw response: SSE `data:` frames, each checked by AG-UI's schema. */
+async function frames(res: Response) {
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toBe('text/event-stream');
+  const text = await res.text();
+  const parts = text.split('\n\n').filter(Boolean);
+  for (const f of parts) expect(f.startsWith('data: ')).toBe(true);
+  return parts.map((f) => EventSchema.parse(JSON.parse(f.slice('data: '.length))));
+}
+
 /** The session's current or last run id, as the store has it. */
 async function storedRunId(sessionId: string, userId: string) {
   const view = await chat.agent.runtimeFor(chat.temp.store).getSession({ sessionId, userId });
@@ -104,14 +114,6 @@ describe('the AG-UI route with AG-UI’s HttpAgent', () => {
           context: [],
         }),
       });
-    const frames = async (res: Response) => {
-      expect(res.status).toBe(200);
-      expect(res.headers.get('content-type')).toBe('text/event-stream');
-      const text = await res.text();
-      const parts = text.split('\n\n').filter(Boolean);
-      for (const f of parts) expect(f.startsWith('data: ')).toBe(true);
-      return parts.map((f) => EventSchema.parse(JSON.parse(f.slice('data: '.length))));
-    };
     const first = await frames(await post('r1', 'hi'));
     const second = await frames(await post('r2', 'again'));
     const ids = (events: typeof first) =>
@@ -278,5 +280,50 @@ describe('the AG-UI route with AG-UI’s HttpAgent', () => {
       code: 'MODEL_ERROR',
       message: 'upstream 500',
     });
+  });
+
+  it('a resume answering one of two interrupts decides that call; the run ends interrupted by the other', async () => {
+    await chat.close();
+    chat = await startChatServer(
+      new ScriptedModel((request) =>
+        request.items.at(-1)?.type === 'tool_result'
+          ? { text: 'both paid' }
+          : {
+              toolCalls: [
+                { name: 'pay', arguments: { amount: 1 }, callId: 'pay_1' },
+                { name: 'pay', arguments: { amount: 2 }, callId: 'pay_2' },
+              ],
+            },
+      ),
+    );
+    const agent = client('alice', 't9');
+    await run(agent, 'pay twice');
+    expect(agent.pendingInterrupts.map((i) => i.id)).toEqual(['pay_1', 'pay_2']);
+    // AG-UI's client sends only resumes that answer every interrupt: this one is posted raw.
+    const resume = (interruptId: string, runId: string) =>
+      chat.as('alice', '/api/agui', {
+        method: 'POST',
+        body: JSON.stringify({
+          threadId: 't9',
+          runId,
+          messages: [],
+          resume: [{ interruptId, status: 'resolved', payload: { approved: true } }],
+        }),
+      });
+    const half = await frames(await resume('pay_1', 'r2'));
+    expect(half.at(-1)).toMatchObject({
+      type: 'RUN_FINISHED',
+      outcome: { type: 'interrupt', interrupts: [{ id: 'pay_2', toolCallId: 'pay_2' }] },
+    });
+    const rest = await frames(await resume('pay_2', 'r3'));
+    expect(rest.at(-1)).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'success' } });
+    const results = [...half, ...rest].flatMap((e) =>
+      e.type === EventType.TOOL_CALL_RESULT ? [[e.toolCallId, e.content]] : [],
+    );
+    expect(results).toEqual([
+      ['pay_1', 'paid 1'],
+      ['pay_2', 'paid 2'],
+    ]);
+    expect(rest.at(-1)).toMatchObject({ result: 'both paid' });
   });
 });
