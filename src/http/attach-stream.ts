@@ -4,7 +4,8 @@ import type { SessionKey, SessionStore } from '../persistence/session-store.js';
 import type { AttachEvent } from '../runs/attach-events.js';
 import { httpErrorOf } from './http-error.js';
 import { UiChunkTranslator, type RunEnding } from './ui-chunk-translator.js';
-import { sseFrame, UI_STREAM_HEADERS } from './ui-message-stream.js';
+import { sseFrame } from './sse-run-stream.js';
+import { UI_STREAM_HEADERS } from './ui-message-stream.js';
 
 /**
  * `GET {basePath}/chat/:id/stream`, what the AI SDK's `useChat({ resume: true })` asks after a
@@ -45,8 +46,7 @@ export async function attachStreamResponse(
           if (chunks.length) return;
         }
       } catch (error) {
-        const { code, message } = httpErrorOf(error, 'The run failed');
-        for (const chunk of translator.finish({ error: `${code}: ${message}` })) {
+        for (const chunk of translator.failed(httpErrorOf(error, 'The run failed'))) {
           controller.enqueue(sseFrame(chunk));
         }
       }

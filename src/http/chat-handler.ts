@@ -16,7 +16,11 @@ import { attachStreamResponse } from './attach-stream.js';
 import { HttpError, httpErrorOf } from './http-error.js';
 import { uiMessagesOf } from './ui-history.js';
 import { UiChunkTranslator } from './ui-chunk-translator.js';
-import { firstEvent, uiMessageStreamResponse } from './ui-message-stream.js';
+import { aguiEventStreamResponse } from './agui-event-stream.js';
+import { AguiEventTranslator } from './agui-event-translator.js';
+import { aguiInputOf, aguiTurnOf } from './agui-requests.js';
+import { firstEvent, type OpenedRun } from './sse-run-stream.js';
+import { uiMessageStreamResponse } from './ui-message-stream.js';
 
 /** A chat handler: a web-standard request in, a response out (`createChatHandler`). */
 export type ChatHandler = (request: Request) => Promise<Response>;
@@ -24,13 +28,15 @@ export type ChatHandler = (request: Request) => Promise<Response>;
 /** The largest body a request may carry. */
 const MAX_BODY_BYTES = 1024 * 1024;
 
-/** The routes under the base path: `chat`, and `sessions/:id/<action>`. */
+/** The routes under the base path: `chat`, `agui`, and `sessions/:id/<action>`. */
 type Route =
   | { name: 'chat'; sessionId: undefined }
+  | { name: 'agui'; sessionId: undefined }
   | { name: 'messages' | 'approvals' | 'cancel' | 'stream'; sessionId: string };
 
 const METHODS: Record<Route['name'], readonly string[]> = {
   chat: ['POST'],
+  agui: ['POST'],
   stream: ['GET'],
   messages: ['GET', 'POST'],
   approvals: ['POST'],
@@ -52,6 +58,9 @@ const METHODS: Record<Route['name'], readonly string[]> = {
  * - `POST /sessions/:id/cancel` (no body): cancels the session's run; `{ cancelled: true }`.
  * - `GET /chat/:id/stream`: `useChat({ resume: true })`'s reconnect: the run in progress as
  *   one UI message from its start, then live (see `attachStreamResponse`); none: 204.
+ * - `POST /agui`: AG-UI's `RunAgentInput` (what its `HttpAgent` posts), `threadId` the session
+ *   id: the last user message is sent, or `resume` entries answer the approval interrupts of
+ *   the paused run; the run streams as AG-UI events (`AguiEvent`).
  *
  * Who asks is `userId(request)` (none: 401): another user's session is not found (404), as a
  * missing one; a message to a session id that user does not have starts their own. Refusals
@@ -72,6 +81,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     if (!url.pathname.startsWith(`${basePath}/`)) return undefined;
     const parts = url.pathname.slice(basePath.length + 1).split('/');
     if (parts.length === 1 && parts[0] === 'chat') return { name: 'chat', sessionId: undefined };
+    if (parts.length === 1 && parts[0] === 'agui') return { name: 'agui', sessionId: undefined };
     if (parts.length !== 3) return undefined;
     const action = parts[0] === 'chat' && parts[2] === 'stream' ? 'stream' : parts[2];
     if (action !== 'stream' && parts[0] !== 'sessions') return undefined;
@@ -91,7 +101,8 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     return SessionIdSchema.safeParse(sessionId).success ? { name: action, sessionId } : undefined;
   };
 
-  const stream = (key: SessionKey, turn: ChatTurn): Promise<Response> => {
+  /** Starts the turn's run; refused starts throw before any response (`firstEvent`). */
+  const open = (key: SessionKey, turn: ChatTurn): Promise<OpenedRun<unknown>> => {
     const slot = JSON.stringify([key.userId, key.sessionId]);
     const controller = new AbortController();
     const call = { userId: key.userId, store, signal: controller.signal };
@@ -104,12 +115,18 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       if (running.get(slot) === controller) running.delete(slot);
     };
     void run.result.then(release, release);
-    const decided = new Map(
-      turn.kind === 'decisions' ? turn.decisions.map((d) => [d.callId, d.approve]) : [],
-    );
-    return firstEvent(run).then((opened) =>
-      uiMessageStreamResponse(opened, new UiChunkTranslator(decided)),
-    );
+    return firstEvent(run);
+  };
+
+  const stream = async (key: SessionKey, turn: ChatTurn): Promise<Response> =>
+    uiMessageStreamResponse(await open(key, turn), new UiChunkTranslator(decidedOf(turn)));
+
+  const aguiStream = async (userId: string, body: unknown): Promise<Response> => {
+    const input = aguiInputOf(body);
+    const turn = aguiTurnOf(input);
+    const opened = await open({ sessionId: input.threadId, userId }, turn);
+    const translator = new AguiEventTranslator(input.threadId, input.runId, decidedOf(turn));
+    return aguiEventStreamResponse(opened, translator);
   };
 
   const history = async (key: SessionKey): Promise<Response> => {
@@ -163,6 +180,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
         return await cancel({ sessionId: route.sessionId, userId });
       }
       const body = await readJson(request);
+      if (route.name === 'agui') return await aguiStream(userId, body);
       if (route.name === 'chat') {
         const { id } = parseBody(SessionIdBodySchema, body);
         return await stream({ sessionId: id, userId }, chatTurnOf(body));
@@ -176,6 +194,11 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       return json(status, { error: { code, message } });
     }
   };
+}
+
+/** The calls a turn decides, approved or not. */
+function decidedOf(turn: ChatTurn): Map<string, boolean> {
+  return new Map(turn.kind === 'decisions' ? turn.decisions.map((d) => [d.callId, d.approve]) : []);
 }
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {

@@ -1,71 +1,43 @@
 import type { RunStreamEvent } from '../agent/run-stream.js';
 import type { RunResult } from '../session-host/run-result.js';
+import type { HttpError } from './http-error.js';
+import { RunParts, type RunPart } from './run-parts.js';
+import type { RunEventTranslator } from './sse-run-stream.js';
 import { parsedArguments, type UiMessageChunk } from './ui-message-chunk.js';
 
 /**
- * Turns one run's stream events into UI message chunks: a step per model call (`start-step`
- * when the run enters `modelCall`), its text as one text part, each tool call as a tool part
- * with its input then its output, and a call waiting for approval as a tool part in
- * `approval-requested` (its approval id is the call id). Sub-agent runs show only their
- * approvals. `decided` are the calls this request decides: their parts exist on the client
- * already, and a rejected one ends `output-denied`.
+ * Turns one run's stream events into UI message chunks: the run's parts (`RunParts`: a step
+ * per model call, its text as one text part, each tool call as a tool part with its input then
+ * its output, a call waiting for approval as a tool part in `approval-requested` whose approval
+ * id is the call id) in the AI SDK's chunks, `start` first and `finish` last. `decided` are the
+ * calls this request decides: their parts exist on the client already, and a rejected one ends
+ * `output-denied`.
  */
-export class UiChunkTranslator {
+export class UiChunkTranslator implements RunEventTranslator<UiMessageChunk> {
   private started = false;
-  private stepOpen = false;
-  private textId: string | undefined;
-  private texts = 0;
-  private readonly shown: Set<string>;
+  private readonly parts: RunParts;
 
-  constructor(private readonly decided: ReadonlyMap<string, boolean> = new Map()) {
-    this.shown = new Set(decided.keys());
+  constructor(decided: ReadonlyMap<string, boolean> = new Map()) {
+    this.parts = new RunParts(decided);
   }
 
-  /** The chunks of one event (the first event also opens the message). */
+  /** The chunks of one event (the first event also opens the message, `run_finished` ends it). */
   translate(event: RunStreamEvent<unknown>): UiMessageChunk[] {
+    if (event.type === 'run_finished') return this.finish({ result: event.result });
     const out = this.begin();
-    if (event.type === 'run_finished') return out;
-    if (event.agentPath !== undefined && event.type !== 'approval_requested') return out;
-    switch (event.type) {
-      case 'state_entered':
-        if (event.state === 'modelCall') {
-          this.closeStep(out);
-          this.openStep(out);
-        }
-        break;
-      case 'text_delta':
-        this.openStep(out);
-        if (this.textId === undefined) {
-          this.textId = `text-${++this.texts}`;
-          out.push({ type: 'text-start', id: this.textId });
-        }
-        out.push({ type: 'text-delta', id: this.textId, delta: event.delta });
-        break;
-      case 'tool_call_started':
-        this.openStep(out);
-        this.closeText(out);
-        this.showCall(out, event.callId, event.name, event.arguments);
-        break;
-      case 'tool_call_finished':
-        this.openStep(out);
-        out.push(this.outputOf(event.callId, event.output, event.isError));
-        break;
-      case 'approval_requested': {
-        this.openStep(out);
-        this.closeText(out);
-        const { callId, toolName, arguments: args } = event.interruption;
-        this.showCall(out, callId, toolName, args);
-        out.push({ type: 'tool-approval-request', approvalId: callId, toolCallId: callId });
-        break;
-      }
-    }
+    for (const part of this.parts.read(event)) out.push(...chunksOf(part));
     return out;
+  }
+
+  /** The chunks that end the message after the stream failed. */
+  failed(error: HttpError): UiMessageChunk[] {
+    return this.finish({ error: `${error.code}: ${error.message}` });
   }
 
   /** The chunks that end the message: after the run's result, or after an error. */
   finish(outcome: { result: RunEnding } | { error: string }): UiMessageChunk[] {
     const out = this.begin();
-    this.closeStep(out);
+    for (const part of this.parts.close()) out.push(...chunksOf(part));
     if ('error' in outcome) {
       out.push(
         { type: 'error', errorText: outcome.error },
@@ -87,39 +59,35 @@ export class UiChunkTranslator {
     this.started = true;
     return [{ type: 'start' }];
   }
+}
 
-  private showCall(out: UiMessageChunk[], callId: string, name: string, args: unknown): void {
-    if (this.shown.has(callId)) return;
-    this.shown.add(callId);
-    const input = typeof args === 'string' ? parsedArguments(args) : args;
-    out.push({ type: 'tool-input-available', toolCallId: callId, toolName: name, input });
-  }
-
-  private outputOf(callId: string, output: string, isError: boolean): UiMessageChunk {
-    if (this.decided.get(callId) === false)
-      return { type: 'tool-output-denied', toolCallId: callId };
-    return isError
-      ? { type: 'tool-output-error', toolCallId: callId, errorText: output }
-      : { type: 'tool-output-available', toolCallId: callId, output };
-  }
-
-  private openStep(out: UiMessageChunk[]): void {
-    if (this.stepOpen) return;
-    this.stepOpen = true;
-    out.push({ type: 'start-step' });
-  }
-
-  private closeText(out: UiMessageChunk[]): void {
-    if (this.textId === undefined) return;
-    out.push({ type: 'text-end', id: this.textId });
-    this.textId = undefined;
-  }
-
-  private closeStep(out: UiMessageChunk[]): void {
-    this.closeText(out);
-    if (!this.stepOpen) return;
-    this.stepOpen = false;
-    out.push({ type: 'finish-step' });
+/** The UI message chunks of one run part. */
+function chunksOf(part: RunPart): UiMessageChunk[] {
+  switch (part.type) {
+    case 'step-start':
+      return [{ type: 'start-step' }];
+    case 'step-end':
+      return [{ type: 'finish-step' }];
+    case 'text-start':
+      return [{ type: 'text-start', id: `text-${part.text}` }];
+    case 'text-delta':
+      return [{ type: 'text-delta', id: `text-${part.text}`, delta: part.delta }];
+    case 'text-end':
+      return [{ type: 'text-end', id: `text-${part.text}` }];
+    case 'tool-call': {
+      const { callId, name, arguments: args } = part;
+      const input = typeof args === 'string' ? parsedArguments(args) : args;
+      return [{ type: 'tool-input-available', toolCallId: callId, toolName: name, input }];
+    }
+    case 'tool-result':
+      if (part.denied) return [{ type: 'tool-output-denied', toolCallId: part.callId }];
+      return [
+        part.isError
+          ? { type: 'tool-output-error', toolCallId: part.callId, errorText: part.output }
+          : { type: 'tool-output-available', toolCallId: part.callId, output: part.output },
+      ];
+    case 'approval-request':
+      return [{ type: 'tool-approval-request', approvalId: part.callId, toolCallId: part.callId }];
   }
 }
 

@@ -287,6 +287,8 @@ export const HTTP_TYPES = [
   'UiMessageChunk',
   'UiMessage',
   'UiPart',
+  'AguiEvent',
+  'AguiInterrupt',
 ].sort();
 
 /** The `agentstate/store` export: for store implementers, with the contract test suite. */
