@@ -8,6 +8,7 @@ import {
   SessionRuntime,
   continueRun,
   tool,
+  toolkit,
   type AgentOptions,
   type DefinitionChange,
   type Model,
@@ -188,6 +189,57 @@ describe('what the fingerprint reads', () => {
     const other = await fingerprint(new OpenAIModel({ model: 'gpt-4.1', apiKey: secret }));
     expect(definitionChanges(one, other)).toEqual([{ part: 'model', change: 'changed' }]);
     expect(JSON.stringify(one)).not.toContain(secret);
+  });
+
+  it("is computed once per agent definition, not per binding; a toolkit's new schema is a new one", async () => {
+    const script = () => ({ text: 'ok' });
+    let orderType: z.ZodType = z.string();
+    const kit = toolkit({
+      name: 'orders',
+      create: () => ({
+        tools: [
+          tool({
+            name: 'find',
+            description: 'Finds an order',
+            parameters: z.object({ order: orderType }),
+            execute: () => 'found',
+          }),
+        ],
+      }),
+    });
+    const agent = new Agent({
+      name: 'a',
+      instructions: 'Hi.',
+      model: new ScriptedModel(script),
+      tools: [tool({ name: 't', description: 'T', parameters: z.object({}), execute: () => 1 })],
+      handoffs: [new Agent({ name: 'b', model: new ScriptedModel(script) })],
+      outputType: z.object({ answer: z.string() }),
+    });
+    const bind = async () => {
+      const { binding, release } = await agent.bind(new RunContext({ sessionId: 's' }));
+      await release();
+      return binding;
+    };
+    const first = await bind();
+    const second = await bind();
+    // The same objects: nothing was hashed or converted again for the second binding.
+    expect(second.definition).toBe(first.definition);
+    expect(second.storedDefinition).toBe(first.storedDefinition);
+    expect(second.outputSchema).toBe(first.outputSchema);
+    expect(second.tools.get('transfer_to_b')?.jsonSchema).toBe(
+      first.tools.get('transfer_to_b')?.jsonSchema,
+    );
+    // A binding whose toolkit gives other tools is fingerprinted on its own.
+    const withKit = new Agent({ name: 'k', model: new ScriptedModel(script), toolkits: [kit] });
+    const bindKit = async () => (await withKit.bind(new RunContext({ sessionId: 's' }))).binding;
+    const v1 = await bindKit();
+    const v1Again = await bindKit();
+    orderType = z.number();
+    const v2 = await bindKit();
+    expect(v1Again.definition).toEqual(v1.definition);
+    expect(definitionChanges(v1.definition, v2.definition)).toEqual([
+      { part: 'tool:find.parameters', change: 'changed' },
+    ]);
   });
 });
 

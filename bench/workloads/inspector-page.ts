@@ -8,7 +8,6 @@
  */
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { launchHeadlessChromium } from '../../scripts/headless-chromium.js';
 import { Agent, LevelSessionStore } from '../../src/index.js';
 import { startInspector, type InspectorHandle } from '../../src/inspect.js';
 import { newSessionRecord } from '../../src/runs/new-session-record.js';
@@ -81,6 +80,9 @@ export async function runInspectorPage(
     const one = await startInspector({ runtime, userId: USER });
     const many = await startInspector({ runtime, userId: MANY });
     inspectors.push(one, many);
+    // Loaded here, not at the top: playwright-core adds about 60 MB of RSS to the process, and
+    // the bench's own process measures W1's peak RSS (bench/run.ts imports this module).
+    const { launchHeadlessChromium } = await import('../../scripts/headless-chromium.js');
     browser = await launchHeadlessChromium();
     const out: InspectorPageRun[] = [];
     for (let run = 0; run < runs; run++) {

@@ -15,6 +15,7 @@ import { checkToolChoice, mergeModelSettings } from '../models/model-settings.js
 import { continueRun } from '../actions/continue-run.js';
 import { sendMessage } from '../actions/send-message.js';
 import { AgentBinding } from '../definition/agent-binding.js';
+import { DefinitionCache } from '../definition/definition-cache.js';
 import { agentTool, type AgentToolOptions } from './agent-tool.js';
 import { agentActorLogic } from './agent-actor.js';
 import type { AgentActorLogic } from './agent-actor-types.js';
@@ -73,6 +74,8 @@ export class Agent<TOutput = string> implements BindingSource {
   readonly name: string;
   readonly options: AgentOptions<unknown>;
   private readonly runtimes = new AgentRuntimes(this);
+  /** What this agent's bindings share (fingerprint, handoff tools, output schema), made once. */
+  private readonly definitions = new DefinitionCache();
 
   /**
    * @throws TypeError for an unknown option name (naming the closest valid one), a `model`
@@ -94,7 +97,7 @@ export class Agent<TOutput = string> implements BindingSource {
 
   /** @internal Binds the agent to a context for one action (toolkits are closed after it). */
   async bind(context: RunContext) {
-    const binding = await AgentBinding.create(this.options, context);
+    const binding = await AgentBinding.create(this.options, context, this.definitions);
     return { binding, release: () => binding.close() };
   }
 
@@ -416,7 +419,7 @@ export class Agent<TOutput = string> implements BindingSource {
     const ctx = new RunContext({ ...context, sessionId: context.sessionId ?? ulid() });
     const durable =
       options.store ?? this.options.store ?? (context.sessionId ? defaultStore() : undefined);
-    const binding = await AgentBinding.create(this.options, ctx);
+    const binding = await AgentBinding.create(this.options, ctx, this.definitions);
     return new AgentSession<TOutput>(
       this,
       binding,

@@ -1,19 +1,13 @@
-import { z } from 'zod';
 import type { RunContext } from '../core/run-context.js';
 import { InstructionsError, ToolkitError } from '../errors/run-errors.js';
 import { withRunContext } from '../core/run-context-storage.js';
 import type { ToolSpec } from '../models/model.js';
-import { jsonSchemaOf } from '../tools/json-schema-of.js';
 import { guardTool } from '../tools/guard-tool.js';
 import { toToolSpec, type AnyTool } from '../tools/tool.js';
 import type { ToolkitSession } from '../tools/toolkit.js';
 import type { AgentOptions } from './agent-options.js';
-import { handoffTool } from './handoff-tool.js';
-import {
-  definitionFingerprint,
-  storedDefinition,
-  type DefinitionFingerprint,
-} from './definition-fingerprint.js';
+import { DefinitionCache } from './definition-cache.js';
+import type { DefinitionFingerprint } from './definition-fingerprint.js';
 
 /**
  * An agent bound to one context: instructions resolved, toolkit instances created once, and
@@ -22,8 +16,7 @@ import {
  */
 export class AgentBinding {
   private closed = false;
-  private fingerprint: DefinitionFingerprint | undefined;
-  private stored: Record<string, string> | undefined;
+  private fingerprint: ReturnType<DefinitionCache['fingerprintOf']> | undefined;
 
   private constructor(
     readonly options: AgentOptions<unknown>,
@@ -33,9 +26,18 @@ export class AgentBinding {
     readonly toolSpecs: ToolSpec[],
     readonly outputSchema: Record<string, unknown> | undefined,
     private readonly toolkitSessions: ToolkitSession[],
+    private readonly shared: DefinitionCache,
   ) {}
 
-  static async create(options: AgentOptions<unknown>, context: RunContext): Promise<AgentBinding> {
+  /**
+   * Binds `options` to `context`. `shared` holds what the agent's bindings share, computed once
+   * per definition (the agent passes its own; without one, this binding computes its own).
+   */
+  static async create(
+    options: AgentOptions<unknown>,
+    context: RunContext,
+    shared: DefinitionCache = new DefinitionCache(),
+  ): Promise<AgentBinding> {
     const sessions: ToolkitSession[] = [];
     try {
       const scope = { sessionId: context.sessionId };
@@ -67,7 +69,10 @@ export class AgentBinding {
         ...sessions.flatMap((s, i) =>
           s.tools.map((t) => ({ t, source: `toolkit "${kits[i]?.name ?? i}"` })),
         ),
-        ...(options.handoffs ?? []).map((h) => ({ t: handoffTool(h), source: 'its handoffs' })),
+        ...(options.handoffs ?? []).map((h) => ({
+          t: shared.handoffTool(h),
+          source: 'its handoffs',
+        })),
       ];
       for (const { t, source } of sourced) {
         const other = sources.get(t.name);
@@ -81,11 +86,7 @@ export class AgentBinding {
         tools.set(t.name, guardTool(t, options));
       }
       const outputType = options.outputType;
-      const outputSchema = outputType
-        ? jsonSchemaOf(`The outputType of agent "${options.name}"`, () =>
-            z.toJSONSchema(outputType),
-          )
-        : undefined;
+      const outputSchema = outputType ? shared.outputSchema(options.name, outputType) : undefined;
       return new AgentBinding(
         options,
         context,
@@ -94,6 +95,7 @@ export class AgentBinding {
         [...tools.values()].map(toToolSpec),
         outputSchema,
         sessions,
+        shared,
       );
     } catch (error) {
       await Promise.allSettled(sessions.map(async (s) => s.close?.()));
@@ -106,19 +108,31 @@ export class AgentBinding {
    * (no run is in flight, so no step will execute).
    */
   static inert(options: AgentOptions<unknown>, context: RunContext): AgentBinding {
-    return new AgentBinding(options, context, undefined, new Map(), [], undefined, []);
+    return new AgentBinding(
+      options,
+      context,
+      undefined,
+      new Map(),
+      [],
+      undefined,
+      [],
+      new DefinitionCache(),
+    );
   }
 
-  /** What defines the runs this binding starts (computed once): see `DefinitionFingerprint`. */
+  /**
+   * What defines the runs this binding starts: see `DefinitionFingerprint`. Computed once per
+   * definition, not per binding (`DefinitionCache`).
+   */
   get definition(): DefinitionFingerprint {
-    this.fingerprint ??= definitionFingerprint(this);
-    return this.fingerprint;
+    this.fingerprint ??= this.shared.fingerprintOf(this);
+    return this.fingerprint.fingerprint;
   }
 
   /** The same, as a run stores it (`storedDefinition`: short keys). */
   get storedDefinition(): Readonly<Record<string, string>> {
-    this.stored ??= storedDefinition(this.definition);
-    return this.stored;
+    this.fingerprint ??= this.shared.fingerprintOf(this);
+    return this.fingerprint.stored;
   }
 
   /** Releases toolkit instances. Idempotent. A toolkit whose `close` throws: `ToolkitError`. */

@@ -45,19 +45,19 @@ export class BusyRuns extends Set<string> {
   }
 
   /**
-   * Tracks the run `start` begins for `action` (given a copy of the action whose signal this
-   * class can abort) until it settles; `release` runs first, so a waiter finds it free.
+   * Tracks the run `start` begins until it settles; `release` runs first, so a waiter finds
+   * it free. `cancel` is the run's own controller (its action's `cancelSignal`), which
+   * `'interrupt'` aborts.
    */
   track<R>(
     executing: string,
-    action: SessionAction<R>,
-    start: (action: SessionAction<R>) => Promise<R>,
+    cancel: AbortController,
+    start: () => Promise<R>,
     release: () => void,
   ): Promise<R> {
-    const cancel = new AbortController();
     let running: Promise<R>;
     try {
-      running = start({ ...action, observe: { ...action.observe, cancelSignal: cancel.signal } });
+      running = start();
     } catch (error) {
       release();
       throw error;

@@ -40,29 +40,20 @@ export class LiveRuns {
     this.watch?.poll();
   }
 
-  /** Applies an action that runs, as a live run of the session that a cancel can stop. */
-  run<R>(
-    key: SessionKey,
-    action: SessionAction<R>,
-    apply: (action: SessionAction<R>) => Promise<R>,
-  ): Promise<R> {
-    const controller = new AbortController();
-    // The runtime's cancellation from outside this class (whileBusy) cancels it too: linked by
-    // a listener, not `AbortSignal.any`, which costs and holds memory on every run.
-    const outer = action.observe?.cancelSignal;
-    const follow = (): void => controller.abort(outer?.reason);
-    if (outer?.aborted) follow();
-    else outer?.addEventListener('abort', follow, { once: true });
-    const cancelSignal = controller.signal;
-    const done = apply({ ...action, observe: { ...action.observe, cancelSignal } });
+  /**
+   * Runs `apply` (an action that runs) as a live run of the session that a cancel can stop:
+   * a cancel aborts `cancel`, the run's own controller (its action's `cancelSignal`, which the
+   * runtime's `whileBusy` aborts too: one controller a run, no signals linked).
+   */
+  run<R>(key: SessionKey, cancel: AbortController, apply: () => Promise<R>): Promise<R> {
+    const done = apply();
     const remove = this.cancels.add(key, {
-      cancel: (request) => controller.abort(cancelReason(request)),
+      cancel: (request) => cancel.abort(cancelReason(request)),
       done,
     });
     this.watch?.started();
     // Settles once the watch of its last run is closed: no connection outlives the call.
     return done.finally(() => {
-      outer?.removeEventListener('abort', follow);
       remove();
       return this.watch?.ended();
     });

@@ -173,12 +173,15 @@ export class SessionRuntime {
       await this.busy.whenFree(executing, key.sessionId, action);
     }
     this.executing.add(executing);
+    // The run's own cancel: `whileBusy: 'interrupt'` (`BusyRuns`) and a cancel from anywhere
+    // (`LiveRuns`) abort it; the action reads it as its `cancelSignal`.
+    const cancel = new AbortController();
+    const live = { ...action, observe: { ...action.observe, cancelSignal: cancel.signal } };
     // Returned, not awaited: nothing of this stays suspended while the action runs.
     return this.busy.track(
       executing,
-      action,
-      // Run where a cancel from anywhere reaches it (`LiveRuns`).
-      (tracked) => this.live.run(key, tracked, (live) => this.applyLeased(key, live)),
+      cancel,
+      () => this.live.run(key, cancel, () => this.applyLeased(key, live)),
       () => this.executing.delete(executing),
     );
   }

@@ -12,8 +12,13 @@ const inRange = (key: string, range: KvRange): boolean => key >= range.gte && ke
  * byte order for the ASCII keys the session stores write.
  */
 export class PendingWrites implements KvReader {
-  /** Each key written so far, with its value (`undefined`: deleted). */
+  /**
+   * Each key written so far, with its value (`undefined`: deleted): indexed from `ops` when a
+   * read needs it (`index`), so a group nobody reads through (a lone write) builds none.
+   */
   private readonly pending = new Map<string, string | undefined>();
+  /** How many of `ops` are in `pending`. */
+  private indexed = 0;
   /** Every op added, in order: the group's batch. */
   readonly ops: KvOp[] = [];
   /** UTF-16 code units of every key and value put (bytes, for the ASCII-heavy records). */
@@ -25,9 +30,17 @@ export class PendingWrites implements KvReader {
   add(ops: readonly KvOp[]): void {
     for (const op of ops) {
       this.ops.push(op);
-      this.pending.set(op.key, op.type === 'put' ? op.value : undefined);
       this.units += op.key.length + (op.type === 'put' ? op.value.length : 0);
     }
+  }
+
+  /** `pending` with every op added so far, in order (a later op on a key wins). */
+  private index(): Map<string, string | undefined> {
+    for (; this.indexed < this.ops.length; this.indexed++) {
+      const op = this.ops[this.indexed]!;
+      this.pending.set(op.key, op.type === 'put' ? op.value : undefined);
+    }
+    return this.pending;
   }
 
   /** The size of the group's batch so far. */
@@ -36,23 +49,26 @@ export class PendingWrites implements KvReader {
   }
 
   async get(key: string): Promise<string | undefined> {
-    return this.pending.has(key) ? this.pending.get(key) : this.backend.get(key);
+    const pending = this.index();
+    return pending.has(key) ? pending.get(key) : this.backend.get(key);
   }
 
   async getMany(keys: string[]): Promise<(string | undefined)[]> {
-    const missing = keys.filter((key) => !this.pending.has(key));
+    const pending = this.index();
+    const missing = keys.filter((key) => !pending.has(key));
     return this.merged(keys, missing.length ? await getAll(this.backend, missing) : []);
   }
 
   getManySync(keys: string[]): (string | undefined)[] | undefined {
-    const missing = keys.filter((key) => !this.pending.has(key));
+    const pending = this.index();
+    const missing = keys.filter((key) => !pending.has(key));
     if (!missing.length) return this.merged(keys, []);
     const read = this.backend.getManySync?.(missing);
     return read && this.merged(keys, read);
   }
 
   async *keys(range: KvRange): AsyncIterable<string> {
-    const touched = [...this.pending].filter(([key]) => inRange(key, range));
+    const touched = [...this.index()].filter(([key]) => inRange(key, range));
     if (!touched.length) {
       yield* this.backend.keys(range);
       return;
@@ -76,7 +92,8 @@ export class PendingWrites implements KvReader {
     keys: readonly string[],
     read: readonly (string | undefined)[],
   ): (string | undefined)[] {
+    const pending = this.index();
     let next = 0; // `missing` holds the keys not pending, in order
-    return keys.map((key) => (this.pending.has(key) ? this.pending.get(key) : read[next++]));
+    return keys.map((key) => (pending.has(key) ? pending.get(key) : read[next++]));
   }
 }

@@ -87,7 +87,9 @@ export class WriteQueue {
     const group: { task: Waiting; write: CheckedWrite<unknown> }[] = [];
     for (let task = this.waiting.shift(); task; task = this.next(view)) {
       try {
-        const write = await task.check(view);
+        // With nothing pending yet (a group's first task, as every write of a lone session is),
+        // the view reads as the backend does: the check reads the backend itself.
+        const write = await task.check(view.ops.length ? view : this.backend);
         view.add(write.ops);
         group.push({ task, write });
         if (write.endsGroup) break;
