@@ -79,7 +79,9 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
         throw new HttpError(404, 'NOT_FOUND', `No action at ${url.pathname}`);
       }
       const body = await readJsonBody(req);
-      send(await act(agents, { sessionId, userId: userOf(url) }, body));
+      const { operator = 'inspector' } = options;
+      const by = typeof operator === 'string' ? operator : operator(req);
+      send(await act(agents, { sessionId, userId: userOf(url) }, body, by));
       return;
     }
     if (req.method !== 'GET') throw new HttpError(405, 'METHOD_NOT_ALLOWED', 'GET or POST only');
