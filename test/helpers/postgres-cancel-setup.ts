@@ -29,13 +29,7 @@ export function usePostgresCancel(pgt: PostgresForTests) {
       cleanups.push(() => store.close());
       return store;
     },
-    /** Backends of this database LISTENing (the dedicated connections of inbox subscriptions). */
-    listeners: async (): Promise<number[]> => {
-      const { rows } = await pgt.pool.query<{ pid: number }>(
-        "SELECT pid FROM pg_stat_activity WHERE query LIKE 'LISTEN %' AND datname = current_database() AND pid <> pg_backend_pid()",
-      );
-      return rows.map((r) => r.pid);
-    },
+    listeners: () => pgt.listeners(),
     /** The requests in the decision inbox of `schema`. */
     inboxRows: async (schema: string): Promise<number> => {
       const { rows } = await pgt.pool.query<{ n: number }>(
