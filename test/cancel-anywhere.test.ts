@@ -1,7 +1,6 @@
-import { z } from 'zod';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RunCancelledError, SessionNotFoundError, tool } from '../src/index.js';
-import { deferred } from './helpers/async.js';
+import { RunCancelledError, SessionNotFoundError } from '../src/index.js';
+import { blockingLookup } from './helpers/blocking-lookup.js';
 import { triageWithBilling } from './helpers/sub-agent-fixtures.js';
 import { TempStores } from './helpers/temp-store.js';
 
@@ -9,24 +8,6 @@ const temps = new TempStores();
 afterEach(() => temps.cleanupAll());
 
 const key = { sessionId: 'anywhere', userId: 'bob' };
-
-/** A lookup that waits until its signal aborts (the sub-agent's tool in flight). */
-function blockingLookup() {
-  const started = deferred();
-  const aborted: boolean[] = [];
-  const lookup = tool({
-    name: 'lookup',
-    description: 'Looks an order up, slowly',
-    parameters: z.object({ order: z.string() }),
-    execute: async (_args, { signal }) => {
-      started.resolve();
-      await new Promise((resolve) => signal.addEventListener('abort', resolve));
-      aborted.push(signal.aborted);
-      return 'stopped';
-    },
-  });
-  return { lookup, started, aborted };
-}
 
 describe('agent.cancel of a run executing in this process (LevelDB)', () => {
   it('a second agent on the same store object stops the run: tools abort, children stop, audited', async () => {

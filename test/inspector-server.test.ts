@@ -201,7 +201,10 @@ describe('startInspector: actions', () => {
   it('cancel ends a paused run', async () => {
     const { start } = await twoUsers();
     const ann = await start({ userId: 'ann' });
-    expect((await ann.post('/api/sessions/s1/cancel')).json).toEqual({ cancelled: true });
+    expect((await ann.post('/api/sessions/s1/cancel')).json).toEqual({
+      cancelled: true,
+      by: 'inspector',
+    });
     const detail = (await ann.get('/api/sessions/s1')).json as {
       session: { state: string };
       pendingApprovals: unknown[];

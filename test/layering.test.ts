@@ -1,4 +1,4 @@
-import { appendFileSync, cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -61,7 +61,7 @@ describe('layering', () => {
     expect(users.filter((f) => !f.startsWith('src/persistence/'))).toEqual([]);
   });
 
-  it('imports `pg` only under src/persistence/postgres, which nothing else imports but its entry', () => {
+  it('imports `pg` only under src/persistence/postgres, which nothing else imports but its entry (and the command line, on demand)', () => {
     const users = files.filter((f) => specifiers(f).some((s) => isPackage(s, 'pg'))).map(rel);
     expect(users).toContain('src/persistence/postgres/postgres-database.ts');
     expect(users.filter((f) => !f.startsWith('src/persistence/postgres/'))).toEqual([]);
@@ -69,7 +69,12 @@ describe('layering', () => {
       .filter((f) => !rel(f).startsWith('src/persistence/postgres/'))
       .filter((f) => specifiers(f).some((s) => s.includes('/postgres/')))
       .map(rel);
-    expect(importers).toEqual(['src/postgres.ts']);
+    expect(importers).toEqual(['src/cli/shared/cli-postgres.ts', 'src/postgres.ts']);
+    // The command line loads the store (and `pg`) only for a command given one.
+    const cliOpener = files.find((f) => rel(f) === 'src/cli/shared/cli-postgres.ts')!;
+    expect(readFileSync(cliOpener, 'utf8')).toMatch(
+      /=\s*await import\('\.\.\/\.\.\/persistence\/postgres\/postgres-session-store\.js'\)/,
+    );
   });
 
   it('imports `openai` only under src/models', () => {

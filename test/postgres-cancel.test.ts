@@ -1,50 +1,25 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { PostgresSessionStore } from '../src/persistence/postgres/postgres-session-store.js';
-import { z } from 'zod';
-import { RunCancelledError, SessionNotFoundError, tool } from '../src/index.js';
+import { describe, expect, it } from 'vitest';
+import { RunCancelledError, SessionNotFoundError } from '../src/index.js';
 import { FakeClock } from '../src/testing.js';
-import { deferred, until } from './helpers/async.js';
+import { until } from './helpers/async.js';
+import { blockingLookup } from './helpers/blocking-lookup.js';
 import { triageWithBilling } from './helpers/sub-agent-fixtures.js';
 import { approvalAgent, callTools } from './helpers/approval-agent.js';
 import { cancelDecisions } from '../src/persistence/run-cancels.js';
 import { describeSession } from '../src/runs/session-view.js';
 import { storedRun } from '../src/runs/stored-run.js';
-import { JsonLineChild } from './helpers/json-line-child.js';
 import { usePostgres } from './helpers/postgres-tests.js';
+import { usePostgresCancel } from './helpers/postgres-cancel-setup.js';
 
 /**
  * Issue 30, "Cancel from anywhere": process B cancels the run process A executes, through the
  * decision inbox and its notification (A's inbox poll never fires: its clock stands still).
  */
 const pgt = usePostgres();
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const { cleanups, worker: start, openStore, listeners, inboxRows } = usePostgresCancel(pgt);
 
 const key = { sessionId: 'order', userId: 'u1' };
 const email = { name: 'send_email', arguments: { to: 'a@x.io', body: 'hi' } };
-
-/** Backends of the cluster LISTENing (the dedicated connections of inbox subscriptions). */
-async function listeners(): Promise<number[]> {
-  const { rows } = await pgt.pool.query<{ pid: number }>(
-    "SELECT pid FROM pg_stat_activity WHERE query LIKE 'LISTEN %' AND pid <> pg_backend_pid()",
-  );
-  return rows.map((r) => r.pid);
-}
-
-async function start(schema: string, owner: string): Promise<JsonLineChild> {
-  const child = new JsonLineChild('test/helpers/pg-cancel-worker.ts', [pgt.url, schema, owner]);
-  cleanups.push(() => child.stop());
-  expect(await child.next('ready')).toMatchObject({ event: 'ready' });
-  return child;
-}
-
-async function openStore(schema: string): Promise<PostgresSessionStore> {
-  const store = await PostgresSessionStore.open({ connectionString: pgt.url, schema });
-  cleanups.push(() => store.close());
-  return store;
-}
 
 describe('agent.cancel of a run another process executes (PostgreSQL)', () => {
   it("B cancels A's live run: A's tool sees its signal abort by the notification, children stop, the run ends cancelled", async () => {
@@ -76,10 +51,7 @@ describe('agent.cancel of a run another process executes (PostgreSQL)', () => {
     expect(cancels.map((e) => [e.by, e.summary])).toEqual([
       ['ops', 'run cancelled by ops through the inbox (notification)'],
     ]);
-    const { rows } = await pgt.pool.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM "${schema}".agentstate_decisions`,
-    );
-    expect(rows[0]!.n).toBe(0);
+    expect(await inboxRows(schema)).toBe(0);
   });
 
   it('without its LISTEN connection, the process executing the run takes the cancel at its next lease renewal (the poll)', async () => {
@@ -87,19 +59,7 @@ describe('agent.cancel of a run another process executes (PostgreSQL)', () => {
     cleanups.push(fresh.cleanup);
     const other = await openStore(fresh.schema);
     const clock = new FakeClock();
-    const started = deferred();
-    const aborted: boolean[] = [];
-    const lookup = tool({
-      name: 'lookup',
-      description: 'Looks an order up, slowly',
-      parameters: z.object({ order: z.string() }),
-      execute: async (_args, { signal }) => {
-        started.resolve();
-        await new Promise((resolve) => signal.addEventListener('abort', resolve));
-        aborted.push(signal.aborted);
-        return 'stopped';
-      },
-    });
+    const { lookup, started, aborted } = blockingLookup();
     const lease = { owner: 'runner', ttlMs: 30_000 };
     const { triage: runner } = triageWithBilling({
       store: fresh.store,
@@ -126,6 +86,47 @@ describe('agent.cancel of a run another process executes (PostgreSQL)', () => {
     ]);
   });
 
+  it('many runs of many agents in one process share one LISTEN connection with the scheduler; each is cancelled by its notification', async () => {
+    const fresh = await pgt.freshStore('cancelshared');
+    cleanups.push(fresh.cleanup);
+    const other = await openStore(fresh.schema);
+    const clock = new FakeClock(); // stands still: no poll, only notifications
+    let started = 0;
+    const { lookup, aborted } = blockingLookup({ start: () => (started += 1) });
+    const agents = Array.from({ length: 4 }, (_, i) =>
+      triageWithBilling({
+        store: fresh.store,
+        billing: { tools: [lookup] },
+        triage: { clock, lease: { owner: `runner-${i}`, ttlMs: 30_000 } },
+      }),
+    );
+    const scheduler = agents[0]!.triage.startScheduler({ pollIntervalMs: 3_600_000 });
+    cleanups.push(() => scheduler.stop());
+    const keys = Array.from({ length: 12 }, (_, i) => ({ sessionId: `many-${i}`, userId: 'u1' }));
+    const runs = keys.map((k, i) =>
+      agents[i % agents.length]!.triage.run('where is order 2?', k).catch((e: unknown) => e),
+    );
+    await until(() => started === keys.length, 'every run to call its tool');
+    // 12 runs of 4 runtimes and a scheduler: one connection (before: one per runtime, and one
+    // for the scheduler).
+    await until(async () => (await listeners()).length === 1, 'the store to listen');
+    expect(await listeners()).toHaveLength(1);
+
+    const { triage: api } = triageWithBilling({ store: other, triage: { clock } });
+    for (const k of keys) await api.cancel(k.sessionId, { userId: k.userId, by: 'ops' });
+    for (const ended of await Promise.all(runs)) expect(ended).toBeInstanceOf(RunCancelledError);
+    expect(aborted).toEqual(keys.map(() => true));
+    const { entries } = await other.readAudit({ ...keys[0]!, kind: 'session', limit: 100 });
+    expect(entries.filter((e) => e.action === 'cancelRun').map((e) => e.summary)).toEqual([
+      'run cancelled by ops through the inbox (notification)',
+    ]);
+    expect(await inboxRows(fresh.schema)).toBe(0);
+    // The runs are over: the scheduler alone holds the connection; stopped, nobody does.
+    expect(await listeners()).toHaveLength(1);
+    await scheduler.stop();
+    await until(async () => (await listeners()).length === 0, 'the connection to end');
+  });
+
   it('a cancel request no executing process took (its run paused first) is applied by a scheduler', async () => {
     const fresh = await pgt.freshStore('cancellate');
     cleanups.push(fresh.cleanup);
@@ -145,13 +146,7 @@ describe('agent.cancel of a run another process executes (PostgreSQL)', () => {
       const view = await agent.runtimeFor(fresh.store).getSession(key);
       return view.lastRun?.status === 'cancelled';
     }, 'the scheduler to cancel the paused run');
-    const inbox = async () =>
-      (
-        await pgt.pool.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM "${fresh.schema}".agentstate_decisions`,
-        )
-      ).rows[0]!.n;
-    await until(async () => (await inbox()) === 0, 'the applied request to be dropped');
+    await until(async () => (await inboxRows(fresh.schema)) === 0, 'the request to be dropped');
     expect(
       (await fresh.store.readAudit({ ...key, kind: 'session', limit: 100 })).entries.map(
         (e) => e.summary,
@@ -167,9 +162,6 @@ describe('agent.cancel of a run another process executes (PostgreSQL)', () => {
       event: 'failed',
       name: SessionNotFoundError.name,
     });
-    const { rows } = await pgt.pool.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM "${schema}".agentstate_decisions`,
-    );
-    expect(rows[0]!.n).toBe(0);
+    expect(await inboxRows(schema)).toBe(0);
   });
 });

@@ -20,13 +20,8 @@ afterEach(async () => {
 const HOUR = 3_600_000;
 const email = (to: string) => ({ name: 'send_email', arguments: { to, body: 'hi' } });
 
-/** Backends of the cluster LISTENing (the scheduler's dedicated connections). */
-async function listeners(): Promise<number[]> {
-  const { rows } = await pgt.pool.query<{ pid: number }>(
-    "SELECT pid FROM pg_stat_activity WHERE query LIKE 'LISTEN %' AND pid <> pg_backend_pid()",
-  );
-  return rows.map((r) => r.pid);
-}
+/** Backends of this file's database LISTENing (the scheduler's dedicated connections). */
+const listeners = () => pgt.listeners();
 
 describe('approvals decided in another process', () => {
   it('process A waits on an approval, process B records the decision, A hears of it and finishes', async () => {

@@ -1,8 +1,7 @@
-import { z } from 'zod';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Agent, AgentStateError, RunCancelledError, tool, type AnyTool } from '../src/index.js';
+import { Agent, AgentStateError, RunCancelledError, type AnyTool } from '../src/index.js';
 import { ScriptedModel } from '../src/testing.js';
-import { deferred } from './helpers/async.js';
+import { blockingLookup } from './helpers/blocking-lookup.js';
 import { rejection } from './helpers/agent-fixtures.js';
 import { lastResult, triageWithBilling } from './helpers/sub-agent-fixtures.js';
 import { TempStores } from './helpers/temp-store.js';
@@ -86,20 +85,8 @@ describe('sub-agent failures', () => {
 
   it('cancels the children with the parent: the child tool in flight sees the abort', async () => {
     const { store } = await temps.open();
-    const started = deferred();
-    const aborted: boolean[] = [];
-    const blockingLookup = tool({
-      name: 'lookup',
-      description: 'Looks an order up, slowly',
-      parameters: z.object({ order: z.string() }),
-      execute: async (_args, { signal }) => {
-        started.resolve();
-        await new Promise((resolve) => signal.addEventListener('abort', resolve));
-        aborted.push(signal.aborted);
-        return 'stopped';
-      },
-    });
-    const { triage } = triageWithBilling({ store, billing: { tools: [blockingLookup] } });
+    const { lookup, started, aborted } = blockingLookup();
+    const { triage } = triageWithBilling({ store, billing: { tools: [lookup] } });
     const controller = new AbortController();
     const run = triage.run('where is order 2?', { ...key, signal: controller.signal });
     await started.promise;

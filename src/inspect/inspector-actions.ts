@@ -1,5 +1,4 @@
 import type { SessionKey } from '../persistence/session-store.js';
-import { cancelRun } from '../actions/cancel-run.js';
 import { continueRun } from '../actions/continue-run.js';
 import { recordDecisions } from '../actions/record-decisions.js';
 import { forkSession } from '../actions/fork-session.js';
@@ -8,11 +7,15 @@ import type { ApprovalDecision } from '../runs/run-state.js';
 import { HttpError } from './http-io.js';
 import type { InspectorAgents } from './inspector-agents.js';
 
-/** What an action endpoint does with the session, from the request's JSON body. */
+/**
+ * What an action endpoint does with the session, from the request's JSON body; `by` is who
+ * acts (the inspector's `operator`).
+ */
 export type InspectorAction = (
   agents: InspectorAgents,
   key: SessionKey,
   body: Record<string, unknown>,
+  by: string | undefined,
 ) => Promise<unknown>;
 
 /** What a record-only inspector answers to Resume (its page hides the button). */
@@ -88,9 +91,19 @@ export const INSPECTOR_ACTIONS: Record<string, InspectorAction> = {
     const runtime = await agents.runtimeFor(key);
     return outcome(await runtime.execute(key, continueRun()));
   },
-  cancel: async ({ runtime }, key) => {
-    await runtime.execute(key, cancelRun());
-    return { cancelled: true };
+  // Wherever the run is: executing here (over when this answers), in another process on a
+  // store with a decision inbox (requested: that process stops it), or paused or crashed.
+  cancel: async ({ runtime }, key, _body, by) => {
+    await runtime.cancel(key, by);
+    const { run } = await runtime.getSession(key);
+    if (run) {
+      return {
+        requested: true,
+        ...(by === undefined ? {} : { by }),
+        note: 'the process executing the run stops it',
+      };
+    }
+    return { cancelled: true, ...(by === undefined ? {} : { by }) };
   },
   fork: async ({ runtime }, key, body) => {
     const at = body['at'];

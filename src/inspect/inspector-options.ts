@@ -59,6 +59,13 @@ export interface InspectorOptions {
    */
   token?: string | undefined;
   /**
+   * Who acts through the inspector, for the audit log's `by` of a cancel (Cancel run): a name,
+   * or the app's reading of each request (its headers, as `authorize` sees them). The command
+   * line's `inspect` gives the operator's login name.
+   * @default 'inspector'
+   */
+  operator?: string | ((request: IncomingMessage) => string | undefined) | undefined;
+  /**
    * Scrubs the app's secrets from every response and live frame (as the agent's `redact`
    * does from what it stores). @default none (what the store holds was scrubbed on write)
    */
@@ -91,6 +98,7 @@ const NAMES = optionNames<InspectorOptions>({
   userId: true,
   allUsers: true,
   token: true,
+  operator: true,
   redact: true,
 });
 
@@ -112,6 +120,11 @@ export function checkInspectorOptions(options: unknown): void {
       (v) => typeof v === 'string' && v.length >= 16,
     )
     .function('redact')
+    .check(
+      'operator',
+      'a non-empty string or a function',
+      (v) => (typeof v === 'string' && v !== '') || typeof v === 'function',
+    )
     .check('recordOnly', 'a boolean', (v) => typeof v === 'boolean')
     .check(
       'agents',

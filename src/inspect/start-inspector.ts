@@ -33,7 +33,8 @@ import { pageHtml } from './page/page-html.js';
  * handle's `url` carries it once, and the page trades it for an HttpOnly, SameSite=Strict
  * cookie; a script sends it in the `x-agentstate-token` header. Approve, Reject and Resume
  * continue a run with the agent that runs it (`agents` for an app with several);
- * `recordOnly` records decisions instead. Run it in the process that holds the store (one
+ * `recordOnly` records decisions instead. Cancel stops the run wherever it is (a running one
+ * too: in this process, or another on PostgreSQL), audited with `operator` as `by`. Run it in the process that holds the store (one
  * process holds a LevelDB folder).
  * @throws TypeError for bad options, and for a `host` beyond loopback without `authorize`.
  * @example
@@ -79,7 +80,9 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
         throw new HttpError(404, 'NOT_FOUND', `No action at ${url.pathname}`);
       }
       const body = await readJsonBody(req);
-      send(await act(agents, { sessionId, userId: userOf(url) }, body));
+      const { operator = 'inspector' } = options;
+      const by = typeof operator === 'string' ? operator : operator(req);
+      send(await act(agents, { sessionId, userId: userOf(url) }, body, by));
       return;
     }
     if (req.method !== 'GET') throw new HttpError(405, 'METHOD_NOT_ALLOWED', 'GET or POST only');

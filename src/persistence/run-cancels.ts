@@ -53,16 +53,22 @@ export interface LiveRun {
  * The runs executing in this process on one store object, by session: every runtime on the
  * store (of any agent) adds its runs, so `agent.cancel` from any of them reaches the one that
  * executes the run. Stores carry one (`runCancels`); a store without one gets one per runtime.
+ * A session may have more than one action that runs under way here (another runtime's, such as
+ * a scheduler's, before the lease refuses it): each is kept until it ends, none displaces
+ * another, and a cancel stops them all.
  */
 export class LiveRunCancels {
-  private readonly runs = new Map<string, LiveRun>();
+  private readonly runs = new Map<string, Set<LiveRun>>();
 
   /** Adds the session's run while it executes; the returned function removes it. */
   add(key: SessionKey, run: LiveRun): () => void {
     const id = sessionPart(key);
-    this.runs.set(id, run);
+    const runs = this.runs.get(id) ?? new Set<LiveRun>();
+    runs.add(run);
+    this.runs.set(id, runs);
     return () => {
-      if (this.runs.get(id) === run) this.runs.delete(id);
+      runs.delete(run);
+      if (runs.size === 0 && this.runs.get(id) === runs) this.runs.delete(id);
     };
   }
 
@@ -71,22 +77,24 @@ export class LiveRunCancels {
     return this.runs.has(sessionPart(key));
   }
 
-  /** Cancels the session's run executing here and resolves when it is over; else undefined. */
+  /** Cancels the session's runs executing here and resolves when they are over; else undefined. */
   cancel(key: SessionKey, request: CancelRequest): Promise<void> | undefined {
-    const run = this.runs.get(sessionPart(key));
-    if (!run) return undefined;
-    run.cancel(request);
-    return run.done.then(
-      () => undefined,
-      () => undefined,
-    );
+    const runs = this.runs.get(sessionPart(key));
+    if (!runs) return undefined;
+    const done = [...runs].map((run) => {
+      run.cancel(request);
+      return run.done.then(noop, noop);
+    });
+    return Promise.all(done).then(noop);
   }
 
-  /** How many runs execute here. */
+  /** How many sessions have a run executing here. */
   get size(): number {
     return this.runs.size;
   }
 }
+
+const noop = (): void => undefined;
 
 /** The store's in-process run registry, if it carries one. */
 export function runCancelsOf(store: SessionStore): LiveRunCancels | undefined {

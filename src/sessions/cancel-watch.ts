@@ -9,7 +9,7 @@ const PAGE = 100;
 /**
  * Listens, while a runtime executes runs on a store shared by processes, for the cancel
  * requests other processes record in the store's decision inbox (`agent.cancel`): on each
- * notification, and at each renewal of the runtime's leases (every third of their `ttlMs`, on
+ * notification (of the store's one subscription), and at each renewal of the runtime's leases (every third of their `ttlMs`, on
  * its clock: the fallback when notifications are lost or cannot be had), it reads the inbox,
  * cancels the runs it names that execute in this process and drops those requests (a request
  * applied is dropped once; one for a run executing elsewhere is left for that process; one made
@@ -41,20 +41,30 @@ export class CancelWatch {
     return this.running === 0 ? this.close() : Promise.resolve();
   }
 
+  /**
+   * Watches the inbox: the store's one subscription, shared with its scheduler and the other
+   * runtimes on it (PostgreSQL: one LISTEN connection per store object). Lost, or not had, it
+   * is tried again at the next poll, which reads meanwhile.
+   */
   private open(): void {
     const generation = ++this.generation;
-    this.opening = this.store
+    const forget = (): undefined => {
+      if (this.opening === opening) this.opening = undefined;
+      return undefined;
+    };
+    const opening = this.store
       .watchDecisions(
         () => void this.read('notification'),
-        () => undefined, // lost: the poll reads on; the next run subscribes again
+        forget, // lost: the poll reads on, and watches again
       )
       .then(
         (watch) => {
           if (this.generation === generation) void this.read('poll'); // a request recorded before
           return watch;
         },
-        () => undefined, // no LISTEN (a transaction-mode pooler): the poll finds every request
+        forget, // no LISTEN (a transaction-mode pooler): the poll finds every request
       );
+    this.opening = opening;
   }
 
   private async close(): Promise<void> {
@@ -67,7 +77,9 @@ export class CancelWatch {
 
   /** Reads the inbox now (the runtime calls it at each lease renewal: the polling fallback). */
   poll(): void {
-    if (this.running > 0) void this.read('poll');
+    if (this.running === 0) return;
+    if (!this.opening) this.open();
+    void this.read('poll');
   }
 
   /** Reads the inbox once (again after a read under way, if something came meanwhile). */

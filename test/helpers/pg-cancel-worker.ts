@@ -1,5 +1,5 @@
 /**
- * Child process of test/postgres-cancel.test.ts: one process of an app on PostgreSQL whose
+ * Child process of test/postgres-cancel.test.ts and test/cli-cancel-live.test.ts: one process of an app on PostgreSQL whose
  * triage agent hands an order to a billing sub-agent whose lookup waits on its signal. Reads
  * JSON commands from stdin, prints JSON events. Its clock is a FakeClock nobody advances, so
  * the runtime's inbox poll never fires: only a notification can bring a cancel in.
@@ -10,10 +10,9 @@
  * `cancel-recorded`).
  */
 import { createInterface } from 'node:readline';
-import { z } from 'zod';
-import { tool } from '../../src/index.js';
 import { PostgresSessionStore } from '../../src/postgres.js';
 import { FakeClock } from '../../src/testing.js';
+import { blockingLookup } from './blocking-lookup.js';
 import { triageWithBilling } from './sub-agent-fixtures.js';
 
 const [url, schema, owner] = process.argv.slice(2);
@@ -25,21 +24,9 @@ const emit = (event: Record<string, unknown>): void => {
   process.stdout.write(`${JSON.stringify(event)}\n`);
 };
 const store = await PostgresSessionStore.open({ connectionString: url, schema, poolSize: 4 });
-const lookup = tool({
-  name: 'lookup',
-  description: 'Looks an order up, slowly',
-  parameters: z.object({ order: z.string() }),
-  execute: async (_args, { signal }) => {
-    emit({ event: 'tool-started', pid: process.pid });
-    // Resolves when aborted; the generous bound only keeps a broken run from hanging the test.
-    const bound = new Promise((resolve) => setTimeout(resolve, 60_000).unref());
-    await Promise.race([
-      new Promise((resolve) => signal.addEventListener('abort', resolve)),
-      bound,
-    ]);
-    emit({ event: 'tool-aborted', aborted: signal.aborted });
-    return 'stopped';
-  },
+const { lookup } = blockingLookup({
+  start: () => emit({ event: 'tool-started', pid: process.pid }),
+  end: (aborted) => emit({ event: 'tool-aborted', aborted }),
 });
 const { triage } = triageWithBilling({
   store,

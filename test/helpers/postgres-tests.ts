@@ -13,6 +13,11 @@ export interface PostgresForTests {
   readonly pool: pg.Pool;
   /** A new schema name (an empty database for one test). */
   schema(prefix: string): string;
+  /**
+   * The backends LISTENing on this file's database (the dedicated connections of inbox
+   * subscriptions); another file's, on its own database, are not counted (nor cut by a test).
+   */
+  listeners(): Promise<number[]>;
   /** A store in a fresh schema; `cleanup` closes it and drops the schema. */
   freshStore(
     prefix: string,
@@ -97,6 +102,12 @@ function usePool(
       return ready(pool);
     },
     schema: (prefix) => `${prefix}_${++schemas}`,
+    async listeners() {
+      const { rows } = await tests.pool.query<{ pid: number }>(
+        "SELECT pid FROM pg_stat_activity WHERE query LIKE 'LISTEN %' AND datname = current_database() AND pid <> pg_backend_pid()",
+      );
+      return rows.map((r) => r.pid);
+    },
     async freshStore(prefix, options = {}) {
       const schema = tests.schema(prefix);
       const store = await PostgresSessionStore.open({ ...options, pool: tests.pool, schema });

@@ -1,17 +1,8 @@
-import { userInfo } from 'node:os';
 import { recordDecisions } from '../../actions/record-decisions.js';
 import { json } from '../shared/cli-format.js';
 import { notePartition } from '../shared/cli-store.js';
+import { operator } from '../shared/operator.js';
 import { stringFlag, type Command, type CommandContext } from '../shared/command.js';
-
-/** The operator's login name, for the audit log's `by` (none when the OS has no such user). */
-function operator(): string | undefined {
-  try {
-    return userInfo().username;
-  } catch {
-    return undefined;
-  }
-}
 
 /** `approve` and `reject`: a decision recorded in the session; the app or `resume` runs it. */
 function decide(approve: boolean) {

@@ -1,6 +1,7 @@
 import { startInspector } from '../../inspect/start-inspector.js';
 import { CliUsageError } from '../shared/cli-errors.js';
 import { notePartition } from '../shared/cli-store.js';
+import { operator } from '../shared/operator.js';
 import { intFlag, stringFlag, type Command, type CommandContext } from '../shared/command.js';
 import type { Agent } from '../../agent/agent.js';
 import { loadAgent } from './resume.js';
@@ -59,6 +60,7 @@ async function run(ctx: CommandContext): Promise<void> {
     ...(port === undefined ? {} : { port }),
     ...(ctx.user === undefined ? {} : { userId: ctx.user }),
     ...(allUsers ? { allUsers } : {}),
+    operator: operator() || 'agentstate inspect',
   });
   const names = Object.keys(agents ?? {});
   ctx.io.out(

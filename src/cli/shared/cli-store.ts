@@ -3,7 +3,7 @@ import { StoreLockedError } from '../../errors/session-errors.js';
 import type { Model } from '../../models/model.js';
 import { holdsLevelDatabase } from '../../persistence/kv/level-backend.js';
 import { LevelSessionStore } from '../../persistence/kv/level-session-store.js';
-import type { SessionKey } from '../../persistence/session-store.js';
+import type { SessionKey, SessionStore } from '../../persistence/session-store.js';
 import { hasNamedOwners } from '../../persistence/kv/owner-totals.js';
 import { Agent } from '../../agent/agent.js';
 import type { SessionAction } from '../../actions/session-action.js';
@@ -47,6 +47,20 @@ class CliRuntime extends SessionRuntime {
   }
 }
 
+/** The command line's runtime on `store`: it runs no model and no tool (see `CliRuntime`). */
+export function cliRuntime(store: SessionStore): SessionRuntime {
+  return new CliRuntime({ store, agent: new Agent({ name: 'agentstate-cli', model: noModel }) });
+}
+
+/** The folder is held by a running app (LevelDB allows one process per folder). */
+export class StoreHeldFailure extends CliFailure {
+  constructor(readonly db: string) {
+    super(
+      `the folder ${db} is held by a running app [STORE_LOCKED]: stop the app, or use the app's inspector`,
+    );
+  }
+}
+
 /** The store folder opened for one command, with a runtime that runs no model and no tool. */
 export interface CliStore {
   store: LevelSessionStore;
@@ -80,17 +94,12 @@ export async function openCliStore(db: string, userId: string | undefined): Prom
   try {
     store = await LevelSessionStore.open({ path: db });
   } catch (error) {
-    if (error instanceof StoreLockedError) {
-      throw new CliFailure(
-        `the folder ${db} is held by a running app [STORE_LOCKED]: stop the app, or use the app's inspector`,
-      );
-    }
+    if (error instanceof StoreLockedError) throw new StoreHeldFailure(db);
     throw error;
   }
-  const agent = new Agent({ name: 'agentstate-cli', model: noModel });
   return {
     store,
-    runtime: new CliRuntime({ store, agent }),
+    runtime: cliRuntime(store),
     key: (sessionId) => ({ sessionId, userId }),
     close: () => store.close(),
   };

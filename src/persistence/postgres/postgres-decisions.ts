@@ -11,6 +11,7 @@ import type {
 } from '../decision-inbox.js';
 import type { PostgresDatabase } from './postgres-database.js';
 import { checkedSessionId } from './postgres-leases.js';
+import { SharedListen } from './shared-listen.js';
 
 const SubmissionSchema = z.lazy(() =>
   z.object({
@@ -49,17 +50,23 @@ function decisionStatements(t: (table: string) => string) {
  * schema's channel sent by the same statement that inserts one, so a listener hears of a
  * submission exactly when it is committed. Listening takes a dedicated connection (not one of
  * the pool's: LISTEN is session state), so it needs a direct or session-mode connection;
- * behind a transaction-mode pooler the scheduler's polling still finds every submission.
+ * behind a transaction-mode pooler the scheduler's polling still finds every submission. The
+ * watchers of one store object (the scheduler, each runtime's cancel watch) share one such
+ * connection (`SharedListen`).
  */
 export class PostgresDecisions implements DecisionInbox {
   /** The NOTIFY channel of this store's schema (at most 63 bytes, whatever the schema). */
   readonly channel: string;
 
   private readonly sql: ReturnType<typeof decisionStatements>;
+  private readonly listening: SharedListen;
 
   constructor(private readonly db: PostgresDatabase) {
     this.sql = decisionStatements(db.table);
     this.channel = `agentstate_${createHash('sha1').update(db.schema).digest('hex').slice(0, 24)}`;
+    this.listening = new SharedListen((onNotify, onLost) =>
+      db.listen(this.channel, onNotify, onLost),
+    );
   }
 
   async submitDecisions(submission: DecisionSubmission): Promise<void> {
@@ -122,6 +129,6 @@ export class PostgresDecisions implements DecisionInbox {
     onSubmitted: () => void,
     onLost: (error: unknown) => void,
   ): Promise<DecisionWatch> {
-    return this.db.listen(this.channel, onSubmitted, onLost);
+    return this.listening.watch(onSubmitted, onLost);
   }
 }

@@ -40,7 +40,10 @@ function describeResult(r: ActionResult | null, what: string | undefined): strin
         : `: ${typeof r.output === 'string' ? r.output : JSON.stringify(r.output)}`;
     return `run ${r.runId} completed${output}`;
   }
-  if (r.cancelled) return 'run cancelled';
+  const by = r.by ? ` by ${r.by}` : '';
+  if (r.requested)
+    return `cancel requested${by}: ${r.note || 'the process executing the run stops it'}`;
+  if (r.cancelled) return `run cancelled${by}`;
   if (r.parentId) {
     return `forked ${r.parentId} at history position ${r.historyLength} into ${r.sessionId}`;
   }

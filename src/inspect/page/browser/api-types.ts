@@ -169,6 +169,10 @@ export interface ActionResult {
   interruptionReason?: string | undefined;
   output?: unknown;
   cancelled?: boolean;
+  /** A cancel recorded for the process executing the run (PostgreSQL): that process stops it. */
+  requested?: boolean;
+  /** Who cancelled (the inspector's `operator`). */
+  by?: string;
   sessionId?: string;
   parentId?: string;
   historyLength?: number;

@@ -109,7 +109,7 @@ export function renderActions(page: Page): HTMLDivElement {
 /**
  * Which run actions apply to a run of this status: Resume to a run that stands still
  * (paused, waiting for decisions, or crashed) when an agent of the app runs here; Cancel to a
- * run that has not ended. Neither to a session without a run or whose last run ended.
+ * run that has not ended, a running one too (in this process or, on PostgreSQL, another). Neither to a session without a run or whose last run ended.
  */
 export function actionsFor(
   status: string | undefined,

@@ -1,0 +1,29 @@
+import type { SessionRuntime } from '../../sessions/session-runtime.js';
+import { cliRuntime } from './cli-store.js';
+
+/** A PostgreSQL store opened for one command, with the command line's runtime on it. */
+export interface CliPostgres {
+  runtime: SessionRuntime;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the PostgreSQL store at `connectionString` (tables in `schema`), loading the store (and
+ * the `pg` package, an optional peer dependency) only when a command asks for it. Many
+ * processes share such a store: a run another process executes is reached through its decision
+ * inbox. A connection failure is `StoreUnavailableError`.
+ */
+export async function openCliPostgres(
+  connectionString: string,
+  schema: string | undefined,
+): Promise<CliPostgres> {
+  // Loaded on demand: a command without a PostgreSQL store never loads `pg`.
+  const { PostgresSessionStore } =
+    await import('../../persistence/postgres/postgres-session-store.js');
+  const store = await PostgresSessionStore.open({
+    connectionString,
+    poolSize: 2,
+    ...(schema === undefined ? {} : { schema }),
+  });
+  return { runtime: cliRuntime(store), close: () => store.close() };
+}
