@@ -66,7 +66,7 @@ export class OptionChecker {
   /**
    * Throws unless `test` holds for the option's value; an absent option passes unless required.
    * `expected` may be given as a function: a message built only when the check fails (these
-   * checks run on every call, so a passing one allocates nothing).
+   * checks run on every call, so a passing one builds no message).
    */
   check(
     name: string,
