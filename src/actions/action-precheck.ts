@@ -4,7 +4,7 @@ import {
   WrongAgentError,
 } from '../errors/session-errors.js';
 import { sessionMachine } from '../machines/session-machine.js';
-import type { SessionMachineContext } from '../machines/session-types.js';
+import type { SessionEvent, SessionMachineContext } from '../machines/session-types.js';
 import type { SessionKey, SessionRecord } from '../persistence/session-store.js';
 import type { RunLike } from '../runs/run-activity.js';
 import type { SessionAction } from './session-action.js';
@@ -29,7 +29,10 @@ export function checkRunAgent(key: SessionKey, record: SessionRecord, agent: str
  * (`agent`: the name of the runtime's agent), the action's own `check`, and a transition the
  * session machine takes from the stored state. A message to a session whose run is paused or crashed
  * is `RunPausedError` (resume or cancel it first); any other misfit is
- * `InvalidSessionTransitionError`. Nothing is written either way.
+ * `InvalidSessionTransitionError`. Nothing is written either way. `live` is the session's
+ * state as its live actor holds it, when one was kept at rest as `record` holds it (see
+ * `SessionCache.take`): the transition is checked on it instead of on a state resolved afresh
+ * from the record (the same answer, without building a machine snapshot for each message).
  */
 export function checkActionFits(
   key: SessionKey,
@@ -37,6 +40,7 @@ export function checkActionFits(
   action: SessionAction<unknown>,
   now: number,
   agent: string,
+  live?: { can(event: SessionEvent): boolean },
 ): void {
   const inFlight = storedRunInFlight(record, now);
   if (inFlight && action.runs !== true) {
@@ -50,7 +54,8 @@ export function checkActionFits(
   action.check?.({ key, record, now });
   if (!action.event) return;
   const snap = record.snapshot as { value: never; context: SessionMachineContext };
-  const resolved = sessionMachine.resolveState({ value: snap.value, context: snap.context });
+  const resolved =
+    live ?? sessionMachine.resolveState({ value: snap.value, context: snap.context });
   if (resolved.can(action.event)) return;
   // Described only here, for the error: the view costs more than the check itself.
   const view = describeSession(record);

@@ -103,12 +103,12 @@ export class SessionCommitter {
   }
 
   /** Resolves when every change so far is saved; throws the save failure, if any. */
-  async flush(): Promise<void> {
+  flush(): Promise<void> {
     if (this.dirty && !this.failure) {
       this.forced = true;
       this.start();
     }
-    await this.settled();
+    return this.settled();
   }
 
   /**
@@ -119,8 +119,16 @@ export class SessionCommitter {
     return (this.binding.policy?.savesBefore(kind) ?? true) ? this.flush() : this.settled();
   }
 
-  /** Resolves when the saves due so far are written; throws the save failure, if any. */
-  private async settled(): Promise<void> {
+  /**
+   * Resolves when the saves due so far are written; throws the save failure, if any. Each step
+   * and each action's end waits here: with no save running and none failed, it answers at once,
+   * without the promises of an async function (each also costs Node's async-context hook).
+   */
+  private settled(): Promise<void> {
+    return this.running || this.failure ? this.saved() : Promise.resolve();
+  }
+
+  private async saved(): Promise<void> {
     while (this.running) await this.running;
     if (this.failure) throw this.failure as Error;
   }

@@ -63,7 +63,9 @@ export class SessionEventHub {
   }
 
   emit<K extends SessionRuntimeEventType>(type: K, event: SessionRuntimeEvents[K]): void {
-    for (const listener of this.listeners.get(type) ?? []) {
+    const listeners = this.listeners.get(type);
+    if (listeners === undefined) return;
+    for (const listener of listeners) {
       try {
         (listener as Listener<K>)({ ...event, type });
       } catch {

@@ -98,9 +98,10 @@ export class ActionRunner {
       (k) => this.parts.newRecord(k),
       known,
     );
-    checkActionFits(key, record, action, this.parts.clock.now(), this.parts.source.options.name);
     // The session's live host, when the store returned exactly the record it saved: it is at
-    // rest as that record holds it (no run child), so there is no history or journal to read.
+    // rest as that record holds it (no run child), so there is no history or journal to read,
+    // and the action's transition is checked on its state (a failed check stops it, as the
+    // failed action's `forget` would).
     const inspect = this.parts.hub.inspector(key);
     let live = this.parts.cache.take(key, record, this.parts.source);
     if (live && !live.inspectableBy(inspect)) {
@@ -108,6 +109,9 @@ export class ActionRunner {
       live = undefined;
     }
     try {
+      const { name } = this.parts.source.options;
+      const state = live?.actor.getSnapshot();
+      checkActionFits(key, record, action, this.parts.clock.now(), name, state);
       return await this.applyTo(key, action, lease, { audit, record, userUsage, live, inspect });
     } catch (error) {
       live?.stop(); // a host taken and not kept again is stopped (stopping twice does nothing)

@@ -63,11 +63,21 @@ export class OptionChecker {
     this.options = options;
   }
 
-  /** Throws unless `test` holds for the option's value; an absent option passes unless required. */
-  check(name: string, expected: string, test: (value: unknown) => boolean, required = false): this {
+  /**
+   * Throws unless `test` holds for the option's value; an absent option passes unless required.
+   * `expected` may be given as a function: a message built only when the check fails (these
+   * checks run on every call, so a passing one builds no message).
+   */
+  check(
+    name: string,
+    expected: string | (() => string),
+    test: (value: unknown) => boolean,
+    required = false,
+  ): this {
     const value = this.options[name];
     if (value === undefined && !required) return this;
     if (!test(value)) {
+      if (typeof expected === 'function') expected = expected();
       const verb = expected.startsWith('implement') ? 'must' : 'must be';
       throw new TypeError(
         `${this.call}: option "${this.name(name)}" ${verb} ${expected}, got ${describeValue(value)}`,
@@ -123,7 +133,7 @@ export class OptionChecker {
   implements(name: string, type: string, methods: readonly string[], required = false): this {
     return this.check(
       name,
-      `implement ${type} (${methods.join(' and ')} functions)`,
+      () => `implement ${type} (${methods.join(' and ')} functions)`,
       (v) => hasMethods(v, methods),
       required,
     );
@@ -131,8 +141,8 @@ export class OptionChecker {
 
   /** An instance of `type`, e.g. `AbortSignal`. */
   instanceOf(name: string, type: abstract new (...args: never[]) => unknown): this {
-    const article = /^[AEIOU]/.test(type.name) ? 'an' : 'a';
-    return this.check(name, `${article} ${type.name}`, (v) => v instanceof type);
+    const expected = () => `${/^[AEIOU]/.test(type.name) ? 'an' : 'a'} ${type.name}`;
+    return this.check(name, expected, (v) => v instanceof type);
   }
 
   /** A `Budget` (see {@link checkBudget}). */

@@ -203,7 +203,13 @@ export class KvSessionStore implements SessionStore, SessionLeases {
             { raw: raw!, changes },
             checkedRecordWithChanges(this.codec, key, raw, changes, rawIndex),
           );
-    return { record, userUsage: await readOwnerTotals(this.backend, key.userId, rawTotals) };
+    // The owner's totals as this store last wrote them, when those are the stored bytes (a copy:
+    // the caller may keep it); else read and checked.
+    const written = this.writtenTotals.get(read[2]!, rawTotals);
+    const userUsage = written
+      ? { ...written }
+      : await readOwnerTotals(this.backend, key.userId, rawTotals);
+    return { record, userUsage };
   }
 
   async save(commit: SessionCommit): Promise<SessionRecord> {

@@ -25,10 +25,17 @@ function lowerBound(sorted: readonly string[], key: string): number {
  * are checked in full (fault hook included) before any op is applied, so they are atomic.
  * Keys compare as JavaScript strings, which matches LevelDB's byte order for the ASCII keys
  * the session stores write.
+ *
+ * New keys wait in `added` until the next range read merges them into the sorted array, once:
+ * inserting each one in order would move half the array per key (a store's sessions write
+ * about ten new keys a message and read a range far less often).
  */
 export class MemoryBackend implements KvBackend {
   private readonly values = new Map<string, string>();
+  /** Every key but those in `added`, in order. */
   private readonly sortedKeys: string[] = [];
+  /** The keys added since the last range read, in no order (none of them in `sortedKeys`). */
+  private readonly added: string[] = [];
   private readonly onBatchOp: BatchOpHook | undefined;
   private readonly writeStats = new KvWriteStats();
   private closed = false;
@@ -88,6 +95,7 @@ export class MemoryBackend implements KvBackend {
   /** The keys of a range, in iteration order, copied. */
   private keysOf(range: KvRange): string[] {
     this.assertOpen();
+    this.mergeAdded();
     const start = lowerBound(this.sortedKeys, range.gte);
     const end = lowerBound(this.sortedKeys, range.lt);
     let keys = this.sortedKeys.slice(start, Math.max(start, end));
@@ -97,15 +105,32 @@ export class MemoryBackend implements KvBackend {
   }
 
   private put(key: string, value: string): void {
-    if (!this.values.has(key)) {
-      this.sortedKeys.splice(lowerBound(this.sortedKeys, key), 0, key);
-    }
+    if (!this.values.has(key)) this.added.push(key);
     this.values.set(key, value);
   }
 
   private del(key: string): void {
     if (!this.values.delete(key)) return;
-    this.sortedKeys.splice(lowerBound(this.sortedKeys, key), 1);
+    const at = lowerBound(this.sortedKeys, key);
+    if (this.sortedKeys[at] === key) this.sortedKeys.splice(at, 1);
+    else this.added.splice(this.added.indexOf(key), 1);
+  }
+
+  /** Merges the keys added since the last range read into the sorted keys, in place. */
+  private mergeAdded(): void {
+    const added = this.added.sort();
+    if (added.length === 0) return;
+    const sorted = this.sortedKeys;
+    let from = sorted.length - 1;
+    let next = added.length - 1;
+    for (const key of added) sorted.push(key); // the room the merge fills from the end
+    for (let to = sorted.length - 1; next >= 0; to--) {
+      sorted[to] =
+        from >= 0 && (sorted[from] as string) > (added[next] as string)
+          ? (sorted[from--] as string)
+          : (added[next--] as string);
+    }
+    added.length = 0;
   }
 
   private assertOpen(): void {
