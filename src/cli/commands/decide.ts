@@ -5,7 +5,7 @@ import { notePartition } from '../shared/cli-store.js';
 import { stringFlag, type Command, type CommandContext } from '../shared/command.js';
 
 /** The operator's login name, for the audit log's `by` (none when the OS has no such user). */
-function operator(): string | undefined {
+export function operator(): string | undefined {
   try {
     return userInfo().username;
   } catch {
