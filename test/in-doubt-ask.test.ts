@@ -1,9 +1,21 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { Agent, CallNotInDoubtError, tool, type InDoubtResolution } from '../src/index.js';
+import {
+  Agent,
+  CallNotInDoubtError,
+  LevelSessionStore,
+  tool,
+  type InDoubtResolution,
+} from '../src/index.js';
 import { ScriptedModel } from '../src/testing.js';
 import { TempStores } from './helpers/temp-store.js';
-import { crashWhilePaying, key, reopenedPayer } from './helpers/in-doubt-payment.js';
+import {
+  crashWhilePaying,
+  key,
+  payModel,
+  payTool,
+  reopenedPayer,
+} from './helpers/in-doubt-payment.js';
 
 const temps = new TempStores();
 afterEach(() => temps.cleanupAll());
@@ -94,6 +106,40 @@ describe("onInterrupted 'ask': a call in doubt waits for an operator", () => {
       isError: true,
       inDoubt: { resolution: 'failed', operator: { action: 'fail' } },
     });
+  });
+
+  it("an operator's 'retry' cut off by another crash is in doubt again: the run asks again", async () => {
+    const { store, paused } = await pausedInDoubt();
+    await store.close();
+    let crashed = false;
+    const cut = await LevelSessionStore.open({
+      path: store.path,
+      onBatchOp: () => {
+        if (crashed) throw new Error('power cut');
+      },
+    });
+    const second: string[] = [];
+    const agent = new Agent({
+      name: 'payer',
+      model: payModel(),
+      store: cut,
+      tools: [
+        payTool(second, ask, () => {
+          crashed = true;
+          return Promise.resolve();
+        }),
+      ],
+    });
+    await expect(
+      agent.resolveInDoubt(key.sessionId, { callId: 'c1', action: 'retry' }, as),
+    ).rejects.toMatchObject({ code: 'SESSION_SAVE_FAILED' });
+    expect(second).toEqual(['c1']);
+    await cut.close();
+    const again = await reopenedPayer(temps, store.path, ask);
+    const asked = await again.agent.resume(key.sessionId, { userId: key.userId });
+    expect(asked).toMatchObject({ interruptionReason: 'in_doubt', id: paused.id });
+    expect(asked.callsInDoubt?.map((c) => c.callId)).toEqual(['c1']);
+    expect(again.charges).toEqual([]);
   });
 
   it('a reconcile that cannot tell leaves the call to the operator, saying what it answered', async () => {
