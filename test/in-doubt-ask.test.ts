@@ -142,6 +142,63 @@ describe("onInterrupted 'ask': a call in doubt waits for an operator", () => {
     expect(again.charges).toEqual([]);
   });
 
+  it("a sub-agent's call in doubt pauses the run tree; resolved by its call id, the sub-agent and its parent go on", async () => {
+    const temp = await temps.open();
+    await temp.store.close();
+    let crashed = false;
+    const agents = (store: LevelSessionStore, charges: string[], crash: boolean) => {
+      const child = new Agent({
+        name: 'cashier',
+        model: payModel(),
+        tools: [
+          payTool(charges, ask, crash ? () => Promise.resolve(void (crashed = true)) : undefined),
+        ],
+      });
+      return new Agent({
+        name: 'desk',
+        store,
+        model: new ScriptedModel((request) => {
+          const result = request.items.find((i) => i.type === 'tool_result');
+          if (!result)
+            return {
+              toolCalls: [{ name: 'ask_cashier', arguments: { input: 'pay 5' }, callId: 'd1' }],
+            };
+          return { text: `desk: ${result.output}` };
+        }),
+        tools: [child.asTool({ name: 'ask_cashier', description: 'Pays' })],
+      });
+    };
+    const cut = await LevelSessionStore.open({
+      path: temp.path,
+      onBatchOp: () => {
+        if (crashed) throw new Error('power cut');
+      },
+    });
+    const first: string[] = [];
+    await expect(agents(cut, first, true).run('pay', key)).rejects.toMatchObject({
+      code: 'SESSION_SAVE_FAILED',
+    });
+    expect(first).toEqual(['c1']);
+    await cut.close();
+
+    const store = await LevelSessionStore.open({ path: temp.path });
+    temps.defer(() => store.close());
+    const charges: string[] = [];
+    const desk = agents(store, charges, false);
+    const paused = await desk.resume(key.sessionId, { userId: key.userId });
+    expect(paused.interruptionReason).toBe('in_doubt');
+    expect(paused.callsInDoubt).toEqual([
+      expect.objectContaining({ callId: 'c1', toolName: 'pay', agentPath: ['desk', 'cashier'] }),
+    ]);
+    const done = await desk.resolveInDoubt(
+      key.sessionId,
+      { callId: 'c1', action: 'result', result: 'paid earlier' },
+      as,
+    );
+    expect(done.output).toBe('desk: ok: paid earlier');
+    expect(charges).toEqual([]);
+  });
+
   it('a reconcile that cannot tell leaves the call to the operator, saying what it answered', async () => {
     const { charges, paused } = await pausedInDoubt({ ...ask, reconcile: () => 'unknown' });
     expect(charges).toEqual([]);
