@@ -46,6 +46,8 @@ describe('agentstate in-doubt (list, resolve)', () => {
 
   it("lists the calls in doubt; resolve records the operator's result, audited; the app's resume applies it without running the call", async () => {
     const db = await pausedFolder();
+    const sessions = await cli(db, 'sessions', 'list');
+    expect(sessions.stdout).toMatch(/^pay .*interrupted \(in_doubt\) .*1 in doubt/m);
     const listed = await cli(db, 'in-doubt', 'list', key.sessionId);
     expect(listed).toMatchObject({ code: 0 });
     expect(listed.stdout).toMatch(/^c1 {2}pay {2}run \S+ {2}agent payer\n$/);
