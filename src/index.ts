@@ -17,6 +17,7 @@ export type {
   StreamDecision,
   CancelOptions,
   StartSchedulerOptions,
+  ResolveInDoubtOptions,
 } from './agent/agent-call-options.js';
 export type { AgentOptions } from './definition/agent-options.js';
 export type {
@@ -144,7 +145,9 @@ export {
   type NeedsApproval,
 } from './tools/tool.js';
 export type { OnInterrupted, Reconcile, ReconcileOutcome } from './tools/in-doubt.js';
-export type { InDoubtRecord } from './items/in-doubt-record.js';
+export type { InDoubtRecord, InDoubtAction, OperatorResolution } from './items/in-doubt-record.js';
+export type { InDoubtResolution } from './actions/resolve-in-doubt.js';
+export type { InDoubtCall } from './runs/calls-in-doubt.js';
 export { toolkit, type Toolkit, type ToolkitSession } from './tools/toolkit.js';
 export type { ToolErrorHook, ToolErrorInfo } from './tools/guard-tool.js';
 export type {
@@ -226,6 +229,7 @@ export {
   StaleDecisionError,
   ApprovalExpiredError,
   AlreadyDecidedError,
+  CallNotInDoubtError,
   UnpricedModelError,
   ApprovalCheckError,
   ToolkitError,

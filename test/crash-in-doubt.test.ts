@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LevelSessionStore } from '../src/index.js';
 import type { ToolCallOutput } from '../src/machines/step-actor-io.js';
@@ -12,7 +13,7 @@ import type { CrashWorkerResult } from './helpers/crash-worker.js';
 /** Tool calls of the session (one per turn, then a final answer). */
 const STEPS = 10;
 const SEEDS = [0x1d0b7, 0x5eed5, 0xc4a54];
-type Mode = 'retry' | 'fail' | 'reconcile';
+type Mode = 'retry' | 'fail' | 'reconcile' | 'ask-retry' | 'ask-result' | 'ask-fail';
 
 /** Three kill points mid-tool-call, ascending, picked from `seed`: after or before the effect. */
 function killPoints(seed: number): CrashPoint[] {
@@ -57,7 +58,11 @@ async function killedRun(folder: string, mode: Mode, points: CrashPoint[]) {
       .map((e) => e.output as ToolCallOutput)
       .filter((o) => o.inDoubt)
       .map((o) => [o.callId, o.inDoubt!.resolution, o.inDoubt!.reconcile ?? '']);
-    return { result: last.result!, lines, inDoubt };
+    // What the worker, as operator, found paused in doubt (`ask-*` modes only).
+    const asked = (await readFile(`${logFile}.in-doubt`, 'utf8').catch(() => ''))
+      .split('\n')
+      .filter(Boolean);
+    return { result: last.result!, lines, inDoubt, asked };
   } finally {
     await store.close();
   }
@@ -139,6 +144,58 @@ describe('crash test: calls in doubt, per onInterrupted mode (SIGKILL mid tool c
       expect(retried.inDoubt.map(([c, r]) => [c, r])).toEqual(
         points.map((p) => [`call-${p.target}`, 'retried']),
       );
+      expect(retried.result).toEqual(expected);
+    },
+    240_000,
+  );
+
+  it.each(SEEDS)(
+    "seed %i: 'ask' pauses each call in doubt for an operator; 'result' and 'fail' never run an effect twice, 'retry' runs it exactly once more",
+    async (seed) => {
+      folder = await mkdtemp(join(tmpdir(), 'agentstate-in-doubt-ask-'));
+      const points = killPoints(seed);
+      const killed = points.map((p) => `call-${p.target}`);
+      const after = points.filter((p) => p.phase === 'tool-after').map((p) => `call-${p.target}`);
+      const before = points.filter((p) => p.phase === 'tool-before').map((p) => `call-${p.target}`);
+      const all = Array.from({ length: STEPS }, (_, n) => `call-${n}`);
+      const reference = await runWorker({
+        dbDir: join(folder, 'reference-db'),
+        logFile: join(folder, 'reference.log'),
+        mode: 'start',
+        steps: STEPS,
+        inDoubt: 'ask-fail',
+      });
+      const expected = reference.result as CrashWorkerResult;
+      // After each crash the resumed run stood paused in doubt on the killed call, once.
+      const pausedOn = killed.map((c) => `${c} interrupted in_doubt`);
+
+      for (const [mode, resolution] of [
+        ['ask-result', 'recorded'],
+        ['ask-fail', 'failed'],
+      ] as const) {
+        const run = await killedRun(folder, mode, points);
+        expect(run.asked, mode).toEqual(pausedOn);
+        const counts = effects(run.lines);
+        expect(Math.max(...counts.values()), mode).toBe(1);
+        expect([...counts.keys()].sort(), mode).toEqual(
+          all.filter((c) => !before.includes(c)).sort(),
+        );
+        expect(run.inDoubt.map(([c, r]) => [c, r])).toEqual(killed.map((c) => [c, resolution]));
+        if (mode === 'ask-result') {
+          // The operator recorded each value: the run ends as if never killed.
+          expect(run.result).toEqual(expected);
+        } else {
+          expect(run.result.output).toMatch(new RegExp(`^${STEPS} calls`));
+        }
+      }
+
+      const retried = await killedRun(folder, 'ask-retry', points);
+      expect(retried.asked).toEqual(pausedOn);
+      const retriedEffects = effects(retried.lines);
+      for (const callId of all) {
+        expect(retriedEffects.get(callId), callId).toBe(after.includes(callId) ? 2 : 1);
+      }
+      expect(retried.inDoubt.map(([c, r]) => [c, r])).toEqual(killed.map((c) => [c, 'retried']));
       expect(retried.result).toEqual(expected);
     },
     240_000,

@@ -1,105 +1,32 @@
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  Agent,
-  LevelSessionStore,
-  tool,
-  type Durability,
-  type OnInterrupted,
-  type ReconcileOutcome,
-} from '../src/index.js';
-import { ScriptedModel, type ScriptedResponse } from '../src/testing.js';
+import { Agent, tool, type OnInterrupted } from '../src/index.js';
 import type { McpConnection } from '../src/mcp/mcp-connection.js';
 import { mcpTool } from '../src/mcp/mcp-tool.js';
-import type { JournalEntry } from '../src/persistence/session-store.js';
 import { TempStores } from './helpers/temp-store.js';
+import {
+  crashWhilePaying,
+  key,
+  payModel,
+  payTool,
+  reopenedPayer,
+  type PayOptions,
+} from './helpers/in-doubt-payment.js';
 
 const temps = new TempStores();
 afterEach(() => temps.cleanupAll());
 
-const key = { sessionId: 'pay', userId: 'alice' };
-
-/** Asks for `pay({ amount: 5 })` once, then answers with what the tool result said. */
-function payModel(): ScriptedModel {
-  return new ScriptedModel((request): ScriptedResponse => {
-    const result = request.items.find((i) => i.type === 'tool_result');
-    if (!result) return { toolCalls: [{ name: 'pay', arguments: { amount: 5 }, callId: 'c1' }] };
-    return { text: `${result.isError ? 'error' : 'ok'}: ${result.output}` };
-  });
-}
-
-interface PayOptions {
-  durability?: Durability;
-  idempotent?: boolean;
-  onInterrupted?: OnInterrupted;
-  reconcile?: () => ReconcileOutcome<string> | Promise<ReconcileOutcome<string>>;
-}
-
-/** A `pay` tool that counts its runs in `charges` and answers `charged <callId>`. */
-function payTool(charges: string[], options: PayOptions, execute?: () => Promise<void>) {
-  const { durability: _durability, ...inDoubt } = options;
-  return tool({
-    name: 'pay',
-    description: 'Charges the card',
-    parameters: z.object({ amount: z.number() }),
-    ...inDoubt,
-    async execute(_args, { callId }) {
-      charges.push(callId);
-      await execute?.();
-      return `charged ${callId}`;
-    },
-  });
-}
-
 /**
- * Runs `pay` in a first agent whose store loses power while the tool runs (its start was saved,
- * its result never is), then resumes the run in a fresh agent over the reopened store whose
- * `pay` follows `options`. Returns the resumed run, the charges of the second agent and the
- * call's journal entry.
+ * Runs `pay` in a first agent whose store loses power while the tool runs, then resumes the run
+ * in a fresh agent over the reopened store whose `pay` follows `options`. Returns the resumed
+ * run, the charges of the second agent and the call's journal entry.
  */
 async function crashThenResume(options: PayOptions) {
-  const temp = await temps.open();
-  await temp.store.close();
-  let crashed = false;
-  const store = await LevelSessionStore.open({
-    path: temp.path,
-    onBatchOp: () => {
-      if (crashed) throw new Error('power cut');
-    },
-  });
-  const first: string[] = [];
-  const firstAgent = new Agent({
-    name: 'payer',
-    model: payModel(),
-    store,
-    durability: options.durability ?? 'step',
-    tools: [
-      payTool(first, options, () => {
-        crashed = true; // the charge happened; nothing after it reaches the store
-        return Promise.resolve();
-      }),
-    ],
-  });
-  await expect(firstAgent.run('pay 5', key)).rejects.toMatchObject({
-    code: 'SESSION_SAVE_FAILED',
-  });
-  expect(first).toEqual(['c1']);
-  await store.close();
-
-  const reopened = await LevelSessionStore.open({ path: temp.path });
-  temps.defer(() => reopened.close());
-  const charges: string[] = [];
-  const agent = new Agent({
-    name: 'payer',
-    model: payModel(),
-    store: reopened,
-    durability: options.durability ?? 'step',
-    tools: [payTool(charges, options)],
-  });
+  const path = await crashWhilePaying(temps, options);
+  const { agent, charges, entry: entryOf } = await reopenedPayer(temps, path, options);
   const result = await agent.resume(key.sessionId, { userId: key.userId });
-  const journal = await reopened.readRunJournal(key, result.id);
-  const entry = journal.find((e) => e.kind === 'tool') as JournalEntry;
+  const entry = (await entryOf(result.id))!;
   return { result, charges, entry, output: entry.output as Record<string, unknown> };
 }
 
@@ -196,7 +123,7 @@ describe('a tool call in doubt after a crash', () => {
       execute: () => 'ok',
     };
     expect(() => tool({ ...base, onInterrupted: 'maybe' as OnInterrupted })).toThrow(
-      /onInterrupted.*'retry' or 'fail'/,
+      /onInterrupted.*'retry', 'ask' or 'fail'/,
     );
     expect(() => tool({ ...base, idempotent: 'yes' as unknown as boolean })).toThrow(/idempotent/);
     expect(() => tool({ ...base, reconcile: 1 as unknown as () => 'retry' })).toThrow(/reconcile/);

@@ -4,7 +4,7 @@ import { errorFromSerialized } from '../errors/error-from-serialized.js';
 import type { ToolCallInput, ToolCallOutput } from '../machines/step-actor-io.js';
 import { isSubRun } from '../machines/agent-path.js';
 import { invokeTool } from '../tools/invoke-tool.js';
-import { resolveInDoubt } from '../tools/in-doubt.js';
+import { operatorOutcome, resolveInDoubt, type InDoubtOutcome } from '../tools/in-doubt.js';
 import type { InDoubtRecord } from '../items/in-doubt-record.js';
 import type { SessionObserver } from '../telemetry/session-observer.js';
 import {
@@ -67,15 +67,29 @@ export function toolCall(depsOf: DepsOf<ToolCallDeps>) {
     const { rejection } = input;
     // Started before the crash (its start was saved) and not journaled: in doubt. A rejected
     // call and a sub-agent's (its child run is journaled on its own) have no effect to doubt.
+    // An operator's resolution applies, unless it was `'retry'` and a crash cut that run off
+    // too (restarted again: in doubt again).
     let inDoubt: InDoubtRecord | undefined;
     let decided: ToolResultItem | undefined;
-    if (timing.restarts > 0 && !rejection && !input.subResult) {
-      const found = await resolveInDoubt(
+    let found: InDoubtOutcome | undefined;
+    const operator = input.inDoubt;
+    if (operator && (operator.action !== 'retry' || timing.restarts === 0)) {
+      found = operatorOutcome({ type: 'tool_call', ...call }, operator);
+    } else if (timing.restarts > 0 && !rejection && !input.subResult) {
+      found = await resolveInDoubt(
         agent.tools,
         { type: 'tool_call', ...call },
         deps.contextFor(runId),
         stepSignal,
       );
+      if (found.ask) {
+        // Not journaled: the run pauses until an operator resolves the call.
+        const { reconcile } = found.record;
+        const asked = reconcile === 'unknown' || reconcile === 'error' ? { reconcile } : {};
+        return { callId: call.callId, isError: false, ask: asked };
+      }
+    }
+    if (found) {
       inDoubt = found.record;
       decided = found.result;
     }

@@ -49,6 +49,8 @@ export const REJECT_OPTION_NAMES = [
 
 export const APPROVE_OPTION_NAMES = REJECT_OPTION_NAMES.filter((name) => name !== 'message');
 
+export const RESOLVE_IN_DOUBT_OPTION_NAMES = [...RESUME_OPTION_NAMES, 'by'];
+
 export const CANCEL_OPTION_NAMES = optionNames<CancelOptions>({
   userId: true,
   store: true,

@@ -59,6 +59,12 @@ export interface RejectOptions extends ApproveOptions {
   message?: string | undefined;
 }
 
+/** Options of `agent.resolveInDoubt`: the resume's, and who resolved the call. */
+export interface ResolveInDoubtOptions extends ResumeOptions {
+  /** Who resolved the call, for the audit log. */
+  by?: string | undefined;
+}
+
 /** One decision of `agent.streamDecide`: the call, approved or not, what the model reads. */
 export interface StreamDecision {
   callId: string;

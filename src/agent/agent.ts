@@ -33,6 +33,7 @@ import {
   APPROVE_OPTION_NAMES,
   CANCEL_OPTION_NAMES,
   REJECT_OPTION_NAMES,
+  RESOLVE_IN_DOUBT_OPTION_NAMES,
   RESUME_OPTION_NAMES,
   RUN_OPTION_NAMES,
   checkId,
@@ -58,9 +59,15 @@ import type {
   ApproveOptions,
   CancelOptions,
   RejectOptions,
+  ResolveInDoubtOptions,
   ResumeOptions,
   RunOptions,
 } from './agent-call-options.js';
+import {
+  checkInDoubtResolution,
+  resolveInDoubt,
+  type InDoubtResolution,
+} from '../actions/resolve-in-doubt.js';
 
 /**
  * A stateless, reusable agent blueprint. `run` / `stream` execute one run in a session,
@@ -168,6 +175,37 @@ export class Agent<TOutput = string> implements BindingSource {
     options: RejectOptions = {},
   ): Promise<RunResult<TOutput>> {
     return this.decide('agent.reject()', sessionId, callId, false, options, REJECT_OPTION_NAMES);
+  }
+
+  /**
+   * Resolves a tool call in doubt the session's run waits on (a call cut off by a crash whose
+   * tool has `onInterrupted: 'ask'`: the run is interrupted with reason `in_doubt`, the calls in
+   * `result.callsInDoubt` and the session's `runStatus.callsInDoubt`) and continues the run like
+   * `resume`: `{ callId, action: 'retry' }` runs the call again with the same call id,
+   * `{ callId, action: 'result', result }` records `result` as its output without running it,
+   * `{ callId, action: 'fail' }` gives the model the unknown-outcome error. Checked before
+   * anything is loaded or run: another user's session is `SessionNotFoundError`, a call that
+   * does not wait for an operator `CallNotInDoubtError`; nothing changes. Audited (kind
+   * `in_doubt`, `by`) and journaled in the call's entry (`inDoubt.operator`).
+   * @throws TypeError at the call for an empty session id, a bad resolution or bad options.
+   * @example
+   * const result = await agent.resolveInDoubt('pay', { callId: 'call_1_0', action: 'fail' },
+   *   { userId: 'alice', by: 'ops' });
+   */
+  resolveInDoubt(
+    sessionId: string,
+    resolution: InDoubtResolution,
+    options: ResolveInDoubtOptions = {},
+  ): Promise<RunResult<TOutput>> {
+    const call = 'agent.resolveInDoubt()';
+    checkId(call, 'session id', sessionId);
+    const checked = checkInDoubtResolution(call, resolution);
+    checkRunOptions(call, options, RESOLVE_IN_DOUBT_OPTION_NAMES);
+    const { store: _store, userId, ...rest } = options;
+    const action = resolveInDoubt<TOutput>(checked, { ...rest, via: 'api' });
+    return this.runtimeFor(this.storeFor(options))
+      .execute({ sessionId, userId }, action)
+      .then((result) => result!);
   }
 
   /**

@@ -85,6 +85,28 @@ export class AuditTrail {
     });
   }
 
+  /** An operator's resolution of a call in doubt (`agent.resolveInDoubt`). */
+  inDoubt(
+    run: RunNode | undefined,
+    r: { callId: string; action: string; runId: string },
+    who: { by?: string | undefined; via?: AuditVia | undefined },
+  ): AuditEntry {
+    const ctx = runChain(run, r.runId).at(-1)?.context;
+    const tool = ctx?.calls.find((c) => c.callId === r.callId)?.name ?? 'unknown tool';
+    const what = { retry: 'to run again', result: 'with a result given', fail: 'as failed' };
+    const verb = what[r.action as keyof typeof what] ?? r.action;
+    return this.entry({
+      kind: 'in_doubt',
+      runId: r.runId,
+      tool,
+      callId: r.callId,
+      ...(ctx ? { agentPath: agentPathOf(ctx) } : {}),
+      summary: `${tool} in doubt resolved ${verb}${who.by ? ` by ${who.by}` : ''}`,
+      ...(who.by === undefined ? {} : { by: who.by }),
+      via: who.via ?? 'api',
+    });
+  }
+
   /**
    * The entries a journaled step records, read off the run it belongs to: a permission
    * decision per checked call (`denial` for a deny), a `rejection` for a call rejected by its

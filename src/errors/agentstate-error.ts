@@ -47,6 +47,7 @@ export const ERROR_CODES = [
   'INVALID_REPLAY',
   'RUN_NOT_FOUND',
   'RECOVERY_EXHAUSTED',
+  'NOT_IN_DOUBT',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -137,6 +137,24 @@ export class UnknownCallError extends AgentStateError {
 }
 
 /**
+ * A resolution of a call in doubt (`agent.resolveInDoubt`) that names no call the session's
+ * run waits on for an operator: an unknown call id, a call not in doubt, a run not paused in
+ * doubt. Nothing was applied.
+ */
+export class CallNotInDoubtError extends AgentStateError {
+  readonly callId: string;
+
+  constructor(callId: string, reason: string, scope: ErrorScope = {}) {
+    super(
+      'NOT_IN_DOUBT',
+      `No tool call "${callId}" is in doubt waiting for an operator: ${reason}`,
+      scope,
+    );
+    this.callId = callId;
+  }
+}
+
+/**
  * An approval decision made on a stale RunState: for another run, for a run that is no longer
  * waiting for approval, or for a call whose name or arguments differ from the pending one.
  * Nothing of the resume was applied.

@@ -30,6 +30,7 @@ const CONFLICTS: ReadonlySet<string> = new Set([
   'SESSION_CONFLICT',
   'STALE_DECISION',
   'ALREADY_DECIDED',
+  'NOT_IN_DOUBT',
   'WRONG_AGENT',
   'DEFINITION_CHANGED',
 ]);

@@ -99,13 +99,16 @@ export interface RunEnding {
 }
 
 /** Why the message ended, in the AI SDK's words. */
-function finishReasonOf(result: RunEnding): 'stop' | 'tool-calls' | 'length' | 'error' {
+function finishReasonOf(result: RunEnding): 'stop' | 'tool-calls' | 'length' | 'error' | 'other' {
   if (!result.interrupted) return 'stop';
   switch (result.interruptionReason) {
     case 'approval':
       return 'tool-calls';
     case 'error':
       return 'error';
+    // A call cut off by a crash waits for an operator (`agent.resolveInDoubt`).
+    case 'in_doubt':
+      return 'other';
     case 'budget':
     case 'maxTurns':
     case undefined:

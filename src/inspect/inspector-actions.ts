@@ -2,6 +2,7 @@ import type { SessionKey } from '../persistence/session-store.js';
 import { continueRun } from '../actions/continue-run.js';
 import { recordDecisions } from '../actions/record-decisions.js';
 import { forkSession } from '../actions/fork-session.js';
+import { checkInDoubtResolution, resolveInDoubt } from '../actions/resolve-in-doubt.js';
 import { exportReplay } from '../recovery/export-replay.js';
 import type { ApprovalDecision } from '../runs/run-state.js';
 import { HttpError } from './http-io.js';
@@ -82,10 +83,33 @@ function decide(approve: boolean): InspectorAction {
   };
 }
 
+/**
+ * An operator's resolution of a call in doubt (`{ callId, action, result?, runId? }`), then the
+ * run goes on with the agent that runs it; a record-only inspector records it (held) and the
+ * run goes on when the app resumes it.
+ */
+const resolveCallInDoubt: InspectorAction = async (agents, key, body) => {
+  // A bad body is a TypeError: 400 BAD_REQUEST.
+  const resolution = checkInDoubtResolution('resolve-in-doubt', body);
+  if (agents.recordOnly) {
+    await agents.runtime.execute(key, resolveInDoubt(resolution, { via: 'page', hold: true }));
+    return {
+      recorded: true,
+      callId: resolution.callId,
+      action: resolution.action,
+      note: 'recorded: the run continues when the app resumes it',
+    };
+  }
+  const runtime = await agents.runtimeFor(key);
+  const result = await runtime.execute(key, resolveInDoubt(resolution, { via: 'page' }));
+  return outcome(result!);
+};
+
 /** The actions the page can take, by the last segment of their path. */
 export const INSPECTOR_ACTIONS: Record<string, InspectorAction> = {
   approve: decide(true),
   reject: decide(false),
+  'resolve-in-doubt': resolveCallInDoubt,
   resume: async (agents, key) => {
     if (agents.recordOnly) throw new HttpError(400, 'NO_AGENT', NO_AGENT);
     const runtime = await agents.runtimeFor(key);

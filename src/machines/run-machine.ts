@@ -58,6 +58,13 @@ import {
   guardrailStates,
 } from './guardrail-steps.js';
 import { serializeError } from '../errors/agentstate-error.js';
+import {
+  afterAsk,
+  askingOperator,
+  awaitingOperator,
+  inDoubtResolved,
+  withResolution,
+} from './calls-in-doubt.js';
 
 /** Bumped whenever a state or actor is renamed; stored beside every snapshot. */
 export const RUN_MACHINE_VERSION = '1';
@@ -108,6 +115,10 @@ export const runMachine = setup({
     awaitingDecisions: ({ context, event }) =>
       withCheckedApprovals(context, outputOf<ApprovalCheckOutput>(event)).some(pendingApproval),
     hasDeadline: ({ context }) => nextDeadline(context.calls) !== undefined,
+    /** On a tool call's `onDone`: the call is in doubt and its tool asks an operator. */
+    callAsks: ({ event }) => outputOf<ToolCallOutput>(event).ask !== undefined,
+    awaitingOperator: ({ context }) => awaitingOperator(context),
+    inDoubtResolved: ({ context }) => inDoubtResolved(context),
     allCallsDone: ({ context }) => context.calls.every((c) => c.done),
     /** In `tools`: the turn's last call ended and its next turn starts with the model. */
     lastCallEndsTurn: ({ context, event }) =>
@@ -141,7 +152,8 @@ export const runMachine = setup({
     spawnToolCalls: enqueueActions(({ context, enqueue, self }) => {
       const running = self.getSnapshot().children as Record<string, unknown>;
       for (const [index, call] of context.calls.entries()) {
-        if (call.done || running[toolActorId(call)]) continue;
+        // A call in doubt waiting for an operator runs once resolved.
+        if (call.done || running[toolActorId(call)] || askingOperator(call)) continue;
         // An approved sub-agent call starts its child run; once that ended, its result is
         // journaled by a toolCall like any tool's. (The snapshot read here is the one before
         // this transition: a child stopped by it is still listed.)
@@ -186,6 +198,10 @@ export const runMachine = setup({
       actions: 'forwardToSubRuns',
     },
     REJECT: {
+      guard: ({ context, event }) => !forThisRun(context, event),
+      actions: 'forwardToSubRuns',
+    },
+    RESOLVE_IN_DOUBT: {
       guard: ({ context, event }) => !forThisRun(context, event),
       actions: 'forwardToSubRuns',
     },
@@ -340,6 +356,16 @@ export const runMachine = setup({
             ],
           },
           {
+            // A call in doubt whose tool asks an operator: it waits (nothing journaled).
+            guard: 'callAsks',
+            actions: [
+              stopChild(({ event }) => event.actorId),
+              assign(({ context, event }) =>
+                afterAsk(context, event.actorId, outputOf<ToolCallOutput>(event).ask!),
+              ),
+            ],
+          },
+          {
             // The turn's last call ended: on to the next model call in this one transition.
             guard: 'lastCallEndsTurn',
             target: 'modelCall',
@@ -370,18 +396,53 @@ export const runMachine = setup({
         },
       },
       // The turn's last call ended but something stops the run or comes before its next model
-      // call (a limit): `turnStart` decides where it goes.
-      always: { guard: 'allCallsDone', target: 'turnStart' },
+      // call (a limit): `turnStart` decides where it goes. Calls in doubt that wait for an
+      // operator, once nothing else runs, pause the run.
+      always: [
+        { guard: 'allCallsDone', target: 'turnStart' },
+        {
+          guard: 'awaitingOperator',
+          target: 'interrupted',
+          actions: assign({ interruption: 'in_doubt' }),
+        },
+      ],
     },
     interrupted: {
+      // Every call in doubt resolved (and not held): the calls run on with their resolutions.
+      always: {
+        guard: 'inDoubtResolved',
+        target: 'tools',
+        actions: assign({ interruption: undefined, held: undefined }),
+      },
       on: {
-        CONTINUE: {
-          target: 'turnStart',
+        RESOLVE_IN_DOUBT: {
+          guard: ({ context, event }) =>
+            forThisRun(context, event) &&
+            context.interruption === 'in_doubt' &&
+            context.calls.some((c) => c.callId === event.callId && askingOperator(c)),
           actions: assign(({ context, event }) => ({
-            maxTurns: event.maxTurns ?? context.maxTurns,
-            budget: event.budget ?? context.budget,
+            ...withResolution(context, event.callId, event.resolution),
+            ...(event.hold ? { held: true } : {}),
           })),
         },
+        CONTINUE: [
+          {
+            // Calls in doubt stay where they are: a CONTINUE lifts a hold (or changes nothing).
+            guard: ({ context }) => context.interruption === 'in_doubt',
+            actions: assign(({ context, event }) => ({
+              maxTurns: event.maxTurns ?? context.maxTurns,
+              budget: event.budget ?? context.budget,
+              held: false,
+            })),
+          },
+          {
+            target: 'turnStart',
+            actions: assign(({ context, event }) => ({
+              maxTurns: event.maxTurns ?? context.maxTurns,
+              budget: event.budget ?? context.budget,
+            })),
+          },
+        ],
       },
     },
     // Its outcome is set by the transitions that complete the run (with what they take in).

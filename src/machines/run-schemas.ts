@@ -64,7 +64,14 @@ export const SerializedError: z.ZodType<SerializedErrorData> = z.lazy(() =>
   }),
 );
 /** Why a run stands still (`InterruptionReason`). */
-export const InterruptionReason = z.enum(['approval', 'budget', 'maxTurns', 'error']);
+export const InterruptionReason = z.enum(['approval', 'budget', 'maxTurns', 'error', 'in_doubt']);
+
+/** An operator's resolution of a call in doubt (`OperatorResolution`; `OperatorDecision`). */
+const Operator = z.object({
+  action: z.enum(['retry', 'result', 'fail']),
+  by: z.string().optional(),
+  at: epochMs,
+});
 
 export const RunInput = z.lazy(() =>
   z.object({
@@ -158,6 +165,12 @@ export const CallState = z.lazy(() =>
     subRun: SubRunSpec.optional(),
     subResult: SubRunResult.optional(),
     handoff: z.string().min(1).optional(),
+    inDoubt: z
+      .object({
+        reconcile: z.enum(['unknown', 'error']).optional(),
+        resolved: Operator.extend({ result: z.json().optional() }).optional(),
+      })
+      .optional(),
   }),
 );
 
@@ -240,8 +253,9 @@ export const ToolCallOutput = z.lazy(() =>
     result: ToolResultItem.optional(),
     inDoubt: z
       .object({
-        resolution: z.enum(['retried', 'failed', 'reconciled']),
+        resolution: z.enum(['retried', 'failed', 'reconciled', 'recorded']),
         reconcile: z.enum(['result', 'retry', 'unknown', 'error']).optional(),
+        operator: Operator.optional(),
       })
       .optional(),
   }),

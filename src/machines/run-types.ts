@@ -4,6 +4,7 @@ import type { RunBudget } from './budget-left.js';
 import type { RunUsage } from './run-usage.js';
 import type { StepStart } from './step-starts.js';
 import type { SubRunResult, SubRunSpec, SubRunSummary } from './sub-run-types.js';
+import type { OperatorDecision } from '../items/in-doubt-record.js';
 
 /**
  * The run machine's own types: its input, context, output and events, and the state of a
@@ -38,14 +39,28 @@ export interface CallState {
   subResult?: SubRunResult | undefined;
   /** Set when the tool hands the run off: the agent that takes over once the call is done. */
   handoff?: string | undefined;
+  /**
+   * Set when the call is in doubt after a crash and its tool asks an operator
+   * (`onInterrupted: 'ask'`): waiting while `resolved` is absent (the run pauses, interruption
+   * `in_doubt`), then run on with the operator's resolution.
+   */
+  inDoubt?: CallInDoubt | undefined;
+}
+
+/** A call in doubt that waits for (or got) an operator's resolution. */
+export interface CallInDoubt {
+  /** What the tool's `reconcile` answered before the run paused, if it has one. */
+  reconcile?: 'unknown' | 'error' | undefined;
+  /** The operator's resolution, once given (`result`: plain JSON, with action `'result'`). */
+  resolved?: OperatorDecision | undefined;
 }
 
 /**
- * Why a run stands still: waiting for an approval, out of budget or turns, or its model call
- * failed (`error`; the error is in the run's context and on the result). Each one can be
- * resumed or cancelled.
+ * Why a run stands still: waiting for an approval, out of budget or turns, its model call
+ * failed (`error`; the error is in the run's context and on the result), or a tool call cut
+ * off by a crash waits for an operator (`in_doubt`). Each one can be resumed or cancelled.
  */
-export type InterruptionReason = 'approval' | 'budget' | 'maxTurns' | 'error';
+export type InterruptionReason = 'approval' | 'budget' | 'maxTurns' | 'error' | 'in_doubt';
 
 export interface RunMachineInput {
   runId: string;
@@ -130,8 +145,9 @@ export interface RunMachineContext extends RunMachineInput {
   /** The last model answer is final and its agent has output guardrails to run on it. */
   checkOutput?: boolean | undefined;
   /**
-   * Decisions were recorded with `hold` (by the command line, which cannot run the tools): the
-   * run stays in `awaitingApproval` until a CONTINUE (the app's resume) lets the calls run.
+   * Decisions (or resolutions of calls in doubt) were recorded with `hold` (by the command
+   * line, which cannot run the tools): the run stays paused until a CONTINUE (the app's
+   * resume) lets the calls run.
    */
   held?: boolean | undefined;
   /**
@@ -178,6 +194,15 @@ export type RunEvent =
       message?: string | undefined;
       always?: boolean | undefined;
       runId?: string | undefined;
+      hold?: boolean | undefined;
+    }
+  | {
+      /** An operator's resolution of a call in doubt (`onInterrupted: 'ask'`). */
+      type: 'RESOLVE_IN_DOUBT';
+      callId: string;
+      resolution: OperatorDecision;
+      runId?: string | undefined;
+      /** Record the resolution only: the call waits for a CONTINUE (see `held`). */
       hold?: boolean | undefined;
     }
   | { type: 'CONTINUE'; maxTurns?: number | undefined; budget?: RunBudget | undefined }

@@ -98,6 +98,7 @@ export const sessionMachine = setup({
           on: {
             APPROVE: { actions: 'forwardToRun' },
             REJECT: { actions: 'forwardToRun' },
+            RESOLVE_IN_DOUBT: { actions: 'forwardToRun' },
             CONTINUE: { actions: 'forwardToRun' },
             CANCEL: { actions: 'forwardToRun' },
           },

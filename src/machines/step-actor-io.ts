@@ -2,6 +2,7 @@ import type { SerializedError } from '../errors/agentstate-error.js';
 import type { GuardrailResult } from '../errors/guardrail-errors.js';
 import type { ToolCallItem, ToolResultItem } from '../items/item.js';
 import type { InDoubtRecord } from '../items/in-doubt-record.js';
+import type { OperatorDecision } from '../items/in-doubt-record.js';
 import type { BudgetLeft } from './budget-left.js';
 import type { RunUsage } from './run-usage.js';
 import type { SubRunResult, SubRunSpec } from './sub-run-types.js';
@@ -103,6 +104,8 @@ export interface ToolCallInput {
   subResult?: (SubRunResult & { failParent?: boolean | undefined }) | undefined;
   /** The approval decision on a call that needed one (for telemetry). */
   approval?: { decision: 'approved' | 'rejected'; reason?: string | undefined } | undefined;
+  /** An operator's resolution of this call in doubt (`onInterrupted: 'ask'`). */
+  inDoubt?: OperatorDecision | undefined;
 }
 
 export interface ToolCallOutput {
@@ -112,6 +115,11 @@ export interface ToolCallOutput {
   result?: ToolResultItem | undefined;
   /** Set when the call was in doubt after a crash: how it was resolved. */
   inDoubt?: InDoubtRecord | undefined;
+  /**
+   * Set (never journaled) when the call is in doubt and its tool asks an operator: the run
+   * pauses; `reconcile` is what the tool's `reconcile` answered, if it has one.
+   */
+  ask?: { reconcile?: 'unknown' | 'error' | undefined } | undefined;
 }
 
 export interface DurableTimerInput {

@@ -60,5 +60,6 @@ export function toolCallInput(
     ...(call.subResult && !rejection
       ? { subResult: { ...call.subResult, failParent: call.subRun?.failParent } }
       : {}),
+    ...(call.inDoubt?.resolved ? { inDoubt: call.inDoubt.resolved } : {}),
   };
 }

@@ -8,10 +8,11 @@ import { checkBeforeWrite, decodeStored, encodeStored } from './session-schemas.
  * What an audit entry records: a session action (`create`, `sendMessage`, `suspendSession`,
  * `forkSession`, `deleteSession`, `purge`, `changeBudget`, ...), a tool call with its
  * permission decision, a permission decision of the policy (`permission`: allow or ask;
- * `denial`: deny), and a human's approval or rejection of a pending call.
+ * `denial`: deny), a human's approval or rejection of a pending call, and an operator's
+ * resolution of a call in doubt (`in_doubt`: retry, result or fail).
  */
 export type AuditKind =
-  'session' | 'tool_call' | 'permission' | 'denial' | 'approval' | 'rejection';
+  'session' | 'tool_call' | 'permission' | 'denial' | 'approval' | 'rejection' | 'in_doubt';
 
 /** Through which path a human decided: the API, the inspector page or the command line. */
 export type AuditVia = 'api' | 'page' | 'cli';
@@ -23,6 +24,7 @@ export const AUDIT_KINDS = [
   'denial',
   'approval',
   'rejection',
+  'in_doubt',
 ] as const satisfies readonly AuditKind[];
 
 export const AUDIT_VIAS = ['api', 'page', 'cli'] as const satisfies readonly AuditVia[];

@@ -17,7 +17,7 @@ export function callFingerprint(name: string, args: string): string {
 }
 
 /** A call's arguments as the app reads them: parsed JSON, or the raw text if it is not JSON. */
-function parseArgs(raw: string): unknown {
+export function parseArgs(raw: string): unknown {
   try {
     return JSON.parse(raw);
   } catch {

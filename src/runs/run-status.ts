@@ -6,6 +6,7 @@ import { addRunUsage, type RunSummary, type UsageTotals } from '../machines/sess
 import { stepsExecuting } from './run-activity.js';
 import type { RunOwner } from './run-owner.js';
 import { pausedRuns, runState, subRunsOf, type RunNode } from './run-tree.js';
+import { callsInDoubt, type InDoubtCall } from './calls-in-doubt.js';
 
 /**
  * What a session's run is doing, as every surface shows it: `running` (steps executing in a
@@ -19,7 +20,7 @@ export type RunStatus = 'running' | 'crashed' | 'awaitingApproval' | 'interrupte
 export interface RunStatusView {
   runId: string;
   status: RunStatus;
-  /** Why a paused run stands still (`approval`, `budget`, `maxTurns`, `error`). */
+  /** Why a paused run stands still (`approval`, `budget`, `maxTurns`, `error`, `in_doubt`). */
   interruption?: InterruptionReason | undefined;
   /** Why the run failed, or why the model call that interrupted it failed. */
   error?: SerializedError | undefined;
@@ -28,6 +29,8 @@ export interface RunStatusView {
   usage: RunUsage;
   /** Calls of its run tree waiting for a human's decision. */
   pendingApprovals: number;
+  /** With interruption `in_doubt`: the calls cut off by a crash that wait for an operator. */
+  callsInDoubt?: InDoubtCall[] | undefined;
   startedAt: number;
 }
 
@@ -64,6 +67,7 @@ export function runStatusOf(
       turns: ctx.turn,
       usage: runTreeUsage(root),
       pendingApprovals: pending.length,
+      ...(interruption === 'in_doubt' ? { callsInDoubt: callsInDoubt(root) } : {}),
       startedAt: ctx.startedAt,
     };
   }

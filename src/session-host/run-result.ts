@@ -9,6 +9,7 @@ import type { RunUsage } from '../machines/run-usage.js';
 import type { SubRunSummary } from '../machines/sub-run-types.js';
 import { pausedRuns, runState } from '../runs/run-tree.js';
 import { interruptionOf } from '../runs/call-fingerprint.js';
+import { callsInDoubt, type InDoubtCall } from '../runs/calls-in-doubt.js';
 import type { Clock } from '../core/clock.js';
 import { RunState, runStateData, type Interruption } from '../runs/run-state.js';
 import type { SessionHost } from './session-host.js';
@@ -38,6 +39,11 @@ export interface RunResult<TOutput = string> {
   error?: AgentStateError | undefined;
   /** Tool calls waiting for approval. */
   interruptions: Interruption[];
+  /**
+   * With `interruptionReason: 'in_doubt'`: the tool calls cut off by a crash that wait for an
+   * operator (`agent.resolveInDoubt`).
+   */
+  callsInDoubt?: InDoubtCall[] | undefined;
   /**
    * The sub-agent runs that ended in this run (children of children included), each with its
    * agent path, usage, turns and output. Their usage is part of `usage`.
@@ -140,6 +146,7 @@ export function readRunResult<T>(
     interrupted: base.status === 'interrupted',
     interruptionReason: base.interruptionReason,
     interruptions: base.interruptions,
+    ...(base.interruptionReason === 'in_doubt' && run ? { callsInDoubt: callsInDoubt(run) } : {}),
     ...(base.interruptionReason === 'error' && base.error
       ? { error: errorFromSerialized(base.error, { ...scope, runId: base.runId }) }
       : {}),

@@ -1,6 +1,6 @@
 import type { ToolCallItem, ToolResultItem } from '../items/item.js';
 import type { RunContext } from '../core/run-context.js';
-import type { InDoubtRecord } from '../items/in-doubt-record.js';
+import type { InDoubtRecord, OperatorDecision } from '../items/in-doubt-record.js';
 import { parseToolArguments, renderToolOutput } from './invoke-tool.js';
 import type { AnyTool, ToolExecuteOptions } from './tool.js';
 
@@ -9,10 +9,12 @@ import type { AnyTool, ToolExecuteOptions } from './tool.js';
  * stopped (a call *in doubt*: its effect may or may not have happened):
  * - `'retry'`: run it again, with the same call id (the tool's idempotency key). The default
  *   for tools marked `idempotent: true`.
+ * - `'ask'`: do not run it; the run pauses (interruption `in_doubt`) until an operator
+ *   resolves the call: run it again, record its result by hand, or fail it.
  * - `'fail'`: do not run it; the model reads a tool error saying the call's outcome is unknown.
  *   The default for every other tool: an unattended run goes on, and no effect happens twice.
  */
-export type OnInterrupted = 'retry' | 'fail';
+export type OnInterrupted = 'retry' | 'ask' | 'fail';
 
 /** What a tool's `reconcile` found out about a call in doubt. */
 export type ReconcileOutcome<TResult = unknown> =
@@ -51,8 +53,38 @@ export function unknownOutcomeResult(call: ToolCallItem): ToolResultItem {
   };
 }
 
+/** What a call in doubt leads to: run again, a result without running, or an operator asked. */
+export interface InDoubtOutcome {
+  record: InDoubtRecord;
+  result?: ToolResultItem;
+  /** Set when the tool's policy is `'ask'`: the run pauses for an operator. */
+  ask?: true;
+}
+
 /**
- * Decides a call in doubt: `{ retry: true }` (run it again) or its result without running it.
+ * An operator's resolution of a call in doubt: its result without running it (`'result'`,
+ * `'fail'`), or none (`'retry'`: the call runs again, same call id).
+ */
+export function operatorOutcome(call: ToolCallItem, decision: OperatorDecision): InDoubtOutcome {
+  const { result, ...operator } = decision;
+  if (decision.action === 'retry') return { record: { resolution: 'retried', operator } };
+  if (decision.action === 'fail') {
+    return { record: { resolution: 'failed', operator }, result: unknownOutcomeResult(call) };
+  }
+  return {
+    record: { resolution: 'recorded', operator },
+    result: {
+      type: 'tool_result',
+      callId: call.callId,
+      name: call.name,
+      output: renderToolOutput(result),
+    },
+  };
+}
+
+/**
+ * Decides a call in doubt: run it again (no `result`), its result without running it, or (the
+ * tool's policy is `'ask'`) `ask`: an operator decides.
  * A call of an unknown tool or with invalid arguments never ran its `execute`: it runs again
  * (and becomes the same error item).
  */
@@ -61,7 +93,7 @@ export async function resolveInDoubt(
   call: ToolCallItem,
   context: RunContext,
   signal: AbortSignal,
-): Promise<{ record: InDoubtRecord; result?: ToolResultItem }> {
+): Promise<InDoubtOutcome> {
   const t = tools.get(call.name);
   const parsed = t && parseToolArguments(t, call.arguments);
   if (!t || !parsed?.ok) return { record: { resolution: 'retried' } };
@@ -91,7 +123,13 @@ export async function resolveInDoubt(
     }
   }
   const tag = reconcile ? { reconcile } : {};
-  return onInterruptedOf(t) === 'retry'
-    ? { record: { resolution: 'retried', ...tag } }
-    : { record: { resolution: 'failed', ...tag }, result: unknownOutcomeResult(call) };
+  switch (onInterruptedOf(t)) {
+    case 'retry':
+      return { record: { resolution: 'retried', ...tag } };
+    case 'ask':
+      // Not journaled: the run pauses and the call stays in doubt until an operator resolves it.
+      return { record: { resolution: 'failed', ...tag }, ask: true };
+    case 'fail':
+      return { record: { resolution: 'failed', ...tag }, result: unknownOutcomeResult(call) };
+  }
 }

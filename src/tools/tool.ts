@@ -41,7 +41,9 @@ export interface ToolDefinition<TSchema extends z.ZodObject, TResult> {
    * What a restored run does with a call of this tool that was in flight when its process
    * stopped (in doubt: its effect may or may not have happened), when `reconcile` is absent or
    * answers `'unknown'`: `'retry'` runs it again with the same call id, `'fail'` gives the model
-   * a tool error saying the outcome is unknown. Defaults to `'retry'` for an `idempotent` tool
+   * a tool error saying the outcome is unknown, `'ask'` pauses the run (interruption
+   * `in_doubt`) until an operator resolves the call (`agent.resolveInDoubt`, the command
+   * line's `in-doubt`, the inspector): run it again, record its result, or fail it. Defaults to `'retry'` for an `idempotent` tool
    * and to `'fail'` otherwise: an unattended run goes on and no effect happens twice (a
    * duplicated payment costs more than a model told to check).
    */
@@ -157,7 +159,9 @@ export function tool<TSchema extends z.ZodObject, TResult>(
       ['boolean', 'function'].includes(typeof v),
     )
     .check('idempotent', 'a boolean', (v) => typeof v === 'boolean')
-    .check('onInterrupted', "'retry' or 'fail'", (v) => v === 'retry' || v === 'fail')
+    .check('onInterrupted', "'retry', 'ask' or 'fail'", (v) =>
+      ['retry', 'ask', 'fail'].includes(v as string),
+    )
     .function('reconcile')
     .function('execute', true);
   const jsonSchema = jsonSchemaOf(`The parameters of tool "${definition.name}"`, () => {

@@ -18,7 +18,7 @@ export interface WorkerArgs {
   /** The agents' durability (`CRASH_DURABILITY`). @default the agent's default */
   durability?: 'step' | 'tools' | 'run' | undefined;
   /** What the tool does with a call in doubt (`CRASH_IN_DOUBT`). @default idempotent: it runs again */
-  inDoubt?: 'retry' | 'fail' | 'reconcile' | undefined;
+  inDoubt?: 'retry' | 'fail' | 'reconcile' | 'ask-retry' | 'ask-result' | 'ask-fail' | undefined;
   /** Fails the round if the worker neither finishes nor asks to be killed by then. */
   timeoutMs?: number | undefined;
 }

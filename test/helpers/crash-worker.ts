@@ -15,9 +15,12 @@
  * folder, across processes): the run is then interrupted with reason `error` and the worker
  * resumes it, as an app would, until it is not.
  *
- * `CRASH_IN_DOUBT=<retry|fail|reconcile>` sets what the tool does with a call in doubt (in flight
- * at a kill): without it the tool is `idempotent` (its call runs again); `reconcile` looks the
- * call id up in the log file (found: its value; else it runs again).
+ * `CRASH_IN_DOUBT=<retry|fail|reconcile|ask-retry|ask-result|ask-fail>` sets what the tool does
+ * with a call in doubt (in flight at a kill): without it the tool is `idempotent` (its call runs
+ * again); `reconcile` looks the call id up in the log file (found: its value; else it runs
+ * again); `ask-<action>` is `onInterrupted: 'ask'`: the run pauses in doubt, and the worker, as
+ * an operator would, notes `<callId> <status> <interruption>` of the stored run in
+ * `<logFile>.in-doubt` and resolves the call with `<action>` (`result`: the tool's value).
  *
  * `CRASH_DURABILITY=<step|tools|run>` runs the agents with that durability (default: the
  * agent's default). Every model call appends `<n> <pid>` to `<logFile>.model-calls`; a resume
@@ -36,6 +39,7 @@ import { Agent } from '../../src/agent/agent.js';
 import type { Durability } from '../../src/core/durability-policy.js';
 import type { SessionRuntime } from '../../src/sessions/session-runtime.js';
 import type { RunResult } from '../../src/session-host/run-result.js';
+import type { InDoubtResolution } from '../../src/actions/resolve-in-doubt.js';
 import { tool } from '../../src/tools/tool.js';
 import { failingCalls, readModelFailures } from './crash-model-failures.js';
 import { CRASH_SESSION, CrashCheckpoints, parseCrashPoint } from './crash-point.js';
@@ -129,11 +133,30 @@ async function main(): Promise<void> {
   const runtime = agent.runtimeFor(store);
   if (mode === 'resume') write(await durablePoint(runtime, level));
 
-  /** The run's output, once it is no longer interrupted by a failed model call. */
+  /**
+   * The run's output, once it is no longer interrupted by a failed model call (resumed) or a
+   * call in doubt (resolved as `CRASH_IN_DOUBT` says).
+   */
   const retried = async (run: Promise<RunResult<unknown>>): Promise<unknown> => {
     let result = await run;
-    while (result.interruptionReason === 'error') {
-      result = await agent.resume(CRASH_SESSION.sessionId, options);
+    while (result.interruptionReason === 'error' || result.interruptionReason === 'in_doubt') {
+      if (result.interruptionReason === 'error') {
+        result = await agent.resume(CRASH_SESSION.sessionId, options);
+        continue;
+      }
+      const status = (await runtime.getSession(CRASH_SESSION)).runStatus;
+      for (const call of result.callsInDoubt ?? []) {
+        appendFileSync(
+          `${logFile}.in-doubt`,
+          `${call.callId} ${status?.status} ${status?.interruption}\n`,
+        );
+        const n = (call.arguments as { n: number }).n;
+        result = await agent.resolveInDoubt(
+          CRASH_SESSION.sessionId,
+          operatorResolution(call.callId, process.env.CRASH_IN_DOUBT, n),
+          { ...options, by: 'operator' },
+        );
+      }
     }
     return result.output;
   };
@@ -179,6 +202,10 @@ function inDoubtOptions(mode: string | undefined, logFile: string) {
     case 'retry':
     case 'fail':
       return { onInterrupted: mode };
+    case 'ask-retry':
+    case 'ask-result':
+    case 'ask-fail':
+      return { onInterrupted: 'ask' as const };
     case 'reconcile':
       return {
         reconcile: ({ args }: { args: { n: number } }, { callId }: { callId: string }) => {
@@ -191,6 +218,18 @@ function inDoubtOptions(mode: string | undefined, logFile: string) {
     default:
       throw new Error(`bad CRASH_IN_DOUBT ${mode}`);
   }
+}
+
+/** The operator's resolution of a call in doubt (`CRASH_IN_DOUBT=ask-<action>`). */
+function operatorResolution(
+  callId: string,
+  mode: string | undefined,
+  n: number,
+): InDoubtResolution {
+  if (mode === 'ask-retry') return { callId, action: 'retry' };
+  if (mode === 'ask-result') return { callId, action: 'result', result: toolValue(n) };
+  if (mode === 'ask-fail') return { callId, action: 'fail' };
+  throw new Error(`the run paused in doubt under CRASH_IN_DOUBT=${String(mode)}`);
 }
 
 function durabilityOf(text: string | undefined): Durability | undefined {

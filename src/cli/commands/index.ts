@@ -2,6 +2,7 @@ import type { Command } from '../shared/command.js';
 import { cancel } from './cancel.js';
 import { approve, reject } from './decide.js';
 import { exportCommand } from './export.js';
+import { inDoubtList, inDoubtResolve } from './in-doubt.js';
 import { inspect } from './inspect.js';
 import { resume } from './resume.js';
 import { sessionsDelete } from './sessions-delete.js';
@@ -19,6 +20,8 @@ export const COMMANDS: readonly Command[] = [
   sessionsDelete,
   approve,
   reject,
+  inDoubtList,
+  inDoubtResolve,
   resume,
   cancel,
   exportCommand,

@@ -44,7 +44,11 @@ function row(s: ListedSession, allUsers: boolean): Cell[] {
     usd(u.costUsd),
     localDate(s.updatedAt),
     runStatusCell(s.runStatus),
-    waitingText(s.runStatus?.pendingApprovals ?? 0, s.approvalDeadline),
+    waitingText(
+      s.runStatus?.pendingApprovals ?? 0,
+      s.approvalDeadline,
+      s.runStatus?.callsInDoubt?.length ?? 0,
+    ),
   ];
 }
 

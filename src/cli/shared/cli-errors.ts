@@ -26,7 +26,12 @@ export class CliFailure extends Error {
   }
 }
 
-const NOT_FOUND: readonly ErrorCode[] = ['SESSION_NOT_FOUND', 'RUN_NOT_FOUND', 'UNKNOWN_CALL'];
+const NOT_FOUND: readonly ErrorCode[] = [
+  'SESSION_NOT_FOUND',
+  'RUN_NOT_FOUND',
+  'UNKNOWN_CALL',
+  'NOT_IN_DOUBT',
+];
 const CONFLICT: readonly ErrorCode[] = [
   'SESSION_CONFLICT',
   'INVALID_SESSION_TRANSITION',

@@ -28,9 +28,14 @@ export function errorLine(error: SerializedError): string {
 export const CRASHED_HINT =
   "its process stopped with steps in flight: `agentstate resume` (or the app's recover()) goes on";
 
-/** Pending approvals in a few words: `2 approvals, first by <date>`; empty for none. */
-export function waitingText(pending: number, deadline: number | undefined): string {
-  if (pending === 0) return '';
+/**
+ * What a run waits on in a few words: `2 approvals, first by <date>`, `1 in doubt` (calls cut
+ * off by a crash, for an operator); empty for none.
+ */
+export function waitingText(pending: number, deadline: number | undefined, inDoubt = 0): string {
+  const doubt = inDoubt === 0 ? '' : `${inDoubt} in doubt`;
+  if (pending === 0) return doubt;
   const calls = `${pending} approval${pending === 1 ? '' : 's'}`;
-  return deadline === undefined ? calls : `${calls}, by ${localDate(deadline)}`;
+  const approvals = deadline === undefined ? calls : `${calls}, by ${localDate(deadline)}`;
+  return doubt ? `${approvals}, ${doubt}` : approvals;
 }

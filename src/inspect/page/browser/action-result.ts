@@ -30,7 +30,7 @@ export function setResult(page: Page, result: ActionResult, what?: string): void
 /** An action's answer in words: a recorded decision, a run's outcome, a fork. */
 function describeResult(r: ActionResult | null, what: string | undefined): string {
   if (!r) return '';
-  if (r.recorded) return `${what || r.callId} ${r.decision} · ${r.note}`;
+  if (r.recorded) return `${what || r.callId} ${r.decision ?? r.action} · ${r.note}`;
   if (typeof r.interrupted === 'boolean') {
     if (r.interrupted)
       return `run ${r.runId} paused again (${r.interruptionReason || 'interrupted'})`;

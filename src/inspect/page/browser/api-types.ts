@@ -47,6 +47,19 @@ export interface RunStatus {
   status: string;
   interruption?: string | undefined;
   error?: ErrorInfo | undefined;
+  /** With interruption `in_doubt`: the calls cut off by a crash that wait for an operator. */
+  callsInDoubt?: InDoubtCall[] | undefined;
+}
+
+/** A tool call in doubt after a crash, waiting for an operator (`onInterrupted: 'ask'`). */
+export interface InDoubtCall {
+  callId: string;
+  toolName: string;
+  arguments: unknown;
+  agent: string;
+  runId: string;
+  agentPath?: string[] | undefined;
+  reconcile?: string | undefined;
 }
 
 /** A session as listed (`/api/sessions`). */
@@ -163,6 +176,8 @@ export interface ActionResult {
   recorded?: boolean;
   callId?: string;
   decision?: string;
+  /** A recorded resolution of a call in doubt: `retry`, `result` or `fail`. */
+  action?: string;
   note?: string;
   runId?: string;
   interrupted?: boolean;

@@ -7,6 +7,7 @@ import { fail } from '../page-error.js';
 import { shown } from '../page-state.js';
 import { renderActions } from './actions-view.js';
 import { renderPending } from './approvals-view.js';
+import { renderInDoubt } from './in-doubt-view.js';
 import { runBadge, runReason, soFar } from '../run-status.js';
 import { renderRun } from '../trace/run-view.js';
 import { renderRunCharts, renderSessionChart } from '../charts/run-chart-view.js';
@@ -99,6 +100,7 @@ function renderDetail(page: Page): void {
     runReason(s.runStatus),
     s.parentId ? renderOrigin(page, s.sessionId) : null,
     renderPending(page, d.pendingApprovals),
+    renderInDoubt(page, s.runStatus),
     renderActions(page),
     h(
       'div',

@@ -173,6 +173,13 @@ function row(page: Page, s: SessionSummary): HTMLTableRowElement {
       s.pendingApprovals
         ? h('div', { class: 'badge pending-count' }, `${s.pendingApprovals} pending`)
         : null,
+      rs?.callsInDoubt?.length
+        ? h(
+            'div',
+            { class: 'badge pending-count in-doubt-count' },
+            `${rs.callsInDoubt.length} in doubt`,
+          )
+        : null,
       reason ? h('div', { class: 'row-reason' }, reason) : null,
     ),
     h('td', {}, time(s.updatedAt), h('div', { class: 'muted' }, `v${s.version}`)),
