@@ -156,6 +156,7 @@ export class SessionCommitter {
       if (
         drained.items.length === 0 &&
         drained.journal.length === 0 &&
+        drained.dequeued.length === 0 &&
         sameJson(persisted, this.storedSnapshot)
       ) {
         // Nothing changed: audit entries wait for the save of the change they record.
@@ -179,6 +180,7 @@ export class SessionCommitter {
           userUsageDelta: delta(snapshot.context.usage, this.record.usage),
           lease: this.binding.lease,
           ...(drained.audit.length ? { audit: drained.audit } : {}),
+          ...(drained.dequeued.length ? { dequeued: drained.dequeued } : {}),
         });
         this.log.committed(drained.items, drained.journal);
         this.storedSnapshot = persisted;

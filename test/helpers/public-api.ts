@@ -78,6 +78,7 @@ export const ROOT_VALUES = [
   'RestoreFailedError',
   'RunPausedError',
   'RunInProgressError',
+  'MessageQueuedError',
   'LeaseLostError',
   'StoreUnavailableError',
   'StoreLockedError',
