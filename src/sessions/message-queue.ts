@@ -187,9 +187,10 @@ export class MessageQueue {
         }
         if (error instanceof RunInProgressError) {
           if (error.elsewhere) {
-            // Another process runs the session: it takes the rest, answers included.
-            const queued = new MessageQueuedError(key.sessionId, next.id, next.kind);
-            waiters.settle(session, next.id, (w) => w.reject(queued));
+            // Another process runs the session: it takes them all, answers included.
+            waiters.settleAll(session, (w) =>
+              w.reject(new MessageQueuedError(key.sessionId, w.message.id, w.message.kind)),
+            );
           }
           return;
         }

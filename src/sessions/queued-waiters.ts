@@ -78,6 +78,13 @@ export class QueuedWaiters {
     if (waiter) settle(waiter);
   }
 
+  /** Removes every caller of the session's messages and hands each to `settle`. */
+  settleAll(session: string, settle: (waiter: QueuedWaiter) => void): void {
+    const of = this.waiting.get(session);
+    this.waiting.delete(session);
+    for (const waiter of of?.values() ?? []) settle(waiter);
+  }
+
   /** The caller gave up: true if it still waited (the message is then never answered). */
   cancel(session: string, id: string): boolean {
     if (!this.take(session, id)) return false;

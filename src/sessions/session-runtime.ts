@@ -87,6 +87,8 @@ export class SessionRuntime {
   private readonly live: LiveRuns; // the runs executing here, as a cancel reaches them
   /** The messages queued while the session's run was busy (`whileBusy: 'queue' | 'steer'`). */
   private readonly queue: MessageQueue;
+  /** The retries of `interruptElsewhere` under way (they do not interrupt again). */
+  private readonly retrying = new WeakSet<SessionAction<unknown>>();
 
   /**
    * @throws TypeError for an unknown option name (naming the closest valid one), a `store`,
@@ -196,20 +198,47 @@ export class SessionRuntime {
       (tracked) => this.live.run(key, tracked, (live) => this.applyLeased(key, live)),
       () => this.executing.delete(executing),
     );
-    if (!this.queue.drainsAfter(key, action)) return running;
-    // The messages queued meanwhile become the next runs (a drain running goes on by itself).
-    const next = (): void => {
-      if (!this.queue.isDraining(key)) void this.queue.drain(key);
-    };
-    running.then(next, next);
-    if (!this.queue.queues(action)) return running;
-    // Another process runs the session: the message is stored for it (`MessageQueuedError`).
+    if (this.queue.drainsAfter(key, action)) {
+      // The messages queued meanwhile become the next runs (a drain running goes on by itself).
+      const next = (): void => {
+        if (!this.queue.isDraining(key)) void this.queue.drain(key);
+      };
+      running.then(next, next);
+    }
+    const policy = action.whileBusy;
+    if (!this.queue.queues(action) && policy !== 'interrupt') return running;
     return running.catch((error: unknown) => {
-      if (error instanceof RunInProgressError && error.elsewhere) {
-        return this.queue.queueElsewhere(key, action);
+      if (!(error instanceof RunInProgressError && error.elsewhere)) throw error;
+      // Another process runs the session: the message is stored for it (`MessageQueuedError`),
+      // or that run is cancelled there and this message runs once its lease is given up.
+      if (policy === 'interrupt') {
+        if (this.retrying.has(action)) throw error; // a retry of `interruptElsewhere`
+        return this.interruptElsewhere(key, action);
       }
-      throw error;
+      return this.queue.queueElsewhere(key, action);
     });
+  }
+
+  /**
+   * `whileBusy: 'interrupt'` while another process runs the session: asks it to cancel the run
+   * (`cancel`), then tries again as the lease is given up (until one lease length has passed:
+   * then `RunInProgressError`).
+   */
+  private async interruptElsewhere<R>(key: SessionKey, action: SessionAction<R>): Promise<R> {
+    // The run may have ended meanwhile: nothing to cancel then, the retry runs the message.
+    await this.cancel(key).catch(() => undefined);
+    const until = this.clock.now() + this.leaseTtlMs;
+    for (;;) {
+      await this.clock.sleepUntil(this.clock.now() + Math.ceil(this.leaseTtlMs / 50));
+      const retry = { ...action };
+      this.retrying.add(retry);
+      try {
+        return await this.execute(key, retry);
+      } catch (error) {
+        if (!(error instanceof RunInProgressError && error.elsewhere)) throw error;
+        if (this.clock.now() >= until) throw error;
+      }
+    }
   }
 
   /** Cancels the session's run wherever it executes (see `LiveRuns.cancel`); `by` is audited. */
