@@ -4,6 +4,7 @@ import { approve, reject } from './decide.js';
 import { exportCommand } from './export.js';
 import { inspect } from './inspect.js';
 import { resume } from './resume.js';
+import { send } from './send.js';
 import { sessionsDelete } from './sessions-delete.js';
 import { sessionsFork } from './sessions-fork.js';
 import { sessionsHistory } from './sessions-history.js';
@@ -19,6 +20,7 @@ export const COMMANDS: readonly Command[] = [
   sessionsDelete,
   approve,
   reject,
+  send,
   resume,
   cancel,
   exportCommand,
