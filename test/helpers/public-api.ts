@@ -299,6 +299,7 @@ export const STORE_VALUES = [
   'emptyTotals',
   'hasLeases',
   'hasDecisionInbox',
+  'hasMessageInbox',
 ].sort();
 export const STORE_TYPES = [
   'SessionStore',
@@ -321,6 +322,10 @@ export const STORE_TYPES = [
   'DecisionSubmission',
   'SubmittedDecisions',
   'DecisionWatch',
+  'MessageInbox',
+  'MessageSubmission',
+  'QueuedMessage',
+  'QueuedKind',
   'DeadlineEntry',
   'DueApprovalsQuery',
   'DueApprovals',
