@@ -100,7 +100,11 @@ export class MessageQueue {
       const onAbort = (): void => {
         // Not taken yet: dropped, never answered (a run that took it is cancelled by `own`).
         if (!waiters.cancel(session, waiter.message.id)) return;
-        void this.inbox!.dropQueuedMessage(key, waiter.message.id).catch(() => undefined);
+        const { id } = waiter.message;
+        void this.inbox!.dropQueuedMessage(key, id).then(
+          () => waiters.forget(session, id), // gone: no reader of the inbox will meet it
+          () => undefined, // kept: a reader drops it when it meets it
+        );
         waiter.reject(new RunCancelledError({ sessionId: key.sessionId }));
       };
       if (own.aborted) onAbort();
