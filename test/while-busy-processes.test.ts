@@ -138,7 +138,7 @@ describe('whileBusy across processes on PostgreSQL: B sends two messages while A
   });
 });
 
-describe("whileBusy: 'queue' across a crash (LevelDB)", () => {
+describe("whileBusy: 'queue' and 'steer' across a crash (LevelDB)", () => {
   it('two messages queued, the process SIGKILLed: a new process recovers and answers each once', async () => {
     const folder = await mkdtemp(join(tmpdir(), 'agentstate-queue-crash-'));
     cleanups.push(() => rm(folder, { recursive: true, force: true }));
@@ -173,6 +173,45 @@ describe("whileBusy: 'queue' across a crash (LevelDB)", () => {
         'answer to three',
       ]);
       expect(await store.queuedMessages(key)).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('a steer taken and saved, the process SIGKILLed in the next model call: it stays in the history once', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'agentstate-steer-crash-'));
+    cleanups.push(() => rm(folder, { recursive: true, force: true }));
+    const path = join(folder, 'db');
+    const a = await worker(['level', path, '-', 'proc-a'], 'steer');
+    a.send('run', { text: 'hold-tool' });
+    await until(() => a.events.some((e) => e.event === 'tool'), "A's tool call");
+    a.send('run', { text: 'stall' });
+    await until(async () => {
+      a.send('inbox');
+      return (await a.next('inbox')).count === 1;
+    }, 'the steer stored');
+    a.send('release'); // the tool returns; the next model call takes the steer, then stalls
+    await until(() => modelTexts(a).includes('stall'), 'the model call with the steer');
+    await a.stop(); // SIGKILL in that model call: the steer was saved with the step before it
+    expect(modelTexts(a)).toEqual(['hold-tool', 'stall']);
+
+    const c = await worker(['level', path, '-', 'proc-c'], 'reject');
+    c.send('unstall');
+    c.send('recover');
+    expect(await c.next('recovered', 'failed')).toEqual({ event: 'recovered', count: 1 });
+    await c.stop();
+    const store = await LevelSessionStore.open({ path });
+    try {
+      expect(await history(store)).toEqual([
+        'hold-tool',
+        'tool_call',
+        'tool_result',
+        'stall',
+        'answer to stall',
+      ]);
+      expect(await store.queuedMessages(key)).toEqual([]);
+      // Only the call in flight at the crash runs again; the steer is not taken a second time.
+      expect(modelTexts(c)).toEqual(['stall']);
     } finally {
       await store.close();
     }

@@ -88,6 +88,11 @@ export class SessionLog {
     this.pendingItems.push(...items);
   }
 
+  /** Whether queued messages were taken since the last drain (their items wait for a save). */
+  takesPending(): boolean {
+    return this.pendingTaken.length > 0;
+  }
+
   /** Whether this log took the queued message `id`. */
   took(id: string): boolean {
     return this.taken.has(id);

@@ -104,7 +104,8 @@ export class SessionCommitter {
 
   /** Resolves when every change so far is saved; throws the save failure, if any. */
   async flush(): Promise<void> {
-    if (this.dirty && !this.failure) {
+    // Messages taken from the inbox change no actor: their items are saved all the same.
+    if ((this.dirty || this.log.takesPending()) && !this.failure) {
       this.forced = true;
       this.start();
     }

@@ -1,12 +1,12 @@
 /**
  * Child process of test/while-busy-processes.test.ts: one process of an app whose agent
  * answers `answer to <message>`, on LevelDB or PostgreSQL. A message `hold` waits in its model
- * call, `hold-tool` in a tool call, until the `release` command (or forever: a SIGKILL ends
- * it). Every model call is printed, so the test counts each message's calls across processes.
+ * call, `hold-tool` in a tool call, until the `release` command, and `stall` in its model call
+ * until `unstall` (or forever: a SIGKILL ends it). Every model call is printed, so the test counts each message's calls across processes.
  * Usage: node --import tsx test/helpers/busy-worker.ts <level|pg> <path|url> <schema> <owner> <policy>
  *
  * Commands: run {text, whileBusy?} (emits `answered` {text, output, id} or `failed`
- * {text, code}) | release | inbox (emits `inbox` {count}: the session's queued messages) | recover (emits `recovered` {count} once the recovered runs and the
+ * {text, code}) | release | unstall | inbox (emits `inbox` {count}: the session's queued messages) | recover (emits `recovered` {count} once the recovered runs and the
  * messages queued for them are answered). Events: `ready`, `model` {text}, `tool` {text}.
  */
 import { createInterface } from 'node:readline';
@@ -42,6 +42,7 @@ function lastUser(request: ModelRequest): string {
 }
 
 const released = deferred();
+const unstalled = deferred();
 const store: SessionStore =
   kind === 'pg'
     ? await PostgresSessionStore.open({ connectionString: where, schema, poolSize: 4 })
@@ -60,6 +61,7 @@ const model = new ScriptedModel(async (request) => {
   const text = lastUser(request);
   emit({ event: 'model', text });
   if (text === 'hold') await released.promise;
+  if (text === 'stall') await unstalled.promise;
   const toolDone = request.items.some((i) => i.type === 'tool_result');
   if (text === 'hold-tool' && !toolDone) {
     return { toolCalls: [{ name: 'wait', arguments: {}, callId: `wait_${process.pid}` }] };
@@ -84,6 +86,10 @@ interface Command {
 function handle(command: Command): void {
   if (command.cmd === 'release') {
     released.resolve();
+    return;
+  }
+  if (command.cmd === 'unstall') {
+    unstalled.resolve();
     return;
   }
   if (command.cmd === 'inbox') {
