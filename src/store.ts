@@ -1,6 +1,6 @@
 /**
  * `agentstate/store`: for store implementers. The SessionStore contract and its optional
- * parts (leases, the decision inbox, the approval-deadline index), the record codecs that
+ * parts (leases, the decision and message inboxes, the approval-deadline index), the record codecs that
  * seal and check what a store keeps, the record migrations, and `storeContract`, the test
  * suite a store runs from its own tests to prove it keeps the contract
  * (`src/persistence/STORE-CONTRACT.md`). App authors need none of it: the root export has
@@ -37,6 +37,13 @@ export {
   type SubmittedDecisions,
   type DecisionWatch,
 } from './persistence/decision-inbox.js';
+export {
+  hasMessageInbox,
+  type MessageInbox,
+  type MessageSubmission,
+  type QueuedMessage,
+  type QueuedKind,
+} from './persistence/message-inbox.js';
 export type {
   DeadlineEntry,
   DueApprovalsQuery,

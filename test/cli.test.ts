@@ -64,6 +64,7 @@ describe('agentstate command line (the built binary)', () => {
       'sessions delete',
       'approve',
       'reject',
+      'send',
       'resume',
       'cancel',
       'export',
@@ -286,6 +287,37 @@ describe('agentstate command line (the built binary)', () => {
     const purge = await as(db, 'sessions', 'delete', 'chat-b', '--purge', ...ALICE_JSON);
     expect(parsed<Record<string, unknown>>(purge.stdout)).toMatchObject({ purged: true });
     expect((await as(db, 'sessions', 'show', 'chat-b', '--user', 'alice')).code).toBe(3);
+  }, 180_000);
+
+  it('send --agent runs a message; a bad --while-busy is a usage error and stores nothing', async () => {
+    const db = await freshFolder();
+    const module = await writeAgentModule(cli, join(cli.dir, `app-${fresh}`), join(work, 'x'));
+    const bad = await as(db, 'send', 'new-chat', 'hi', '--agent', module, '--while-busy', 'later');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(
+      /--while-busy must be 'reject', 'queue', 'steer' or 'interrupt', got "later"/,
+    );
+    expect((await as(db, 'sessions', 'show', 'new-chat', '--user', 'alice')).code).toBe(3);
+    const sent = await as(
+      db,
+      'send',
+      'new-chat',
+      'hi',
+      '--agent',
+      module,
+      '--while-busy',
+      'queue',
+      ...ALICE_JSON,
+    );
+    expect(sent.stderr).toBe('');
+    expect(parsed<Record<string, unknown>>(sent.stdout)).toMatchObject({
+      sessionId: 'new-chat',
+      userId: 'alice',
+      output: 'ok',
+      interrupted: false,
+    });
+    const history = await as(db, 'sessions', 'history', 'new-chat', ...ALICE_JSON);
+    expect(history.stdout).toContain('"hi"');
   }, 180_000);
 
   it("approve records the decision; resume --agent runs the call with the app's tools", async () => {

@@ -70,6 +70,7 @@ describe("whileBusy: a message sent while the session's run executes", () => {
       'answer to three',
     ]);
     expect(s.calls()).toBe(3);
+    expect(await s.store.queuedMessages(key)).toEqual([]); // each taken once, with its run
     const history = await s.store.readHistory(key);
     expect(history.map((i) => (i.type === 'message' ? contentText(i.content) : i.type))).toEqual([
       'one',
@@ -79,6 +80,62 @@ describe("whileBusy: a message sent while the session's run executes", () => {
       'three',
       'answer to three',
     ]);
+  });
+
+  it("'steer' adds both racing messages to the running run before its next model call", async () => {
+    const { store } = await temps.open();
+    const toolStarted = deferred();
+    const toolGo = deferred();
+    const look = tool({
+      name: 'look',
+      description: 'Looks',
+      parameters: z.object({}),
+      execute: async () => {
+        toolStarted.resolve();
+        await toolGo.promise;
+        return 'looked';
+      },
+    });
+    const seen: string[][] = [];
+    const model = new ScriptedModel((request) => {
+      seen.push(request.items.map((i) => (i.type === 'message' ? contentText(i.content) : i.type)));
+      return seen.length === 1
+        ? { toolCalls: [{ name: 'look', arguments: {}, callId: 'look_1' }] }
+        : { text: `answer to ${lastUser(request)}` };
+    });
+    const agent = new Agent({ name: 'a', model, store, tools: [look], whileBusy: 'steer' });
+    const one = agent.run('one', key);
+    await toolStarted.promise;
+    const two = agent.run('two', key);
+    const three = agent.run('three', key);
+    await until(async () => (await store.queuedMessages(key)).length === 2, 'both stored');
+    toolGo.resolve();
+    const results = await Promise.all([one, two, three]);
+    // One run answered all three: the steers joined it before its second model call.
+    expect(new Set(results.map((r) => r.id)).size).toBe(1);
+    expect(results[0].output).toBe('answer to three');
+    expect(seen).toHaveLength(2);
+    expect(seen[1]).toEqual(['one', 'tool_call', 'tool_result', 'two', 'three']);
+    expect(await store.queuedMessages(key)).toEqual([]);
+    const texts = (await store.readHistory(key)).map((i) =>
+      i.type === 'message' ? contentText(i.content) : i.type,
+    );
+    expect(texts).toEqual(['one', 'tool_call', 'tool_result', 'two', 'three', 'answer to three']);
+  });
+
+  it("'steer' sent after the run's last model call becomes the next run", async () => {
+    const s = await setup('steer');
+    const one = s.agent.run('one', key);
+    await s.started(); // the run's only model call is under way: no later call takes it
+    const two = s.agent.run('two', key);
+    await until(async () => (await s.store.queuedMessages(key)).length === 1, 'stored');
+    s.first.resolve();
+    const [a, b] = await Promise.all([one, two]);
+    expect([a.output, b.output]).toEqual(['answer to one', 'answer to two']);
+    expect(a.id).not.toBe(b.id);
+    expect(s.calls()).toBe(2);
+    expect(await s.store.queuedMessages(key)).toEqual([]);
+    expect((await s.store.readHistory(key)).length).toBe(4);
   });
 
   it("'interrupt' cancels the running run and answers the new message", async () => {
@@ -114,7 +171,7 @@ describe("whileBusy: a message sent while the session's run executes", () => {
     expect(s.calls()).toBe(2);
   });
 
-  it('a queued message whose caller gives up is never stored', async () => {
+  it('a queued message whose caller gives up is dropped from the inbox, never answered', async () => {
     const s = await setup('queue');
     const one = s.agent.run('one', key);
     await s.started();
@@ -126,6 +183,7 @@ describe("whileBusy: a message sent while the session's run executes", () => {
     await one;
     expect(s.calls()).toBe(1);
     expect(await s.store.readHistory(key)).toHaveLength(2);
+    await until(async () => (await s.store.queuedMessages(key)).length === 0, 'the drop');
   });
 
   it("an AgentSession's runs follow the agent's whileBusy", async () => {
@@ -210,7 +268,7 @@ describe("whileBusy: a message sent while the session's run executes", () => {
     expect(
       () => new Agent({ name: 'b', model: new ScriptedModel([]), whileBusy: 'later' as never }),
     ).toThrow(/whileBusy/);
-    expect(() => s.agent.run('x', { ...key, whileBusy: 'steer' as never })).toThrow(TypeError);
+    expect(() => s.agent.run('x', { ...key, whileBusy: 'later' as never })).toThrow(TypeError);
     expect(await s.store.list({ userId: 'alice' })).toMatchObject({ sessions: [] });
   });
 });

@@ -35,6 +35,7 @@ export function sendMessage<T = string>(
     runs: true,
     observe: options,
     whileBusy: options.whileBusy,
+    message: { items, options: storedRunOptions(options) },
     event: { type: 'SEND_MESSAGE', run: placeholderRun },
     async apply(ctx) {
       const { host, key, clock, binding } = ctx;
@@ -79,6 +80,16 @@ export function sendMessage<T = string>(
       return readRunResult<T>(host, clock, options.ephemeral === true);
     },
   };
+}
+
+/** The options of a message's run that its queued copy keeps (plain JSON). */
+function storedRunOptions(options: RunActionOptions): Record<string, unknown> {
+  const { maxTurns, metadata, modelSettings } = options;
+  return jsonCopy({
+    ...(maxTurns === undefined ? {} : { maxTurns }),
+    ...(metadata === undefined ? {} : { metadata }),
+    ...(modelSettings === undefined ? {} : { modelSettings }),
+  });
 }
 
 /** Only the event type matters for the up-front transition check. */

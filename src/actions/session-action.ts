@@ -11,6 +11,8 @@ import type { SessionHost } from '../session-host/session-host.js';
 import type { RuntimeObservers } from '../session-host/action-observers.js';
 import type { AuditTrail } from '../audit/audit-trail.js';
 import type { WhileBusy } from '../core/busy-policy.js';
+import type { Item } from '../items/item.js';
+import type { QueuedMessage } from '../persistence/message-inbox.js';
 
 /** What an action works with while the session is loaded. */
 export interface ActionContext {
@@ -67,5 +69,15 @@ export interface SessionAction<R = void> {
    * (`'reject'` when omitted: `RunInProgressError`). See `WhileBusy`.
    */
   readonly whileBusy?: WhileBusy | undefined;
+  /**
+   * For a message (`sendMessage`): what the session's message inbox keeps of it when it is
+   * queued (`whileBusy: 'queue' | 'steer'`), plain JSON: its items and its run's options.
+   */
+  readonly message?: { items: Item[]; options: Record<string, unknown> } | undefined;
+  /**
+   * The queued message this action answers (set by the runtime when it takes one from the
+   * inbox): its run's first save removes it from the inbox (`SessionCommit.dequeued`).
+   */
+  readonly fromInbox?: QueuedMessage | undefined;
   apply(ctx: ActionContext): Promise<R>;
 }

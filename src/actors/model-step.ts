@@ -51,6 +51,11 @@ export interface ModelStepDeps extends JournaledStepDeps, CancellableStepDeps, R
   progress?: ((event: StepProgress) => void) | undefined;
   /** The session's telemetry: a `chat` span and metrics per model call. */
   observer?: Pick<SessionObserver, 'chat'> | undefined;
+  /**
+   * Adds the messages steered into the session's run (`whileBusy: 'steer'`) to the history
+   * before its model call; they leave the inbox with the save that writes them.
+   */
+  steer?: (() => Promise<void>) | undefined;
 }
 
 async function callModel(
@@ -132,6 +137,7 @@ export function modelStep(depsOf: DepsOf<ModelStepDeps>) {
           ...(await deps.log.runItems(input.runId)),
         ]
       : undefined;
+    if (!sub) await deps.steer?.();
     await deps.durable('model');
     const stepSignal = combinedSignal(deps, signal);
     stepSignal.throwIfAborted(); // cancelled while it waited: no model call

@@ -11,6 +11,8 @@ export interface Drained {
   items: Item[];
   journal: JournalEntry[];
   audit: AuditEntry[];
+  /** Ids of the session's queued messages the commit takes (`SessionCommit.dequeued`). */
+  dequeued: string[];
 }
 
 /**
@@ -24,6 +26,9 @@ export class SessionLog {
   private pendingItems: Item[] = [];
   private pendingJournal: JournalEntry[] = [];
   private pendingAudit: AuditEntry[] = [];
+  private pendingTaken: string[] = [];
+  /** The queued messages this log took (pending, saving or committed): never taken twice. */
+  private readonly taken = new Set<string>();
   /** Derives the audit entries of each recorded step (none until the runtime sets it). */
   auditor: StepAuditor | undefined;
   /** Drained into a save that has not finished yet: still part of the view. */
@@ -71,6 +76,26 @@ export class SessionLog {
   /** Appends items that belong to no step (the user's input). */
   append(items: Item[]): void {
     this.pendingItems.push(...items);
+  }
+
+  /**
+   * Takes a message of the session's inbox: its items join the history and the commit that
+   * writes them removes it from the inbox (the two together or neither).
+   */
+  take(id: string, items: Item[] = []): void {
+    this.taken.add(id);
+    this.pendingTaken.push(id);
+    this.pendingItems.push(...items);
+  }
+
+  /** Whether queued messages were taken since the last drain (their items wait for a save). */
+  takesPending(): boolean {
+    return this.pendingTaken.length > 0;
+  }
+
+  /** Whether this log took the queued message `id`. */
+  took(id: string): boolean {
+    return this.taken.has(id);
   }
 
   /** Records a step's result and the items it adds to the conversation. */
@@ -153,12 +178,14 @@ export class SessionLog {
       items: this.pendingItems,
       journal: this.pendingJournal,
       audit: this.pendingAudit,
+      dequeued: this.pendingTaken,
     };
     this.savingItems = this.savingItems.concat(out.items);
     this.savingJournal = this.savingJournal.concat(out.journal);
     this.pendingItems = [];
     this.pendingJournal = [];
     this.pendingAudit = [];
+    this.pendingTaken = [];
     return out;
   }
 
@@ -174,6 +201,7 @@ export class SessionLog {
       this.pendingJournal.length === 0 &&
       this.savingItems.length === 0 &&
       this.savingJournal.length === 0 &&
+      this.pendingTaken.length === 0 &&
       this.placed.size === 0;
     if (!idle) return false;
     this.pendingAudit = [];
@@ -202,6 +230,7 @@ export class SessionLog {
     this.pendingItems = drained.items.concat(this.pendingItems);
     this.pendingJournal = drained.journal.concat(this.pendingJournal);
     this.pendingAudit = drained.audit.concat(this.pendingAudit);
+    this.pendingTaken = drained.dequeued.concat(this.pendingTaken);
   }
 }
 

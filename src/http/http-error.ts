@@ -1,7 +1,7 @@
 import { AgentStateError } from '../errors/agentstate-error.js';
 
 /** The statuses a refused HTTP request gets. */
-export type HttpErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 500 | 503;
+export type HttpErrorStatus = 202 | 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 500 | 503;
 
 /**
  * A request an HTTP surface refuses: its status and a stable `code`, sent as the JSON body
@@ -37,13 +37,16 @@ const CONFLICTS: ReadonlySet<string> = new Set([
 
 /**
  * The HTTP form of a failed request: an `HttpError` as it is, a typed agentstate error by its
- * code (not found 404, a state that does not allow the action 409, other typed errors 400), a
+ * code (not found 404, a state that does not allow the action 409, a message queued for another
+ * process 202 `MESSAGE_QUEUED`, other typed errors 400), a
  * `TypeError` (a bad argument) 400. Anything else is 500 with `fallback` as its message: an
  * unexpected error's own message never reaches the client.
  */
 export function httpErrorOf(error: unknown, fallback: string): HttpError {
   if (error instanceof HttpError) return error;
   if (error instanceof AgentStateError) {
+    // A message queued for the process running the session: stored, answered there.
+    if (error.code === 'MESSAGE_QUEUED') return new HttpError(202, error.code, error.message);
     const status = NOT_FOUND.has(error.code) ? 404 : CONFLICTS.has(error.code) ? 409 : 400;
     return new HttpError(status, error.code, error.message);
   }

@@ -14,6 +14,7 @@ import type { SessionKey } from './session-store.js';
  * | `l!<owner>!<sid>`                     | SessionInfo JSON, for listing        |
  * | `h!<owner>!<sid>!<seq, 10 digits>`    | history item JSON                    |
  * | `j!<owner>!<sid>!<runId>!<step, 8 d>` | journal entry JSON                   |
+ * | `m!<owner>!<sid>!<id>`                | a queued message (`MessageInbox`)    |
  * | `t!<owner>`                           | user usage totals JSON               |
  * | `d!<deadline, 16 d>!<owner>!<sid>`    | approval-deadline index entry JSON   |
  * | `o!<owner>`                           | agentstate 0.1's owner marker (read) |
@@ -168,6 +169,16 @@ export function journalStepOf(entryKey: string): number {
 /** Every journal entry of a session, all runs. */
 export function journalRange(key: SessionKey): KvRange {
   return prefixRange(`j!${sessionPart(key)}!`);
+}
+
+/** A queued message of a session (`id` a ULID that grows with each message queued). */
+export function messageKey(key: SessionKey, id: string): string {
+  return `m!${sessionPart(key)}!${encodeKeyPart(id, 'message id')}`;
+}
+
+/** The queued messages of one session, in the order they were queued. */
+export function messageRange(key: SessionKey): KvRange {
+  return prefixRange(`m!${sessionPart(key)}!`);
 }
 
 export function userTotalsKey(userId: string | undefined): string {

@@ -3,6 +3,7 @@ import type { UsageTotals } from '../machines/session-types.js';
 import type { AuditEntry, AuditPage, AuditQuery } from './audit-log.js';
 import type { DueApprovals, DueApprovalsQuery, DeadlineEntry } from './approval-deadlines.js';
 import type { DecisionInbox } from './decision-inbox.js';
+import type { MessageInbox } from './message-inbox.js';
 import type { SessionLease, SessionLeases } from './session-leases.js';
 
 export type SessionStatus = 'active' | 'suspended' | 'completed' | 'failed' | 'deleted';
@@ -94,6 +95,12 @@ export interface SessionCommit {
    * written in the same atomic batch under their owner's partition.
    */
   audit?: readonly AuditEntry[] | undefined;
+  /**
+   * Ids of the session's queued messages this step takes (`MessageInbox`): a store with a
+   * message inbox removes them in the same atomic batch, so a message is in the inbox or in
+   * the history, never both and never neither.
+   */
+  dequeued?: readonly string[] | undefined;
 }
 
 /** A session loaded for an action that may write: the record and its owner's totals. */
@@ -130,7 +137,8 @@ export interface StoreStats {
  * what a custom store must do) is in `STORE-CONTRACT.md` beside this file; the contract test
  * suite checks it for every store shipped. A store may also implement {@link SessionLeases}.
  */
-export interface SessionStore extends Partial<SessionLeases>, Partial<DecisionInbox> {
+export interface SessionStore
+  extends Partial<SessionLeases>, Partial<DecisionInbox>, Partial<MessageInbox> {
   /** Stores version 1. Throws `SessionConflictError` if the key exists. */
   create(
     record: Omit<SessionRecord, 'version'>,
@@ -171,7 +179,7 @@ export interface SessionStore extends Partial<SessionLeases>, Partial<DecisionIn
   /** Per-user totals over all of that user's sessions. */
   userUsage(userId: string | undefined): Promise<UsageTotals>;
   /**
-   * Removes the session, its history, journal and index entries; its audit entries stay, and
+   * Removes the session, its history, journal, queued messages and index entries; its audit entries stay, and
    * `audit` (the purge's own entry) is written in the same batch.
    */
   purge(key: SessionKey, audit?: readonly AuditEntry[]): Promise<void>;

@@ -71,6 +71,8 @@ export interface HostDeps {
   maxRecoveries: number;
   /** `AgentOptions.onRecoveryExhausted`. */
   onRecoveryExhausted: RecoveryExhaustedHook | undefined;
+  /** Takes the messages steered into the session's run, before each of its model calls. */
+  steer?: ((log: SessionLog) => Promise<void>) | undefined;
 }
 
 /** What one action's session host is given: the bound agent, its sub-agents, the observers. */
@@ -95,6 +97,8 @@ export interface HostDepsInput {
   durability: Durability | undefined;
   /** The runtime's `maxRecoveries` (else the agent's). */
   maxRecoveries: number | undefined;
+  /** See `HostDeps.steer`. */
+  steer?: ((log: SessionLog) => Promise<void>) | undefined;
 }
 
 /** What one loaded session's host is given, from the agent bound for the action. */
@@ -145,6 +149,7 @@ export function hostDeps(input: HostDepsInput): HostDeps {
     durability: observe?.durability ?? input.durability,
     maxRecoveries: input.maxRecoveries ?? options.maxRecoveries ?? DEFAULT_MAX_RECOVERIES,
     onRecoveryExhausted: options.onRecoveryExhausted,
+    steer: input.steer,
   };
 }
 

@@ -164,10 +164,16 @@ export function runStepDeps(host: StepHost, deps: HostDeps): RunStepDeps {
       historyFrom: () => host.context().historyFrom,
       history: deps.history,
       historyModel: agent.model,
+      ...(deps.steer ? { steer: stepSteer(deps.steer, host.log) } : {}),
     },
     toolCall: { ...journaled, signal, progress, observer },
     approvalCheck: { ...journaled, agentName: agent.agentName, sessionPermissions },
     guardrailCheck: journaled,
     durableTimer: clock,
   };
+}
+
+/** The session's steer intake as its model steps call it (on the session's log). */
+function stepSteer(steer: (log: SessionLog) => Promise<void>, log: SessionLog) {
+  return () => steer(log);
 }

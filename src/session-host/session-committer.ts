@@ -104,7 +104,8 @@ export class SessionCommitter {
 
   /** Resolves when every change so far is saved; throws the save failure, if any. */
   flush(): Promise<void> {
-    if (this.dirty && !this.failure) {
+    // Messages taken from the inbox change no actor: their items are saved all the same.
+    if ((this.dirty || this.log.takesPending()) && !this.failure) {
       this.forced = true;
       this.start();
     }
@@ -164,6 +165,7 @@ export class SessionCommitter {
       if (
         drained.items.length === 0 &&
         drained.journal.length === 0 &&
+        drained.dequeued.length === 0 &&
         sameJson(persisted, this.storedSnapshot)
       ) {
         // Nothing changed: audit entries wait for the save of the change they record.
@@ -187,6 +189,7 @@ export class SessionCommitter {
           userUsageDelta: delta(snapshot.context.usage, this.record.usage),
           lease: this.binding.lease,
           ...(drained.audit.length ? { audit: drained.audit } : {}),
+          ...(drained.dequeued.length ? { dequeued: drained.dequeued } : {}),
         });
         this.log.committed(drained.items, drained.journal);
         this.storedSnapshot = persisted;

@@ -29,6 +29,8 @@ import { SubAgents } from '../session-host/sub-agents.js';
 import { auditCancels } from './cancel-audit.js';
 import { withTextDeltaFeed } from '../session-host/text-delta-feed.js';
 import type { Observability } from '../telemetry/observability.js';
+import type { SessionLog } from '../actors/session-log.js';
+import { takeQueued } from './queued-take.js';
 
 /** A session read for an action, and its live host if it was kept. */
 interface Loaded {
@@ -58,6 +60,8 @@ export interface ActionRunnerParts {
     key: SessionKey,
     input?: Partial<SessionMachineContext>,
   ): Omit<SessionRecord, 'version'>;
+  /** What the session's runs read of its message inbox before each model call (steers). */
+  steerFor(key: SessionKey): ((log: SessionLog) => Promise<void>) | undefined;
 }
 
 /**
@@ -172,6 +176,7 @@ export class ActionRunner {
         permissions: this.parts.permissions,
         durability: this.parts.durability,
         maxRecoveries: this.parts.maxRecoveries,
+        steer: action.runs === true ? this.parts.steerFor(key) : undefined,
         onSaved: (saved, all) => {
           if (saved.status === 'deleted') this.parts.cache.forget(key);
           else this.parts.cache.remember(key, saved, all);
@@ -181,6 +186,8 @@ export class ActionRunner {
       const host = live
         ? live.resume(deps)
         : new SessionHost(this.parts.store, key, record, items, deps);
+      // A queued message's run takes it from the inbox with its first save, if still there.
+      if (action.fromInbox) await takeQueued(this.parts.store, key, host.log, action.fromInbox);
       audit.attach(host, action, record);
       const cancelled = auditCancels(action.observe?.cancelSignal, host, audit);
       let result: R;

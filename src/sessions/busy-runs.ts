@@ -1,10 +1,13 @@
 import { RunInProgressError } from '../errors/session-errors.js';
 import { RunCancelledError } from '../errors/run-errors.js';
 import type { SessionAction } from '../actions/session-action.js';
+import { QueuedWaiters, type QueuedWaiter } from './queued-waiters.js';
 
 /** A run a runtime is executing: when it has ended, and how to cancel it. */
 interface BusyRun {
   ended: Promise<void>;
+  /** What the run's action returns (a steer taken by the run is answered with it). */
+  result: Promise<unknown>;
   cancel: AbortController;
 }
 
@@ -15,6 +18,8 @@ interface BusyRun {
  */
 export class BusyRuns extends Set<string> {
   private readonly runs = new Map<string, BusyRun>();
+  /** The callers here awaiting messages queued in a store's inbox (`MessageQueue`). */
+  readonly waiters = new QueuedWaiters();
 
   /**
    * What an action that runs does while `executing` is busy: `'reject'` (or a run this
@@ -44,6 +49,17 @@ export class BusyRuns extends Set<string> {
     }
   }
 
+  /** Answers `waiter` with the result of the session's executing run (which took its steer). */
+  follow(executing: string, waiter: QueuedWaiter): void {
+    const run = this.runs.get(executing);
+    if (run) {
+      run.result.then(
+        (value) => waiter.resolve(value),
+        (error: unknown) => waiter.reject(error),
+      );
+    } else waiter.reject(new RunInProgressError(executing, 'steer'));
+  }
+
   /**
    * Tracks the run `start` begins until it settles; `release` runs first, so a waiter finds
    * it free. `cancel` is the run's own controller (its action's `cancelSignal`), which
@@ -66,7 +82,7 @@ export class BusyRuns extends Set<string> {
       release();
       if (this.runs.get(executing) === run) this.runs.delete(executing);
     });
-    const run: BusyRun = { ended: done.then(noop, noop), cancel };
+    const run: BusyRun = { ended: done.then(noop, noop), result: done, cancel };
     this.runs.set(executing, run);
     return done;
   }

@@ -52,6 +52,8 @@ import { AuditReader } from '../audit/audit-reader.js';
 import { SessionLoader } from '../session-host/session-loader.js';
 import { ActionRunner } from './action-runner.js';
 import { LiveRuns } from './live-runs.js';
+import { MessageQueue } from './message-queue.js';
+import { RunInProgressError } from '../errors/session-errors.js';
 import type { AuditPage, AuditQuery } from '../persistence/audit-log.js';
 
 export type { SessionRuntimeOptions } from './session-runtime-options.js';
@@ -83,6 +85,10 @@ export class SessionRuntime {
   /** Applies actions to loaded sessions. */
   private readonly actions: ActionRunner;
   private readonly live: LiveRuns; // the runs executing here, as a cancel reaches them
+  /** The messages queued while the session's run was busy (`whileBusy: 'queue' | 'steer'`). */
+  private readonly queue: MessageQueue;
+  /** The retries of `interruptElsewhere` under way (they do not interrupt again). */
+  private readonly retrying = new WeakSet<SessionAction<unknown>>();
 
   /**
    * @throws TypeError for an unknown option name (naming the closest valid one), a `store`,
@@ -107,6 +113,14 @@ export class SessionRuntime {
     this.hub.inspectWith(options.inspect ?? options.agent.options.inspect);
     this.audit = new AuditReader(this.store, this.scope);
     this.live = new LiveRuns(this.store, this.clock, (k) => this.load(k));
+    this.queue = new MessageQueue({
+      store: this.store,
+      clock: this.clock,
+      busy: this.busy,
+      agentPolicy: options.agent.options.whileBusy,
+      executing: (k) => this.executing.has(cacheKey(k)),
+      execute: (k, a) => this.execute(k, a),
+    });
     this.loader = new SessionLoader(this.store, this.source.options, this.hub);
     const cached = options.cachedSessions ?? agent.cachedSessions ?? DEFAULT_CACHED_SESSIONS;
     this.cache = new SessionCache(cached, options.liveSessions ?? agent.liveSessions ?? cached);
@@ -127,6 +141,7 @@ export class SessionRuntime {
       durability: options.durability ?? agent.durability,
       maxRecoveries: options.maxRecoveries,
       newRecord: (key, input) => this.newRecord(key, input),
+      steerFor: (key) => this.queue.steerFor(key),
     });
   }
 
@@ -170,6 +185,8 @@ export class SessionRuntime {
     // A message sent meanwhile is refused, waits or cancels the run (its `whileBusy`).
     const executing = cacheKey(key);
     while (this.executing.has(executing)) {
+      // 'queue' and 'steer' with a store that keeps a message inbox: stored, answered later.
+      if (this.queue.queues(action)) return this.queue.queueHere(key, action);
       await this.busy.whenFree(executing, key.sessionId, action);
     }
     this.executing.add(executing);
@@ -178,12 +195,53 @@ export class SessionRuntime {
     const cancel = new AbortController();
     const live = { ...action, observe: { ...action.observe, cancelSignal: cancel.signal } };
     // Returned, not awaited: nothing of this stays suspended while the action runs.
-    return this.busy.track(
+    const running = this.busy.track(
       executing,
       cancel,
       () => this.live.run(key, cancel, () => this.applyLeased(key, live)),
       () => this.executing.delete(executing),
     );
+    if (this.queue.drainsAfter(key, action)) {
+      // The messages queued meanwhile become the next runs (a drain running goes on by itself).
+      const next = (): void => {
+        if (!this.queue.isDraining(key)) void this.queue.drain(key);
+      };
+      running.then(next, next);
+    }
+    const policy = action.whileBusy;
+    if (!this.queue.queues(action) && policy !== 'interrupt') return running;
+    return running.catch((error: unknown) => {
+      if (!(error instanceof RunInProgressError && error.elsewhere)) throw error;
+      // Another process runs the session: the message is stored for it (`MessageQueuedError`),
+      // or that run is cancelled there and this message runs once its lease is given up.
+      if (policy === 'interrupt') {
+        if (this.retrying.has(action)) throw error; // a retry of `interruptElsewhere`
+        return this.interruptElsewhere(key, action);
+      }
+      return this.queue.queueElsewhere(key, action);
+    });
+  }
+
+  /**
+   * `whileBusy: 'interrupt'` while another process runs the session: asks it to cancel the run
+   * (`cancel`), then tries again as the lease is given up (until one lease length has passed:
+   * then `RunInProgressError`).
+   */
+  private async interruptElsewhere<R>(key: SessionKey, action: SessionAction<R>): Promise<R> {
+    // The run may have ended meanwhile: nothing to cancel then, the retry runs the message.
+    await this.cancel(key).catch(() => undefined);
+    const until = this.clock.now() + this.leaseTtlMs;
+    for (;;) {
+      await this.clock.sleepUntil(this.clock.now() + Math.ceil(this.leaseTtlMs / 50));
+      const retry = { ...action };
+      this.retrying.add(retry);
+      try {
+        return await this.execute(key, retry);
+      } catch (error) {
+        if (!(error instanceof RunInProgressError && error.elsewhere)) throw error;
+        if (this.clock.now() >= until) throw error;
+      }
+    }
   }
 
   /** Cancels the session's run wherever it executes (see `LiveRuns.cancel`); `by` is audited. */
@@ -220,7 +278,14 @@ export class SessionRuntime {
         scope: this.scope,
         agentName: this.agentName,
         load: (key) => this.load(key),
-        execute: (key, action) => this.execute(key, action),
+        // A recovered run's end takes the messages queued for the session meanwhile.
+        execute: async (key, action) => {
+          try {
+            return await this.execute(key, action);
+          } finally {
+            await this.queue.drain(key);
+          }
+        },
       },
       options,
     );

@@ -42,6 +42,11 @@ export interface StoreContractOptions {
    * part of the contract runs too. @default false
    */
   decisionInbox?: boolean | undefined;
+  /**
+   * The store keeps a message inbox (`MessageInbox`, for `whileBusy: 'queue' | 'steer'`): its
+   * part of the contract runs too. @default false
+   */
+  messageInbox?: boolean | undefined;
 }
 
 /** Defines one test on a fresh store, cleaned up however the test ends. */

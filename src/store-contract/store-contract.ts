@@ -3,6 +3,7 @@ import type { ContractTests, StoreContractOptions } from './contract-harness.js'
 import { deadlineContract } from './deadline-contract.js';
 import { inboxContract } from './inbox-contract.js';
 import { leaseContract } from './lease-contract.js';
+import { messageContract } from './message-contract.js';
 import { sessionStoreContract } from './session-store-contract.js';
 
 /**
@@ -29,4 +30,5 @@ export function storeContract(tests: ContractTests, options: StoreContractOption
   sessionStoreContract(tests, options);
   leaseContract(tests, options);
   if (options.decisionInbox) inboxContract(tests, options);
+  if (options.messageInbox) messageContract(tests, options);
 }

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import { DefaultChatTransport, readUIMessageStream, type UIMessage } from 'ai';
-import { Agent, tool, type Item } from '../../src/index.js';
+import { Agent, tool, type AgentOptions, type Item } from '../../src/index.js';
 import { ScriptedModel } from '../../src/testing.js';
 import { createChatHandler, toNodeListener } from '../../src/http.js';
 import { openTempStore, type TempStore } from './temp-store.js';
@@ -47,9 +47,13 @@ export interface ChatServer {
 
 /**
  * The chat handler behind a real Node `http` server on 127.0.0.1, over a real LevelDB in a
- * temp folder, with `model` (the scripted chat model). The user comes from the `x-user` header.
+ * temp folder, with `model` (the scripted chat model) and the agent's `options`. The user comes
+ * from the `x-user` header.
  */
-export async function startChatServer(model: ScriptedModel = chatModel()): Promise<ChatServer> {
+export async function startChatServer(
+  model: ScriptedModel = chatModel(),
+  options: Pick<AgentOptions, 'whileBusy'> = {},
+): Promise<ChatServer> {
   const temp = await openTempStore();
   const add = tool({
     name: 'add',
@@ -64,7 +68,13 @@ export async function startChatServer(model: ScriptedModel = chatModel()): Promi
     needsApproval: true,
     execute: ({ amount }) => `paid ${amount}`,
   });
-  const agent = new Agent({ name: 'assistant', model, tools: [add, pay], store: temp.store });
+  const agent = new Agent({
+    name: 'assistant',
+    model,
+    tools: [add, pay],
+    store: temp.store,
+    ...options,
+  });
   const handler = createChatHandler({
     agent,
     basePath: '/api',

@@ -79,6 +79,7 @@ export const ROOT_VALUES = [
   'RestoreFailedError',
   'RunPausedError',
   'RunInProgressError',
+  'MessageQueuedError',
   'LeaseLostError',
   'StoreUnavailableError',
   'StoreLockedError',
@@ -306,6 +307,7 @@ export const STORE_VALUES = [
   'emptyTotals',
   'hasLeases',
   'hasDecisionInbox',
+  'hasMessageInbox',
 ].sort();
 export const STORE_TYPES = [
   'SessionStore',
@@ -328,6 +330,10 @@ export const STORE_TYPES = [
   'DecisionSubmission',
   'SubmittedDecisions',
   'DecisionWatch',
+  'MessageInbox',
+  'MessageSubmission',
+  'QueuedMessage',
+  'QueuedKind',
   'DeadlineEntry',
   'DueApprovalsQuery',
   'DueApprovals',

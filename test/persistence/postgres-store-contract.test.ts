@@ -56,6 +56,7 @@ storeContract(
       };
     },
     decisionInbox: true,
+    messageInbox: true,
   },
 );
 
@@ -109,7 +110,9 @@ describe('PostgresSessionStore schema', () => {
     const versions = await pgt.pool.query(
       `SELECT version FROM ${t('agentstate_schema_versions')} ORDER BY version`,
     );
-    expect(versions.rows).toEqual([1, 2, 3, 4].map((version) => ({ version })));
+    expect(versions.rows).toEqual(
+      Array.from({ length: POSTGRES_SCHEMA_VERSION }, (_, i) => ({ version: i + 1 })),
+    );
     const page = await store.dueApprovals({ until: 10_000, limit: 10 });
     expect(page.due.map((e) => [e.key, e.deadline])).toEqual([
       [{ sessionId: 'waits', userId: undefined }, 5_000],

@@ -38,6 +38,7 @@ storeContract(
       const store = new MemorySessionStore({ clock });
       return kvHarness(store, () => store.close());
     },
+    messageInbox: true,
   },
 );
 
@@ -53,5 +54,6 @@ storeContract(
         await rm(folder, { recursive: true, force: true });
       });
     },
+    messageInbox: true,
   },
 );

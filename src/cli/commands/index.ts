@@ -5,6 +5,7 @@ import { exportCommand } from './export.js';
 import { inDoubtList, inDoubtResolve } from './in-doubt.js';
 import { inspect } from './inspect.js';
 import { resume } from './resume.js';
+import { send } from './send.js';
 import { sessionsDelete } from './sessions-delete.js';
 import { sessionsFork } from './sessions-fork.js';
 import { sessionsHistory } from './sessions-history.js';
@@ -22,6 +23,7 @@ export const COMMANDS: readonly Command[] = [
   reject,
   inDoubtList,
   inDoubtResolve,
+  send,
   resume,
   cancel,
   exportCommand,

@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { continueRun } from '../../actions/continue-run.js';
 import type { Agent } from '../../agent/agent.js';
 import { CliFailure, CliUsageError } from '../shared/cli-errors.js';
-import { json, oneLine } from '../shared/cli-format.js';
+import { printRun } from '../shared/run-summary.js';
 import { notePartition } from '../shared/cli-store.js';
 import { stringFlag, type Command, type CommandContext } from '../shared/command.js';
 
@@ -68,31 +68,7 @@ async function run(ctx: CommandContext): Promise<void> {
   await notePartition(cli, ctx.user, ctx.io);
   const key = cli.key(ctx.args['sessionId']!);
   const result = await agent.runtimeFor(cli.store).execute(key, continueRun());
-  const summary = {
-    runId: result.id,
-    sessionId: result.sessionId,
-    userId: result.userId,
-    output: result.output,
-    interrupted: result.interrupted,
-    interruptionReason: result.interruptionReason,
-    interruptions: result.interruptions,
-    turns: result.turns,
-    usage: result.usage,
-  };
-  if (ctx.json) {
-    ctx.io.out(json(summary));
-    return;
-  }
-  if (result.interrupted) {
-    const calls = result.interruptions.map((i) => `${i.callId} (${i.toolName})`).join(', ');
-    ctx.io.out(
-      `run ${result.id} paused again: ${result.interruptionReason ?? 'interrupted'}${calls ? `: ${calls}` : ''}\n`,
-    );
-    return;
-  }
-  ctx.io.out(
-    `run ${result.id} finished after ${result.turns} turn(s): ${oneLine(String(result.output ?? ''), 200)}\n`,
-  );
+  printRun(ctx, result, 'paused again');
 }
 
 export const resume: Command = {

@@ -16,6 +16,8 @@ import { auditOps, scanAudit } from './kv-audit.js';
 import { deadlineOps, purgedDeadlineOps, scanDueDeadlines } from './deadline-index.js';
 import { getAll, type KvBackend, type KvOp } from './kv-backend.js';
 import { readHistoryRange } from './kv-history-range.js';
+import { KvMessageInbox } from './kv-message-inbox.js';
+import type { MessageInbox } from '../message-inbox.js';
 import { scanListing } from './listing-scan.js';
 import { warnIsolation } from '../isolation-warning.js';
 import { checkAppend, checkCreateItems, historyEnd, listLimit } from '../store-args.js';
@@ -124,6 +126,10 @@ export class KvSessionStore implements SessionStore, SessionLeases {
   /** Each handed-out record's stored values (no sub-run parts): a `known` one is read hot, sync. */
   private readonly rawOf = new WeakMap<SessionRecord, Omit<StoredRecord, 'base'>>();
   private readonly recordChanges: boolean;
+  // The message inbox is kept by its own class, on this store's write queue.
+  readonly queueMessage: MessageInbox['queueMessage'];
+  readonly queuedMessages: MessageInbox['queuedMessages'];
+  readonly dropQueuedMessage: MessageInbox['dropQueuedMessage'];
 
   constructor(backend: KvBackend, options: KvSessionStoreOptions = {}) {
     this.backend = backend;
@@ -131,6 +137,10 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     this.leases = new LeaseTable(options.clock ?? systemLeaseClock);
     this.writes = new WriteQueue(backend, options.groupLimits);
     this.recordChanges = options.recordChanges ?? false;
+    const inbox = new KvMessageInbox(backend, this.writes, writeFailed);
+    this.queueMessage = inbox.queueMessage.bind(inbox);
+    this.queuedMessages = inbox.queuedMessages.bind(inbox);
+    this.dropQueuedMessage = inbox.dropQueuedMessage.bind(inbox);
   }
 
   async create(
@@ -283,6 +293,8 @@ export class KvSessionStore implements SessionStore, SessionLeases {
         // The deadline index moves with the record, in the same batch (never out of step).
         ...deadlineOps(key, stored.approvalDeadline, saved.approvalDeadline),
         ...audited,
+        // The queued messages this step takes leave the inbox with it.
+        ...(commit.dequeued ?? []).map((id) => del(keys.messageKey(key, id))),
       ];
       let totals: { value: UsageTotals; raw: string } | undefined;
       if (delta) {
@@ -382,7 +394,13 @@ export class KvSessionStore implements SessionStore, SessionLeases {
         del(keys.listIndexKey(key)),
         ...purgedDeadlineOps(key, () => storedRecordOf(this.codec, key, raw, changes)),
       ];
-      for (const range of [keys.historyRange(key), keys.journalRange(key), keys.subRunRange(key)]) {
+      const ranges = [
+        keys.historyRange(key),
+        keys.journalRange(key),
+        keys.subRunRange(key),
+        keys.messageRange(key),
+      ];
+      for (const range of ranges) {
         for await (const entryKey of view.keys(range)) ops.push(del(entryKey));
       }
       // The session's audit entries outlive it; the purge is recorded with it.

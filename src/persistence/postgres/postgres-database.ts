@@ -64,10 +64,14 @@ export class PostgresDatabase {
     values: unknown[],
     withTotals: boolean,
     withAudit = false,
+    withDequeue = false,
   ): Promise<number> {
     await this.readyFor(key, true);
     try {
-      const result = await this.pool.query(this.sql.save(withTotals, withAudit), values);
+      const result = await this.pool.query(
+        this.sql.save(withTotals, withAudit, withDequeue),
+        values,
+      );
       return result.rowCount ?? 0;
     } catch (error) {
       throw new SessionSaveFailedError(key.sessionId, error);

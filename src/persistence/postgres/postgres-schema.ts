@@ -14,7 +14,7 @@ import { addApprovalDeadlines } from './postgres-deadlines.js';
  * `(owner, session_id, ...)`, plus a backfill from the stored records), then write it in the
  * save statement of `postgres-statements.ts` (one more column or one more CTE of it).
  */
-export const POSTGRES_SCHEMA_VERSION = 4;
+export const POSTGRES_SCHEMA_VERSION = 5;
 
 /** One schema version's step: its DDL (and any backfill) on the migrating transaction. */
 type MigrationStep = (client: pg.ClientBase, t: (name: string) => string) => Promise<unknown>;
@@ -84,6 +84,18 @@ const MIGRATIONS: readonly MigrationStep[] = [
   `),
   // 4: the audit log (see postgres-audit.ts).
   (client, t) => client.query(auditTable(t)),
+  // 5: the message inbox (see postgres-messages.ts).
+  (client, t) =>
+    client.query(`
+    CREATE TABLE ${t('agentstate_messages')} (
+      owner text COLLATE "C" NOT NULL,
+      session_id text COLLATE "C" NOT NULL,
+      id bigserial NOT NULL,
+      message text NOT NULL,
+      at bigint NOT NULL,
+      PRIMARY KEY (owner, session_id, id)
+    );
+  `),
 ];
 
 /** Double-quotes an SQL identifier. */

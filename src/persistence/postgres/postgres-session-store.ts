@@ -1,6 +1,7 @@
 /* eslint-disable max-lines -- Long on purpose: one class implementing one contract, the
  * SessionStore on PostgreSQL; each method is one statement of the store and the checks around it,
- * read as a whole. Its parts live apart: leases, the deadline index, the decision inbox, the audit
+ * read as a whole. Its parts live apart: leases, the deadline index, the decision and message
+ * inboxes, the audit
  * log, the statements and the row checks.
  */
 import { LiveRunCancels } from '../run-cancels.js';
@@ -42,6 +43,8 @@ import { PostgresDatabase } from './postgres-database.js';
 import { PostgresDeadlines } from './postgres-deadlines.js';
 import { KnownRecords } from './postgres-known-records.js';
 import { PostgresDecisions } from './postgres-decisions.js';
+import { PostgresMessages, dequeuedIds } from './postgres-messages.js';
+import type { MessageInbox } from '../message-inbox.js';
 import { PostgresLeases, checkedSessionId, keyOf } from './postgres-leases.js';
 import {
   checkPostgresOptions,
@@ -93,6 +96,9 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
   readonly submittedDecisions: DecisionInbox['submittedDecisions'];
   readonly dropDecisions: DecisionInbox['dropDecisions'];
   readonly watchDecisions: DecisionInbox['watchDecisions'];
+  readonly queueMessage: MessageInbox['queueMessage'];
+  readonly queuedMessages: MessageInbox['queuedMessages'];
+  readonly dropQueuedMessage: MessageInbox['dropQueuedMessage'];
   /** The runs executing in this process on this store (others cancel through the inbox). */
   readonly runCancels = new LiveRunCancels();
 
@@ -115,6 +121,10 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
     this.submittedDecisions = inbox.submittedDecisions.bind(inbox);
     this.dropDecisions = inbox.dropDecisions.bind(inbox);
     this.watchDecisions = inbox.watchDecisions.bind(inbox);
+    const messages = new PostgresMessages(this.db);
+    this.queueMessage = messages.queueMessage.bind(messages);
+    this.queuedMessages = messages.queuedMessages.bind(messages);
+    this.dropQueuedMessage = messages.dropQueuedMessage.bind(messages);
   }
 
   /** Creates a store and migrates its schema (surfacing connection and version errors). */
@@ -221,6 +231,7 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
     ];
     const totals = delta ? [delta.turns, delta.inputTokens, delta.outputTokens, delta.costUsd] : [];
     const audit = commit.audit?.length ? auditValues(commit.audit) : [];
+    const dequeued = commit.dequeued?.length ? [dequeuedIds(commit.dequeued)] : [];
     const sessionKey = keys.sessionPart(key);
     let knownMd5 = this.known.get(sessionKey);
     // Two tries cover a stored text this store had not seen; a third outcome means the row
@@ -229,8 +240,14 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
       const expected = knownMd5?.version === next.version ? knownMd5.md5 : null;
       if (expected !== null) {
         const deadline = saved.approvalDeadline ?? null;
-        const values = [...base, expected, deadline, ...totals, ...audit];
-        const rows = await this.db.write(key, values, delta !== undefined, audit.length > 0);
+        const values = [...base, expected, deadline, ...totals, ...audit, ...dequeued];
+        const rows = await this.db.write(
+          key,
+          values,
+          delta !== undefined,
+          audit.length > 0,
+          dequeued.length > 0,
+        );
         if (rows === 1) {
           this.db.count([...base, ...audit]);
           this.remember(key, saved.version, encoded);

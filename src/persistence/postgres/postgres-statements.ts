@@ -1,4 +1,5 @@
 import { auditInsert, auditSelect } from './postgres-audit.js';
+import { dequeueCte } from './postgres-messages.js';
 
 /**
  * The SQL text of the session store's own operations (sessions, history, journal, totals),
@@ -43,11 +44,12 @@ export class PostgresStatements {
    * $6 listing, $7 status, $8 historyLength, $9 items[], $10 runIds[], $11 steps[],
    * $12 entries[], $13 lease holder, $14 lease token, $15 md5 of the stored record this writer
    * read, $16 the approval deadline (or null), and only `withTotals`: $17-$20 the usage delta,
-   * then only `withAudit`: six arrays of audit entries (`auditValues`). Updates one row, or none
-   * when anything disagrees.
+   * then only `withAudit`: six arrays of audit entries (`auditValues`), then only `withDequeue`:
+   * the ids of the queued messages the step takes. Updates one row, or none when anything
+   * disagrees.
    */
-  save(withTotals: boolean, withAudit = false): string {
-    return this.once(`save:${withTotals}:${withAudit}`, () => {
+  save(withTotals: boolean, withAudit = false, withDequeue = false): string {
+    return this.once(`save:${withTotals}:${withAudit}:${withDequeue}`, () => {
       const { t } = this;
       const totals = withTotals
         ? `, tot AS (
@@ -76,7 +78,9 @@ export class PostgresStatements {
         SELECT $1, $2, j.run_id, j.step, j.entry
         FROM upd, unnest($10::text[], $11::int[], $12::text[]) AS j(run_id, step, entry)
         ON CONFLICT (owner, session_id, run_id, step) DO UPDATE SET entry = EXCLUDED.entry
-      )${totals}${withAudit ? `, ${auditInsert(t('agentstate_audit'), withTotals ? 21 : 17, 'upd')}` : ''}
+      )${totals}${withAudit ? `, ${auditInsert(t('agentstate_audit'), withTotals ? 21 : 17, 'upd')}` : ''}${
+        withDequeue ? `, ${dequeueCte(t, 17 + (withTotals ? 4 : 0) + (withAudit ? 6 : 0))}` : ''
+      }
       SELECT 1 FROM upd`;
     });
   }
@@ -174,7 +178,8 @@ export class PostgresStatements {
         j AS (DELETE FROM ${t('agentstate_journal')} ${where}),
         l AS (DELETE FROM ${t('agentstate_leases')} ${where}),
         ${auditInsert(t('agentstate_audit'), 3, 's')},
-        q AS (DELETE FROM ${t('agentstate_decisions')} ${where})
+        q AS (DELETE FROM ${t('agentstate_decisions')} ${where}),
+        m AS (DELETE FROM ${t('agentstate_messages')} ${where})
         SELECT count(*)::int AS purged FROM s`;
     });
   }

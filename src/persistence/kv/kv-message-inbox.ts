@@ -1,0 +1,66 @@
+import { monotonicIds } from '../../core/new-id.js';
+import { InvalidSessionRecordError } from '../../errors/session-errors.js';
+import {
+  QueuedValueSchema,
+  queuedLimit,
+  queuedValue,
+  type MessageInbox,
+  type MessageSubmission,
+  type QueuedMessage,
+} from '../message-inbox.js';
+import * as keys from '../session-keys.js';
+import { decodeStored, encodeStored } from '../session-schemas.js';
+import type { SessionKey } from '../session-store.js';
+import type { KvBackend } from './kv-backend.js';
+import type { WriteQueue } from './write-queue.js';
+
+/**
+ * The message inbox of a key-value store: one `m!<owner>!<sid>!<id>` entry per queued message,
+ * written through the store's write queue (so a take, in a save's batch, and a queue or a drop
+ * never interleave), ids from one monotonic ULID source (queue order is key order).
+ */
+export class KvMessageInbox implements MessageInbox {
+  private readonly nextId = monotonicIds();
+
+  constructor(
+    private readonly backend: KvBackend,
+    private readonly writes: WriteQueue,
+    private readonly failed: (sessionId: string) => (error: unknown) => unknown,
+  ) {}
+
+  async queueMessage(message: MessageSubmission): Promise<QueuedMessage> {
+    const value = queuedValue(message);
+    const id = this.nextId();
+    const entryKey = keys.messageKey(message.key, id);
+    const queued: QueuedMessage = { key: message.key, id, ...value };
+    const put = { type: 'put' as const, key: entryKey, value: encodeStored(entryKey, value) };
+    return this.writes.run(
+      async () => ({ ops: [put], written: () => queued }),
+      this.failed(message.key.sessionId),
+    );
+  }
+
+  async queuedMessages(key: SessionKey, query?: { limit?: number }): Promise<QueuedMessage[]> {
+    const limit = queuedLimit(query);
+    const range = keys.messageRange(key);
+    const queued: QueuedMessage[] = [];
+    for await (const [entryKey, text] of this.backend.iterate(range)) {
+      const id = decodeURIComponent(entryKey.slice(range.gte.length));
+      const value = decodeStored(entryKey, text, QueuedValueSchema);
+      if (keys.messageKey(key, id) !== entryKey) {
+        throw new InvalidSessionRecordError(entryKey, 'message id differs from its key');
+      }
+      queued.push({ key: { sessionId: key.sessionId, userId: key.userId }, id, ...value });
+      if (queued.length >= limit) break;
+    }
+    return queued;
+  }
+
+  async dropQueuedMessage(key: SessionKey, id: string): Promise<boolean> {
+    const entryKey = keys.messageKey(key, id);
+    return this.writes.run(async (view) => {
+      const there = (await view.get(entryKey)) !== undefined;
+      return { ops: there ? [{ type: 'del', key: entryKey }] : [], written: () => there };
+    }, this.failed(key.sessionId));
+  }
+}

@@ -1,0 +1,260 @@
+import type { SessionLog } from '../actors/session-log.js';
+import { queuesWhileBusy, type WhileBusy } from '../core/busy-policy.js';
+import type { Clock } from '../core/clock.js';
+import { RunCancelledError } from '../errors/run-errors.js';
+import {
+  InvalidSessionRecordError,
+  RunInProgressError,
+  RunPausedError,
+} from '../errors/session-errors.js';
+import { MessageQueuedError } from '../errors/message-queued-error.js';
+import { Item } from '../items/item.js';
+import { sendMessage } from '../actions/send-message.js';
+import type { SessionAction } from '../actions/session-action.js';
+import {
+  hasMessageInbox,
+  QueuedMessageGone,
+  type MessageInbox,
+  type QueuedMessage,
+} from '../persistence/message-inbox.js';
+import type { SessionKey, SessionStore } from '../persistence/session-store.js';
+import { hasLeases } from '../persistence/session-leases.js';
+import { cacheKey } from '../session-host/session-cache.js';
+import type { BusyRuns } from './busy-runs.js';
+
+/** What a runtime lends its message queue. */
+export interface MessageQueueParts {
+  store: SessionStore;
+  clock: Clock;
+  busy: BusyRuns;
+  /** The agent's own `whileBusy` (its `'steer'` makes its runs read the inbox each turn). */
+  agentPolicy: WhileBusy | undefined;
+  /** Whether this process executes a run of the session now. */
+  executing(key: SessionKey): boolean;
+  /** The runtime's `execute`. */
+  execute<R>(key: SessionKey, action: SessionAction<R>): Promise<R>;
+}
+
+/**
+ * The durable side of `whileBusy: 'queue' | 'steer'` (see `WhileBusy`): a message sent while
+ * the session's run is busy goes to the session's message inbox in the store; when the run
+ * ends, the runtime takes the inbox's messages one at a time, in order, each as a run whose
+ * first save removes it from the inbox (`SessionCommit.dequeued`), so each is answered
+ * exactly once, also after a crash (recovery, or the next run of the session, takes it) and
+ * from another process (whoever runs the session next takes it). A caller in this process
+ * awaits its message's answer; a caller whose session runs in another process gets
+ * `MessageQueuedError`. A `'steer'` message is taken by the running run before its next model
+ * call when that run reads the inbox (this process holds a steer for it, or the agent's own
+ * policy is `'steer'`); else it becomes the next run.
+ */
+export class MessageQueue {
+  private readonly inbox: (SessionStore & MessageInbox) | undefined;
+  /** The sessions whose inbox this runtime is taking now, and those to read again after. */
+  private readonly draining = new Map<string, Promise<void>>();
+  private readonly again = new Set<string>();
+  /** Whether the store is shared by processes (a message may come from anywhere). */
+  private readonly shared: boolean;
+
+  constructor(private readonly parts: MessageQueueParts) {
+    const { store } = parts;
+    this.inbox = hasMessageInbox(store) ? store : undefined;
+    this.shared = hasLeases(store) && store.leasesInProcess !== true;
+  }
+
+  /** Whether `action`, refused by a busy session, is stored in the inbox. */
+  queues(action: SessionAction<unknown>): boolean {
+    return (
+      this.inbox !== undefined &&
+      queuesWhileBusy(action.whileBusy) &&
+      action.message !== undefined &&
+      action.fromInbox === undefined
+    );
+  }
+
+  /** Whether the session's inbox is read after `action`'s run ends. */
+  drainsAfter(key: SessionKey, action: SessionAction<unknown>): boolean {
+    if (!this.inbox) return false;
+    return (
+      this.shared ||
+      queuesWhileBusy(action.whileBusy) ||
+      action.fromInbox !== undefined ||
+      queuesWhileBusy(this.parts.agentPolicy) ||
+      this.parts.busy.waiters.has(cacheKey(key))
+    );
+  }
+
+  /**
+   * Stores a message sent while this process executes the session's run; resolves with its
+   * answer once a run took it (a steer: the running run's result).
+   */
+  async queueHere<R>(key: SessionKey, action: SessionAction<R>): Promise<R> {
+    const own = action.observe?.signal;
+    if (own?.aborted) throw new RunCancelledError({ sessionId: key.sessionId });
+    const { waiters } = this.parts.busy;
+    const session = cacheKey(key);
+    const stored = this.store(key, action);
+    const registered = stored.then((message) => waiters.add(session, message, action));
+    waiters.registering(session, registered);
+    const waiter = await registered;
+    if (own) {
+      const onAbort = (): void => {
+        // Not taken yet: dropped, never answered (a run that took it is cancelled by `own`).
+        if (!waiters.cancel(session, waiter.message.id)) return;
+        const { id } = waiter.message;
+        void this.inbox!.dropQueuedMessage(key, id).then(
+          () => waiters.forget(session, id), // gone: no reader of the inbox will meet it
+          () => undefined, // kept: a reader drops it when it meets it
+        );
+        waiter.reject(new RunCancelledError({ sessionId: key.sessionId }));
+      };
+      if (own.aborted) onAbort();
+      else {
+        own.addEventListener('abort', onAbort, { once: true });
+        void waiter.answer.finally(() => own.removeEventListener('abort', onAbort)).catch(noop);
+      }
+    }
+    // The run may have ended while the message was stored: then nobody would take it.
+    if (!this.parts.executing(key)) void this.drain(key);
+    return waiter.answer as Promise<R>;
+  }
+
+  /**
+   * Stores a message sent while another process runs the session and raises
+   * `MessageQueuedError`: that process (or the next to run the session) answers it.
+   */
+  async queueElsewhere(key: SessionKey, action: SessionAction<unknown>): Promise<never> {
+    const message = await this.store(key, action);
+    // That run may have ended while the message was stored: take it here then.
+    void this.drain(key);
+    throw new MessageQueuedError(key.sessionId, message.id, message.kind);
+  }
+
+  private store(key: SessionKey, action: SessionAction<unknown>): Promise<QueuedMessage> {
+    const { items, options } = action.message!;
+    const kind = action.whileBusy === 'steer' ? 'steer' : 'queue';
+    const at = this.parts.clock.now();
+    return this.inbox!.queueMessage({ key, kind, items, options, at });
+  }
+
+  /**
+   * Takes the session's queued messages, one run each, in order, until none is left or the
+   * session is busy (whoever runs it takes the rest). Resolves when done; never rejects.
+   */
+  drain(key: SessionKey): Promise<void> {
+    const session = cacheKey(key);
+    const running = this.draining.get(session);
+    if (running) {
+      this.again.add(session);
+      return running;
+    }
+    if (!this.inbox) return Promise.resolve();
+    const drained = this.drainLoop(key, session)
+      .catch(noop)
+      .finally(() => {
+        this.draining.delete(session);
+        if (this.again.delete(session)) void this.drain(key);
+      });
+    this.draining.set(session, drained);
+    return drained;
+  }
+
+  /** Whether this runtime is taking the session's inbox now. */
+  isDraining(key: SessionKey): boolean {
+    return this.draining.has(cacheKey(key));
+  }
+
+  private async drainLoop(key: SessionKey, session: string): Promise<void> {
+    const { waiters } = this.parts.busy;
+    for (;;) {
+      this.again.delete(session);
+      if (this.parts.executing(key)) return; // its end reads the inbox again
+      await waiters.registered(session);
+      const [next] = await this.inbox!.queuedMessages(key, { limit: 1 });
+      if (!next) return;
+      if (waiters.cancelled(session, next.id)) {
+        await this.inbox!.dropQueuedMessage(key, next.id);
+        waiters.forget(session, next.id);
+        continue;
+      }
+      const waiter = waiters.get(session, next.id);
+      const action = waiter ? waiter.action : storedMessage(next);
+      try {
+        const taken = { ...action, whileBusy: 'reject' as const, fromInbox: next };
+        const result = await this.parts.execute(key, taken);
+        waiters.settle(session, next.id, (w) => w.resolve(result));
+      } catch (error) {
+        if (error instanceof QueuedMessageGone) {
+          // Taken by another run (a steer elsewhere, another process): answered there.
+          const queued = new MessageQueuedError(key.sessionId, next.id, next.kind);
+          waiters.settle(session, next.id, (w) => w.reject(queued));
+          continue;
+        }
+        if (error instanceof RunInProgressError) {
+          if (error.elsewhere) {
+            // Another process runs the session: it takes them all, answers included.
+            waiters.settleAll(session, (w) =>
+              w.reject(new MessageQueuedError(key.sessionId, w.message.id, w.message.kind)),
+            );
+          }
+          return;
+        }
+        if (error instanceof RunPausedError) return; // taken after the paused run goes on
+        if (waiter) {
+          // Refused before it was taken (else its run failed): its caller gets the error.
+          await this.inbox!.dropQueuedMessage(key, next.id);
+          waiters.settle(session, next.id, (w) => w.reject(error));
+          continue;
+        }
+        return; // left in the inbox for the next run of the session
+      }
+    }
+  }
+
+  /**
+   * What a run of the session reads before each model call (its steers), if it reads at
+   * all: this process holds a steer for the session, or the agent's own policy is `'steer'`.
+   */
+  steerFor(key: SessionKey): ((log: SessionLog) => Promise<void>) | undefined {
+    const inbox = this.inbox;
+    if (!inbox) return undefined;
+    const session = cacheKey(key);
+    const { waiters } = this.parts.busy;
+    const always = this.parts.agentPolicy === 'steer';
+    return async (log) => {
+      if (!always && !waiters.steers(session)) return;
+      await waiters.registered(session);
+      for (const message of await inbox.queuedMessages(key)) {
+        if (message.kind !== 'steer' || log.took(message.id)) continue;
+        if (waiters.cancelled(session, message.id)) continue;
+        log.take(message.id, checkedItems(message));
+        // Its caller here gets the result of the run that took it.
+        waiters.settle(session, message.id, (w) => this.parts.busy.follow(session, w));
+      }
+    };
+  }
+}
+
+/** The run of a queued message whose caller is not in this process. */
+function storedMessage(message: QueuedMessage): SessionAction<unknown> {
+  const { maxTurns, metadata, modelSettings } = message.options as {
+    maxTurns?: number;
+    metadata?: Record<string, unknown>;
+    modelSettings?: Record<string, unknown>;
+  };
+  return sendMessage(checkedItems(message), {
+    ...(maxTurns === undefined ? {} : { maxTurns }),
+    ...(metadata === undefined ? {} : { metadata }),
+    ...(modelSettings === undefined ? {} : { modelSettings }),
+  });
+}
+
+/** A queued message's items, checked (`InvalidSessionRecordError` naming it). */
+function checkedItems(message: QueuedMessage): Item[] {
+  const parsed = Item.array().safeParse(message.items);
+  if (!parsed.success) {
+    throw new InvalidSessionRecordError(`queued message ${message.id}`, parsed.error.message);
+  }
+  return parsed.data;
+}
+
+const noop = (): void => undefined;

@@ -1,0 +1,84 @@
+import { strict as assert } from 'node:assert';
+import { hasMessageInbox, type MessageInbox } from '../persistence/message-inbox.js';
+import type { SessionStore } from '../persistence/session-store.js';
+import { equal, rejects } from './contract-assert.js';
+import { storeTest, type ContractTests, type StoreContractOptions } from './contract-harness.js';
+import { commitOn, msg, newSession } from './contract-fixtures.js';
+
+/**
+ * The message-inbox part of the store contract (`whileBusy: 'queue' | 'steer'`): messages
+ * kept per session in order, taken atomically with a save, dropped, purged, partitioned by
+ * owner. Runs when the options say the store keeps one.
+ */
+export function messageContract(tests: ContractTests, { name, open }: StoreContractOptions): void {
+  const inboxOf = (store: SessionStore): SessionStore & MessageInbox => {
+    if (!hasMessageInbox(store)) throw new Error(`${name} keeps no message inbox`);
+    return store;
+  };
+  const alice = { sessionId: 's', userId: 'alice' };
+  const bob = { sessionId: 's', userId: 'bob' };
+  const message = (text: string, kind: 'queue' | 'steer' = 'queue') => ({
+    key: alice,
+    kind,
+    items: [msg(text)],
+    options: { maxTurns: 3 },
+    at: 7,
+  });
+  tests.describe(`${name}: message inbox`, () => {
+    storeTest(tests, open, 'keeps a session’s messages in order, apart per owner', async (h) => {
+      const store = inboxOf(h.store);
+      const one = await store.queueMessage(message('one'));
+      const two = await store.queueMessage(message('two', 'steer'));
+      await store.queueMessage({ ...message('bob'), key: bob });
+      equal(one, {
+        key: alice,
+        id: one.id,
+        kind: 'queue',
+        items: [msg('one')],
+        options: { maxTurns: 3 },
+        at: 7,
+      });
+      equal(await store.queuedMessages(alice), [one, two]);
+      equal(await store.queuedMessages(alice, { limit: 1 }), [one]);
+      equal(
+        (await store.queuedMessages(bob)).map((m) => m.items),
+        [[msg('bob')]],
+      );
+      equal(await store.queuedMessages({ sessionId: 's' }), []);
+      equal(await store.dropQueuedMessage(alice, one.id), true);
+      equal(await store.dropQueuedMessage(alice, one.id), false);
+      equal(await store.dropQueuedMessage(bob, two.id), false); // another owner's id
+      equal(await store.queuedMessages(alice), [two]);
+    });
+
+    storeTest(tests, open, 'a save takes messages in its own atomic write', async (h) => {
+      const store = inboxOf(h.store);
+      const created = await store.create(newSession('s', 'alice'));
+      const one = await store.queueMessage(message('one'));
+      const two = await store.queueMessage(message('two'));
+      // A save refused by its version check takes nothing.
+      const stale = commitOn({ ...created, version: 9 }, [msg('one')], [], { dequeued: [one.id] });
+      await rejects(store.save(stale), { code: 'SESSION_CONFLICT' });
+      equal(await store.queuedMessages(alice), [one, two]);
+      const saved = await store.save(commitOn(created, [msg('one')], [], { dequeued: [one.id] }));
+      equal(await store.queuedMessages(alice), [two]);
+      equal(await store.readHistory(alice), [msg('one')]);
+      await store.save(commitOn(saved, [], [], { dequeued: [two.id] }));
+      equal(await store.queuedMessages(alice), []);
+    });
+
+    storeTest(tests, open, 'bad messages are refused and purge removes the inbox', async (h) => {
+      const store = inboxOf(h.store);
+      await rejects(store.queueMessage({ ...message('x'), kind: 'later' as never }), TypeError);
+      await rejects(store.queueMessage({ ...message('x'), at: -1 }), TypeError);
+      await rejects(store.queuedMessages(alice, { limit: 0 }), TypeError);
+      equal(await store.queuedMessages(alice), []);
+      await store.create(newSession('s', 'alice'));
+      await store.queueMessage(message('one'));
+      await store.queueMessage({ ...message('bob'), key: bob });
+      await store.purge(alice);
+      equal(await store.queuedMessages(alice), []);
+      assert.equal((await store.queuedMessages(bob)).length, 1);
+    });
+  });
+}
