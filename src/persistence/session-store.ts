@@ -4,6 +4,7 @@ import type { AuditEntry, AuditPage, AuditQuery } from './audit-log.js';
 import type { DueApprovals, DueApprovalsQuery, DeadlineEntry } from './approval-deadlines.js';
 import type { DecisionInbox } from './decision-inbox.js';
 import type { SessionLease, SessionLeases } from './session-leases.js';
+import type { SessionWatches } from './session-watches.js';
 
 export type SessionStatus = 'active' | 'suspended' | 'completed' | 'failed' | 'deleted';
 
@@ -130,7 +131,8 @@ export interface StoreStats {
  * what a custom store must do) is in `STORE-CONTRACT.md` beside this file; the contract test
  * suite checks it for every store shipped. A store may also implement {@link SessionLeases}.
  */
-export interface SessionStore extends Partial<SessionLeases>, Partial<DecisionInbox> {
+export interface SessionStore
+  extends Partial<SessionLeases>, Partial<DecisionInbox>, Partial<SessionWatches> {
   /** Stores version 1. Throws `SessionConflictError` if the key exists. */
   create(
     record: Omit<SessionRecord, 'version'>,

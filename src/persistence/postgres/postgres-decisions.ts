@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { InvalidSessionRecordError } from '../../errors/session-errors.js';
 import * as keys from '../session-keys.js';
@@ -59,7 +58,7 @@ export class PostgresDecisions implements DecisionInbox {
 
   constructor(private readonly db: PostgresDatabase) {
     this.sql = decisionStatements(db.table);
-    this.channel = `agentstate_${createHash('sha1').update(db.schema).digest('hex').slice(0, 24)}`;
+    this.channel = db.channel();
   }
 
   async submitDecisions(submission: DecisionSubmission): Promise<void> {
@@ -122,6 +121,6 @@ export class PostgresDecisions implements DecisionInbox {
     onSubmitted: () => void,
     onLost: (error: unknown) => void,
   ): Promise<DecisionWatch> {
-    return this.db.listen(this.channel, onSubmitted, onLost);
+    return this.db.listen(this.channel, () => onSubmitted(), onLost);
   }
 }

@@ -1,7 +1,7 @@
 /* eslint-disable max-lines -- Long on purpose: one class implementing one contract, the
  * SessionStore on PostgreSQL; each method is one statement of the store and the checks around it,
  * read as a whole. Its parts live apart: leases, the deadline index, the decision inbox, the audit
- * log, the statements and the row checks.
+ * log, session watches, the statements and the row checks.
  */
 import { LiveRunCancels } from '../run-cancels.js';
 import {
@@ -42,6 +42,8 @@ import { PostgresDatabase } from './postgres-database.js';
 import { PostgresDeadlines } from './postgres-deadlines.js';
 import { KnownRecords } from './postgres-known-records.js';
 import { PostgresDecisions } from './postgres-decisions.js';
+import { PostgresSessionWatch } from './postgres-session-watch.js';
+import type { SessionWatches } from '../session-watches.js';
 import { PostgresLeases, checkedSessionId, keyOf } from './postgres-leases.js';
 import {
   checkPostgresOptions,
@@ -93,6 +95,9 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
   readonly submittedDecisions: DecisionInbox['submittedDecisions'];
   readonly dropDecisions: DecisionInbox['dropDecisions'];
   readonly watchDecisions: DecisionInbox['watchDecisions'];
+  /** Every process's saves of a session, heard by LISTEN/NOTIFY (`agent.attach` follows them). */
+  readonly watchSession: SessionWatches['watchSession'];
+  private readonly watch: PostgresSessionWatch;
   /** The runs executing in this process on this store (others cancel through the inbox). */
   readonly runCancels = new LiveRunCancels();
 
@@ -115,6 +120,8 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
     this.submittedDecisions = inbox.submittedDecisions.bind(inbox);
     this.dropDecisions = inbox.dropDecisions.bind(inbox);
     this.watchDecisions = inbox.watchDecisions.bind(inbox);
+    this.watch = new PostgresSessionWatch(this.db);
+    this.watchSession = this.watch.watchSession.bind(this.watch);
   }
 
   /** Creates a store and migrates its schema (surfacing connection and version errors). */
@@ -338,6 +345,7 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
 
   /** Ends the pool if the store created it; a caller-owned pool is left open. */
   async close(): Promise<void> {
+    await this.watch.close();
     await this.db.close();
   }
 

@@ -1,6 +1,12 @@
 import { auditInsert, auditSelect } from './postgres-audit.js';
 
 /**
+ * The digest of a session a save notifies (`$1` owner, `$2` session id): md5 of
+ * `${owner}!${sessionId}` in hex, short whatever the ids' length (a payload holds 8,000 bytes).
+ */
+const sessionDigestSql = `md5($1 || '!' || $2)`;
+
+/**
  * The SQL text of the session store's own operations (sessions, history, journal, totals),
  * one statement per operation, built once per store (table names are qualified with the
  * store's schema, never taken from `search_path`). Leases, the deadline index, the decision
@@ -11,7 +17,14 @@ import { auditInsert, auditSelect } from './postgres-audit.js';
 export class PostgresStatements {
   private readonly cache = new Map<string, string>();
 
-  constructor(private readonly t: (table: string) => string) {}
+  /**
+   * @param t a table's name qualified with the store's schema
+   * @param savesChannel the channel each save notifies (`PostgresSessionWatch`)
+   */
+  constructor(
+    private readonly t: (table: string) => string,
+    private readonly savesChannel: string,
+  ) {}
 
   /**
    * $1 owner, $2 session, $3 record, $4 listing, $5 status, $6 historyLength, $7 items[],
@@ -44,7 +57,8 @@ export class PostgresStatements {
    * $12 entries[], $13 lease holder, $14 lease token, $15 md5 of the stored record this writer
    * read, $16 the approval deadline (or null), and only `withTotals`: $17-$20 the usage delta,
    * then only `withAudit`: six arrays of audit entries (`auditValues`). Updates one row, or none
-   * when anything disagrees.
+   * when anything disagrees. A save that updates its row notifies the saves channel with the
+   * session's digest (`sessionDigestSql`), delivered when it commits.
    */
   save(withTotals: boolean, withAudit = false): string {
     return this.once(`save:${withTotals}:${withAudit}`, () => {
@@ -77,7 +91,7 @@ export class PostgresStatements {
         FROM upd, unnest($10::text[], $11::int[], $12::text[]) AS j(run_id, step, entry)
         ON CONFLICT (owner, session_id, run_id, step) DO UPDATE SET entry = EXCLUDED.entry
       )${totals}${withAudit ? `, ${auditInsert(t('agentstate_audit'), withTotals ? 21 : 17, 'upd')}` : ''}
-      SELECT 1 FROM upd`;
+      SELECT pg_notify('${this.savesChannel}', ${sessionDigestSql}) FROM upd`;
     });
   }
 
