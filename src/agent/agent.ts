@@ -281,7 +281,8 @@ export class Agent<TOutput = string> implements BindingSource {
     const after = checkAttachCall(sessionId, options);
     const store = this.storeFor(options);
     const key = { sessionId, userId: options.userId };
-    return attachRun(this.runtimeFor(store), store, this.liveRunsFor(store), key, after);
+    const clock = this.options.clock ?? systemClock;
+    return attachRun(this.runtimeFor(store), store, this.liveRunsFor(store), key, after, clock);
   }
 
   private async continue(
