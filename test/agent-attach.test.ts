@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent, SessionNotFoundError, tool, type AttachEvent } from '../src/index.js';
-import { ScriptedModel } from '../src/testing.js';
+import { FakeClock, ScriptedModel } from '../src/testing.js';
 import { GatedModel } from './helpers/gated-model.js';
 import { deferred } from './helpers/session-fixtures.js';
 import { openTempStore, type TempStore } from './helpers/temp-store.js';
@@ -156,6 +156,33 @@ describe('agent.attach', () => {
     // From a live id inside the text: the text's rest, whole.
     const inText = await all(agent.attach('s3', { ...alice, after: seen.at(-1)!.id }));
     expect(inText[0]).toMatchObject({ type: 'text', text: 'sum is 5 today.' });
+  });
+
+  it("a run another agent of this process executes is followed through the store's saves, each step's text whole", async () => {
+    // Its clock stands still: the reader never polls, it hears each save of the store.
+    const store = temp.store;
+    const reader = new Agent({
+      name: 'calc',
+      model: new GatedModel(),
+      store,
+      clock: new FakeClock(),
+    });
+    const run = streamed('add', { sessionId: 'w1', ...alice });
+    await model.reached.promise;
+    const following = all(reader.attach('w1', alice));
+    model.open();
+    const [events] = await Promise.all([following, run]);
+    expect(events.map((e) => e.type)).toEqual([
+      'step_started',
+      'tool_call',
+      'tool_result',
+      'step_started',
+      'text',
+      'run_ended',
+    ]);
+    expect(events.find((e) => e.type === 'text')).toMatchObject({ text: 'The sum is 5 today.' });
+    expect(events.at(-1)).toMatchObject({ type: 'run_ended', status: 'completed' });
+    expect(await all(agent.attach('w1', alice))).toEqual(events);
   });
 
   it("another user's session is not found, like a missing one; a bad cursor is a TypeError", async () => {
