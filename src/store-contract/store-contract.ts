@@ -4,6 +4,7 @@ import { deadlineContract } from './deadline-contract.js';
 import { inboxContract } from './inbox-contract.js';
 import { leaseContract } from './lease-contract.js';
 import { sessionStoreContract } from './session-store-contract.js';
+import { watchContract } from './watch-contract.js';
 
 /**
  * The SessionStore contract (what `STORE-CONTRACT.md` asks of a store) as a test suite any
@@ -29,4 +30,5 @@ export function storeContract(tests: ContractTests, options: StoreContractOption
   sessionStoreContract(tests, options);
   leaseContract(tests, options);
   if (options.decisionInbox) inboxContract(tests, options);
+  if (options.sessionWatches) watchContract(tests, options);
 }

@@ -56,6 +56,7 @@ storeContract(
       };
     },
     decisionInbox: true,
+    sessionWatches: true,
   },
 );
 

@@ -38,6 +38,7 @@ storeContract(
       const store = new MemorySessionStore({ clock });
       return kvHarness(store, () => store.close());
     },
+    sessionWatches: true,
   },
 );
 
@@ -53,5 +54,6 @@ storeContract(
         await rm(folder, { recursive: true, force: true });
       });
     },
+    sessionWatches: true,
   },
 );
