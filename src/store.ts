@@ -37,6 +37,7 @@ export {
   type SubmittedDecisions,
   type DecisionWatch,
 } from './persistence/decision-inbox.js';
+export { canWatchSessions, type SessionWatches } from './persistence/session-watches.js';
 export type {
   DeadlineEntry,
   DueApprovalsQuery,

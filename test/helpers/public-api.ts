@@ -298,6 +298,7 @@ export const STORE_VALUES = [
   'emptyTotals',
   'hasLeases',
   'hasDecisionInbox',
+  'canWatchSessions',
 ].sort();
 export const STORE_TYPES = [
   'SessionStore',
@@ -320,6 +321,7 @@ export const STORE_TYPES = [
   'DecisionSubmission',
   'SubmittedDecisions',
   'DecisionWatch',
+  'SessionWatches',
   'DeadlineEntry',
   'DueApprovalsQuery',
   'DueApprovals',
