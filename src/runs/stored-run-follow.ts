@@ -58,7 +58,10 @@ export async function* followStoredRun(
   try {
     for (;;) {
       changed = false;
-      const status = runStatusIn(await source.view(), runId);
+      let status = runStatusIn(await source.view(), runId);
+      // The view reads the record, then the lease: an owner that saved its run's end and let its
+      // lease go between the two reads looks crashed. Read again: the record is read after.
+      if (status?.status === 'crashed') status = runStatusIn(await source.view(), runId);
       const running = status?.status === 'running';
       yield* readJournal(store, key, position, !running);
       if (!running) return status;
