@@ -96,6 +96,7 @@ export async function* attachRun(
     const position: AttachPosition = {
       cursor: after?.runId === runId ? after : { runId, step: -1, n: Infinity },
       journaled: -1,
+      turn: 0,
     };
     const live = () => status?.status === 'running' && executing.has(cacheKey(key));
     if (status.status === 'running' && !live() && canWatchSessions(store)) {
@@ -167,6 +168,7 @@ function* deltaEvents(
     return;
   }
   if (from !== 0 || position.journaled !== step - 1 || cursor.step >= step) return;
+  position.turn = step;
   yield { type: 'step_started', step, runId, id: attachEventId({ runId, step, n: 0 }) };
   position.cursor = { runId, step, n: end };
   yield { type: 'text', step, text: delta.delta, runId, id: attachEventId(position.cursor) };

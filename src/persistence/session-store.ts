@@ -167,8 +167,12 @@ export interface SessionStore
    */
   readHistory(key: SessionKey, from?: number, to?: number): Promise<Item[]>;
   readJournal(key: SessionKey, runId: string, step: number): Promise<JournalEntry | undefined>;
-  /** Every journal entry of one run, ordered by step, each checked against its key. */
-  readRunJournal(key: SessionKey, runId: string): Promise<JournalEntry[]>;
+  /**
+   * The journal entries of one run at steps `from` (default 0) and after, ordered by step,
+   * each checked against its key (a reader that follows a run reads only what it has not had).
+   * A `from` that is not a step (negative, not an integer) is a `TypeError`.
+   */
+  readRunJournal(key: SessionKey, runId: string, from?: number): Promise<JournalEntry[]>;
   list(query?: ListSessionsQuery): Promise<SessionPage>;
   /** Per-user totals over all of that user's sessions. */
   userUsage(userId: string | undefined): Promise<UsageTotals>;

@@ -15,11 +15,17 @@ export interface AttachPosition {
   cursor: AttachCursor;
   /** The highest journal step read; -1 none. */
   journaled: number;
+  /**
+   * The model call step of the last `step_started` the reader got (0 before any). Every event
+   * of an earlier turn comes before it (a turn's results are keyed under its own model call or
+   * approval check), so the reader is past them all: the journal is read from this step on.
+   */
+  turn: number;
 }
 
 /**
- * The run's journaled steps the reader has not had, read from the store. `final`: the run
- * stopped, so a result waits for no earlier one (see `journalEvents`).
+ * The run's journaled steps the reader has not had, read from the store from the reader's
+ * turn on. `final`: the run stopped, so a result waits for no earlier one (`journalEvents`).
  */
 export async function* readJournal(
   store: SessionStore,
@@ -28,12 +34,15 @@ export async function* readJournal(
   final = false,
 ): AsyncGenerator<AttachEvent, void, undefined> {
   const { runId } = position.cursor;
-  const entries = await store.readRunJournal(key, runId);
+  const from = position.turn;
+  // A store may give earlier steps too (one that ignores `from`): those are left out here.
+  const entries = (await store.readRunJournal(key, runId, from)).filter((e) => e.step >= from);
   for (const entry of entries) position.journaled = Math.max(position.journaled, entry.step);
   for (const event of journalEvents(runId, entries, position.cursor, final)) {
     const cursor = cursorOf(event);
     if (!isBefore(position.cursor, cursor)) continue;
     position.cursor = cursor;
+    if (event.type === 'step_started') position.turn = event.step;
     yield event;
   }
 }

@@ -319,9 +319,10 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     return raw === undefined ? undefined : decodeJournalAt(key, raw, runId, step);
   }
 
-  async readRunJournal(key: SessionKey, runId: string): Promise<JournalEntry[]> {
+  async readRunJournal(key: SessionKey, runId: string, from = 0): Promise<JournalEntry[]> {
     const entries: JournalEntry[] = [];
-    for await (const [entryKey, raw] of this.backend.iterate(keys.runJournalRange(key, runId))) {
+    const range = { ...keys.runJournalRange(key, runId), gte: keys.journalKey(key, runId, from) };
+    for await (const [entryKey, raw] of this.backend.iterate(range)) {
       entries.push(decodeJournalAt(key, raw, runId, keys.journalStepOf(entryKey)));
     }
     return entries;

@@ -287,13 +287,13 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
     return raw === undefined ? undefined : decodeJournalAt(key, raw, runId, step);
   }
 
-  async readRunJournal(key: SessionKey, runId: string): Promise<JournalEntry[]> {
-    keys.journalKey(key, runId, 0);
+  async readRunJournal(key: SessionKey, runId: string, from = 0): Promise<JournalEntry[]> {
+    keys.journalKey(key, runId, from);
     const { rows } = await this.db.query<{ step: number; entry: string }>(
       'read the journal',
       key,
       () => this.db.sql.runJournal(),
-      [keys.ownerPart(key.userId), key.sessionId, runId],
+      [keys.ownerPart(key.userId), key.sessionId, runId, from],
     );
     return rows.map((row) => decodeJournalAt(key, row.entry, runId, row.step));
   }

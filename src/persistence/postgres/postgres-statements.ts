@@ -140,11 +140,11 @@ export class PostgresStatements {
     });
   }
 
-  /** $1 owner, $2 session, $3 runId. */
+  /** $1 owner, $2 session, $3 runId, $4 the first step. */
   runJournal(): string {
     return this.once('runJournal', () => {
       return `SELECT step, entry FROM ${this.t('agentstate_journal')}
-        WHERE owner = $1 AND session_id = $2 AND run_id = $3 ORDER BY step`;
+        WHERE owner = $1 AND session_id = $2 AND run_id = $3 AND step >= $4 ORDER BY step`;
     });
   }
 
