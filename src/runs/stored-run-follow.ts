@@ -13,6 +13,12 @@ import type { SessionView } from './session-view.js';
  */
 export const ATTACH_POLL_MS = 1_000;
 
+/**
+ * How often a reader reads the store while it listens, in case notifications never come (a
+ * pooler that takes LISTEN and delivers nothing): a save is then seen this late, not never.
+ */
+export const ATTACH_LISTENING_POLL_MS = 30_000;
+
 /** What following a stored run needs: the store, the session's view, the clock. */
 export interface StoredRunSource {
   store: SessionStore & SessionWatches;
@@ -25,8 +31,9 @@ export interface StoredRunSource {
 /**
  * Follows a run another runtime executes (another process on a shared store) through the
  * store: it watches the session's saves (`watchSession`; polling every `ATTACH_POLL_MS` while
- * it cannot), and after each one reads the run's status and the journal steps the reader has
- * not had, until the run is no longer `running` (ended, paused, or its process gone: `crashed`).
+ * it cannot, every `ATTACH_LISTENING_POLL_MS` while it can), and after each one reads the run's
+ * status and the journal steps the reader has not had, until the run is no longer `running`
+ * (ended, paused, or its process gone: `crashed`).
  * Text arrives whole, one step at a time, as each is journaled. Returns the status it stopped
  * with (`undefined`: the session no longer knows the run).
  */
@@ -74,16 +81,16 @@ export async function* followStoredRun(
   }
 }
 
-/** Waits for a poke (`onWake` gets its resolver), or, when polling, the next poll time. */
+/** Waits for a poke (`onWake` gets its resolver), or the next poll time (sooner when polling). */
 async function waitForChange(
   clock: Clock,
   polling: boolean,
   onWake: (wake: () => void) => void,
 ): Promise<void> {
   const woken = new Promise<void>((resolve) => onWake(resolve));
-  if (!polling) return woken;
   const timer = new AbortController();
-  const poll = clock.sleepUntil(clock.now() + ATTACH_POLL_MS, timer.signal).catch(() => undefined);
+  const at = clock.now() + (polling ? ATTACH_POLL_MS : ATTACH_LISTENING_POLL_MS);
+  const poll = clock.sleepUntil(at, timer.signal).catch(() => undefined);
   await Promise.race([woken, poll]);
   timer.abort();
 }
