@@ -194,4 +194,50 @@ describe('agent.attach of a run another process executes (PostgreSQL)', () => {
     expect(got.at(-1)).toMatchObject({ status: 'completed' });
     expect(got.find((e) => e.type === 'text')).toMatchObject({ text: 'The sum is 5 today.' });
   });
+
+  it('a reader whose LISTEN connection is cut listens again at once, and misses nothing', async () => {
+    const schema = pgt.schema('attachlost');
+    const a = await start(schema, 'proc-a');
+    a.send('run', { text: 'add' });
+    await a.next('model-called');
+    a.send('step');
+    await a.next('model-called');
+    const b = await reader(schema);
+    const events = b.attach(key.sessionId, { userId: key.userId })[Symbol.asyncIterator]();
+    const got: AttachEvent[] = [];
+    await readUntil(events, got, (e) => e.type === 'tool_result');
+    // The backends LISTENing on the saves channel (the reader's one connection).
+    const listening = async () =>
+      (
+        await pgt.pool.query<{ pid: number }>(
+          `SELECT pid FROM pg_stat_activity
+            WHERE datname = current_database() AND query LIKE 'LISTEN %\\_saves"'`,
+        )
+      ).rows.map((r) => r.pid);
+    const rest = readUntil(events, got);
+    await until(async () => (await listening()).length === 1, 'the reader to listen');
+    const [cut] = await listening();
+    await pgt.pool.query('SELECT pg_terminate_backend($1)', [cut]);
+    await until(async () => {
+      const now = await listening();
+      return now.length === 1 && now[0] !== cut;
+    }, 'the reader to listen again');
+    a.send('step');
+    await a.next('model-called');
+    a.send('step');
+    expect(await a.next('run-done', 'run-failed')).toMatchObject({ output: 'Done: 10' });
+    await rest; // its clock never moved: it heard every step
+    expect(got.map((e) => e.type)).toEqual([
+      'step_started',
+      'tool_call',
+      'tool_result',
+      'step_started',
+      'tool_call',
+      'tool_result',
+      'step_started',
+      'text',
+      'run_ended',
+    ]);
+    expect(await all(b.attach(key.sessionId, { userId: key.userId }))).toEqual(got);
+  });
 });
