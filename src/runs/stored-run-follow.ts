@@ -52,11 +52,14 @@ export async function* followStoredRun(
   let stop: (() => Promise<void>) | undefined;
   const watch = async (): Promise<void> => {
     try {
-      const stopping = await store.watchSession(key, poke, () => {
-        if (stop === stopping) stop = undefined;
+      // This watch, once handed over; `lost` when it broke (also before it was handed over).
+      const mine: { stop?: () => Promise<void>; lost?: boolean } = {};
+      mine.stop = await store.watchSession(key, poke, () => {
+        mine.lost = true;
+        if (stop === mine.stop) stop = undefined;
         poke();
       });
-      stop = stopping;
+      stop = mine.lost ? undefined : mine.stop;
     } catch {
       stop = undefined; // no notifications here: polled
     }
