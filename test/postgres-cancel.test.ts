@@ -25,10 +25,10 @@ afterEach(async () => {
 const key = { sessionId: 'order', userId: 'u1' };
 const email = { name: 'send_email', arguments: { to: 'a@x.io', body: 'hi' } };
 
-/** Backends of the cluster LISTENing (the dedicated connections of inbox subscriptions). */
+/** Backends of this file's database LISTENing (the dedicated connections of inbox subscriptions). */
 async function listeners(): Promise<number[]> {
   const { rows } = await pgt.pool.query<{ pid: number }>(
-    "SELECT pid FROM pg_stat_activity WHERE query LIKE 'LISTEN %' AND pid <> pg_backend_pid()",
+    "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %' AND pid <> pg_backend_pid()",
   );
   return rows.map((r) => r.pid);
 }

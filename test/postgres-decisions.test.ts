@@ -20,10 +20,10 @@ afterEach(async () => {
 const HOUR = 3_600_000;
 const email = (to: string) => ({ name: 'send_email', arguments: { to, body: 'hi' } });
 
-/** Backends of the cluster LISTENing (the scheduler's dedicated connections). */
+/** Backends of this file's database LISTENing (the scheduler's dedicated connections). */
 async function listeners(): Promise<number[]> {
   const { rows } = await pgt.pool.query<{ pid: number }>(
-    "SELECT pid FROM pg_stat_activity WHERE query LIKE 'LISTEN %' AND pid <> pg_backend_pid()",
+    "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %' AND pid <> pg_backend_pid()",
   );
   return rows.map((r) => r.pid);
 }
