@@ -7,6 +7,7 @@ import {
   LevelSessionStore,
   tool,
   type Durability,
+  type SessionKey,
   type SessionStore,
 } from '../src/index.js';
 import type { KvOp } from '../src/persistence/kv/kv-backend.js';
@@ -61,6 +62,21 @@ export const W1_SESSION = { sessionId: 'long-conversation', userId: 'bench-user'
 
 /** The text of the i-th user message of a benchmark conversation. */
 export const userMessage = (i: number): string => `Message ${i}: what is ${i} + 2?`;
+
+/**
+ * Writes a session of `messages` messages on `store` with the bench agent (each message calls
+ * `add` once, then answers: four history items) and returns that agent: the long session the
+ * inspector and attach parts read.
+ */
+export async function writeLongSession(
+  store: SessionStore,
+  key: SessionKey,
+  messages: number,
+): Promise<Agent> {
+  const agent = new Agent({ name: 'bench', model: new BenchModel(), tools: [add], store });
+  for (let i = 0; i < messages; i++) await agent.run(userMessage(i), key);
+  return agent;
+}
 
 /** A temp folder; `cleanup` removes it. */
 export async function tempDir(

@@ -1,27 +1,21 @@
 /**
- * One-off figure (not part of `npm run bench`): how long the inspector page takes to open a
- * session of 500 messages (500 runs, 1,000 history items) in headless Chromium, from the
- * click on its row until the session, both charts, the last run's timeline and the history
- * tail are drawn. Run: npx tsx bench/inspector-open.ts
+ * One-off figure (not part of `npm run bench`; `--inspector` has the full part): how long the
+ * inspector page takes to open a session of 500 messages (500 runs, 2,000 history items) in
+ * headless Chromium, from the click on its row until the session, both charts, the last run's
+ * timeline and the history tail are drawn. Run: npx tsx bench/inspector-open.ts
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { launchHeadlessChromium } from '../scripts/headless-chromium.js';
-import { Agent, LevelSessionStore } from '../src/index.js';
+import { LevelSessionStore } from '../src/index.js';
 import { startInspector } from '../src/inspect.js';
-import { ScriptedModel } from '../src/testing.js';
+import { tempDir, writeLongSession } from './fixtures.js';
+import { median } from './stats.js';
 
 const MESSAGES = 500;
-const folder = await mkdtemp(join(tmpdir(), 'agentstate-inspector-bench-'));
-const store = await LevelSessionStore.open({ path: join(folder, 'db') });
-const agent = new Agent({
-  name: 'bench',
-  model: new ScriptedModel((request) => ({ text: `answer ${request.items.length}` })),
-  store,
-});
+const folder = await tempDir('agentstate-inspector-bench-');
+const store = await LevelSessionStore.open({ path: join(folder.path, 'db') });
 const key = { sessionId: 'long', userId: 'bench' };
-for (let i = 0; i < MESSAGES; i++) await agent.run(`message ${i}`, key);
+const agent = await writeLongSession(store, key, MESSAGES);
 const inspector = await startInspector({ runtime: agent.runtimeFor(store), userId: 'bench' });
 const browser = await launchHeadlessChromium();
 try {
@@ -39,13 +33,12 @@ try {
     await page.close();
   }
   const sorted = [...times].sort((a, b) => a - b);
-  const median = sorted[Math.floor(sorted.length / 2)]!;
   console.log(
-    `open a session of ${MESSAGES} messages (${(await store.load(key)).historyLength} items): median ${median.toFixed(0)} ms, min ${sorted[0]!.toFixed(0)} ms, max ${sorted.at(-1)!.toFixed(0)} ms over ${times.length} opens`,
+    `open a session of ${MESSAGES} messages (${(await store.load(key)).historyLength} items): median ${median(times).toFixed(0)} ms, min ${sorted[0]!.toFixed(0)} ms, max ${sorted.at(-1)!.toFixed(0)} ms over ${times.length} opens`,
   );
 } finally {
   await browser.close();
   await inspector.close();
   await store.close();
-  await rm(folder, { recursive: true, force: true });
+  await folder.cleanup();
 }

@@ -11,6 +11,7 @@
  *   npm run bench -- --postgres    only the PostgreSQL workloads (W1 on PostgreSQL, W5)
  *   npm run bench -- --w1-w2       only W1 at the longest T and W2 (a quick before/after of the hot path)
  *   npm run bench -- --inspector   only the inspector page in headless Chromium (render / fetch, bytes)
+ *   npm run bench -- --attach      only attach to a 500-message session's last run against reading its journal
  *   npm run bench -- --peers       only W1, W2 and W3 against a peer, @openai/agents, side by side
  *                                  (needs `npm ci --prefix bench/peers` first)
  */
@@ -38,6 +39,7 @@ import { prepareW4Stores, runW4, W4_CHILD, type W4Run } from './workloads/w4-mem
 import { runW6, type W6Run } from './workloads/w6-sub-agent.js';
 import { runFixedCost, type FixedCostRun } from './workloads/w7-fixed-cost.js';
 import { inspectorRows, runInspectorPage } from './workloads/inspector-page.js';
+import { attachPart } from './workloads/attach-replay.js';
 import {
   durabilityRows,
   runDurabilityModes,
@@ -69,10 +71,10 @@ interface Config {
    * One part alone: `postgres` (W1 on PostgreSQL at the longest T, W5) or `fixed-cost` (the
    * per-message fixed cost and its target) or `w1-w2` (W1 at the longest T and W2, the hot
    * path's before and after) or `peers` (W1, W2 and W3 against `@openai/agents`, side by side)
-   * or `inspector` (the inspector page in headless Chromium).
-   * Absent: every workload.
+   * or `inspector` (the inspector page in headless Chromium) or `attach` (attach to a long
+   * session's last run against reading its journal). Absent: every workload.
    */
-  only: 'postgres' | 'fixed-cost' | 'w1-w2' | 'peers' | 'inspector' | undefined;
+  only: 'postgres' | 'fixed-cost' | 'w1-w2' | 'peers' | 'inspector' | 'attach' | undefined;
 }
 
 function parseArgs(argv: string[]): Config {
@@ -83,13 +85,12 @@ function parseArgs(argv: string[]): Config {
   };
   const runs = Number(value('--runs') ?? (smoke ? 1 : 5));
   if (!Number.isInteger(runs) || runs < 1) throw new TypeError('--runs must be a positive integer');
-  const parts = (['postgres', 'fixed-cost', 'w1-w2', 'peers', 'inspector'] as const).filter(
-    (part) => argv.includes(`--${part}`),
-  );
-  if (parts.length > 1)
-    throw new TypeError(
-      '--postgres, --fixed-cost, --w1-w2, --peers and --inspector run one part each: pick one',
-    );
+  const parts = (
+    ['postgres', 'fixed-cost', 'w1-w2', 'peers', 'inspector', 'attach'] as const
+  ).filter((part) => argv.includes(`--${part}`));
+  if (parts.length > 1) {
+    throw new TypeError(`${parts.map((p) => `--${p}`).join(' and ')} run one part each: pick one`);
+  }
   return {
     runs,
     smoke,
@@ -351,10 +352,7 @@ async function hotPathRuns(config: Config, longest: number): Promise<{ w1: W1Run
   }
 }
 
-/**
- * One part of the bench alone (`--postgres`, `--fixed-cost`, `--w1-w2`, `--peers`,
- * `--inspector`): its rows, targets and results.
- */
+/** One part of the bench alone (`Config.only`): its rows, targets and results. */
 async function onlyPart(config: Config, stalls: MachineStalls[]): Promise<void> {
   const longest = Math.max(...config.conversationLengths);
   let part: { kind: string; rows: Row[]; targets: TargetResult[]; raw: object; markdown?: string };
@@ -388,6 +386,8 @@ async function onlyPart(config: Config, stalls: MachineStalls[]): Promise<void> 
       targets: [],
       raw: { inspector },
     };
+  } else if (config.only === 'attach') {
+    part = await attachPart(config, log);
   } else if (config.only === 'w1-w2') {
     const { w1, w2 } = await hotPathRuns(config, longest);
     part = {

@@ -44,6 +44,7 @@ export {
   type QueuedMessage,
   type QueuedKind,
 } from './persistence/message-inbox.js';
+export { canWatchSessions, type SessionWatches } from './persistence/session-watches.js';
 export type {
   DeadlineEntry,
   DueApprovalsQuery,

@@ -1,7 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { Agent, SessionNotFoundError, tool, type AttachEvent } from '../src/index.js';
-import { ScriptedModel } from '../src/testing.js';
+import {
+  Agent,
+  SessionNotFoundError,
+  tool,
+  type AttachEvent,
+  type SessionKey,
+} from '../src/index.js';
+import type { JournalEntry } from '../src/store.js';
+import { FakeClock, MemorySessionStore, ScriptedModel } from '../src/testing.js';
 import { GatedModel } from './helpers/gated-model.js';
 import { deferred } from './helpers/session-fixtures.js';
 import { openTempStore, type TempStore } from './helpers/temp-store.js';
@@ -158,6 +165,33 @@ describe('agent.attach', () => {
     expect(inText[0]).toMatchObject({ type: 'text', text: 'sum is 5 today.' });
   });
 
+  it("a run another agent of this process executes is followed through the store's saves, each step's text whole", async () => {
+    // Its clock stands still: the reader never polls, it hears each save of the store.
+    const store = temp.store;
+    const reader = new Agent({
+      name: 'calc',
+      model: new GatedModel(),
+      store,
+      clock: new FakeClock(),
+    });
+    const run = streamed('add', { sessionId: 'w1', ...alice });
+    await model.reached.promise;
+    const following = all(reader.attach('w1', alice));
+    model.open();
+    const [events] = await Promise.all([following, run]);
+    expect(events.map((e) => e.type)).toEqual([
+      'step_started',
+      'tool_call',
+      'tool_result',
+      'step_started',
+      'text',
+      'run_ended',
+    ]);
+    expect(events.find((e) => e.type === 'text')).toMatchObject({ text: 'The sum is 5 today.' });
+    expect(events.at(-1)).toMatchObject({ type: 'run_ended', status: 'completed' });
+    expect(await all(agent.attach('w1', alice))).toEqual(events);
+  });
+
   it("another user's session is not found, like a missing one; a bad cursor is a TypeError", async () => {
     model.open();
     await agent.run('hello', { sessionId: 's4', ...alice });
@@ -260,5 +294,58 @@ describe('agent.attach', () => {
     expect(await all(both.attach('t1', alice))).toEqual(
       events.map((e) => (e.type === 'text' ? { ...e, text: 'Done.' } : e)),
     );
+  });
+
+  it('reads the journal from the turn it is in, not the whole run, at each save', async () => {
+    /** The memory store, counting the entries each run-journal read returns. */
+    class CountingStore extends MemorySessionStore {
+      readonly reads: { from: number | undefined; entries: number }[] = [];
+      override async readRunJournal(key: SessionKey, runId: string, from?: number) {
+        const entries: JournalEntry[] = await super.readRunJournal(key, runId, from);
+        this.reads.push({ from, entries: entries.length });
+        return entries;
+      }
+    }
+    const store = new CountingStore();
+    const go = deferred();
+    const started = deferred();
+    const step = tool({
+      name: 'step',
+      description: 'One step',
+      parameters: z.object({ i: z.number() }),
+      execute: async ({ i }) => {
+        started.resolve();
+        await go.promise;
+        return `step ${i}`;
+      },
+    });
+    const turns = 20;
+    const looping = new Agent({
+      name: 'loop',
+      model: new ScriptedModel((_request, call) =>
+        call < turns ? { toolCalls: [{ name: 'step', arguments: { i: call } }] } : { text: 'done' },
+      ),
+      tools: [step],
+      maxTurns: turns + 2,
+      store,
+    });
+    const run = looping.run('go', { sessionId: 'l1', ...alice });
+    await started.promise;
+    const before = store.reads.length;
+    const following = all(looping.attach('l1', alice));
+    go.resolve();
+    const [events] = await Promise.all([following, run]);
+    // The follower's reads (it always says from where; the runtime's own reads do not).
+    const followed = store.reads.slice(before).filter((r) => r.from !== undefined);
+    expect(events.filter((e) => e.type === 'tool_result')).toHaveLength(turns);
+    expect(events.at(-1)).toMatchObject({ type: 'run_ended', status: 'completed' });
+    expect(await all(looping.attach('l1', alice))).toEqual(events);
+    // The run journaled a model call and a tool call a turn, then its answer (2 * turns + 1
+    // entries). Each read the follower made returned its turn and what came since, never the
+    // whole run: what it read in all grows with the run, not with its square.
+    const total = 2 * turns + 1;
+    expect(followed.length).toBeGreaterThan(turns);
+    expect(followed.reduce((sum, r) => sum + r.entries, 0)).toBeLessThan(4 * total);
+    expect(followed.at(-1)!.from).toBe(2 * turns);
   });
 });

@@ -113,16 +113,34 @@ describe('bench (smoke)', () => {
     expect(results.raw.w2).toHaveLength(1);
   }, 300_000);
 
+  it("runs attach alone with --attach: a long session's last run against its journal, the ratio", async () => {
+    dir = await mkdtemp(join(tmpdir(), 'agentstate-bench-smoke-'));
+    const out = join(dir, 'results.json');
+    const { code, stdout, stderr } = await runSmoke(out, '--attach');
+    expect(code, stderr).toBe(0);
+    expect(stdout).toContain('agentstate benchmark (attach)');
+    expect(stdout).toContain("Attach: a session of 20 messages, its last run's events");
+    expect(stdout).toContain('attach / journal');
+    expect(stdout).not.toContain('W1 one long conversation');
+    const results = JSON.parse(await readFile(out, 'utf8')) as {
+      raw: { attach: { events: number; attachMs: number; journalMs: number }[] };
+    };
+    expect(results.raw.attach).toHaveLength(1);
+    // The last run: its model call, tool call and result, its answer's model call and text, its end.
+    expect(results.raw.attach[0]!.events).toBe(6);
+    expect(results.raw.attach[0]!.journalMs).toBeGreaterThan(0);
+  }, 300_000);
+
   it('refuses two parts at once (--postgres with --fixed-cost, --peers with --w1-w2)', async () => {
     dir = await mkdtemp(join(tmpdir(), 'agentstate-bench-smoke-'));
-    const message = '--postgres, --fixed-cost, --w1-w2, --peers and --inspector run one part each';
     for (const flags of [
       ['--postgres', '--fixed-cost'],
       ['--peers', '--w1-w2'],
     ]) {
       const { code, stderr } = await runSmoke(join(dir, 'r.json'), ...flags);
       expect(code).not.toBe(0);
-      expect(stderr).toContain(message);
+      expect(stderr).toContain('run one part each: pick one');
+      for (const flag of flags) expect(stderr).toContain(flag);
     }
   }, 60_000);
 });

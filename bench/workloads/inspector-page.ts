@@ -12,7 +12,7 @@ import { Agent, LevelSessionStore } from '../../src/index.js';
 import { startInspector, type InspectorHandle } from '../../src/inspect.js';
 import { newSessionRecord } from '../../src/runs/new-session-record.js';
 import { ScriptedModel } from '../../src/testing.js';
-import { add, BenchModel, tempDir } from '../fixtures.js';
+import { add, tempDir, writeLongSession } from '../fixtures.js';
 import { rowsOf, type Row } from '../table.js';
 
 export interface InspectorPageRun {
@@ -54,10 +54,7 @@ export async function runInspectorPage(
   let browser: Browser | undefined;
   try {
     log(`inspector: a session of ${sizes.messages} messages`);
-    const chat = new Agent({ name: 'bench', model: new BenchModel(), tools: [add], store });
-    for (let i = 0; i < sizes.messages; i++) {
-      await chat.run(`message ${i}`, { sessionId: 'long', userId: USER });
-    }
+    const chat = await writeLongSession(store, { sessionId: 'long', userId: USER }, sizes.messages);
     log(`inspector: a run of ${sizes.toolCalls} tool calls`);
     const looping = new Agent({
       name: 'loop',

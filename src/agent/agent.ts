@@ -312,7 +312,9 @@ export class Agent<TOutput = string> implements BindingSource {
    * the run ends or pauses (`run_ended`). Each event's `id` increases through the run: pass the
    * last one seen as `after` to go on exactly after it. A model call's text streams as deltas
    * to a reader that was there from its start; a reader that came later gets it whole once the
-   * step is journaled. A run executing in another process is read as far as it is stored.
+   * step is journaled. A run another process executes is followed through the store when it
+   * can watch sessions (PostgreSQL: LISTEN/NOTIFY; polled on the agent's clock without it), each
+   * step whole once journaled; on a store that cannot, it is read once, as far as it is stored.
    * Another user's session, like a missing one, is `SessionNotFoundError`.
    * @throws TypeError at the call for an empty session id, bad options or a bad `after`.
    * @example
@@ -322,7 +324,8 @@ export class Agent<TOutput = string> implements BindingSource {
     const after = checkAttachCall(sessionId, options);
     const store = this.storeFor(options);
     const key = { sessionId, userId: options.userId };
-    return attachRun(this.runtimeFor(store), store, this.liveRunsFor(store), key, after);
+    const clock = this.options.clock ?? systemClock;
+    return attachRun(this.runtimeFor(store), store, this.liveRunsFor(store), key, after, clock);
   }
 
   private async continue(

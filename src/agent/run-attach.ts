@@ -1,14 +1,16 @@
 import { checkRunOptions } from '../actions/run-call-checks.js';
 import type { SessionKey, SessionRecord, SessionStore } from '../persistence/session-store.js';
+import type { Clock } from '../core/clock.js';
+import { canWatchSessions } from '../persistence/session-watches.js';
 import {
   attachEventId,
   isBefore,
-  journalEvents,
   parseAttachEventId,
-  PAUSE_N,
   type AttachCursor,
   type AttachEvent,
 } from '../runs/attach-events.js';
+import { readJournal, runEnded, type AttachPosition } from '../runs/attach-position.js';
+import { followStoredRun } from '../runs/stored-run-follow.js';
 import type { RunStatusView } from '../runs/run-status.js';
 import { describeSession } from '../runs/session-view.js';
 import { cacheKey } from '../session-host/session-cache.js';
@@ -53,20 +55,16 @@ type Signal =
   | { kind: 'delta'; runId: string; step: number; from: number; delta: string }
   | { kind: 'settled' };
 
-/** Where an attached reader is: the last event it got, and the journal steps it read. */
-interface Position {
-  cursor: AttachCursor;
-  /** The highest journal step read; -1 none. */
-  journaled: number;
-}
-
 /**
  * The events of the session's current (else last) run from `after`: its journaled steps read
  * from the store, then, while this process executes the run, its text deltas as they stream
  * and each step as it is journaled, until the run ends or pauses (`run_ended`). A model call's
  * text streams as deltas only to a reader that was there from its first delta (or resumes
  * exactly where it was in it); otherwise the reader gets the text whole once the step is
- * journaled. Throws `SessionNotFoundError` for a missing session, another user's included.
+ * journaled. A run another runtime executes (another process on PostgreSQL) is followed
+ * through the store's saves when the store can watch them (`watchSession`), each step whole
+ * once journaled; else it is read once, as it stands. Throws `SessionNotFoundError` for a
+ * missing session, another user's included.
  */
 export async function* attachRun(
   runtime: SessionRuntime,
@@ -74,6 +72,7 @@ export async function* attachRun(
   executing: ReadonlySet<string>,
   key: SessionKey,
   after: AttachCursor | undefined,
+  clock: Clock,
 ): AsyncGenerator<AttachEvent, void, undefined> {
   // What the runtime said, in order, and the reader waiting for more.
   const signals: Signal[] = [];
@@ -94,11 +93,20 @@ export async function* attachRun(
     let status = view.runStatus;
     if (!status) return;
     const runId = status.runId;
-    const position: Position = {
+    const position: AttachPosition = {
       cursor: after?.runId === runId ? after : { runId, step: -1, n: Infinity },
       journaled: -1,
+      turn: 0,
     };
     const live = () => status?.status === 'running' && executing.has(cacheKey(key));
+    if (status.status === 'running' && !live() && canWatchSessions(store)) {
+      // Another runtime executes it: followed through the store's saves.
+      const source = { store, key, clock, view: () => runtime.getSession(key) };
+      status = (yield* followStoredRun(source, position)) ?? status;
+      const end = runEnded(status, position);
+      if (end) yield end;
+      return;
+    }
     // A run that does not execute here is read once, as it stands.
     let settled = !live();
     yield* readJournal(store, key, position, settled);
@@ -125,22 +133,10 @@ export async function* attachRun(
       const stored = (await runtime.getSession(key)).runStatus;
       if (stored?.runId === runId) status = stored;
     }
-    if (status.status === 'running') status = { ...status, status: 'crashed' };
     // The run stopped: the results it has, also those of calls after one it never answered.
     if (!settled) yield* readJournal(store, key, position, true);
-    // A pause for approvals ends at its approval step, before the results that follow it.
-    const n = status.status === 'awaitingApproval' ? PAUSE_N : Infinity;
-    const end = { runId, step: Math.max(position.journaled, 0), n };
-    if (!isBefore(position.cursor, end)) return;
-    const { interruption, error } = status;
-    yield {
-      type: 'run_ended',
-      status: status.status,
-      ...(interruption === undefined ? {} : { interruption }),
-      ...(error === undefined ? {} : { error }),
-      runId,
-      id: attachEventId(end),
-    };
+    const end = runEnded(status, position);
+    if (end) yield end;
   } finally {
     for (const stop of stops) stop();
   }
@@ -152,31 +148,13 @@ function statusOf(record: SessionRecord, runId: string): RunStatusView | undefin
   return status?.runId === runId ? status : undefined;
 }
 
-/** The run's journaled steps the reader has not had, read from the store. */
-async function* readJournal(
-  store: SessionStore,
-  key: SessionKey,
-  position: Position,
-  final = false,
-): AsyncGenerator<AttachEvent, void, undefined> {
-  const { runId } = position.cursor;
-  const entries = await store.readRunJournal(key, runId);
-  for (const entry of entries) position.journaled = Math.max(position.journaled, entry.step);
-  for (const event of journalEvents(runId, entries, position.cursor, final)) {
-    const cursor = cursorOf(event);
-    if (!isBefore(position.cursor, cursor)) continue;
-    position.cursor = cursor;
-    yield event;
-  }
-}
-
 /**
  * A live text delta as events, when it continues what the reader has: the next step's first
  * delta (after every earlier step was read from the journal), or the part of a delta past the
  * reader's place in the step's text. Anything else waits for the step's journal entry.
  */
 function* deltaEvents(
-  position: Position,
+  position: AttachPosition,
   delta: { runId: string; step: number; from: number; delta: string },
 ): Generator<AttachEvent, void, undefined> {
   const { runId, step, from } = delta;
@@ -190,14 +168,8 @@ function* deltaEvents(
     return;
   }
   if (from !== 0 || position.journaled !== step - 1 || cursor.step >= step) return;
+  position.turn = step;
   yield { type: 'step_started', step, runId, id: attachEventId({ runId, step, n: 0 }) };
   position.cursor = { runId, step, n: end };
   yield { type: 'text', step, text: delta.delta, runId, id: attachEventId(position.cursor) };
-}
-
-/** The position of an event, from its id. */
-function cursorOf(event: AttachEvent): AttachCursor {
-  const parts = event.id.slice(event.runId.length + 1).split(':');
-  const n = parts[1] === 'end' ? Infinity : Number(parts[1]);
-  return { runId: event.runId, step: Number(parts[0]), n };
 }

@@ -5,6 +5,7 @@ import type { DueApprovals, DueApprovalsQuery, DeadlineEntry } from './approval-
 import type { DecisionInbox } from './decision-inbox.js';
 import type { MessageInbox } from './message-inbox.js';
 import type { SessionLease, SessionLeases } from './session-leases.js';
+import type { SessionWatches } from './session-watches.js';
 
 export type SessionStatus = 'active' | 'suspended' | 'completed' | 'failed' | 'deleted';
 
@@ -138,7 +139,11 @@ export interface StoreStats {
  * suite checks it for every store shipped. A store may also implement {@link SessionLeases}.
  */
 export interface SessionStore
-  extends Partial<SessionLeases>, Partial<DecisionInbox>, Partial<MessageInbox> {
+  extends
+    Partial<SessionLeases>,
+    Partial<DecisionInbox>,
+    Partial<MessageInbox>,
+    Partial<SessionWatches> {
   /** Stores version 1. Throws `SessionConflictError` if the key exists. */
   create(
     record: Omit<SessionRecord, 'version'>,
@@ -173,8 +178,12 @@ export interface SessionStore
    */
   readHistory(key: SessionKey, from?: number, to?: number): Promise<Item[]>;
   readJournal(key: SessionKey, runId: string, step: number): Promise<JournalEntry | undefined>;
-  /** Every journal entry of one run, ordered by step, each checked against its key. */
-  readRunJournal(key: SessionKey, runId: string): Promise<JournalEntry[]>;
+  /**
+   * The journal entries of one run at steps `from` (default 0) and after, ordered by step,
+   * each checked against its key (a reader that follows a run reads only what it has not had).
+   * A `from` that is not a step (negative, not an integer) is a `TypeError`.
+   */
+  readRunJournal(key: SessionKey, runId: string, from?: number): Promise<JournalEntry[]>;
   list(query?: ListSessionsQuery): Promise<SessionPage>;
   /** Per-user totals over all of that user's sessions. */
   userUsage(userId: string | undefined): Promise<UsageTotals>;

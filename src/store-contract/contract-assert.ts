@@ -98,3 +98,11 @@ export async function rejects(
   }
   return error;
 }
+
+/** Waits (real time, up to 10 s) until `done()` holds: a notification may cross processes. */
+export async function eventually(done: () => boolean, what: string): Promise<void> {
+  for (let waited = 0; !done(); waited += 10) {
+    if (waited >= 10_000) throw new AssertionError({ message: `never: ${what}` });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

@@ -47,6 +47,11 @@ export interface StoreContractOptions {
    * part of the contract runs too. @default false
    */
   messageInbox?: boolean | undefined;
+  /**
+   * The store can watch a session's saves (`SessionWatches`): its part of the contract runs
+   * too. @default false
+   */
+  sessionWatches?: boolean | undefined;
 }
 
 /** Defines one test on a fresh store, cleaned up however the test ends. */

@@ -1,17 +1,9 @@
 import { strict as assert } from 'node:assert';
 import { hasDecisionInbox, type DecisionInbox } from '../persistence/decision-inbox.js';
 import type { SessionStore } from '../persistence/session-store.js';
-import { equal, rejects } from './contract-assert.js';
+import { equal, eventually, rejects } from './contract-assert.js';
 import { storeTest, type ContractTests, type StoreContractOptions } from './contract-harness.js';
 import { newSession } from './contract-fixtures.js';
-
-/** Waits (real time, up to 10 s) until `done()` holds: a notification may cross processes. */
-async function eventually(done: () => boolean, what: string): Promise<void> {
-  for (let waited = 0; !done(); waited += 10) {
-    if (waited >= 10_000) throw new assert.AssertionError({ message: `never: ${what}` });
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 /**
  * The decision-inbox part of the store contract (a store shared by processes: decisions

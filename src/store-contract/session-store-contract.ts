@@ -69,6 +69,10 @@ export function sessionStoreContract(
       equal(await store.readRunJournal(alice, 'run-1'), [entry('run-1', 0), entry('run-1', 1)]);
       equal(await store.readRunJournal(alice, 'run-2'), [entry('run-2', 0)]);
       equal(await store.readRunJournal(alice, 'run'), []);
+      // From a step on: what a reader following the run has not had.
+      equal(await store.readRunJournal(alice, 'run-1', 1), [entry('run-1', 1)]);
+      equal(await store.readRunJournal(alice, 'run-1', 2), []);
+      await rejects(store.readRunJournal(alice, 'run-1', -1), TypeError);
       const v3 = await store.save(commitOn(v2, [reply('done')], [entry('run-1', 2)]));
       assert.equal(v3.version, 3);
       assert.equal((await store.readHistory(alice)).length, 4);

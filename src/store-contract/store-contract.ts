@@ -5,6 +5,7 @@ import { inboxContract } from './inbox-contract.js';
 import { leaseContract } from './lease-contract.js';
 import { messageContract } from './message-contract.js';
 import { sessionStoreContract } from './session-store-contract.js';
+import { watchContract } from './watch-contract.js';
 
 /**
  * The SessionStore contract (what `STORE-CONTRACT.md` asks of a store) as a test suite any
@@ -31,4 +32,5 @@ export function storeContract(tests: ContractTests, options: StoreContractOption
   leaseContract(tests, options);
   if (options.decisionInbox) inboxContract(tests, options);
   if (options.messageInbox) messageContract(tests, options);
+  if (options.sessionWatches) watchContract(tests, options);
 }

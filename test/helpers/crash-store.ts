@@ -68,8 +68,8 @@ export class CrashStore implements SessionStore {
     return this.inner.readJournal(key, runId, step);
   }
 
-  readRunJournal(key: SessionKey, runId: string): Promise<JournalEntry[]> {
-    return this.inner.readRunJournal(key, runId);
+  readRunJournal(key: SessionKey, runId: string, from?: number): Promise<JournalEntry[]> {
+    return this.inner.readRunJournal(key, runId, from);
   }
 
   list(query?: ListSessionsQuery): Promise<SessionPage> {

@@ -226,10 +226,14 @@ export class MapSessionStore implements SessionStore, SessionLeases, DecisionInb
     return text === undefined ? undefined : this.codecs.decodeJournalEntry(key, runId, step, text);
   }
 
-  async readRunJournal(key: SessionKey, runId: string): Promise<JournalEntry[]> {
+  async readRunJournal(key: SessionKey, runId: string, from = 0): Promise<JournalEntry[]> {
     this.checkOpen();
+    if (!Number.isSafeInteger(from) || from < 0) {
+      throw new TypeError(`readRunJournal: from must be a step, got ${from}`);
+    }
     const steps = this.tables.journal.get(sessionMapKey(key))?.get(runId);
     return [...(steps ?? [])]
+      .filter(([step]) => step >= from)
       .sort(([a], [b]) => a - b)
       .map(([step, text]) => this.codecs.decodeJournalEntry(key, runId, step, text));
   }

@@ -1,14 +1,19 @@
 /**
- * Child process of test/postgres-processes.test.ts: one "process" of an app sharing sessions
- * on PostgreSQL. Reads JSON commands from stdin, one per line, and prints JSON events.
+ * Child process of test/postgres-processes.test.ts and test/postgres-attach.test.ts: one
+ * "process" of an app sharing sessions on PostgreSQL. Reads JSON commands from stdin, one per
+ * line, and prints JSON events.
  * Usage: node --import tsx test/helpers/pg-worker.ts <url> <schema> <owner> [clockOffsetMs]
  *
- * Commands: run {text} | resume | release (opens the model's gate) | gate (closes it) | recover |
- * load (keeps the record) | saveLate {text} (saves on the kept record) | delete | exit.
- * The model answers `<owner> says hi`, after waiting for `release` when GATED=1.
+ * Commands: run {text} | resume | release (opens the model's gate) | gate (closes it) | step
+ * (lets the model call waiting at the gate go, and closes it behind it) | recover | load (keeps
+ * the record) | saveLate {text} (saves on the kept record) | delete | exit.
+ * The model answers `<owner> says hi`, after waiting for `release` when GATED=1. With TOOLS=1 it
+ * calls the `add` tool twice first (2 + 3, then the sum + 5) and answers `Done: <sum>`; each
+ * call emits `model-called` with how many results it saw, then waits at the gate.
  */
 import { createInterface } from 'node:readline';
-import { Agent, type SessionRecord } from '../../src/index.js';
+import { z } from 'zod';
+import { Agent, tool, type ModelRequest, type SessionRecord } from '../../src/index.js';
 import { PostgresSessionStore } from '../../src/postgres.js';
 import { ScriptedModel } from '../../src/models/scripted-model.js';
 import { systemClock } from '../../src/core/clock.js';
@@ -37,10 +42,26 @@ const failure = (error: unknown) => ({
 
 let gate = deferred();
 if (process.env['GATED'] !== '1') gate.resolve();
-const model = new ScriptedModel(async () => {
-  emit({ event: 'model-called' });
+const tools = process.env['TOOLS'] === '1';
+/** The two-calls-then-answer script of TOOLS=1, by the results the request holds. */
+function addTwice(request: ModelRequest) {
+  const results = request.items.flatMap((i) => (i.type === 'tool_result' ? [i.output] : []));
+  const [a, b] = results.length === 0 ? [2, 3] : [Number(results.at(-1)), 5];
+  if (results.length >= 2) return { text: `Done: ${results.at(-1)}` };
+  const callId = `add_${results.length + 1}`;
+  return { toolCalls: [{ name: 'add', arguments: { a, b }, callId }] };
+}
+const model = new ScriptedModel(async (request) => {
+  const results = request.items.filter((i) => i.type === 'tool_result').length;
+  emit({ event: 'model-called', ...(tools ? { results } : {}) });
   await gate.promise;
-  return { text: `${owner} says hi` };
+  return tools ? addTwice(request) : { text: `${owner} says hi` };
+});
+const add = tool({
+  name: 'add',
+  description: 'Adds two numbers',
+  parameters: z.object({ a: z.number(), b: z.number() }),
+  execute: ({ a, b }) => String(a + b),
 });
 const store = await PostgresSessionStore.open({
   connectionString: url,
@@ -48,7 +69,14 @@ const store = await PostgresSessionStore.open({
   clock,
   poolSize: 4,
 });
-const agent = new Agent({ name: 'worker', model, store, clock, lease: { owner, ttlMs: 30_000 } });
+const agent = new Agent({
+  name: 'worker',
+  model,
+  store,
+  clock,
+  lease: { owner, ttlMs: 30_000 },
+  ...(tools ? { tools: [add] } : {}),
+});
 let kept: SessionRecord | undefined;
 
 async function handle(command: { cmd: string; text?: string }): Promise<void> {
@@ -72,16 +100,27 @@ async function handle(command: { cmd: string; text?: string }): Promise<void> {
     case 'gate':
       gate = deferred();
       return;
+    case 'step': {
+      const waiting = gate;
+      gate = deferred();
+      waiting.resolve();
+      return;
+    }
     case 'recover': {
-      const results = await agent.runtimeFor(store).recover({ olderThan: 0, userId: key.userId });
-      emit({
-        event: 'recovered',
-        results: results.map((r) => ({
-          sessionId: r.key.sessionId,
-          output: r.result?.output,
-          error: r.error === undefined ? undefined : failure(r.error),
-        })),
-      });
+      // Not awaited either: a recovered run's model may wait for `step`.
+      const recovering = agent.runtimeFor(store).recover({ olderThan: 0, userId: key.userId });
+      recovering.then(
+        (results) =>
+          emit({
+            event: 'recovered',
+            results: results.map((r) => ({
+              sessionId: r.key.sessionId,
+              output: r.result?.output,
+              error: r.error === undefined ? undefined : failure(r.error),
+            })),
+          }),
+        (error: unknown) => emit({ event: 'recover-failed', ...failure(error) }),
+      );
       return;
     }
     case 'load':

@@ -308,6 +308,7 @@ export const STORE_VALUES = [
   'hasLeases',
   'hasDecisionInbox',
   'hasMessageInbox',
+  'canWatchSessions',
 ].sort();
 export const STORE_TYPES = [
   'SessionStore',
@@ -334,6 +335,7 @@ export const STORE_TYPES = [
   'MessageSubmission',
   'QueuedMessage',
   'QueuedKind',
+  'SessionWatches',
   'DeadlineEntry',
   'DueApprovalsQuery',
   'DueApprovals',

@@ -57,6 +57,7 @@ storeContract(
     },
     decisionInbox: true,
     messageInbox: true,
+    sessionWatches: true,
   },
 );
 

@@ -39,6 +39,7 @@ storeContract(
       return kvHarness(store, () => store.close());
     },
     messageInbox: true,
+    sessionWatches: true,
   },
 );
 
@@ -55,5 +56,6 @@ storeContract(
       });
     },
     messageInbox: true,
+    sessionWatches: true,
   },
 );

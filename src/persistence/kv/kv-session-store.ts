@@ -4,6 +4,7 @@
  * owner totals, listing scans, the encoded entries and the write queue.
  */
 import { LiveRunCancels } from '../run-cancels.js';
+import { SessionWatchers } from '../session-watches.js';
 import { Item } from '../../items/item.js';
 import { AgentStateError } from '../../errors/agentstate-error.js';
 import {
@@ -114,6 +115,8 @@ export class KvSessionStore implements SessionStore, SessionLeases {
   readonly leasesInProcess = true;
   /** The runs executing in this process on this store, which `agent.cancel` reaches. */
   readonly runCancels = new LiveRunCancels();
+  /** Who follows a session's saves (`watchSession`): only this process writes the backend. */
+  private readonly watchers = new SessionWatchers();
   /** Each write's check, in call order; the writes that arrive during a batch share the next. */
   private readonly writes: WriteQueue;
   /**
@@ -311,6 +314,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
         written: () => {
           this.remember(recordKey, encoded.stored, saved, partWrites.raws);
           if (totals) this.writtenTotals.set(totalsKey, totals.raw, totals.value);
+          if (this.watchers.watched) this.watchers.changed(keys.sessionPart(key));
           return saved;
         },
       };
@@ -333,9 +337,10 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     return raw === undefined ? undefined : decodeJournalAt(key, raw, runId, step);
   }
 
-  async readRunJournal(key: SessionKey, runId: string): Promise<JournalEntry[]> {
+  async readRunJournal(key: SessionKey, runId: string, from = 0): Promise<JournalEntry[]> {
     const entries: JournalEntry[] = [];
-    for await (const [entryKey, raw] of this.backend.iterate(keys.runJournalRange(key, runId))) {
+    const range = { ...keys.runJournalRange(key, runId), gte: keys.journalKey(key, runId, from) };
+    for await (const [entryKey, raw] of this.backend.iterate(range)) {
       entries.push(decodeJournalAt(key, raw, runId, keys.journalStepOf(entryKey)));
     }
     return entries;
@@ -406,7 +411,11 @@ export class KvSessionStore implements SessionStore, SessionLeases {
       // The session's audit entries outlive it; the purge is recorded with it.
       ops.push(...audited);
       // Its lease goes once it is written: a lease call queued after it waits for that.
-      return { ops, written: () => this.leases.drop(key), endsGroup: true };
+      const written = () => {
+        this.leases.drop(key);
+        if (this.watchers.watched) this.watchers.changed(keys.sessionPart(key));
+      };
+      return { ops, written, endsGroup: true };
     }, writeFailed(key.sessionId));
   }
 
@@ -437,6 +446,16 @@ export class KvSessionStore implements SessionStore, SessionLeases {
 
   async expiredLeases(query: ExpiredLeaseQuery): Promise<SessionKey[]> {
     return Promise.resolve(this.leases.expired(query));
+  }
+
+  /** Hears this store's saves of the session (one process holds a key-value backend). */
+  watchSession(
+    key: SessionKey,
+    onChange: () => void,
+    onLost: (error: unknown) => void,
+  ): Promise<() => Promise<void>> {
+    const stop = this.watchers.add(keys.sessionPart(key), onChange, onLost);
+    return Promise.resolve(() => Promise.resolve(stop()));
   }
 
   async leaseOf(key: SessionKey): Promise<StoredLease | undefined> {

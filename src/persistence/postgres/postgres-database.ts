@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { AgentStateError } from '../../errors/agentstate-error.js';
 import { SessionSaveFailedError, StoreUnavailableError } from '../../errors/session-errors.js';
@@ -16,6 +17,14 @@ export class PostgresDatabase {
   readonly sql: PostgresStatements;
   /** A table's name qualified with the store's schema (never taken from `search_path`). */
   readonly table = (name: string): string => `${quoteIdent(this.schema)}.${quoteIdent(name)}`;
+  /**
+   * The NOTIFY channel of one topic of this store's schema (at most 63 bytes, whatever the
+   * schema): the decision inbox's without a topic, `saves` for the sessions' saves.
+   */
+  readonly channel = (topic?: string): string => {
+    const id = createHash('sha1').update(this.schema).digest('hex').slice(0, 24);
+    return topic === undefined ? `agentstate_${id}` : `agentstate_${id}_${topic}`;
+  };
   private readonly pool: pg.Pool;
   private readonly ownsPool: boolean;
   private migrated: Promise<void> | undefined;
@@ -29,7 +38,7 @@ export class PostgresDatabase {
       new pg.Pool({ connectionString: options.connectionString, max: options.poolSize ?? 10 });
     if (this.ownsPool) this.pool.on('error', () => undefined); // idle client lost: reconnects
     this.schema = options.schema ?? 'public';
-    this.sql = new PostgresStatements(this.table);
+    this.sql = new PostgresStatements(this.table, this.channel('saves'));
   }
 
   /** Creates or migrates the tables once; a newer schema is `UnsupportedSchemaVersionError`. */
@@ -104,12 +113,12 @@ export class PostgresDatabase {
 
   /**
    * LISTENs on `channel` with a dedicated connection (made like the pool's): `onNotify` per
-   * notification, `onLost` once when the connection breaks. A failure to listen is
-   * `StoreUnavailableError`.
+   * notification (with its payload), `onLost` once when the connection breaks. A failure to
+   * listen is `StoreUnavailableError`.
    */
   async listen(
     channel: string,
-    onNotify: () => void,
+    onNotify: (payload: string) => void,
     onLost: (error: unknown) => void,
   ): Promise<{ close(): Promise<void> }> {
     await this.ready();
@@ -127,7 +136,7 @@ export class PostgresDatabase {
     client.on('error', lost);
     client.on('end', () => lost(new Error('the listening connection ended')));
     client.on('notification', (message) => {
-      if (message.channel === channel) onNotify();
+      if (message.channel === channel) onNotify(message.payload ?? '');
     });
     try {
       await client.connect();

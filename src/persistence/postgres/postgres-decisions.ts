@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { InvalidSessionRecordError } from '../../errors/session-errors.js';
 import * as keys from '../session-keys.js';
@@ -63,9 +62,9 @@ export class PostgresDecisions implements DecisionInbox {
 
   constructor(private readonly db: PostgresDatabase) {
     this.sql = decisionStatements(db.table);
-    this.channel = `agentstate_${createHash('sha1').update(db.schema).digest('hex').slice(0, 24)}`;
+    this.channel = db.channel();
     this.listening = new SharedListen((onNotify, onLost) =>
-      db.listen(this.channel, onNotify, onLost),
+      db.listen(this.channel, () => onNotify(), onLost),
     );
   }
 

@@ -1,8 +1,7 @@
 /* eslint-disable max-lines -- Long on purpose: one class implementing one contract, the
  * SessionStore on PostgreSQL; each method is one statement of the store and the checks around it,
  * read as a whole. Its parts live apart: leases, the deadline index, the decision and message
- * inboxes, the audit
- * log, the statements and the row checks.
+ * inboxes, the audit log, session watches, the statements and the row checks.
  */
 import { LiveRunCancels } from '../run-cancels.js';
 import {
@@ -45,6 +44,8 @@ import { KnownRecords } from './postgres-known-records.js';
 import { PostgresDecisions } from './postgres-decisions.js';
 import { PostgresMessages, dequeuedIds } from './postgres-messages.js';
 import type { MessageInbox } from '../message-inbox.js';
+import { PostgresSessionWatch } from './postgres-session-watch.js';
+import type { SessionWatches } from '../session-watches.js';
 import { PostgresLeases, checkedSessionId, keyOf } from './postgres-leases.js';
 import {
   checkPostgresOptions,
@@ -99,6 +100,9 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
   readonly queueMessage: MessageInbox['queueMessage'];
   readonly queuedMessages: MessageInbox['queuedMessages'];
   readonly dropQueuedMessage: MessageInbox['dropQueuedMessage'];
+  /** Every process's saves of a session, heard by LISTEN/NOTIFY (`agent.attach` follows them). */
+  readonly watchSession: SessionWatches['watchSession'];
+  private readonly watch: PostgresSessionWatch;
   /** The runs executing in this process on this store (others cancel through the inbox). */
   readonly runCancels = new LiveRunCancels();
 
@@ -125,6 +129,8 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
     this.queueMessage = messages.queueMessage.bind(messages);
     this.queuedMessages = messages.queuedMessages.bind(messages);
     this.dropQueuedMessage = messages.dropQueuedMessage.bind(messages);
+    this.watch = new PostgresSessionWatch(this.db);
+    this.watchSession = this.watch.watchSession.bind(this.watch);
   }
 
   /** Creates a store and migrates its schema (surfacing connection and version errors). */
@@ -297,13 +303,13 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
     return raw === undefined ? undefined : decodeJournalAt(key, raw, runId, step);
   }
 
-  async readRunJournal(key: SessionKey, runId: string): Promise<JournalEntry[]> {
-    keys.journalKey(key, runId, 0);
+  async readRunJournal(key: SessionKey, runId: string, from = 0): Promise<JournalEntry[]> {
+    keys.journalKey(key, runId, from);
     const { rows } = await this.db.query<{ step: number; entry: string }>(
       'read the journal',
       key,
       () => this.db.sql.runJournal(),
-      [keys.ownerPart(key.userId), key.sessionId, runId],
+      [keys.ownerPart(key.userId), key.sessionId, runId, from],
     );
     return rows.map((row) => decodeJournalAt(key, row.entry, runId, row.step));
   }
@@ -355,6 +361,7 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
 
   /** Ends the pool if the store created it; a caller-owned pool is left open. */
   async close(): Promise<void> {
+    await this.watch.close();
     await this.db.close();
   }
 

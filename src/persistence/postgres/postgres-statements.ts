@@ -2,6 +2,12 @@ import { auditInsert, auditSelect } from './postgres-audit.js';
 import { dequeueCte } from './postgres-messages.js';
 
 /**
+ * The digest of a session a save notifies (`$1` owner, `$2` session id): md5 of
+ * `${owner}!${sessionId}` in hex, short whatever the ids' length (a payload holds 8,000 bytes).
+ */
+const sessionDigestSql = `md5($1 || '!' || $2)`;
+
+/**
  * The SQL text of the session store's own operations (sessions, history, journal, totals),
  * one statement per operation, built once per store (table names are qualified with the
  * store's schema, never taken from `search_path`). Leases, the deadline index, the decision
@@ -12,7 +18,14 @@ import { dequeueCte } from './postgres-messages.js';
 export class PostgresStatements {
   private readonly cache = new Map<string, string>();
 
-  constructor(private readonly t: (table: string) => string) {}
+  /**
+   * @param t a table's name qualified with the store's schema
+   * @param savesChannel the channel each save notifies (`PostgresSessionWatch`)
+   */
+  constructor(
+    private readonly t: (table: string) => string,
+    private readonly savesChannel: string,
+  ) {}
 
   /**
    * $1 owner, $2 session, $3 record, $4 listing, $5 status, $6 historyLength, $7 items[],
@@ -46,7 +59,8 @@ export class PostgresStatements {
    * read, $16 the approval deadline (or null), and only `withTotals`: $17-$20 the usage delta,
    * then only `withAudit`: six arrays of audit entries (`auditValues`), then only `withDequeue`:
    * the ids of the queued messages the step takes. Updates one row, or none when anything
-   * disagrees.
+   * disagrees. A save that updates its row notifies the saves channel with the session's
+   * digest (`sessionDigestSql`), delivered when it commits.
    */
   save(withTotals: boolean, withAudit = false, withDequeue = false): string {
     return this.once(`save:${withTotals}:${withAudit}:${withDequeue}`, () => {
@@ -81,7 +95,7 @@ export class PostgresStatements {
       )${totals}${withAudit ? `, ${auditInsert(t('agentstate_audit'), withTotals ? 21 : 17, 'upd')}` : ''}${
         withDequeue ? `, ${dequeueCte(t, 17 + (withTotals ? 4 : 0) + (withAudit ? 6 : 0))}` : ''
       }
-      SELECT 1 FROM upd`;
+      SELECT pg_notify('${this.savesChannel}', ${sessionDigestSql}) FROM upd`;
     });
   }
 
@@ -130,11 +144,11 @@ export class PostgresStatements {
     });
   }
 
-  /** $1 owner, $2 session, $3 runId. */
+  /** $1 owner, $2 session, $3 runId, $4 the first step. */
   runJournal(): string {
     return this.once('runJournal', () => {
       return `SELECT step, entry FROM ${this.t('agentstate_journal')}
-        WHERE owner = $1 AND session_id = $2 AND run_id = $3 ORDER BY step`;
+        WHERE owner = $1 AND session_id = $2 AND run_id = $3 AND step >= $4 ORDER BY step`;
     });
   }
 
