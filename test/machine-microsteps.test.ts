@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, waitFor, type InspectionEvent } from 'xstate';
+import { z } from 'zod';
+import { Agent, tool } from '../src/index.js';
+import { FakeClock, ScriptedModel } from '../src/testing.js';
+import { TempStores } from './helpers/temp-store.js';
 import { runMachine } from '../src/machines/run-machine.js';
 import { sessionMachine } from '../src/machines/session-machine.js';
 import type { ModelStepInput, ModelStepOutput } from '../src/machines/step-actor-io.js';
@@ -97,5 +101,46 @@ describe('microsteps per message (the machines alone, fake step actors)', () => 
       'run: xstate.done.actor.0.run.modelCall -> "completed"',
     ]);
     expect(counts).toMatchObject({ session: 3, run: 7 });
+  });
+});
+
+describe('microsteps per message with the runtime (real step actors, LevelDB)', () => {
+  it("a tool-call message takes the machines' 6: each step's start is noted as it starts", async () => {
+    const temps = new TempStores();
+    try {
+      const temp = await temps.open();
+      const clock = new FakeClock(1_000_000);
+      const search = tool({
+        name: 'search',
+        description: 'Finds',
+        parameters: z.object({}),
+        execute: () => 'found',
+      });
+      const model = new ScriptedModel([
+        { toolCalls: [{ name: 'search', arguments: {} }] },
+        { text: 'done' },
+      ]);
+      const microsteps: string[] = [];
+      const agent = new Agent({
+        name: 't',
+        model,
+        tools: [search],
+        store: temp.store,
+        clock,
+        inspect: (e) => {
+          if (e.type === '@xstate.microstep') microsteps.push(e.event.type);
+        },
+      });
+      const key = { sessionId: 'steps', userId: 'ann' };
+      const result = await agent.run('find it', key);
+      expect(result.output).toBe('done');
+      // The same 6 as the machines alone above: the run notes each step's start (when, its
+      // restarts) in the transition that starts it. Before, each of the 3 steps sent its own
+      // STEP_STARTED, a microstep (and a snapshot the host heard) more: 9.
+      expect(microsteps).not.toContain('STEP_STARTED');
+      expect(microsteps).toHaveLength(6);
+    } finally {
+      await temps.cleanupAll();
+    }
   });
 });

@@ -78,6 +78,10 @@ const guardrailState = <N extends string, A extends string>(
   next: N,
   record: A,
 ) => ({
+  entry: {
+    type: 'noteStepStarts' as const,
+    params: ({ context }: { context: RunMachineContext }) => ({ steps: [context.step] }),
+  },
   invoke: {
     src: 'guardrailCheck' as const,
     input: ({ context }: { context: RunMachineContext }) => guardrailCheckInput(context, kind),

@@ -18,6 +18,7 @@ import type {
   ToolCallOutput,
 } from './step-actor-io.js';
 import type {
+  CallState,
   RunEvent,
   RunMachineContext,
   RunMachineInput,
@@ -68,6 +69,10 @@ import {
 
 /** Bumped whenever a state or actor is renamed; stored beside every snapshot. */
 export const RUN_MACHINE_VERSION = '1';
+
+/** An approved sub-agent call whose child run has not ended: its tool call comes after it. */
+const startsSubRun = (call: CallState): boolean =>
+  call.subRun !== undefined && call.decision !== 'rejected' && !call.subResult;
 
 /** The output of the step actor whose `onDone` event a guard or named action reads. */
 const outputOf = <T>(event: unknown): T => (event as { output: T }).output;
@@ -149,15 +154,24 @@ export const runMachine = setup({
       outcome: 'completed' as const,
     })),
     guardrailFailed: assign({ error: ({ event }) => guardrailError(event) }),
+    /**
+     * Notes in the context that `steps` start, in the transition that starts them (so no event
+     * of their own does: one microstep, one context copy and one snapshot less per step). When
+     * a step starts needs a clock, which the pure machine has not: the runtime provides this
+     * action (session-host/run-wiring.ts). Here it notes nothing, and a step then notes its
+     * own start (a `STEP_STARTED` event).
+     */
+    noteStepStarts: (_args, _params: { steps: number[] }) => {},
     spawnToolCalls: enqueueActions(({ context, enqueue, self }) => {
       const running = self.getSnapshot().children as Record<string, unknown>;
+      const steps: number[] = [];
       for (const [index, call] of context.calls.entries()) {
         // A call in doubt waiting for an operator runs once resolved.
         if (call.done || running[toolActorId(call)] || askingOperator(call)) continue;
         // An approved sub-agent call starts its child run; once that ended, its result is
         // journaled by a toolCall like any tool's. (The snapshot read here is the one before
         // this transition: a child stopped by it is still listed.)
-        if (call.subRun && call.decision !== 'rejected' && !call.subResult) {
+        if (startsSubRun(call)) {
           if (running[subRunActorId(call)]) continue;
           enqueue.spawnChild('subRun', {
             id: subRunActorId(call),
@@ -165,11 +179,15 @@ export const runMachine = setup({
           });
           continue;
         }
+        steps.push(call.step);
         enqueue.spawnChild('toolCall', {
           id: toolActorId(call),
           input: toolCallInput(context, call, index),
         });
       }
+      // The calls start once this transition's snapshot is set: their starts noted in it.
+      // (A named action with params: `setup`'s actions do not type each other, hence the cast.)
+      if (steps.length > 0) enqueue({ type: 'noteStepStarts', params: { steps } } as never);
     }),
     /** Passes a decision or CONTINUE on to the sub-agent runs in flight (they pick theirs). */
     forwardToSubRuns: enqueueActions(({ enqueue, self, event }) => {
@@ -237,6 +255,7 @@ export const runMachine = setup({
     },
     ...guardrailStates,
     modelCall: {
+      entry: { type: 'noteStepStarts', params: ({ context }) => ({ steps: [context.step] }) },
       invoke: {
         src: 'modelStep',
         input: ({ context }) => modelStepInput(context),
@@ -277,6 +296,7 @@ export const runMachine = setup({
       initial: 'checking',
       states: {
         checking: {
+          entry: { type: 'noteStepStarts', params: ({ context }) => ({ steps: [context.step] }) },
           invoke: {
             src: 'approvalCheck',
             input: ({ context }) => approvalCheckInput(context),

@@ -10,11 +10,14 @@ export interface StepStart {
   retries?: number | undefined;
 }
 
-/** The run's context with a step's start noted (a `STEP_STARTED` event). */
+/**
+ * The run's context with a step's start noted: as the run starts the step (its
+ * `noteStepStarts` action), or again by a `STEP_STARTED` event when a restore restarts it.
+ */
 export function withStepStart(
-  context: RunMachineContext,
+  context: Pick<RunMachineContext, 'stepStarts'>,
   event: { step: number; at: number; restarts: number; retries?: number | undefined },
-): Partial<RunMachineContext> {
+): Pick<RunMachineContext, 'stepStarts'> {
   const start: StepStart = { at: event.at, restarts: event.restarts };
   if (event.retries) start.retries = event.retries;
   return { stepStarts: { ...context.stepStarts, [event.step]: start } };

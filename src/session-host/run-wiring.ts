@@ -1,4 +1,4 @@
-import { createActor, type InspectionEvent } from 'xstate';
+import { assign, createActor, type EventFrom, type InspectionEvent } from 'xstate';
 import type { AgentDeps } from '../actors/agent-deps.js';
 import { approvalCheck, type ApprovalCheckDeps } from '../actors/approval-check.js';
 import { durableTimer } from '../actors/durable-timer.js';
@@ -12,12 +12,14 @@ import type { Clock } from '../core/clock.js';
 import type { StepKind } from '../core/durability-policy.js';
 import type { RunContext } from '../core/run-context.js';
 import { runMachine } from '../machines/run-machine.js';
+import type { RunMachineContext } from '../machines/run-types.js';
 import { isSubRun } from '../machines/agent-path.js';
 import { sessionMachine } from '../machines/session-machine.js';
 import type { SessionMachineContext } from '../machines/session-types.js';
 import type { SessionActor, SessionSnapshot } from '../runs/live-snapshots.js';
 import type { SessionObserver } from '../telemetry/session-observer.js';
 import type { HostDeps } from './host-deps.js';
+import { withStepsStarted } from './step-start-timing.js';
 
 /*
  * THE WIRING OF THE RUN MACHINE'S STEP ACTORS: where each step gets its dependencies.
@@ -83,9 +85,25 @@ function stepsOf(system: AnyActorSystem): RunStepDeps {
   return steps;
 }
 
+type RunMachineEvent = EventFrom<typeof runMachine>;
+
+/**
+ * The run machine's `noteStepStarts`: the steps' starts noted with their session's clock (the
+ * same the steps read), in the transition that starts them.
+ */
+const noteStepStarts = assign<
+  RunMachineContext,
+  RunMachineEvent,
+  { steps: number[] },
+  RunMachineEvent,
+  never
+>(({ context, system }, { steps }) =>
+  withStepsStarted(context, steps, stepsOf(system).modelStep.clock),
+);
+
 /** The run machine with its step actors; its sub-agent runs are this same machine. */
 function wiredRunMachine() {
-  const run = runMachine.provide({ actors: wireRunActors(stepsOf) });
+  const run = runMachine.provide({ actors: wireRunActors(stepsOf), actions: { noteStepStarts } });
   // A sub-agent's run is this same machine, nested under its parent's run actor: it names
   // itself as its `subRun` actor (XState resolves actors by name when it spawns or restores).
   (run.implementations.actors as Record<string, unknown>)['subRun'] = run;

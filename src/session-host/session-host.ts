@@ -1,7 +1,7 @@
 import type { AnyActorRef, InspectionEvent } from 'xstate';
 import type { SessionLog } from '../actors/session-log.js';
 import type { StartingStep, StepTiming } from '../actors/step-timing.js';
-import { startTiming } from './step-start-timing.js';
+import { notedTiming, startTiming } from './step-start-timing.js';
 import {
   InvalidSessionTransitionError,
   RestoreFailedError,
@@ -141,14 +141,14 @@ export class SessionHost implements StepHost {
   }
 
   /**
-   * Notes on a run's context that one of its steps starts, with its timing (`startTiming`); the
-   * note travels with the save that follows the step's start, its journal entry records it. A
-   * step restarted more often than `maxRecoveries` allows throws (recovery-limit.ts).
+   * A step's timing as it starts: as its run noted it in the transition that started it, else (a
+   * step a restore restarts) sent as `STEP_STARTED`, one restart more; past `maxRecoveries` throws.
    */
   stepStarted(runId: string, step: number, what: StartingStep): StepTiming {
     const root = this.runRef();
     const ref = root && runRefs(root).find((r) => runIdOf(r.ref) === runId)?.ref;
     const noted = (ref?.getSnapshot() as RunSnapshot | undefined)?.context.stepStarts?.[step];
+    if (noted && !this.restoring) return notedTiming(noted);
     const timing = startTiming(noted, this.restoring, this.deps.clock);
     const { startedAt: at, restarts, retries } = timing;
     ref?.send({ type: 'STEP_STARTED', step, at, restarts, retries });

@@ -1,6 +1,7 @@
 import type { StepTiming } from '../actors/step-timing.js';
 import type { Clock } from '../core/clock.js';
-import type { StepStart } from '../machines/step-starts.js';
+import { withStepStart, type StepStart } from '../machines/step-starts.js';
+import type { RunMachineContext } from '../machines/run-types.js';
 
 /**
  * A step's timing as it starts, from what its run's context noted of it (`stepStarts`): a
@@ -17,4 +18,29 @@ export function startTiming(
   return noted && restoring
     ? { startedAt: noted.at, restarts: noted.restarts + 1, retries }
     : { startedAt: clock.now(), restarts: 0, retries };
+}
+
+/** The timing a run noted as it started a step (`noteStepStarts`), as the step reads it. */
+export function notedTiming(noted: StepStart): StepTiming {
+  return { startedAt: noted.at, restarts: noted.restarts, retries: noted.retries ?? 0 };
+}
+
+/**
+ * The run machine's `noteStepStarts` action, the clock's side of it: the run's context with
+ * the start of each of `steps` noted, in the very transition that starts them (a model call,
+ * an approval or guardrail check, the turn's tool calls), so no event of its own notes it (a
+ * `STEP_STARTED` is sent only by a step restarted on restore, see `SessionHost.stepStarted`).
+ */
+export function withStepsStarted(
+  context: RunMachineContext,
+  steps: readonly number[],
+  clock: Pick<Clock, 'now'>,
+): Pick<RunMachineContext, 'stepStarts'> {
+  let noted: Pick<RunMachineContext, 'stepStarts'> = context;
+  for (const step of steps) {
+    const timing = startTiming(noted.stepStarts?.[step], false, clock);
+    const { startedAt: at, restarts, retries } = timing;
+    noted = withStepStart(noted, { step, at, restarts, retries });
+  }
+  return noted;
 }
