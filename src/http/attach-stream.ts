@@ -1,9 +1,9 @@
 import type { Agent } from '../agent/agent.js';
-import type { RunStreamEvent } from '../agent/run-stream.js';
 import type { SessionKey, SessionStore } from '../persistence/session-store.js';
 import type { AttachEvent } from '../runs/attach-events.js';
-import { httpErrorOf } from './http-error.js';
-import { UiChunkTranslator, type RunEnding } from './ui-chunk-translator.js';
+import { httpErrorOf, type HttpError } from './http-error.js';
+import { endingOf, runStreamEventOf } from './attach-run-events.js';
+import { UiChunkTranslator } from './ui-chunk-translator.js';
 import { sseFrame } from './sse-run-stream.js';
 import { UI_STREAM_HEADERS } from './ui-message-stream.js';
 
@@ -25,103 +25,77 @@ export async function attachStreamResponse(
   const events = agent.attach(sessionId, { userId, store, ...(after ? { after } : {}) });
   const view = await agent.runtimeFor(store).getSession(key);
   if (view.runStatus?.status !== 'running') return new Response(null, { status: 204 });
-  const reader = events[Symbol.asyncIterator]();
   const translator = new UiChunkTranslator();
+  const body = attachedEventBody(events, {
+    translate: (event) =>
+      event.type === 'run_ended'
+        ? translator.finish({ result: endingOf(event) })
+        : translator.translate(runStreamEventOf(event)),
+    failed: (error) => translator.failed(error),
+    ids: true,
+    done: '[DONE]',
+  });
+  return new Response(body, { status: 200, headers: UI_STREAM_HEADERS });
+}
+
+/** How an attached run's events become the frames of one wire protocol. */
+export interface AttachedFrames<F> {
+  /** The frames that open the stream, before the first event's. */
+  opening?: F[];
+  /** The frames of one event; `run_ended`'s are the last ones. */
+  translate(event: AttachEvent): F[] | Promise<F[]>;
+  /** The frames that end the stream after it failed (the typed error's code and message). */
+  failed(error: HttpError): F[];
+  /** Whether each event's last frame carries the event's id (an SSE `id:` line). */
+  ids: boolean;
+  /** A last frame after the run's end (e.g. `[DONE]`). */
+  done?: string;
+}
+
+/**
+ * The body of a Server-Sent Events response following an attached run (`agent.attach`): the
+ * frames of each event until `run_ended`; a failure ends it with the `failed` frames. A client
+ * that goes away stops the attach, never the run.
+ */
+export function attachedEventBody<F extends object>(
+  events: AsyncIterable<AttachEvent>,
+  frames: AttachedFrames<F>,
+): ReadableStream<Uint8Array> {
+  const reader = events[Symbol.asyncIterator]();
+  let pending = frames.opening ?? [];
   let ended = false;
-  const body = new ReadableStream<Uint8Array>({
+  return new ReadableStream<Uint8Array>({
+    // Each pull enqueues at least one frame (a pull that enqueues nothing is not called again).
     async pull(controller) {
       try {
+        if (pending.length) {
+          for (const frame of pending) controller.enqueue(sseFrame(frame));
+          pending = [];
+          return;
+        }
         for (;;) {
           const next = await reader.next();
           if (next.done) throw new Error('The run stream ended without its end');
           const event = next.value;
-          const chunks =
-            event.type === 'run_ended'
-              ? translator.finish({ result: endingOf(event) })
-              : translator.translate(runStreamEventOf(event));
-          chunks.forEach((chunk, i) =>
-            controller.enqueue(sseFrame(chunk, i === chunks.length - 1 ? event.id : undefined)),
-          );
+          const out = await frames.translate(event);
+          out.forEach((frame, i) => {
+            const id = frames.ids && i === out.length - 1 ? event.id : undefined;
+            controller.enqueue(sseFrame(frame, id));
+          });
           if (event.type === 'run_ended') break;
-          if (chunks.length) return;
+          if (out.length) return;
         }
       } catch (error) {
-        for (const chunk of translator.failed(httpErrorOf(error, 'The run failed'))) {
-          controller.enqueue(sseFrame(chunk));
+        for (const frame of frames.failed(httpErrorOf(error, 'The run failed'))) {
+          controller.enqueue(sseFrame(frame));
         }
       }
       ended = true;
-      controller.enqueue(sseFrame('[DONE]'));
+      if (frames.done !== undefined) controller.enqueue(sseFrame(frames.done));
       controller.close();
     },
     async cancel() {
       if (!ended) await reader.return?.();
     },
   });
-  return new Response(body, { status: 200, headers: UI_STREAM_HEADERS });
-}
-
-/** An attach event as the run stream event the UI chunk translator reads. */
-function runStreamEventOf(
-  event: Exclude<AttachEvent, { type: 'run_ended' }>,
-): RunStreamEvent<unknown> {
-  const { runId } = event;
-  switch (event.type) {
-    case 'step_started':
-      return { type: 'state_entered', runId, state: 'modelCall' };
-    case 'text':
-      return { type: 'text_delta', runId, delta: event.text };
-    case 'tool_call':
-      return {
-        type: 'tool_call_started',
-        runId,
-        callId: event.callId,
-        name: event.name,
-        arguments: event.arguments,
-      };
-    case 'tool_result':
-      return {
-        type: 'tool_call_finished',
-        runId,
-        callId: event.callId,
-        name: '',
-        output: event.output,
-        isError: event.isError,
-      };
-    case 'approval_requested':
-      return {
-        type: 'approval_requested',
-        runId,
-        interruption: {
-          callId: event.callId,
-          toolName: event.name,
-          arguments: event.arguments,
-          agent: '',
-        },
-      };
-  }
-}
-
-/** How the message ends for a run that ended or paused. */
-function endingOf(event: Extract<AttachEvent, { type: 'run_ended' }>): RunEnding {
-  switch (event.status) {
-    case 'awaitingApproval':
-      return { interrupted: true, interruptionReason: 'approval' };
-    case 'interrupted':
-      return { interrupted: true, interruptionReason: event.interruption, error: event.error };
-    case 'cancelled':
-      return {
-        interrupted: false,
-        error: { code: 'RUN_CANCELLED', message: 'The run was cancelled' },
-      };
-    case 'crashed':
-      return {
-        interrupted: false,
-        error: { code: 'RUN_CRASHED', message: 'The run stopped with its process' },
-      };
-    case 'completed':
-    case 'failed':
-    case 'running':
-      return { interrupted: false, error: event.error };
-  }
 }
