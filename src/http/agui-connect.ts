@@ -1,0 +1,79 @@
+import type { Agent } from '../agent/agent.js';
+import { pendingApproval } from '../machines/call-approvals.js';
+import type { SessionKey, SessionStore } from '../persistence/session-store.js';
+import { interruptionOf } from '../runs/call-fingerprint.js';
+import type { Interruption } from '../runs/run-state.js';
+import type { RunStatus } from '../runs/run-status.js';
+import type { SessionView } from '../runs/session-view.js';
+import { AGUI_STREAM_HEADERS } from './agui-event-stream.js';
+import { AguiEventTranslator, type AguiRunEnding } from './agui-event-translator.js';
+import { aguiMessagesOf } from './agui-messages.js';
+import { attachedEventBody } from './attach-stream.js';
+import { endingOf, runStreamEventOf } from './attach-run-events.js';
+import { sseFrame } from './sse-run-stream.js';
+
+/** The statuses of a run that stands still and waits for the app: its end says why. */
+const PAUSED: ReadonlySet<RunStatus> = new Set(['awaitingApproval', 'interrupted', 'crashed']);
+
+/**
+ * `POST {basePath}/agui/connect`, AG-UI's `connect` (an agent's `connectAgent()`, e.g. after a
+ * reload): the thread's state as AG-UI events. `RUN_STARTED`, then a `MESSAGES_SNAPSHOT` (the
+ * client's messages are replaced, so a client that had part of the run adds nothing twice);
+ * with a run in progress the snapshot ends at the run's input, and the run follows from its
+ * start through `agent.attach` (its journaled steps, then live) to its `RUN_FINISHED` or
+ * `RUN_ERROR`, as its own stream ends; the model is not called again. No run in progress: the
+ * whole history, then the last run's end: `RUN_FINISHED` (an interrupt outcome for calls
+ * waiting for approval), `RUN_ERROR` for a run paused otherwise or crashed. Message ids of the
+ * run start with its run id. Another user's thread is 404, as a missing one.
+ */
+export async function aguiConnectResponse(
+  agent: Agent<unknown>,
+  store: SessionStore,
+  key: SessionKey,
+  clientRunId: string,
+): Promise<Response> {
+  const { sessionId, userId } = key;
+  const runtime = agent.runtimeFor(store);
+  const view = await runtime.getSession(key);
+  const status = view.runStatus;
+  const runId = status?.runId ?? clientRunId;
+  const translator = new AguiEventTranslator(sessionId, runId);
+  const run = view.run?.context;
+  if (status?.status === 'running' && run) {
+    const before = await store.readHistory(
+      key,
+      view.historyFrom,
+      run.historyStart + run.inputCount,
+    );
+    const events = agent.attach(sessionId, { userId, store });
+    const body = attachedEventBody(events, {
+      opening: translator.start(runId, aguiMessagesOf(before, view.historyFrom)),
+      translate: async (event) => {
+        if (event.type !== 'run_ended') return translator.translate(runStreamEventOf(event));
+        const paused = event.status === 'awaitingApproval';
+        const interruptions = paused ? waitingCalls(await runtime.getSession(key)) : [];
+        return translator.end({ ...endingOf(event), id: event.runId, interruptions });
+      },
+      failed: (error) => translator.failed(error),
+      ids: false,
+    });
+    return new Response(body, { status: 200, headers: AGUI_STREAM_HEADERS });
+  }
+  const items = await store.readHistory(key, view.historyFrom, view.historyLength);
+  const ending: AguiRunEnding =
+    status && PAUSED.has(status.status)
+      ? { ...endingOf(status), id: runId, interruptions: waitingCalls(view) }
+      : { id: runId, interrupted: false, interruptions: [] };
+  const frames = [
+    ...translator.start(runId, aguiMessagesOf(items, view.historyFrom)),
+    ...translator.end(ending),
+  ];
+  const body = new Blob(frames.map((frame) => sseFrame(frame)));
+  return new Response(body.stream(), { status: 200, headers: AGUI_STREAM_HEADERS });
+}
+
+/** The calls of the session's run that wait for an approval. */
+function waitingCalls(view: SessionView): Interruption[] {
+  const run = view.run?.context;
+  return run ? run.calls.filter(pendingApproval).map((call) => interruptionOf(call, run)) : [];
+}
