@@ -8,9 +8,8 @@ import type { SessionView } from '../runs/session-view.js';
 import { AGUI_STREAM_HEADERS } from './agui-event-stream.js';
 import { AguiEventTranslator, type AguiRunEnding } from './agui-event-translator.js';
 import { aguiMessagesOf } from './agui-messages.js';
-import { attachedEventBody } from './attach-stream.js';
 import { endingOf, runStreamEventOf } from './attach-run-events.js';
-import { sseFrame } from './sse-run-stream.js';
+import { sseEventBody, sseFrame } from './sse-run-stream.js';
 
 /** The statuses of a run that stands still and waits for the app: its end says why. */
 const PAUSED: ReadonlySet<RunStatus> = new Set(['awaitingApproval', 'interrupted', 'crashed']);
@@ -46,7 +45,7 @@ export async function aguiConnectResponse(
       run.historyStart + run.inputCount,
     );
     const events = agent.attach(sessionId, { userId, store });
-    const body = attachedEventBody(events, {
+    const body = sseEventBody(events[Symbol.asyncIterator](), {
       opening: translator.start(runId, aguiMessagesOf(before, view.historyFrom)),
       translate: async (event) => {
         if (event.type !== 'run_ended') return translator.translate(runStreamEventOf(event));
@@ -54,8 +53,8 @@ export async function aguiConnectResponse(
         const interruptions = paused ? waitingCalls(await runtime.getSession(key)) : [];
         return translator.end({ ...endingOf(event), id: event.runId, interruptions });
       },
+      isLast: (event) => event.type === 'run_ended',
       failed: (error) => translator.failed(error),
-      ids: false,
     });
     return new Response(body, { status: 200, headers: AGUI_STREAM_HEADERS });
   }
