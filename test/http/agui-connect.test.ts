@@ -8,7 +8,10 @@ import {
   type Message,
   type RunAgentInput,
 } from '@ag-ui/client';
-import { EventSchema } from '@ag-ui/core/schemas';
+import { EventSchema, MessageSchema } from '@ag-ui/core/schemas';
+import type { Item } from '../../src/index.js';
+import { ScriptedModel } from '../../src/testing.js';
+import { aguiMessagesOf } from '../../src/http/agui-messages.js';
 import { startChatServer, type ChatServer } from '../helpers/chat-server.js';
 import { GatedModel } from '../helpers/gated-model.js';
 import { deferred } from '../helpers/session-fixtures.js';
@@ -184,6 +187,41 @@ describe('POST /agui/connect (AG-UI connect) with a run in progress', () => {
   });
 });
 
+describe('POST /agui/connect and a run cancelled while a client follows it', () => {
+  it('the connected client ends as the run’s own one: RUN_FINISHED with the cancelled outcome', async () => {
+    const gate = deferred();
+    const entered = deferred();
+    chat = await startChatServer(
+      new ScriptedModel(async () => {
+        entered.resolve();
+        await gate.promise;
+        return { text: 'too late' };
+      }),
+    );
+    const a = client('alice', 't6');
+    a.addMessage({ id: 'u1', role: 'user', content: 'slow' });
+    const running = drive(a, 'run');
+    await entered.promise;
+    const b = client('alice', 't6');
+    const snapshot = deferred();
+    const connected = drive(b, 'connect', (event) => {
+      if (event.type === EventType.MESSAGES_SNAPSHOT) snapshot.resolve();
+    });
+    await snapshot.promise;
+    const cancelled = await chat.as('alice', '/api/sessions/t6/cancel', { method: 'POST' });
+    expect(await cancelled.json()).toEqual({ cancelled: true });
+    gate.resolve();
+    const [first, second] = await Promise.all([running, connected]);
+    expect(first.events.at(-1)).toMatchObject({ outcome: { type: 'cancelled' } });
+    expect(second.events.at(-1)).toMatchObject({ outcome: { type: 'cancelled' } });
+    // What the model said before the cancel took hold may show, on either client; no more.
+    const said = (m: Message) => m.role === 'assistant' && m.content === 'too late';
+    expect(b.messages.map(shape)[0]).toEqual({ role: 'user', content: 'slow' });
+    expect(b.messages.slice(1).every(said)).toBe(true);
+    expect(a.messages.slice(1).every(said)).toBe(true);
+  });
+});
+
 describe('POST /agui/connect with no run in progress', () => {
   it('answers the thread as a snapshot and RUN_FINISHED; the client keeps the same messages', async () => {
     chat = await startChatServer();
@@ -252,5 +290,39 @@ describe('POST /agui/connect refusals', () => {
     expect(after?.version).toBe(before?.version);
     expect(await chat.temp.store.readHistory(key)).toEqual(history);
     expect(chat.model.callCount).toBe(1);
+  });
+});
+
+describe('the snapshot of a thread (aguiMessagesOf)', () => {
+  it("gives AG-UI messages by AG-UI's own schema: texts, calls under their text, results, a failed one's error", () => {
+    const items: Item[] = [
+      { type: 'message', role: 'system', content: 'be brief' },
+      { type: 'message', role: 'user', content: 'look it up' },
+      { type: 'message', role: 'assistant', content: 'Looking.' },
+      { type: 'tool_call', callId: 'c1', name: 'find', arguments: '{"q":"x"}' },
+      { type: 'tool_call', callId: 'c2', name: 'find', arguments: '{"q":"y"}' },
+      { type: 'tool_result', callId: 'c1', name: 'find', output: 'found' },
+      { type: 'tool_result', callId: 'c2', name: 'find', output: 'boom', isError: true },
+      { type: 'tool_call', callId: 'c3', name: 'find', arguments: '{}' },
+    ];
+    const messages = aguiMessagesOf(items, 10);
+    for (const m of messages) expect(MessageSchema.safeParse(m).error).toBeUndefined();
+    const call = (id: string, args: string) => ({
+      id,
+      type: 'function',
+      function: { name: 'find', arguments: args },
+    });
+    expect(messages).toEqual([
+      { id: 'item-11', role: 'user', content: 'look it up' },
+      {
+        id: 'item-12',
+        role: 'assistant',
+        content: 'Looking.',
+        toolCalls: [call('c1', '{"q":"x"}'), call('c2', '{"q":"y"}')],
+      },
+      { id: 'item-15', role: 'tool', toolCallId: 'c1', content: 'found' },
+      { id: 'item-16', role: 'tool', toolCallId: 'c2', content: 'boom', error: 'boom' },
+      { id: 'item-17', role: 'assistant', toolCalls: [call('c3', '{}')] },
+    ]);
   });
 });
