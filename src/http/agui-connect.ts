@@ -1,10 +1,9 @@
 import type { Agent } from '../agent/agent.js';
-import { pendingApproval } from '../machines/call-approvals.js';
 import type { SessionKey, SessionStore } from '../persistence/session-store.js';
-import { interruptionOf } from '../runs/call-fingerprint.js';
-import type { Interruption } from '../runs/run-state.js';
 import type { RunStatus } from '../runs/run-status.js';
-import type { SessionView } from '../runs/session-view.js';
+import type { RunNode } from '../runs/run-tree.js';
+import { storedRun } from '../runs/stored-run.js';
+import { waitingInterruptions } from '../runs/waiting-interruptions.js';
 import { AGUI_STREAM_HEADERS } from './agui-event-stream.js';
 import { AguiEventTranslator, type AguiRunEnding } from './agui-event-translator.js';
 import { aguiMessagesOf } from './agui-messages.js';
@@ -50,7 +49,7 @@ export async function aguiConnectResponse(
       translate: async (event) => {
         if (event.type !== 'run_ended') return translator.translate(runStreamEventOf(event));
         const paused = event.status === 'awaitingApproval';
-        const interruptions = paused ? waitingCalls(await runtime.getSession(key)) : [];
+        const interruptions = paused ? await waitingCalls(store, key) : [];
         return translator.end({ ...endingOf(event), id: event.runId, interruptions });
       },
       isLast: (event) => event.type === 'run_ended',
@@ -61,7 +60,7 @@ export async function aguiConnectResponse(
   const items = await store.readHistory(key, view.historyFrom, view.historyLength);
   const ending: AguiRunEnding =
     status && PAUSED.has(status.status)
-      ? { ...endingOf(status), id: runId, interruptions: waitingCalls(view) }
+      ? { ...endingOf(status), id: runId, interruptions: await waitingCalls(store, key) }
       : { id: runId, interrupted: false, interruptions: [] };
   const frames = [
     ...translator.start(runId, aguiMessagesOf(items, view.historyFrom)),
@@ -71,8 +70,8 @@ export async function aguiConnectResponse(
   return new Response(body.stream(), { status: 200, headers: AGUI_STREAM_HEADERS });
 }
 
-/** The calls of the session's run that wait for an approval. */
-function waitingCalls(view: SessionView): Interruption[] {
-  const run = view.run?.context;
-  return run ? run.calls.filter(pendingApproval).map((call) => interruptionOf(call, run)) : [];
+/** The calls the session's stored run tree waits on for approval (sub-agent runs' included). */
+async function waitingCalls(store: SessionStore, key: SessionKey) {
+  const root = storedRun<RunNode>((await store.load(key)).snapshot);
+  return root?.status === 'active' ? waitingInterruptions(root) : [];
 }
