@@ -37,7 +37,8 @@ const APPROVAL_SCHEMA: Record<string, unknown> = {
  * interrupt per call waiting for approval, `cancelled`) or `RUN_ERROR`. Message ids start with
  * `messagePrefix` (the request's own run id), so they differ from run to run of a thread.
  * `decided` are the calls this request decides: the client has their calls, and a rejected
- * one's result is marked `denied`.
+ * one's result is marked `denied`. A reconnect (`POST /agui/connect`) opens with `start` (the
+ * thread's messages) and ends with `end` (a run ending read from the store, not a `RunResult`).
  */
 export class AguiEventTranslator implements RunEventTranslator<AguiEvent> {
   private runId: string | undefined;
