@@ -9,7 +9,7 @@ import {
   type RunAgentInput,
 } from '@ag-ui/client';
 import { EventSchema, MessageSchema } from '@ag-ui/core/schemas';
-import type { Item } from '../../src/index.js';
+import { ModelError, type Item } from '../../src/index.js';
 import { ScriptedModel } from '../../src/testing.js';
 import { aguiMessagesOf } from '../../src/http/agui-messages.js';
 import { startChatServer, type ChatServer } from '../helpers/chat-server.js';
@@ -178,7 +178,11 @@ describe('POST /agui/connect (AG-UI connect) with a run in progress', () => {
     await cut;
     const partial = a.messages.length;
     expect(partial).toBe(3);
-    const connected = drive(a, 'connect');
+    const replayed = deferred();
+    const connected = drive(a, 'connect', (event) => {
+      if (event.type === EventType.TOOL_CALL_RESULT) replayed.resolve();
+    });
+    await replayed.promise;
     model.open();
     await connected;
     expect(model.callCount).toBe(2);
@@ -253,6 +257,32 @@ describe('POST /agui/connect with no run in progress', () => {
     });
     expect(resumed.result).toBe('Pay said: paid 5');
     expect(b.messages.at(-1)).toMatchObject({ role: 'assistant', content: 'Pay said: paid 5' });
+  });
+});
+
+describe('POST /agui/connect after a run paused by a failed model call', () => {
+  it('answers the thread, then RUN_ERROR with the typed error, as the run’s own stream ended', async () => {
+    chat = await startChatServer(
+      new ScriptedModel([{ error: new ModelError('upstream 500', { status: 500 }) }]),
+    );
+    const a = client('alice', 't7');
+    a.addMessage({ id: 'u1', role: 'user', content: 'hi' });
+    const first = await drive(a, 'run');
+    expect(first.events.at(-1)).toMatchObject({ type: 'RUN_ERROR', code: 'MODEL_ERROR' });
+    const res = await post('alice', input('t7'));
+    const frames = (await res.text()).split('\n\n').filter(Boolean);
+    const events = frames.map((f) => EventSchema.parse(JSON.parse(f.slice('data: '.length))));
+    expect(events.map((e) => e.type)).toEqual(['RUN_STARTED', 'MESSAGES_SNAPSHOT', 'RUN_ERROR']);
+    expect(events[2]).toEqual({
+      type: 'RUN_ERROR',
+      code: 'MODEL_ERROR',
+      message: 'upstream 500',
+    });
+    // AG-UI's client ends a connect with RUN_ERROR as it ends a run with it: it resolves.
+    const c = client('alice', 't7');
+    const connected = await drive(c, 'connect');
+    expect(connected.types).toEqual(['RUN_STARTED', 'MESSAGES_SNAPSHOT', 'RUN_ERROR']);
+    expect(c.messages.map(shape)).toEqual([{ role: 'user', content: 'hi' }]);
   });
 });
 
