@@ -4,6 +4,7 @@ import type { RunStatus } from '../runs/run-status.js';
 import type { RunNode } from '../runs/run-tree.js';
 import { storedRun } from '../runs/stored-run.js';
 import { waitingInterruptions } from '../runs/waiting-interruptions.js';
+import { cacheKey } from '../session-host/session-cache.js';
 import { AGUI_STREAM_HEADERS } from './agui-event-stream.js';
 import { AguiEventTranslator, type AguiRunEnding } from './agui-event-translator.js';
 import { aguiMessagesOf } from './agui-messages.js';
@@ -37,7 +38,9 @@ export async function aguiConnectResponse(
   const runId = status?.runId ?? clientRunId;
   const translator = new AguiEventTranslator(sessionId, runId);
   const run = view.run?.context;
-  if (status?.status === 'running' && run) {
+  // In progress: steps execute, or this process executes the run (also between two steps).
+  const live = agent.liveRunsFor(store).has(cacheKey(key));
+  if ((status?.status === 'running' || live) && run) {
     const before = await store.readHistory(
       key,
       view.historyFrom,
