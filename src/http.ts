@@ -10,4 +10,4 @@ export { toNodeListener } from './http/node-listener.js';
 export { HttpError, type HttpErrorStatus } from './http/http-error.js';
 export type { UiMessageChunk } from './http/ui-message-chunk.js';
 export type { UiMessage, UiPart } from './http/ui-history.js';
-export type { AguiEvent, AguiInterrupt } from './http/agui-event.js';
+export type { AguiEvent, AguiInterrupt, AguiMessage } from './http/agui-event.js';

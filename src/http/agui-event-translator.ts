@@ -1,10 +1,22 @@
 import type { RunStreamEvent } from '../agent/run-stream.js';
 import type { Interruption } from '../runs/run-state.js';
-import type { RunResult } from '../session-host/run-result.js';
-import type { AguiEvent, AguiInterrupt } from './agui-event.js';
+import type { AguiEvent, AguiInterrupt, AguiMessage } from './agui-event.js';
 import type { HttpError } from './http-error.js';
 import { RunParts, type RunPart } from './run-parts.js';
 import type { RunEventTranslator } from './sse-run-stream.js';
+import type { RunEnding } from './ui-chunk-translator.js';
+
+/**
+ * How a run ended or paused, as its last AG-UI event shows it: a `RunResult`, or what an
+ * attached reader knows of the run (its output unknown).
+ */
+export interface AguiRunEnding extends RunEnding {
+  /** The run's id. */
+  id: string;
+  output?: unknown;
+  /** The calls waiting for approval, when it paused for them. */
+  interruptions: readonly Interruption[];
+}
 
 /** The answer an approval interrupt asks for: `{ approved, message? }`. */
 const APPROVAL_SCHEMA: Record<string, unknown> = {
@@ -25,7 +37,8 @@ const APPROVAL_SCHEMA: Record<string, unknown> = {
  * interrupt per call waiting for approval, `cancelled`) or `RUN_ERROR`. Message ids start with
  * `messagePrefix` (the request's own run id), so they differ from run to run of a thread.
  * `decided` are the calls this request decides: the client has their calls, and a rejected
- * one's result is marked `denied`.
+ * one's result is marked `denied`. A reconnect (`POST /agui/connect`) opens with `start` (the
+ * thread's messages) and ends with `end` (a run ending read from the store, not a `RunResult`).
  */
 export class AguiEventTranslator implements RunEventTranslator<AguiEvent> {
   private runId: string | undefined;
@@ -42,24 +55,42 @@ export class AguiEventTranslator implements RunEventTranslator<AguiEvent> {
 
   /** The events of one event (`RUN_STARTED` before the first, `RUN_FINISHED` after the last). */
   translate(event: RunStreamEvent<unknown>): AguiEvent[] {
-    const out = this.begin(event.type === 'run_finished' ? event.result.id : event.runId);
-    if (event.type === 'run_finished') {
-      out.push(...this.close(), this.finished(event.result));
-      return out;
-    }
+    if (event.type === 'run_finished') return this.end(event.result);
+    const out = this.begin(event.runId);
     for (const part of this.parts.read(event)) out.push(...this.eventsOf(part));
+    return out;
+  }
+
+  /**
+   * The events that open a reconnect's stream: `RUN_STARTED` of `runId`, then a
+   * `MESSAGES_SNAPSHOT` of the thread's messages before what the run's events will add.
+   */
+  start(runId: string, messages: AguiMessage[]): AguiEvent[] {
+    return [...this.begin(runId), { type: 'MESSAGES_SNAPSHOT', messages }];
+  }
+
+  /** The events that end the run: what is open closes, then `RUN_FINISHED` or `RUN_ERROR`. */
+  end(ending: AguiRunEnding): AguiEvent[] {
+    const out = [...this.begin(ending.id), ...this.close()];
+    if (!ending.interrupted && ending.error) {
+      out.push(...this.ended(ending.error));
+    } else {
+      out.push(this.finished(ending));
+    }
     return out;
   }
 
   /** The events that end the stream after it failed: a cancel is `cancelled`, else `RUN_ERROR`. */
   failed(error: HttpError): AguiEvent[] {
-    const out = [...this.close()];
+    return [...this.close(), ...this.ended(error)];
+  }
+
+  /** A run that ended without an answer: cancelled, else `RUN_ERROR` with its code. */
+  private ended(error: { code: string; message: string }): AguiEvent[] {
     if (error.code === 'RUN_CANCELLED' && this.runId !== undefined) {
-      out.push({ ...this.ids(this.runId), type: 'RUN_FINISHED', outcome: { type: 'cancelled' } });
-    } else {
-      out.push({ type: 'RUN_ERROR', code: error.code, message: error.message });
+      return [{ ...this.ids(this.runId), type: 'RUN_FINISHED', outcome: { type: 'cancelled' } }];
     }
-    return out;
+    return [{ type: 'RUN_ERROR', code: error.code, message: error.message }];
   }
 
   private begin(runId: string): AguiEvent[] {
@@ -77,7 +108,7 @@ export class AguiEventTranslator implements RunEventTranslator<AguiEvent> {
   }
 
   /** How the run ended or paused: `RUN_FINISHED` with its outcome, or `RUN_ERROR`. */
-  private finished(result: RunResult<unknown>): AguiEvent {
+  private finished(result: AguiRunEnding): AguiEvent {
     const ids = this.ids(result.id);
     if (!result.interrupted) {
       return {

@@ -18,6 +18,7 @@ export type AguiEvent =
           };
     }
   | { type: 'RUN_ERROR'; message: string; code: string }
+  | { type: 'MESSAGES_SNAPSHOT'; messages: AguiMessage[] }
   | { type: 'STEP_STARTED'; stepName: string }
   | { type: 'STEP_FINISHED'; stepName: string }
   | { type: 'TEXT_MESSAGE_START'; messageId: string; role: 'assistant' }
@@ -51,3 +52,21 @@ export interface AguiInterrupt {
   expiresAt?: string;
   metadata: { toolName: string; agent: string };
 }
+
+/**
+ * A message of a thread as AG-UI's `Message` has it (what `MESSAGES_SNAPSHOT` carries): a user
+ * message, an assistant message with its text and tool calls, a tool call's result.
+ */
+export type AguiMessage =
+  | { id: string; role: 'user'; content: string }
+  | {
+      id: string;
+      role: 'assistant';
+      content?: string;
+      toolCalls?: {
+        id: string;
+        type: 'function';
+        function: { name: string; arguments: string };
+      }[];
+    }
+  | { id: string; role: 'tool'; toolCallId: string; content: string; error?: string };

@@ -19,6 +19,7 @@ import { UiChunkTranslator } from './ui-chunk-translator.js';
 import { aguiEventStreamResponse } from './agui-event-stream.js';
 import { AguiEventTranslator } from './agui-event-translator.js';
 import { aguiInputOf, aguiTurnOf } from './agui-requests.js';
+import { aguiConnectResponse } from './agui-connect.js';
 import { firstEvent, type OpenedRun } from './sse-run-stream.js';
 import { uiMessageStreamResponse } from './ui-message-stream.js';
 
@@ -32,11 +33,13 @@ const MAX_BODY_BYTES = 1024 * 1024;
 type Route =
   | { name: 'chat'; sessionId: undefined }
   | { name: 'agui'; sessionId: undefined }
+  | { name: 'agui-connect'; sessionId: undefined }
   | { name: 'messages' | 'approvals' | 'cancel' | 'stream'; sessionId: string };
 
 const METHODS: Record<Route['name'], readonly string[]> = {
   chat: ['POST'],
   agui: ['POST'],
+  'agui-connect': ['POST'],
   stream: ['GET'],
   messages: ['GET', 'POST'],
   approvals: ['POST'],
@@ -61,6 +64,9 @@ const METHODS: Record<Route['name'], readonly string[]> = {
  * - `POST /agui`: AG-UI's `RunAgentInput` (what its `HttpAgent` posts), `threadId` the session
  *   id: the last user message is sent, or `resume` entries answer the approval interrupts of
  *   the paused run; the run streams as AG-UI events (`AguiEvent`).
+ * - `POST /agui/connect`: AG-UI's `connect` (the same `RunAgentInput`, its `threadId` read): the
+ *   thread's messages, then its run in progress from its start and live (see
+ *   `aguiConnectResponse`).
  *
  * Who asks is `userId(request)` (none: 401): another user's session is not found (404), as a
  * missing one; a message to a session id that user does not have starts their own. Refusals
@@ -82,6 +88,9 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     const parts = url.pathname.slice(basePath.length + 1).split('/');
     if (parts.length === 1 && parts[0] === 'chat') return { name: 'chat', sessionId: undefined };
     if (parts.length === 1 && parts[0] === 'agui') return { name: 'agui', sessionId: undefined };
+    if (parts.length === 2 && parts[0] === 'agui' && parts[1] === 'connect') {
+      return { name: 'agui-connect', sessionId: undefined };
+    }
     if (parts.length !== 3) return undefined;
     const action = parts[0] === 'chat' && parts[2] === 'stream' ? 'stream' : parts[2];
     if (action !== 'stream' && parts[0] !== 'sessions') return undefined;
@@ -181,6 +190,10 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       }
       const body = await readJson(request);
       if (route.name === 'agui') return await aguiStream(userId, body);
+      if (route.name === 'agui-connect') {
+        const { threadId, runId } = aguiInputOf(body);
+        return await aguiConnectResponse(agent, store, { sessionId: threadId, userId }, runId);
+      }
       if (route.name === 'chat') {
         const { id } = parseBody(SessionIdBodySchema, body);
         return await stream({ sessionId: id, userId }, chatTurnOf(body));

@@ -46,32 +46,87 @@ export function sseRunResponse<F extends object>(
   headers: Readonly<Record<string, string>>,
   done?: string,
 ): Response {
-  let pending: RunStreamEvent<unknown> | undefined = opened.first;
-  const body = new ReadableStream<Uint8Array>({
+  const body = sseEventBody(withFirst(opened.first, opened.rest), {
+    translate: (event) => translator.translate(event),
+    isLast: (event) => event.type === 'run_finished',
+    failed: (error) => translator.failed(error),
+    ...(done === undefined ? {} : { done }),
+  });
+  return new Response(body, { status: 200, headers });
+}
+
+/** How a stream's events become the frames of one wire protocol (`sseEventBody`). */
+export interface SseFrames<E, F> {
+  /** The frames that open the stream, before the first event's. */
+  opening?: F[];
+  /** The frames of one event. */
+  translate(event: E): F[] | Promise<F[]>;
+  /** Whether the event is the run's end, the stream's last. */
+  isLast(event: E): boolean;
+  /** The frames that end the stream after it failed (the typed error's code and message). */
+  failed(error: HttpError): F[];
+  /** The id of an event, sent (an SSE `id:` line) with its last frame. */
+  idOf?(event: E): string;
+  /** A frame after the run's end (e.g. `[DONE]`). */
+  done?: string;
+}
+
+/**
+ * The body of a Server-Sent Events response: the opening frames, then the frames of each event
+ * until the last one, then `done`; a failure (also events ending before the last) ends it with
+ * the `failed` frames. A client that goes away stops reading the events.
+ */
+export function sseEventBody<E, F extends object>(
+  events: AsyncIterator<E>,
+  frames: SseFrames<E, F>,
+): ReadableStream<Uint8Array> {
+  let opening = frames.opening ?? [];
+  let ended = false;
+  return new ReadableStream<Uint8Array>({
     // Each pull enqueues at least one frame (a pull that enqueues nothing is not called again).
     async pull(controller) {
       try {
+        if (opening.length) {
+          for (const frame of opening) controller.enqueue(sseFrame(frame));
+          opening = [];
+          return;
+        }
         for (;;) {
-          const next = pending ? undefined : await opened.rest.next();
-          const event = pending ?? (next?.done ? undefined : next?.value);
-          pending = undefined;
-          if (event === undefined) throw new Error('The run stream ended without its result');
-          const frames = translator.translate(event);
-          for (const frame of frames) controller.enqueue(sseFrame(frame));
-          if (event.type === 'run_finished') break;
-          if (frames.length) return;
+          const next = await events.next();
+          if (next.done) throw new Error('The run stream ended before the run did');
+          const event = next.value;
+          const out = await frames.translate(event);
+          out.forEach((frame, i) => {
+            const id = i === out.length - 1 ? frames.idOf?.(event) : undefined;
+            controller.enqueue(sseFrame(frame, id));
+          });
+          if (frames.isLast(event)) break;
+          if (out.length) return;
         }
       } catch (error) {
-        for (const frame of translator.failed(httpErrorOf(error, 'The run failed'))) {
+        for (const frame of frames.failed(httpErrorOf(error, 'The run failed'))) {
           controller.enqueue(sseFrame(frame));
         }
       }
-      if (done !== undefined) controller.enqueue(sseFrame(done));
+      ended = true;
+      if (frames.done !== undefined) controller.enqueue(sseFrame(frames.done));
       controller.close();
     },
     async cancel() {
-      await opened.rest.return?.();
+      if (!ended) await events.return?.();
     },
   });
-  return new Response(body, { status: 200, headers });
+}
+
+/** `rest` after `first`; its end ends `rest`. */
+function withFirst<T>(first: T, rest: AsyncIterator<T>): AsyncIterator<T> {
+  let read = false;
+  return {
+    next: async () => {
+      if (read) return rest.next();
+      read = true;
+      return { done: false, value: first };
+    },
+    return: async () => (await rest.return?.()) ?? { done: true, value: undefined },
+  };
 }

@@ -8,8 +8,8 @@ import type { InterruptionReason } from '../machines/run-types.js';
 import type { RunUsage } from '../machines/run-usage.js';
 import type { SubRunSummary } from '../machines/sub-run-types.js';
 import { pausedRuns, runState } from '../runs/run-tree.js';
-import { interruptionOf } from '../runs/call-fingerprint.js';
 import { callsInDoubt, type InDoubtCall } from '../runs/calls-in-doubt.js';
+import { waitingInterruptions } from '../runs/waiting-interruptions.js';
 import type { Clock } from '../core/clock.js';
 import { RunState, runStateData, type Interruption } from '../runs/run-state.js';
 import type { SessionHost } from './session-host.js';
@@ -83,11 +83,7 @@ export function readRunResult<T>(
       status: 'interrupted' as const,
       interruptionReason: waiting.length ? ('approval' as const) : stopped?.interruption,
       error: stopped?.error ?? ctx.error,
-      interruptions: waiting.flatMap((r) =>
-        r
-          .context!.calls.filter((c) => c.needsApproval && c.decision === undefined)
-          .map((c) => interruptionOf(c, r.context!)),
-      ),
+      interruptions: waitingInterruptions(run),
       structured: ctx.structured,
     };
   } else {

@@ -296,6 +296,7 @@ export const HTTP_TYPES = [
   'UiPart',
   'AguiEvent',
   'AguiInterrupt',
+  'AguiMessage',
 ].sort();
 
 /** The `agentstate/store` export: for store implementers, with the contract test suite. */
