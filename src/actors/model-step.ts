@@ -72,6 +72,8 @@ async function callModel(
   let said = '';
   try {
     for await (const event of agent.model.stream(request, { signal })) {
+      // A model that goes on after its run was cancelled is not heard: nothing more streams.
+      signal.throwIfAborted();
       if (event.type === 'text_delta') {
         said += event.delta;
         progress({ type: 'text_delta', runId, delta: event.delta, ...tag });
