@@ -67,6 +67,34 @@ export function messageContract(tests: ContractTests, { name, open }: StoreContr
       equal(await store.queuedMessages(alice), []);
     });
 
+    storeTest(
+      tests,
+      open,
+      'lists the sessions of one owner whose inbox holds a message',
+      async (h) => {
+        const store = inboxOf(h.store);
+        equal(await store.queuedSessions({ userId: 'alice' }), []);
+        const t = { sessionId: 't', userId: 'alice' };
+        const odd = { sessionId: 'a!b c', userId: 'alice' };
+        await store.queueMessage({ ...message('t1'), key: t });
+        await store.queueMessage(message('s1'));
+        await store.queueMessage(message('s2'));
+        const last = await store.queueMessage({ ...message('t2'), key: t });
+        await store.queueMessage({ ...message('odd'), key: odd });
+        await store.queueMessage({ ...message('bob'), key: bob });
+        await store.queueMessage({ ...message('anon'), key: { sessionId: 'x' } });
+        equal(await store.queuedSessions({ userId: 'alice' }), [odd, alice, t]);
+        equal(await store.queuedSessions({ userId: 'alice', limit: 2 }), [odd, alice]);
+        equal(await store.queuedSessions({ userId: 'bob' }), [bob]);
+        equal(await store.queuedSessions({}), [{ sessionId: 'x', userId: undefined }]);
+        await rejects(store.queuedSessions({ userId: 'alice', limit: 0 }), TypeError);
+        const [t1] = await store.queuedMessages(t);
+        await store.dropQueuedMessage(t, t1!.id);
+        await store.dropQueuedMessage(t, last.id);
+        equal(await store.queuedSessions({ userId: 'alice' }), [odd, alice]);
+      },
+    );
+
     storeTest(tests, open, 'bad messages are refused and purge removes the inbox', async (h) => {
       const store = inboxOf(h.store);
       await rejects(store.queueMessage({ ...message('x'), kind: 'later' as never }), TypeError);
