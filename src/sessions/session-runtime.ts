@@ -267,7 +267,10 @@ export class SessionRuntime {
    * one) whose lease expired at least `olderThan` ms ago without being released and whose
    * stored run is still in flight. Each is resumed like `continueRun()` under this runtime's
    * lease; one failing (or taken by another process first) does not stop the others. A run
-   * another agent runs is left alone (for that agent's recovery).
+   * another agent runs is left alone (for that agent's recovery). Then it answers, in order and
+   * each once, the messages queued at least `olderThan` ms ago for sessions with no run in
+   * progress (their run's process died before its end read the inbox); those runs are not
+   * listed in the result.
    */
   async recover(options: RecoverOptions): Promise<RecoveredRun[]> {
     checkRecoverOptions(options);
@@ -286,6 +289,8 @@ export class SessionRuntime {
             await this.queue.drain(key);
           }
         },
+        // Messages no run took (their session has no run in progress): answered here.
+        drainInbox: (key) => this.queue.drain(key),
       },
       options,
     );
