@@ -46,8 +46,9 @@ export interface MessageInbox {
    * The sessions of one owner (`userId`; omitted: the anonymous bucket) whose inbox holds a
    * message, by session id, `limit` at most (default 100): where recovery looks for messages
    * no run took (the process that ran the session died before its end read the inbox).
+   * Optional: without it, recovery leaves such messages to the session's next run.
    */
-  queuedSessions(query: { userId?: string | undefined; limit?: number }): Promise<SessionKey[]>;
+  queuedSessions?(query: { userId?: string | undefined; limit?: number }): Promise<SessionKey[]>;
 }
 
 /** The stored value of a queued message (its key names the session and the id). */
@@ -88,12 +89,7 @@ export function queuedLimit(
 
 /** Whether `store` keeps a message inbox. */
 export function hasMessageInbox(store: SessionStore): store is SessionStore & MessageInbox {
-  return hasMethods(store, [
-    'queueMessage',
-    'queuedMessages',
-    'dropQueuedMessage',
-    'queuedSessions',
-  ]);
+  return hasMethods(store, ['queueMessage', 'queuedMessages', 'dropQueuedMessage']);
 }
 
 /** What the runtime raises inside an action whose queued message another run took first. */

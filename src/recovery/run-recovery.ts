@@ -94,7 +94,7 @@ async function answerStranded(
   recovered: RecoveredRun[],
 ): Promise<void> {
   const { store, clock, scope } = runtime;
-  if (!hasMessageInbox(store)) return;
+  if (!hasMessageInbox(store) || typeof store.queuedSessions !== 'function') return;
   const { userId, limit, olderThan } = options;
   for (const key of await store.queuedSessions({ userId, limit })) {
     if (scope && key.sessionId !== scope.sessionId) continue;

@@ -73,7 +73,10 @@ export function messageContract(tests: ContractTests, { name, open }: StoreContr
       'lists the sessions of one owner whose inbox holds a message',
       async (h) => {
         const store = inboxOf(h.store);
-        equal(await store.queuedSessions({ userId: 'alice' }), []);
+        // Optional: a store without it leaves such messages to the session's next run.
+        if (typeof store.queuedSessions !== 'function') return;
+        const sessions = store.queuedSessions.bind(store);
+        equal(await sessions({ userId: 'alice' }), []);
         const t = { sessionId: 't', userId: 'alice' };
         const odd = { sessionId: 'a!b c', userId: 'alice' };
         await store.queueMessage({ ...message('t1'), key: t });
@@ -83,15 +86,15 @@ export function messageContract(tests: ContractTests, { name, open }: StoreContr
         await store.queueMessage({ ...message('odd'), key: odd });
         await store.queueMessage({ ...message('bob'), key: bob });
         await store.queueMessage({ ...message('anon'), key: { sessionId: 'x' } });
-        equal(await store.queuedSessions({ userId: 'alice' }), [odd, alice, t]);
-        equal(await store.queuedSessions({ userId: 'alice', limit: 2 }), [odd, alice]);
-        equal(await store.queuedSessions({ userId: 'bob' }), [bob]);
-        equal(await store.queuedSessions({}), [{ sessionId: 'x', userId: undefined }]);
-        await rejects(store.queuedSessions({ userId: 'alice', limit: 0 }), TypeError);
+        equal(await sessions({ userId: 'alice' }), [odd, alice, t]);
+        equal(await sessions({ userId: 'alice', limit: 2 }), [odd, alice]);
+        equal(await sessions({ userId: 'bob' }), [bob]);
+        equal(await sessions({}), [{ sessionId: 'x', userId: undefined }]);
+        await rejects(sessions({ userId: 'alice', limit: 0 }), TypeError);
         const [t1] = await store.queuedMessages(t);
         await store.dropQueuedMessage(t, t1!.id);
         await store.dropQueuedMessage(t, last.id);
-        equal(await store.queuedSessions({ userId: 'alice' }), [odd, alice]);
+        equal(await sessions({ userId: 'alice' }), [odd, alice]);
       },
     );
 
