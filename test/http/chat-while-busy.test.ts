@@ -72,7 +72,7 @@ describe("the chat handler follows the agent's whileBusy", () => {
 });
 
 describe('the chat handler on PostgreSQL while another process runs the session', () => {
-  it("'queue': 202 MESSAGE_QUEUED, and that process answers the message once", async () => {
+  it("'queue': 202 MESSAGE_QUEUED, and the message is answered once", async () => {
     const schema = pgt.schema('http_busy');
     // Process A (test/helpers/busy-worker.ts, agent `busy`) runs session `chat` of `u1`.
     const a = new JsonLineChild('test/helpers/busy-worker.ts', [
@@ -92,7 +92,7 @@ describe('the chat handler on PostgreSQL while another process runs the session'
     const calls: string[] = [];
     const model = new ScriptedModel((request) => {
       calls.push(lastUserText(request));
-      return { text: 'not here' };
+      return { text: `answer to ${lastUserText(request)}` };
     });
     const agent = new Agent({
       name: 'busy',
@@ -125,8 +125,9 @@ describe('the chat handler on PostgreSQL while another process runs the session'
     await until(async () => (await texts()).includes('answer to two'), 'the answer to two');
     expect(await texts()).toEqual(['hold', 'answer to hold', 'two', 'answer to two']);
     expect(await store.queuedMessages(key)).toEqual([]);
+    // A takes it as its run ends (or this process does, if its own read of the inbox after
+    // storing it met A's run already ended): one model call for it in all.
     const modelTexts = a.events.filter((e) => e.event === 'model').map((e) => e.text);
-    expect(modelTexts).toEqual(['hold', 'two']);
-    expect(calls).toEqual([]);
+    expect([...modelTexts, ...calls]).toEqual(['hold', 'two']);
   });
 });
