@@ -184,6 +184,8 @@ export class SessionRuntime {
     // One live run per session in this process: a second would restart the steps in flight.
     // A message sent meanwhile is refused, waits or cancels the run (its `whileBusy`).
     const executing = cacheKey(key);
+    // Messages queued earlier go first (then this one runs, or meets their run busy).
+    if (!this.executing.has(executing)) await this.queue.ahead(key, action);
     while (this.executing.has(executing)) {
       // 'queue' and 'steer' with a store that keeps a message inbox: stored, answered later.
       if (this.queue.queues(action)) return this.queue.queueHere(key, action);
