@@ -217,3 +217,53 @@ describe("whileBusy: 'queue' and 'steer' across a crash (LevelDB)", () => {
     }
   });
 });
+
+describe('whileBusy: a message no run took (its process died after the run ended)', () => {
+  /** A runs `one` to its end, then a message is stored with no drain after, then SIGKILL. */
+  async function stranded(args: string[]): Promise<JsonLineChild> {
+    const a = await worker(args, 'queue');
+    a.send('run', { text: 'one' });
+    await settled(a, 'one');
+    a.send('strand', { text: 'two' });
+    await a.next('stranded');
+    await a.stop(); // SIGKILL
+    return a;
+  }
+
+  it('LevelDB: recover() in a new process answers it once', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'agentstate-stranded-'));
+    cleanups.push(() => rm(folder, { recursive: true, force: true }));
+    const path = join(folder, 'db');
+    const a = await stranded(['level', path, '-', 'proc-a']);
+    const c = await worker(['level', path, '-', 'proc-c'], 'reject');
+    c.send('recover');
+    expect(await c.next('recovered', 'failed')).toEqual({ event: 'recovered', count: 0 });
+    c.send('recover'); // nothing left: a second recovery answers nothing
+    expect(await c.next('recovered', 'failed')).toEqual({ event: 'recovered', count: 0 });
+    await c.stop();
+    expect(modelTexts(a, c)).toEqual(['one', 'two']);
+    const store = await LevelSessionStore.open({ path });
+    try {
+      expect(await history(store)).toEqual(['one', 'answer to one', 'two', 'answer to two']);
+      expect(await store.queuedMessages(key)).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('PostgreSQL: two processes recovering at once answer it once', async () => {
+    const schema = pgt.schema('busy_stranded');
+    const a = await stranded(['pg', pgt.url, schema, 'proc-a']);
+    const b = await worker(['pg', pgt.url, schema, 'proc-b'], 'reject');
+    const c = await worker(['pg', pgt.url, schema, 'proc-c'], 'reject');
+    b.send('recover');
+    c.send('recover');
+    expect(await b.next('recovered', 'failed')).toEqual({ event: 'recovered', count: 0 });
+    expect(await c.next('recovered', 'failed')).toEqual({ event: 'recovered', count: 0 });
+    const store = await PostgresSessionStore.open({ connectionString: pgt.url, schema });
+    cleanups.push(() => store.close());
+    expect(await history(store)).toEqual(['one', 'answer to one', 'two', 'answer to two']);
+    expect(await store.queuedMessages(key)).toEqual([]);
+    expect(modelTexts(a, b, c)).toEqual(['one', 'two']);
+  });
+});

@@ -6,7 +6,7 @@ import { RunInProgressError } from '../src/errors/session-errors.js';
 import { RunCancelledError } from '../src/errors/run-errors.js';
 import { ScriptedModel } from '../src/models/scripted-model.js';
 import type { ModelRequest } from '../src/models/model.js';
-import { contentText } from '../src/items/item.js';
+import { contentText, toInputItems } from '../src/items/item.js';
 import type { WhileBusy } from '../src/core/busy-policy.js';
 import { deferred, until, type Deferred } from './helpers/async.js';
 import { TempStores } from './helpers/temp-store.js';
@@ -42,6 +42,29 @@ async function setup(whileBusy?: WhileBusy) {
   const started = () => until(() => firstStarted, 'the first model call');
   return { store, agent, first, calls: () => calls, started };
 }
+
+describe('a message to an idle session whose inbox holds messages', () => {
+  for (const policy of ['reject', 'queue', 'interrupt'] as const) {
+    it(`'${policy}': the queued messages are answered first, in order, then it`, async () => {
+      const s = await setup();
+      await s.agent.run('zero', key);
+      // Left by a process whose run ended as they came (no run of this one read the inbox).
+      for (const text of ['one', 'two']) {
+        const items = toInputItems(text);
+        await s.store.queueMessage({ key, kind: 'queue', items, options: {}, at: 1 });
+      }
+      s.first.resolve();
+      const three = await s.agent.run('three', { ...key, whileBusy: policy });
+      expect(three.output).toBe('answer to three');
+      const texts = (await s.store.readHistory(key)).map((i) =>
+        i.type === 'message' ? contentText(i.content) : i.type,
+      );
+      expect(texts.filter((t) => !t.startsWith('answer'))).toEqual(['zero', 'one', 'two', 'three']);
+      expect(s.calls()).toBe(4);
+      expect(await s.store.queuedMessages(key)).toEqual([]);
+    });
+  }
+});
 
 describe("whileBusy: a message sent while the session's run executes", () => {
   it("'reject' (the default) refuses the second message and stores nothing of it", async () => {

@@ -42,6 +42,13 @@ export interface MessageInbox {
   queuedMessages(key: SessionKey, query?: { limit?: number }): Promise<QueuedMessage[]>;
   /** Removes one queued message without taking it; resolves whether it was there. */
   dropQueuedMessage(key: SessionKey, id: string): Promise<boolean>;
+  /**
+   * The sessions of one owner (`userId`; omitted: the anonymous bucket) whose inbox holds a
+   * message, by session id, `limit` at most (default 100): where recovery looks for messages
+   * no run took (the process that ran the session died before its end read the inbox).
+   * Optional: without it, recovery leaves such messages to the session's next run.
+   */
+  queuedSessions?(query: { userId?: string | undefined; limit?: number }): Promise<SessionKey[]>;
 }
 
 /** The stored value of a queued message (its key names the session and the id). */
@@ -68,11 +75,14 @@ export function queuedValue(message: MessageSubmission): z.output<typeof QueuedV
   return parsed.data;
 }
 
-/** The `limit` of a `queuedMessages` query (`TypeError` unless a positive integer). */
-export function queuedLimit(query: { limit?: number } | undefined): number {
+/** The `limit` of a `queuedMessages` (or `queuedSessions`) query (`TypeError` unless a positive integer). */
+export function queuedLimit(
+  query: { limit?: number } | undefined,
+  what = 'queuedMessages',
+): number {
   const limit = query?.limit ?? 100;
   if (!Number.isSafeInteger(limit) || limit < 1) {
-    throw new TypeError(`queuedMessages: limit must be a positive integer, got ${limit}`);
+    throw new TypeError(`${what}: limit must be a positive integer, got ${limit}`);
   }
   return limit;
 }

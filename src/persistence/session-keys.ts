@@ -181,6 +181,11 @@ export function messageRange(key: SessionKey): KvRange {
   return prefixRange(`m!${sessionPart(key)}!`);
 }
 
+/** The queued messages of one owner's sessions, by session. */
+export function messageOwnerRange(userId: string | undefined): KvRange {
+  return prefixRange(`m!${ownerPart(userId)}!`);
+}
+
 export function userTotalsKey(userId: string | undefined): string {
   return `t!${ownerPart(userId)}`;
 }

@@ -1,6 +1,8 @@
 import type { SessionKey, SessionRecord, SessionStore } from '../persistence/session-store.js';
 import type { SessionLeases } from '../persistence/session-leases.js';
 import { hasLeases } from '../persistence/session-leases.js';
+import { hasMessageInbox } from '../persistence/message-inbox.js';
+import { sessionPart } from '../persistence/session-keys.js';
 import { continueRun } from '../actions/continue-run.js';
 import type { Clock } from '../core/clock.js';
 import type { RecoverOptions, RecoveredRun } from './recover-options.js';
@@ -20,6 +22,8 @@ export interface RecoveryRuntime {
   agentName: string;
   load(key: SessionKey): Promise<SessionRecord>;
   execute(key: SessionKey, action: SessionAction<RunResult>): Promise<RunResult>;
+  /** Answers the session's queued messages, in order, each once (never rejects). */
+  drainInbox(key: SessionKey): Promise<void>;
 }
 
 /** How many sessions one `recover` call resumes at most, unless told. */
@@ -35,7 +39,7 @@ const PAGE = 200;
  * stored run is in flight count too: the process that left them held the store and is gone.
  * Each is resumed like `continueRun()` under the runtime's lease; one failing (or taken by
  * another process first) does not stop the others. A run another agent runs is left alone,
- * for that agent's recovery.
+ * for that agent's recovery. Then the messages no run took (see {@link answerStranded}).
  */
 export async function recoverRuns(
   runtime: RecoveryRuntime,
@@ -54,6 +58,7 @@ export async function recoverRuns(
     expiredBefore: clock.now() - options.olderThan,
     limit,
   });
+  const tried = new Set<string>();
   for await (const key of candidates(expired, leftByEarlierProcess(store, userId))) {
     if (recovered.length >= limit) break;
     if (scope && key.sessionId !== scope.sessionId) continue;
@@ -62,13 +67,50 @@ export async function recoverRuns(
       if (!storedRunInFlight(record, clock.now())) continue;
       // Another agent's run: only that agent has its tools (its own recover continues it).
       if (storedRun<RunLike>(record.snapshot)?.context?.agentName !== runtime.agentName) continue;
+      tried.add(sessionPart(key));
       const result = await runtime.execute(key, continueRun({ signal: options.signal }));
       recovered.push({ key, result });
     } catch (error) {
       recovered.push({ key, error });
     }
   }
+  await answerStranded(runtime, { ...options, userId, limit }, tried, recovered);
   return recovered;
+}
+
+/**
+ * Answers the messages left in the inbox of sessions with no run in progress: queued by
+ * another process as the run ended, or left when the process whose run ended died before it
+ * read the inbox. Only messages queued at least `olderThan` ms ago; not a session whose stored
+ * run is in flight (its own recovery, or the process running it, takes them), nor another
+ * agent's. The runtime's lease and the save that takes a message make each answered once: a
+ * process that meets the session busy (another recovery took it) leaves it to that one.
+ * Those runs are not listed in the result (a session that cannot be read is, with its error).
+ */
+async function answerStranded(
+  runtime: RecoveryRuntime,
+  options: RecoverOptions & { limit: number },
+  tried: Set<string>,
+  recovered: RecoveredRun[],
+): Promise<void> {
+  const { store, clock, scope } = runtime;
+  if (!hasMessageInbox(store) || typeof store.queuedSessions !== 'function') return;
+  const { userId, limit, olderThan } = options;
+  for (const key of await store.queuedSessions({ userId, limit })) {
+    if (scope && key.sessionId !== scope.sessionId) continue;
+    if (tried.has(sessionPart(key))) continue; // its recovered run's end read the inbox
+    try {
+      const [first] = await store.queuedMessages(key, { limit: 1 });
+      if (!first || first.at > clock.now() - olderThan) continue;
+      const record = await runtime.load(key);
+      if (storedRunInFlight(record, clock.now())) continue;
+      const agentName = storedRun<RunLike>(record.snapshot)?.context?.agentName;
+      if (agentName !== undefined && agentName !== runtime.agentName) continue;
+      await runtime.drainInbox(key);
+    } catch (error) {
+      recovered.push({ key, error }); // unreadable: left in the inbox; the others go on
+    }
+  }
 }
 
 async function* candidates(

@@ -158,6 +158,19 @@ export class MessageQueue {
     return drained;
   }
 
+  /**
+   * Before a message runs on a session no run of this process executes: the messages queued
+   * for it earlier (left by a process that died, or by a run that ended as they came) are
+   * answered first, in order, so a new message never overtakes them. One inbox read.
+   */
+  async ahead(key: SessionKey, action: SessionAction<unknown>): Promise<void> {
+    if (!this.inbox || action.message === undefined || action.fromInbox !== undefined) return;
+    const running = this.draining.get(cacheKey(key));
+    if (running) return running;
+    const [first] = await this.inbox.queuedMessages(key, { limit: 1 });
+    if (first) await this.drain(key);
+  }
+
   /** Whether this runtime is taking the session's inbox now. */
   isDraining(key: SessionKey): boolean {
     return this.draining.has(cacheKey(key));

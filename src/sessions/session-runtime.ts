@@ -184,6 +184,8 @@ export class SessionRuntime {
     // One live run per session in this process: a second would restart the steps in flight.
     // A message sent meanwhile is refused, waits or cancels the run (its `whileBusy`).
     const executing = cacheKey(key);
+    // Messages queued earlier go first (then this one runs, or meets their run busy).
+    if (!this.executing.has(executing)) await this.queue.ahead(key, action);
     while (this.executing.has(executing)) {
       // 'queue' and 'steer' with a store that keeps a message inbox: stored, answered later.
       if (this.queue.queues(action)) return this.queue.queueHere(key, action);
@@ -267,7 +269,10 @@ export class SessionRuntime {
    * one) whose lease expired at least `olderThan` ms ago without being released and whose
    * stored run is still in flight. Each is resumed like `continueRun()` under this runtime's
    * lease; one failing (or taken by another process first) does not stop the others. A run
-   * another agent runs is left alone (for that agent's recovery).
+   * another agent runs is left alone (for that agent's recovery). Then it answers, in order and
+   * each once, the messages queued at least `olderThan` ms ago for sessions with no run in
+   * progress (their run's process died before its end read the inbox); those runs are not
+   * listed in the result.
    */
   async recover(options: RecoverOptions): Promise<RecoveredRun[]> {
     checkRecoverOptions(options);
@@ -286,6 +291,8 @@ export class SessionRuntime {
             await this.queue.drain(key);
           }
         },
+        // Messages no run took (their session has no run in progress): answered here.
+        drainInbox: (key) => this.queue.drain(key),
       },
       options,
     );

@@ -67,6 +67,37 @@ export function messageContract(tests: ContractTests, { name, open }: StoreContr
       equal(await store.queuedMessages(alice), []);
     });
 
+    storeTest(
+      tests,
+      open,
+      'lists the sessions of one owner whose inbox holds a message',
+      async (h) => {
+        const store = inboxOf(h.store);
+        // Optional: a store without it leaves such messages to the session's next run.
+        if (typeof store.queuedSessions !== 'function') return;
+        const sessions = store.queuedSessions.bind(store);
+        equal(await sessions({ userId: 'alice' }), []);
+        const t = { sessionId: 't', userId: 'alice' };
+        const odd = { sessionId: 'a!b c', userId: 'alice' };
+        await store.queueMessage({ ...message('t1'), key: t });
+        await store.queueMessage(message('s1'));
+        await store.queueMessage(message('s2'));
+        const last = await store.queueMessage({ ...message('t2'), key: t });
+        await store.queueMessage({ ...message('odd'), key: odd });
+        await store.queueMessage({ ...message('bob'), key: bob });
+        await store.queueMessage({ ...message('anon'), key: { sessionId: 'x' } });
+        equal(await sessions({ userId: 'alice' }), [odd, alice, t]);
+        equal(await sessions({ userId: 'alice', limit: 2 }), [odd, alice]);
+        equal(await sessions({ userId: 'bob' }), [bob]);
+        equal(await sessions({}), [{ sessionId: 'x', userId: undefined }]);
+        await rejects(sessions({ userId: 'alice', limit: 0 }), TypeError);
+        const [t1] = await store.queuedMessages(t);
+        await store.dropQueuedMessage(t, t1!.id);
+        await store.dropQueuedMessage(t, last.id);
+        equal(await sessions({ userId: 'alice' }), [odd, alice]);
+      },
+    );
+
     storeTest(tests, open, 'bad messages are refused and purge removes the inbox', async (h) => {
       const store = inboxOf(h.store);
       await rejects(store.queueMessage({ ...message('x'), kind: 'later' as never }), TypeError);

@@ -7,7 +7,9 @@
  *
  * Commands: run {text, whileBusy?} (emits `answered` {text, output, id} or `failed`
  * {text, code}) | release | unstall | inbox (emits `inbox` {count}: the session's queued messages) | recover (emits `recovered` {count} once the recovered runs and the
- * messages queued for them are answered). Events: `ready`, `model` {text}, `tool` {text}.
+ * messages queued for them are answered) | strand {text} (emits `stranded`: the message stored in
+ * the session's inbox as another process queues it, with no drain after; as if this process
+ * died before its run's end read the inbox). Events: `ready`, `model` {text}, `tool` {text}.
  */
 import { createInterface } from 'node:readline';
 import { z } from 'zod';
@@ -21,7 +23,7 @@ import {
 import { PostgresSessionStore } from '../../src/postgres.js';
 import { ScriptedModel } from '../../src/models/scripted-model.js';
 import type { ModelRequest } from '../../src/models/model.js';
-import { contentText } from '../../src/items/item.js';
+import { contentText, toInputItems } from '../../src/items/item.js';
 import { deferred } from './async.js';
 
 const [kind, where, schema, owner, policy] = process.argv.slice(2);
@@ -96,6 +98,17 @@ function handle(command: Command): void {
     void store.queuedMessages!(BUSY_KEY).then((queued) =>
       emit({ event: 'inbox', count: queued.length }),
     );
+    return;
+  }
+  if (command.cmd === 'strand') {
+    const items = toInputItems(command.text!);
+    void store.queueMessage!({
+      key: BUSY_KEY,
+      kind: 'queue',
+      items,
+      options: {},
+      at: Date.now(),
+    }).then(() => emit({ event: 'stranded', text: command.text }));
     return;
   }
   if (command.cmd === 'recover') {

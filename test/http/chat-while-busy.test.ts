@@ -1,14 +1,22 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { Agent } from '../../src/index.js';
+import { createChatHandler } from '../../src/http.js';
+import { PostgresSessionStore } from '../../src/postgres.js';
 import { ScriptedModel } from '../../src/testing.js';
 import { until } from '../helpers/async.js';
+import { JsonLineChild } from '../helpers/json-line-child.js';
+import { usePostgres } from '../helpers/postgres-tests.js';
 import { startChatServer, type ChatServer } from '../helpers/chat-server.js';
 import { deferred, lastUserText } from '../helpers/session-fixtures.js';
 
 let chat: ChatServer | undefined;
+const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   await chat?.close();
   chat = undefined;
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
+const pgt = usePostgres();
 
 /** The text deltas of an SSE body, joined. */
 const textOf = (body: string) =>
@@ -60,5 +68,66 @@ describe("the chat handler follows the agent's whileBusy", () => {
       'message',
       'message',
     ]);
+  });
+});
+
+describe('the chat handler on PostgreSQL while another process runs the session', () => {
+  it("'queue': 202 MESSAGE_QUEUED, and the message is answered once", async () => {
+    const schema = pgt.schema('http_busy');
+    // Process A (test/helpers/busy-worker.ts, agent `busy`) runs session `chat` of `u1`.
+    const a = new JsonLineChild('test/helpers/busy-worker.ts', [
+      'pg',
+      pgt.url,
+      schema,
+      'a',
+      'queue',
+    ]);
+    cleanups.push(() => a.stop());
+    await a.next('ready');
+    a.send('run', { text: 'hold' });
+    await until(() => a.events.some((e) => e.event === 'model'), "A's model call");
+
+    const store = await PostgresSessionStore.open({ connectionString: pgt.url, schema });
+    cleanups.push(() => store.close());
+    const calls: string[] = [];
+    const model = new ScriptedModel((request) => {
+      calls.push(lastUserText(request));
+      return { text: `answer to ${lastUserText(request)}` };
+    });
+    const agent = new Agent({
+      name: 'busy',
+      model,
+      store,
+      whileBusy: 'queue',
+      lease: { owner: 'b' },
+    });
+    const handler = createChatHandler({ agent, basePath: '/api', userId: () => 'u1' });
+    const url = 'http://app.test/api/sessions/chat/messages';
+    const posted = await handler(
+      new Request(url, { method: 'POST', body: JSON.stringify({ text: 'two' }) }),
+    );
+    expect(posted.status).toBe(202);
+    const body = (await posted.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe('MESSAGE_QUEUED');
+    expect(body.error.message).toContain('chat');
+    const key = { sessionId: 'chat', userId: 'u1' };
+    expect((await store.queuedMessages(key)).map((m) => m.kind)).toEqual(['queue']);
+
+    a.send('release'); // A's run ends and takes the message as its next run
+    const texts = async (): Promise<string[]> => {
+      const read = await handler(new Request(url));
+      expect(read.status).toBe(200);
+      const { messages } = (await read.json()) as {
+        messages: { role: string; parts: { type: string; text?: string }[] }[];
+      };
+      return messages.flatMap((m) => m.parts.filter((p) => p.type === 'text').map((p) => p.text!));
+    };
+    await until(async () => (await texts()).includes('answer to two'), 'the answer to two');
+    expect(await texts()).toEqual(['hold', 'answer to hold', 'two', 'answer to two']);
+    expect(await store.queuedMessages(key)).toEqual([]);
+    // A takes it as its run ends (or this process does, if its own read of the inbox after
+    // storing it met A's run already ended): one model call for it in all.
+    const modelTexts = a.events.filter((e) => e.event === 'model').map((e) => e.text);
+    expect([...modelTexts, ...calls]).toEqual(['hold', 'two']);
   });
 });

@@ -56,6 +56,31 @@ export class KvMessageInbox implements MessageInbox {
     return queued;
   }
 
+  async queuedSessions(query: {
+    userId?: string | undefined;
+    limit?: number;
+  }): Promise<SessionKey[]> {
+    const limit = queuedLimit(query, 'queuedSessions');
+    const { userId } = query;
+    const owner = keys.messageOwnerRange(userId);
+    const sessions: SessionKey[] = [];
+    let range = owner;
+    // One read per session: each skips the rest of the session's messages.
+    while (sessions.length < limit) {
+      let entryKey: string | undefined;
+      for await (const [k] of this.backend.iterate(range)) {
+        entryKey = k;
+        break;
+      }
+      if (entryKey === undefined) break;
+      const part = entryKey.slice(owner.gte.length, entryKey.indexOf('!', owner.gte.length));
+      const key = { sessionId: decodeURIComponent(part), userId };
+      sessions.push(key);
+      range = { gte: keys.messageRange(key).lt, lt: owner.lt };
+    }
+    return sessions;
+  }
+
   async dropQueuedMessage(key: SessionKey, id: string): Promise<boolean> {
     const entryKey = keys.messageKey(key, id);
     return this.writes.run(async (view) => {

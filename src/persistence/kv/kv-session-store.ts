@@ -133,6 +133,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
   readonly queueMessage: MessageInbox['queueMessage'];
   readonly queuedMessages: MessageInbox['queuedMessages'];
   readonly dropQueuedMessage: MessageInbox['dropQueuedMessage'];
+  readonly queuedSessions: MessageInbox['queuedSessions'];
 
   constructor(backend: KvBackend, options: KvSessionStoreOptions = {}) {
     this.backend = backend;
@@ -144,6 +145,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     this.queueMessage = inbox.queueMessage.bind(inbox);
     this.queuedMessages = inbox.queuedMessages.bind(inbox);
     this.dropQueuedMessage = inbox.dropQueuedMessage.bind(inbox);
+    this.queuedSessions = inbox.queuedSessions.bind(inbox);
   }
 
   async create(

@@ -25,6 +25,9 @@ function messageStatements(t: (table: string) => string) {
     /** $1 owner, $2 session, $3 limit: the session's messages, oldest first. */
     queued: `SELECT id, message FROM ${t('agentstate_messages')}
         WHERE owner = $1 AND session_id = $2 ORDER BY id LIMIT $3`,
+    /** $1 owner, $2 limit: the owner's sessions with a queued message. */
+    sessions: `SELECT DISTINCT session_id FROM ${t('agentstate_messages')}
+        WHERE owner = $1 ORDER BY session_id LIMIT $2`,
     /** $1 owner, $2 session, $3 id. */
     drop: `DELETE FROM ${t('agentstate_messages')}
         WHERE owner = $1 AND session_id = $2 AND id = $3::bigint RETURNING 1`,
@@ -96,6 +99,21 @@ export class PostgresMessages implements MessageInbox {
         throw new InvalidSessionRecordError(`${sealKey(key)}!${row.id}`, String(error));
       }
     });
+  }
+
+  async queuedSessions(query: {
+    userId?: string | undefined;
+    limit?: number;
+  }): Promise<SessionKey[]> {
+    const limit = queuedLimit(query, 'queuedSessions');
+    const { userId } = query;
+    const { rows } = await this.db.query<{ session_id: string }>(
+      'list sessions with queued messages',
+      {},
+      () => this.sql.sessions,
+      [keys.ownerPart(userId), limit],
+    );
+    return rows.map((row) => ({ sessionId: row.session_id, userId }));
   }
 
   async dropQueuedMessage(key: SessionKey, id: string): Promise<boolean> {

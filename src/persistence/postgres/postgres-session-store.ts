@@ -100,6 +100,7 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
   readonly queueMessage: MessageInbox['queueMessage'];
   readonly queuedMessages: MessageInbox['queuedMessages'];
   readonly dropQueuedMessage: MessageInbox['dropQueuedMessage'];
+  readonly queuedSessions: MessageInbox['queuedSessions'];
   /** Every process's saves of a session, heard by LISTEN/NOTIFY (`agent.attach` follows them). */
   readonly watchSession: SessionWatches['watchSession'];
   private readonly watch: PostgresSessionWatch;
@@ -129,6 +130,7 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
     this.queueMessage = messages.queueMessage.bind(messages);
     this.queuedMessages = messages.queuedMessages.bind(messages);
     this.dropQueuedMessage = messages.dropQueuedMessage.bind(messages);
+    this.queuedSessions = messages.queuedSessions.bind(messages);
     this.watch = new PostgresSessionWatch(this.db);
     this.watchSession = this.watch.watchSession.bind(this.watch);
   }
