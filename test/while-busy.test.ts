@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { tool } from '../src/index.js';
 import { Agent } from '../src/agent/agent.js';
@@ -40,14 +40,15 @@ async function setup(whileBusy?: WhileBusy) {
   });
   const agent = new Agent({ name: 'a', model, store, ...(whileBusy ? { whileBusy } : {}) });
   const started = () => until(() => firstStarted, 'the first model call');
-  return { store, agent, first, calls: () => calls, started };
+  return { store, model, agent, first, calls: () => calls, started };
 }
 
 describe('a message to an idle session whose inbox holds messages', () => {
   for (const policy of ['reject', 'queue', 'interrupt'] as const) {
     it(`'${policy}': the queued messages are answered first, in order, then it`, async () => {
       const s = await setup();
-      await s.agent.run('zero', key);
+      // Run by another runtime (as a process before this one): this one's cache lacks the session.
+      await new Agent({ name: 'a', model: s.model, store: s.store }).run('zero', key);
       // Left by a process whose run ended as they came (no run of this one read the inbox).
       for (const text of ['one', 'two']) {
         const items = toInputItems(text);
@@ -64,6 +65,19 @@ describe('a message to an idle session whose inbox holds messages', () => {
       expect(await s.store.queuedMessages(key)).toEqual([]);
     });
   }
+});
+
+describe('the inbox read before a message', () => {
+  it('is skipped on a store one process holds for a session this runtime ran since it opened', async () => {
+    const s = await setup();
+    const reads = vi.spyOn(s.store, 'queuedMessages');
+    await s.agent.run('zero', key);
+    // A session new to this runtime: messages a process before it left go first.
+    expect(reads).toHaveBeenCalledTimes(1);
+    await s.agent.run('after', key);
+    await s.agent.run('and after', key);
+    expect(reads).toHaveBeenCalledTimes(1);
+  });
 });
 
 describe("whileBusy: a message sent while the session's run executes", () => {

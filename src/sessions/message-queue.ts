@@ -33,6 +33,8 @@ export interface MessageQueueParts {
   executing(key: SessionKey): boolean;
   /** The runtime's `execute`. */
   execute<R>(key: SessionKey, action: SessionAction<R>): Promise<R>;
+  /** Whether the runtime's session cache holds the session (it ran or read it lately). */
+  cached(key: SessionKey): boolean;
 }
 
 /**
@@ -161,12 +163,15 @@ export class MessageQueue {
   /**
    * Before a message runs on a session no run of this process executes: the messages queued
    * for it earlier (left by a process that died, or by a run that ended as they came) are
-   * answered first, in order, so a new message never overtakes them. One inbox read.
+   * answered first, in order, so a new message never overtakes them. One inbox read, skipped
+   * on a store one process holds for a session in the runtime's cache: this runtime has run or
+   * read it since the store opened, and what it queued since, it took when the run ended.
    */
   async ahead(key: SessionKey, action: SessionAction<unknown>): Promise<void> {
     if (!this.inbox || action.message === undefined || action.fromInbox !== undefined) return;
     const running = this.draining.get(cacheKey(key));
     if (running) return running;
+    if (!this.shared && this.parts.cached(key)) return;
     const [first] = await this.inbox.queuedMessages(key, { limit: 1 });
     if (first) await this.drain(key);
   }

@@ -120,6 +120,7 @@ export class SessionRuntime {
       agentPolicy: options.agent.options.whileBusy,
       executing: (k) => this.executing.has(cacheKey(k)),
       execute: (k, a) => this.execute(k, a),
+      cached: (k) => this.cache.record(k) !== undefined,
     });
     this.loader = new SessionLoader(this.store, this.source.options, this.hub);
     const cached = options.cachedSessions ?? agent.cachedSessions ?? DEFAULT_CACHED_SESSIONS;
