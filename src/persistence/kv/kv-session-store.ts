@@ -133,7 +133,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
   readonly queueMessage: MessageInbox['queueMessage'];
   readonly queuedMessages: MessageInbox['queuedMessages'];
   readonly dropQueuedMessage: MessageInbox['dropQueuedMessage'];
-  readonly queuedSessions: MessageInbox['queuedSessions'];
+  readonly queuedSessions: NonNullable<MessageInbox['queuedSessions']>;
 
   constructor(backend: KvBackend, options: KvSessionStoreOptions = {}) {
     this.backend = backend;

@@ -100,7 +100,7 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
   readonly queueMessage: MessageInbox['queueMessage'];
   readonly queuedMessages: MessageInbox['queuedMessages'];
   readonly dropQueuedMessage: MessageInbox['dropQueuedMessage'];
-  readonly queuedSessions: MessageInbox['queuedSessions'];
+  readonly queuedSessions: NonNullable<MessageInbox['queuedSessions']>;
   /** Every process's saves of a session, heard by LISTEN/NOTIFY (`agent.attach` follows them). */
   readonly watchSession: SessionWatches['watchSession'];
   private readonly watch: PostgresSessionWatch;
