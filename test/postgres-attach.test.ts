@@ -10,6 +10,19 @@ import { GatedModel } from './helpers/gated-model.js';
 import { JsonLineChild } from './helpers/json-line-child.js';
 import { usePostgres } from './helpers/postgres-tests.js';
 
+/** The events of the scripted run (two `add` calls, then the answer) a reader gets, in order. */
+const TWO_TOOL_CALLS_RUN = [
+  'step_started',
+  'tool_call',
+  'tool_result',
+  'step_started',
+  'tool_call',
+  'tool_result',
+  'step_started',
+  'text',
+  'run_ended',
+];
+
 /**
  * Issue 31, "Attach" across processes: process A (test/helpers/pg-worker.ts, its model gated
  * so the test decides when each call answers) runs a session; this process attaches to it and
@@ -111,17 +124,7 @@ describe('agent.attach of a run another process executes (PostgreSQL)', () => {
     });
     await rest;
 
-    expect(got.map((e) => e.type)).toEqual([
-      'step_started',
-      'tool_call',
-      'tool_result',
-      'step_started',
-      'tool_call',
-      'tool_result',
-      'step_started',
-      'text',
-      'run_ended',
-    ]);
+    expect(got.map((e) => e.type)).toEqual(TWO_TOOL_CALLS_RUN);
     // A remote reader gets a step's text whole, once journaled.
     expect(got.filter((e) => e.type === 'text')).toEqual([
       expect.objectContaining({ text: 'Done: 10' }),
@@ -227,17 +230,7 @@ describe('agent.attach of a run another process executes (PostgreSQL)', () => {
     a.send('step');
     expect(await a.next('run-done', 'run-failed')).toMatchObject({ output: 'Done: 10' });
     await rest; // its clock never moved: it heard every step
-    expect(got.map((e) => e.type)).toEqual([
-      'step_started',
-      'tool_call',
-      'tool_result',
-      'step_started',
-      'tool_call',
-      'tool_result',
-      'step_started',
-      'text',
-      'run_ended',
-    ]);
+    expect(got.map((e) => e.type)).toEqual(TWO_TOOL_CALLS_RUN);
     expect(await all(b.attach(key.sessionId, { userId: key.userId }))).toEqual(got);
   });
 });
