@@ -71,17 +71,20 @@ async function run(ctx: CommandContext): Promise<void> {
   printRun(ctx, result, 'paused again');
 }
 
+/** `--agent <module>`, the app's agent of `resume` and `send`. */
+export const AGENT_MODULE_OPTION = {
+  type: 'string',
+  value: 'module',
+  description:
+    "a module exporting the app's Agent as `agent` (or default); it must not open --db itself",
+} as const;
+
 export const resume: Command = {
   name: 'resume',
   summary: "continue a session's paused or crashed run with the app's agent (its tools and model)",
   args: ['sessionId'],
   options: {
-    agent: {
-      type: 'string',
-      value: 'module',
-      description:
-        "a module exporting the app's Agent as `agent` (or default); it must not open --db itself",
-    },
+    agent: AGENT_MODULE_OPTION,
   },
   examples: ['agentstate resume conv-42 --agent ./dist/agent.js --user alice'],
   run,

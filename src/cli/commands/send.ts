@@ -5,7 +5,7 @@ import { json } from '../shared/cli-format.js';
 import { notePartition } from '../shared/cli-store.js';
 import { printRun } from '../shared/run-summary.js';
 import { stringFlag, type Command, type CommandContext } from '../shared/command.js';
-import { loadAgent } from './resume.js';
+import { AGENT_MODULE_OPTION, loadAgent } from './resume.js';
 
 async function run(ctx: CommandContext): Promise<void> {
   const spec = stringFlag(ctx, 'agent');
@@ -43,12 +43,7 @@ export const send: Command = {
   summary: "send a message to a session with the app's agent (its tools and model)",
   args: ['sessionId', 'message'],
   options: {
-    agent: {
-      type: 'string',
-      value: 'module',
-      description:
-        "a module exporting the app's Agent as `agent` (or default); it must not open --db itself",
-    },
+    agent: AGENT_MODULE_OPTION,
     'while-busy': {
       type: 'string',
       value: 'policy',
