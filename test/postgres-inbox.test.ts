@@ -1,9 +1,12 @@
+import { createHash } from 'node:crypto';
+import pg from 'pg';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Agent } from '../src/agent/agent.js';
 import { ScriptedModel } from '../src/models/scripted-model.js';
 import type { ModelRequest } from '../src/models/model.js';
 import { contentText, toInputItems } from '../src/items/item.js';
 import { PostgresSessionStore } from '../src/postgres.js';
+import { commitOn, msg, newSession } from '../src/store-contract/contract-fixtures.js';
 import { deferred, until } from './helpers/async.js';
 import { usePostgres } from './helpers/postgres-tests.js';
 
@@ -11,7 +14,7 @@ import { usePostgres } from './helpers/postgres-tests.js';
  * The message inbox and the session watches on PostgreSQL, in the statements a message already
  * makes: the grant of a run's lease tells whether messages are queued (a new one lets them go
  * first), its release whether any came meanwhile (taken after the run), so a message with an
- * empty inbox reads it not at all.
+ * empty inbox reads it not at all; and a save NOTIFYs only a session someone watches.
  */
 const pgt = usePostgres();
 const cleanups: (() => Promise<void>)[] = [];
@@ -96,3 +99,45 @@ describe('the message inbox on PostgreSQL, told by the lease', () => {
     expect(s.reads.mock.calls.length).toBe(before);
   });
 });
+
+describe('session watches on PostgreSQL', () => {
+  it('a save NOTIFYs only while its session is watched', async () => {
+    const { store, schema, cleanup } = await pgt.freshStore('notify');
+    cleanups.push(cleanup);
+    const id = createHash('sha1').update(schema).digest('hex').slice(0, 24);
+    const channel = `agentstate_${id}_saves`;
+    const digest = (sessionId: string) => createHash('md5').update(`u:alice!${sessionId}`);
+    const listener = new pg.Client({ connectionString: pgt.url });
+    await listener.connect();
+    cleanups.push(() => listener.end());
+    const heard: string[] = [];
+    listener.on('notification', (n) => heard.push(n.payload ?? ''));
+    await listener.query(`LISTEN "${channel}"`);
+    let [s, t] = await Promise.all([
+      store.create(newSession('s', 'alice')),
+      store.create(newSession('t', 'alice')),
+    ]);
+    const sDigest = digest('s').digest('hex');
+    const tDigest = digest('t').digest('hex');
+    const stopS = await store.watchSession({ sessionId: 's', userId: 'alice' }, noop, noop);
+    // Heard in commit order: t's save (unwatched), had it notified, comes before s's.
+    t = await store.save(commitOn(t, [msg('t1')]));
+    s = await store.save(commitOn(s, [msg('s1')]));
+    await until(() => heard.length >= 1, "s's save heard");
+    expect(heard).toEqual([sDigest]);
+    await stopS();
+    const stopT = await store.watchSession({ sessionId: 't', userId: 'alice' }, noop, noop);
+    s = await store.save(commitOn(s, [msg('s2')]));
+    t = await store.save(commitOn(t, [msg('t2')]));
+    await until(() => heard.length >= 2, "t's save heard");
+    expect(heard).toEqual([sDigest, tDigest]);
+    await stopT();
+    // A session not stored cannot be watched (its saves could not be counted).
+    await expect(
+      store.watchSession({ sessionId: 'nope', userId: 'alice' }, noop, noop),
+    ).rejects.toMatchObject({ code: 'SESSION_NOT_FOUND' });
+    expect(s.version + t.version).toBe(6);
+  });
+});
+
+const noop = (): void => undefined;

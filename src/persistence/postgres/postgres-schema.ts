@@ -96,11 +96,13 @@ const MIGRATIONS: readonly MigrationStep[] = [
       PRIMARY KEY (owner, session_id, id)
     );
   `),
-  // 6: the count of messages queued under each lease row (a run's release compares it with its
-  // grant's: see postgres-leases.ts).
+  // 6: what spares a message two statements (see postgres-leases.ts, postgres-session-watch.ts):
+  // the count of messages queued under each lease row (a run's release compares it with its
+  // grant's), and the count of watchers of each session (a save NOTIFYs only when watched).
   (client, t) =>
     client.query(`
     ALTER TABLE ${t('agentstate_leases')} ADD COLUMN queued bigint NOT NULL DEFAULT 0;
+    ALTER TABLE ${t('agentstate_sessions')} ADD COLUMN watchers integer NOT NULL DEFAULT 0;
   `),
 ];
 
