@@ -100,7 +100,7 @@ export class MessageQueue {
       this.parts.busy.waiters.has(session);
     if (!always && !this.shared) return undefined;
     const byLease = this.byLease;
-    return () => always || byLease === undefined || byLease.readAfter(session);
+    return () => (byLease?.readAfter(session) ?? true) || always; // what it told: used up
   }
 
   /**
