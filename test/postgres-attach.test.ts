@@ -205,18 +205,22 @@ describe('agent.attach of a run another process executes (PostgreSQL)', () => {
     await a.next('model-called');
     a.send('step');
     await a.next('model-called');
-    const b = await reader(schema);
-    const events = b.attach(key.sessionId, { userId: key.userId })[Symbol.asyncIterator]();
-    const got: AttachEvent[] = [];
-    await readUntil(events, got, (e) => e.type === 'tool_result');
-    // The backends LISTENing on the saves channel (the reader's one connection).
-    const listening = async () =>
+    // The backends LISTENing on the saves channel: the runner's one connection (its store's,
+    // which its cancel watch holds while it runs), then the reader's.
+    const listeners = async () =>
       (
         await pgt.pool.query<{ pid: number }>(
           `SELECT pid FROM pg_stat_activity
             WHERE datname = current_database() AND query LIKE 'LISTEN %\\_saves"'`,
         )
       ).rows.map((r) => r.pid);
+    await until(async () => (await listeners()).length === 1, 'the runner to listen');
+    const runner = await listeners();
+    const listening = async () => (await listeners()).filter((pid) => !runner.includes(pid));
+    const b = await reader(schema);
+    const events = b.attach(key.sessionId, { userId: key.userId })[Symbol.asyncIterator]();
+    const got: AttachEvent[] = [];
+    await readUntil(events, got, (e) => e.type === 'tool_result');
     const rest = readUntil(events, got);
     await until(async () => (await listening()).length === 1, 'the reader to listen');
     const [cut] = await listening();

@@ -13,7 +13,22 @@ export interface SessionLease {
   token: number;
   /** Epoch milliseconds, from the store's clock. */
   expiresAt: number;
+  /**
+   * Told by a store that keeps a message inbox and reads it in the statement granting the lease
+   * (PostgreSQL): whether the session's inbox held a message then (a new message lets those go
+   * first). Omitted: not told (the runtime reads the inbox).
+   */
+  queued?: boolean | undefined;
+  /** The inbox's mark at the grant, the store's own (handed back to `releaseLease`). */
+  inboxMark?: number | undefined;
 }
+
+/**
+ * What `releaseLease` may tell (a store that keeps a message inbox and reads it in that
+ * statement): whether a message may wait in the session's inbox for a run to take, one that
+ * was there at the grant or was queued while the lease was held.
+ */
+export type LeaseReleased = { queued: boolean } | undefined;
 
 /** What a lease-keeping store finds when asked for runs whose owner stopped renewing. */
 export interface ExpiredLeaseQuery {
@@ -38,8 +53,12 @@ export interface SessionLeases {
   acquireLease(key: SessionKey, owner: string, ttlMs: number): Promise<SessionLease | undefined>;
   /** Extends a lease still held (same owner and token); `undefined` once it was taken over. */
   renewLease(lease: SessionLease, ttlMs: number): Promise<SessionLease | undefined>;
-  /** Gives the lease up (ends it now) if still held; a lease taken over is left alone. */
-  releaseLease(lease: SessionLease): Promise<void>;
+  /**
+   * Gives the lease up (ends it now) if still held; a lease taken over is left alone. May
+   * resolve `{ queued }` (`LeaseReleased`): then the runtime reads the session's inbox after
+   * the run only when it is true. Resolving nothing: it reads it (a store shared by processes).
+   */
+  releaseLease(lease: SessionLease): Promise<void | LeaseReleased>;
   /**
    * Sessions of one user whose lease expired without being released (their owner died or hung),
    * ordered by session id: the candidates for recovery.

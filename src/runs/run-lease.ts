@@ -1,6 +1,6 @@
 import { RunInProgressError } from '../errors/session-errors.js';
 import type { SessionKey, SessionStore } from '../persistence/session-store.js';
-import type { SessionLease, SessionLeases } from '../persistence/session-leases.js';
+import type { LeaseReleased, SessionLease, SessionLeases } from '../persistence/session-leases.js';
 import type { Clock } from '../core/clock.js';
 
 /** How a runtime holds session leases: who it is and how long a lease lasts unrenewed. */
@@ -62,18 +62,22 @@ export class RunLeases {
   /**
    * Runs `work` holding the session's lease (`RunInProgressError` when another owner holds a
    * live one), renewed while it runs and released after it (a chain of callbacks: nothing of
-   * this stays suspended while the action runs).
+   * this stays suspended while the action runs). `released` hears what the release told
+   * (`LeaseReleased`), before the returned promise settles.
    */
   holding<R>(
     key: SessionKey,
     action: string,
     work: (lease: SessionLease) => Promise<R>,
+    released?: (told: LeaseReleased | void) => void,
   ): Promise<R> {
+    const release = (held: HeldLease): Promise<void> =>
+      this.release(held).then((told) => released?.(told));
     return this.take(key, action).then((held) =>
       new Promise<R>((resolve) => resolve(work(held.lease))).then(
-        (result) => this.release(held).then(() => result),
+        (result) => release(held).then(() => result),
         (error: unknown) =>
-          this.release(held).then(() => {
+          release(held).then(() => {
             throw error;
           }),
       ),
@@ -91,7 +95,7 @@ export class RunLeases {
   }
 
   /** Stops renewing the lease (after a renewal under way) and gives it up. */
-  private async release(held: HeldLease): Promise<void> {
+  private async release(held: HeldLease): Promise<LeaseReleased | void> {
     this.held.delete(held);
     if (this.held.size === 0 && this.waiting) {
       // Nothing left to renew: the pending wait (a timer on the system clock) ends now.
@@ -100,7 +104,7 @@ export class RunLeases {
       waiting.abort(RELEASED);
     }
     while (held.renewing) await held.renewing;
-    await this.store.releaseLease(held.lease).catch(() => undefined); // it expires anyway
+    return this.store.releaseLease(held.lease).catch(() => undefined); // it expires anyway
   }
 
   /** Waits `ttlMs / 3`, then renews every lease held. */

@@ -20,6 +20,7 @@ import {
 import type { SessionKey, SessionStore } from '../persistence/session-store.js';
 import { hasLeases } from '../persistence/session-leases.js';
 import { cacheKey } from '../session-host/session-cache.js';
+import { LeaseToldInbox } from './lease-told-inbox.js';
 import type { BusyRuns } from './busy-runs.js';
 
 /** What a runtime lends its message queue. */
@@ -35,6 +36,8 @@ export interface MessageQueueParts {
   execute<R>(key: SessionKey, action: SessionAction<R>): Promise<R>;
   /** Whether the runtime's session cache holds the session (it ran or read it lately). */
   cached(key: SessionKey): boolean;
+  /** Whether the runtime's runs hold the session's lease (a store that keeps leases). */
+  leased: boolean;
 }
 
 /**
@@ -56,11 +59,20 @@ export class MessageQueue {
   private readonly again = new Set<string>();
   /** Whether the store is shared by processes (a message may come from anywhere). */
   private readonly shared: boolean;
+  /** On a store shared by processes: what the leases of its runs tell of the inbox. */
+  readonly byLease: LeaseToldInbox | undefined;
 
   constructor(private readonly parts: MessageQueueParts) {
     const { store } = parts;
     this.inbox = hasMessageInbox(store) ? store : undefined;
     this.shared = hasLeases(store) && store.leasesInProcess !== true;
+    this.byLease =
+      this.inbox && this.shared
+        ? new LeaseToldInbox(
+            this.inbox,
+            (key) => this.draining.get(cacheKey(key)) ?? this.drain(key),
+          )
+        : undefined;
   }
 
   /** Whether `action`, refused by a busy session, is stored in the inbox. */
@@ -73,16 +85,22 @@ export class MessageQueue {
     );
   }
 
-  /** Whether the session's inbox is read after `action`'s run ends. */
-  drainsAfter(key: SessionKey, action: SessionAction<unknown>): boolean {
-    if (!this.inbox) return false;
-    return (
-      this.shared ||
+  /**
+   * Asked as `action`'s run starts: whether the session's inbox is read after it ends (the
+   * returned check, made then), or not (`undefined`). On a store shared by processes it is read
+   * unless the release of the run's lease told that nothing was queued (`LeaseReleased`).
+   */
+  drainsAfter(key: SessionKey, action: SessionAction<unknown>): (() => boolean) | undefined {
+    if (!this.inbox) return undefined;
+    const session = cacheKey(key);
+    const always =
       queuesWhileBusy(action.whileBusy) ||
       action.fromInbox !== undefined ||
       queuesWhileBusy(this.parts.agentPolicy) ||
-      this.parts.busy.waiters.has(cacheKey(key))
-    );
+      this.parts.busy.waiters.has(session);
+    if (!always && !this.shared) return undefined;
+    const byLease = this.byLease;
+    return () => (byLease?.readAfter(session) ?? true) || always; // what it told: used up
   }
 
   /**
@@ -164,14 +182,16 @@ export class MessageQueue {
    * Before a message runs on a session no run of this process executes: the messages queued
    * for it earlier (left by a process that died, or by a run that ended as they came) are
    * answered first, in order, so a new message never overtakes them. One inbox read, skipped
-   * on a store one process holds for a session in the runtime's cache: this runtime has run or
-   * read it since the store opened, and what it queued since, it took when the run ended.
+   * on a store one process holds for a session in the runtime's cache (this runtime has run or
+   * read it since the store opened, and what it queued since, it took when the run ended), and
+   * on a store shared by processes whose leases the runs hold: there the run checks under its
+   * lease (`underLease`), whose grant tells whether messages are queued.
    */
   async ahead(key: SessionKey, action: SessionAction<unknown>): Promise<void> {
     if (!this.inbox || action.message === undefined || action.fromInbox !== undefined) return;
     const running = this.draining.get(cacheKey(key));
     if (running) return running;
-    if (!this.shared && this.parts.cached(key)) return;
+    if (this.shared ? this.parts.leased : this.parts.cached(key)) return;
     const [first] = await this.inbox.queuedMessages(key, { limit: 1 });
     if (first) await this.drain(key);
   }

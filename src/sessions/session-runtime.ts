@@ -121,6 +121,7 @@ export class SessionRuntime {
       executing: (k) => this.executing.has(cacheKey(k)),
       execute: (k, a) => this.execute(k, a),
       cached: (k) => this.cache.record(k) !== undefined,
+      leased: this.leasing && hasLeases(this.store),
     });
     this.loader = new SessionLoader(this.store, this.source.options, this.hub);
     const cached = options.cachedSessions ?? agent.cachedSessions ?? DEFAULT_CACHED_SESSIONS;
@@ -198,19 +199,29 @@ export class SessionRuntime {
     const cancel = new AbortController();
     const live = { ...action, observe: { ...action.observe, cancelSignal: cancel.signal } };
     // Returned, not awaited: nothing of this stays suspended while the action runs.
-    const running = this.busy.track(
+    const tracked = this.busy.track(
       executing,
       cancel,
-      () => this.live.run(key, cancel, () => this.applyLeased(key, live)),
+      () => this.live.run(key, cancel, () => this.applyLeased(key, live, action)),
       () => this.executing.delete(executing),
     );
-    if (this.queue.drainsAfter(key, action)) {
+    const drains = this.queue.drainsAfter(key, action);
+    if (drains) {
       // The messages queued meanwhile become the next runs (a drain running goes on by itself).
       const next = (): void => {
-        if (!this.queue.isDraining(key)) void this.queue.drain(key);
+        if (drains() && !this.queue.isDraining(key)) void this.queue.drain(key);
       };
-      running.then(next, next);
+      tracked.then(next, next);
     }
+    // A new message whose lease told of messages queued before it runs after them.
+    const { byLease } = this.queue;
+    const again = (): Promise<R> => this.executeChecked(key, action);
+    const handled = this.elsewhere(key, action, tracked);
+    return byLease ? byLease.afterQueued(key, action, handled, again) : handled;
+  }
+
+  /** `running`, or, when another process runs the session, what `action`'s policy does then. */
+  private elsewhere<R>(key: SessionKey, action: SessionAction<R>, running: Promise<R>): Promise<R> {
     const policy = action.whileBusy;
     if (!this.queue.queues(action) && policy !== 'interrupt') return running;
     return running.catch((error: unknown) => {
@@ -252,8 +263,15 @@ export class SessionRuntime {
     return this.live.cancel(this.toKey(target), by, (k, a) => this.execute(k, a));
   }
 
-  /** Applies an action that runs, holding the session's lease when the store keeps leases. */
-  private applyLeased<R>(key: SessionKey, action: SessionAction<R>): Promise<R> {
+  /**
+   * Applies an action that runs, holding the session's lease when the store keeps leases
+   * (`given`: the action as `execute` was given it, which the inbox checks under the lease).
+   */
+  private applyLeased<R>(
+    key: SessionKey,
+    action: SessionAction<R>,
+    given: SessionAction<R>,
+  ): Promise<R> {
     const { store } = this;
     if (!this.leasing || !hasLeases(store)) return this.actions.apply(key, action, undefined);
     this.leases ??= new RunLeases(store, {
@@ -262,7 +280,16 @@ export class SessionRuntime {
       clock: this.clock,
       onRenew: () => this.live.poll(),
     });
-    return this.leases.holding(key, action.name, (lease) => this.actions.apply(key, action, lease));
+    return this.leases.holding(
+      key,
+      action.name,
+      (lease) => {
+        const checked = this.queue.byLease?.underLease(key, given, lease);
+        const apply = (): Promise<R> => this.actions.apply(key, action, lease);
+        return checked ? checked.then(apply) : apply();
+      },
+      (told) => this.queue.byLease?.released(key, told),
+    );
   }
 
   /**

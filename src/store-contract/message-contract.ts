@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { hasMessageInbox, type MessageInbox } from '../persistence/message-inbox.js';
 import type { SessionStore } from '../persistence/session-store.js';
+import { hasLeases } from '../persistence/session-leases.js';
 import { equal, rejects } from './contract-assert.js';
 import { storeTest, type ContractTests, type StoreContractOptions } from './contract-harness.js';
 import { commitOn, msg, newSession } from './contract-fixtures.js';
@@ -95,6 +96,41 @@ export function messageContract(tests: ContractTests, { name, open }: StoreContr
         await store.dropQueuedMessage(t, t1!.id);
         await store.dropQueuedMessage(t, last.id);
         equal(await sessions({ userId: 'alice' }), [odd, alice]);
+      },
+    );
+
+    storeTest(
+      tests,
+      open,
+      'a lease that tells of the inbox tells it right: at its grant and at its release',
+      async (h) => {
+        const store = inboxOf(h.store);
+        // Optional: a store whose leases tell nothing leaves the runtime to read the inbox.
+        if (!hasLeases(store)) return;
+        const created = await store.create(newSession('s', 'alice'));
+        const quiet = await store.acquireLease(alice, 'w1', 10_000);
+        if (quiet?.queued === undefined) return;
+        assert.equal(quiet.queued, false);
+        // Nothing queued while it was held: the release says so (another user's does not count).
+        await store.queueMessage({ ...message('bob'), key: bob });
+        equal(await store.releaseLease(quiet), { queued: false });
+        // Queued while held: the release says so.
+        const held = (await store.acquireLease(alice, 'w1', 10_000))!;
+        assert.equal(held.queued, false);
+        const one = await store.queueMessage(message('one'));
+        equal(await store.releaseLease(held), { queued: true });
+        // Queued before the grant: the grant says so, and so does the release.
+        const next = (await store.acquireLease(alice, 'w2', 10_000))!;
+        assert.equal(next.queued, true);
+        const saved = await store.save(
+          commitOn(created, [msg('one')], [], { dequeued: [one.id], lease: next }),
+        );
+        equal(await store.releaseLease(next), { queued: true });
+        // Taken: the next grant and its release find nothing.
+        const last = (await store.acquireLease(alice, 'w1', 10_000))!;
+        assert.equal(last.queued, false);
+        assert.equal(saved.version, 2);
+        equal(await store.releaseLease(last), { queued: false });
       },
     );
 

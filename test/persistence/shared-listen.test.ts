@@ -7,7 +7,7 @@ function fakeListen() {
   let refuse: Error | undefined;
   const open: OpenListen = (onNotify, onLost) => {
     if (refuse) return Promise.reject(refuse);
-    const connection = { notify: onNotify, lose: onLost, closed: false };
+    const connection = { notify: () => onNotify('c', ''), lose: onLost, closed: false };
     connections.push(connection);
     return Promise.resolve({
       close: () => {

@@ -112,13 +112,13 @@ export class PostgresDatabase {
   }
 
   /**
-   * LISTENs on `channel` with a dedicated connection (made like the pool's): `onNotify` per
-   * notification (with its payload), `onLost` once when the connection breaks. A failure to
-   * listen is `StoreUnavailableError`.
+   * LISTENs on `channels` with one dedicated connection (made like the pool's): `onNotify` per
+   * notification (with its channel and payload), `onLost` once when the connection breaks. A
+   * failure to listen is `StoreUnavailableError`.
    */
   async listen(
-    channel: string,
-    onNotify: (payload: string) => void,
+    channels: readonly string[],
+    onNotify: (channel: string, payload: string) => void,
     onLost: (error: unknown) => void,
   ): Promise<{ close(): Promise<void> }> {
     await this.ready();
@@ -136,11 +136,11 @@ export class PostgresDatabase {
     client.on('error', lost);
     client.on('end', () => lost(new Error('the listening connection ended')));
     client.on('notification', (message) => {
-      if (message.channel === channel) onNotify(message.payload ?? '');
+      if (channels.includes(message.channel)) onNotify(message.channel, message.payload ?? '');
     });
     try {
       await client.connect();
-      await client.query(`LISTEN ${quoteIdent(channel)}`);
+      await client.query(channels.map((channel) => `LISTEN ${quoteIdent(channel)}`).join('; '));
     } catch (error) {
       await end();
       throw new StoreUnavailableError('listen for notifications', error);

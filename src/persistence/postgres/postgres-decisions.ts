@@ -50,22 +50,22 @@ function decisionStatements(t: (table: string) => string) {
  * submission exactly when it is committed. Listening takes a dedicated connection (not one of
  * the pool's: LISTEN is session state), so it needs a direct or session-mode connection;
  * behind a transaction-mode pooler the scheduler's polling still finds every submission. The
- * watchers of one store object (the scheduler, each runtime's cancel watch) share one such
- * connection (`SharedListen`).
+ * watchers of one store object (the scheduler, each runtime's cancel watch, and the session
+ * watches) share one such connection (`SharedListen`).
  */
 export class PostgresDecisions implements DecisionInbox {
   /** The NOTIFY channel of this store's schema (at most 63 bytes, whatever the schema). */
   readonly channel: string;
 
   private readonly sql: ReturnType<typeof decisionStatements>;
-  private readonly listening: SharedListen;
 
-  constructor(private readonly db: PostgresDatabase) {
+  /** @param listening the store's LISTEN connection (on this channel among others) */
+  constructor(
+    private readonly db: PostgresDatabase,
+    private readonly listening: SharedListen,
+  ) {
     this.sql = decisionStatements(db.table);
     this.channel = db.channel();
-    this.listening = new SharedListen((onNotify, onLost) =>
-      db.listen(this.channel, () => onNotify(), onLost),
-    );
   }
 
   async submitDecisions(submission: DecisionSubmission): Promise<void> {
@@ -128,6 +128,8 @@ export class PostgresDecisions implements DecisionInbox {
     onSubmitted: () => void,
     onLost: (error: unknown) => void,
   ): Promise<DecisionWatch> {
-    return this.listening.watch(onSubmitted, onLost);
+    return this.listening.watch((channel) => {
+      if (channel === this.channel) onSubmitted();
+    }, onLost);
   }
 }

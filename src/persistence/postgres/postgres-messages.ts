@@ -19,9 +19,19 @@ const sealKey = (key: SessionKey): string => `m!${keys.sessionPart(key)}`;
 /** The message inbox's statements, built once per store (tables qualified with its schema). */
 function messageStatements(t: (table: string) => string) {
   return {
-    /** $1 owner, $2 session, $3 value, $4 at: the new row's id. */
-    queue: `INSERT INTO ${t('agentstate_messages')} (owner, session_id, message, at)
-        VALUES ($1, $2, $3, $4) RETURNING id`,
+    /**
+     * $1 owner, $2 session, $3 value, $4 at: the new row's id. Counts the message on the
+     * session's lease row (if any) in the same statement, under that row's lock: the release of
+     * the lease held meanwhile sees it (`PostgresLeases.releaseLease`).
+     */
+    queue: `WITH ins AS (
+        INSERT INTO ${t('agentstate_messages')} (owner, session_id, message, at)
+        VALUES ($1, $2, $3, $4) RETURNING id
+      ), mark AS (
+        UPDATE ${t('agentstate_leases')} SET queued = queued + 1
+        WHERE owner = $1 AND session_id = $2
+      )
+      SELECT id FROM ins`,
     /** $1 owner, $2 session, $3 limit: the session's messages, oldest first. */
     queued: `SELECT id, message FROM ${t('agentstate_messages')}
         WHERE owner = $1 AND session_id = $2 ORDER BY id LIMIT $3`,

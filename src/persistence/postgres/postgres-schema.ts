@@ -14,7 +14,7 @@ import { addApprovalDeadlines } from './postgres-deadlines.js';
  * `(owner, session_id, ...)`, plus a backfill from the stored records), then write it in the
  * save statement of `postgres-statements.ts` (one more column or one more CTE of it).
  */
-export const POSTGRES_SCHEMA_VERSION = 5;
+export const POSTGRES_SCHEMA_VERSION = 6;
 
 /** One schema version's step: its DDL (and any backfill) on the migrating transaction. */
 type MigrationStep = (client: pg.ClientBase, t: (name: string) => string) => Promise<unknown>;
@@ -95,6 +95,14 @@ const MIGRATIONS: readonly MigrationStep[] = [
       at bigint NOT NULL,
       PRIMARY KEY (owner, session_id, id)
     );
+  `),
+  // 6: what spares a message two statements (see postgres-leases.ts, postgres-session-watch.ts):
+  // the count of messages queued under each lease row (a run's release compares it with its
+  // grant's), and the count of watchers of each session (a save NOTIFYs only when watched).
+  (client, t) =>
+    client.query(`
+    ALTER TABLE ${t('agentstate_leases')} ADD COLUMN queued bigint NOT NULL DEFAULT 0;
+    ALTER TABLE ${t('agentstate_sessions')} ADD COLUMN watchers integer NOT NULL DEFAULT 0;
   `),
 ];
 

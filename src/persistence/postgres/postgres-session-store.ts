@@ -45,6 +45,7 @@ import { PostgresDecisions } from './postgres-decisions.js';
 import { PostgresMessages, dequeuedIds } from './postgres-messages.js';
 import type { MessageInbox } from '../message-inbox.js';
 import { PostgresSessionWatch } from './postgres-session-watch.js';
+import { SharedListen } from './shared-listen.js';
 import type { SessionWatches } from '../session-watches.js';
 import { PostgresLeases, checkedSessionId, keyOf } from './postgres-leases.js';
 import {
@@ -121,7 +122,12 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
     const deadlines = new PostgresDeadlines(this.db, this.codec);
     this.dueApprovals = deadlines.dueApprovals.bind(deadlines);
     this.dropStaleDeadline = deadlines.dropStaleDeadline.bind(deadlines);
-    const inbox = new PostgresDecisions(this.db);
+    // One LISTEN connection (while anything listens) for the decision inbox and the saves.
+    const saves = this.db.channel('saves');
+    const listening = new SharedListen((onNotify, onLost) =>
+      this.db.listen([this.db.channel(), saves], onNotify, onLost),
+    );
+    const inbox = new PostgresDecisions(this.db, listening);
     this.submitDecisions = inbox.submitDecisions.bind(inbox);
     this.submittedDecisions = inbox.submittedDecisions.bind(inbox);
     this.dropDecisions = inbox.dropDecisions.bind(inbox);
@@ -131,7 +137,7 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
     this.queuedMessages = messages.queuedMessages.bind(messages);
     this.dropQueuedMessage = messages.dropQueuedMessage.bind(messages);
     this.queuedSessions = messages.queuedSessions.bind(messages);
-    this.watch = new PostgresSessionWatch(this.db);
+    this.watch = new PostgresSessionWatch(this.db, listening, saves);
     this.watchSession = this.watch.watchSession.bind(this.watch);
   }
 

@@ -59,8 +59,10 @@ export class PostgresStatements {
    * read, $16 the approval deadline (or null), and only `withTotals`: $17-$20 the usage delta,
    * then only `withAudit`: six arrays of audit entries (`auditValues`), then only `withDequeue`:
    * the ids of the queued messages the step takes. Updates one row, or none when anything
-   * disagrees. A save that updates its row notifies the saves channel with the session's
-   * digest (`sessionDigestSql`), delivered when it commits.
+   * disagrees. A save that updates the row of a watched session (its `watchers` count, read
+   * from the row as locked: a watch registered before the save's update counts) notifies the
+   * saves channel with the session's digest (`sessionDigestSql`), delivered when it commits;
+   * one nobody watches sends nothing (a NOTIFY serialises the commits that send one).
    */
   save(withTotals: boolean, withAudit = false, withDequeue = false): string {
     return this.once(`save:${withTotals}:${withAudit}:${withDequeue}`, () => {
@@ -83,7 +85,7 @@ export class PostgresStatements {
             SELECT 1 FROM ${t('agentstate_leases')} AS l
             WHERE l.owner = $1 AND l.session_id = $2 AND l.holder = $13
               AND l.token = $14::bigint AND NOT l.released))
-        RETURNING 1
+        RETURNING s.watchers
       ), hist AS (
         INSERT INTO ${t('agentstate_history')} (owner, session_id, seq, item)
         SELECT $1, $2, $4 + h.ord - 1, h.item FROM upd, unnest($9::text[]) WITH ORDINALITY AS h(item, ord)
@@ -95,7 +97,19 @@ export class PostgresStatements {
       )${totals}${withAudit ? `, ${auditInsert(t('agentstate_audit'), withTotals ? 21 : 17, 'upd')}` : ''}${
         withDequeue ? `, ${dequeueCte(t, 17 + (withTotals ? 4 : 0) + (withAudit ? 6 : 0))}` : ''
       }
-      SELECT pg_notify('${this.savesChannel}', ${sessionDigestSql}) FROM upd`;
+      SELECT CASE WHEN upd.watchers > 0
+        THEN pg_notify('${this.savesChannel}', ${sessionDigestSql}) END FROM upd`;
+    });
+  }
+
+  /**
+   * $1 owner, $2 session, $3 +1 or -1: registers a watcher of the session's saves (or ends
+   * one) on its row, so its saves notify (`save`). No row: nothing (the session is not stored).
+   */
+  watchers(): string {
+    return this.once('watchers', () => {
+      return `UPDATE ${this.t('agentstate_sessions')} SET watchers = greatest(watchers + $3, 0)
+        WHERE owner = $1 AND session_id = $2 RETURNING 1`;
     });
   }
 

@@ -3,15 +3,18 @@ export interface ListenConnection {
   close(): Promise<void>;
 }
 
+/** What a LISTEN connection hands on: the channel of each notification, and its payload. */
+export type OnNotify = (channel: string, payload: string) => void;
+
 /** Opens a LISTEN connection: `onNotify` per notification, `onLost` once when it breaks. */
 export type OpenListen = (
-  onNotify: () => void,
+  onNotify: OnNotify,
   onLost: (error: unknown) => void,
 ) => Promise<ListenConnection>;
 
 /** One watcher of a shared subscription. */
 interface Watcher {
-  onNotify(): void;
+  onNotify: OnNotify;
   onLost(error: unknown): void;
 }
 
@@ -22,10 +25,12 @@ interface Subscription {
 }
 
 /**
- * One LISTEN connection for every watcher of a store's channel in this process (the approval
- * scheduler and the cancel watch of each runtime executing runs): the first watcher opens it,
- * each later one joins it, the last one to close ends it. When it breaks, each of its watchers
- * hears `onLost` once (and watches again, or polls); the next watcher opens a new one.
+ * One LISTEN connection for every watcher of a store's channels in this process (the approval
+ * scheduler and the cancel watch of each runtime executing runs on the decision inbox's
+ * channel, `agent.attach`'s session watches on the saves channel): the first watcher opens it,
+ * each later one joins it, the last one to close ends it; each watcher hears every
+ * notification with its channel. When it breaks, each of its watchers hears `onLost` once (and
+ * watches again, or polls); the next watcher opens a new one.
  */
 export class SharedListen {
   private current: Subscription | undefined;
@@ -33,7 +38,7 @@ export class SharedListen {
   constructor(private readonly open: OpenListen) {}
 
   /** Joins (or opens) the subscription; rejects as `open` does if it cannot be had. */
-  async watch(onNotify: () => void, onLost: (error: unknown) => void): Promise<ListenConnection> {
+  async watch(onNotify: OnNotify, onLost: (error: unknown) => void): Promise<ListenConnection> {
     const watcher: Watcher = { onNotify, onLost };
     const subscription = (this.current ??= this.subscribe());
     subscription.watchers.add(watcher);
@@ -49,8 +54,8 @@ export class SharedListen {
   private subscribe(): Subscription {
     const watchers = new Set<Watcher>();
     const opened = this.open(
-      () => {
-        for (const watcher of [...watchers]) watcher.onNotify();
+      (channel, payload) => {
+        for (const watcher of [...watchers]) watcher.onNotify(channel, payload);
       },
       (error) => {
         if (this.current === subscription) this.current = undefined;
