@@ -70,7 +70,7 @@ export class RunLeases {
     work: (lease: SessionLease) => Promise<R>,
   ): Promise<R> {
     return this.take(key, action).then((held) =>
-      new Promise<R>((resolve) => resolve(work(held.lease))).then(
+      attempt(() => work(held.lease)).then(
         (result) => this.release(held).then(() => result),
         (error: unknown) =>
           this.release(held).then(() => {
@@ -91,7 +91,7 @@ export class RunLeases {
   }
 
   /** Stops renewing the lease (after a renewal under way) and gives it up. */
-  private async release(held: HeldLease): Promise<void> {
+  private release(held: HeldLease): Promise<void> {
     this.held.delete(held);
     if (this.held.size === 0 && this.waiting) {
       // Nothing left to renew: the pending wait (a timer on the system clock) ends now.
@@ -99,8 +99,16 @@ export class RunLeases {
       this.waiting = undefined;
       waiting.abort(RELEASED);
     }
+    return held.renewing ? this.releaseRenewed(held) : this.releaseLease(held);
+  }
+
+  private async releaseRenewed(held: HeldLease): Promise<void> {
     while (held.renewing) await held.renewing;
-    await this.store.releaseLease(held.lease).catch(() => undefined); // it expires anyway
+    await this.releaseLease(held);
+  }
+
+  private releaseLease(held: HeldLease): Promise<void> {
+    return this.store.releaseLease(held.lease).catch(() => undefined); // it expires anyway
   }
 
   /** Waits `ttlMs / 3`, then renews every lease held. */
@@ -145,5 +153,15 @@ export class RunLeases {
     );
     this.renewingAll = false;
     if (this.held.size > 0 && !this.waiting) this.wait();
+  }
+}
+
+/** `work()`, a synchronous throw turned into a rejection (as in an async function). */
+function attempt<R>(work: () => Promise<R>): Promise<R> {
+  try {
+    return work();
+  } catch (error) {
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- rethrown as thrown
+    return Promise.reject(error);
   }
 }
