@@ -167,8 +167,25 @@ export class SessionCommitter {
     void SETTLED.then(() => this.next()); // let the current macrotask's transitions coalesce
   }
 
-  /** Saves the due changes, one save at a time; ends the running saves when none is due. */
+  /**
+   * Saves the due changes, one save at a time; ends the running saves when none is due. What
+   * throws here (the actor, the log, `onSaved`) stops the saves as a failed save does, so no
+   * waiter is left hanging and no rejection goes unhandled.
+   */
   private next(): void {
+    try {
+      if (this.saveDue()) return; // a save is under way: it calls `next` when it settles
+    } catch (error) {
+      this.failure ??= error;
+      this.onFailure();
+    }
+    const finish = this.finish;
+    this.running = this.finish = undefined;
+    finish?.(this.failure);
+  }
+
+  /** Starts saving the due changes, if any: true when a save is under way. */
+  private saveDue(): boolean {
     while (this.due && !this.failure) {
       this.due = false;
       if (!this.forced && !this.savesNow()) break; // e.g. the run started: held until its next durable point
@@ -216,10 +233,14 @@ export class SessionCommitter {
       }
       saving.then(
         (record) => {
-          this.record = record;
-          this.log.committed(drained.items, drained.journal);
-          this.storedSnapshot = persisted;
-          this.binding.onSaved?.(this.record);
+          try {
+            this.record = record;
+            this.log.committed(drained.items, drained.journal);
+            this.storedSnapshot = persisted;
+            this.binding.onSaved?.(this.record);
+          } catch (error) {
+            this.failed(drained, error);
+          }
           this.next();
         },
         (error: unknown) => {
@@ -227,11 +248,9 @@ export class SessionCommitter {
           this.next();
         },
       );
-      return;
+      return true;
     }
-    const finish = this.finish;
-    this.running = this.finish = undefined;
-    finish?.(this.failure);
+    return false;
   }
 
   private failed(drained: Drained, error: unknown): void {
