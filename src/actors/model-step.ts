@@ -22,6 +22,7 @@ import type { AnyTool } from '../tools/tool.js';
 import type { PermissionPolicy } from '../core/permission-policy.js';
 import type { SessionObserver } from '../telemetry/session-observer.js';
 import type { AgentDeps } from './agent-deps.js';
+import { subAgentDefinitions } from './sub-agent-definitions.js';
 import { hasPermissions } from './call-permissions.js';
 import {
   combinedSignal,
@@ -193,7 +194,8 @@ export function modelStep(depsOf: DepsOf<ModelStepDeps>) {
       items.push({ type: 'message', role: 'assistant', content: response.text, agent: agentName });
     }
     items.push(...toolCalls.map((c) => ({ ...c, agent: agentName })));
-    const definitions = await subAgentDefinitions(deps, agent, input.path, toolCalls);
+    const found = subAgentDefinitions(deps, agent, input.path, toolCalls);
+    const definitions = found instanceof Map ? found : await found;
     const output: ModelStepOutput = {
       text: response.text,
       toolCalls: toolCalls.map((c) => {
@@ -268,26 +270,4 @@ function subRunOf(
       : {}),
     ...(definition ? { definition: { ...definition } } : {}),
   };
-}
-
-/**
- * The definition fingerprints of the sub-agents the answer's calls start, by tool name: each
- * child run records its agent's (bound here, as its first step would bind it). A sub-agent
- * that fails to bind gets none: its child run fails with that error when it starts.
- */
-async function subAgentDefinitions(
-  deps: ModelStepDeps,
-  agent: AgentDeps,
-  path: readonly string[] | undefined,
-  calls: readonly { name: string }[],
-): Promise<Map<string, Readonly<Record<string, string>> | undefined>> {
-  const out = new Map<string, Readonly<Record<string, string>> | undefined>();
-  for (const { name } of calls) {
-    const ref = agent.tools.get(name)?.subAgent;
-    if (!ref || out.has(name)) continue;
-    const child = [...(path ?? [agent.agentName]), ref.agent.name];
-    const bound = await deps.agentFor(child).catch(() => undefined);
-    out.set(name, bound?.definition);
-  }
-  return out;
 }

@@ -71,10 +71,10 @@ export class RunLeases {
     work: (lease: SessionLease) => Promise<R>,
     released?: (told: LeaseReleased | void) => void,
   ): Promise<R> {
-    const release = (held: HeldLease): Promise<void> =>
-      this.release(held).then((told) => released?.(told));
+    const release = (held: HeldLease): Promise<unknown> =>
+      released ? this.release(held).then(released) : this.release(held);
     return this.take(key, action).then((held) =>
-      new Promise<R>((resolve) => resolve(work(held.lease))).then(
+      attempt(() => work(held.lease)).then(
         (result) => release(held).then(() => result),
         (error: unknown) =>
           release(held).then(() => {
@@ -95,7 +95,7 @@ export class RunLeases {
   }
 
   /** Stops renewing the lease (after a renewal under way) and gives it up. */
-  private async release(held: HeldLease): Promise<LeaseReleased | void> {
+  private release(held: HeldLease): Promise<LeaseReleased | void> {
     this.held.delete(held);
     if (this.held.size === 0 && this.waiting) {
       // Nothing left to renew: the pending wait (a timer on the system clock) ends now.
@@ -103,7 +103,15 @@ export class RunLeases {
       this.waiting = undefined;
       waiting.abort(RELEASED);
     }
+    return held.renewing ? this.releaseRenewed(held) : this.releaseLease(held);
+  }
+
+  private async releaseRenewed(held: HeldLease): Promise<LeaseReleased | void> {
     while (held.renewing) await held.renewing;
+    return this.releaseLease(held);
+  }
+
+  private releaseLease(held: HeldLease): Promise<LeaseReleased | void> {
     return this.store.releaseLease(held.lease).catch(() => undefined); // it expires anyway
   }
 
@@ -149,5 +157,15 @@ export class RunLeases {
     );
     this.renewingAll = false;
     if (this.held.size > 0 && !this.waiting) this.wait();
+  }
+}
+
+/** `work()`, a synchronous throw turned into a rejection (as in an async function). */
+function attempt<R>(work: () => Promise<R>): Promise<R> {
+  try {
+    return work();
+  } catch (error) {
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- rethrown as thrown
+    return Promise.reject(error);
   }
 }

@@ -13,18 +13,31 @@ export interface RunRef {
 
 /** A run actor and its sub-agent run actors, parents first, each with its parent's run id. */
 export function runRefs(ref: AnyActorRef, parentRunId?: string): RunRef[] {
-  const snapshot = ref.getSnapshot() as {
-    context?: RunMachineContext;
-    children?: Record<string, AnyActorRef>;
-  };
-  const runId = snapshot.context?.runId;
-  return [
-    { ref, parentRunId },
-    ...Object.entries(snapshot.children ?? {}).flatMap(([id, child]) =>
-      isSubRunActor(id) && child ? runRefs(child, runId) : [],
-    ),
-  ];
+  const refs: RunRef[] = [];
+  collectRunRefs(ref, parentRunId, refs);
+  return refs;
 }
+
+/** `runRefs` into one array, with a loop over the children (it runs at every snapshot). */
+function collectRunRefs(ref: AnyActorRef, parentRunId: string | undefined, into: RunRef[]): void {
+  into.push({ ref, parentRunId });
+  const { children } = ref.getSnapshot() as { children?: Record<string, AnyActorRef> };
+  if (!children) return;
+  for (const id in children) {
+    const child = children[id];
+    if (child && isSubRunActor(id)) collectRunRefs(child, runIdOf(ref), into);
+  }
+}
+
+/** Whether a run actor has sub-agent run actors now. */
+export function hasSubRuns(ref: AnyActorRef): boolean {
+  const { children } = ref.getSnapshot() as { children?: Record<string, AnyActorRef> };
+  for (const id in children) if (children[id] && isSubRunActor(id)) return true;
+  return false;
+}
+
+const runIdOf = (ref: AnyActorRef): string | undefined =>
+  (ref.getSnapshot() as { context?: RunMachineContext }).context?.runId;
 
 /** How a run's stay ends, from its snapshot: finished, or paused (waiting, interrupted). */
 export function runEnding(run: RunNode): RunEnding {

@@ -1,6 +1,6 @@
 import type { AnyActorRef } from 'xstate';
 import type { RunSnapshot } from '../runs/live-snapshots.js';
-import { observeRun, runRefs, stepsInFlight } from '../runs/run-observation.js';
+import { hasSubRuns, observeRun, runRefs, stepsInFlight } from '../runs/run-observation.js';
 import type { SessionObserver } from '../telemetry/session-observer.js';
 
 /** What a session host's run watch reads and tells. */
@@ -34,7 +34,8 @@ export class RunWatch {
   /** Subscribes to every run actor of the tree not watched yet. */
   watch(): void {
     const root = this.host.runRef();
-    if (!root) return;
+    // The common case, at every snapshot: the run is watched and has no sub-agent runs.
+    if (!root || (this.watched.has(root) && !hasSubRuns(root))) return;
     for (const { ref, parentRunId } of runRefs(root)) {
       if (this.watched.has(ref)) continue;
       this.watched.add(ref);

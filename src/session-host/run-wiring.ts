@@ -19,6 +19,7 @@ import type { SessionMachineContext } from '../machines/session-types.js';
 import type { SessionActor, SessionSnapshot } from '../runs/live-snapshots.js';
 import type { SessionObserver } from '../telemetry/session-observer.js';
 import type { HostDeps } from './host-deps.js';
+import { SessionAgent } from './session-agent.js';
 import { withStepsStarted } from './step-start-timing.js';
 
 /*
@@ -146,52 +147,101 @@ export interface StepHost {
   inputOf(runId: string): { historyStart: number; inputCount: number } | undefined;
 }
 
-/** The step deps of one loaded session: from its host and what the action bound for it. */
+/**
+ * The step deps of one loaded session for one action: from its host and what the action bound
+ * for it. Instances of the classes below, not object literals: an action builds five small
+ * objects (no spread of the agent, no closure per dependency); a step reads what it uses
+ * through their getters, of the action it started in (a step a cancel cut off and still
+ * running reads its own action's deps, never the next one's).
+ */
 export function runStepDeps(host: StepHost, deps: HostDeps): RunStepDeps {
-  const { agent, clock, signal, progress, sessionPermissions } = deps;
-  const sessionAgent: AgentDeps = {
-    ...agent,
-    instructions: () => host.context().config.systemPrompt ?? agent.instructions,
-    modelName: () => host.context().config.model,
-  };
-  const own = Promise.resolve(sessionAgent);
-  const journaled: JournaledStepDeps = {
-    log: host.log,
-    clock,
-    stepStarted: (runId, step, what) => host.stepStarted(runId, step, what),
-    durable: (kind) => host.durable(kind),
-    agentFor: (path, handedTo) =>
-      handedTo !== undefined
-        ? deps.subAgents.get([handedTo])
-        : isSubRun(path)
-          ? deps.subAgents.get(path ?? [])
-          : own,
-    contextFor: (runId) => host.contextFor(runId),
-  };
+  const own = Promise.resolve<AgentDeps>(new SessionAgent(host, deps.agent));
   const { observer } = host;
   return {
-    modelStep: {
-      ...journaled,
-      signal,
-      progress,
-      observer,
-      sessionPermissions,
-      maxSubAgentDepth: deps.maxSubAgentDepth,
-      newRunId: () => deps.newRunId(),
-      inputOf: (runId) => host.inputOf(runId),
-      historyFrom: () => host.context().historyFrom,
-      history: deps.history,
-      historyModel: agent.model,
-      ...(deps.steer ? { steer: stepSteer(deps.steer, host.log) } : {}),
-    },
-    toolCall: { ...journaled, signal, progress, observer },
-    approvalCheck: { ...journaled, agentName: agent.agentName, sessionPermissions },
-    guardrailCheck: journaled,
-    durableTimer: clock,
+    modelStep: new ModelSteps(host, deps, own, observer),
+    toolCall: new ToolSteps(host, deps, own, observer),
+    approvalCheck: new ApprovalSteps(host, deps, own, observer),
+    guardrailCheck: new JournaledSteps(host, deps, own, observer),
+    durableTimer: deps.clock,
   };
 }
 
-/** The session's steer intake as its model steps call it (on the session's log). */
-function stepSteer(steer: (log: SessionLog) => Promise<void>, log: SessionLog) {
-  return () => steer(log);
+/** What every journaled step reads of its session: its host, and the action's deps. */
+class JournaledSteps implements JournaledStepDeps {
+  constructor(
+    protected readonly host: StepHost,
+    protected readonly deps: HostDeps,
+    private readonly own: Promise<AgentDeps>,
+    /** The session's telemetry when the action started. */
+    readonly observer: SessionObserver | undefined,
+  ) {}
+  get log() {
+    return this.host.log;
+  }
+  get clock() {
+    return this.deps.clock;
+  }
+  stepStarted(runId: string, step: number, what: StartingStep): StepTiming {
+    return this.host.stepStarted(runId, step, what);
+  }
+  durable(kind: StepKind): Promise<void> {
+    return this.host.durable(kind);
+  }
+  agentFor(path: readonly string[] | undefined, handedTo?: string): Promise<AgentDeps> {
+    if (handedTo === undefined && !isSubRun(path)) return this.own;
+    return this.deps.subAgents.get(handedTo !== undefined ? [handedTo] : (path ?? []));
+  }
+  contextFor(runId: string): RunContext {
+    return this.host.contextFor(runId);
+  }
+}
+
+/** What a tool call reads besides a journaled step's: the caller's signal and progress. */
+class ToolSteps extends JournaledSteps implements ToolCallDeps {
+  get signal() {
+    return this.deps.signal;
+  }
+  get progress() {
+    return this.deps.progress;
+  }
+}
+
+/** What a model step reads besides a tool call's: the history, sub-agents, steers. */
+class ModelSteps extends ToolSteps implements ModelStepDeps {
+  get sessionPermissions() {
+    return this.deps.sessionPermissions;
+  }
+  get maxSubAgentDepth() {
+    return this.deps.maxSubAgentDepth;
+  }
+  newRunId(): string {
+    return this.deps.newRunId();
+  }
+  inputOf(runId: string) {
+    return this.host.inputOf(runId);
+  }
+  historyFrom(): number {
+    return this.host.context().historyFrom;
+  }
+  get history() {
+    return this.deps.history;
+  }
+  get historyModel() {
+    return this.deps.agent.model;
+  }
+  /** The session's steer intake as its model steps call it (on the session's log). */
+  get steer() {
+    const { steer } = this.deps;
+    return steer && (() => steer(this.host.log));
+  }
+}
+
+/** What an approval check reads besides a journaled step's: the policies of the session. */
+class ApprovalSteps extends JournaledSteps implements ApprovalCheckDeps {
+  get agentName() {
+    return this.deps.agent.agentName;
+  }
+  get sessionPermissions() {
+    return this.deps.sessionPermissions;
+  }
 }

@@ -25,6 +25,11 @@ export interface CommitBinding {
 
 const AT_REST: CommitBinding = Object.freeze({});
 
+/** What `flush` and `barrier` answer when nothing is to wait for (settled, shared). */
+const SETTLED: Promise<void> = Promise.resolve();
+
+type Drained = ReturnType<SessionLog['drain']>;
+
 function delta(now: UsageTotals, before: UsageTotals): UsageTotals | undefined {
   const d = {
     turns: now.turns - before.turns,
@@ -51,7 +56,11 @@ export class SessionCommitter {
   private due = false;
   /** Every change must be saved, whatever the policy (a flush). */
   private forced = false;
+  /** The running saves (see `start`), and how they end. */
   private running: Promise<void> | undefined;
+  private finish: ((failure: unknown) => void) | undefined;
+  /** Someone waits for the running saves: only then can they end rejected. */
+  private awaited = false;
   /**
    * The last stored persisted snapshot: an actor that did not move (e.g. restored) saves
    * nothing. Compared as JSON without stringifying it (`sameJson`): XState's persisted
@@ -122,16 +131,17 @@ export class SessionCommitter {
 
   /**
    * Resolves when the saves due so far are written; throws the save failure, if any. Each step
-   * and each action's end waits here: with no save running and none failed, it answers at once,
-   * without the promises of an async function (each also costs Node's async-context hook).
+   * and each action's end waits here: with no save running and none failed, it answers at once
+   * with a promise already settled; otherwise every waiter shares the running saves' promise.
+   * Neither creates a promise (each also costs Node's async-context hook).
    */
   private settled(): Promise<void> {
-    return this.running || this.failure ? this.saved() : Promise.resolve();
-  }
-
-  private async saved(): Promise<void> {
-    while (this.running) await this.running;
-    if (this.failure) throw this.failure as Error;
+    if (this.running) {
+      this.awaited = true;
+      return this.running;
+    }
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the store's error, as thrown
+    return this.failure ? Promise.reject(this.failure) : SETTLED;
   }
 
   /** Whether the policy saves the changes now (it may have moved on since `schedule`). */
@@ -139,18 +149,43 @@ export class SessionCommitter {
     return this.binding.policy?.savesOnChange() ?? true;
   }
 
+  /**
+   * Starts saving, unless saves run already (they take the due change too). One promise covers
+   * every save until none is due: it resolves then, or rejects with the failure that stopped
+   * them when someone waits for it (else the failure waits in `failure` for the next caller, and
+   * no rejection goes unhandled). Callbacks, not an async function with `finally`.
+   */
   private start(): void {
     this.due = true;
-    this.running ??= this.loop().finally(() => {
-      this.running = undefined;
-      // A save made due after the loop's last check (while this promise settled) would
-      // otherwise wait for the next change: save it now, so flush() covers it too.
-      if (this.due) this.start();
+    if (this.running) return;
+    this.running = new Promise<void>((resolve, reject) => {
+      this.finish = (failure) =>
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the store's error, as thrown
+        failure === undefined || !this.awaited ? resolve() : reject(failure);
     });
+    this.awaited = false;
+    void SETTLED.then(() => this.next()); // let the current macrotask's transitions coalesce
   }
 
-  private async loop(): Promise<void> {
-    await Promise.resolve(); // let the current macrotask's transitions coalesce
+  /**
+   * Saves the due changes, one save at a time; ends the running saves when none is due. What
+   * throws here (the actor, the log, `onSaved`) stops the saves as a failed save does, so no
+   * waiter is left hanging and no rejection goes unhandled.
+   */
+  private next(): void {
+    try {
+      if (this.saveDue()) return; // a save is under way: it calls `next` when it settles
+    } catch (error) {
+      this.failure ??= error;
+      this.onFailure();
+    }
+    const finish = this.finish;
+    this.running = this.finish = undefined;
+    finish?.(this.failure);
+  }
+
+  /** Starts saving the due changes, if any: true when a save is under way. */
+  private saveDue(): boolean {
     while (this.due && !this.failure) {
       this.due = false;
       if (!this.forced && !this.savesNow()) break; // e.g. the run started: held until its next durable point
@@ -181,8 +216,9 @@ export class SessionCommitter {
         updatedAt: this.clock.now(),
         approvalDeadline: approvalDeadline(storedRun<RunLike>(persisted)),
       };
+      let saving: Promise<SessionRecord>;
       try {
-        this.record = await this.store.save({
+        saving = this.store.save({
           record: next,
           items: drained.items,
           journal: drained.journal,
@@ -191,14 +227,35 @@ export class SessionCommitter {
           ...(drained.audit.length ? { audit: drained.audit } : {}),
           ...(drained.dequeued.length ? { dequeued: drained.dequeued } : {}),
         });
-        this.log.committed(drained.items, drained.journal);
-        this.storedSnapshot = persisted;
-        this.binding.onSaved?.(this.record);
       } catch (error) {
-        this.log.restore(drained);
-        this.failure = error;
-        this.onFailure();
+        this.failed(drained, error); // a store that throws instead of rejecting
+        break;
       }
+      saving.then(
+        (record) => {
+          try {
+            this.record = record;
+            this.log.committed(drained.items, drained.journal);
+            this.storedSnapshot = persisted;
+            this.binding.onSaved?.(this.record);
+          } catch (error) {
+            this.failed(drained, error);
+          }
+          this.next();
+        },
+        (error: unknown) => {
+          this.failed(drained, error);
+          this.next();
+        },
+      );
+      return true;
     }
+    return false;
+  }
+
+  private failed(drained: Drained, error: unknown): void {
+    this.log.restore(drained);
+    this.failure = error;
+    this.onFailure();
   }
 }

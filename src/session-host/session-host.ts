@@ -211,14 +211,14 @@ export class SessionHost implements StepHost {
   /** Resolves when the current run pauses or ends (or at once if none is in flight). */
   async settle(): Promise<void> {
     if (this.deps.cancels.some((s) => s.aborted)) this.cancelRun();
-    while (
-      this.runInFlight() &&
-      !this.committer.failure &&
-      this.actor.getSnapshot().status === 'active'
-    ) {
-      await new Promise<void>((resolve) => this.waiters.add(resolve));
-    }
+    while (this.settling()) await new Promise<void>((resolve) => this.waiters.add(resolve));
     await this.committer.flush();
+  }
+
+  /** What `settle` waits for: a run in flight, no save failed, the actor running. */
+  private settling(): boolean {
+    const { status } = this.actor.getSnapshot();
+    return status === 'active' && !this.committer.failure && this.runInFlight();
   }
 
   /**
@@ -289,7 +289,7 @@ export class SessionHost implements StepHost {
   }
 
   private notify(): void {
-    if (this.waiters.size === 0) return; // the common case: every run snapshot lands here
+    if (this.waiters.size === 0 || this.settling()) return; // every run snapshot lands here
     const waiters = [...this.waiters];
     this.waiters.clear();
     for (const w of waiters) w();

@@ -38,24 +38,36 @@ export class SessionLoader {
    * is the record the runtime's session cache holds: when the store returns it as is (it still
    * holds exactly that value), it was checked when it was loaded or built by this runtime.
    */
-  async loadForUpdate(
+  loadForUpdate(
     key: SessionKey,
     create: boolean,
     audit: AuditTrail | undefined,
     newRecord: (key: SessionKey) => Omit<SessionRecord, 'version'>,
     known?: SessionRecord,
   ): Promise<LoadedSession> {
-    try {
-      return await this.loaded(key, async () => {
-        const loaded = await this.store.loadForUpdate(key, known);
-        if (known !== undefined && loaded.record === known) return loaded;
-        const record = this.upgraded(key, loaded.record);
-        checkStoredSession(key, record);
-        return { ...loaded, record };
+    // Callbacks, not nested async functions: a message's load costs the store's promise and two.
+    const checked = (loaded: LoadedSession): LoadedSession => {
+      const record =
+        known !== undefined && loaded.record === known ? known : this.upgraded(key, loaded.record);
+      if (record !== known) checkStoredSession(key, record);
+      this.hub.emit('SessionLoaded', { key, version: record.version });
+      return record === loaded.record ? loaded : { ...loaded, record };
+    };
+    return attempt(() => this.store.loadForUpdate(key, known))
+      .then(checked)
+      .catch((error: unknown) => {
+        this.hub.emit('SessionLoadFailed', { key, error });
+        if (!create || !(error instanceof SessionNotFoundError)) throw error;
+        return this.created(key, audit, newRecord);
       });
-    } catch (error) {
-      if (!create || !(error instanceof SessionNotFoundError)) throw error;
-    }
+  }
+
+  /** Creates the session an action may create (`loadForUpdate` found none). */
+  private async created(
+    key: SessionKey,
+    audit: AuditTrail | undefined,
+    newRecord: (key: SessionKey) => Omit<SessionRecord, 'version'>,
+  ): Promise<LoadedSession> {
     try {
       const created = audit ? [audit.action('create', 'session created')] : [];
       const record = await this.store.create(newRecord(key), [], created);
@@ -91,5 +103,15 @@ export class SessionLoader {
       this.hub.emit('SessionLoadFailed', { key, error });
       throw error;
     }
+  }
+}
+
+/** `read()`, a synchronous throw turned into a rejection (as in an async function). */
+function attempt<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return read();
+  } catch (error) {
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- rethrown as thrown
+    return Promise.reject(error);
   }
 }

@@ -52,8 +52,12 @@ export class SubAgents {
     return bound;
   }
 
-  /** Releases the toolkits of every sub-agent bound so far. */
-  async release(): Promise<void> {
+  /** Releases the toolkits of every sub-agent bound so far (none bound: nothing to wait for). */
+  release(): Promise<void> | undefined {
+    return this.bound.size === 0 ? undefined : this.releaseBound();
+  }
+
+  private async releaseBound(): Promise<void> {
     const all = await Promise.allSettled(this.bound.values());
     this.bound.clear();
     const released = await Promise.allSettled(

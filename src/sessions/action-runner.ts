@@ -87,7 +87,8 @@ export class ActionRunner {
     action: SessionAction<R>,
     lease: SessionLease | undefined,
   ): Promise<R> {
-    await this.parts.observability.ready(); // loads @opentelemetry/api once something can record
+    const ready = this.parts.observability.ready(); // loads @opentelemetry/api once something can record
+    if (ready) await ready;
     const audit = new AuditTrail(
       key,
       () => this.parts.clock.now(),
@@ -217,7 +218,8 @@ export class ActionRunner {
       this.parts.hub.emit('SessionActionExecuted', { key, action: action.name });
       return result;
     } finally {
-      await Promise.all([bound.release(), subAgents.release()]);
+      const subReleased = subAgents.release();
+      await (subReleased ? Promise.all([bound.release(), subReleased]) : bound.release());
     }
   }
 }

@@ -53,10 +53,24 @@ export class LiveRuns {
     });
     this.watch?.started();
     // Settles once the watch of its last run is closed: no connection outlives the call.
-    return done.finally(() => {
+    // `then`, not `finally` (which costs two promises more a run).
+    const ended = (): Promise<void> | undefined => {
       remove();
       return this.watch?.ended();
-    });
+    };
+    return done.then(
+      (value) => {
+        const closing = ended();
+        return closing ? closing.then(() => value) : value;
+      },
+      (error: unknown) => {
+        const closing = ended();
+        if (!closing) throw error;
+        return closing.then(() => {
+          throw error;
+        });
+      },
+    );
   }
 
   /**
