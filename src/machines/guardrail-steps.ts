@@ -49,7 +49,7 @@ export function afterGuardrails(
   return {
     step: context.step + 1,
     guardrails: [...(context.guardrails ?? []), ...out.results],
-    checkOutput: undefined,
+    ...(context.checkOutput === undefined ? {} : { checkOutput: undefined }),
     ...(out.tripwire ? { error: out.tripwire } : {}),
   };
 }
@@ -102,7 +102,7 @@ const guardrailState = <N extends string, A extends string>(
  * output guardrails on the final answer before the run completes.
  */
 export const guardrailStates = {
-  inputGuardrails: guardrailState('input', 'modelCall', 'recordGuardrails'),
+  inputGuardrails: guardrailState('input', 'modelCall', 'recordInputGuardrails'),
   // The run completes in the same transition (one assign: its results and its outcome).
   outputGuardrails: guardrailState('output', 'completed', 'completeAfterGuardrails'),
 };
