@@ -71,17 +71,13 @@ export const guardrailGuards = {
 
 /**
  * A guardrail step's state: its journaled check, then `next` (its results taken in by `record`),
- * or `failed` on a tripwire.
+ * or `failed` on a tripwire. The transition that goes to it notes the check's start.
  */
 const guardrailState = <N extends string, A extends string>(
   kind: GuardrailResult['kind'],
   next: N,
   record: A,
 ) => ({
-  entry: {
-    type: 'noteStepStarts' as const,
-    params: ({ context }: { context: RunMachineContext }) => ({ steps: [context.step] }),
-  },
   invoke: {
     src: 'guardrailCheck' as const,
     input: ({ context }: { context: RunMachineContext }) => guardrailCheckInput(context, kind),

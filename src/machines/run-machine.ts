@@ -27,7 +27,7 @@ import type {
 import { budgetExhausted } from './budget-left.js';
 import { approvalCheckInput, modelStepInput, toolCallInput } from './step-inputs.js';
 import { zeroUsage } from './run-usage.js';
-import { startingModelCall, stepStartsNoted, withStepStart } from './step-starts.js';
+import { startingNextStep, stepStartsNoted, withStepStart } from './step-starts.js';
 import type { GuardrailCheckInput, GuardrailCheckOutput } from './guardrail-types.js';
 import {
   afterSubRun,
@@ -149,13 +149,16 @@ export const runMachine = setup({
       ),
   },
   actions: {
-    startTurn: assign(({ context }) => turnCleared(context)),
-    /** The turn starts with its model call: what the turn's start clears, the call's start. */
-    startModelTurn: assign(({ context, system }) =>
-      startingModelCall(system, context, turnCleared(context)),
+    /** The turn starts (with its model call or input guardrails): what it clears, its start. */
+    startTurn: assign(({ context, system }) =>
+      startingNextStep(system, context, turnCleared(context)),
     ),
     recordModelStep: assign(({ context, event }) =>
       afterModelStep(context, outputOf<ModelStepOutput>(event)),
+    ),
+    /** The answer taken in, and the start of the step it leads to (an approval or guardrail check). */
+    recordAnswerAndNextStep: assign(({ context, event, system }) =>
+      startingNextStep(system, context, afterModelStep(context, outputOf<ModelStepOutput>(event))),
     ),
     /** The answer's calls taken in, and the starts of the tool calls `tools` then runs. */
     recordAnswerWithCalls: assign(({ context, event, system }) => {
@@ -176,7 +179,7 @@ export const runMachine = setup({
     ),
     /** The input guardrails' results, and the start of the model call they lead to. */
     recordInputGuardrails: assign(({ context, event, system }) =>
-      startingModelCall(
+      startingNextStep(
         system,
         context,
         afterGuardrails(context, outputOf<GuardrailCheckOutput>(event)),
@@ -191,9 +194,10 @@ export const runMachine = setup({
      * Notes in the context that `steps` start, in the transition that starts them (so no event
      * of their own does: one microstep, one context copy and one snapshot less per step), with
      * the runtime's clock (`StepStartNoter`). Without it (the bare machine) it notes nothing,
-     * and a step then notes its own start (a `STEP_STARTED` event). A model call's start is
-     * noted by the assign of the transition that goes to it (`startingModelCall`), not by this
-     * action: one context copy less.
+     * and a step then notes its own start (a `STEP_STARTED` event). Used for the tool calls
+     * `tools` starts on its own; the start of a model call, an approval or guardrail check and a
+     * fresh answer's tool calls is noted by the assign of the transition that goes to it
+     * (`startingNextStep`, `recordAnswerWithCalls`): one context copy less.
      */
     noteStepStarts: assign(({ context, system }, params: { steps: number[] }) =>
       stepStartsNoted(system, context, params.steps),
@@ -289,11 +293,12 @@ export const runMachine = setup({
           actions: assign({ interruption: 'budget' }),
         },
         { guard: 'needsInputGuardrails', target: 'inputGuardrails', actions: 'startTurn' },
-        { target: 'modelCall', actions: 'startModelTurn' },
+        { target: 'modelCall', actions: 'startTurn' },
       ],
     },
     ...guardrailStates,
-    // Every transition that goes here notes the call's start in its assign (`startingModelCall`).
+    // Every transition that goes to a step's state notes the step's start in its assign
+    // (`startingNextStep`): its state has no entry action for it (one context copy less).
     modelCall: {
       invoke: {
         src: 'modelStep',
@@ -301,13 +306,13 @@ export const runMachine = setup({
         // The answer, taken in, leads to: its calls (checked first if a tool asks), a failure
         // (an output that did not validate), the output guardrails, or the run's completion.
         onDone: [
-          { guard: 'needsCheck', target: 'approvals', actions: 'recordModelStep' },
+          { guard: 'needsCheck', target: 'approvals', actions: 'recordAnswerAndNextStep' },
           { guard: 'hasCalls', target: 'tools', actions: 'recordAnswerWithCalls' },
           { guard: 'outputInvalid', target: 'failed', actions: 'recordModelStep' },
           {
             guard: 'needsOutputGuardrails',
             target: 'outputGuardrails',
-            actions: 'recordModelStep',
+            actions: 'recordAnswerAndNextStep',
           },
           { target: 'completed', actions: 'completeAfterModelStep' },
         ],
@@ -335,7 +340,6 @@ export const runMachine = setup({
       initial: 'checking',
       states: {
         checking: {
-          entry: { type: 'noteStepStarts', params: ({ context }) => ({ steps: [context.step] }) },
           invoke: {
             src: 'approvalCheck',
             input: ({ context }) => approvalCheckInput(context),
@@ -431,7 +435,7 @@ export const runMachine = setup({
             actions: [
               stopChild(({ event }) => event.actorId),
               assign(({ context, event, system }) =>
-                startingModelCall(system, context, nextTurnAfterToolCall(context, event.actorId)),
+                startingNextStep(system, context, nextTurnAfterToolCall(context, event.actorId)),
               ),
             ],
           },

@@ -57,10 +57,11 @@ export function stepStartsNoted(
 }
 
 /**
- * A transition's patch of the run's context, and the start of the model call it goes on to (at
- * the step the patch leaves), noted in the same patch.
+ * A transition's patch of the run's context, and the start of the step it goes on to (a model
+ * call, an approval check, a guardrail check: at the step number the patch leaves), noted in
+ * the same patch.
  */
-export function startingModelCall(
+export function startingNextStep(
   system: object,
   context: RunMachineContext,
   patch: Partial<RunMachineContext>,
