@@ -7,10 +7,10 @@ import { contextPatch } from '../src/machines/context-patch.js';
 import { TempStores } from './helpers/temp-store.js';
 
 /**
- * What the run machine's assigns copy (docs/design/performance.md, "Fewer context copies"):
- * each step's start is noted by the assign of the transition that starts it, not by one of its
- * own, and no assign adds a key set to `undefined` that the context never held (XState copies the
- * whole context at every assign, and a key once there stays in every later copy).
+ * What the run machine's assigns copy (docs/design/performance.md, "Done since (fewer context
+ * copies)"): each step's start is noted by the assign of the transition that starts it, not by
+ * one of its own, and no assign adds a key set to `undefined` that the context never held (XState
+ * copies the whole context at every assign, and a key once there stays in every later copy).
  */
 
 const temps = new TempStores();
