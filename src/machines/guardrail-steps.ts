@@ -49,7 +49,7 @@ export function afterGuardrails(
   return {
     step: context.step + 1,
     guardrails: [...(context.guardrails ?? []), ...out.results],
-    checkOutput: undefined,
+    ...(context.checkOutput === undefined ? {} : { checkOutput: undefined }),
     ...(out.tripwire ? { error: out.tripwire } : {}),
   };
 }
@@ -71,17 +71,13 @@ export const guardrailGuards = {
 
 /**
  * A guardrail step's state: its journaled check, then `next` (its results taken in by `record`),
- * or `failed` on a tripwire.
+ * or `failed` on a tripwire. The transition that goes to it notes the check's start.
  */
 const guardrailState = <N extends string, A extends string>(
   kind: GuardrailResult['kind'],
   next: N,
   record: A,
 ) => ({
-  entry: {
-    type: 'noteStepStarts' as const,
-    params: ({ context }: { context: RunMachineContext }) => ({ steps: [context.step] }),
-  },
   invoke: {
     src: 'guardrailCheck' as const,
     input: ({ context }: { context: RunMachineContext }) => guardrailCheckInput(context, kind),
@@ -102,7 +98,7 @@ const guardrailState = <N extends string, A extends string>(
  * output guardrails on the final answer before the run completes.
  */
 export const guardrailStates = {
-  inputGuardrails: guardrailState('input', 'modelCall', 'recordGuardrails'),
+  inputGuardrails: guardrailState('input', 'modelCall', 'recordInputGuardrails'),
   // The run completes in the same transition (one assign: its results and its outcome).
   outputGuardrails: guardrailState('output', 'completed', 'completeAfterGuardrails'),
 };

@@ -27,7 +27,7 @@ import type {
 import { budgetExhausted } from './budget-left.js';
 import { approvalCheckInput, modelStepInput, toolCallInput } from './step-inputs.js';
 import { zeroUsage } from './run-usage.js';
-import { withStepStart } from './step-starts.js';
+import { startingNextStep, stepStartsNoted, withStepStart } from './step-starts.js';
 import type { GuardrailCheckInput, GuardrailCheckOutput } from './guardrail-types.js';
 import {
   afterSubRun,
@@ -73,6 +73,21 @@ export const RUN_MACHINE_VERSION = '1';
 /** An approved sub-agent call whose child run has not ended: its tool call comes after it. */
 const startsSubRun = (call: CallState): boolean =>
   call.subRun !== undefined && call.decision !== 'rejected' && !call.subResult;
+
+/**
+ * Whether a call of the turn starts its tool call now (`spawnToolCalls`): not done, not running
+ * (`running`: the run's children), not waiting for an operator (a call in doubt runs once
+ * resolved), not an approved sub-agent call whose child run comes first.
+ */
+const startsToolCall = (call: CallState, running: Record<string, unknown>): boolean =>
+  !call.done && !running[toolActorId(call)] && !askingOperator(call) && !startsSubRun(call);
+
+/**
+ * The model's answer, the event of the transition that goes from `modelCall` to `tools` (its
+ * output carries the calls): that transition notes the calls' starts (`recordAnswerWithCalls`).
+ */
+const isModelAnswer = (event: unknown): boolean =>
+  Array.isArray((event as { output?: { toolCalls?: unknown } }).output?.toolCalls);
 
 /** The output of the step actor whose `onDone` event a guard or named action reads. */
 const outputOf = <T>(event: unknown): T => (event as { output: T }).output;
@@ -134,10 +149,23 @@ export const runMachine = setup({
       ),
   },
   actions: {
-    startTurn: assign(turnCleared),
+    /** The turn starts (with its model call or input guardrails): what it clears, its start. */
+    startTurn: assign(({ context, system }) =>
+      startingNextStep(system, context, turnCleared(context)),
+    ),
     recordModelStep: assign(({ context, event }) =>
       afterModelStep(context, outputOf<ModelStepOutput>(event)),
     ),
+    /** The answer taken in, and the start of the step it leads to (an approval or guardrail check). */
+    recordAnswerAndNextStep: assign(({ context, event, system }) =>
+      startingNextStep(system, context, afterModelStep(context, outputOf<ModelStepOutput>(event))),
+    ),
+    /** The answer's calls taken in, and the starts of the tool calls `tools` then runs. */
+    recordAnswerWithCalls: assign(({ context, event, system }) => {
+      const patch = afterModelStep(context, outputOf<ModelStepOutput>(event));
+      const steps = (patch.calls ?? []).filter((c) => startsToolCall(c, {})).map((c) => c.step);
+      return { ...patch, ...stepStartsNoted(system, { ...context, ...patch }, steps) };
+    }),
     completeAfterModelStep: assign(({ context, event }) => ({
       ...afterModelStep(context, outputOf<ModelStepOutput>(event)),
       outcome: 'completed' as const,
@@ -149,6 +177,14 @@ export const runMachine = setup({
     recordGuardrails: assign(({ context, event }) =>
       afterGuardrails(context, outputOf<GuardrailCheckOutput>(event)),
     ),
+    /** The input guardrails' results, and the start of the model call they lead to. */
+    recordInputGuardrails: assign(({ context, event, system }) =>
+      startingNextStep(
+        system,
+        context,
+        afterGuardrails(context, outputOf<GuardrailCheckOutput>(event)),
+      ),
+    ),
     completeAfterGuardrails: assign(({ context, event }) => ({
       ...afterGuardrails(context, outputOf<GuardrailCheckOutput>(event)),
       outcome: 'completed' as const,
@@ -156,38 +192,45 @@ export const runMachine = setup({
     guardrailFailed: assign({ error: ({ event }) => guardrailError(event) }),
     /**
      * Notes in the context that `steps` start, in the transition that starts them (so no event
-     * of their own does: one microstep, one context copy and one snapshot less per step). When
-     * a step starts needs a clock, which the pure machine has not: the runtime provides this
-     * action (session-host/run-wiring.ts). Here it notes nothing, and a step then notes its
-     * own start (a `STEP_STARTED` event).
+     * of their own does: one microstep, one context copy and one snapshot less per step), with
+     * the runtime's clock (`StepStartNoter`). Without it (the bare machine) it notes nothing,
+     * and a step then notes its own start (a `STEP_STARTED` event). Used for the tool calls
+     * `tools` starts on its own; the start of a model call, an approval or guardrail check and a
+     * fresh answer's tool calls is noted by the assign of the transition that goes to it
+     * (`startingNextStep`, `recordAnswerWithCalls`): one context copy less.
      */
-    noteStepStarts: (_args, _params: { steps: number[] }) => {},
-    spawnToolCalls: enqueueActions(({ context, enqueue, self }) => {
+    noteStepStarts: assign(({ context, system }, params: { steps: number[] }) =>
+      stepStartsNoted(system, context, params.steps),
+    ),
+    spawnToolCalls: enqueueActions(({ context, enqueue, self, event }) => {
       const running = self.getSnapshot().children as Record<string, unknown>;
       const steps: number[] = [];
       for (const [index, call] of context.calls.entries()) {
+        if (startsToolCall(call, running)) {
+          steps.push(call.step);
+          enqueue.spawnChild('toolCall', {
+            id: toolActorId(call),
+            input: toolCallInput(context, call, index),
+          });
+          continue;
+        }
         // A call in doubt waiting for an operator runs once resolved.
         if (call.done || running[toolActorId(call)] || askingOperator(call)) continue;
         // An approved sub-agent call starts its child run; once that ended, its result is
         // journaled by a toolCall like any tool's. (The snapshot read here is the one before
         // this transition: a child stopped by it is still listed.)
-        if (startsSubRun(call)) {
-          if (running[subRunActorId(call)]) continue;
-          enqueue.spawnChild('subRun', {
-            id: subRunActorId(call),
-            input: childRunInput(context, call),
-          });
-          continue;
-        }
-        steps.push(call.step);
-        enqueue.spawnChild('toolCall', {
-          id: toolActorId(call),
-          input: toolCallInput(context, call, index),
+        if (running[subRunActorId(call)]) continue;
+        enqueue.spawnChild('subRun', {
+          id: subRunActorId(call),
+          input: childRunInput(context, call),
         });
       }
-      // The calls start once this transition's snapshot is set: their starts noted in it.
+      // The calls start once this transition's snapshot is set: their starts noted in it (by
+      // the transition's own assign when it took the model's answer in).
       // (A named action with params: `setup`'s actions do not type each other, hence the cast.)
-      if (steps.length > 0) enqueue({ type: 'noteStepStarts', params: { steps } } as never);
+      if (steps.length > 0 && !isModelAnswer(event)) {
+        enqueue({ type: 'noteStepStarts', params: { steps } } as never);
+      }
     }),
     /** Passes a decision or CONTINUE on to the sub-agent runs in flight (they pick theirs). */
     forwardToSubRuns: enqueueActions(({ enqueue, self, event }) => {
@@ -254,21 +297,22 @@ export const runMachine = setup({
       ],
     },
     ...guardrailStates,
+    // Every transition that goes to a step's state notes the step's start in its assign
+    // (`startingNextStep`): its state has no entry action for it (one context copy less).
     modelCall: {
-      entry: { type: 'noteStepStarts', params: ({ context }) => ({ steps: [context.step] }) },
       invoke: {
         src: 'modelStep',
         input: ({ context }) => modelStepInput(context),
         // The answer, taken in, leads to: its calls (checked first if a tool asks), a failure
         // (an output that did not validate), the output guardrails, or the run's completion.
         onDone: [
-          { guard: 'needsCheck', target: 'approvals', actions: 'recordModelStep' },
-          { guard: 'hasCalls', target: 'tools', actions: 'recordModelStep' },
+          { guard: 'needsCheck', target: 'approvals', actions: 'recordAnswerAndNextStep' },
+          { guard: 'hasCalls', target: 'tools', actions: 'recordAnswerWithCalls' },
           { guard: 'outputInvalid', target: 'failed', actions: 'recordModelStep' },
           {
             guard: 'needsOutputGuardrails',
             target: 'outputGuardrails',
-            actions: 'recordModelStep',
+            actions: 'recordAnswerAndNextStep',
           },
           { target: 'completed', actions: 'completeAfterModelStep' },
         ],
@@ -296,7 +340,6 @@ export const runMachine = setup({
       initial: 'checking',
       states: {
         checking: {
-          entry: { type: 'noteStepStarts', params: ({ context }) => ({ steps: [context.step] }) },
           invoke: {
             src: 'approvalCheck',
             input: ({ context }) => approvalCheckInput(context),
@@ -391,7 +434,9 @@ export const runMachine = setup({
             target: 'modelCall',
             actions: [
               stopChild(({ event }) => event.actorId),
-              assign(({ context, event }) => nextTurnAfterToolCall(context, event.actorId)),
+              assign(({ context, event, system }) =>
+                startingNextStep(system, context, nextTurnAfterToolCall(context, event.actorId)),
+              ),
             ],
           },
           {

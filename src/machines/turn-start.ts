@@ -32,11 +32,17 @@ export const turnGoesOn = (run: TurnLimits): boolean =>
   !budgetExhausted(run) &&
   !needsInputGuardrails(run);
 
-/** What a turn's start clears: the last turn's interruption, error and calls. */
-export const turnCleared = (): Partial<RunMachineContext> => ({
-  interruption: undefined,
-  error: undefined,
-  calls: [],
+/**
+ * What a turn's start clears: the last turn's interruption, error and calls (done by the
+ * transitions that lead to `turnStart`, so that a run's start, whose context is clear, pays no
+ * assign for it).
+ */
+export const turnCleared = (
+  context: Pick<RunMachineContext, 'interruption' | 'error' | 'calls'>,
+): Partial<RunMachineContext> => ({
+  ...(context.interruption === undefined ? {} : { interruption: undefined }),
+  ...(context.error === undefined ? {} : { error: undefined }),
+  ...(context.calls.length === 0 ? {} : { calls: [] }),
 });
 
 /**
@@ -56,6 +62,6 @@ export function nextTurnAfterToolCall(
 ): Partial<RunMachineContext> {
   return {
     ...handoffOf(context.calls.find((c) => toolActorId(c) === actorId)),
-    ...turnCleared(),
+    ...turnCleared(context),
   };
 }

@@ -1,6 +1,7 @@
 import type { CallState, RunMachineContext } from './run-types.js';
 import type { ModelStepOutput } from './step-actor-io.js';
 import { addUsage } from './run-usage.js';
+import { contextPatch } from './context-patch.js';
 
 /**
  * Pure helpers of the run machine for a turn's steps: what the run takes from its model step's
@@ -21,7 +22,7 @@ export function afterModelStep(
   out: ModelStepOutput,
 ): Partial<RunMachineContext> {
   const first = context.step + 1;
-  return {
+  return contextPatch(context, {
     turn: context.turn + 1,
     step: first + out.toolCalls.length,
     usage: addUsage(context.usage, out.usage),
@@ -43,7 +44,7 @@ export function afterModelStep(
       ...(c.subRun ? { subRun: c.subRun } : {}),
       ...(c.handoff ? { handoff: c.handoff } : {}),
     })),
-  };
+  });
 }
 
 /**

@@ -1,4 +1,4 @@
-import { assign, createActor, type EventFrom, type InspectionEvent } from 'xstate';
+import { createActor, type InspectionEvent } from 'xstate';
 import type { AgentDeps } from '../actors/agent-deps.js';
 import { approvalCheck, type ApprovalCheckDeps } from '../actors/approval-check.js';
 import { durableTimer } from '../actors/durable-timer.js';
@@ -12,9 +12,9 @@ import type { Clock } from '../core/clock.js';
 import type { StepKind } from '../core/durability-policy.js';
 import type { RunContext } from '../core/run-context.js';
 import { runMachine } from '../machines/run-machine.js';
-import type { RunMachineContext } from '../machines/run-types.js';
 import { isSubRun } from '../machines/agent-path.js';
 import { sessionMachine } from '../machines/session-machine.js';
+import { provideStepStartNoter } from '../machines/step-starts.js';
 import type { SessionMachineContext } from '../machines/session-types.js';
 import type { SessionActor, SessionSnapshot } from '../runs/live-snapshots.js';
 import type { SessionObserver } from '../telemetry/session-observer.js';
@@ -86,25 +86,9 @@ function stepsOf(system: AnyActorSystem): RunStepDeps {
   return steps;
 }
 
-type RunMachineEvent = EventFrom<typeof runMachine>;
-
-/**
- * The run machine's `noteStepStarts`: the steps' starts noted with their session's clock (the
- * same the steps read), in the transition that starts them.
- */
-const noteStepStarts = assign<
-  RunMachineContext,
-  RunMachineEvent,
-  { steps: number[] },
-  RunMachineEvent,
-  never
->(({ context, system }, { steps }) =>
-  withStepsStarted(context, steps, stepsOf(system).modelStep.clock),
-);
-
 /** The run machine with its step actors; its sub-agent runs are this same machine. */
 function wiredRunMachine() {
-  const run = runMachine.provide({ actors: wireRunActors(stepsOf), actions: { noteStepStarts } });
+  const run = runMachine.provide({ actors: wireRunActors(stepsOf) });
   // A sub-agent's run is this same machine, nested under its parent's run actor: it names
   // itself as its `subRun` actor (XState resolves actors by name when it spawns or restores).
   (run.implementations.actors as Record<string, unknown>)['subRun'] = run;
@@ -122,6 +106,11 @@ export function createSessionActor(options: SessionActorOptions): SessionActor {
     ...(options.inspect ? { inspect: options.inspect } : {}),
   });
   Object.defineProperty(actor.system, STEP_DEPS, { value: undefined, writable: true });
+  // The run notes its steps' starts with the session's clock (the same the steps read), in the
+  // transition that starts them.
+  provideStepStartNoter(actor.system, (context, steps) =>
+    withStepsStarted(context, steps, stepsOf(actor.system).modelStep.clock),
+  );
   return actor;
 }
 
