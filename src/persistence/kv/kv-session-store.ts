@@ -1,7 +1,7 @@
 /* eslint-disable max-lines -- Long on purpose: one class implementing one contract, the
- * SessionStore (and its leases) over a key-value backend; each method is one atomic batch of the
- * store, read as a whole. Its parts live apart: sub-run parts, the deadline index, audit entries,
- * owner totals, listing scans, the encoded entries and the write queue.
+ * SessionStore over a key-value backend; each method is one atomic batch of the store, read as a
+ * whole. Its parts live apart: leases, sub-run parts, the deadline index, audit entries, owner
+ * totals, listing scans, the encoded entries and the write queue.
  */
 import { LiveRunCancels } from '../run-cancels.js';
 import { SessionWatchers } from '../session-watches.js';
@@ -38,7 +38,7 @@ import {
   storedRecordOf,
 } from './record-changes-reads.js';
 import { joinSubRuns, partOps, splitSubRuns, storedPartIds } from './sub-run-parts.js';
-import { LeaseTable, systemLeaseClock, type LeaseClock } from '../lease-table.js';
+import { InProcessLeases, systemLeaseClock, type LeaseClock } from '../lease-table.js';
 import { WrittenValues, writtenRecord, type WrittenRecord } from './written-values.js';
 import {
   emptyTotals,
@@ -111,7 +111,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
   readonly backend: KvBackend;
   protected readonly codec: SessionRecordCodec;
   /** Leases live in process: one process holds a key-value backend. */
-  private readonly leases: LeaseTable;
+  private readonly leases: InProcessLeases;
   readonly leasesInProcess = true;
   /** The runs executing in this process on this store, which `agent.cancel` reaches. */
   readonly runCancels = new LiveRunCancels();
@@ -138,8 +138,13 @@ export class KvSessionStore implements SessionStore, SessionLeases {
   constructor(backend: KvBackend, options: KvSessionStoreOptions = {}) {
     this.backend = backend;
     this.codec = new SessionRecordCodec({ migrations: options.migrations });
-    this.leases = new LeaseTable(options.clock ?? systemLeaseClock);
     this.writes = new WriteQueue(backend, options.groupLimits);
+    this.leases = new InProcessLeases(options.clock ?? systemLeaseClock, (change, sessionId) =>
+      this.writes.run(async () => {
+        const result = change();
+        return { ops: [], written: () => result };
+      }, writeFailed(sessionId)),
+    );
     this.recordChanges = options.recordChanges ?? false;
     const inbox = new KvMessageInbox(backend, this.writes, writeFailed);
     this.queueMessage = inbox.queueMessage.bind(inbox);
@@ -268,7 +273,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
       const known = written?.changes === changes ? written : undefined;
       const stored = known ?? decodeRecordWithChanges(this.codec, key, raw, changes);
       // A writer whose lease was taken over learns that first (fencing), whatever its version.
-      if (commit.lease) this.leases.check(commit.lease);
+      if (commit.lease) this.leases.table.check(commit.lease);
       if (stored.version !== next.version) {
         // A record behind the caller's may have lost its changes: its listing entry tells.
         if (!known && stored.version < next.version) {
@@ -414,40 +419,36 @@ export class KvSessionStore implements SessionStore, SessionLeases {
       ops.push(...audited);
       // Its lease goes once it is written: a lease call queued after it waits for that.
       const written = () => {
-        this.leases.drop(key);
+        this.leases.table.drop(key);
         if (this.watchers.watched) this.watchers.changed(keys.sessionPart(key));
       };
       return { ops, written, endsGroup: true };
     }, writeFailed(key.sessionId));
   }
 
+  // The leases are kept by their own class (methods here, so that a subclass can wrap them).
   async acquireLease(
     key: SessionKey,
     owner: string,
     ttlMs: number,
   ): Promise<SessionLease | undefined> {
-    return this.writes.run(async () => {
-      const lease = this.leases.acquire(key, owner, ttlMs);
-      return { ops: [], written: () => lease };
-    }, writeFailed(key.sessionId));
+    return this.leases.acquireLease(key, owner, ttlMs);
   }
 
   async renewLease(lease: SessionLease, ttlMs: number): Promise<SessionLease | undefined> {
-    return this.writes.run(async () => {
-      const renewed = this.leases.renew(lease, ttlMs);
-      return { ops: [], written: () => renewed };
-    }, writeFailed(lease.sessionId));
+    return this.leases.renewLease(lease, ttlMs);
   }
 
   async releaseLease(lease: SessionLease): Promise<void> {
-    await this.writes.run(async () => {
-      this.leases.release(lease);
-      return { ops: [], written: () => undefined };
-    }, writeFailed(lease.sessionId));
+    return this.leases.releaseLease(lease);
   }
 
   async expiredLeases(query: ExpiredLeaseQuery): Promise<SessionKey[]> {
-    return Promise.resolve(this.leases.expired(query));
+    return this.leases.expiredLeases(query);
+  }
+
+  async leaseOf(key: SessionKey): Promise<StoredLease | undefined> {
+    return this.leases.leaseOf(key);
   }
 
   /** Hears this store's saves of the session (one process holds a key-value backend). */
@@ -458,10 +459,6 @@ export class KvSessionStore implements SessionStore, SessionLeases {
   ): Promise<() => Promise<void>> {
     const stop = this.watchers.add(keys.sessionPart(key), onChange, onLost);
     return Promise.resolve(() => Promise.resolve(stop()));
-  }
-
-  async leaseOf(key: SessionKey): Promise<StoredLease | undefined> {
-    return Promise.resolve(this.leases.leaseOf(key));
   }
 
   stats(): StoreStats {
