@@ -23,8 +23,7 @@ import { scanListing } from './listing-scan.js';
 import { warnIsolation } from '../isolation-warning.js';
 import { checkAppend, checkCreateItems, historyEnd, listLimit } from '../store-args.js';
 import { encodedHistory, encodedListing, type EncodedEntry } from '../encoded-entries.js';
-import { WriteQueue, type GroupLimits } from './write-queue.js';
-import type { RecordMigration } from '../migrations.js';
+import { WriteQueue } from './write-queue.js';
 import { addTotals, hasNamedOwners, readOwnerTotals } from './owner-totals.js';
 import { SessionRecordCodec } from '../session-record-codec.js';
 import * as keys from '../session-keys.js';
@@ -38,7 +37,8 @@ import {
   storedRecordOf,
 } from './record-changes-reads.js';
 import { joinSubRuns, partOps, splitSubRuns, storedPartIds } from './sub-run-parts.js';
-import { InProcessLeases, systemLeaseClock, type LeaseClock } from '../lease-table.js';
+import { InProcessLeases, systemLeaseClock } from '../lease-table.js';
+import type { KvSessionStoreOptions } from './kv-store-options.js';
 import { WrittenValues, writtenRecord, type WrittenRecord } from './written-values.js';
 import {
   emptyTotals,
@@ -62,22 +62,7 @@ import type {
 } from '../session-leases.js';
 import { usageDeltaBeforeWrite } from '../checked-writes.js';
 
-export interface KvSessionStoreOptions {
-  /** Upgrade steps for records written with an older schema version. */
-  migrations?: readonly RecordMigration[] | undefined;
-  /** Where lease expiry times come from. @default the system clock */
-  clock?: LeaseClock | undefined;
-  /** How large one group of saves written as one batch may grow. @default DEFAULT_GROUP_LIMITS */
-  groupLimits?: GroupLimits | undefined;
-  /**
-   * Whether a save may write only the record's changes since the whole record this store last
-   * wrote (`record-changes.ts`); off, every save writes the whole record. Either way every
-   * form is read. Off by default: it writes about a quarter fewer bytes, but finding the
-   * changes cost more time than it saved (docs/design/performance.md, item 2). @default false
-   * @internal
-   */
-  recordChanges?: boolean | undefined;
-}
+export type { KvSessionStoreOptions };
 
 /** Sessions (and owners) whose last written record (totals) a store remembers. */
 const WRITTEN_CAPACITY = 1000;
