@@ -91,8 +91,13 @@ export class SessionRecordCodec {
    * if the record does not match the schema.
    */
   envelope(record: SessionRecord): WrittenEnvelope {
-    const { machineVersion, ...stored } = record;
-    const value = { schemaVersion: CURRENT_SCHEMA_VERSION, machineVersion, record: stored };
+    // The record as it is (not copied without `machineVersion`): both checks keep only the
+    // stored record's fields, in the schema's order.
+    const value = {
+      schemaVersion: CURRENT_SCHEMA_VERSION,
+      machineVersion: record.machineVersion,
+      record,
+    };
     return (
       plainSessionEnvelope(value, CURRENT_SCHEMA_VERSION) ??
       checkBeforeWrite('session record', value, SessionEnvelopeSchema)
