@@ -16,9 +16,9 @@ export interface EncodedEntry {
   value: string;
 }
 
-/** The listing entry of a record (what `list` returns of it). */
-export function encodedListing(record: SessionRecord): EncodedEntry {
-  const key = keys.listIndexKey(record);
+/** The listing entry of a record (what `list` returns of it), at the key of `session`. */
+export function encodedListing(record: SessionRecord, session: SessionKey = record): EncodedEntry {
+  const key = keys.listIndexKey(session);
   return { key, value: encodeStored(key, toSessionInfo(record)) };
 }
 

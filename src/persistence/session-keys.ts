@@ -65,15 +65,30 @@ export function userOfOwnerPart(owner: string): string | undefined {
   return userId;
 }
 
+/** Where an {@link encodedKey} keeps its session part (a symbol: no caller's key can hold it). */
+const PART = Symbol('sessionPart');
+
 /**
  * The unambiguous text of a (user, session) pair: the part every key of the session shares.
  * Also what in-process caches key sessions by.
  */
 export function sessionPart(key: SessionKey): string {
+  const encoded = (key as { [PART]?: string })[PART];
+  if (encoded !== undefined) return encoded;
   if (typeof key.sessionId !== 'string' || key.sessionId.length === 0) {
     throw new TypeError('sessionId must be a non-empty string');
   }
   return `${ownerPart(key.userId)}!${encodeKeyPart(key.sessionId, 'sessionId')}`;
+}
+
+/**
+ * A copy of `key` (frozen) that carries its session part, encoded once: every key of the
+ * session named from it (a save names a dozen) takes the part as it is instead of encoding it
+ * again. `TypeError` as `sessionPart` for a key that cannot be encoded.
+ */
+export function encodedKey(key: SessionKey): SessionKey {
+  const { sessionId, userId } = key;
+  return Object.freeze({ sessionId, userId, [PART]: sessionPart(key) });
 }
 
 function padded(value: number, digits: number, what: string): string {

@@ -70,10 +70,6 @@ const WRITTEN_CAPACITY = 1000;
 const put = (key: string, value: string): KvOp => ({ type: 'put', key, value });
 const del = (key: string): KvOp => ({ type: 'del', key });
 const putEntry = (entry: EncodedEntry): KvOp => put(entry.key, entry.value);
-const keyOf = (record: SessionKey): SessionKey => ({
-  sessionId: record.sessionId,
-  userId: record.userId,
-});
 
 /** The error of a write of `sessionId` whose batch failed (typed ones, e.g. a locked store, as is). */
 const writeFailed =
@@ -145,7 +141,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
   ): Promise<SessionRecord> {
     const record: SessionRecord = { ...input, version: 1 };
     checkCreateItems(record, items);
-    const key = keyOf(record);
+    const key = keys.encodedKey(record);
     const recordKey = keys.recordKey(key);
     const totalsKey = keys.userTotalsKey(key.userId);
     const { slim, parts } = splitSubRuns(record.snapshot);
@@ -155,11 +151,12 @@ export class KvSessionStore implements SessionStore, SessionLeases {
       undefined,
     );
     const stored = partOps(key, parts, new Map());
+    const listing = encodedListing(record, key);
     const ops = [
       encoded.put,
       // Changes left without their record (damage) would not fit the new one: gone with it.
       del(keys.recordChangesKey(key)),
-      putEntry(encodedListing(record)),
+      putEntry(listing),
       ...encodedHistory(key, 0, items).map(putEntry),
       ...deadlineOps(key, undefined, record.approvalDeadline),
       ...stored.ops,
@@ -175,7 +172,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
       return {
         ops: encodedTotals ? [...ops, put(totalsKey, encodedTotals)] : ops,
         written: () => {
-          this.remember(recordKey, encoded.stored, record, stored.raws);
+          this.remember(recordKey, encoded.stored, record, stored.raws, listing.value);
           if (totals && encodedTotals) this.writtenTotals.set(totalsKey, encodedTotals, totals);
           return record;
         },
@@ -183,14 +180,16 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     }, writeFailed(record.sessionId));
   }
 
-  async load(key: SessionKey): Promise<SessionRecord> {
+  async load(sessionKey: SessionKey): Promise<SessionRecord> {
+    const key = keys.encodedKey(sessionKey);
     const read = [keys.recordKey(key), keys.listIndexKey(key), keys.recordChangesKey(key)];
     const [raw, rawIndex, changes] = await getAll(this.backend, read);
     const record = checkedRecordWithChanges(this.codec, key, raw, changes, rawIndex);
     return this.withSubRuns(key, { raw: raw!, changes }, record);
   }
 
-  async loadForUpdate(key: SessionKey, known?: SessionRecord): Promise<LoadedSession> {
+  async loadForUpdate(sessionKey: SessionKey, known?: SessionRecord): Promise<LoadedSession> {
+    const key = keys.encodedKey(sessionKey);
     const read = [
       keys.recordKey(key),
       keys.listIndexKey(key),
@@ -200,9 +199,16 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     const [raw, rawIndex, rawTotals, changes] =
       (known && this.backend.getManySync?.(read)) ?? (await getAll(this.backend, read));
     const handed = known && this.rawOf.get(known);
+    const isKnown = handed && raw !== undefined && handed.raw === raw && handed.changes === changes;
+    // A listing entry this store wrote with the stored record needs no check against it.
+    const written = isKnown ? this.written.get(read[0]!, raw) : undefined;
+    const listed =
+      written !== undefined && written.changes === changes && written.listing === rawIndex;
     const record =
-      handed && raw !== undefined && handed.raw === raw && handed.changes === changes
-        ? checkedListing(key, known, rawIndex)
+      known && isKnown
+        ? listed && rawIndex !== undefined
+          ? known
+          : checkedListing(key, known, rawIndex)
         : await this.withSubRuns(
             key,
             { raw: raw!, changes },
@@ -210,16 +216,16 @@ export class KvSessionStore implements SessionStore, SessionLeases {
           );
     // The owner's totals as this store last wrote them, when those are the stored bytes (a copy:
     // the caller may keep it); else read and checked.
-    const written = this.writtenTotals.get(read[2]!, rawTotals);
-    const userUsage = written
-      ? { ...written }
+    const totals = this.writtenTotals.get(read[2]!, rawTotals);
+    const userUsage = totals
+      ? { ...totals }
       : await readOwnerTotals(this.backend, key.userId, rawTotals);
     return { record, userUsage };
   }
 
   async save(commit: SessionCommit): Promise<SessionRecord> {
     const { record: next, items, journal, userUsageDelta } = commit;
-    const key = keyOf(next);
+    const key = keys.encodedKey(next);
     const recordKey = keys.recordKey(key);
     const changesKey = keys.recordChangesKey(key);
     const totalsKey = keys.userTotalsKey(key.userId);
@@ -236,13 +242,16 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     if (start < 0) checkAppend(0, items.length, next.historyLength);
     const saved: SessionRecord = { ...next, version: next.version + 1 };
     const { slim, parts } = splitSubRuns(saved.snapshot);
-    const envelope = this.codec.envelope({ ...saved, snapshot: slim });
+    const envelope = this.codec.envelope(
+      slim === saved.snapshot ? saved : { ...saved, snapshot: slim },
+    );
     // Written as changes against the whole record this store last wrote, if it still is the
     // stored one (checked in the queue: else encoded again, against what is stored).
     const assumed = this.recordChanges ? this.written.peek(recordKey)?.base : undefined;
     let encoded = encodeRecord(key, envelope, assumed);
+    const listing = encodedListing(saved, key);
     const entryOps = [
-      putEntry(encodedListing(saved)),
+      putEntry(listing),
       ...encodedHistory(key, start, items).map(putEntry),
       ...journalOps,
     ];
@@ -304,7 +313,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
         ops,
         // What the store remembers of its writes changes only once they are written.
         written: () => {
-          this.remember(recordKey, encoded.stored, saved, partWrites.raws);
+          this.remember(recordKey, encoded.stored, saved, partWrites.raws, listing.value);
           if (totals) this.writtenTotals.set(totalsKey, totals.raw, totals.value);
           if (this.watchers.watched) this.watchers.changed(keys.sessionPart(key));
           return saved;
@@ -469,19 +478,21 @@ export class KvSessionStore implements SessionStore, SessionLeases {
   }
 
   /**
-   * Notes what is stored for a record (after a write, or a read). A read knows no base: the
-   * one this store wrote stays known while the stored values are still those it wrote.
+   * Notes what is stored for a record (after a write, or a read). A read knows no base and no
+   * listing entry: those this store wrote stay known while the stored values are still its.
    */
   private remember(
     recordKey: string,
     stored: Omit<StoredRecord, 'base'> & { base?: StoredRecord['base'] },
     record: SessionRecord,
     parts: ReadonlyMap<string, string>,
+    listing?: string,
   ): void {
     const { raw, changes } = stored;
     if (parts.size === 0) this.rawOf.set(record, { raw, changes }); // parts are checked apart
     const before = this.written.get(recordKey, raw);
-    const base = stored.base ?? (before?.changes === changes ? before?.base : undefined);
-    this.written.set(recordKey, raw, writtenRecord(record, parts, changes, base));
+    const kept = before?.changes === changes ? before : undefined;
+    const known = { changes, base: stored.base ?? kept?.base, listing: listing ?? kept?.listing };
+    this.written.set(recordKey, raw, writtenRecord(record, parts, known));
   }
 }
