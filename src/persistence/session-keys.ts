@@ -87,8 +87,10 @@ export function sessionPart(key: SessionKey): string {
  * again. `TypeError` as `sessionPart` for a key that cannot be encoded.
  */
 export function encodedKey(key: SessionKey): SessionKey {
-  const { sessionId, userId } = key;
-  return Object.freeze({ sessionId, userId, [PART]: sessionPart(key) });
+  const part = sessionPart(key);
+  const encoded = { sessionId: key.sessionId, userId: key.userId };
+  // Not enumerable: copies, comparisons and logs see the key's two ids only.
+  return Object.freeze(Object.defineProperty(encoded, PART, { value: part }));
 }
 
 function padded(value: number, digits: number, what: string): string {
