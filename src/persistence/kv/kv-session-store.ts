@@ -145,13 +145,10 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     const recordKey = keys.recordKey(key);
     const totalsKey = keys.userTotalsKey(key.userId);
     const { slim, parts } = splitSubRuns(record.snapshot);
-    const encoded = encodeRecord(
-      key,
-      this.codec.envelope({ ...record, snapshot: slim }),
-      undefined,
-    );
-    const stored = partOps(key, parts, new Map());
     const listing = encodedListing(record, key);
+    const envelope = this.codec.envelope({ ...record, snapshot: slim });
+    const encoded = encodeRecord(key, envelope, undefined, listing.json);
+    const stored = partOps(key, parts, new Map());
     const ops = [
       encoded.put,
       // Changes left without their record (damage) would not fit the new one: gone with it.
@@ -248,8 +245,8 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     // Written as changes against the whole record this store last wrote, if it still is the
     // stored one (checked in the queue: else encoded again, against what is stored).
     const assumed = this.recordChanges ? this.written.peek(recordKey)?.base : undefined;
-    let encoded = encodeRecord(key, envelope, assumed);
     const listing = encodedListing(saved, key);
+    let encoded = encodeRecord(key, envelope, assumed, listing.json);
     const entryOps = [
       putEntry(listing),
       ...encodedHistory(key, start, items).map(putEntry),
@@ -285,7 +282,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
       const partWrites = partOps(key, parts, storedParts);
       const base = this.recordChanges ? known?.base : undefined;
       if (encoded.put.key !== recordKey && base !== assumed) {
-        encoded = encodeRecord(key, envelope, base);
+        encoded = encodeRecord(key, envelope, base, listing.json);
       }
       const whole = encoded.put.key === recordKey;
       const ops = [
