@@ -78,8 +78,15 @@ export class LeaseTable {
   }
 
   /** Throws `LeaseLostError` unless `lease` is the session's current lease. */
-  check(lease: SessionLease): void {
-    if (!this.current(lease)) throw new LeaseLostError(lease.sessionId, lease.owner);
+  /**
+   * Throws `LeaseLostError` unless `lease` is still held. `session` may name the lease's session
+   * with its part already encoded (`encodedKey`: a save's fencing check); another is ignored.
+   */
+  check(lease: SessionLease, session: SessionKey = lease): void {
+    const same = session.sessionId === lease.sessionId && session.userId === lease.userId;
+    if (!this.current(lease, same ? session : lease)) {
+      throw new LeaseLostError(lease.sessionId, lease.owner);
+    }
   }
 
   expired(query: ExpiredLeaseQuery): SessionKey[] {
@@ -111,8 +118,8 @@ export class LeaseTable {
     this.rows.delete(sessionPart(key));
   }
 
-  private current(lease: SessionLease): LeaseRow | undefined {
-    const row = this.rows.get(sessionPart(lease));
+  private current(lease: SessionLease, session: SessionKey = lease): LeaseRow | undefined {
+    const row = this.rows.get(sessionPart(session));
     return row && row.owner === lease.owner && row.token === lease.token && !row.released
       ? row
       : undefined;

@@ -264,7 +264,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
       const known = written?.changes === changes ? written : undefined;
       const stored = known ?? decodeRecordWithChanges(this.codec, key, raw, changes);
       // A writer whose lease was taken over learns that first (fencing), whatever its version.
-      if (commit.lease) this.leases.table.check(commit.lease);
+      if (commit.lease) this.leases.table.check(commit.lease, key);
       if (stored.version !== next.version) {
         // A record behind the caller's may have lost its changes: its listing entry tells.
         if (!known && stored.version < next.version) {
