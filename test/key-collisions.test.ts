@@ -65,7 +65,7 @@ describe('unambiguous keys', () => {
     expect(() => encodedKey({ sessionId: '' })).toThrow(TypeError);
   });
 
-  it('a key encoded once names the same keys as the plain one, and cannot be changed after', () => {
+  it('a key encoded once names the same keys as the plain one', () => {
     for (const key of pairs) {
       const encoded = encodedKey(key);
       expect(encoded).toEqual({ sessionId: key.sessionId, userId: key.userId });
@@ -73,7 +73,6 @@ describe('unambiguous keys', () => {
         expect(keyOf(encoded)).toBe(keyOf(key));
       }
       expect(journalKey(encoded, 'run!1', 2)).toBe(journalKey(key, 'run!1', 2));
-      expect(Object.isFrozen(encoded)).toBe(true);
     }
     // A caller's key with look-alike fields is encoded from its ids, as always.
     const forged = { sessionId: 'b', userId: 'a', part: 'u:x!y', sessionPart: 'u:x!y' };

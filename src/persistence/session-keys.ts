@@ -65,16 +65,32 @@ export function userOfOwnerPart(owner: string): string | undefined {
   return userId;
 }
 
-/** Where an {@link encodedKey} keeps its session part (a symbol: no caller's key can hold it). */
-const PART = Symbol('sessionPart');
+/**
+ * A session key that carries its session part, encoded once (see {@link encodedKey}). The part
+ * is a private field: copies, comparisons and logs see the key's two ids only.
+ */
+class EncodedKey implements SessionKey {
+  readonly #part: string;
+
+  constructor(
+    readonly sessionId: string,
+    readonly userId: string | undefined,
+    part: string,
+  ) {
+    this.#part = part;
+  }
+
+  get part(): string {
+    return this.#part;
+  }
+}
 
 /**
  * The unambiguous text of a (user, session) pair: the part every key of the session shares.
  * Also what in-process caches key sessions by.
  */
 export function sessionPart(key: SessionKey): string {
-  const encoded = (key as { [PART]?: string })[PART];
-  if (encoded !== undefined) return encoded;
+  if (key instanceof EncodedKey) return key.part;
   if (typeof key.sessionId !== 'string' || key.sessionId.length === 0) {
     throw new TypeError('sessionId must be a non-empty string');
   }
@@ -82,15 +98,12 @@ export function sessionPart(key: SessionKey): string {
 }
 
 /**
- * A copy of `key` (frozen) that carries its session part, encoded once: every key of the
- * session named from it (a save names a dozen) takes the part as it is instead of encoding it
- * again. `TypeError` as `sessionPart` for a key that cannot be encoded.
+ * A copy of `key` that carries its session part, encoded once: every key of the session named
+ * from it (a save names a dozen) takes the part as it is instead of encoding it again. Its ids
+ * are read-only. `TypeError` as `sessionPart` for a key that cannot be encoded.
  */
 export function encodedKey(key: SessionKey): SessionKey {
-  const part = sessionPart(key);
-  const encoded = { sessionId: key.sessionId, userId: key.userId };
-  // Not enumerable: copies, comparisons and logs see the key's two ids only.
-  return Object.freeze(Object.defineProperty(encoded, PART, { value: part }));
+  return new EncodedKey(key.sessionId, key.userId, sessionPart(key));
 }
 
 function padded(value: number, digits: number, what: string): string {
