@@ -107,8 +107,6 @@ export class KvSessionStore implements SessionStore, SessionLeases {
   private readonly written = new WrittenValues<WrittenRecord>(WRITTEN_CAPACITY);
   /** The same for the owners' usage totals, which a save with usage adds to. */
   private readonly writtenTotals = new WrittenValues<UsageTotals>(WRITTEN_CAPACITY);
-  /** Each handed-out record's stored values (no sub-run parts): a `known` one is read hot, sync. */
-  private readonly rawOf = new WeakMap<SessionRecord, Omit<StoredRecord, 'base'>>();
   private readonly recordChanges: boolean;
   // The message inbox is kept by its own class, on this store's write queue.
   readonly queueMessage: MessageInbox['queueMessage'];
@@ -195,12 +193,11 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     ];
     const [raw, rawIndex, rawTotals, changes] =
       (known && this.backend.getManySync?.(read)) ?? (await getAll(this.backend, read));
-    const handed = known && this.rawOf.get(known);
-    const isKnown = handed && raw !== undefined && handed.raw === raw && handed.changes === changes;
-    // A listing entry this store wrote with the stored record needs no check against it.
-    const written = isKnown ? this.written.get(read[0]!, raw) : undefined;
-    const listed =
-      written !== undefined && written.changes === changes && written.listing === rawIndex;
+    // A record this store handed out for the stored values (no sub-run parts) is read hot, sync;
+    // with the listing entry the store wrote with it, that needs no check against it either.
+    const written = raw === undefined ? undefined : this.written.get(read[0]!, raw);
+    const isKnown = known !== undefined && written?.handed === known && written.changes === changes;
+    const listed = isKnown && written?.listing === rawIndex;
     const record =
       known && isKnown
         ? listed && rawIndex !== undefined
@@ -475,8 +472,9 @@ export class KvSessionStore implements SessionStore, SessionLeases {
   }
 
   /**
-   * Notes what is stored for a record (after a write, or a read). A read knows no base and no
-   * listing entry: those this store wrote stay known while the stored values are still its.
+   * Notes what is stored for a record (after a write, or a read), and the record handed out for
+   * it. A read knows no base and no listing entry: those this store wrote stay known while the
+   * stored values are still its.
    */
   private remember(
     recordKey: string,
@@ -486,10 +484,18 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     listing?: string,
   ): void {
     const { raw, changes } = stored;
-    if (parts.size === 0) this.rawOf.set(record, { raw, changes }); // parts are checked apart
     const before = this.written.get(recordKey, raw);
     const kept = before?.changes === changes ? before : undefined;
-    const known = { changes, base: stored.base ?? kept?.base, listing: listing ?? kept?.listing };
-    this.written.set(recordKey, raw, writtenRecord(record, parts, known));
+    this.written.set(
+      recordKey,
+      raw,
+      writtenRecord(record, parts, {
+        changes,
+        base: stored.base ?? kept?.base,
+        listing: listing ?? kept?.listing,
+        // A read of the same values keeps the record handed out first (the one a cache holds).
+        handed: parts.size === 0 ? (kept?.handed ?? record) : undefined, // parts: checked apart
+      }),
+    );
   }
 }

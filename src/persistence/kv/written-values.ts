@@ -48,14 +48,26 @@ export interface WrittenRecord {
   base: RecordBase | undefined;
   /** The listing entry this store wrote with it (`undefined`: not known). */
   listing: string | undefined;
+  /** The record this store handed out for these values (none with sub-run parts). */
+  handed: SessionRecord | undefined;
 }
 
 export function writtenRecord(
   record: SessionRecord,
   parts: ReadonlyMap<string, string>,
-  stored: Pick<WrittenRecord, 'changes' | 'base' | 'listing'>,
+  stored: Pick<WrittenRecord, 'changes' | 'base' | 'listing' | 'handed'>,
 ): WrittenRecord {
   const { version, historyLength, approvalDeadline, status } = record;
-  const { changes, base, listing } = stored;
-  return { version, historyLength, approvalDeadline, status, parts, changes, base, listing };
+  const { changes, base, listing, handed } = stored;
+  return {
+    version,
+    historyLength,
+    approvalDeadline,
+    status,
+    parts,
+    changes,
+    base,
+    listing,
+    handed,
+  };
 }
