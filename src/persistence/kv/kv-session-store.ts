@@ -486,16 +486,10 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     const { raw, changes } = stored;
     const before = this.written.get(recordKey, raw);
     const kept = before?.changes === changes ? before : undefined;
-    this.written.set(
-      recordKey,
-      raw,
-      writtenRecord(record, parts, {
-        changes,
-        base: stored.base ?? kept?.base,
-        listing: listing ?? kept?.listing,
-        // A read of the same values keeps the record handed out first (the one a cache holds).
-        handed: parts.size === 0 ? (kept?.handed ?? record) : undefined, // parts: checked apart
-      }),
-    );
+    // A read of the same values keeps the record handed out first (the one a cache holds).
+    const handed = parts.size === 0 ? (kept?.handed ?? record) : undefined; // parts: checked apart
+    const base = stored.base ?? kept?.base;
+    const known = { changes, base, listing: listing ?? kept?.listing, handed };
+    this.written.set(recordKey, raw, writtenRecord(record, parts, known));
   }
 }
