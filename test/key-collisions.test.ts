@@ -3,6 +3,7 @@ import { Agent, sendMessage, type SessionKey } from '../src/index.js';
 import { FakeClock } from '../src/testing.js';
 import { cacheKey } from '../src/session-host/session-cache.js';
 import {
+  encodedKey,
   historyKey,
   journalKey,
   listIndexKey,
@@ -60,6 +61,22 @@ describe('unambiguous keys', () => {
   it('a lone surrogate in an id is refused with a TypeError, not stored under a lossy key', () => {
     expect(() => recordKey({ sessionId: 'x\ud800' })).toThrow(TypeError);
     expect(() => recordKey({ sessionId: 'x', userId: '\udc00' })).toThrow(TypeError);
+    expect(() => encodedKey({ sessionId: 'x\ud800' })).toThrow(TypeError);
+    expect(() => encodedKey({ sessionId: '' })).toThrow(TypeError);
+  });
+
+  it('a key encoded once names the same keys as the plain one', () => {
+    for (const key of pairs) {
+      const encoded = encodedKey(key);
+      expect(encoded).toEqual({ sessionId: key.sessionId, userId: key.userId });
+      for (const keyOf of [recordKey, listIndexKey, (k: SessionKey) => historyKey(k, 3)]) {
+        expect(keyOf(encoded)).toBe(keyOf(key));
+      }
+      expect(journalKey(encoded, 'run!1', 2)).toBe(journalKey(key, 'run!1', 2));
+    }
+    // A caller's key with look-alike fields is encoded from its ids, as always.
+    const forged = { sessionId: 'b', userId: 'a', part: 'u:x!y', sessionPart: 'u:x!y' };
+    expect(recordKey(forged)).toBe(recordKey({ sessionId: 'b', userId: 'a' }));
   });
 
   it('conversations under look-alike ids never see each other, also through the cache', async () => {

@@ -3,13 +3,17 @@ import type { z } from 'zod';
 import {
   CURRENT_SCHEMA_VERSION,
   SessionEnvelopeSchema,
+  SessionRecordCodec,
   StoredSessionSchema,
+  envelopeJson,
 } from '../src/persistence/session-record-codec.js';
 import {
   JournalEntrySchema,
   SessionInfoSchema,
   UsageTotalsSchema,
+  toSessionInfo,
 } from '../src/persistence/session-schemas.js';
+import type { SessionRecord } from '../src/persistence/session-store.js';
 import { AuditEntrySchema } from '../src/persistence/audit-log.js';
 import {
   plainAuditEntry,
@@ -206,5 +210,36 @@ describe('plain record checks (fast paths of the stored-record schemas)', () => 
     expect(counts.valid).toBeGreaterThan(50);
     expect(counts.invalid).toBeGreaterThan(500);
     expect(plainAuditEntry(entry)?.agentPath).not.toBe(entry.agentPath);
+  });
+
+  it("a record's envelope JSON built from its listing entry's JSON is JSON.stringify's, to the byte", () => {
+    const codec = new SessionRecordCodec();
+    const snapshots: unknown[] = [
+      RECORD.snapshot,
+      null,
+      undefined,
+      'text "quoted" \u2028 é 🙂',
+      [1, { a: undefined, b: [null, -0, 1e21] }],
+      { children: { run: { snapshot: { context: { items: ['x'] } } } }, toJSON: undefined },
+    ];
+    const infos = [
+      INFO,
+      INFO_MINIMAL,
+      ...INFO_OPTIONALS.map((field) => ({ ...INFO, [field]: undefined })),
+      { ...INFO, extra: 'not stored', usage: { ...USAGE, extra: 1 } },
+    ];
+    let compared = 0;
+    for (const info of infos) {
+      for (const snapshot of snapshots) {
+        for (const machineVersion of ['1', 'session-1/run-1', 'a "b" \\ c']) {
+          const record = { ...info, snapshot, machineVersion } as unknown as SessionRecord;
+          const envelope = codec.envelope(record);
+          const listing = JSON.stringify(toSessionInfo(record));
+          expect(envelopeJson(envelope, listing)).toBe(JSON.stringify(envelope));
+          compared++;
+        }
+      }
+    }
+    expect(compared).toBe(infos.length * snapshots.length * 3);
   });
 });

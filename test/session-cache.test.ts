@@ -11,7 +11,8 @@ import {
 } from '../src/index.js';
 import { MemorySessionStore } from '../src/testing.js';
 import type { KvSessionStore } from '../src/persistence/kv/kv-session-store.js';
-import { recordKey, sessionPart } from '../src/persistence/session-keys.js';
+import { listIndexKey, recordKey, sessionPart } from '../src/persistence/session-keys.js';
+import { encodeStored, readStored } from '../src/persistence/session-schemas.js';
 import type { SessionKey, SessionRecord, SessionStore } from '../src/persistence/session-store.js';
 import { alice, bob, echoModel, echoed, texts } from './helpers/session-fixtures.js';
 import { TempStores } from './helpers/temp-store.js';
@@ -158,5 +159,27 @@ describe.each(stores)('the session cache (%s store)', (_name, open) => {
     });
     const [raw] = await Promise.all([store.backend.get(key)]);
     expect(raw).toBe('{not json'); // nothing was overwritten
+  });
+
+  it('serves a record only with the listing entry the store wrote with it, else checks it', async () => {
+    const store = await open();
+    const spy = spied(store);
+    const runtime = new SessionRuntime({
+      store: spy.store,
+      agent: new Agent({ name: 'a', model: echoModel() }),
+    });
+    await runtime.execute(alice('listed'), sendMessage('one'));
+    await runtime.execute(alice('listed'), sendMessage('two'));
+    expect(served(spy.loads)).toEqual(['served']);
+    // A listing entry sealed right but disagreeing with the record (written behind the store).
+    const key = listIndexKey(alice('listed'));
+    const info = readStored(key, (await store.backend.get(key))!).value as { updatedAt: number };
+    const changed = encodeStored(key, { ...info, updatedAt: info.updatedAt + 1 });
+    await store.backend.write([{ type: 'put', key, value: changed }]);
+    await expect(runtime.execute(alice('listed'), sendMessage('three'))).rejects.toMatchObject({
+      name: InvalidSessionRecordError.name,
+      key,
+    });
+    expect(await store.backend.get(key)).toBe(changed); // nothing was overwritten
   });
 });

@@ -1,6 +1,7 @@
 import type { Item } from '../items/item.js';
 import { itemBeforeWrite } from './checked-writes.js';
 import * as keys from './session-keys.js';
+import { sealValue } from './sealed-value.js';
 import { encodeStored, toSessionInfo } from './session-schemas.js';
 import type { SessionKey, SessionRecord } from './session-store.js';
 
@@ -16,10 +17,17 @@ export interface EncodedEntry {
   value: string;
 }
 
-/** The listing entry of a record (what `list` returns of it). */
-export function encodedListing(record: SessionRecord): EncodedEntry {
-  const key = keys.listIndexKey(record);
-  return { key, value: encodeStored(key, toSessionInfo(record)) };
+/**
+ * The listing entry of a record (what `list` returns of it), at the key of `session`, with its
+ * JSON (the record's info, which its envelope holds too: `envelopeJson`).
+ */
+export function encodedListing(
+  record: SessionRecord,
+  session: SessionKey = record,
+): EncodedEntry & { json: string } {
+  const key = keys.listIndexKey(session);
+  const json = JSON.stringify(toSessionInfo(record));
+  return { key, value: sealValue(key, json), json };
 }
 
 /** History items appended at `start`, each checked before it is written. */

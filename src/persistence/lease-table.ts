@@ -1,7 +1,12 @@
 import { LeaseLostError } from '../errors/session-errors.js';
 import { ownerPart, sessionPart } from './session-keys.js';
 import type { SessionKey } from './session-store.js';
-import type { ExpiredLeaseQuery, SessionLease, StoredLease } from './session-leases.js';
+import type {
+  ExpiredLeaseQuery,
+  SessionLease,
+  SessionLeases,
+  StoredLease,
+} from './session-leases.js';
 
 const DEFAULT_EXPIRED_LIMIT = 100;
 
@@ -73,8 +78,15 @@ export class LeaseTable {
   }
 
   /** Throws `LeaseLostError` unless `lease` is the session's current lease. */
-  check(lease: SessionLease): void {
-    if (!this.current(lease)) throw new LeaseLostError(lease.sessionId, lease.owner);
+  /**
+   * Throws `LeaseLostError` unless `lease` is still held. `session` may name the lease's session
+   * with its part already encoded (`encodedKey`: a save's fencing check); another is ignored.
+   */
+  check(lease: SessionLease, session: SessionKey = lease): void {
+    const same = session.sessionId === lease.sessionId && session.userId === lease.userId;
+    if (!this.current(lease, same ? session : lease)) {
+      throw new LeaseLostError(lease.sessionId, lease.owner);
+    }
   }
 
   expired(query: ExpiredLeaseQuery): SessionKey[] {
@@ -106,8 +118,8 @@ export class LeaseTable {
     this.rows.delete(sessionPart(key));
   }
 
-  private current(lease: SessionLease): LeaseRow | undefined {
-    const row = this.rows.get(sessionPart(lease));
+  private current(lease: SessionLease, session: SessionKey = lease): LeaseRow | undefined {
+    const row = this.rows.get(sessionPart(session));
     return row && row.owner === lease.owner && row.token === lease.token && !row.released
       ? row
       : undefined;
@@ -122,4 +134,52 @@ function toLease(row: LeaseRow): SessionLease {
     token: row.token,
     expiresAt: row.expiresAt,
   };
+}
+
+/**
+ * Runs a lease change in turn with the store's writes (a key-value store's write queue), so
+ * that a save's fencing check sees the leases as its turn leaves them; `sessionId` names a
+ * failure of the turn.
+ */
+export type LeaseTurn = <T>(change: () => T, sessionId: string) => Promise<T>;
+
+/**
+ * The `SessionLeases` of a store one process holds (the key-value stores): a {@link LeaseTable}
+ * whose every change takes its turn with the store's writes.
+ */
+export class InProcessLeases implements SessionLeases {
+  readonly leasesInProcess = true;
+  /** The table itself, for the store's fencing check and purge, inside their own turns. */
+  readonly table: LeaseTable;
+
+  constructor(
+    clock: LeaseClock,
+    private readonly inTurn: LeaseTurn,
+  ) {
+    this.table = new LeaseTable(clock);
+  }
+
+  async acquireLease(
+    key: SessionKey,
+    owner: string,
+    ttlMs: number,
+  ): Promise<SessionLease | undefined> {
+    return this.inTurn(() => this.table.acquire(key, owner, ttlMs), key.sessionId);
+  }
+
+  async renewLease(lease: SessionLease, ttlMs: number): Promise<SessionLease | undefined> {
+    return this.inTurn(() => this.table.renew(lease, ttlMs), lease.sessionId);
+  }
+
+  async releaseLease(lease: SessionLease): Promise<void> {
+    return this.inTurn(() => this.table.release(lease), lease.sessionId);
+  }
+
+  async expiredLeases(query: ExpiredLeaseQuery): Promise<SessionKey[]> {
+    return Promise.resolve(this.table.expired(query));
+  }
+
+  async leaseOf(key: SessionKey): Promise<StoredLease | undefined> {
+    return Promise.resolve(this.table.leaseOf(key));
+  }
 }

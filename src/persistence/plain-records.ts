@@ -75,30 +75,36 @@ const STATUSES: ReadonlySet<unknown> = new Set<SessionInfoOutput['status']>([
 const isDeadline = (value: unknown): value is number =>
   isCount(value) && value <= Number.MAX_SAFE_INTEGER;
 
-/** `SessionInfoSchema`'s output (or, with `snapshot`, the stored record's), or `undefined`. */
+/** Whether an optional field is absent, `undefined` or of its type. */
+const fits = (fields: Fields, key: string, is: (value: unknown) => boolean): boolean =>
+  fields[key] === undefined || is(fields[key]);
+
+/**
+ * `SessionInfoSchema`'s output (or, with `snapshot`, the stored record's), or `undefined`. Built
+ * field by field in the schema's order (an optional field present as given, `undefined` too):
+ * every save checks its record here, so no part of it is copied twice.
+ */
 export function plainSessionInfo(value: unknown): SessionInfoOutput | undefined {
   const fields = asObject(value);
   if (!fields) return undefined;
   const { sessionId, version, status, createdAt, updatedAt, historyLength } = fields;
   if (!isNonEmpty(sessionId) || !isPositiveInt(version) || !STATUSES.has(status)) return undefined;
   if (!isNumber(createdAt) || !isNumber(updatedAt) || !isCount(historyLength)) return undefined;
-  const userId = optional(fields, 'userId', isString);
-  const parentId = optional(fields, 'parentId', isString);
-  const approvalDeadline = optional(fields, 'approvalDeadline', isDeadline);
+  if (!fits(fields, 'userId', isString) || !fits(fields, 'parentId', isString)) return undefined;
+  if (!fits(fields, 'approvalDeadline', isDeadline)) return undefined;
   const usage = plainUsageTotals(fields.usage);
-  if (!userId || !parentId || !approvalDeadline || !usage) return undefined;
-  return {
-    sessionId,
-    ...userId,
-    version,
-    status: status as SessionInfoOutput['status'],
-    createdAt,
-    updatedAt,
-    ...parentId,
-    historyLength,
-    usage,
-    ...approvalDeadline,
-  };
+  if (!usage) return undefined;
+  const info: Fields = { sessionId };
+  if ('userId' in fields) info.userId = fields.userId;
+  info.version = version;
+  info.status = status;
+  info.createdAt = createdAt;
+  info.updatedAt = updatedAt;
+  if ('parentId' in fields) info.parentId = fields.parentId;
+  info.historyLength = historyLength;
+  info.usage = usage;
+  if ('approvalDeadline' in fields) info.approvalDeadline = fields.approvalDeadline;
+  return info as SessionInfoOutput;
 }
 
 /**
@@ -108,9 +114,10 @@ export function plainSessionInfo(value: unknown): SessionInfoOutput | undefined 
 export function plainStoredSession(
   value: unknown,
 ): (SessionInfoOutput & { snapshot: unknown }) | undefined {
-  const info = plainSessionInfo(value);
+  const info = plainSessionInfo(value) as (SessionInfoOutput & { snapshot: unknown }) | undefined;
   if (!info || !('snapshot' in (value as Fields))) return undefined;
-  return { ...info, snapshot: (value as Fields).snapshot };
+  info.snapshot = (value as Fields).snapshot; // the last field, as the schema orders it
+  return info;
 }
 
 /** `SessionEnvelopeSchema`'s output for schema version `current`, or `undefined`. */

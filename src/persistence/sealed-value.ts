@@ -36,10 +36,20 @@ function crc32(data: string, value?: number): number {
   return zlibCrc32(data, value);
 }
 
+/** The two hex digits of each byte value (a lookup: `toString(16)` is a runtime call). */
+const HEX_BYTES: readonly string[] = Array.from({ length: 256 }, (_, byte) =>
+  byte.toString(16).padStart(2, '0'),
+);
+
+/** The checksum's 8 hex digits, as `crc.toString(16).padStart(8, '0')` writes them. */
+const hex = (crc: number): string =>
+  HEX_BYTES[crc >>> 24]! +
+  HEX_BYTES[(crc >>> 16) & 0xff]! +
+  HEX_BYTES[(crc >>> 8) & 0xff]! +
+  HEX_BYTES[crc & 0xff]!;
+
 function checksum(key: string, json: string): string {
-  return crc32(json, crc32(`${key}\u0000`))
-    .toString(16)
-    .padStart(CRC_DIGITS, '0');
+  return hex(crc32(json, crc32(`${key}\u0000`)));
 }
 
 /** Seals the JSON text of a value for `key`. */

@@ -66,14 +66,44 @@ export function userOfOwnerPart(owner: string): string | undefined {
 }
 
 /**
+ * A session key that carries its session part, encoded once (see {@link encodedKey}). The part
+ * is a private field: copies, comparisons and logs see the key's two ids only.
+ */
+class EncodedKey implements SessionKey {
+  readonly #part: string;
+
+  constructor(
+    readonly sessionId: string,
+    readonly userId: string | undefined,
+    part: string,
+  ) {
+    this.#part = part;
+  }
+
+  get part(): string {
+    return this.#part;
+  }
+}
+
+/**
  * The unambiguous text of a (user, session) pair: the part every key of the session shares.
  * Also what in-process caches key sessions by.
  */
 export function sessionPart(key: SessionKey): string {
+  if (key instanceof EncodedKey) return key.part;
   if (typeof key.sessionId !== 'string' || key.sessionId.length === 0) {
     throw new TypeError('sessionId must be a non-empty string');
   }
   return `${ownerPart(key.userId)}!${encodeKeyPart(key.sessionId, 'sessionId')}`;
+}
+
+/**
+ * A copy of `key` that carries its session part, encoded once: every key of the session named
+ * from it (a save names a dozen) takes the part as it is instead of encoding it again. Its ids
+ * are read-only. `TypeError` as `sessionPart` for a key that cannot be encoded.
+ */
+export function encodedKey(key: SessionKey): SessionKey {
+  return new EncodedKey(key.sessionId, key.userId, sessionPart(key));
 }
 
 function padded(value: number, digits: number, what: string): string {

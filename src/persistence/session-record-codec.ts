@@ -49,6 +49,20 @@ export type SessionEnvelope = z.output<typeof SessionEnvelopeSchema>;
 export type WrittenEnvelope =
   SessionEnvelope | NonNullable<ReturnType<typeof plainSessionEnvelope>>;
 
+/**
+ * `JSON.stringify(envelope)`, given the JSON of its record's info (the record but its snapshot:
+ * what the listing entry stores, `encodedListing`), so that a save turns those fields into JSON
+ * once for both values. The envelope's record holds the same fields in the same order, its
+ * snapshot last (`plainStoredSession`, the schema), so the text is the same to the byte.
+ */
+export function envelopeJson(envelope: WrittenEnvelope, infoJson: string): string {
+  const snapshot = JSON.stringify(envelope.record.snapshot) as string | undefined;
+  if (snapshot === undefined) return JSON.stringify(envelope); // a field JSON leaves out
+  const { schemaVersion, machineVersion } = envelope;
+  const head = `{"schemaVersion":${schemaVersion},"machineVersion":${JSON.stringify(machineVersion)}`;
+  return `${head},"record":${infoJson.slice(0, -1)},"snapshot":${snapshot}}}`;
+}
+
 const SchemaVersionHeader = z.lazy(() =>
   z.object({ schemaVersion: z.number().int().nonnegative() }),
 );
@@ -91,8 +105,13 @@ export class SessionRecordCodec {
    * if the record does not match the schema.
    */
   envelope(record: SessionRecord): WrittenEnvelope {
-    const { machineVersion, ...stored } = record;
-    const value = { schemaVersion: CURRENT_SCHEMA_VERSION, machineVersion, record: stored };
+    // The record as it is (not copied without `machineVersion`): both checks keep only the
+    // stored record's fields, in the schema's order.
+    const value = {
+      schemaVersion: CURRENT_SCHEMA_VERSION,
+      machineVersion: record.machineVersion,
+      record,
+    };
     return (
       plainSessionEnvelope(value, CURRENT_SCHEMA_VERSION) ??
       checkBeforeWrite('session record', value, SessionEnvelopeSchema)

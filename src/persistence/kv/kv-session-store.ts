@@ -1,7 +1,7 @@
 /* eslint-disable max-lines -- Long on purpose: one class implementing one contract, the
- * SessionStore (and its leases) over a key-value backend; each method is one atomic batch of the
- * store, read as a whole. Its parts live apart: sub-run parts, the deadline index, audit entries,
- * owner totals, listing scans, the encoded entries and the write queue.
+ * SessionStore over a key-value backend; each method is one atomic batch of the store, read as a
+ * whole. Its parts live apart: leases, sub-run parts, the deadline index, audit entries, owner
+ * totals, listing scans, the encoded entries and the write queue.
  */
 import { LiveRunCancels } from '../run-cancels.js';
 import { SessionWatchers } from '../session-watches.js';
@@ -23,8 +23,7 @@ import { scanListing } from './listing-scan.js';
 import { warnIsolation } from '../isolation-warning.js';
 import { checkAppend, checkCreateItems, historyEnd, listLimit } from '../store-args.js';
 import { encodedHistory, encodedListing, type EncodedEntry } from '../encoded-entries.js';
-import { WriteQueue, type GroupLimits } from './write-queue.js';
-import type { RecordMigration } from '../migrations.js';
+import { WriteQueue } from './write-queue.js';
 import { addTotals, hasNamedOwners, readOwnerTotals } from './owner-totals.js';
 import { SessionRecordCodec } from '../session-record-codec.js';
 import * as keys from '../session-keys.js';
@@ -38,7 +37,8 @@ import {
   storedRecordOf,
 } from './record-changes-reads.js';
 import { joinSubRuns, partOps, splitSubRuns, storedPartIds } from './sub-run-parts.js';
-import { LeaseTable, systemLeaseClock, type LeaseClock } from '../lease-table.js';
+import { InProcessLeases, systemLeaseClock } from '../lease-table.js';
+import type { KvSessionStoreOptions } from './kv-store-options.js';
 import { WrittenValues, writtenRecord, type WrittenRecord } from './written-values.js';
 import {
   emptyTotals,
@@ -62,22 +62,7 @@ import type {
 } from '../session-leases.js';
 import { usageDeltaBeforeWrite } from '../checked-writes.js';
 
-export interface KvSessionStoreOptions {
-  /** Upgrade steps for records written with an older schema version. */
-  migrations?: readonly RecordMigration[] | undefined;
-  /** Where lease expiry times come from. @default the system clock */
-  clock?: LeaseClock | undefined;
-  /** How large one group of saves written as one batch may grow. @default DEFAULT_GROUP_LIMITS */
-  groupLimits?: GroupLimits | undefined;
-  /**
-   * Whether a save may write only the record's changes since the whole record this store last
-   * wrote (`record-changes.ts`); off, every save writes the whole record. Either way every
-   * form is read. Off by default: it writes about a quarter fewer bytes, but finding the
-   * changes cost more time than it saved (docs/design/performance.md, item 2). @default false
-   * @internal
-   */
-  recordChanges?: boolean | undefined;
-}
+export type { KvSessionStoreOptions };
 
 /** Sessions (and owners) whose last written record (totals) a store remembers. */
 const WRITTEN_CAPACITY = 1000;
@@ -85,10 +70,6 @@ const WRITTEN_CAPACITY = 1000;
 const put = (key: string, value: string): KvOp => ({ type: 'put', key, value });
 const del = (key: string): KvOp => ({ type: 'del', key });
 const putEntry = (entry: EncodedEntry): KvOp => put(entry.key, entry.value);
-const keyOf = (record: SessionKey): SessionKey => ({
-  sessionId: record.sessionId,
-  userId: record.userId,
-});
 
 /** The error of a write of `sessionId` whose batch failed (typed ones, e.g. a locked store, as is). */
 const writeFailed =
@@ -111,7 +92,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
   readonly backend: KvBackend;
   protected readonly codec: SessionRecordCodec;
   /** Leases live in process: one process holds a key-value backend. */
-  private readonly leases: LeaseTable;
+  private readonly leases: InProcessLeases;
   readonly leasesInProcess = true;
   /** The runs executing in this process on this store, which `agent.cancel` reaches. */
   readonly runCancels = new LiveRunCancels();
@@ -126,8 +107,6 @@ export class KvSessionStore implements SessionStore, SessionLeases {
   private readonly written = new WrittenValues<WrittenRecord>(WRITTEN_CAPACITY);
   /** The same for the owners' usage totals, which a save with usage adds to. */
   private readonly writtenTotals = new WrittenValues<UsageTotals>(WRITTEN_CAPACITY);
-  /** Each handed-out record's stored values (no sub-run parts): a `known` one is read hot, sync. */
-  private readonly rawOf = new WeakMap<SessionRecord, Omit<StoredRecord, 'base'>>();
   private readonly recordChanges: boolean;
   // The message inbox is kept by its own class, on this store's write queue.
   readonly queueMessage: MessageInbox['queueMessage'];
@@ -138,8 +117,13 @@ export class KvSessionStore implements SessionStore, SessionLeases {
   constructor(backend: KvBackend, options: KvSessionStoreOptions = {}) {
     this.backend = backend;
     this.codec = new SessionRecordCodec({ migrations: options.migrations });
-    this.leases = new LeaseTable(options.clock ?? systemLeaseClock);
     this.writes = new WriteQueue(backend, options.groupLimits);
+    this.leases = new InProcessLeases(options.clock ?? systemLeaseClock, (change, sessionId) =>
+      this.writes.run(async () => {
+        const result = change();
+        return { ops: [], written: () => result };
+      }, writeFailed(sessionId)),
+    );
     this.recordChanges = options.recordChanges ?? false;
     const inbox = new KvMessageInbox(backend, this.writes, writeFailed);
     this.queueMessage = inbox.queueMessage.bind(inbox);
@@ -155,21 +139,19 @@ export class KvSessionStore implements SessionStore, SessionLeases {
   ): Promise<SessionRecord> {
     const record: SessionRecord = { ...input, version: 1 };
     checkCreateItems(record, items);
-    const key = keyOf(record);
+    const key = keys.encodedKey(record);
     const recordKey = keys.recordKey(key);
     const totalsKey = keys.userTotalsKey(key.userId);
     const { slim, parts } = splitSubRuns(record.snapshot);
-    const encoded = encodeRecord(
-      key,
-      this.codec.envelope({ ...record, snapshot: slim }),
-      undefined,
-    );
+    const listing = encodedListing(record, key);
+    const envelope = this.codec.envelope({ ...record, snapshot: slim });
+    const encoded = encodeRecord(key, envelope, undefined, listing.json);
     const stored = partOps(key, parts, new Map());
     const ops = [
       encoded.put,
       // Changes left without their record (damage) would not fit the new one: gone with it.
       del(keys.recordChangesKey(key)),
-      putEntry(encodedListing(record)),
+      putEntry(listing),
       ...encodedHistory(key, 0, items).map(putEntry),
       ...deadlineOps(key, undefined, record.approvalDeadline),
       ...stored.ops,
@@ -185,7 +167,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
       return {
         ops: encodedTotals ? [...ops, put(totalsKey, encodedTotals)] : ops,
         written: () => {
-          this.remember(recordKey, encoded.stored, record, stored.raws);
+          this.remember(recordKey, encoded.stored, record, stored.raws, listing.value);
           if (totals && encodedTotals) this.writtenTotals.set(totalsKey, encodedTotals, totals);
           return record;
         },
@@ -193,14 +175,16 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     }, writeFailed(record.sessionId));
   }
 
-  async load(key: SessionKey): Promise<SessionRecord> {
+  async load(sessionKey: SessionKey): Promise<SessionRecord> {
+    const key = keys.encodedKey(sessionKey);
     const read = [keys.recordKey(key), keys.listIndexKey(key), keys.recordChangesKey(key)];
     const [raw, rawIndex, changes] = await getAll(this.backend, read);
     const record = checkedRecordWithChanges(this.codec, key, raw, changes, rawIndex);
     return this.withSubRuns(key, { raw: raw!, changes }, record);
   }
 
-  async loadForUpdate(key: SessionKey, known?: SessionRecord): Promise<LoadedSession> {
+  async loadForUpdate(sessionKey: SessionKey, known?: SessionRecord): Promise<LoadedSession> {
+    const key = keys.encodedKey(sessionKey);
     const read = [
       keys.recordKey(key),
       keys.listIndexKey(key),
@@ -209,10 +193,16 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     ];
     const [raw, rawIndex, rawTotals, changes] =
       (known && this.backend.getManySync?.(read)) ?? (await getAll(this.backend, read));
-    const handed = known && this.rawOf.get(known);
+    // A record this store handed out for the stored values (no sub-run parts) is read hot, sync;
+    // with the listing entry the store wrote with it, that needs no check against it either.
+    const written = raw === undefined ? undefined : this.written.get(read[0]!, raw);
+    const isKnown = known !== undefined && written?.handed === known && written.changes === changes;
+    const listed = isKnown && written?.listing === rawIndex;
     const record =
-      handed && raw !== undefined && handed.raw === raw && handed.changes === changes
-        ? checkedListing(key, known, rawIndex)
+      known && isKnown
+        ? listed && rawIndex !== undefined
+          ? known
+          : checkedListing(key, known, rawIndex)
         : await this.withSubRuns(
             key,
             { raw: raw!, changes },
@@ -220,16 +210,16 @@ export class KvSessionStore implements SessionStore, SessionLeases {
           );
     // The owner's totals as this store last wrote them, when those are the stored bytes (a copy:
     // the caller may keep it); else read and checked.
-    const written = this.writtenTotals.get(read[2]!, rawTotals);
-    const userUsage = written
-      ? { ...written }
+    const totals = this.writtenTotals.get(read[2]!, rawTotals);
+    const userUsage = totals
+      ? { ...totals }
       : await readOwnerTotals(this.backend, key.userId, rawTotals);
     return { record, userUsage };
   }
 
   async save(commit: SessionCommit): Promise<SessionRecord> {
     const { record: next, items, journal, userUsageDelta } = commit;
-    const key = keyOf(next);
+    const key = keys.encodedKey(next);
     const recordKey = keys.recordKey(key);
     const changesKey = keys.recordChangesKey(key);
     const totalsKey = keys.userTotalsKey(key.userId);
@@ -246,13 +236,16 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     if (start < 0) checkAppend(0, items.length, next.historyLength);
     const saved: SessionRecord = { ...next, version: next.version + 1 };
     const { slim, parts } = splitSubRuns(saved.snapshot);
-    const envelope = this.codec.envelope({ ...saved, snapshot: slim });
+    const envelope = this.codec.envelope(
+      slim === saved.snapshot ? saved : { ...saved, snapshot: slim },
+    );
     // Written as changes against the whole record this store last wrote, if it still is the
     // stored one (checked in the queue: else encoded again, against what is stored).
     const assumed = this.recordChanges ? this.written.peek(recordKey)?.base : undefined;
-    let encoded = encodeRecord(key, envelope, assumed);
+    const listing = encodedListing(saved, key);
+    let encoded = encodeRecord(key, envelope, assumed, listing.json);
     const entryOps = [
-      putEntry(encodedListing(saved)),
+      putEntry(listing),
       ...encodedHistory(key, start, items).map(putEntry),
       ...journalOps,
     ];
@@ -268,7 +261,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
       const known = written?.changes === changes ? written : undefined;
       const stored = known ?? decodeRecordWithChanges(this.codec, key, raw, changes);
       // A writer whose lease was taken over learns that first (fencing), whatever its version.
-      if (commit.lease) this.leases.check(commit.lease);
+      if (commit.lease) this.leases.table.check(commit.lease, key);
       if (stored.version !== next.version) {
         // A record behind the caller's may have lost its changes: its listing entry tells.
         if (!known && stored.version < next.version) {
@@ -286,7 +279,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
       const partWrites = partOps(key, parts, storedParts);
       const base = this.recordChanges ? known?.base : undefined;
       if (encoded.put.key !== recordKey && base !== assumed) {
-        encoded = encodeRecord(key, envelope, base);
+        encoded = encodeRecord(key, envelope, base, listing.json);
       }
       const whole = encoded.put.key === recordKey;
       const ops = [
@@ -314,7 +307,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
         ops,
         // What the store remembers of its writes changes only once they are written.
         written: () => {
-          this.remember(recordKey, encoded.stored, saved, partWrites.raws);
+          this.remember(recordKey, encoded.stored, saved, partWrites.raws, listing.value);
           if (totals) this.writtenTotals.set(totalsKey, totals.raw, totals.value);
           if (this.watchers.watched) this.watchers.changed(keys.sessionPart(key));
           return saved;
@@ -414,40 +407,36 @@ export class KvSessionStore implements SessionStore, SessionLeases {
       ops.push(...audited);
       // Its lease goes once it is written: a lease call queued after it waits for that.
       const written = () => {
-        this.leases.drop(key);
+        this.leases.table.drop(key);
         if (this.watchers.watched) this.watchers.changed(keys.sessionPart(key));
       };
       return { ops, written, endsGroup: true };
     }, writeFailed(key.sessionId));
   }
 
+  // The leases are kept by their own class (methods here, so that a subclass can wrap them).
   async acquireLease(
     key: SessionKey,
     owner: string,
     ttlMs: number,
   ): Promise<SessionLease | undefined> {
-    return this.writes.run(async () => {
-      const lease = this.leases.acquire(key, owner, ttlMs);
-      return { ops: [], written: () => lease };
-    }, writeFailed(key.sessionId));
+    return this.leases.acquireLease(key, owner, ttlMs);
   }
 
   async renewLease(lease: SessionLease, ttlMs: number): Promise<SessionLease | undefined> {
-    return this.writes.run(async () => {
-      const renewed = this.leases.renew(lease, ttlMs);
-      return { ops: [], written: () => renewed };
-    }, writeFailed(lease.sessionId));
+    return this.leases.renewLease(lease, ttlMs);
   }
 
   async releaseLease(lease: SessionLease): Promise<void> {
-    await this.writes.run(async () => {
-      this.leases.release(lease);
-      return { ops: [], written: () => undefined };
-    }, writeFailed(lease.sessionId));
+    return this.leases.releaseLease(lease);
   }
 
   async expiredLeases(query: ExpiredLeaseQuery): Promise<SessionKey[]> {
-    return Promise.resolve(this.leases.expired(query));
+    return this.leases.expiredLeases(query);
+  }
+
+  async leaseOf(key: SessionKey): Promise<StoredLease | undefined> {
+    return this.leases.leaseOf(key);
   }
 
   /** Hears this store's saves of the session (one process holds a key-value backend). */
@@ -458,10 +447,6 @@ export class KvSessionStore implements SessionStore, SessionLeases {
   ): Promise<() => Promise<void>> {
     const stop = this.watchers.add(keys.sessionPart(key), onChange, onLost);
     return Promise.resolve(() => Promise.resolve(stop()));
-  }
-
-  async leaseOf(key: SessionKey): Promise<StoredLease | undefined> {
-    return Promise.resolve(this.leases.leaseOf(key));
   }
 
   stats(): StoreStats {
@@ -487,19 +472,24 @@ export class KvSessionStore implements SessionStore, SessionLeases {
   }
 
   /**
-   * Notes what is stored for a record (after a write, or a read). A read knows no base: the
-   * one this store wrote stays known while the stored values are still those it wrote.
+   * Notes what is stored for a record (after a write, or a read), and the record handed out for
+   * it. A read knows no base and no listing entry: those this store wrote stay known while the
+   * stored values are still its.
    */
   private remember(
     recordKey: string,
     stored: Omit<StoredRecord, 'base'> & { base?: StoredRecord['base'] },
     record: SessionRecord,
     parts: ReadonlyMap<string, string>,
+    listing?: string,
   ): void {
     const { raw, changes } = stored;
-    if (parts.size === 0) this.rawOf.set(record, { raw, changes }); // parts are checked apart
     const before = this.written.get(recordKey, raw);
-    const base = stored.base ?? (before?.changes === changes ? before?.base : undefined);
-    this.written.set(recordKey, raw, writtenRecord(record, parts, changes, base));
+    const kept = before?.changes === changes ? before : undefined;
+    // A read of the same values keeps the record handed out first (the one a cache holds).
+    const handed = parts.size === 0 ? (kept?.handed ?? record) : undefined; // parts: checked apart
+    const base = stored.base ?? kept?.base;
+    const known = { changes, base, listing: listing ?? kept?.listing, handed };
+    this.written.set(recordKey, raw, writtenRecord(record, parts, known));
   }
 }

@@ -50,6 +50,10 @@ export class MemoryBackend implements KvBackend {
   }
 
   async getMany(keys: string[]): Promise<(string | undefined)[]> {
+    return this.getManySync(keys);
+  }
+
+  getManySync(keys: string[]): (string | undefined)[] {
     this.assertOpen();
     return keys.map((key) => this.values.get(key));
   }
@@ -105,8 +109,8 @@ export class MemoryBackend implements KvBackend {
   }
 
   private put(key: string, value: string): void {
-    if (!this.values.has(key)) this.added.push(key);
-    this.values.set(key, value);
+    const size = this.values.size;
+    if (this.values.set(key, value).size > size) this.added.push(key); // a new key
   }
 
   private del(key: string): void {

@@ -2,7 +2,7 @@ import { isObject } from '../../validation/option-checks.js';
 import { sameJson } from '../../validation/same-json.js';
 import type { KvOp } from './kv-backend.js';
 import { sealOf, sealValue } from '../sealed-value.js';
-import type { WrittenEnvelope } from '../session-record-codec.js';
+import { envelopeJson, type WrittenEnvelope } from '../session-record-codec.js';
 import * as keys from '../session-keys.js';
 import type { SessionKey } from '../session-store.js';
 
@@ -145,13 +145,15 @@ const mayStoreChanges = (base: WrittenEnvelope, next: WrittenEnvelope): boolean 
 
 /**
  * How to store `envelope` for `key`: its changes since `base` when that is allowed and small
- * enough, else the whole envelope, the next saves' base. `put` is the one value to write; a
- * whole write must also delete changes still stored (the caller knows whether there are any).
+ * enough, else the whole envelope (its record's info given as JSON, `envelopeJson`), the next
+ * saves' base. `put` is the one value to write; a whole write must also delete changes still
+ * stored (the caller knows whether there are any).
  */
 export function encodeRecord(
   key: SessionKey,
   envelope: WrittenEnvelope,
   base: RecordBase | undefined,
+  infoJson: string,
 ): { put: KvOp; stored: StoredRecord } {
   if (base && mayStoreChanges(base.envelope, envelope) && fieldsFit(base.envelope, envelope)) {
     const changes = changesOf(base.envelope, envelope) ?? {};
@@ -173,7 +175,7 @@ export function encodeRecord(
     }
   }
   const recordKey = keys.recordKey(key);
-  const json = JSON.stringify(envelope);
+  const json = envelopeJson(envelope, infoJson);
   const raw = sealValue(recordKey, json);
   return {
     put: { type: 'put', key: recordKey, value: raw },

@@ -46,14 +46,28 @@ export interface WrittenRecord {
   changes: string | undefined;
   /** The whole envelope at its record key, if this store wrote it (`record-changes.ts`). */
   base: RecordBase | undefined;
+  /** The listing entry this store wrote with it (`undefined`: not known). */
+  listing: string | undefined;
+  /** The record this store handed out for these values (none with sub-run parts). */
+  handed: SessionRecord | undefined;
 }
 
 export function writtenRecord(
   record: SessionRecord,
   parts: ReadonlyMap<string, string>,
-  changes: string | undefined,
-  base: RecordBase | undefined,
+  stored: Pick<WrittenRecord, 'changes' | 'base' | 'listing' | 'handed'>,
 ): WrittenRecord {
   const { version, historyLength, approvalDeadline, status } = record;
-  return { version, historyLength, approvalDeadline, status, parts, changes, base };
+  const { changes, base, listing, handed } = stored;
+  return {
+    version,
+    historyLength,
+    approvalDeadline,
+    status,
+    parts,
+    changes,
+    base,
+    listing,
+    handed,
+  };
 }
