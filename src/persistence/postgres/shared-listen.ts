@@ -73,7 +73,10 @@ interface Subscription {
  * backend (TCP, authentication, LISTEN) per run, and the cancel watch, idle but listening
  * meanwhile, knows it missed nothing. Lingering it holds nothing of the process: its socket is
  * unref'd and its timer too, so a script that never closes its store still exits; the
- * store's `close` ends it at once.
+ * store's `close` ends it at once. Why idle watchers rather than leaving and joining again: a
+ * watcher away meanwhile would not know what it missed (another watcher, or none, heard it),
+ * so it would read the inbox at every run. Why 10 s: the pool's own idle timeout; a real
+ * timer (unref'd) rather than the agent's clock, whose system timers keep the process alive.
  */
 export class SharedListen {
   private current: Subscription | undefined;
