@@ -121,9 +121,12 @@ describe('agent.cancel of a run another process executes (PostgreSQL)', () => {
       'run cancelled by ops through the inbox (notification)',
     ]);
     expect(await inboxRows(fresh.schema)).toBe(0);
-    // The runs are over: the scheduler alone holds the connection; stopped, nobody does.
+    // The runs are over: the scheduler alone holds the connection; stopped, nobody does (it
+    // lingers, unheld, for the next run); the store's close ends it at once.
     expect(await listeners()).toHaveLength(1);
     await scheduler.stop();
+    expect(await listeners()).toHaveLength(1);
+    await fresh.store.close();
     await until(async () => (await listeners()).length === 0, 'the connection to end');
   });
 

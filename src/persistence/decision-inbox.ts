@@ -22,6 +22,8 @@ export interface SubmittedDecisions extends DecisionSubmission {
 export interface DecisionWatch {
   /** Ends the subscription (and its connection). */
   close(): Promise<void>;
+  /** Optional: `true` while no notification is needed (still heard, holding no process alive). */
+  idle?(idle: boolean): void;
 }
 
 /**

@@ -9,18 +9,27 @@ const PAGE = 100;
 /**
  * Listens, while a runtime executes runs on a store shared by processes, for the cancel
  * requests other processes record in the store's decision inbox (`agent.cancel`): on each
- * notification (of the store's one subscription), and at each renewal of the runtime's leases (every third of their `ttlMs`, on
- * its clock: the fallback when notifications are lost or cannot be had), it reads the inbox,
+ * notification (of the store's one subscription), and at each renewal of the runtime's leases
+ * (every third of their `ttlMs`, on its clock: the fallback when notifications are lost or
+ * cannot be had), it reads the inbox,
  * cancels the runs it names that execute in this process and drops those requests (a request
  * applied is dropped once; one for a run executing elsewhere is left for that process; one made
  * on an earlier run of the session is dropped, unapplied).
  */
 export class CancelWatch {
   private running = 0;
-  /** Bumped on each start and stop: a late subscription of an earlier one reads nothing. */
-  private generation = 0;
-  /** The subscription of the runs executing now (resolves undefined if none could be had). */
+  /** The subscription (resolves undefined if none could be had), kept idle between runs. */
   private opening: Promise<DecisionWatch | undefined> | undefined;
+  /** The subscription once had. */
+  private watch: DecisionWatch | undefined;
+  /**
+   * Whether the inbox may hold a request this has not read: its subscription is new (a
+   * request recorded before it listened), a notification came while no run executed here, a
+   * read failed, or its last read left a cancel request (another process's run, or a run here
+   * that ended). Else a run's start reads nothing: its subscription, idle but listening since
+   * that read, heard of every request recorded since.
+   */
+  private unread = true;
   private reading = false;
   private again: CancelDelivery | undefined;
 
@@ -32,13 +41,22 @@ export class CancelWatch {
   /** A run started executing in this runtime. */
   started(): void {
     this.running += 1;
-    if (this.running === 1) this.open();
+    if (this.running > 1) return;
+    if (!this.opening) return this.open();
+    this.watch?.idle?.(false);
+    if (this.watch && this.unread) void this.read('poll');
   }
 
-  /** A run of this runtime ended; resolves once no subscription of the last one is left. */
-  ended(): Promise<void> {
+  /**
+   * A run of this runtime ended. After its last one the subscription stays, idle (it holds
+   * nothing of the process, and ends after the store's linger or at its `close`); a store
+   * whose watch cannot be idle has it closed, and this resolves once it is.
+   */
+  ended(): Promise<void> | undefined {
     this.running -= 1;
-    return this.running === 0 ? this.close() : Promise.resolve();
+    if (this.running > 0) return undefined;
+    if (this.watch) return this.rest(this.watch);
+    return this.opening?.then(noop); // rests it once had
   }
 
   /**
@@ -47,19 +65,30 @@ export class CancelWatch {
    * is tried again at the next poll, which reads meanwhile.
    */
   private open(): void {
-    const generation = ++this.generation;
+    this.unread = true;
     const forget = (): undefined => {
-      if (this.opening === opening) this.opening = undefined;
+      if (this.opening === opening) {
+        this.opening = undefined;
+        this.watch = undefined;
+        this.unread = true;
+      }
       return undefined;
     };
     const opening = this.store
       .watchDecisions(
-        () => void this.read('notification'),
-        forget, // lost: the poll reads on, and watches again
+        () => this.heard(),
+        forget, // lost (or its linger is over): the poll reads on, and watches again
       )
       .then(
-        (watch) => {
-          if (this.generation === generation) void this.read('poll'); // a request recorded before
+        async (watch) => {
+          if (this.opening !== opening) {
+            await watch.close().catch(noop); // lost meanwhile
+            return undefined;
+          }
+          this.watch = watch;
+          if (this.running > 0)
+            void this.read('poll'); // a request recorded before
+          else await this.rest(watch);
           return watch;
         },
         forget, // no LISTEN (a transaction-mode pooler): the poll finds every request
@@ -67,12 +96,22 @@ export class CancelWatch {
     this.opening = opening;
   }
 
-  private async close(): Promise<void> {
-    this.generation += 1;
-    const opening = this.opening;
+  /** No run executes here: the subscription idles, or is closed if it cannot. */
+  private rest(watch: DecisionWatch): Promise<void> | undefined {
+    if (watch.idle) {
+      watch.idle(true);
+      return undefined;
+    }
     this.opening = undefined;
-    const watch = await opening;
-    await watch?.close().catch(() => undefined);
+    this.watch = undefined;
+    this.unread = true;
+    return watch.close().catch(noop);
+  }
+
+  /** A notification: read now if a run executes here, else at the next run's start. */
+  private heard(): void {
+    if (this.running > 0) void this.read('notification');
+    else this.unread = true;
   }
 
   /** Reads the inbox now (the runtime calls it at each lease renewal: the polling fallback). */
@@ -89,11 +128,18 @@ export class CancelWatch {
       return;
     }
     this.reading = true;
+    this.unread = false;
     try {
       const { submitted } = await this.store.submittedDecisions({ limit: PAGE });
+      // A full page may hide more behind it.
+      if (submitted.length >= PAGE) this.unread = true;
       for (const entry of submitted) {
         const cancel = cancelOf(entry.decisions);
-        if (!cancel || !this.cancels.has(entry.key)) continue;
+        if (!cancel) continue;
+        if (!this.cancels.has(entry.key)) {
+          this.unread = true; // left for its process (or a later read here)
+          continue;
+        }
         // Made on the run stored then: a later run of the session is not cancelled by it.
         const record = await this.store.load(entry.key);
         const stored = storedRun<{ context?: { runId?: string } }>(record.snapshot);
@@ -104,6 +150,7 @@ export class CancelWatch {
       }
     } catch {
       // The store is unreachable: the next notification or poll reads again.
+      this.unread = true;
     } finally {
       this.reading = false;
     }
@@ -112,3 +159,5 @@ export class CancelWatch {
     if (again && this.running > 0) await this.read(again);
   }
 }
+
+const noop = (): void => undefined;

@@ -52,8 +52,11 @@ export class LiveRuns {
       done,
     });
     this.watch?.started();
-    // Settles once the watch of its last run is closed: no connection outlives the call.
-    // `then`, not `finally` (which costs two promises more a run).
+    // No connection it opened keeps the process alive after the call: the cancel watch's
+    // subscription stays between runs, idle (PostgreSQL: the store's LISTEN connection lingers
+    // with its socket and timer unref'd, so runs one after another reuse one backend and read
+    // the inbox only if it may hold something unread); a store whose watch cannot idle has it
+    // closed before this settles. `then`, not `finally` (which costs two promises more a run).
     const ended = (): Promise<void> | undefined => {
       remove();
       return this.watch?.ended();

@@ -1,18 +1,37 @@
 import { describe, expect, it } from 'vitest';
-import { SharedListen, type OpenListen } from '../../src/persistence/postgres/shared-listen.js';
+import { StoreUnavailableError } from '../../src/index.js';
+import {
+  SharedListen,
+  type LingerTimer,
+  type OpenListen,
+} from '../../src/persistence/postgres/shared-listen.js';
 
 /** A LISTEN opener that counts its connections and lets the test notify, break or refuse them. */
 function fakeListen() {
-  const connections: { notify(): void; lose(error: unknown): void; closed: boolean }[] = [];
+  const connections: {
+    notify(): void;
+    lose(error: unknown): void;
+    closed: boolean;
+    /** Whether its socket keeps the process alive. */
+    held: boolean;
+  }[] = [];
   let refuse: Error | undefined;
   const open: OpenListen = (onNotify, onLost) => {
     if (refuse) return Promise.reject(refuse);
-    const connection = { notify: () => onNotify('c', ''), lose: onLost, closed: false };
+    const connection = {
+      notify: () => onNotify('c', ''),
+      lose: onLost,
+      closed: false,
+      held: true,
+    };
     connections.push(connection);
     return Promise.resolve({
       close: () => {
         connection.closed = true;
         return Promise.resolve();
+      },
+      hold: (hold: boolean) => {
+        connection.held = hold;
       },
     });
   };
@@ -25,10 +44,30 @@ function fakeListen() {
   };
 }
 
+/** The linger's timer, driven by the test: `fire()` ends the pending wait as its time would. */
+function fakeTimer() {
+  const pending = new Set<{ ms: number; then: () => void }>();
+  const timer: LingerTimer = (ms, then) => {
+    const wait = { ms, then };
+    pending.add(wait);
+    return () => pending.delete(wait);
+  };
+  return {
+    timer,
+    pending: () => [...pending].map((w) => w.ms),
+    fire: () => {
+      for (const wait of [...pending]) {
+        pending.delete(wait);
+        wait.then();
+      }
+    },
+  };
+}
+
 describe('SharedListen: one LISTEN connection for every watcher of a store', () => {
-  it('the first watcher opens it, the others join, each hears every notification, the last to close ends it', async () => {
+  it('the first watcher opens it, the others join, each hears every notification, the last to close ends it (no linger)', async () => {
     const fake = fakeListen();
-    const shared = new SharedListen(fake.open);
+    const shared = new SharedListen(fake.open, 0);
     const heard: string[] = [];
     const a = await shared.watch(
       () => heard.push('a'),
@@ -59,7 +98,7 @@ describe('SharedListen: one LISTEN connection for every watcher of a store', () 
 
   it("a lost connection is each watcher's onLost once; the next watcher opens a new one", async () => {
     const fake = fakeListen();
-    const shared = new SharedListen(fake.open);
+    const shared = new SharedListen(fake.open, 0);
     const lost: string[] = [];
     const a = await shared.watch(
       () => undefined,
@@ -84,7 +123,7 @@ describe('SharedListen: one LISTEN connection for every watcher of a store', () 
 
   it('a connection that cannot be had rejects each watcher waiting for it; a later watch tries again', async () => {
     const fake = fakeListen();
-    const shared = new SharedListen(fake.open);
+    const shared = new SharedListen(fake.open, 0);
     fake.refuse(new Error('no LISTEN here'));
     await expect(
       shared.watch(
@@ -99,5 +138,92 @@ describe('SharedListen: one LISTEN connection for every watcher of a store', () 
     );
     expect(fake.connections).toHaveLength(1);
     await a.close();
+  });
+
+  it('unused, it lingers unheld: a watcher joining meanwhile reuses it; unused for the linger, it ends', async () => {
+    const fake = fakeListen();
+    const linger = fakeTimer();
+    const shared = new SharedListen(fake.open, 5_000, linger.timer);
+    const a = await shared.watch(
+      () => undefined,
+      () => undefined,
+    );
+    expect(linger.pending()).toEqual([]);
+    await a.close();
+    // Back-to-back watches (runs one after another): the same connection, not held meanwhile.
+    expect(fake.connections[0]).toMatchObject({ closed: false, held: false });
+    expect(linger.pending()).toEqual([5_000]);
+    const b = await shared.watch(
+      () => undefined,
+      () => undefined,
+    );
+    expect(fake.connections).toHaveLength(1);
+    expect(fake.connections[0]).toMatchObject({ closed: false, held: true });
+    expect(linger.pending()).toEqual([]); // its linger was cancelled
+    await b.close();
+    linger.fire();
+    expect(fake.connections[0]!.closed).toBe(true);
+    const c = await shared.watch(
+      () => undefined,
+      () => undefined,
+    );
+    expect(fake.connections).toHaveLength(2);
+    await c.close();
+  });
+
+  it('an idle watcher hears every notification but holds nothing: it hears onLost when the linger ends', async () => {
+    const fake = fakeListen();
+    const linger = fakeTimer();
+    const shared = new SharedListen(fake.open, 5_000, linger.timer);
+    const heard: string[] = [];
+    const lost: unknown[] = [];
+    const idle = await shared.watch(
+      () => heard.push('idle'),
+      (error) => lost.push(error),
+    );
+    const busy = await shared.watch(
+      () => heard.push('busy'),
+      () => lost.push('busy'),
+    );
+    idle.idle(true);
+    expect(fake.connections[0]!.held).toBe(true); // `busy` needs it
+    expect(linger.pending()).toEqual([]);
+    await busy.close();
+    expect(fake.connections[0]!.held).toBe(false);
+    fake.connections[0]!.notify();
+    expect(heard).toEqual(['idle']);
+    idle.idle(false); // a run starts: held again, no linger
+    expect(fake.connections[0]!.held).toBe(true);
+    expect(linger.pending()).toEqual([]);
+    idle.idle(true);
+    linger.fire();
+    expect(lost).toHaveLength(1);
+    expect(fake.connections[0]!.closed).toBe(true);
+    idle.idle(false); // after its end: nothing
+    expect(fake.connections).toHaveLength(1);
+  });
+
+  it('close() ends it at once, lingering or in use; a later watch is StoreUnavailableError', async () => {
+    const fake = fakeListen();
+    const linger = fakeTimer();
+    const shared = new SharedListen(fake.open, 5_000, linger.timer);
+    const lost: string[] = [];
+    const a = await shared.watch(
+      () => undefined,
+      () => lost.push('a'),
+    );
+    a.idle(true);
+    expect(linger.pending()).toEqual([5_000]);
+    await shared.close();
+    expect(fake.connections[0]!.closed).toBe(true);
+    expect(lost).toEqual(['a']);
+    expect(linger.pending()).toEqual([]); // no timer left behind
+    await expect(
+      shared.watch(
+        () => undefined,
+        () => undefined,
+      ),
+    ).rejects.toBeInstanceOf(StoreUnavailableError);
+    expect(fake.connections).toHaveLength(1);
   });
 });

@@ -6,6 +6,7 @@ import type { SessionKey, StoreStats } from '../session-store.js';
 import { migrateSchema, quoteIdent } from './postgres-schema.js';
 import { PostgresStatements } from './postgres-statements.js';
 import type { PostgresSessionStoreOptions } from './postgres-store-options.js';
+import type { ListenConnection } from './shared-listen.js';
 
 /**
  * The PostgreSQL side of the store: its pool (the caller's or its own), its schema, created and
@@ -35,7 +36,13 @@ export class PostgresDatabase {
     this.ownsPool = options.pool === undefined;
     this.pool =
       options.pool ??
-      new pg.Pool({ connectionString: options.connectionString, max: options.poolSize ?? 10 });
+      new pg.Pool({
+        connectionString: options.connectionString,
+        max: options.poolSize ?? 10,
+        // Its idle connections do not keep the process alive (a script that never closes the
+        // store exits once its work is done), as the LISTEN connection does not while unused.
+        allowExitOnIdle: true,
+      });
     if (this.ownsPool) this.pool.on('error', () => undefined); // idle client lost: reconnects
     this.schema = options.schema ?? 'public';
     this.sql = new PostgresStatements(this.table, this.channel('saves'));
@@ -113,14 +120,15 @@ export class PostgresDatabase {
 
   /**
    * LISTENs on `channels` with one dedicated connection (made like the pool's): `onNotify` per
-   * notification (with its channel and payload), `onLost` once when the connection breaks. A
-   * failure to listen is `StoreUnavailableError`.
+   * notification (with its channel and payload), `onLost` once when the connection breaks;
+   * `hold(false)` lets the process exit with it open (`SharedListen` while it lingers unused).
+   * A failure to listen is `StoreUnavailableError`.
    */
   async listen(
     channels: readonly string[],
     onNotify: (channel: string, payload: string) => void,
     onLost: (error: unknown) => void,
-  ): Promise<{ close(): Promise<void> }> {
+  ): Promise<ListenConnection> {
     await this.ready();
     const client = new pg.Client({ ...(this.pool.options as pg.ClientConfig), keepAlive: true });
     let closed = false;
@@ -145,7 +153,9 @@ export class PostgresDatabase {
       await end();
       throw new StoreUnavailableError('listen for notifications', error);
     }
-    return { close: end };
+    // `ref`/`unref` (of its socket) are pg's own since 8.7, not in its type declarations.
+    const socket = client as unknown as { ref(): void; unref(): void };
+    return { close: end, hold: (hold) => (hold ? socket.ref() : socket.unref()) };
   }
 
   /** Ends the pool if this created it; a caller-owned pool is left open. */

@@ -10,7 +10,7 @@ import type {
 } from '../decision-inbox.js';
 import type { PostgresDatabase } from './postgres-database.js';
 import { checkedSessionId } from './postgres-leases.js';
-import { SharedListen } from './shared-listen.js';
+import type { SharedListen, SharedWatch } from './shared-listen.js';
 
 const SubmissionSchema = z.lazy(() =>
   z.object({
@@ -127,7 +127,7 @@ export class PostgresDecisions implements DecisionInbox {
   watchDecisions(
     onSubmitted: () => void,
     onLost: (error: unknown) => void,
-  ): Promise<DecisionWatch> {
+  ): Promise<DecisionWatch & SharedWatch> {
     return this.listening.watch((channel) => {
       if (channel === this.channel) onSubmitted();
     }, onLost);

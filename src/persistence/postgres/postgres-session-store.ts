@@ -105,6 +105,8 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
   /** Every process's saves of a session, heard by LISTEN/NOTIFY (`agent.attach` follows them). */
   readonly watchSession: SessionWatches['watchSession'];
   private readonly watch: PostgresSessionWatch;
+  /** The store's one LISTEN connection, shared by its watchers. */
+  private readonly listening: SharedListen;
   /** The runs executing in this process on this store (others cancel through the inbox). */
   readonly runCancels = new LiveRunCancels();
 
@@ -122,11 +124,11 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
     const deadlines = new PostgresDeadlines(this.db, this.codec);
     this.dueApprovals = deadlines.dueApprovals.bind(deadlines);
     this.dropStaleDeadline = deadlines.dropStaleDeadline.bind(deadlines);
-    // One LISTEN connection (while anything listens) for the decision inbox and the saves.
+    // One LISTEN connection (while anything listens, and a linger) for the inbox and the saves.
     const saves = this.db.channel('saves');
-    const listening = new SharedListen((onNotify, onLost) =>
+    const listening = (this.listening = new SharedListen((onNotify, onLost) =>
       this.db.listen([this.db.channel(), saves], onNotify, onLost),
-    );
+    ));
     const inbox = new PostgresDecisions(this.db, listening);
     this.submitDecisions = inbox.submitDecisions.bind(inbox);
     this.submittedDecisions = inbox.submittedDecisions.bind(inbox);
@@ -367,9 +369,13 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
     return this.db.stats();
   }
 
-  /** Ends the pool if the store created it; a caller-owned pool is left open. */
+  /**
+   * Ends the LISTEN connection at once (lingering or not) and the pool if the store created
+   * it; a caller-owned pool is left open.
+   */
   async close(): Promise<void> {
     await this.watch.close();
+    await this.listening.close();
     await this.db.close();
   }
 

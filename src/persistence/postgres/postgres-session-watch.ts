@@ -5,7 +5,7 @@ import { SessionWatchers, type SessionWatches } from '../session-watches.js';
 import type { PostgresDatabase } from './postgres-database.js';
 import { checkedSessionId } from './postgres-leases.js';
 import { md5 } from './postgres-rows.js';
-import type { ListenConnection, SharedListen } from './shared-listen.js';
+import type { SharedListen, SharedWatch } from './shared-listen.js';
 
 /**
  * The sessions' saves on PostgreSQL, as every process sharing the store makes them: a save of
@@ -22,7 +22,7 @@ import type { ListenConnection, SharedListen } from './shared-listen.js';
 export class PostgresSessionWatch implements SessionWatches {
   private readonly watchers = new SessionWatchers();
   /** This watch's share of the store's LISTEN connection while anything is watched. */
-  private joined: Promise<ListenConnection> | undefined;
+  private joined: Promise<SharedWatch> | undefined;
   /** Uncountings under way (the store's close waits for them). */
   private readonly leaving = new Set<Promise<void>>();
 
@@ -92,7 +92,7 @@ export class PostgresSessionWatch implements SessionWatches {
   }
 
   /** Joins the store's LISTEN connection, if this has not. */
-  private join(): Promise<ListenConnection> {
+  private join(): Promise<SharedWatch> {
     if (this.joined) return this.joined;
     const joined = this.listening.watch(
       (channel, digest) => {
@@ -111,7 +111,7 @@ export class PostgresSessionWatch implements SessionWatches {
   }
 
   /** Leaves the store's LISTEN connection once nothing is watched. */
-  private async leaveIfIdle(joined: Promise<ListenConnection>): Promise<void> {
+  private async leaveIfIdle(joined: Promise<SharedWatch>): Promise<void> {
     if (this.watchers.watched || this.joined !== joined) return;
     this.joined = undefined;
     await (await joined.catch(() => undefined))?.close();
