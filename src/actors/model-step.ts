@@ -54,9 +54,10 @@ export interface ModelStepDeps extends JournaledStepDeps, CancellableStepDeps, R
   observer?: Pick<SessionObserver, 'chat'> | undefined;
   /**
    * Adds the messages steered into the session's run (`whileBusy: 'steer'`) to the history
-   * before its model call; they leave the inbox with the save that writes them.
+   * before its model call; they leave the inbox with the save that writes them. `undefined`
+   * when there is nothing to read (no promise).
    */
-  steer?: (() => Promise<void>) | undefined;
+  steer?: (() => Promise<void> | undefined) | undefined;
 }
 
 async function callModel(
