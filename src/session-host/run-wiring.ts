@@ -21,7 +21,6 @@ import type { SessionObserver } from '../telemetry/session-observer.js';
 import type { HostDeps } from './host-deps.js';
 import { SessionAgent } from './session-agent.js';
 import { withStepsStarted } from './step-start-timing.js';
-import { persistingContextAsIs } from './context-as-is.js';
 
 /*
  * THE WIRING OF THE RUN MACHINE'S STEP ACTORS: where each step gets its dependencies.
@@ -89,7 +88,7 @@ function stepsOf(system: AnyActorSystem): RunStepDeps {
 
 /** The run machine with its step actors; its sub-agent runs are this same machine. */
 function wiredRunMachine() {
-  const run = persistingContextAsIs(runMachine.provide({ actors: wireRunActors(stepsOf) }));
+  const run = runMachine.provide({ actors: wireRunActors(stepsOf) });
   // A sub-agent's run is this same machine, nested under its parent's run actor: it names
   // itself as its `subRun` actor (XState resolves actors by name when it spawns or restores).
   (run.implementations.actors as Record<string, unknown>)['subRun'] = run;
@@ -97,9 +96,7 @@ function wiredRunMachine() {
 }
 
 /** The session machine with the wired run machine: provided once, never changed. */
-const wiredSessionMachine = persistingContextAsIs(
-  sessionMachine.provide({ actors: { run: wiredRunMachine() } }),
-);
+const wiredSessionMachine = sessionMachine.provide({ actors: { run: wiredRunMachine() } });
 
 /** A session's actor, not started: `wireSteps` gives its steps their deps before it starts. */
 export function createSessionActor(options: SessionActorOptions): SessionActor {
