@@ -54,9 +54,10 @@ export interface ModelStepDeps extends JournaledStepDeps, CancellableStepDeps, R
   observer?: Pick<SessionObserver, 'chat'> | undefined;
   /**
    * Adds the messages steered into the session's run (`whileBusy: 'steer'`) to the history
-   * before its model call; they leave the inbox with the save that writes them.
+   * before its model call; they leave the inbox with the save that writes them. `undefined`
+   * when there is nothing to read (no promise).
    */
-  steer?: (() => Promise<void>) | undefined;
+  steer?: (() => Promise<void> | undefined) | undefined;
 }
 
 async function callModel(
@@ -126,7 +127,10 @@ export function modelStep(depsOf: DepsOf<ModelStepDeps>) {
   return fromPromise<ModelStepOutput, ModelStepInput>(async ({ input, signal, system }) => {
     const deps = depsOf(system);
     const timing = deps.stepStarted(input.runId, input.step, { kind: 'model' });
-    const hit = await deps.log.find(input.runId, input.step);
+    // What the log knows is not awaited (an await of a value costs two promises); the step
+    // yields at `agentFor` (a promise) before its durability barrier all the same.
+    const journaled = deps.log.find(input.runId, input.step);
+    const hit = journaled instanceof Promise ? await journaled : journaled;
     if (hit) return hit.output as ModelStepOutput;
     const sub = isSubRun(input.path);
     const scope = { sessionId: input.sessionId, runId: input.runId };
@@ -140,7 +144,8 @@ export function modelStep(depsOf: DepsOf<ModelStepDeps>) {
           ...(await deps.log.runItems(input.runId)),
         ]
       : undefined;
-    if (!sub) await deps.steer?.();
+    const steered = sub ? undefined : deps.steer?.();
+    if (steered) await steered;
     await deps.durable('model');
     const stepSignal = combinedSignal(deps, signal);
     stepSignal.throwIfAborted(); // cancelled while it waited: no model call

@@ -139,8 +139,12 @@ export class SessionLog {
     for (const entry of entries) steps.set(entry.step, entry);
   }
 
-  /** A step's journaled result: pending ones first, then committed ones. */
-  async find(runId: string, step: number): Promise<JournalEntry | undefined> {
+  /**
+   * A step's journaled result: pending ones first, then committed ones. Answered at once when
+   * the log knows the run (a step awaits it all the same, so it still yields there: no async
+   * function's promise for what is in memory); read from the store otherwise.
+   */
+  find(runId: string, step: number): JournalEntry | undefined | Promise<JournalEntry | undefined> {
     const match = (e: JournalEntry) => e.runId === runId && e.step === step;
     const found =
       this.pendingJournal.find(match) ??

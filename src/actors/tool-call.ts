@@ -37,7 +37,9 @@ export function toolCall(depsOf: DepsOf<ToolCallDeps>) {
       name: input.call.name,
       callId: input.call.callId,
     });
-    const hit = await deps.log.find(input.runId, input.step);
+    // Not awaited when known (see model-step.ts): the step yields at `agentFor`, a promise.
+    const journaled = deps.log.find(input.runId, input.step);
+    const hit = journaled instanceof Promise ? await journaled : journaled;
     if (hit) {
       const replayed = hit.output as ToolCallOutput;
       if (input.position !== undefined && replayed.result) {

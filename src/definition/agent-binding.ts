@@ -9,6 +9,9 @@ import type { AgentOptions } from './agent-options.js';
 import { DefinitionCache } from './definition-cache.js';
 import type { DefinitionFingerprint } from './definition-fingerprint.js';
 
+/** What `close` answers when there is nothing to close (settled, shared). */
+const CLOSED: Promise<void> = Promise.resolve();
+
 /**
  * An agent bound to one context: instructions resolved, toolkit instances created once, and
  * the tool roster built (agent tools plus toolkit tools, their failures routed through the
@@ -135,10 +138,20 @@ export class AgentBinding {
     return this.fingerprint.stored;
   }
 
-  /** Releases toolkit instances. Idempotent. A toolkit whose `close` throws: `ToolkitError`. */
-  async close(): Promise<void> {
-    if (this.closed) return;
+  /**
+   * Releases toolkit instances. Idempotent. A toolkit whose `close` throws: `ToolkitError`.
+   * A binding without toolkits answers a settled promise (no chain of promises to build).
+   */
+  close(): Promise<void> {
+    if (this.closed || this.toolkitSessions.length === 0) {
+      this.closed = true;
+      return CLOSED;
+    }
     this.closed = true;
+    return this.closeToolkits();
+  }
+
+  private async closeToolkits(): Promise<void> {
     const kits = this.options.toolkits ?? [];
     const results = await Promise.allSettled(this.toolkitSessions.map(async (s) => s.close?.()));
     const failed = results.findIndex((r) => r.status === 'rejected');

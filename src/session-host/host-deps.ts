@@ -72,7 +72,7 @@ export interface HostDeps {
   /** `AgentOptions.onRecoveryExhausted`. */
   onRecoveryExhausted: RecoveryExhaustedHook | undefined;
   /** Takes the messages steered into the session's run, before each of its model calls. */
-  steer?: ((log: SessionLog) => Promise<void>) | undefined;
+  steer?: ((log: SessionLog) => Promise<void> | undefined) | undefined;
 }
 
 /** What one action's session host is given: the bound agent, its sub-agents, the observers. */
@@ -98,7 +98,7 @@ export interface HostDepsInput {
   /** The runtime's `maxRecoveries` (else the agent's). */
   maxRecoveries: number | undefined;
   /** See `HostDeps.steer`. */
-  steer?: ((log: SessionLog) => Promise<void>) | undefined;
+  steer?: ((log: SessionLog) => Promise<void> | undefined) | undefined;
 }
 
 /** What one loaded session's host is given, from the agent bound for the action. */

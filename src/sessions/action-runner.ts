@@ -61,7 +61,7 @@ export interface ActionRunnerParts {
     input?: Partial<SessionMachineContext>,
   ): Omit<SessionRecord, 'version'>;
   /** What the session's runs read of its message inbox before each model call (steers). */
-  steerFor(key: SessionKey): ((log: SessionLog) => Promise<void>) | undefined;
+  steerFor(key: SessionKey): ((log: SessionLog) => Promise<void> | undefined) | undefined;
 }
 
 /**

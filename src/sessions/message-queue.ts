@@ -252,14 +252,13 @@ export class MessageQueue {
    * What a run of the session reads before each model call (its steers), if it reads at
    * all: this process holds a steer for the session, or the agent's own policy is `'steer'`.
    */
-  steerFor(key: SessionKey): ((log: SessionLog) => Promise<void>) | undefined {
+  steerFor(key: SessionKey): ((log: SessionLog) => Promise<void> | undefined) | undefined {
     const inbox = this.inbox;
     if (!inbox) return undefined;
     const session = cacheKey(key);
     const { waiters } = this.parts.busy;
     const always = this.parts.agentPolicy === 'steer';
-    return async (log) => {
-      if (!always && !waiters.steers(session)) return;
+    const take = async (log: SessionLog): Promise<void> => {
       await waiters.registered(session);
       for (const message of await inbox.queuedMessages(key)) {
         if (message.kind !== 'steer' || log.took(message.id)) continue;
@@ -269,6 +268,8 @@ export class MessageQueue {
         waiters.settle(session, message.id, (w) => this.parts.busy.follow(session, w));
       }
     };
+    // Nothing to read (no steer held here, the agent's policy another): no promise at all.
+    return (log) => (always || waiters.steers(session) ? take(log) : undefined);
   }
 }
 
