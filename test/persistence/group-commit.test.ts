@@ -7,14 +7,14 @@ import {
   SessionSaveFailedError,
 } from '../../src/errors/session-errors.js';
 import type { KvRange } from '../../src/persistence/key-range.js';
-import { getAll, type KvBackend, type KvOp } from '../../src/persistence/kv/kv-backend.js';
+import { getAll, type KvBackend, type KvOp } from '../../src/persistence/kv/backends/kv-backend.js';
 import {
   KvSessionStore,
   type KvSessionStoreOptions,
 } from '../../src/persistence/kv/kv-session-store.js';
-import { LevelBackend } from '../../src/persistence/kv/level-backend.js';
-import { MemoryBackend } from '../../src/persistence/kv/memory-backend.js';
-import { PendingWrites } from '../../src/persistence/kv/pending-writes.js';
+import { LevelBackend } from '../../src/persistence/kv/backends/level-backend.js';
+import { MemoryBackend } from '../../src/persistence/kv/backends/memory-backend.js';
+import { PendingWrites } from '../../src/persistence/kv/backends/pending-writes.js';
 import { listIndexKey, recordKey, userTotalsKey } from '../../src/persistence/session-keys.js';
 import type { SessionCommit, SessionRecord } from '../../src/persistence/session-store.js';
 import {

@@ -1,6 +1,6 @@
-import type { BatchOpHook } from './kv-backend.js';
+import type { BatchOpHook } from './backends/kv-backend.js';
 import { KvSessionStore } from './kv-session-store.js';
-import { LevelBackend } from './level-backend.js';
+import { LevelBackend } from './backends/level-backend.js';
 import type { RecordMigration } from '../migrations.js';
 import { OptionChecker, isObject, optionNames } from '../../validation/option-checks.js';
 import type { LeaseClock } from '../lease-table.js';

@@ -1,5 +1,5 @@
 import { InvalidSessionRecordError } from '../../errors/session-errors.js';
-import type { KvBackend, KvReader } from './kv-backend.js';
+import type { KvBackend, KvReader } from './backends/kv-backend.js';
 import * as keys from '../session-keys.js';
 import { plainUsageTotals } from '../plain-records.js';
 import { UsageTotalsSchema, decodeStoredWith, toUsageTotals } from '../session-schemas.js';

@@ -1,4 +1,4 @@
-import type { KvRange } from '../key-range.js';
+import type { KvRange } from '../../key-range.js';
 import { getAll, type KvOp, type KvReader } from './kv-backend.js';
 
 /** Whether `key` lies in `range` (`gte <= key < lt`). */

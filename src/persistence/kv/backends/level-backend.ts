@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Level } from 'level';
-import { StoreLockedError, StoreOpenFailedError } from '../../errors/session-errors.js';
+import { StoreLockedError, StoreOpenFailedError } from '../../../errors/session-errors.js';
 import {
   KvWriteStats,
   type BatchOpHook,
@@ -9,8 +9,8 @@ import {
   type KvBackendOptions,
   type KvOp,
 } from './kv-backend.js';
-import { type KvRange } from '../key-range.js';
-import type { StoreStats } from '../session-store.js';
+import { type KvRange } from '../../key-range.js';
+import type { StoreStats } from '../../session-store.js';
 
 /** Entries fetched per native call while iterating. */
 const ITERATE_CHUNK = 500;
