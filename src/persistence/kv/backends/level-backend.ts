@@ -10,6 +10,7 @@ import {
   type KvOp,
 } from './kv-backend.js';
 import { type KvRange } from '../../key-range.js';
+import { WrittenKeys } from './written-keys.js';
 import type { StoreStats } from '../../session-store.js';
 
 /** Entries fetched per native call while iterating. */
@@ -52,6 +53,15 @@ async function* inChunks<T, D>(
   }
 }
 
+/** The options of a {@link LevelBackend}. */
+export interface LevelBackendOptions extends KvBackendOptions {
+  /**
+   * The keys whose last written values the backend keeps to answer reads with (see
+   * `WrittenKeys`): their prefixes, and how many keys at most. @default none
+   */
+  readBack?: { prefixes: readonly string[]; keys: number } | undefined;
+}
+
 /**
  * Whether the folder `path` holds a LevelDB database (its `CURRENT` file names the manifest),
  * told without opening it: opening creates the database, and its files, where there was none.
@@ -68,19 +78,24 @@ export function holdsLevelDatabase(path: string): boolean {
  * {@link KvBackend} on LevelDB (`level`), with utf8 keys and values. The only module that
  * imports `level`, and only when a backend is constructed (importing agentstate does not load
  * it). LevelDB allows one process per folder; the database opens when constructed (the folder
- * is created then) and `open()` waits for it.
+ * is created then) and `open()` waits for it. Holding the folder alone, it sees every write to
+ * the database: a read of keys it wrote last (`readBack`) is answered with what it wrote.
  */
 export class LevelBackend implements KvBackend {
   private readonly onBatchOp: BatchOpHook | undefined;
   private readonly writeStats = new KvWriteStats();
+  /** The values last written at the keys read back (none without `readBack`). */
+  private readonly writtenKeys: WrittenKeys | undefined;
 
   /** The database once `level` is loaded; every operation waits for `opened` first. */
   private db: Level<string, string> | undefined;
   /** Settles when the database has opened. */
   private readonly opened: Promise<Level<string, string>>;
 
-  constructor(path: string, options: KvBackendOptions = {}) {
+  constructor(path: string, options: LevelBackendOptions = {}) {
     this.onBatchOp = options.onBatchOp;
+    const { readBack } = options;
+    this.writtenKeys = readBack && new WrittenKeys(readBack.prefixes, readBack.keys);
     this.opened = import('level')
       .then(async ({ Level }) => {
         const db = new Level<string, string>(path, { keyEncoding: 'utf8', valueEncoding: 'utf8' });
@@ -103,14 +118,17 @@ export class LevelBackend implements KvBackend {
   }
 
   async get(key: string): Promise<string | undefined> {
-    return (await this.opened).get(key);
+    const written = this.writtenKeys?.read([key]);
+    return written ? written[0] : (await this.opened).get(key);
   }
 
   async getMany(keys: string[]): Promise<(string | undefined)[]> {
-    return (await this.opened).getMany(keys);
+    return this.writtenKeys?.read(keys) ?? (await this.opened).getMany(keys);
   }
 
   getManySync(keys: string[]): (string | undefined)[] | undefined {
+    const written = this.writtenKeys?.read(keys);
+    if (written) return written;
     const db = this.db;
     if (db?.status !== 'open') return undefined;
     return keys.map((key) => db.getSync(key));
@@ -130,7 +148,13 @@ export class LevelBackend implements KvBackend {
       await batch.close();
       throw error;
     }
-    await batch.write();
+    try {
+      await batch.write();
+    } catch (error) {
+      this.writtenKeys?.forget(ops);
+      throw error;
+    }
+    this.writtenKeys?.written(ops);
     this.writeStats.record(ops);
   }
 
@@ -148,6 +172,7 @@ export class LevelBackend implements KvBackend {
 
   async close(): Promise<void> {
     await this.opened.catch(() => undefined); // a database that did not open closes too
+    this.writtenKeys?.clear();
     await this.db?.close();
   }
 }
