@@ -24,6 +24,20 @@ runSessionStoreContract('LevelSessionStore', async (options) => {
   };
 });
 
+/** Counts the native reads of a store's database (its backend's own `level` instance). */
+function countNativeReads(store: LevelSessionStore): () => number {
+  const db = (store.backend as unknown as { db: Record<string, (...a: unknown[]) => unknown> }).db;
+  let reads = 0;
+  for (const method of ['get', 'getMany', 'getSync']) {
+    const original = db[method]!.bind(db);
+    db[method] = (...args: unknown[]) => {
+      reads += 1;
+      return original(...args);
+    };
+  }
+  return () => reads;
+}
+
 describe('LevelSessionStore on disk', () => {
   const folders: string[] = [];
   afterEach(async () => {
@@ -87,23 +101,13 @@ describe('LevelSessionStore on disk', () => {
     }
   });
 
-  it('reads back the keys it wrote last without a native read, and reads what any write left there', async () => {
+  it('reads back the keys it wrote or read last without a native read, and reads what any write left there', async () => {
     const folder = await tempFolder();
     folders.push(folder);
     const path = join(folder, 'db');
     const key = { sessionId: 'chat-1', userId: 'alice' };
     const store = await LevelSessionStore.open({ path });
-    // The native reads of the database, counted (the backend's own `level` instance).
-    const db = (store.backend as unknown as { db: Record<string, (...a: unknown[]) => unknown> })
-      .db;
-    let nativeReads = 0;
-    for (const method of ['get', 'getMany', 'getSync']) {
-      const original = db[method]!.bind(db);
-      db[method] = (...args: unknown[]) => {
-        nativeReads += 1;
-        return original(...args);
-      };
-    }
+    const nativeReads = countNativeReads(store);
     const record: Omit<SessionRecord, 'version'> = {
       ...key,
       status: 'active',
@@ -117,7 +121,7 @@ describe('LevelSessionStore on disk', () => {
     };
     try {
       const v1 = await store.create(record);
-      nativeReads = 0;
+      const before = nativeReads();
       const usage = { turns: 1, inputTokens: 3, outputTokens: 4, costUsd: 0.01 };
       const v2 = await store.save({ record: v1, items: [], journal: [], userUsageDelta: usage });
       await expect(store.loadForUpdate(key, v2)).resolves.toMatchObject({
@@ -126,7 +130,7 @@ describe('LevelSessionStore on disk', () => {
       });
       await expect(store.load(key)).resolves.toEqual(v2);
       // The record, its changes, listing entry and the owner's totals: all as this store wrote them.
-      expect(nativeReads).toBe(0);
+      expect(nativeReads()).toBe(before);
 
       // A write behind the store's back (a tool, damage) is what the next read finds: checked.
       const rKey = recordKey(key);
@@ -142,15 +146,21 @@ describe('LevelSessionStore on disk', () => {
         { type: 'del', key: listIndexKey(key) },
       ]);
       await expect(store.load(key)).rejects.toMatchObject({ code: 'SESSION_NOT_FOUND' });
-      expect(nativeReads).toBe(0);
+      expect(nativeReads()).toBe(before);
     } finally {
       await store.close();
     }
 
-    // Another store on the folder (the first one closed) knows nothing it wrote: it reads.
+    // Another store on the folder (the first one closed) knows nothing of it: it reads, once.
     const second = await LevelSessionStore.open({ path });
+    const reads = countNativeReads(second);
     try {
       await expect(second.userUsage('alice')).resolves.toMatchObject({ turns: 1 });
+      await expect(second.load(key)).rejects.toMatchObject({ code: 'SESSION_NOT_FOUND' });
+      expect(reads()).toBe(2);
+      await expect(second.userUsage('alice')).resolves.toMatchObject({ turns: 1 });
+      await expect(second.load(key)).rejects.toMatchObject({ code: 'SESSION_NOT_FOUND' });
+      expect(reads()).toBe(2);
     } finally {
       await second.close();
     }

@@ -84,8 +84,10 @@ export function holdsLevelDatabase(path: string): boolean {
 export class LevelBackend implements KvBackend {
   private readonly onBatchOp: BatchOpHook | undefined;
   private readonly writeStats = new KvWriteStats();
-  /** The values last written at the keys read back (none without `readBack`). */
+  /** The values last written or read at the keys read back (none without `readBack`). */
   private readonly writtenKeys: WrittenKeys | undefined;
+  /** How many writes have ended (written or failed): a read noted only if none ended meanwhile. */
+  private writesEnded = 0;
 
   /** The database once `level` is loaded; every operation waits for `opened` first. */
   private db: Level<string, string> | undefined;
@@ -118,20 +120,26 @@ export class LevelBackend implements KvBackend {
   }
 
   async get(key: string): Promise<string | undefined> {
-    const written = this.writtenKeys?.read([key]);
-    return written ? written[0] : (await this.opened).get(key);
+    return (await this.getMany([key]))[0];
   }
 
   async getMany(keys: string[]): Promise<(string | undefined)[]> {
-    return this.writtenKeys?.read(keys) ?? (await this.opened).getMany(keys);
+    const known = this.writtenKeys?.read(keys);
+    if (known) return known;
+    const ended = this.writesEnded;
+    const values = await (await this.opened).getMany(keys);
+    if (this.writesEnded === ended) this.writtenKeys?.found(keys, values);
+    return values;
   }
 
   getManySync(keys: string[]): (string | undefined)[] | undefined {
-    const written = this.writtenKeys?.read(keys);
-    if (written) return written;
+    const known = this.writtenKeys?.read(keys);
+    if (known) return known;
     const db = this.db;
     if (db?.status !== 'open') return undefined;
-    return keys.map((key) => db.getSync(key));
+    const values = keys.map((key) => db.getSync(key));
+    this.writtenKeys?.found(keys, values);
+    return values;
   }
 
   async write(ops: KvOp[]): Promise<void> {
@@ -153,6 +161,8 @@ export class LevelBackend implements KvBackend {
     } catch (error) {
       this.writtenKeys?.forget(ops);
       throw error;
+    } finally {
+      this.writesEnded += 1;
     }
     this.writtenKeys?.written(ops);
     this.writeStats.record(ops);

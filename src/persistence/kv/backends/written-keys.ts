@@ -1,14 +1,14 @@
 import type { KvOp } from './kv-backend.js';
 
 /**
- * What a backend last wrote at the keys its store reads back key by key (chosen by prefix), for
- * the keys written most recently (bounded: the oldest is dropped first). A backend that alone
- * holds its database (LevelDB's folder lock: one process, one open backend in it) sees every
- * write to it, its store's and any other (a tool's, a test's), so a key noted here holds exactly
- * these bytes (`undefined`: deleted). A read of keys that are all noted is answered with them
- * instead of a native read, the same bytes a read would return, which the store checks as it
- * checks any read (seals, versions); a read with a key not noted goes to the database whole, so
- * its values come from one moment.
+ * What a backend holds at the keys its store reads back key by key (chosen by prefix), as it
+ * last wrote or read them, for the keys noted most recently (bounded: the oldest is dropped
+ * first). A backend that alone holds its database (LevelDB's folder lock: one process, one open
+ * backend in it) sees every write to it, its store's and any other (a tool's, a test's), so a key
+ * noted here holds exactly these bytes (`undefined`: absent). A read of keys that are all noted
+ * is answered with them instead of a native read, the same bytes a read would return, which the
+ * store checks as it checks any read (seals, versions); a read with a key not noted goes to the
+ * database whole, so its values come from one moment.
  */
 export class WrittenKeys {
   private readonly values = new Map<string, string | undefined>();
@@ -20,11 +20,26 @@ export class WrittenKeys {
 
   /** Notes a batch once it is written: each op on a key of the prefixes, in order. */
   written(ops: readonly KvOp[]): void {
-    for (const op of ops) {
-      if (!this.prefixes.some((prefix) => op.key.startsWith(prefix))) continue;
-      this.values.delete(op.key);
-      this.values.set(op.key, op.type === 'put' ? op.value : undefined);
-    }
+    for (const op of ops) this.note(op.key, op.type === 'put' ? op.value : undefined);
+    this.bound();
+  }
+
+  /**
+   * Notes what a read found, when no write ended while it ran (a write still running then notes
+   * its own keys when it ends, over what the read found).
+   */
+  found(keys: readonly string[], values: readonly (string | undefined)[]): void {
+    keys.forEach((key, i) => this.note(key, values[i]));
+    this.bound();
+  }
+
+  private note(key: string, value: string | undefined): void {
+    if (!this.prefixes.some((prefix) => key.startsWith(prefix))) return;
+    this.values.delete(key);
+    this.values.set(key, value);
+  }
+
+  private bound(): void {
     for (const oldest of this.values.keys()) {
       if (this.values.size <= this.capacity) break;
       this.values.delete(oldest);
