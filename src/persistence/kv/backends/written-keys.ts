@@ -2,13 +2,14 @@ import type { KvOp } from './kv-backend.js';
 
 /**
  * What a backend holds at the keys its store reads back key by key (chosen by prefix), as it
- * last wrote or read them, for the keys noted most recently (bounded: the oldest is dropped
- * first). A backend that alone holds its database (LevelDB's folder lock: one process, one open
- * backend in it) sees every write to it, its store's and any other (a tool's, a test's), so a key
- * noted here holds exactly these bytes (`undefined`: absent). A read of keys that are all noted
- * is answered with them instead of a native read, the same bytes a read would return, which the
- * store checks as it checks any read (seals, versions); a read with a key not noted goes to the
- * database whole, so its values come from one moment.
+ * last wrote or read them, for a bounded number of keys (the key noted first is dropped first:
+ * a dropped key is read again, nothing else). A backend that alone holds its database (LevelDB's
+ * folder lock: one process, one open backend in it) sees every write to it, its store's and any
+ * other (a tool's, a test's), so a key noted here holds exactly these bytes (`undefined`:
+ * absent). A read of keys that are all noted is answered with them instead of a native read, the
+ * same bytes a read would return, which the store checks as it checks any read (seals,
+ * versions); a read with a key not noted goes to the database whole, so its values come from one
+ * moment.
  */
 export class WrittenKeys {
   private readonly values = new Map<string, string | undefined>();
@@ -33,10 +34,14 @@ export class WrittenKeys {
     this.bound();
   }
 
+  /** Notes `value` at `key` if the key is read back; the map's order is that of first notes. */
   private note(key: string, value: string | undefined): void {
-    if (!this.prefixes.some((prefix) => key.startsWith(prefix))) return;
-    this.values.delete(key);
-    this.values.set(key, value);
+    for (const prefix of this.prefixes) {
+      if (key.startsWith(prefix)) {
+        this.values.set(key, value);
+        return;
+      }
+    }
   }
 
   private bound(): void {
