@@ -1,5 +1,5 @@
 import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
-import type { KvOp } from '../src/persistence/kv/kv-backend.js';
+import type { KvOp } from '../src/persistence/kv/backends/kv-backend.js';
 
 /** Text buffered before it goes to the file. */
 const CHUNK = 1 << 20;

@@ -10,7 +10,7 @@ import {
   type SessionKey,
   type SessionStore,
 } from '../src/index.js';
-import type { KvOp } from '../src/persistence/kv/kv-backend.js';
+import type { KvOp } from '../src/persistence/kv/backends/kv-backend.js';
 import { ScriptedModel, type ScriptedResponse } from '../src/testing.js';
 import type { ModelRequest } from '../src/models/model.js';
 import { BatchSpill } from './batch-spill.js';

@@ -12,9 +12,9 @@ import type {
   ToolCallOutput,
 } from '../src/machines/step-actor-io.js';
 import type { RunMachineInput } from '../src/machines/run-types.js';
-import type { KvOp } from '../src/persistence/kv/kv-backend.js';
+import type { KvOp } from '../src/persistence/kv/backends/kv-backend.js';
 // The bench may use the backend directly: it is the only module that imports `level`.
-import { LevelBackend } from '../src/persistence/kv/level-backend.js';
+import { LevelBackend } from '../src/persistence/kv/backends/level-backend.js';
 import { tempDir } from './fixtures.js';
 import { now } from './stats.js';
 

@@ -7,7 +7,7 @@ import {
   type SessionKey,
   type ToolResultItem,
 } from '../src/index.js';
-import type { KvOp } from '../src/persistence/kv/kv-backend.js';
+import type { KvOp } from '../src/persistence/kv/backends/kv-backend.js';
 import { deadlineKey } from '../src/persistence/session-keys.js';
 import { cacheKey } from '../src/session-host/session-cache.js';
 import { encodeStored } from '../src/persistence/session-schemas.js';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { continueRun, type AuditEntry, type SessionRuntime } from '../src/index.js';
 import { FakeClock } from '../src/testing.js';
-import type { KvOp } from '../src/persistence/kv/kv-backend.js';
+import type { KvOp } from '../src/persistence/kv/backends/kv-backend.js';
 import { approvalAgent, callTools } from './helpers/approval-agent.js';
 import { allAuditEntries } from './helpers/audit-pages.js';
 import { TempStores } from './helpers/temp-store.js';

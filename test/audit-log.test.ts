@@ -13,7 +13,7 @@ import {
   type AuditEntry,
 } from '../src/index.js';
 import { FakeClock, MemorySessionStore } from '../src/testing.js';
-import type { KvOp } from '../src/persistence/kv/kv-backend.js';
+import type { KvOp } from '../src/persistence/kv/backends/kv-backend.js';
 import { approvalAgent, callTools } from './helpers/approval-agent.js';
 import { allAuditEntries } from './helpers/audit-pages.js';
 import { TempStores } from './helpers/temp-store.js';

@@ -23,7 +23,7 @@ const isPackage = (specifier: string, name: string) =>
 describe('layering', () => {
   it('finds the source files it checks', () => {
     expect(files.some((f) => rel(f) === 'src/machines/run-machine.ts')).toBe(true);
-    expect(files.some((f) => rel(f) === 'src/persistence/kv/level-backend.ts')).toBe(true);
+    expect(files.some((f) => rel(f) === 'src/persistence/kv/backends/level-backend.ts')).toBe(true);
     expect(specifiers(join(src, 'machines', 'run-machine.ts'))).toContain('xstate');
   });
 

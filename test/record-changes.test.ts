@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Agent, InvalidSessionRecordError, tool, type AnyTool } from '../src/index.js';
-import type { KvBackend, KvOp } from '../src/persistence/kv/kv-backend.js';
+import type { KvBackend, KvOp } from '../src/persistence/kv/backends/kv-backend.js';
 import { KvSessionStore } from '../src/persistence/kv/kv-session-store.js';
-import { LevelBackend } from '../src/persistence/kv/level-backend.js';
+import { LevelBackend } from '../src/persistence/kv/backends/level-backend.js';
 import { openValue, sealValue } from '../src/persistence/sealed-value.js';
 import { recordChangesKey, recordKey } from '../src/persistence/session-keys.js';
 import type { SessionKey, SessionRecord, SessionStore } from '../src/persistence/session-store.js';

@@ -7,7 +7,7 @@ import {
   sendMessage,
   writeMetadata,
 } from '../src/index.js';
-import type { KvOp } from '../src/persistence/kv/kv-backend.js';
+import type { KvOp } from '../src/persistence/kv/backends/kv-backend.js';
 import { ScriptedModel } from '../src/testing.js';
 import { alice, deferred, dumpBackend, echoModel, texts } from './helpers/session-fixtures.js';
 import { TempStores } from './helpers/temp-store.js';

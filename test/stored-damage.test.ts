@@ -14,6 +14,7 @@ import {
   historyKey,
   listIndexKey,
   recordKey,
+  legacyOwnerMarkerKey,
   userTotalsKey,
 } from '../src/persistence/session-keys.js';
 import type { KvSessionStore } from '../src/persistence/kv/kv-session-store.js';
@@ -242,6 +243,9 @@ describe('damaged user totals (point 3)', () => {
     // Another user's first session is unaffected: no totals yet is not damage there.
     await expect(store.userUsage('bob')).resolves.toMatchObject({ turns: 0 });
     await agent.run('hi', { sessionId: 's', userId: 'bob' });
+    // A store of agentstate 0.1 left an owner marker where it wrote no totals yet: zero totals.
+    await store.backend.write([{ type: 'put', key: legacyOwnerMarkerKey('alice'), value: '1' }]);
+    await expect(store.userUsage('alice')).resolves.toMatchObject({ turns: 0 });
   });
 
   it('a save that fails after the work leaves the session resumable', async () => {

@@ -10,7 +10,7 @@ import {
   type ApprovalDecision,
   type SessionKey,
 } from '../../src/index.js';
-import type { KvOp } from '../../src/persistence/kv/kv-backend.js';
+import type { KvOp } from '../../src/persistence/kv/backends/kv-backend.js';
 import type { KvSessionStore } from '../../src/persistence/kv/kv-session-store.js';
 import { FakeClock } from '../../src/testing.js';
 import { callTools } from './approval-agent.js';

@@ -17,6 +17,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['machines'],
   ['telemetry', 'mcp'],
   ['persistence'],
+  ['persistence/kv/backends'],
   ['persistence/kv', 'persistence/postgres'],
   ['actors'],
   ['runs'],

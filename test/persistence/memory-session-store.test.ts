@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { MemoryBackend } from '../../src/persistence/kv/memory-backend.js';
+import { MemoryBackend } from '../../src/persistence/kv/backends/memory-backend.js';
 import { MemorySessionStore } from '../../src/persistence/kv/memory-session-store.js';
 import { runSessionStoreContract } from './session-store.contract.js';
 

@@ -5,7 +5,7 @@ import {
   SessionSaveFailedError,
   UnsupportedSchemaVersionError,
 } from '../../src/errors/session-errors.js';
-import type { BatchOpHook, KvBackend, KvOp } from '../../src/persistence/kv/kv-backend.js';
+import type { BatchOpHook, KvBackend, KvOp } from '../../src/persistence/kv/backends/kv-backend.js';
 import type { KvSessionStore } from '../../src/persistence/kv/kv-session-store.js';
 import type { RecordMigration } from '../../src/persistence/migrations.js';
 import { openValue, sealValue } from '../../src/persistence/sealed-value.js';

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { StoreLockedError } from '../../errors/session-errors.js';
 import type { Model } from '../../models/model.js';
-import { holdsLevelDatabase } from '../../persistence/kv/level-backend.js';
+import { holdsLevelDatabase } from '../../persistence/kv/backends/level-backend.js';
 import { LevelSessionStore } from '../../persistence/kv/level-session-store.js';
 import type { SessionKey, SessionStore } from '../../persistence/session-store.js';
 import { hasNamedOwners } from '../../persistence/kv/owner-totals.js';

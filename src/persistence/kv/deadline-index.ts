@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { InvalidSessionRecordError } from '../../errors/session-errors.js';
-import type { KvBackend, KvOp } from './kv-backend.js';
+import type { KvBackend, KvOp } from './backends/kv-backend.js';
 import * as keys from '../session-keys.js';
 import { decodeStored, encodeStored } from '../session-schemas.js';
 import type { SessionKey, SessionRecord } from '../session-store.js';

@@ -1,4 +1,4 @@
-import type { KvBackend, KvOp } from './kv-backend.js';
+import type { KvBackend, KvOp } from './backends/kv-backend.js';
 import {
   AT_DIGITS,
   auditMatches,

@@ -2,7 +2,7 @@ import type { Item } from '../../items/item.js';
 import { checkHistoryEntries } from '../history-reader.js';
 import { historyRange } from '../session-keys.js';
 import type { SessionKey } from '../session-store.js';
-import type { KvBackend } from './kv-backend.js';
+import type { KvBackend } from './backends/kv-backend.js';
 
 /**
  * Reads history positions `[from, to)` and proves the log whole: the keys must be exactly

@@ -11,7 +11,7 @@ import {
 import * as keys from '../session-keys.js';
 import { decodeStored, encodeStored } from '../session-schemas.js';
 import type { SessionKey } from '../session-store.js';
-import type { KvBackend } from './kv-backend.js';
+import type { KvBackend } from './backends/kv-backend.js';
 import type { WriteQueue } from './write-queue.js';
 
 /**

@@ -15,7 +15,7 @@ import {
 import { type AuditEntry, type AuditPage, type AuditQuery } from '../audit-log.js';
 import { auditOps, scanAudit } from './kv-audit.js';
 import { deadlineOps, purgedDeadlineOps, scanDueDeadlines } from './deadline-index.js';
-import { getAll, type KvBackend, type KvOp } from './kv-backend.js';
+import { getAll, type KvBackend, type KvOp } from './backends/kv-backend.js';
 import { readHistoryRange } from './kv-history-range.js';
 import { KvMessageInbox } from './kv-message-inbox.js';
 import type { MessageInbox } from '../message-inbox.js';

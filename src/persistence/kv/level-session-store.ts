@@ -1,6 +1,6 @@
-import type { BatchOpHook } from './kv-backend.js';
+import type { BatchOpHook } from './backends/kv-backend.js';
 import { KvSessionStore } from './kv-session-store.js';
-import { LevelBackend } from './level-backend.js';
+import { LevelBackend } from './backends/level-backend.js';
 import type { RecordMigration } from '../migrations.js';
 import { OptionChecker, isObject, optionNames } from '../../validation/option-checks.js';
 import type { LeaseClock } from '../lease-table.js';
@@ -50,6 +50,13 @@ function checkLevelOptions(call: string, options: unknown): void {
     .function('onBatchOp');
 }
 
+/**
+ * The keys every save's check and every load read back one by one (`session-keys.ts`): the
+ * record, its changes, its listing entry and the owner's totals. The backend answers those reads
+ * with what it last wrote there, for as many keys as the store remembers records and totals of.
+ */
+const READ_BACK = { prefixes: ['s!', 'c!', 'l!', 't!'], keys: 4 * 1000 };
+
 /** Default LevelDB folder. */
 export const DEFAULT_LEVEL_PATH = './.agentstate';
 
@@ -81,7 +88,7 @@ export class LevelSessionStore extends KvSessionStore {
   constructor(options: LevelSessionStoreOptions = {}) {
     checkLevelOptions('new LevelSessionStore()', options);
     const path = options.path ?? DEFAULT_LEVEL_PATH;
-    const level = new LevelBackend(path, { onBatchOp: options.onBatchOp });
+    const level = new LevelBackend(path, { onBatchOp: options.onBatchOp, readBack: READ_BACK });
     super(level, { migrations: options.migrations, clock: options.clock });
     this.path = path;
     this.level = level;

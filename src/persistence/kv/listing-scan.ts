@@ -1,5 +1,5 @@
 import { InvalidSessionRecordError } from '../../errors/session-errors.js';
-import type { KvBackend } from './kv-backend.js';
+import type { KvBackend } from './backends/kv-backend.js';
 import * as keys from '../session-keys.js';
 import { plainSessionInfo } from '../plain-records.js';
 import { SessionInfoSchema, decodeStoredWith, toSessionInfo } from '../session-schemas.js';

@@ -1,6 +1,6 @@
-import type { BatchOpHook } from './kv-backend.js';
+import type { BatchOpHook } from './backends/kv-backend.js';
 import { KvSessionStore } from './kv-session-store.js';
-import { MemoryBackend } from './memory-backend.js';
+import { MemoryBackend } from './backends/memory-backend.js';
 import type { RecordMigration } from '../migrations.js';
 import type { LeaseClock } from '../lease-table.js';
 

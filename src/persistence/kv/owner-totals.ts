@@ -1,5 +1,5 @@
 import { InvalidSessionRecordError } from '../../errors/session-errors.js';
-import type { KvBackend, KvReader } from './kv-backend.js';
+import type { KvBackend, KvReader } from './backends/kv-backend.js';
 import * as keys from '../session-keys.js';
 import { plainUsageTotals } from '../plain-records.js';
 import { UsageTotalsSchema, decodeStoredWith, toUsageTotals } from '../session-schemas.js';
@@ -22,8 +22,9 @@ export async function readOwnerTotals(
   if (raw !== undefined) {
     return toUsageTotals(decodeStoredWith(totalsKey, raw, UsageTotalsSchema, plainUsageTotals));
   }
-  if ((await backend.get(keys.legacyOwnerMarkerKey(userId))) !== undefined) return emptyTotals();
+  // An owner without sessions has none (the common case: a new owner), marker or not.
   for await (const _ of backend.keys({ ...keys.recordRange(userId), limit: 1 })) {
+    if ((await backend.get(keys.legacyOwnerMarkerKey(userId))) !== undefined) return emptyTotals();
     throw new InvalidSessionRecordError(
       totalsKey,
       'missing: the owner has sessions, so their usage totals must be stored',

@@ -1,6 +1,6 @@
 import { isObject } from '../../validation/option-checks.js';
 import { sameJson } from '../../validation/same-json.js';
-import type { KvOp } from './kv-backend.js';
+import type { KvOp } from './backends/kv-backend.js';
 import { sealOf, sealValue } from '../sealed-value.js';
 import { envelopeJson, type WrittenEnvelope } from '../session-record-codec.js';
 import * as keys from '../session-keys.js';

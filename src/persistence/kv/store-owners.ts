@@ -1,4 +1,4 @@
-import type { KvBackend } from './kv-backend.js';
+import type { KvBackend } from './backends/kv-backend.js';
 import * as keys from '../session-keys.js';
 
 /** The owner part of a totals key (`t!a`, `t!u:<encoded>`) as a userId; anonymous: undefined. */

@@ -1,6 +1,6 @@
 import { InvalidSessionRecordError } from '../../errors/session-errors.js';
 import { isObject } from '../../validation/option-checks.js';
-import type { KvBackend, KvOp, KvReader } from './kv-backend.js';
+import type { KvBackend, KvOp, KvReader } from './backends/kv-backend.js';
 import { openValue, sealValue } from '../sealed-value.js';
 import { decodeSubRun, encodeSubRun } from './sub-run-encoding.js';
 import * as keys from '../session-keys.js';

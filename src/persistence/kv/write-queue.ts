@@ -1,5 +1,5 @@
-import type { KvBackend, KvOp, KvReader } from './kv-backend.js';
-import { PendingWrites } from './pending-writes.js';
+import type { KvBackend, KvOp, KvReader } from './backends/kv-backend.js';
+import { PendingWrites } from './backends/pending-writes.js';
 
 /** What a checked write adds to its group: its ops, and what follows once they are written. */
 export interface CheckedWrite<T> {

@@ -1,5 +1,5 @@
-import type { KvRange } from '../key-range.js';
-import type { StoreStats } from '../session-store.js';
+import type { KvRange } from '../../key-range.js';
+import type { StoreStats } from '../../session-store.js';
 
 /** One operation of an atomic batch. Keys and values are strings. */
 export type KvOp = { type: 'put'; key: string; value: string } | { type: 'del'; key: string };

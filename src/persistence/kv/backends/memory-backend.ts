@@ -5,8 +5,8 @@ import {
   type KvBackendOptions,
   type KvOp,
 } from './kv-backend.js';
-import { type KvRange } from '../key-range.js';
-import type { StoreStats } from '../session-store.js';
+import { type KvRange } from '../../key-range.js';
+import type { StoreStats } from '../../session-store.js';
 
 /** Index of the first key in `sorted` that is `>= key`. */
 function lowerBound(sorted: readonly string[], key: string): number {

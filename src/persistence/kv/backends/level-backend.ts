@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Level } from 'level';
-import { StoreLockedError, StoreOpenFailedError } from '../../errors/session-errors.js';
+import { StoreLockedError, StoreOpenFailedError } from '../../../errors/session-errors.js';
 import {
   KvWriteStats,
   type BatchOpHook,
@@ -9,8 +9,9 @@ import {
   type KvBackendOptions,
   type KvOp,
 } from './kv-backend.js';
-import { type KvRange } from '../key-range.js';
-import type { StoreStats } from '../session-store.js';
+import { type KvRange } from '../../key-range.js';
+import { WrittenKeys } from './written-keys.js';
+import type { StoreStats } from '../../session-store.js';
 
 /** Entries fetched per native call while iterating. */
 const ITERATE_CHUNK = 500;
@@ -52,6 +53,15 @@ async function* inChunks<T, D>(
   }
 }
 
+/** The options of a {@link LevelBackend}. */
+export interface LevelBackendOptions extends KvBackendOptions {
+  /**
+   * The keys whose last written values the backend keeps to answer reads with (see
+   * `WrittenKeys`): their prefixes, and how many keys at most. @default none
+   */
+  readBack?: { prefixes: readonly string[]; keys: number } | undefined;
+}
+
 /**
  * Whether the folder `path` holds a LevelDB database (its `CURRENT` file names the manifest),
  * told without opening it: opening creates the database, and its files, where there was none.
@@ -68,19 +78,26 @@ export function holdsLevelDatabase(path: string): boolean {
  * {@link KvBackend} on LevelDB (`level`), with utf8 keys and values. The only module that
  * imports `level`, and only when a backend is constructed (importing agentstate does not load
  * it). LevelDB allows one process per folder; the database opens when constructed (the folder
- * is created then) and `open()` waits for it.
+ * is created then) and `open()` waits for it. Holding the folder alone, it sees every write to
+ * the database: a read of keys it wrote last (`readBack`) is answered with what it wrote.
  */
 export class LevelBackend implements KvBackend {
   private readonly onBatchOp: BatchOpHook | undefined;
   private readonly writeStats = new KvWriteStats();
+  /** The values last written or read at the keys read back (none without `readBack`). */
+  private readonly writtenKeys: WrittenKeys | undefined;
+  /** How many writes have ended (written or failed): a read noted only if none ended meanwhile. */
+  private writesEnded = 0;
 
   /** The database once `level` is loaded; every operation waits for `opened` first. */
   private db: Level<string, string> | undefined;
   /** Settles when the database has opened. */
   private readonly opened: Promise<Level<string, string>>;
 
-  constructor(path: string, options: KvBackendOptions = {}) {
+  constructor(path: string, options: LevelBackendOptions = {}) {
     this.onBatchOp = options.onBatchOp;
+    const { readBack } = options;
+    this.writtenKeys = readBack && new WrittenKeys(readBack.prefixes, readBack.keys);
     this.opened = import('level')
       .then(async ({ Level }) => {
         const db = new Level<string, string>(path, { keyEncoding: 'utf8', valueEncoding: 'utf8' });
@@ -103,17 +120,26 @@ export class LevelBackend implements KvBackend {
   }
 
   async get(key: string): Promise<string | undefined> {
-    return (await this.opened).get(key);
+    return (await this.getMany([key]))[0];
   }
 
   async getMany(keys: string[]): Promise<(string | undefined)[]> {
-    return (await this.opened).getMany(keys);
+    const known = this.writtenKeys?.read(keys);
+    if (known) return known;
+    const ended = this.writesEnded;
+    const values = await (await this.opened).getMany(keys);
+    if (this.writesEnded === ended) this.writtenKeys?.found(keys, values);
+    return values;
   }
 
   getManySync(keys: string[]): (string | undefined)[] | undefined {
+    const known = this.writtenKeys?.read(keys);
+    if (known) return known;
     const db = this.db;
     if (db?.status !== 'open') return undefined;
-    return keys.map((key) => db.getSync(key));
+    const values = keys.map((key) => db.getSync(key));
+    this.writtenKeys?.found(keys, values);
+    return values;
   }
 
   async write(ops: KvOp[]): Promise<void> {
@@ -130,7 +156,15 @@ export class LevelBackend implements KvBackend {
       await batch.close();
       throw error;
     }
-    await batch.write();
+    try {
+      await batch.write();
+    } catch (error) {
+      this.writtenKeys?.forget(ops);
+      throw error;
+    } finally {
+      this.writesEnded += 1;
+    }
+    this.writtenKeys?.written(ops);
     this.writeStats.record(ops);
   }
 
@@ -148,6 +182,7 @@ export class LevelBackend implements KvBackend {
 
   async close(): Promise<void> {
     await this.opened.catch(() => undefined); // a database that did not open closes too
+    this.writtenKeys?.clear();
     await this.db?.close();
   }
 }

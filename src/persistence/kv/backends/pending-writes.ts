@@ -1,4 +1,4 @@
-import type { KvRange } from '../key-range.js';
+import type { KvRange } from '../../key-range.js';
 import { getAll, type KvOp, type KvReader } from './kv-backend.js';
 
 /** Whether `key` lies in `range` (`gte <= key < lt`). */
@@ -13,11 +13,15 @@ const inRange = (key: string, range: KvRange): boolean => key >= range.gte && ke
  */
 export class PendingWrites implements KvReader {
   /**
-   * Each key written so far, with its value (`undefined`: deleted): indexed from `ops` when a
-   * read needs it (`index`), so a group nobody reads through (a lone write) builds none.
+   * Each key written so far whose kind (its first character) a read asked for, with its value
+   * (`undefined`: deleted): indexed from `ops` when a read needs it (`index`), so a group nobody
+   * reads through (a lone write) builds none, and the keys no check reads back (history items,
+   * journal entries, audit entries) are never indexed.
    */
   private readonly pending = new Map<string, string | undefined>();
-  /** How many of `ops` are in `pending`. */
+  /** The kinds of key indexed: the first characters of the keys read so far. */
+  private readonly kinds = new Set<number>();
+  /** How many of `ops` `pending` has seen. */
   private indexed = 0;
   /** Every op added, in order: the group's batch. */
   readonly ops: KvOp[] = [];
@@ -34,13 +38,25 @@ export class PendingWrites implements KvReader {
     }
   }
 
-  /** `pending` with every op added so far, in order (a later op on a key wins). */
-  private index(): Map<string, string | undefined> {
-    for (; this.indexed < this.ops.length; this.indexed++) {
-      const op = this.ops[this.indexed]!;
-      this.pending.set(op.key, op.type === 'put' ? op.value : undefined);
+  /** `pending` with every op added so far on a key of the kinds of `keys`, in order. */
+  private index(keys: readonly string[]): Map<string, string | undefined> {
+    for (const key of keys) {
+      const kind = key.charCodeAt(0);
+      if (this.kinds.has(kind)) continue;
+      this.kinds.add(kind);
+      // A kind read for the first time: the ops already seen, of that kind, in order.
+      for (let i = 0; i < this.indexed; i++) this.note(this.ops[i]!, kind);
     }
+    for (; this.indexed < this.ops.length; this.indexed++) this.note(this.ops[this.indexed]!);
     return this.pending;
+  }
+
+  /** Indexes `op` if it is of an indexed kind (of `kind` only, when given). */
+  private note(op: KvOp, kind?: number): void {
+    const of = op.key.charCodeAt(0);
+    if (kind === undefined ? !this.kinds.has(of) : of !== kind) return;
+    // A later op on a key wins.
+    this.pending.set(op.key, op.type === 'put' ? op.value : undefined);
   }
 
   /** The size of the group's batch so far. */
@@ -49,18 +65,18 @@ export class PendingWrites implements KvReader {
   }
 
   async get(key: string): Promise<string | undefined> {
-    const pending = this.index();
+    const pending = this.index([key]);
     return pending.has(key) ? pending.get(key) : this.backend.get(key);
   }
 
   async getMany(keys: string[]): Promise<(string | undefined)[]> {
-    const pending = this.index();
+    const pending = this.index(keys);
     const missing = keys.filter((key) => !pending.has(key));
     return this.merged(keys, missing.length ? await getAll(this.backend, missing) : []);
   }
 
   getManySync(keys: string[]): (string | undefined)[] | undefined {
-    const pending = this.index();
+    const pending = this.index(keys);
     const missing = keys.filter((key) => !pending.has(key));
     if (!missing.length) return this.merged(keys, []);
     const read = this.backend.getManySync?.(missing);
@@ -68,7 +84,12 @@ export class PendingWrites implements KvReader {
   }
 
   async *keys(range: KvRange): AsyncIterable<string> {
-    const touched = [...this.index()].filter(([key]) => inRange(key, range));
+    // Every op of the range (a later one on a key wins), whatever kinds are indexed.
+    const inRangeOps = new Map<string, string | undefined>();
+    for (const op of this.ops) {
+      if (inRange(op.key, range)) inRangeOps.set(op.key, op.type === 'put' ? op.value : undefined);
+    }
+    const touched = [...inRangeOps];
     if (!touched.length) {
       yield* this.backend.keys(range);
       return;
@@ -92,7 +113,7 @@ export class PendingWrites implements KvReader {
     keys: readonly string[],
     read: readonly (string | undefined)[],
   ): (string | undefined)[] {
-    const pending = this.index();
+    const pending = this.index(keys);
     let next = 0; // `missing` holds the keys not pending, in order
     return keys.map((key) => (pending.has(key) ? pending.get(key) : read[next++]));
   }
