@@ -45,6 +45,14 @@ function fakeListen() {
 }
 
 /** The linger's timer, driven by the test: `fire()` ends the pending wait as its time would. */
+/** A watcher that does nothing with what it hears: for tests of the connection itself. */
+function watchQuietly(shared: SharedListen) {
+  return shared.watch(
+    () => undefined,
+    () => undefined,
+  );
+}
+
 function fakeTimer() {
   const pending = new Set<{ ms: number; then: () => void }>();
   const timer: LingerTimer = (ms, then) => {
@@ -88,10 +96,7 @@ describe('SharedListen: one LISTEN connection for every watcher of a store', () 
     await b.close();
     expect(fake.connections[0]!.closed).toBe(true);
     // A later watcher opens a new one.
-    const c = await shared.watch(
-      () => undefined,
-      () => undefined,
-    );
+    const c = await watchQuietly(shared);
     expect(fake.connections).toHaveLength(2);
     await c.close();
   });
@@ -125,17 +130,9 @@ describe('SharedListen: one LISTEN connection for every watcher of a store', () 
     const fake = fakeListen();
     const shared = new SharedListen(fake.open, 0);
     fake.refuse(new Error('no LISTEN here'));
-    await expect(
-      shared.watch(
-        () => undefined,
-        () => undefined,
-      ),
-    ).rejects.toThrow('no LISTEN here');
+    await expect(watchQuietly(shared)).rejects.toThrow('no LISTEN here');
     fake.refuse(undefined);
-    const a = await shared.watch(
-      () => undefined,
-      () => undefined,
-    );
+    const a = await watchQuietly(shared);
     expect(fake.connections).toHaveLength(1);
     await a.close();
   });
@@ -144,29 +141,20 @@ describe('SharedListen: one LISTEN connection for every watcher of a store', () 
     const fake = fakeListen();
     const linger = fakeTimer();
     const shared = new SharedListen(fake.open, 5_000, linger.timer);
-    const a = await shared.watch(
-      () => undefined,
-      () => undefined,
-    );
+    const a = await watchQuietly(shared);
     expect(linger.pending()).toEqual([]);
     await a.close();
     // Back-to-back watches (runs one after another): the same connection, not held meanwhile.
     expect(fake.connections[0]).toMatchObject({ closed: false, held: false });
     expect(linger.pending()).toEqual([5_000]);
-    const b = await shared.watch(
-      () => undefined,
-      () => undefined,
-    );
+    const b = await watchQuietly(shared);
     expect(fake.connections).toHaveLength(1);
     expect(fake.connections[0]).toMatchObject({ closed: false, held: true });
     expect(linger.pending()).toEqual([]); // its linger was cancelled
     await b.close();
     linger.fire();
     expect(fake.connections[0]!.closed).toBe(true);
-    const c = await shared.watch(
-      () => undefined,
-      () => undefined,
-    );
+    const c = await watchQuietly(shared);
     expect(fake.connections).toHaveLength(2);
     await c.close();
   });
@@ -218,12 +206,7 @@ describe('SharedListen: one LISTEN connection for every watcher of a store', () 
     expect(fake.connections[0]!.closed).toBe(true);
     expect(lost).toEqual(['a']);
     expect(linger.pending()).toEqual([]); // no timer left behind
-    await expect(
-      shared.watch(
-        () => undefined,
-        () => undefined,
-      ),
-    ).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(watchQuietly(shared)).rejects.toBeInstanceOf(StoreUnavailableError);
     expect(fake.connections).toHaveLength(1);
   });
 });
