@@ -19,7 +19,7 @@ import type { SessionMachineContext } from '../machines/session-types.js';
 import type { SessionActor, SessionSnapshot } from '../runs/live-snapshots.js';
 import type { SessionObserver } from '../telemetry/session-observer.js';
 import type { HostDeps } from './host-deps.js';
-import { SessionAgent } from './session-agent.js';
+import { sessionAgent } from './session-agent.js';
 import { withStepsStarted } from './step-start-timing.js';
 
 /*
@@ -144,7 +144,7 @@ export interface StepHost {
  * running reads its own action's deps, never the next one's).
  */
 export function runStepDeps(host: StepHost, deps: HostDeps): RunStepDeps {
-  const own = Promise.resolve<AgentDeps>(new SessionAgent(host, deps.agent));
+  const own = Promise.resolve<AgentDeps>(sessionAgent(host, deps.agent));
   const { observer } = host;
   return {
     modelStep: new ModelSteps(host, deps, own, observer),
