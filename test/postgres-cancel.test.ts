@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { RunCancelledError, SessionNotFoundError } from '../src/index.js';
-import { FakeClock } from '../src/testing.js';
-import { until } from './helpers/async.js';
+import { Agent, RunCancelledError, SessionNotFoundError } from '../src/index.js';
+import { FakeClock, ScriptedModel } from '../src/testing.js';
+import { PostgresSessionStore } from '../src/postgres.js';
+import { deferred, until } from './helpers/async.js';
 import { blockingLookup } from './helpers/blocking-lookup.js';
 import { triageWithBilling } from './helpers/sub-agent-fixtures.js';
 import { approvalAgent, callTools } from './helpers/approval-agent.js';
@@ -222,6 +223,60 @@ describe('a cancel recorded while the runtime that ran the session is idle (Post
       expect(view.lastRun?.status).toBe('cancelled');
       expect(await s.audited(key)).toEqual(['cancelRun by ops']);
     }
+  });
+
+  it('the run it was recorded for, left in flight by a dead process, ends cancelled at its recovery, before its step runs again', async () => {
+    const fresh = await pgt.freshStore('idlecrashed', { clock: { now: () => 1_000_000 } });
+    cleanups.push(fresh.cleanup);
+    const called = deferred();
+    // Process A: its model call never returns (the process is gone), its lease left to expire.
+    const dead = new Agent({
+      name: 'thinker',
+      store: fresh.store,
+      clock: new FakeClock(1_000_000),
+      model: new ScriptedModel(() => {
+        called.resolve();
+        return new Promise<never>(() => undefined);
+      }),
+    });
+    void dead.run('go', sessionKey).catch(() => undefined);
+    await called.promise;
+    const { runId } = storedRun<{ context: { runId: string } }>(
+      (await fresh.store.load(sessionKey)).snapshot,
+    )!.context;
+    await fresh.store.close(); // A is gone: it hears nothing more
+    // Recorded while A's lease was live (as agent.cancel records it), never read by A.
+    const other = await openStore(fresh.schema);
+    await other.submitDecisions({
+      key: sessionKey,
+      runId,
+      decisions: cancelDecisions('ops'),
+      at: 1,
+    });
+    // Process C, its runtime idle, on a store object of its own, past the lease.
+    const later = await PostgresSessionStore.open({
+      pool: pgt.pool,
+      schema: fresh.schema,
+      clock: { now: () => 2_000_000 },
+    });
+    cleanups.push(() => later.close());
+    let calls = 0;
+    const recovering = new Agent({
+      name: 'thinker',
+      store: later,
+      clock: new FakeClock(2_000_000),
+      model: new ScriptedModel(() => {
+        calls += 1;
+        return { text: 'late' };
+      }),
+    });
+    const recovered = await recovering.runtimeFor(later).recover({ olderThan: 0, userId: 'u1' });
+    expect(recovered.map((r) => r.key)).toEqual([sessionKey]);
+    expect(recovered[0]!.error).toBeInstanceOf(RunCancelledError);
+    expect(calls).toBe(0); // the model step in flight: not run again
+    expect(await inboxRows(fresh.schema)).toBe(0);
+    const view = await recovering.runtimeFor(later).getSession(sessionKey);
+    expect(view.lastRun?.status).toBe('cancelled');
   });
 
   it('a request for a run that ended meanwhile is dropped at the next run start, unapplied: the new run answers', async () => {
