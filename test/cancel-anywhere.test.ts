@@ -3,6 +3,8 @@ import { RunCancelledError, SessionNotFoundError } from '../src/index.js';
 import { blockingLookup } from './helpers/blocking-lookup.js';
 import { triageWithBilling } from './helpers/sub-agent-fixtures.js';
 import { TempStores } from './helpers/temp-store.js';
+import { approvalAgent, callTools } from './helpers/approval-agent.js';
+import { hasDecisionInbox } from '../src/persistence/decision-inbox.js';
 
 const temps = new TempStores();
 afterEach(() => temps.cleanupAll());
@@ -62,5 +64,40 @@ describe('agent.cancel of a run executing in this process (LevelDB)', () => {
       SessionNotFoundError,
     );
     expect(() => triage.cancel(key.sessionId, { by: 3 as unknown as string })).toThrow(TypeError);
+  });
+});
+
+describe('a cancel while the runtime that ran the session is idle (LevelDB)', () => {
+  it('records nothing and ends the paused run at once; that runtime then resumes nothing, and its next message runs', async () => {
+    const { store } = await temps.open();
+    const owner = approvalAgent(store);
+    const other = approvalAgent(store, { counters: owner.counters }).agent;
+    const email = { name: 'send_email', arguments: { to: 'a@x.io', body: 'hi' } };
+    const paused = await owner.agent.run(callTools(email), key);
+    expect(paused.interrupted).toBe(true);
+
+    // The owner's runtime is idle: another runtime on the store cancels the stored run itself.
+    await other.cancel(key.sessionId, { userId: key.userId, by: 'ops' });
+    expect(hasDecisionInbox(store)).toBe(false); // nowhere to record one: applied here
+    const view = await owner.agent.runtimeFor(store).getSession(key);
+    expect(view.lastRun?.status).toBe('cancelled');
+
+    // The owner's next run start finds no run to continue: nothing runs.
+    const calls = owner.model.calls.length;
+    const approved = paused.state.approve(paused.interruptions[0]!.callId);
+    const error = await owner.agent.resume(approved).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'NOTHING_TO_RESUME' });
+    expect(owner.counters.executed.send_email).toBeUndefined();
+    expect(owner.model.calls.length).toBe(calls);
+    // A new message is a new run, not cancelled by it.
+    const next = await owner.agent.run(
+      callTools({ name: 'lookup', arguments: { word: 'x' } }),
+      key,
+    );
+    expect(next.output).toBe('Done. lookup: x: found');
+    const { entries } = await store.readAudit({ ...key, kind: 'session', limit: 100 });
+    expect(entries.filter((e) => e.action === 'cancelRun').map((e) => e.summary)).toEqual([
+      'cancelRun by ops',
+    ]);
   });
 });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { RunCancelledError, SessionNotFoundError } from '../src/index.js';
-import { FakeClock } from '../src/testing.js';
-import { until } from './helpers/async.js';
+import { Agent, RunCancelledError, SessionNotFoundError } from '../src/index.js';
+import { FakeClock, ScriptedModel } from '../src/testing.js';
+import { PostgresSessionStore } from '../src/postgres.js';
+import { deferred, until } from './helpers/async.js';
 import { blockingLookup } from './helpers/blocking-lookup.js';
 import { triageWithBilling } from './helpers/sub-agent-fixtures.js';
 import { approvalAgent, callTools } from './helpers/approval-agent.js';
@@ -166,5 +167,129 @@ describe('agent.cancel of a run another process executes (PostgreSQL)', () => {
       name: SessionNotFoundError.name,
     });
     expect(await inboxRows(schema)).toBe(0);
+  });
+});
+
+describe('a cancel recorded while the runtime that ran the session is idle (PostgreSQL)', () => {
+  /**
+   * A request recorded through the store while the run executed (as `agent.cancel` records it
+   * from another process) that the runtime did not read before the run paused or ended: the
+   * runtime, idle, hears its notification; its next run's start reads it before that run
+   * takes a step. The stored run's id decides: the run it continues ends cancelled; a new run
+   * of the session is not cancelled by it.
+   */
+  async function idleRuntime(prefix: string) {
+    const fresh = await pgt.freshStore(prefix);
+    cleanups.push(fresh.cleanup);
+    const other = await openStore(fresh.schema);
+    const { agent, counters, model } = approvalAgent(fresh.store, { clock: new FakeClock() });
+    // Told after the runtime's cancel watch (an earlier watcher of the same connection).
+    let heard = 0;
+    const watch = await fresh.store.watchDecisions(
+      () => (heard += 1),
+      () => undefined,
+    );
+    cleanups.push(() => watch.close());
+    /** Records a cancel of `runId` from the other store object; resolves once the runtime heard it. */
+    const record = async (key: typeof sessionKey, runId: string): Promise<void> => {
+      const before = heard;
+      await other.submitDecisions({ key, runId, decisions: cancelDecisions('ops'), at: 1 });
+      await until(() => heard > before, 'the notification');
+    };
+    const audited = async (key: typeof sessionKey): Promise<string[]> =>
+      (await fresh.store.readAudit({ ...key, kind: 'session', limit: 100 })).entries
+        .filter((e) => e.action === 'cancelRun')
+        .map((e) => e.summary);
+    return { ...fresh, agent, counters, model, record, audited };
+  }
+  const sessionKey = { sessionId: 'idle', userId: 'u1' };
+  const lookup = (word: string) => callTools({ name: 'lookup', arguments: { word } });
+
+  it('the run it was recorded for, paused meanwhile, ends cancelled at its resume here, before any tool or model call', async () => {
+    const s = await idleRuntime('idlepaused');
+    // Three sessions: each resume reads the request at its start (not racing the resumed run).
+    for (const sessionId of ['p1', 'p2', 'p3']) {
+      const key = { sessionId, userId: 'u1' };
+      const paused = await s.agent.run(callTools(email), key);
+      expect(paused.interrupted).toBe(true);
+      await s.record(key, paused.state.runId);
+      const calls = s.model.calls.length;
+      const approved = paused.state.approve(paused.interruptions[0]!.callId);
+      await expect(s.agent.resume(approved)).rejects.toBeInstanceOf(RunCancelledError);
+      expect(s.counters.executed.send_email).toBeUndefined(); // the approved email: never sent
+      expect(s.model.calls.length).toBe(calls);
+      expect(await inboxRows(s.schema)).toBe(0);
+      const view = await s.agent.runtimeFor(s.store).getSession(key);
+      expect(view.lastRun?.status).toBe('cancelled');
+      expect(await s.audited(key)).toEqual(['cancelRun by ops']);
+    }
+  });
+
+  it('the run it was recorded for, left in flight by a dead process, ends cancelled at its recovery, before its step runs again', async () => {
+    const fresh = await pgt.freshStore('idlecrashed', { clock: { now: () => 1_000_000 } });
+    cleanups.push(fresh.cleanup);
+    const called = deferred();
+    // Process A: its model call never returns (the process is gone), its lease left to expire.
+    const dead = new Agent({
+      name: 'thinker',
+      store: fresh.store,
+      clock: new FakeClock(1_000_000),
+      model: new ScriptedModel(() => {
+        called.resolve();
+        return new Promise<never>(() => undefined);
+      }),
+    });
+    void dead.run('go', sessionKey).catch(() => undefined);
+    await called.promise;
+    const { runId } = storedRun<{ context: { runId: string } }>(
+      (await fresh.store.load(sessionKey)).snapshot,
+    )!.context;
+    await fresh.store.close(); // A is gone: it hears nothing more
+    // Recorded while A's lease was live (as agent.cancel records it), never read by A.
+    const other = await openStore(fresh.schema);
+    await other.submitDecisions({
+      key: sessionKey,
+      runId,
+      decisions: cancelDecisions('ops'),
+      at: 1,
+    });
+    // Process C, its runtime idle, on a store object of its own, past the lease.
+    const later = await PostgresSessionStore.open({
+      pool: pgt.pool,
+      schema: fresh.schema,
+      clock: { now: () => 2_000_000 },
+    });
+    cleanups.push(() => later.close());
+    let calls = 0;
+    const recovering = new Agent({
+      name: 'thinker',
+      store: later,
+      clock: new FakeClock(2_000_000),
+      model: new ScriptedModel(() => {
+        calls += 1;
+        return { text: 'late' };
+      }),
+    });
+    const recovered = await recovering.runtimeFor(later).recover({ olderThan: 0, userId: 'u1' });
+    expect(recovered.map((r) => r.key)).toEqual([sessionKey]);
+    expect(recovered[0]!.error).toBeInstanceOf(RunCancelledError);
+    expect(calls).toBe(0); // the model step in flight: not run again
+    expect(await inboxRows(fresh.schema)).toBe(0);
+    const view = await recovering.runtimeFor(later).getSession(sessionKey);
+    expect(view.lastRun?.status).toBe('cancelled');
+  });
+
+  it('a request for a run that ended meanwhile is dropped at the next run start, unapplied: the new run answers', async () => {
+    const s = await idleRuntime('idleended');
+    const first = await s.agent.run(lookup('one'), sessionKey);
+    expect(first.output).toBe('Done. lookup: one: found');
+    await s.record(sessionKey, first.state.runId);
+    const second = await s.agent.run(lookup('two'), sessionKey);
+    expect(second.output).toBe('Done. lookup: two: found');
+    expect(second.state.runId).not.toBe(first.state.runId);
+    // Read and dropped at the run's start, before it took a step.
+    expect(await inboxRows(s.schema)).toBe(0);
+    expect(s.counters.executed.lookup).toBe(2);
+    expect(await s.audited(sessionKey)).toEqual([]);
   });
 });

@@ -1,8 +1,9 @@
 import pg from 'pg';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Agent, RunCancelledError } from '../src/index.js';
 import { PostgresSessionStore } from '../src/postgres.js';
 import { ScriptedModel } from '../src/models/scripted-model.js';
+import { newSession } from '../src/store-contract/contract-fixtures.js';
 import { FakeClock } from '../src/testing.js';
 import { until } from './helpers/async.js';
 import { blockingLookup } from './helpers/blocking-lookup.js';
@@ -111,5 +112,90 @@ describe('the store LISTEN connection lingers between runs (PostgreSQL)', () => 
     ]);
     expect(child).toMatchObject({ code: 0, signal: null });
     await pgt.pool.query(`DROP SCHEMA "${schema}" CASCADE`);
+  });
+});
+
+describe("the store's listenLingerMs option (PostgreSQL)", () => {
+  // The linger's timer is a real timer (unref'd): these tests fake `setTimeout` alone, once the
+  // LISTEN connection is open, so a linger ends only when the test moves the time on. The
+  // store's pool sets no timer of its own (no idle timeout): the only timer is the linger's.
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+  const key = { sessionId: 'watched', userId: 'u1' };
+  const noop = (): void => undefined;
+
+  /** A store with `listenLingerMs`, a session, a watch of it: the LISTEN backend it opened. */
+  async function watching(prefix: string, listenLingerMs: number) {
+    const pool = new pg.Pool({ connectionString: pgt.url, max: 2, idleTimeoutMillis: 0 });
+    const schema = pgt.schema(prefix);
+    const store = await PostgresSessionStore.open({ pool, schema, listenLingerMs });
+    cleanups.push(async () => {
+      vi.useRealTimers();
+      await store.close();
+      await pool.end();
+    });
+    await store.create(newSession(key.sessionId, key.userId));
+    const before = await listeners();
+    const stop = await store.watchSession(key, noop, noop);
+    const pids = (await listeners()).filter((pid) => !before.includes(pid));
+    expect(pids).toHaveLength(1);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    /** Whether the backend is still there (asked on the store's pool: it sets no timer). */
+    const open = async (): Promise<boolean> => {
+      const { rows } = await pool.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', pids);
+      return rows.length === 1;
+    };
+    return { stop, open };
+  }
+
+  it('0 ends the LISTEN connection as its last watcher leaves, with no timer', async () => {
+    const { stop, open } = await watching('linger0', 0);
+    await stop();
+    expect(vi.getTimerCount()).toBe(0);
+    await until(async () => !(await open()), 'the connection to end');
+  });
+
+  it('a custom linger keeps it open that long after its last watcher leaves, then ends it', async () => {
+    const { stop, open } = await watching('linger60', 60_000);
+    await stop();
+    expect(vi.getTimerCount()).toBe(1); // the linger
+    vi.advanceTimersByTime(59_999);
+    expect(await open()).toBe(true);
+    expect(vi.getTimerCount()).toBe(1);
+    vi.advanceTimersByTime(1);
+    expect(vi.getTimerCount()).toBe(0);
+    await until(async () => !(await open()), 'the connection to end after 60 s');
+  });
+
+  it('a bad value is a TypeError naming the option, and opens nothing', async () => {
+    const pool = new pg.Pool({ connectionString: pgt.url, max: 1 });
+    cleanups.push(() => pool.end());
+    const schema = pgt.schema('badlinger');
+    for (const [listenLingerMs, told] of [
+      [-1, '-1'],
+      [1.5, '1.5'],
+      [Number.NaN, 'NaN'],
+      [Infinity, 'Infinity'],
+      [2 ** 31, '2147483648'], // past a timer's limit: it would fire at once
+      ['10000', '"10000"'],
+    ] as const) {
+      const error = await PostgresSessionStore.open({
+        pool,
+        schema,
+        listenLingerMs: listenLingerMs as number,
+      }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(TypeError);
+      expect((error as TypeError).message).toBe(
+        `new PostgresSessionStore(): option "listenLingerMs" must be an integer from 0 to 2147483647, got ${told}`,
+      );
+    }
+    // No connection taken, no schema made.
+    expect(pool.totalCount).toBe(0);
+    const { rows } = await pgt.pool.query(
+      'SELECT 1 FROM information_schema.schemata WHERE schema_name = $1',
+      [schema],
+    );
+    expect(rows).toEqual([]);
   });
 });

@@ -30,7 +30,8 @@ export class CancelWatch {
    * that read, heard of every request recorded since.
    */
   private unread = true;
-  private reading = false;
+  /** The read under way. */
+  private reading: Promise<void> | undefined;
   private again: CancelDelivery | undefined;
 
   constructor(
@@ -38,13 +39,19 @@ export class CancelWatch {
     private readonly cancels: LiveRunCancels,
   ) {}
 
-  /** A run started executing in this runtime. */
-  started(): void {
+  /**
+   * A run started executing in this runtime. When the inbox may hold a request it has not read
+   * (the runtime's first run, once its subscription is had; a notification came, or a request
+   * was left, since its last read), it is read now, and this resolves once it is: the run waits
+   * for it before it starts, so a cancel recorded before for the run it continues (paused, or
+   * crashed) ends that run before it takes a step. Else undefined: nothing to wait for.
+   */
+  started(): Promise<void> | undefined {
     this.running += 1;
-    if (this.running > 1) return;
-    if (!this.opening) return this.open();
-    this.watch?.idle?.(false);
-    if (this.watch && this.unread) void this.read('poll');
+    if (!this.opening) return this.running > 1 ? this.read('poll') : this.open();
+    if (this.running === 1) this.watch?.idle?.(false);
+    if (!this.watch) return this.opening.then(noop); // read once had
+    return this.unread ? this.read('poll') : undefined;
   }
 
   /**
@@ -64,7 +71,7 @@ export class CancelWatch {
    * runtimes on it (PostgreSQL: one LISTEN connection per store object). Lost, or not had, it
    * is tried again at the next poll, which reads meanwhile.
    */
-  private open(): void {
+  private open(): Promise<void> {
     this.unread = true;
     const forget = (): undefined => {
       if (this.opening === opening) {
@@ -87,13 +94,20 @@ export class CancelWatch {
           }
           this.watch = watch;
           if (this.running > 0)
-            void this.read('poll'); // a request recorded before
+            await this.read('poll'); // a request recorded before
           else await this.rest(watch);
           return watch;
         },
-        forget, // no LISTEN (a transaction-mode pooler): the poll finds every request
+        async () => {
+          // No LISTEN (a transaction-mode pooler): the polls find every request, this run's
+          // start reads once.
+          forget();
+          if (this.running > 0) await this.read('poll');
+          return undefined;
+        },
       );
     this.opening = opening;
+    return opening.then(noop);
   }
 
   /** No run executes here: the subscription idles, or is closed if it cannot. */
@@ -117,17 +131,23 @@ export class CancelWatch {
   /** Reads the inbox now (the runtime calls it at each lease renewal: the polling fallback). */
   poll(): void {
     if (this.running === 0) return;
-    if (!this.opening) this.open();
+    if (!this.opening) void this.open();
     void this.read('poll');
   }
 
-  /** Reads the inbox once (again after a read under way, if something came meanwhile). */
-  private async read(delivery: CancelDelivery): Promise<void> {
+  /**
+   * Reads the inbox once (again after a read under way, if something came meanwhile); resolves
+   * once read (a read under way: once it and the read again after it are over).
+   */
+  private read(delivery: CancelDelivery): Promise<void> {
     if (this.reading) {
       this.again = this.again === 'notification' ? this.again : delivery;
-      return;
+      return this.reading;
     }
-    this.reading = true;
+    return (this.reading = this.readInbox(delivery));
+  }
+
+  private async readInbox(delivery: CancelDelivery): Promise<void> {
     this.unread = false;
     try {
       const { submitted } = await this.store.submittedDecisions({ limit: PAGE });
@@ -152,7 +172,7 @@ export class CancelWatch {
       // The store is unreachable: the next notification or poll reads again.
       this.unread = true;
     } finally {
-      this.reading = false;
+      this.reading = undefined;
     }
     const again = this.again;
     this.again = undefined;

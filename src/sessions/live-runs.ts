@@ -7,12 +7,16 @@ import {
   LiveRunCancels,
   cancelDecisions,
   cancelReason,
+  cancelRequestOf,
   runCancelsOf,
+  type CancelRequest,
 } from '../persistence/run-cancels.js';
 import type { SessionKey, SessionRecord, SessionStore } from '../persistence/session-store.js';
 import { runOwner } from '../runs/run-owner.js';
 import { storedRun } from '../runs/stored-run.js';
 import { CancelWatch } from './cancel-watch.js';
+import { InvalidSessionTransitionError } from '../errors/session-errors.js';
+import { RunCancelledError } from '../errors/run-errors.js';
 
 /**
  * The runs a runtime executes, as `agent.cancel` reaches them: each action that runs gets a
@@ -43,15 +47,32 @@ export class LiveRuns {
   /**
    * Runs `apply` (an action that runs) as a live run of the session that a cancel can stop:
    * a cancel aborts `cancel`, the run's own controller (its action's `cancelSignal`, which the
-   * runtime's `whileBusy` aborts too: one controller a run, no signals linked).
+   * runtime's `whileBusy` aborts too: one controller a run, no signals linked). When the
+   * cancel watch first reads the inbox (a request may be there from before), the run waits for
+   * that read; cancelled meanwhile (a cancel recorded for the run it continues), it does not
+   * start: `cancelStored` applies `cancelRun()` (the stored paused or crashed run ends
+   * `cancelled`, audited, before any step) and the caller gets `RunCancelledError`. Without
+   * `cancelStored` (the action cancels the run itself) it is applied as given.
    */
-  run<R>(key: SessionKey, cancel: AbortController, apply: () => Promise<R>): Promise<R> {
-    const done = apply();
-    const remove = this.cancels.add(key, {
-      cancel: (request) => cancel.abort(cancelReason(request)),
-      done,
-    });
-    this.watch?.started();
+  run<R>(
+    key: SessionKey,
+    cancel: AbortController,
+    apply: () => Promise<R>,
+    cancelStored: ((action: SessionAction) => Promise<unknown>) | undefined,
+  ): Promise<R> {
+    const live = {
+      cancel: (request: CancelRequest) => cancel.abort(cancelReason(request)),
+      done: undefined as unknown as Promise<R>,
+    };
+    const remove = this.cancels.add(key, live);
+    const reading = this.watch?.started();
+    const done = (live.done = reading
+      ? reading.then(() =>
+          cancel.signal.aborted && cancelStored
+            ? cancelledFirst(key, cancel.signal, cancelStored)
+            : apply(),
+        )
+      : apply());
     // No connection it opened keeps the process alive after the call: the cancel watch's
     // subscription stays between runs, idle (PostgreSQL: the store's LISTEN connection lingers
     // with its socket and timer unref'd, so runs one after another reuse one backend and read
@@ -100,4 +121,21 @@ export class LiveRuns {
     }
     await execute(key, cancelRun(by));
   }
+}
+
+/**
+ * A run cancelled before it started: the session's stored run (paused, or crashed) ends as
+ * `cancelRun()` ends it (a session without one has nothing to end); the action is not applied.
+ */
+async function cancelledFirst(
+  key: SessionKey,
+  signal: AbortSignal,
+  cancelStored: (action: SessionAction) => Promise<unknown>,
+): Promise<never> {
+  try {
+    await cancelStored(cancelRun(cancelRequestOf(signal.reason)?.by));
+  } catch (error) {
+    if (!(error instanceof InvalidSessionTransitionError)) throw error;
+  }
+  throw new RunCancelledError({ sessionId: key.sessionId });
 }

@@ -202,7 +202,16 @@ export class SessionRuntime {
     const tracked = this.busy.track(
       executing,
       cancel,
-      () => this.live.run(key, cancel, () => this.applyLeased(key, live, action)),
+      () =>
+        this.live.run(
+          key,
+          cancel,
+          () => this.applyLeased(key, live, action),
+          // A cancel (the scheduler's `cancelRun`) is applied as given, cancelled or not.
+          action.event?.type === 'CANCEL'
+            ? undefined
+            : (cancelled) => this.applyLeased(key, cancelled, cancelled),
+        ),
       () => this.executing.delete(executing),
     );
     const drains = this.queue.drainsAfter(key, action);

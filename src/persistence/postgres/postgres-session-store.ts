@@ -126,8 +126,9 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
     this.dropStaleDeadline = deadlines.dropStaleDeadline.bind(deadlines);
     // One LISTEN connection (while anything listens, and a linger) for the inbox and the saves.
     const saves = this.db.channel('saves');
-    const listening = (this.listening = new SharedListen((onNotify, onLost) =>
-      this.db.listen([this.db.channel(), saves], onNotify, onLost),
+    const listening = (this.listening = new SharedListen(
+      (onNotify, onLost) => this.db.listen([this.db.channel(), saves], onNotify, onLost),
+      options.listenLingerMs,
     ));
     const inbox = new PostgresDecisions(this.db, listening);
     this.submitDecisions = inbox.submitDecisions.bind(inbox);

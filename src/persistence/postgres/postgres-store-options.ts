@@ -24,6 +24,15 @@ export interface PostgresSessionStoreOptions {
   migrations?: readonly RecordMigration[] | undefined;
   /** Where lease expiry times come from. @default the system clock */
   clock?: LeaseClock | undefined;
+  /**
+   * How long (ms) the store's one LISTEN connection stays open once nothing needs it (no run
+   * executing here, no scheduler, no `agent.attach` reader), so runs one after another reuse it
+   * instead of opening a backend each. Lingering it never keeps the process alive (its socket
+   * and timer are unref'd), and `close()` ends it at once. `0` ends it as soon as the last
+   * watcher leaves or goes idle. At most 2,147,483,647 (a timer's limit).
+   * @default 10_000
+   */
+  listenLingerMs?: number | undefined;
 }
 
 const OPTION_NAMES = optionNames<PostgresSessionStoreOptions>({
@@ -33,7 +42,11 @@ const OPTION_NAMES = optionNames<PostgresSessionStoreOptions>({
   schema: true,
   migrations: true,
   clock: true,
+  listenLingerMs: true,
 });
+
+/** The longest delay a Node timer keeps (a longer one fires at once). */
+const MAX_TIMER_MS = 2_147_483_647;
 
 /** Checks `new PostgresSessionStore(options)`; mistakes are `TypeError`s naming the option. */
 export function checkPostgresOptions(options: PostgresSessionStoreOptions): void {
@@ -43,7 +56,12 @@ export function checkPostgresOptions(options: PostgresSessionStoreOptions): void
     .positiveInteger('poolSize')
     .nonEmptyString('schema')
     .array('migrations')
-    .implements('clock', 'Clock', ['now']);
+    .implements('clock', 'Clock', ['now'])
+    .check(
+      'listenLingerMs',
+      `an integer from 0 to ${MAX_TIMER_MS}`,
+      (v) => Number.isInteger(v) && (v as number) >= 0 && (v as number) <= MAX_TIMER_MS,
+    );
   if ((options.pool === undefined) === (options.connectionString === undefined)) {
     throw new TypeError(
       'new PostgresSessionStore(): give exactly one of the options "pool" and "connectionString"',

@@ -75,8 +75,9 @@ interface Subscription {
  * unref'd and its timer too, so a script that never closes its store still exits; the
  * store's `close` ends it at once. Why idle watchers rather than leaving and joining again: a
  * watcher away meanwhile would not know what it missed (another watcher, or none, heard it),
- * so it would read the inbox at every run. Why 10 s: the pool's own idle timeout; a real
- * timer (unref'd) rather than the agent's clock, whose system timers keep the process alive.
+ * so it would read the inbox at every run. Why 10 s by default (the store's `listenLingerMs`):
+ * the pool's own idle timeout; a real timer (unref'd) rather than the agent's clock, whose
+ * system timers keep the process alive.
  */
 export class SharedListen {
   private current: Subscription | undefined;
