@@ -53,7 +53,7 @@ export async function replayBatches(
 const usage = { inputTokens: 10, outputTokens: 5, cachedTokens: 0, costUsd: 0 };
 
 /** The run machine with instant actors: turn 0 asks for `add`, turn 1 answers. */
-export const bareRunMachine = runMachine.provide({
+export const bareRunMachine = runMachine().provide({
   actors: {
     modelStep: fromPromise<ModelStepOutput, ModelStepInput>(async ({ input }) =>
       input.turn === 0

@@ -94,12 +94,12 @@ try {
     Object.assign(out, { before, during });
   } else if (mode === 'actors') {
     const warm = Array.from({ length: 100 }, (_, i) =>
-      createActor(sessionMachine, { input: { sessionId: `w${i}` } }).start(),
+      createActor(sessionMachine(), { input: { sessionId: `w${i}` } }).start(),
     );
     warm.forEach((a) => a.stop());
     const before = await settledMemory();
     const actors = Array.from({ length: n }, (_, i) =>
-      createActor(sessionMachine, { input: { sessionId: `s${i}`, userId: `user-${i}` } }).start(),
+      createActor(sessionMachine(), { input: { sessionId: `s${i}`, userId: `user-${i}` } }).start(),
     );
     const during = await settledMemory();
     if (actors.some((a) => a.getSnapshot().status !== 'active'))

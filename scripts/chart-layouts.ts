@@ -42,8 +42,8 @@ export const CHART_LAYOUTS_MODULE = join(
 
 /** The machines the page draws, by name. */
 export const CHART_MACHINES: Record<'session' | 'run', AnyStateMachine> = {
-  session: sessionMachine,
-  run: runMachine,
+  session: sessionMachine(),
+  run: runMachine(),
 };
 
 /** Text metrics of the page's chart font (11px system-ui), estimated: no DOM at build time. */

@@ -255,12 +255,12 @@ export async function machinesPage(): Promise<string> {
     section(
       'Session lifecycle (`sessionMachine`)',
       'Source: `src/machines/session-machine.ts`. An event the current state does not list is refused by the runtime before anything is saved (`InvalidSessionTransitionError`).',
-      sessionMachine,
+      sessionMachine(),
     ),
     section(
       'Run execution (`runMachine`)',
       'Source: `src/machines/run-machine.ts` (the guardrail states come from `src/machines/guardrail-steps.ts`). Each `invokes` is a journaled step actor: `modelStep`, `approvalCheck`, `guardrailCheck`, `toolCall` (spawned per call in `tools`), `durableTimer`.',
-      runMachine,
+      runMachine(),
     ),
     'Next: [Embedding an agent in your own machine](guides/embedding.md).',
   ].join('\n\n');
@@ -269,7 +269,7 @@ export async function machinesPage(): Promise<string> {
 }
 
 /** The machines the README draws, by the name in its markers. */
-const CHARTS: Record<string, AnyStateMachine> = { session: sessionMachine, run: runMachine };
+const CHARTS: Record<string, AnyStateMachine> = { session: sessionMachine(), run: runMachine() };
 
 /**
  * A README with its compact charts redrawn: each block between

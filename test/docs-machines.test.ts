@@ -15,7 +15,7 @@ describe('the machine charts in docs/machines.md', () => {
   });
 
   it('name every state, named guard and invoked actor of both machines', () => {
-    const run = mermaidChart(runMachine);
+    const run = mermaidChart(runMachine());
     for (const state of ['turnStart', 'modelCall', 'checking', 'awaitingApproval']) {
       expect(run).toContain(state);
     }
@@ -24,7 +24,7 @@ describe('the machine charts in docs/machines.md', () => {
     }
     expect(run).toContain('modelCall : invokes modelStep');
     expect(run).toContain('completed --> [*]');
-    const session = mermaidChart(sessionMachine);
+    const session = mermaidChart(sessionMachine());
     expect(session).toContain('idle --> running : SEND_MESSAGE');
     expect(session).toContain('running : invokes run');
   });

@@ -24,8 +24,8 @@ async function microstepsOf(
   decide?: (send: (event: { type: 'APPROVE'; callId: string }) => void) => void,
 ) {
   const fakes = fakeActors({ model, approve });
-  const machine = sessionMachine.provide({
-    actors: { run: runMachine.provide({ actors: fakes.actors }) },
+  const machine = sessionMachine().provide({
+    actors: { run: runMachine().provide({ actors: fakes.actors }) },
   });
   const steps: string[] = [];
   const actor = createActor(machine, {

@@ -13,11 +13,11 @@ import {
   type FakeOptions,
 } from './helpers/run-machine-fakes.js';
 
-type RunSnapshot = SnapshotFrom<typeof runMachine>;
+type RunSnapshot = SnapshotFrom<ReturnType<typeof runMachine>>;
 
 function start(options: FakeOptions, input = runInput(), snapshot?: unknown) {
   const fakes = fakeActors(options);
-  const machine = runMachine.provide({ actors: fakes.actors });
+  const machine = runMachine().provide({ actors: fakes.actors });
   const actor = snapshot
     ? createActor(machine, { snapshot: snapshot as RunSnapshot, input })
     : createActor(machine, { input });

@@ -55,7 +55,7 @@ export function checkActionFits(
   if (!action.event) return;
   const snap = record.snapshot as { value: never; context: SessionMachineContext };
   const resolved =
-    live ?? sessionMachine.resolveState({ value: snap.value, context: snap.context });
+    live ?? sessionMachine().resolveState({ value: snap.value, context: snap.context });
   if (resolved.can(action.event)) return;
   // Described only here, for the error: the view costs more than the check itself.
   const view = describeSession(record);

@@ -32,7 +32,7 @@ interface NodeLike {
  * added state shows without touching the page.
  */
 export function machineCharts(): { session: ChartState; run: ChartState } {
-  return { session: chartOf(sessionMachine), run: chartOf(runMachine) };
+  return { session: chartOf(sessionMachine()), run: chartOf(runMachine()) };
 }
 
 function chartOf(machine: AnyStateMachine): ChartState {

@@ -10,7 +10,7 @@ export function newSessionRecord(
   now: number,
   input: Partial<SessionMachineContext> = {},
 ): Omit<SessionRecord, 'version'> {
-  const actor = createActor(sessionMachine, {
+  const actor = createActor(sessionMachine(), {
     input: { sessionId: key.sessionId, userId: key.userId, ...input },
   });
   return {

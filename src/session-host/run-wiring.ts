@@ -11,6 +11,7 @@ import { toolCall, type ToolCallDeps } from '../actors/tool-call.js';
 import type { Clock } from '../core/clock.js';
 import type { StepKind } from '../core/durability-policy.js';
 import type { RunContext } from '../core/run-context.js';
+import { builtOnce } from '../machines/built-once.js';
 import { runMachine } from '../machines/run-machine.js';
 import { isSubRun } from '../machines/agent-path.js';
 import { sessionMachine } from '../machines/session-machine.js';
@@ -32,7 +33,7 @@ import { withStepsStarted } from './step-start-timing.js';
  * This file joins them, and nothing else does:
  *
  * 1. `wireRunActors` says which actor gets which deps; the machines are provided with those
- *    actors once (`wiredSessionMachine`, an immutable constant: the same for every session).
+ *    actors once (`wiredSessionMachine`, built at the first session, then the same for every one).
  * 2. `runStepDeps` builds the deps of one loaded session (its log, its committer's durability
  *    barrier, its agent, the caller's signal and progress), and `wireSteps` attaches
  *    them to the session's actor system (again for each action of a session kept live), under a key private to this file; a step reads them
@@ -88,19 +89,21 @@ function stepsOf(system: AnyActorSystem): RunStepDeps {
 
 /** The run machine with its step actors; its sub-agent runs are this same machine. */
 function wiredRunMachine() {
-  const run = runMachine.provide({ actors: wireRunActors(stepsOf) });
+  const run = runMachine().provide({ actors: wireRunActors(stepsOf) });
   // A sub-agent's run is this same machine, nested under its parent's run actor: it names
   // itself as its `subRun` actor (XState resolves actors by name when it spawns or restores).
   (run.implementations.actors as Record<string, unknown>)['subRun'] = run;
   return run;
 }
 
-/** The session machine with the wired run machine: provided once, never changed. */
-const wiredSessionMachine = sessionMachine.provide({ actors: { run: wiredRunMachine() } });
+/** The session machine with the wired run machine: provided once (at the first session), never changed. */
+const wiredSessionMachine = builtOnce(() =>
+  sessionMachine().provide({ actors: { run: wiredRunMachine() } }),
+);
 
 /** A session's actor, not started: `wireSteps` gives its steps their deps before it starts. */
 export function createSessionActor(options: SessionActorOptions): SessionActor {
-  const actor = createActor(wiredSessionMachine, {
+  const actor = createActor(wiredSessionMachine(), {
     snapshot: options.snapshot,
     input: options.input,
     ...(options.inspect ? { inspect: options.inspect } : {}),
