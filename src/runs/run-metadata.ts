@@ -1,4 +1,4 @@
-import type { PersistedSessionSnapshot } from '../machines/persisted-snapshot-schema.js';
+import type { PersistedSessionSnapshot } from '../machines/schemas/persisted-snapshot-schema.js';
 import type { SessionRecord } from '../persistence/session-store.js';
 
 /**

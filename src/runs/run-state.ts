@@ -7,7 +7,7 @@ import {
   InterruptionReason,
   RunUsage,
   SerializedError,
-} from '../machines/run-schemas.js';
+} from '../machines/schemas/run-schemas.js';
 
 /** Current RunState schema version; `fromJSON` refuses newer ones. */
 export const RUN_STATE_SCHEMA_VERSION = 1;

@@ -1,4 +1,4 @@
-import type { PersistedSessionSnapshot } from '../machines/persisted-snapshot-schema.js';
+import type { PersistedSessionSnapshot } from '../machines/schemas/persisted-snapshot-schema.js';
 
 /** The run snapshot a persisted session snapshot nests, as `checkStoredSession` checked it. */
 export type StoredRun = NonNullable<PersistedSessionSnapshot['children']['run']>['snapshot'];

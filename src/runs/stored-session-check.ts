@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { InvalidSessionRecordError } from '../errors/session-errors.js';
-import { PersistedSessionSnapshot } from '../machines/persisted-snapshot-schema.js';
+import { PersistedSessionSnapshot } from '../machines/schemas/persisted-snapshot-schema.js';
 import type { RunMachineContext } from '../machines/run-types.js';
 import type { ToolCallOutput } from '../machines/step-actor-io.js';
-import { StepOutputByKind } from '../machines/run-schemas.js';
+import { StepOutputByKind } from '../machines/schemas/run-schemas.js';
 import * as keys from '../persistence/session-keys.js';
 import { firstField } from '../persistence/session-schemas.js';
 import type {

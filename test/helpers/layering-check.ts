@@ -14,6 +14,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['core'],
   ['models'],
   ['tools', 'context-window', 'guardrails'],
+  ['machines/schemas'],
   ['machines'],
   ['telemetry', 'mcp'],
   ['persistence'],

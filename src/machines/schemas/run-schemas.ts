@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { SerializedError as SerializedErrorData } from '../errors/agentstate-error.js';
-import { ToolCallItem, ToolResultItem } from '../items/item.js';
+import type { SerializedError as SerializedErrorData } from '../../errors/agentstate-error.js';
+import { ToolCallItem, ToolResultItem } from '../../items/item.js';
 
 /**
  * zod schemas of the plain-JSON data the run machine keeps and its steps journal (the types
