@@ -9,7 +9,6 @@ import {
   cancelReason,
   cancelRequestOf,
   runCancelsOf,
-  type CancelRequest,
 } from '../persistence/run-cancels.js';
 import type { SessionKey, SessionRecord, SessionStore } from '../persistence/session-store.js';
 import { runOwner } from '../runs/run-owner.js';
@@ -60,19 +59,20 @@ export class LiveRuns {
     apply: () => Promise<R>,
     cancelStored: ((action: SessionAction) => Promise<unknown>) | undefined,
   ): Promise<R> {
-    const live = {
-      cancel: (request: CancelRequest) => cancel.abort(cancelReason(request)),
-      done: undefined as unknown as Promise<R>,
-    };
-    const remove = this.cancels.add(key, live);
+    // The inbox read resolves later (a store round trip), so the run is known to a cancel
+    // before any request the read finds is applied.
     const reading = this.watch?.started();
-    const done = (live.done = reading
+    const done = reading
       ? reading.then(() =>
           cancel.signal.aborted && cancelStored
             ? cancelledFirst(key, cancel.signal, cancelStored)
             : apply(),
         )
-      : apply());
+      : apply();
+    const remove = this.cancels.add(key, {
+      cancel: (request) => cancel.abort(cancelReason(request)),
+      done,
+    });
     // No connection it opened keeps the process alive after the call: the cancel watch's
     // subscription stays between runs, idle (PostgreSQL: the store's LISTEN connection lingers
     // with its socket and timer unref'd, so runs one after another reuse one backend and read
