@@ -4,12 +4,12 @@ import { defineConfig } from 'vitest/config';
 const src = (file: string) => fileURLToPath(new URL(`./src/${file}`, import.meta.url));
 
 export default defineConfig({
-  // `agentstate` and its subpaths, as a package outside this repo imports them (the third-party
+  // `agentstate-runtime` and its subpaths, as a package outside this repo imports them (the third-party
   // store's test), are the entry files (tsconfig.json maps them the same way for types).
   resolve: {
     alias: [
-      { find: /^agentstate$/, replacement: src('index.ts') },
-      { find: /^agentstate\/([a-z-]+)$/, replacement: src('$1.ts') },
+      { find: /^agentstate-runtime$/, replacement: src('index.ts') },
+      { find: /^agentstate-runtime\/([a-z-]+)$/, replacement: src('$1.ts') },
     ],
   },
   test: {

@@ -1,5 +1,5 @@
 /**
- * A chat page served by `agentstate/http`: streaming answers, an approval button for the order
+ * A chat page served by `agentstate-runtime/http`: streaming answers, an approval button for the order
  * tool, and a reload in the middle of an answer that goes on where it was.
  *
  *   npm run chat          # then open http://127.0.0.1:3000 (PORT changes the port)

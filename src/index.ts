@@ -1,9 +1,9 @@
 /**
  * The public API of agentstate for app authors, every name listed here (no `export *`).
  * Everything else under `src/` is internal and may change without notice. The other tiers
- * are subpaths: `agentstate/store` (for store implementers: the store contract's parts, the
- * record codecs and the contract test suite), `agentstate/testing`, `agentstate/postgres`,
- * `agentstate/inspect`, `agentstate/http`, `agentstate/mcp` and `agentstate/ai-sdk`. `test/public-api.test.ts`
+ * are subpaths: `agentstate-runtime/store` (for store implementers: the store contract's parts, the
+ * record codecs and the contract test suite), `agentstate-runtime/testing`, `agentstate-runtime/postgres`,
+ * `agentstate-runtime/inspect`, `agentstate-runtime/http`, `agentstate-runtime/mcp` and `agentstate-runtime/ai-sdk`. `test/public-api.test.ts`
  * pins every list.
  */
 
@@ -181,7 +181,7 @@ export {
 } from './models/pricing.js';
 export { parseReplay, type ReplayFile } from './models/replay-file.js';
 
-// ---- where sessions live (store implementers: `agentstate/store`) ----------------------------
+// ---- where sessions live (store implementers: `agentstate-runtime/store`) ----------------------------
 export {
   LevelSessionStore,
   DEFAULT_LEVEL_PATH,

@@ -1,5 +1,5 @@
 /**
- * `agentstate/postgres`: the session store for many processes on one PostgreSQL database.
+ * `agentstate-runtime/postgres`: the session store for many processes on one PostgreSQL database.
  * Needs the `pg` package (an optional peer dependency of agentstate).
  */
 export {

@@ -1,5 +1,5 @@
 /**
- * `agentstate/store`: for store implementers. The SessionStore contract and its optional
+ * `agentstate-runtime/store`: for store implementers. The SessionStore contract and its optional
  * parts (leases, the decision and message inboxes, the approval-deadline index), the record codecs that
  * seal and check what a store keeps, the record migrations, and `storeContract`, the test
  * suite a store runs from its own tests to prove it keeps the contract

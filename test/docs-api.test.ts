@@ -39,14 +39,14 @@ const missing = (text: string, names: readonly string[]) =>
   names.filter((n) => !new RegExp(`\`${n}[\`.(]`).test(text));
 
 const ENTRIES: [string, readonly string[]][] = [
-  ['agentstate', [...ROOT_VALUES, ...ROOT_TYPES]],
-  ['agentstate/testing', [...TESTING_VALUES, ...TESTING_TYPES]],
-  ['agentstate/ai-sdk', [...AI_SDK_VALUES, ...AI_SDK_TYPES]],
-  ['agentstate/postgres', [...POSTGRES_VALUES, ...POSTGRES_TYPES]],
-  ['agentstate/inspect', [...INSPECT_VALUES, ...INSPECT_TYPES]],
-  ['agentstate/http', [...HTTP_VALUES, ...HTTP_TYPES]],
-  ['agentstate/mcp', [...MCP_VALUES, ...MCP_TYPES]],
-  ['agentstate/store', [...STORE_VALUES, ...STORE_TYPES]],
+  ['agentstate-runtime', [...ROOT_VALUES, ...ROOT_TYPES]],
+  ['agentstate-runtime/testing', [...TESTING_VALUES, ...TESTING_TYPES]],
+  ['agentstate-runtime/ai-sdk', [...AI_SDK_VALUES, ...AI_SDK_TYPES]],
+  ['agentstate-runtime/postgres', [...POSTGRES_VALUES, ...POSTGRES_TYPES]],
+  ['agentstate-runtime/inspect', [...INSPECT_VALUES, ...INSPECT_TYPES]],
+  ['agentstate-runtime/http', [...HTTP_VALUES, ...HTTP_TYPES]],
+  ['agentstate-runtime/mcp', [...MCP_VALUES, ...MCP_TYPES]],
+  ['agentstate-runtime/store', [...STORE_VALUES, ...STORE_TYPES]],
 ];
 
 describe('docs/reference/api.md', () => {
@@ -57,7 +57,7 @@ describe('docs/reference/api.md', () => {
   });
 
   it('the check catches a name the page leaves out', () => {
-    expect(missing(section('agentstate'), ['Agent', 'NotAnExportOfAgentstate'])).toEqual([
+    expect(missing(section('agentstate-runtime'), ['Agent', 'NotAnExportOfAgentstate'])).toEqual([
       'NotAnExportOfAgentstate',
     ]);
   });

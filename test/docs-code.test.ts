@@ -19,7 +19,7 @@ const BROKEN: CodeBlock[] = [
     file: 'fixture',
     line: 2,
     info: ['ts'],
-    code: `import { Agent } from 'agentstate';\nnew Agent({ name: 'a', model, maxTurn: 3 });`,
+    code: `import { Agent } from 'agentstate-runtime';\nnew Agent({ name: 'a', model, maxTurn: 3 });`,
   },
 ];
 /** A block that must pass: agentstate, a subpath and a global of the docs. */
@@ -27,7 +27,7 @@ const SOUND: CodeBlock = {
   file: 'fixture',
   line: 3,
   info: ['ts'],
-  code: `import { Agent } from 'agentstate';\nimport { ScriptedModel } from 'agentstate/testing';\nconst a = new Agent({ name: 'a', model: new ScriptedModel([{ text: 'hi' }]), store });\nconst r = await a.run('hello');\nconst out: string | undefined = r.output as string | undefined;\nvoid out;`,
+  code: `import { Agent } from 'agentstate-runtime';\nimport { ScriptedModel } from 'agentstate-runtime/testing';\nconst a = new Agent({ name: 'a', model: new ScriptedModel([{ text: 'hi' }]), store });\nconst r = await a.run('hello');\nconst out: string | undefined = r.output as string | undefined;\nvoid out;`,
 };
 
 const blocks = docFiles(ROOT).flatMap((file) => typeScriptBlocks(file, readDoc(ROOT, file)));

@@ -10,7 +10,7 @@ import {
   symlink,
   writeFile,
 } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,7 +35,8 @@ import {
   STORE_VALUES,
   exportedNames,
 } from './helpers/public-api.js';
-import { build } from 'esbuild';
+import { build, transform } from 'esbuild';
+import { completion, startChatCompletionsServer } from './helpers/chat-completions-server.js';
 import { buildDeclarations } from '../scripts/package-build.js';
 
 /**
@@ -46,6 +47,9 @@ import { buildDeclarations } from '../scripts/package-build.js';
 
 const exec = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const PACKAGE_NAME = (
+  JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string }
+).name;
 const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 
 let work: string;
@@ -89,15 +93,15 @@ async function pack(): Promise<string> {
   return join(work, info.filename);
 }
 
-/** A consumer project: the tarball unpacked as node_modules/agentstate, the rest linked. */
+/** A consumer project: the tarball unpacked as node_modules/<its name>, the rest linked. */
 async function makeConsumer(tarball: string): Promise<void> {
   consumer = join(work, 'consumer');
   const modules = join(consumer, 'node_modules');
-  installed = join(modules, 'agentstate');
+  installed = join(modules, PACKAGE_NAME);
   await mkdir(installed, { recursive: true });
   await run('tar', ['-xzf', tarball, '-C', installed, '--strip-components=1'], work);
   for (const entry of await readdir(join(ROOT, 'node_modules'))) {
-    if (entry === 'agentstate' || entry.startsWith('.')) continue;
+    if (entry === PACKAGE_NAME || entry.startsWith('.')) continue;
     await symlink(join(ROOT, 'node_modules', entry), join(modules, entry), 'dir');
   }
   await writeFile(
@@ -149,8 +153,8 @@ import {
   type RunResult,
   type RunStreamEvent,
   type SessionStore,
-} from 'agentstate';
-import { FakeClock, MemorySessionStore, ScriptedModel } from 'agentstate/testing';
+} from 'agentstate-runtime';
+import { FakeClock, MemorySessionStore, ScriptedModel } from 'agentstate-runtime/testing';
 
 const add = tool({
   name: 'add',
@@ -204,10 +208,10 @@ export async function main(): Promise<string | undefined> {
 }
 `;
 
-/** CommonJS: \`require('agentstate')\` on Node 20.19+, then a real run through it. */
+/** CommonJS: \`require('agentstate-runtime')\` on Node 20.19+, then a real run through it. */
 const CONSUMER_CJS = `
-const agentstate = require('agentstate');
-const { ScriptedModel, MemorySessionStore } = require('agentstate/testing');
+const agentstate = require('agentstate-runtime');
+const { ScriptedModel, MemorySessionStore } = require('agentstate-runtime/testing');
 const agent = new agentstate.Agent({
   name: 'cjs',
   model: new ScriptedModel([{ text: 'hello from require' }]),
@@ -234,8 +238,8 @@ register('./trace-hooks.mjs', import.meta.url);
 /** Imports the package, then uses LevelDB and an OpenAI model, marking each stage on stderr. */
 const CONSUMER_LAZY = `
 const mark = (stage) => process.stderr.write('mark ' + stage + '\\n');
-const { Agent, LevelSessionStore, OpenAIModel } = await import('agentstate');
-const { ScriptedModel, MemorySessionStore } = await import('agentstate/testing');
+const { Agent, LevelSessionStore, OpenAIModel } = await import('agentstate-runtime');
+const { ScriptedModel, MemorySessionStore } = await import('agentstate-runtime/testing');
 mark('imported');
 const agent = new Agent({ name: 'lazy', model: new ScriptedModel([{ text: 'hi' }]) });
 await agent.run('hi', { sessionId: 's1', store: new MemorySessionStore() });
@@ -402,7 +406,7 @@ describe('the packed package', () => {
     expect(stdout).toBe(`${pkg.version}\n`);
   });
 
-  it("works through require('agentstate') from a .cjs file", async () => {
+  it("works through require('agentstate-runtime') from a .cjs file", async () => {
     const { stdout } = await run(process.execPath, ['app.cjs'], consumer);
     const printed = JSON.parse(stdout) as { keys: string[]; output: string };
     expect(printed.output).toBe('hello from require');
@@ -418,7 +422,7 @@ describe('the packed package', () => {
       format: 'esm',
       platform: 'node',
       target: 'node20',
-      external: ['agentstate', 'agentstate/*'],
+      external: [PACKAGE_NAME, `${PACKAGE_NAME}/*`],
       logLevel: 'warning',
     });
     const { stdout } = await run(
@@ -438,5 +442,39 @@ describe('the packed package', () => {
     expect(runners).toEqual([]);
     const passed = Number(/^# pass (\d+)$/m.exec(stdout)?.[1]);
     expect(passed).toBeGreaterThanOrEqual(20);
+  });
+});
+
+describe('the package name users install', () => {
+  it("is the one the README's install line names, and the README's quick start runs from it", async () => {
+    const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+    const install = /^npm install (\S+) zod xstate$/m.exec(readme);
+    expect(install?.[1]).toBe(PACKAGE_NAME);
+    // The quick start block, as the README prints it, run in the consumer against a local
+    // server speaking the Chat Completions protocol (OPENAI_BASE_URL, read by the openai client).
+    const quickstart = /## Quickstart[\s\S]*?```ts\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+    expect(quickstart).toContain(`from '${PACKAGE_NAME}'`);
+    const { code } = await transform(quickstart, { loader: 'ts', format: 'esm' });
+    await writeFile(join(consumer, 'quickstart.mjs'), code);
+    const server = await startChatCompletionsServer();
+    try {
+      server.enqueue(
+        {
+          json: completion({
+            toolCalls: [{ id: 'c1', name: 'lookup_price', arguments: '{"item":"coffee"}' }],
+          }),
+        },
+        { json: completion({ content: 'Three bags cost $23.40.' }) },
+      );
+      const { stdout } = await exec(process.execPath, ['quickstart.mjs'], {
+        cwd: consumer,
+        env: { ...process.env, OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: 'sk-test' },
+      });
+      expect(stdout).toMatch(/^Three bags cost \$23\.40\. \d+ /);
+      expect(server.requests).toHaveLength(2);
+      expect(existsSync(join(consumer, '.agentstate'))).toBe(true);
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -2,13 +2,13 @@ import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { storeContract } from 'agentstate/store';
+import { storeContract } from 'agentstate-runtime/store';
 import { openMapStore } from './helpers/map-store-harness.js';
 import { specifiers } from './helpers/layering-check.js';
 
 /**
- * A store written outside agentstate (test/helpers/map-*.ts, from `agentstate` and
- * `agentstate/store` only) proves itself with the exported contract suite, the way a
+ * A store written outside agentstate (test/helpers/map-*.ts, from `agentstate-runtime` and
+ * `agentstate-runtime/store` only) proves itself with the exported contract suite, the way a
  * Redis, SQLite or DynamoDB store would from its own tests.
  */
 storeContract(
@@ -17,10 +17,10 @@ storeContract(
 );
 
 const ALLOWED =
-  /^(agentstate|agentstate\/store|vitest|node:.+|\.\/(helpers\/)?map-[a-z-]+\.js|\.\/helpers\/layering-check\.js)$/;
+  /^(agentstate-runtime|agentstate-runtime\/store|vitest|node:.+|\.\/(helpers\/)?map-[a-z-]+\.js|\.\/helpers\/layering-check\.js)$/;
 
 describe('the third-party store', () => {
-  it('imports agentstate through agentstate/store and the root only', () => {
+  it('imports agentstate-runtime through agentstate-runtime/store and the root only', () => {
     const here = dirname(fileURLToPath(import.meta.url));
     const files = [
       fileURLToPath(import.meta.url),

@@ -9,10 +9,10 @@ export function packageVersion(): string {
   for (const path of ['../package.json', '../../package.json']) {
     try {
       const pkg = require(path) as { name?: string; version: string };
-      if (pkg.name === 'agentstate') return pkg.version;
+      if (pkg.name === 'agentstate-runtime') return pkg.version;
     } catch {
       // not at this depth: try the next
     }
   }
-  throw new Error("agentstate's package.json was not found");
+  throw new Error("agentstate-runtime's package.json was not found");
 }

@@ -16,7 +16,7 @@ export interface RecordCodecsOptions {
 
 /**
  * The stored form of every value a session store keeps, for a store written outside
- * agentstate (`agentstate/store`): each value is JSON text under an integrity seal of its
+ * agentstate (`agentstate-runtime/store`): each value is JSON text under an integrity seal of its
  * logical key, checked on read, so a value changed, truncated or moved to another session,
  * position or step is refused as `InvalidSessionRecordError` naming that key, the way the
  * stores agentstate ships refuse it (the contract suite checks this). A store keeps the texts

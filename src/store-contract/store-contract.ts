@@ -15,7 +15,7 @@ import { watchContract } from './watch-contract.js';
  *
  * @example
  * import { describe, it } from 'vitest';
- * import { storeContract } from 'agentstate/store';
+ * import { storeContract } from 'agentstate-runtime/store';
  *
  * storeContract({ describe, it }, {
  *   name: 'RedisSessionStore',

@@ -5,11 +5,11 @@
  * does not install (`@ai-sdk/anthropic`, `pino`), as those packages declare them.
  */
 export const DOCS_GLOBALS = `
-declare const model: import('agentstate').Model;
-declare const store: import('agentstate').SessionStore;
-declare const agent: import('agentstate').Agent;
-declare const runtime: import('agentstate').SessionRuntime;
-declare const tools: import('agentstate').AnyTool[];
+declare const model: import('agentstate-runtime').Model;
+declare const store: import('agentstate-runtime').SessionStore;
+declare const agent: import('agentstate-runtime').Agent;
+declare const runtime: import('agentstate-runtime').SessionRuntime;
+declare const tools: import('agentstate-runtime').AnyTool[];
 
 declare module '@ai-sdk/anthropic' {
   export function anthropic(modelId: string): import('@ai-sdk/provider').LanguageModelV3;

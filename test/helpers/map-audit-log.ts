@@ -1,4 +1,4 @@
-import type { AuditEntry, AuditPage, AuditQuery, RecordCodecs } from 'agentstate/store';
+import type { AuditEntry, AuditPage, AuditQuery, RecordCodecs } from 'agentstate-runtime/store';
 import { epochMs, positiveInteger } from './map-checks.js';
 import { byMapKey, ownerMapKey } from './map-keys.js';
 

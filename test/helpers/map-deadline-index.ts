@@ -1,4 +1,9 @@
-import type { DeadlineEntry, DueApprovals, DueApprovalsQuery, SessionKey } from 'agentstate/store';
+import type {
+  DeadlineEntry,
+  DueApprovals,
+  DueApprovalsQuery,
+  SessionKey,
+} from 'agentstate-runtime/store';
 import { positiveInteger } from './map-checks.js';
 import { byMapKey, deadlineMapKey } from './map-keys.js';
 

@@ -4,7 +4,7 @@ import type {
   DecisionWatch,
   SessionKey,
   SubmittedDecisions,
-} from 'agentstate/store';
+} from 'agentstate-runtime/store';
 import { positiveInteger } from './map-checks.js';
 import { sessionMapKey } from './map-keys.js';
 

@@ -1,4 +1,4 @@
-import type { SessionKey } from 'agentstate/store';
+import type { SessionKey } from 'agentstate-runtime/store';
 
 /** The keys of the `Map`s a `MapSessionStore` keeps its values in. */
 

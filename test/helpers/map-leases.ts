@@ -1,4 +1,9 @@
-import type { ExpiredLeaseQuery, SessionKey, SessionLease, StoredLease } from 'agentstate/store';
+import type {
+  ExpiredLeaseQuery,
+  SessionKey,
+  SessionLease,
+  StoredLease,
+} from 'agentstate-runtime/store';
 import { byMapKey, ownedBy, sessionMapKey } from './map-keys.js';
 
 const DEFAULT_EXPIRED_LIMIT = 100;

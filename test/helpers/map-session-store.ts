@@ -1,4 +1,9 @@
-import { LeaseLostError, SessionConflictError, SessionNotFoundError, type Item } from 'agentstate';
+import {
+  LeaseLostError,
+  SessionConflictError,
+  SessionNotFoundError,
+  type Item,
+} from 'agentstate-runtime';
 import {
   RecordCodecs,
   emptyTotals,
@@ -27,7 +32,7 @@ import {
   type StoreStats,
   type StoredLease,
   type UsageTotals,
-} from 'agentstate/store';
+} from 'agentstate-runtime/store';
 import { byMapKey, ownedBy, ownerMapKey, sessionMapKey, sessionOfMapKey } from './map-keys.js';
 import { MapAuditLog } from './map-audit-log.js';
 import { MapDecisionInbox } from './map-decision-inbox.js';
@@ -40,7 +45,7 @@ import { MapLeases, type LeaseRow } from './map-leases.js';
  * parts (leases, audit log, deadline index, decision inbox) are files of their own (map-*.ts).
  *
  * A session store written the way a third party writes one (a Redis, SQLite or DynamoDB
- * store), from `agentstate` and `agentstate/store` only: every value kept as the text
+ * store), from `agentstate` and `agentstate-runtime/store` only: every value kept as the text
  * `RecordCodecs` seals, in plain `Map`s standing for the tables. One process holds it; each
  * write checks and changes the maps without an `await` in between, so it is atomic.
  */

@@ -1,4 +1,4 @@
-import type { OpenStore, StoreUnderTest } from 'agentstate/store';
+import type { OpenStore, StoreUnderTest } from 'agentstate-runtime/store';
 import { MapDeadlineIndex } from './map-deadline-index.js';
 import { ownerMapKey, sessionMapKey } from './map-keys.js';
 import { MapSessionStore } from './map-session-store.js';

@@ -1,5 +1,5 @@
 import { describe, it } from 'node:test';
-import { storeContract } from 'agentstate/store';
+import { storeContract } from 'agentstate-runtime/store';
 import { openMapStore } from './map-store-harness.js';
 
 /**

@@ -249,7 +249,7 @@ export const ROOT_TYPES = [
   'McpCallFailure',
 ].sort();
 
-/** The `agentstate/testing` export. */
+/** The `agentstate-runtime/testing` export. */
 export const TESTING_VALUES = ['FakeClock', 'MemorySessionStore', 'ScriptedModel'].sort();
 export const TESTING_TYPES = [
   'Script',
@@ -260,11 +260,11 @@ export const TESTING_TYPES = [
   'MemorySessionStoreOptions',
 ].sort();
 
-/** The `agentstate/ai-sdk` export. */
+/** The `agentstate-runtime/ai-sdk` export. */
 export const AI_SDK_VALUES = ['aiSdkModel'];
 export const AI_SDK_TYPES = ['AiSdkLanguageModel', 'AiSdkModelOptions'].sort();
 
-/** The `agentstate/mcp` export (its own subpath: the MCP SDK is an optional peer dependency). */
+/** The `agentstate-runtime/mcp` export (its own subpath: the MCP SDK is an optional peer dependency). */
 export const MCP_VALUES = ['mcpToolkit'];
 export const MCP_TYPES = [
   'McpToolkit',
@@ -277,15 +277,15 @@ export const MCP_TYPES = [
   'McpToolArguments',
 ].sort();
 
-/** The `agentstate/postgres` export. */
+/** The `agentstate-runtime/postgres` export. */
 export const POSTGRES_VALUES = ['POSTGRES_SCHEMA_VERSION', 'PostgresSessionStore'].sort();
 export const POSTGRES_TYPES = ['PostgresSessionStoreOptions'].sort();
 
-/** The `agentstate/inspect` export (the local inspector server). */
+/** The `agentstate-runtime/inspect` export (the local inspector server). */
 export const INSPECT_VALUES = ['startInspector'];
 export const INSPECT_TYPES = ['InspectorOptions', 'InspectorHandle', 'LiveFrame'].sort();
 
-/** The `agentstate/http` export (the chat handler on web-standard Request/Response). */
+/** The `agentstate-runtime/http` export (the chat handler on web-standard Request/Response). */
 export const HTTP_VALUES = ['createChatHandler', 'toNodeListener', 'HttpError'].sort();
 export const HTTP_TYPES = [
   'ChatHandler',
@@ -299,7 +299,7 @@ export const HTTP_TYPES = [
   'AguiMessage',
 ].sort();
 
-/** The `agentstate/store` export: for store implementers, with the contract test suite. */
+/** The `agentstate-runtime/store` export: for store implementers, with the contract test suite. */
 export const STORE_VALUES = [
   'storeContract',
   'RecordCodecs',

@@ -9,9 +9,9 @@ export interface Snippet {
 
 /**
  * Type-checks snippets (the docs' TypeScript blocks) as ES modules with the project's own
- * compiler options (tsconfig.json: strict, noUncheckedIndexedAccess, ...), `agentstate` and
- * its subpaths resolved to the entry files under `src/` (`agentstate` -> src/index.ts,
- * `agentstate/<name>` -> src/<name>.ts), so the docs are checked against the code, not a
+ * compiler options (tsconfig.json: strict, noUncheckedIndexedAccess, ...), `agentstate-runtime` and
+ * its subpaths resolved to the entry files under `src/` (`agentstate-runtime` -> src/index.ts,
+ * `agentstate-runtime/<name>` -> src/<name>.ts), so the docs are checked against the code, not a
  * build. `globals` is a declaration file (a script) every snippet sees: the few names the
  * docs use without defining them. Returns each snippet's diagnostics, formatted.
  */
@@ -40,7 +40,7 @@ export function typeCheckSnippets(
     noEmit: true,
     declaration: false,
     sourceMap: false,
-    paths: { agentstate: ['./src/index.ts'], 'agentstate/*': ['./src/*.ts'] },
+    paths: { 'agentstate-runtime': ['./src/index.ts'], 'agentstate-runtime/*': ['./src/*.ts'] },
   };
   const parsed = ts.parseJsonConfigFileContent(config, ts.sys, root, undefined, configPath);
   const options = parsed.options;
