@@ -131,9 +131,15 @@ export class PostgresDatabase {
   ): Promise<ListenConnection> {
     await this.ready();
     const client = new pg.Client({ ...(this.pool.options as pg.ClientConfig), keepAlive: true });
+    // `ref`/`unref` (of its socket) are pg's own since 8.7, not in its type declarations.
+    const socket = client as unknown as { ref(): void; unref(): void };
     let closed = false;
     const end = async (): Promise<void> => {
       closed = true;
+      // Held while it ends: `end()` resolves when the server's goodbye is read, which an
+      // unref'd socket (lingering unused) would let the process exit before (an `await
+      // store.close()` that never settles).
+      socket.ref();
       await client.end().catch(() => undefined);
     };
     const lost = (error: unknown): void => {
@@ -153,8 +159,6 @@ export class PostgresDatabase {
       await end();
       throw new StoreUnavailableError('listen for notifications', error);
     }
-    // `ref`/`unref` (of its socket) are pg's own since 8.7, not in its type declarations.
-    const socket = client as unknown as { ref(): void; unref(): void };
     return { close: end, hold: (hold) => (hold ? socket.ref() : socket.unref()) };
   }
 
