@@ -43,7 +43,10 @@ export class PostgresDatabase {
         // store exits once its work is done), as the LISTEN connection does not while unused.
         allowExitOnIdle: true,
       });
-    if (this.ownsPool) this.pool.on('error', () => undefined); // idle client lost: reconnects
+    // An idle connection the server ends (a restart, a failover, `pg_terminate_backend`) is an
+    // 'error' of the pool, uncaught without a listener: the pool drops it and connects anew.
+    // On a caller's pool too, while the store is open (its own listeners hear it as well).
+    this.pool.on('error', ignoreIdleError);
     this.schema = options.schema ?? 'public';
     this.sql = new PostgresStatements(this.table, this.channel('saves'));
   }
@@ -165,6 +168,7 @@ export class PostgresDatabase {
   /** Ends the pool if this created it; a caller-owned pool is left open. */
   async close(): Promise<void> {
     if (this.ownsPool) await this.pool.end();
+    else this.pool.off('error', ignoreIdleError);
   }
 
   private async readyFor(key: Partial<SessionKey>, saving = false): Promise<void> {
@@ -178,3 +182,6 @@ export class PostgresDatabase {
     }
   }
 }
+
+/** The pool's 'error' listener: an idle connection ended (the pool has dropped it). */
+function ignoreIdleError(): void {}
