@@ -1,3 +1,4 @@
+import type { Clock } from '../core/clock.js';
 import type { DecisionInbox, DecisionWatch } from '../persistence/decision-inbox.js';
 import { cancelOf, type CancelDelivery, type LiveRunCancels } from '../persistence/run-cancels.js';
 import type { SessionStore } from '../persistence/session-store.js';
@@ -5,6 +6,11 @@ import { storedRun } from '../runs/stored-run.js';
 
 /** How many inbox submissions one read looks at. */
 const PAGE = 100;
+
+/** The first wait before watching again, while a dropped subscription cannot be had again. */
+const RETRY_MS = 250;
+/** The longest such wait (it doubles from `RETRY_MS` up to this). */
+const MAX_RETRY_MS = 8_000;
 
 /**
  * Listens, while a runtime executes runs on a store shared by processes, for the cancel
@@ -14,7 +20,10 @@ const PAGE = 100;
  * cannot be had), it reads the inbox,
  * cancels the runs it names that execute in this process and drops those requests (a request
  * applied is dropped once; one for a run executing elsewhere is left for that process; one made
- * on an earlier run of the session is dropped, unapplied).
+ * on an earlier run of the session is dropped, unapplied). A subscription lost while runs
+ * execute here (a server restart, a failover, its backend ended) is watched again at once, and
+ * after `RETRY_MS`, doubling, while it cannot be had (the server still down); each new one
+ * reads the inbox, so a request recorded while none listened is applied as it returns.
  */
 export class CancelWatch {
   private running = 0;
@@ -33,10 +42,14 @@ export class CancelWatch {
   /** The read under way. */
   private reading: Promise<void> | undefined;
   private again: CancelDelivery | undefined;
+  /** Stops the wait before watching again, while one runs. */
+  private retrying: AbortController | undefined;
 
+  /** @param clock times the waits before watching again (the runtime's) */
   constructor(
     private readonly store: SessionStore & DecisionInbox,
     private readonly cancels: LiveRunCancels,
+    private readonly clock: Clock,
   ) {}
 
   /**
@@ -62,6 +75,8 @@ export class CancelWatch {
   ended(): Promise<void> | undefined {
     this.running -= 1;
     if (this.running > 0) return undefined;
+    this.retrying?.abort();
+    this.retrying = undefined;
     if (this.watch) return this.rest(this.watch);
     return this.opening?.then(noop); // rests it once had
   }
@@ -69,9 +84,10 @@ export class CancelWatch {
   /**
    * Watches the inbox: the store's one subscription, shared with its scheduler and the other
    * runtimes on it (PostgreSQL: one LISTEN connection per store object). Lost, or not had, it
-   * is tried again at the next poll, which reads meanwhile.
+   * is tried again at the next poll, which reads meanwhile; lost while runs execute, it is
+   * tried again at once (`attempt` counts the tries since, see `reconnect`).
    */
-  private open(): Promise<void> {
+  private open(attempt?: number): Promise<void> {
     this.unread = true;
     const forget = (): undefined => {
       if (this.opening === opening) {
@@ -81,10 +97,15 @@ export class CancelWatch {
       }
       return undefined;
     };
+    const lost = (): void => {
+      const had = this.opening === opening && this.watch !== undefined;
+      forget();
+      if (had) this.reconnect(0);
+    };
     const opening = this.store
       .watchDecisions(
         () => this.heard(),
-        forget, // lost (or its linger is over): the poll reads on, and watches again
+        lost, // lost (or its linger is over): watched again now if runs execute here
       )
       .then(
         async (watch) => {
@@ -103,11 +124,33 @@ export class CancelWatch {
           // start reads once.
           forget();
           if (this.running > 0) await this.read('poll');
+          if (attempt !== undefined) this.reconnect(attempt + 1);
           return undefined;
         },
       );
     this.opening = opening;
     return opening.then(noop);
+  }
+
+  /**
+   * Watches again, while runs execute here and nothing is watched: at once (`attempt` 0, the
+   * subscription was just lost), else after `RETRY_MS * 2 ** (attempt - 1)` (at most
+   * `MAX_RETRY_MS`) on the runtime's clock.
+   */
+  private reconnect(attempt: number): void {
+    if (this.running === 0 || this.opening) return;
+    if (attempt === 0) {
+      void this.open(0);
+      return;
+    }
+    const stop = new AbortController();
+    this.retrying?.abort();
+    this.retrying = stop;
+    const delay = Math.min(RETRY_MS * 2 ** (attempt - 1), MAX_RETRY_MS);
+    this.clock.sleepUntil(this.clock.now() + delay, stop.signal).then(() => {
+      if (this.retrying === stop) this.retrying = undefined;
+      if (this.running > 0 && !this.opening) void this.open(attempt);
+    }, noop);
   }
 
   /** No run executes here: the subscription idles, or is closed if it cannot. */

@@ -35,7 +35,7 @@ export class LiveRuns {
   ) {
     this.cancels = runCancelsOf(store) ?? new LiveRunCancels();
     const shared = hasDecisionInbox(store) && !(hasLeases(store) && store.leasesInProcess);
-    this.watch = shared ? new CancelWatch(store, this.cancels) : undefined;
+    this.watch = shared ? new CancelWatch(store, this.cancels, clock) : undefined;
   }
 
   /** Looks for cancel requests in the store's inbox now (at each lease renewal). */

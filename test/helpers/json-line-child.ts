@@ -78,6 +78,17 @@ export class JsonLineChild {
     return this.child.exitCode !== null || this.child.signalCode !== null;
   }
 
+  /** What the child wrote on stderr so far. */
+  get stderrText(): string {
+    return this.stderr;
+  }
+
+  /** Resolves with the child's exit code once it is gone (null: ended by a signal). */
+  exitCode(): Promise<number | null> {
+    if (this.exited) return Promise.resolve(this.child.exitCode);
+    return new Promise((resolve) => this.child.once('exit', (code) => resolve(code)));
+  }
+
   /** SIGKILLs the child (if still running) and waits for it to be gone. */
   async stop(): Promise<void> {
     if (this.exited) return;

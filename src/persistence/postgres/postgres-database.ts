@@ -43,7 +43,10 @@ export class PostgresDatabase {
         // store exits once its work is done), as the LISTEN connection does not while unused.
         allowExitOnIdle: true,
       });
-    if (this.ownsPool) this.pool.on('error', () => undefined); // idle client lost: reconnects
+    // An idle connection the server ends (a restart, a failover, `pg_terminate_backend`) is an
+    // 'error' of the pool, uncaught without a listener: the pool drops it and connects anew.
+    // On a caller's pool too, while the store is open (its own listeners hear it as well).
+    this.pool.on('error', ignoreIdleError);
     this.schema = options.schema ?? 'public';
     this.sql = new PostgresStatements(this.table, this.channel('saves'));
   }
@@ -131,9 +134,15 @@ export class PostgresDatabase {
   ): Promise<ListenConnection> {
     await this.ready();
     const client = new pg.Client({ ...(this.pool.options as pg.ClientConfig), keepAlive: true });
+    // `ref`/`unref` (of its socket) are pg's own since 8.7, not in its type declarations.
+    const socket = client as unknown as { ref(): void; unref(): void };
     let closed = false;
     const end = async (): Promise<void> => {
       closed = true;
+      // Held while it ends: `end()` resolves when the server's goodbye is read, which an
+      // unref'd socket (lingering unused) would let the process exit before (an `await
+      // store.close()` that never settles).
+      socket.ref();
       await client.end().catch(() => undefined);
     };
     const lost = (error: unknown): void => {
@@ -153,14 +162,13 @@ export class PostgresDatabase {
       await end();
       throw new StoreUnavailableError('listen for notifications', error);
     }
-    // `ref`/`unref` (of its socket) are pg's own since 8.7, not in its type declarations.
-    const socket = client as unknown as { ref(): void; unref(): void };
     return { close: end, hold: (hold) => (hold ? socket.ref() : socket.unref()) };
   }
 
   /** Ends the pool if this created it; a caller-owned pool is left open. */
   async close(): Promise<void> {
     if (this.ownsPool) await this.pool.end();
+    else this.pool.off('error', ignoreIdleError);
   }
 
   private async readyFor(key: Partial<SessionKey>, saving = false): Promise<void> {
@@ -174,3 +182,6 @@ export class PostgresDatabase {
     }
   }
 }
+
+/** The pool's 'error' listener: an idle connection ended (the pool has dropped it). */
+function ignoreIdleError(): void {}

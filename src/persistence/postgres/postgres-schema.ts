@@ -124,6 +124,9 @@ export async function migrateSchema(
   const t = (name: string): string => `${quoteIdent(schema)}.${quoteIdent(name)}`;
   const versions = t('agentstate_schema_versions');
   const client = await pool.connect();
+  // A checked-out client has no 'error' listener of the pool's: the server ending it (while
+  // a statement runs, or between two) is then uncaught. Here it is the failed statement's.
+  client.on('error', ignoreClientError);
   try {
     await client.query('BEGIN');
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`agentstate:${schema}`]);
@@ -152,5 +155,9 @@ export async function migrateSchema(
     throw error;
   } finally {
     client.release();
+    client.off('error', ignoreClientError);
   }
 }
+
+/** A migrating client's 'error' event: the statement under way fails with it. */
+function ignoreClientError(): void {}

@@ -372,7 +372,7 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
 
   /**
    * Ends the LISTEN connection at once (lingering or not) and the pool if the store created
-   * it; a caller-owned pool is left open.
+   * it; a caller-owned pool is left open. Settles in every case (after a server restart too).
    */
   async close(): Promise<void> {
     await this.watch.close();

@@ -7,7 +7,8 @@ export interface PostgresSessionStoreOptions {
   /**
    * A pool the caller owns (and ends after closing the store). Give this or `connectionString`.
    * Size it to the runs a process executes at once plus a few: each step holds a connection
-   * for one statement only.
+   * for one statement only. While the store is open it listens for the pool's 'error' events
+   * (an idle connection the server ended), which `pg` would otherwise make uncaught.
    */
   pool?: pg.Pool | undefined;
   /** Connection string of a pool the store creates, and ends on `close()`. */
