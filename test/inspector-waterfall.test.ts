@@ -60,17 +60,19 @@ describe('inspector API: waterfall and what the model saw', () => {
     expect(rows).toEqual([
       'run desk (completed)',
       'model #0 model → ask_billing',
+      'tool #1 tool ask_billing',
       '  run desk › billing (completed)',
       '  model #0 model → refund',
       '  approval #2 approval check',
       '  approval-wait waits for approval: refund',
       '  tool #1 tool refund',
       '  model #3 model answer',
-      'tool #1 tool ask_billing',
       'model #2 model answer',
     ]);
     const ms = (b: Bar) => b.end - b.start;
-    const [, firstModel, , childModel, , wait, refund, , , retried] = bars;
+    const [, firstModel, call, child, childModel, , wait, refund, , retried] = bars;
+    // the sub-agent's call spans its child run
+    expect([call!.start, call!.end]).toEqual([child!.start, child!.end]);
     // durations to scale: each model call took 200 ms, the tool 50 ms, the wait 5 s
     expect([ms(firstModel!), ms(childModel!), ms(refund!), ms(wait!)]).toEqual([
       200, 200, 50, 5000,
@@ -97,9 +99,10 @@ describe('inspector API: waterfall and what the model saw', () => {
     ]);
     expect(failed[0]!.error).toContain('upstream overloaded');
     // the run is still the current one: its finished sub-agent run is nested under its call
-    expect(bars.map((b) => `${b.depth} ${b.label}`).slice(0, 3)).toEqual([
+    expect(bars.map((b) => `${b.depth} ${b.label}`).slice(0, 4)).toEqual([
       '0 desk (interrupted)',
       '0 #0 model → ask_billing',
+      '0 #1 tool ask_billing',
       '1 desk › billing (completed)',
     ]);
   });
@@ -121,7 +124,7 @@ describe('inspector API: waterfall and what the model saw', () => {
     };
     expect(view.recorded).toBe(true);
     // 11 items when it was asked (6 user messages, 5 answers); the window kept the last 4
-    expect(view.source).toEqual({ kind: 'history', start: 7, end: 11, historyLength: 12 });
+    expect(view.source).toEqual({ kind: 'history', start: 7, end: 11, from: 0, historyLength: 12 });
     expect(view.items.map((i) => i.position)).toEqual([7, 8, 9, 10]);
     expect(view.items.map((i) => i.item.content)).toEqual([
       'desk heard: turn 4 words',
