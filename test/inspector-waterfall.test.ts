@@ -86,6 +86,26 @@ describe('inspector API: waterfall and what the model saw', () => {
     expect([start, end]).toEqual([firstModel!.start, retried!.end]);
   });
 
+  it("nests a sub-agent run still waiting under its call's bar, which spans it", async () => {
+    const { app, client } = await setup();
+    await app.desk.run('refund order o-7', { sessionId: 'refund-w', userId: 'ann' });
+    app.clock.advance(3_000);
+    const runId = await runOf(client, 'refund-w');
+    const { bars } = (await client.get(`/api/sessions/refund-w/runs/${runId}/waterfall`)).json as {
+      bars: Bar[];
+    };
+    expect(bars.map((b) => `${b.depth} ${b.kind} ${b.label}`).slice(0, 4)).toEqual([
+      '0 run desk (tools)',
+      '0 model #0 model → ask_billing',
+      '0 tool tool ask_billing',
+      '1 run desk › billing (awaitingApproval)',
+    ]);
+    const [, , call, child] = bars;
+    expect(call).toMatchObject({ open: true, start: child!.start, end: child!.end });
+    // the child still waits for a decision: 3 s and counting
+    expect(child!.end - child!.start).toBeGreaterThanOrEqual(3000);
+  });
+
   it('draws a model call that failed and stopped the run red, with its reason', async () => {
     const { app, client } = await setup();
     await refundThatFails(app);

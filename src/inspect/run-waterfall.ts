@@ -115,7 +115,24 @@ function addRun(bars: WaterfallBar[], node: RunTreeNode, depth: number, now: num
   for (const [callId, from] of waitsFrom) {
     bars.push({ ...waitBar(node.runId, depth, callId, names.get(callId), from, now), open: true });
   }
-  for (const callId of subRunOf.keys()) nested(callId); // calls not journaled yet
+  // A sub-agent's call not journaled yet (its child still runs): its bar, the child under it.
+  for (const [callId, childId] of subRunOf) {
+    if (!children.has(childId)) continue;
+    const call: WaterfallBar = {
+      id: `${node.runId}/call/${callId}`,
+      runId: node.runId,
+      depth,
+      kind: 'tool',
+      label: `tool ${names.get(callId) ?? callId}`,
+      start: now,
+      end: now,
+      open: true,
+    };
+    bars.push(call);
+    const child = nested(callId)!;
+    call.start = child.start;
+    call.end = Math.max(child.end, call.start);
+  }
   const journaled = new Set(steps.map((s) => s.step));
   for (const [key, started] of Object.entries(node.started ?? {})) {
     const step = Number(key);
