@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startInspector, type InspectorHandle } from '../src/inspect.js';
 import type { JournalEntry } from '../src/store.js';
-import { Agent, type Item } from '../src/index.js';
+import { Agent, changeSystemPrompt, clearSession, type Item } from '../src/index.js';
 import { ScriptedModel } from '../src/testing.js';
 import { summaryMessage } from '../src/items/summary-message.js';
 import { inspectorClient } from './helpers/inspector-client.js';
@@ -215,6 +215,36 @@ describe('inspector API: waterfall and what the model saw', () => {
     // a range and a summary's position at most: a few numbers, however long the history
     expect(Math.max(...sizes)).toBeLessThan(80);
     expect(sizes.at(-1)).toBe(sizes.at(-3));
+  });
+
+  it('serves the instructions each request was sent, as journaled, and where the model started reading after a clear', async () => {
+    const temp = await temps.open();
+    const agent = new Agent({
+      name: 'notes',
+      model: new ScriptedModel(() => ({ text: 'ok' }), { recordCalls: true }),
+      store: temp.store,
+      instructions: 'Be brief.',
+    });
+    const key = { sessionId: 'prompted', userId: 'ann' };
+    const runtime = agent.runtimeFor(temp.store);
+    const inspector = await startInspector({ runtime, userId: 'ann' });
+    open.push(inspector);
+    // (the endpoint serves the session's current or last run: each is read after it ran)
+    const request = async (runId: string) =>
+      (await inspectorClient(inspector).get(`/api/sessions/prompted/runs/${runId}/steps/0/request`))
+        .json as { instructions?: string; source: { start: number; end: number; from: number } };
+    const first = await request((await agent.run('one', key)).id);
+    expect(first.instructions).toBe('Be brief.');
+    expect(first.source).toMatchObject({ start: 0, end: 1, from: 0 });
+    // the session's own system prompt wins from the next request on (the definition still
+    // says the first)
+    await runtime.execute(key, changeSystemPrompt('Answer in French.'));
+    const second = await request((await agent.run('two', key)).id);
+    expect(second.instructions).toBe('Answer in French.');
+    await runtime.execute(key, clearSession());
+    const third = await request((await agent.run('three', key)).id);
+    // two runs of two items before the clear: the third run's model read from position 4 on
+    expect(third.source).toMatchObject({ start: 4, end: 5, from: 4 });
   });
 
   it('an answer journaled before requests were recorded reads as not recorded', async () => {
