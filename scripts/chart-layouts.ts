@@ -52,6 +52,8 @@ const LINE_H = 14;
 const PAD = 8;
 /** Room at the top of a compound state for its name. */
 const TITLE_H = 18;
+/** How many transitions into one final state are drawn as one arrow from a box listing them. */
+const GROUP_AT = 4;
 
 const textWidth = (lines: readonly string[]) =>
   Math.ceil(Math.max(0, ...lines.map((l) => l.length)) * CHAR_W);
@@ -193,6 +195,13 @@ export function layoutMachine(name: string, machine: AnyStateMachine): ChartLayo
       addEdge(`${path}#initial`, `${path}#initial`, pathOf(first.id), '');
     }
   }
+  // The transitions into a final state that many states reach (a run's `failed`) are one arrow
+  // from a box that lists them: drawn one by one they cross the whole chart.
+  const finals = new Set(nodes.filter((n) => n.type === 'final').map((n) => pathOf(n.id)));
+  const incoming = new Map<string, number>();
+  for (const e of edges) for (const t of e.targets) incoming.set(t, (incoming.get(t) ?? 0) + 1);
+  const grouped = (to: string) => finals.has(to) && (incoming.get(to) ?? 0) >= GROUP_AT;
+  const groups = new Map<string, string[]>(); // target -> ids of the transitions gathered
   for (const e of edges) {
     const node = byPath.get(e.from)!;
     const fromCompound = e.from === '' || isCompound(node);
@@ -208,8 +217,41 @@ export function layoutMachine(name: string, machine: AnyStateMachine): ChartLayo
     }
     for (const target of e.targets) {
       const from = fromCompound ? `${e.from}#any` : e.from;
-      addEdge(from, from, target, e.event, e.guard);
+      if (!grouped(target)) {
+        addEdge(from, from, target, e.event, e.guard);
+        continue;
+      }
+      const id = `e${laidEdges.length}`;
+      const label = edgeLabel(e.event, e.guard);
+      laidEdges.push({ id, from, to: target, event: e.event, guard: e.guard, label, points: [] });
+      laidEdges[laidEdges.length - 1]!.groupedIn = `${target}#from`;
+      groups.set(target, [...(groups.get(target) ?? []), id]);
     }
+  }
+  for (const [target, ids] of groups) {
+    const members = ids.map((id) => laidEdges.find((l) => l.id === id)!);
+    const gathered = members.map(
+      (m) => `${m.from.replace(/#any$/, '') || 'any state'}: ${m.label}`,
+    );
+    const lines = markerLines({ parent: parentOf(target), internal: [], gathered });
+    const id = `${target}#from`;
+    const w = textWidth(lines) + 2 * PAD;
+    const h = lines.length * LINE_H + PAD;
+    markers.push({
+      id,
+      kind: 'group',
+      parent: parentOf(target),
+      internal: [],
+      gathered,
+      x: 0,
+      y: 0,
+      w,
+      h,
+    });
+    g.setNode(id, { width: w, height: h });
+    if (parentOf(target)) g.setParent(id, parentOf(target));
+    addEdge(id, id, target, '');
+    laidEdges[laidEdges.length - 1]!.gathers = ids;
   }
   dagreLayout(g);
 

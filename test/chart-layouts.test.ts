@@ -52,6 +52,17 @@ function checkLayout(layout: ChartLayout, machine: AnyStateMachine): void {
     .map((e) => ({ from: e.from.replace(/#any$/, ''), to: e.to, event: e.event, guard: e.guard }));
   expect(moves).toEqual(want.moves);
   for (const e of layout.edges.filter((e) => e.event !== '')) {
+    if (e.groupedIn) {
+      // Gathered with the other transitions into its target: a line of the group's box, whose
+      // one arrow goes there.
+      const group = layout.markers.find((m) => m.id === e.groupedIn)!;
+      expect(group.gathered).toContain(`${e.from.replace(/#any$/, '') || 'any state'}: ${e.label}`);
+      const arrow = layout.edges.find((a) => a.from === group.id)!;
+      expect(arrow.to).toBe(e.to);
+      expect(arrow.gathers).toContain(e.id);
+      expect(arrow.points.length).toBeGreaterThanOrEqual(2);
+      continue;
+    }
     expect(e.points.length).toBeGreaterThanOrEqual(2);
     expect(e.labelBox).toBeDefined();
     if (e.guard) expect(e.label).toContain(`[${e.guard}]`);
@@ -89,6 +100,10 @@ describe('the statecharts laid out at build time (scripts/chart-layouts.ts)', ()
     expect(run.states.filter((s) => s.spawns.length).map((s) => [s.path, s.spawns])).toEqual([
       ['tools', ['toolCall', 'subRun']],
     ]);
+    // the many transitions into `failed` are one arrow, from the box that lists them
+    const intoFailed = run.edges.filter((e) => e.to === 'failed');
+    expect(intoFailed.filter((e) => !e.groupedIn).map((e) => e.from)).toEqual(['failed#from']);
+    expect(intoFailed.filter((e) => e.groupedIn).length).toBeGreaterThanOrEqual(9);
   });
 
   it('lays out any machine from its definition: a state added to it is drawn', () => {

@@ -5,6 +5,7 @@ import type { Page } from 'playwright-core';
 import { startInspector } from '../src/inspect.js';
 import { Agent } from '../src/index.js';
 import { ScriptedModel } from '../src/testing.js';
+import { newSessionRecord } from '../src/runs/new-session-record.js';
 import { ARTIFACTS, useInspectorPages } from './helpers/inspector-fixtures.js';
 import { firstUserText, lastResult, triageWithBilling } from './helpers/sub-agent-fixtures.js';
 
@@ -18,6 +19,7 @@ type Attributed = { getAttribute(name: string): string | null; textContent: stri
  * of the sub-agent), whose refund waits for a human: the run tree is three deep.
  */
 async function deskWaitingTwoDeep(colorScheme: 'light' | 'dark' = 'light') {
+  // (and `empty`, a session without a run)
   const temp = await temps.open();
   const { triage, seen } = triageWithBilling({ store: temp.store });
   const desk = new Agent({
@@ -33,6 +35,7 @@ async function deskWaitingTwoDeep(colorScheme: 'light' | 'dark' = 'light') {
     tools: [triage.asTool({ name: 'ask_triage', description: 'Routes a question' })],
   });
   const paused = await desk.run('refund order o-7', { sessionId: 'deep', userId: 'ann' });
+  await temp.store.create(newSessionRecord({ sessionId: 'empty', userId: 'ann' }, 1000));
   expect(paused.interrupted).toBe(true);
   const inspector = await startInspector({ runtime: desk.runtimeFor(temp.store), userId: 'ann' });
   inspectors.push(inspector);
@@ -58,6 +61,22 @@ const attrs = (page: Page, selector: string, name: string) =>
     (els: Attributed[], n: string) => els.map((e) => e.getAttribute(n) ?? ''),
     name,
   );
+/** What the tests read of a drawn element (no DOM types in this project). */
+type Drawn = {
+  ownerSVGElement: (Drawn & { viewBox: { baseVal: { width: number } } }) | null;
+  getBoundingClientRect(): { width: number };
+};
+/** The page's `getComputedStyle` (each callback run in the page names it itself). */
+type Styled = {
+  getComputedStyle(e: unknown): {
+    fontSize: string;
+    fill: string;
+    color: string;
+    backgroundColor: string;
+  };
+  document: { body: unknown };
+};
+
 const shot = (page: Page, name: string) =>
   page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
 
@@ -122,7 +141,10 @@ describe('inspector statecharts in Chromium', () => {
     expect(await page.textContent(`${depth2} > .chart-head`)).toContain(
       'waits for approval: refund',
     );
+    // Each sub-agent run shows its path in a line; its full chart opens on demand.
     const child = `${depth2} svg[data-chart="subrun"]`;
+    await page.click(`${depth1} > button.chart-full-toggle`);
+    await page.click(`${depth2} > button.chart-full-toggle`);
     expect(await attrs(page, `${child} rect.state.current`, 'data-state')).toEqual([
       'awaitingApproval',
     ]);
@@ -174,11 +196,115 @@ describe('inspector statecharts in Chromium', () => {
       await page.getAttribute(`${root} g.state-node[data-state="modelCall"]`, 'aria-label'),
     ).toMatch(/entered 2×/);
     // The finished run's sub-agent runs, stored flat, are nested again under their callers.
+    await page.click(`${depth1} > button.chart-full-toggle`);
+    await page.click(`${depth2} > button.chart-full-toggle`);
     expect(
       await attrs(page, `${depth2} svg[data-chart="subrun"] rect.state.current`, 'data-state'),
     ).toEqual(['completed']);
     await shot(page, 'chart-4-completed');
     expect(errors).toEqual([]);
+  });
+
+  it('opens legible: chart text at 11px or more (the pane scrolls), the transitions into failed as one arrow, each sub-agent run as its path in a line with its full chart on demand', async () => {
+    const { page, errors } = await deskWaitingTwoDeep();
+    // the size each chart text is drawn at: its font size times its chart's scale on screen
+    const drawnSizes = () =>
+      page.$$eval('.charts svg text', (els: unknown[]) =>
+        (els as Drawn[]).map((el) => {
+          const svg = el.ownerSVGElement!;
+          const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+          return (
+            parseFloat((globalThis as unknown as Styled).getComputedStyle(el).fontSize) * scale
+          );
+        }),
+      );
+    const sizes = await drawnSizes();
+    expect(sizes.length).toBeGreaterThan(50);
+    expect(Math.min(...sizes)).toBeGreaterThanOrEqual(11);
+    const root = 'svg[data-chart="run"]';
+    // one arrow into failed, from the box that lists the transitions it stands for
+    expect(await attrs(page, `${root} g.edge[data-to="failed"]`, 'data-from')).toEqual([
+      'failed#from',
+    ]);
+    const gathered = await texts(page, `${root} g.group-marker[data-marker="failed#from"] text`);
+    expect(gathered).toEqual(
+      expect.arrayContaining(['from any of:', 'modelCall: error', 'tools: onError(any child)']),
+    );
+    expect(gathered).toHaveLength(10);
+    // the sub-agent runs: no chart drawn until asked, their paths in a line
+    const depth1 = '.run-chart[data-depth="1"]';
+    const depth2 = `${depth1} .run-chart[data-depth="2"]`;
+    expect(await page.$$eval(`${depth1} svg`, (els: unknown[]) => els.length)).toBe(0);
+    const hops = await texts(page, `${depth2} > .compact-path button.hop`);
+    expect(hops[0]).toBe('turnStart');
+    expect(hops).toContain('modelCall ×2');
+    expect(hops.at(-1)).toBe('awaitingApproval (now)');
+    expect(await attrs(page, `${depth2} > .compact-path button.hop.current`, 'data-state')).toEqual(
+      ['awaitingApproval'],
+    );
+    // choosing a state of the path lists its steps, as the chart does
+    await page.click(`${depth2} > .compact-path button.hop[data-state="tools"]`);
+    await page.waitForSelector(`${depth2} > .state-steps li[data-step]`);
+    expect(await texts(page, `${depth2} > .state-steps li`)).toEqual([
+      expect.stringMatching(/^#1 tool lookup/),
+    ]);
+    await page.click(`${depth2} > button.chart-full-toggle`);
+    await page.waitForSelector(`${depth2} svg[data-chart="subrun"]`);
+    expect(await page.getAttribute(`${depth2} > button.chart-full-toggle`, 'aria-expanded')).toBe(
+      'true',
+    );
+    expect(Math.min(...(await drawnSizes()))).toBeGreaterThanOrEqual(11);
+    await shot(page, 'chart-6-legible-at-open');
+    // "fit to width" shrinks the run's chart into its pane, on demand
+    await page.click('.run-chart[data-depth="0"] > button.chart-zoom');
+    const fitted = await page.$eval('.run-chart[data-depth="0"] > .chart-scroll', (el: unknown) => {
+      const box = el as Drawn & { clientWidth: number; querySelector(s: string): Drawn };
+      return box.querySelector('svg').getBoundingClientRect().width <= box.clientWidth;
+    });
+    expect(fitted).toBe(true);
+    expect(errors).toEqual([]);
+  });
+
+  it('follows the page theme, the system one and the toggle, and says what to do where there is no run to draw', async () => {
+    const colours = (page: Page) =>
+      page.$eval('.charts .chart', (el: unknown) => {
+        const chart = el as Drawn & { querySelector(s: string): Drawn };
+        const window = globalThis as unknown as Styled;
+        return {
+          chart: window.getComputedStyle(chart).backgroundColor,
+          text: window.getComputedStyle(chart.querySelector('svg text')).fill,
+          pageText: window.getComputedStyle(window.document.body).color,
+        };
+      });
+    const dark = await deskWaitingTwoDeep('dark');
+    const panel = async (page: Page) =>
+      page.$eval(
+        'header',
+        (el: unknown) => (globalThis as unknown as Styled).getComputedStyle(el).backgroundColor,
+      );
+    // the system's dark scheme: the charts are the page's dark panels with its text colour
+    const darkPanel = await panel(dark.page);
+    expect(darkPanel).toBe('rgb(27, 31, 39)');
+    expect(await colours(dark.page)).toEqual({
+      chart: darkPanel,
+      text: 'rgb(228, 231, 236)',
+      pageText: 'rgb(228, 231, 236)',
+    });
+    // the toggle's dark theme in a light system: dark charts too
+    const light = await deskWaitingTwoDeep('light');
+    expect((await colours(light.page)).chart).toBe('rgb(255, 255, 255)');
+    await light.page.click('#theme-toggle'); // light
+    await light.page.click('#theme-toggle'); // dark
+    expect(await light.page.getAttribute('html', 'data-theme')).toBe('dark');
+    expect(await colours(light.page)).toEqual(await colours(dark.page));
+    await shot(light.page, 'chart-7-dark-by-toggle');
+    // a session with no run yet: the run chart's pane says what to do
+    await light.page.click('tr.session[data-session="empty"]');
+    await light.page.waitForSelector('#run-chart-empty');
+    expect(await light.page.textContent('#run-chart-empty')).toContain(
+      'send this session a message',
+    );
+    expect([...dark.errors, ...light.errors]).toEqual([]);
   });
 
   it('draws in the dark colour scheme with its own colours; the charts have no serious accessibility violation in either', async () => {

@@ -4,6 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { startInspector } from '../src/inspect.js';
+import { Agent } from '../src/index.js';
+import { ScriptedModel } from '../src/testing.js';
 import { ARTIFACTS, useInspectorPages } from './helpers/inspector-fixtures.js';
 import {
   deskApp,
@@ -94,13 +96,13 @@ describe('inspector page in Chromium: waterfall and what the model saw', () => {
     expect(drawn.map((r) => `${r.depth} ${r.kind}`)).toEqual([
       '0 run',
       '0 model',
+      '0 tool',
       '1 run',
       '1 model',
       '1 approval',
       '1 approval-wait',
       '1 tool',
       '1 model',
-      '0 tool',
       '0 model',
     ]);
     const wait = drawn.find((r) => r.kind === 'approval-wait')!;
@@ -121,6 +123,65 @@ describe('inspector page in Chromium: waterfall and what the model saw', () => {
     // tokens and cost on each model bar
     expect(models.at(-1)!.facts).toContain('120 in / 30 out · $0.000000');
     await shot(page, 'waterfall-sub-agent-retry-approval');
+    expect(errors).toEqual([]);
+  });
+
+  it("reads a rejected call as rejected and a wait without a deadline as a wait for approval, live and in the waterfall; a sub-agent's call spans its child run, nested under it", async () => {
+    const { app, inspector, page, errors } = await setup(true);
+    const key = { sessionId: 'refund-r', userId: 'ann' };
+    await app.desk.run('hello', key);
+    await page.goto(inspector.url);
+    await page.click('tr.session[data-session="refund-r"]');
+    await page.waitForSelector('#feed-empty >> text=Nothing ran since');
+    const paused = await app.desk.run('refund order o-9', key);
+    const line = (text: string) => `#live-log button.feed-line:text-is("${text}")`;
+    await page.waitForSelector(line('billing: waits for approval'));
+    app.clock.advance(5_000);
+    await app.desk.reject(key.sessionId, paused.interruptions[0]!.callId, {
+      userId: 'ann',
+      message: 'Refunds need a manager',
+    });
+    await page.waitForSelector(line('billing: tool refund rejected'));
+    const lines = await page.$$eval('#live-log button.feed-line', (els: unknown[]) =>
+      (els as Measured[]).map((el) => el.textContent ?? ''),
+    );
+    expect(lines.join('\n')).not.toContain('deadline');
+    expect(lines).not.toContain('billing: tool refund failed');
+    await shot(page, 'feed-rejected-call');
+
+    await page.reload();
+    await page.click('tr.session[data-session="refund-r"]');
+    await page.waitForSelector('#waterfall .wf-row[data-kind="approval-wait"]');
+    const drawn = await rows(page);
+    // the sub-agent call's row first, its child run nested under it (not under the model row)
+    expect(drawn.map((r) => `${r.depth} ${r.kind} ${r.label}`).slice(0, 4)).toEqual([
+      '0 run desk (interrupted)',
+      '0 model #0 model → ask_billing',
+      '0 tool #1 tool ask_billing',
+      '1 run desk › billing (completed)',
+    ]);
+    const [, , call, child] = drawn;
+    // the call lasts as long as its child run (5 s of it waiting for a decision)
+    expect(child!.ms).toBeGreaterThanOrEqual(5000);
+    expect(call!.ms).toBeGreaterThanOrEqual(child!.ms);
+    // the rejected call is marked rejected, not failed
+    const refund = drawn.find((r) => r.label.startsWith('#1 tool refund'))!;
+    expect(refund).toMatchObject({ depth: '1', label: '#1 tool refund (rejected)' });
+    expect(refund.facts).toContain('rejected');
+    expect(
+      await page.$$eval(
+        '#waterfall .wf-row[data-depth="1"] .wf-bar.wf-error',
+        (els: unknown[]) => els.length,
+      ),
+    ).toBe(0);
+    expect(
+      await page.getAttribute(
+        `#waterfall .wf-row[data-bar$="/1"][data-depth="1"] .wf-bar`,
+        'class',
+      ),
+    ).toContain('wf-rejected');
+    await shot(page, 'waterfall-rejected-call');
+    expect(await seriousViolations(page, ['#waterfall', '#live-log'])).toEqual([]);
     expect(errors).toEqual([]);
   });
 
@@ -155,7 +216,7 @@ describe('inspector page in Chromium: waterfall and what the model saw', () => {
       ['10', '#10 user: turn 6 my key is [REDACTED]'],
     ]);
     const request = (await page.textContent('.model-request')) ?? '';
-    expect(request).toContain('history items 7–10 of 12');
+    expect(request).toContain('kept the last 4 of 11 history items (#7–#10)');
     expect(request).not.toContain('turn 1 words');
     expect(
       await page.$$eval('.sent-tools li', (els: unknown[]) =>
@@ -167,6 +228,69 @@ describe('inspector page in Chromium: waterfall and what the model saw', () => {
     expect(await page.content()).not.toContain(SECRET);
     await shot(page, 'what-the-model-saw');
     expect(await seriousViolations(page, ['#waterfall', '#model-request'])).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+
+  it("shows what the model saw: its instructions exactly as sent, every tool schema (a handoff's too), and what the context window kept", async () => {
+    const temp = await temps.open();
+    const expert = new Agent({
+      name: 'expert',
+      store: temp.store,
+      model: new ScriptedModel(() => ({ text: 'expert here' })),
+    });
+    const model = new ScriptedModel(
+      (request) => {
+        const last = request.items.at(-1);
+        return { text: `heard: ${last?.type === 'message' ? JSON.stringify(last.content) : ''}` };
+      },
+      { recordCalls: true },
+    );
+    // instructions of the run's context: what the definition says is a function, not the text
+    const clerk = new Agent({
+      name: 'clerk',
+      store: temp.store,
+      model,
+      history: { lastItems: 4 },
+      instructions: (ctx) => `Answer ${ctx.userId} in one line. Never share ${SECRET}.`,
+      redact: redactSecret,
+      handoffs: [expert],
+    });
+    const key = { sessionId: 'clerk-w', userId: 'ann' };
+    for (let i = 1; i <= 6; i++) await clerk.run(`turn ${i} words`, key);
+    const inspector = await startInspector({
+      runtime: clerk.runtimeFor(temp.store),
+      userId: 'ann',
+      agents: { clerk },
+    });
+    inspectors.push(inspector);
+    const page = await newPage({ viewport: { width: 1400, height: 1000 }, bypassCSP: true });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(inspector.url);
+    await page.click('tr.session[data-session="clerk-w"]');
+    await page.click('#waterfall button.wf-model');
+    await page.waitForSelector('.model-request[data-recorded="true"]');
+    // the instructions as the model got them (scrubbed by the agent's redact before storing)
+    const sent = model.calls.at(-1)!.instructions!;
+    expect(sent).toBe(`Answer ann in one line. Never share ${SECRET}.`);
+    expect(await page.textContent('.model-request pre.sent-instructions')).toBe(redactSecret(sent));
+    // the handoff's tool with its parameter schema, as the model was offered it
+    expect(
+      await page.$$eval('.sent-tools li', (els: unknown[]) =>
+        (els as Measured[]).map((el) => el.getAttribute('data-tool')),
+      ),
+    ).toEqual(['transfer_to_expert']);
+    const tool = (await page.textContent('.sent-tools li[data-tool="transfer_to_expert"]')) ?? '';
+    expect(tool).toContain('Hand the conversation over to the agent "expert"');
+    expect(tool).toContain('"type": "object"');
+    expect(tool).not.toContain('not available');
+    // the header says what the window kept of the history when the model was asked
+    expect(await page.textContent('.model-request .window-kept')).toBe(
+      'The context window kept the last 4 of 11 history items (#7–#10); 7 older left out.',
+    );
+    expect(await page.content()).not.toContain(SECRET);
+    await shot(page, 'what-the-model-saw-instructions');
+    expect(await seriousViolations(page, ['#model-request'])).toEqual([]);
     expect(errors).toEqual([]);
   });
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startInspector, type InspectorHandle } from '../src/inspect.js';
 import type { JournalEntry } from '../src/store.js';
-import { Agent, type Item } from '../src/index.js';
+import { Agent, changeSystemPrompt, clearSession, type Item } from '../src/index.js';
 import { ScriptedModel } from '../src/testing.js';
 import { summaryMessage } from '../src/items/summary-message.js';
 import { inspectorClient } from './helpers/inspector-client.js';
@@ -60,17 +60,19 @@ describe('inspector API: waterfall and what the model saw', () => {
     expect(rows).toEqual([
       'run desk (completed)',
       'model #0 model → ask_billing',
+      'tool #1 tool ask_billing',
       '  run desk › billing (completed)',
       '  model #0 model → refund',
       '  approval #2 approval check',
       '  approval-wait waits for approval: refund',
       '  tool #1 tool refund',
       '  model #3 model answer',
-      'tool #1 tool ask_billing',
       'model #2 model answer',
     ]);
     const ms = (b: Bar) => b.end - b.start;
-    const [, firstModel, , childModel, , wait, refund, , , retried] = bars;
+    const [, firstModel, call, child, childModel, , wait, refund, , retried] = bars;
+    // the sub-agent's call spans its child run
+    expect([call!.start, call!.end]).toEqual([child!.start, child!.end]);
     // durations to scale: each model call took 200 ms, the tool 50 ms, the wait 5 s
     expect([ms(firstModel!), ms(childModel!), ms(refund!), ms(wait!)]).toEqual([
       200, 200, 50, 5000,
@@ -82,6 +84,26 @@ describe('inspector API: waterfall and what the model saw', () => {
     expect(bars.filter((b) => b.retries)).toHaveLength(1);
     expect(firstModel).toMatchObject({ inputTokens: 10, outputTokens: 5 });
     expect([start, end]).toEqual([firstModel!.start, retried!.end]);
+  });
+
+  it("nests a sub-agent run still waiting under its call's bar, which spans it", async () => {
+    const { app, client } = await setup();
+    await app.desk.run('refund order o-7', { sessionId: 'refund-w', userId: 'ann' });
+    app.clock.advance(3_000);
+    const runId = await runOf(client, 'refund-w');
+    const { bars } = (await client.get(`/api/sessions/refund-w/runs/${runId}/waterfall`)).json as {
+      bars: Bar[];
+    };
+    expect(bars.map((b) => `${b.depth} ${b.kind} ${b.label}`).slice(0, 4)).toEqual([
+      '0 run desk (tools)',
+      '0 model #0 model → ask_billing',
+      '0 tool tool ask_billing',
+      '1 run desk › billing (awaitingApproval)',
+    ]);
+    const [, , call, child] = bars;
+    expect(call).toMatchObject({ open: true, start: child!.start, end: child!.end });
+    // the child still waits for a decision: 3 s and counting
+    expect(child!.end - child!.start).toBeGreaterThanOrEqual(3000);
   });
 
   it('draws a model call that failed and stopped the run red, with its reason', async () => {
@@ -97,9 +119,10 @@ describe('inspector API: waterfall and what the model saw', () => {
     ]);
     expect(failed[0]!.error).toContain('upstream overloaded');
     // the run is still the current one: its finished sub-agent run is nested under its call
-    expect(bars.map((b) => `${b.depth} ${b.label}`).slice(0, 3)).toEqual([
+    expect(bars.map((b) => `${b.depth} ${b.label}`).slice(0, 4)).toEqual([
       '0 desk (interrupted)',
       '0 #0 model → ask_billing',
+      '0 #1 tool ask_billing',
       '1 desk › billing (completed)',
     ]);
   });
@@ -121,7 +144,7 @@ describe('inspector API: waterfall and what the model saw', () => {
     };
     expect(view.recorded).toBe(true);
     // 11 items when it was asked (6 user messages, 5 answers); the window kept the last 4
-    expect(view.source).toEqual({ kind: 'history', start: 7, end: 11, historyLength: 12 });
+    expect(view.source).toEqual({ kind: 'history', start: 7, end: 11, from: 0, historyLength: 12 });
     expect(view.items.map((i) => i.position)).toEqual([7, 8, 9, 10]);
     expect(view.items.map((i) => i.item.content)).toEqual([
       'desk heard: turn 4 words',
@@ -192,6 +215,36 @@ describe('inspector API: waterfall and what the model saw', () => {
     // a range and a summary's position at most: a few numbers, however long the history
     expect(Math.max(...sizes)).toBeLessThan(80);
     expect(sizes.at(-1)).toBe(sizes.at(-3));
+  });
+
+  it('serves the instructions each request was sent, as journaled, and where the model started reading after a clear', async () => {
+    const temp = await temps.open();
+    const agent = new Agent({
+      name: 'notes',
+      model: new ScriptedModel(() => ({ text: 'ok' }), { recordCalls: true }),
+      store: temp.store,
+      instructions: 'Be brief.',
+    });
+    const key = { sessionId: 'prompted', userId: 'ann' };
+    const runtime = agent.runtimeFor(temp.store);
+    const inspector = await startInspector({ runtime, userId: 'ann' });
+    open.push(inspector);
+    // (the endpoint serves the session's current or last run: each is read after it ran)
+    const request = async (runId: string) =>
+      (await inspectorClient(inspector).get(`/api/sessions/prompted/runs/${runId}/steps/0/request`))
+        .json as { instructions?: string; source: { start: number; end: number; from: number } };
+    const first = await request((await agent.run('one', key)).id);
+    expect(first.instructions).toBe('Be brief.');
+    expect(first.source).toMatchObject({ start: 0, end: 1, from: 0 });
+    // the session's own system prompt wins from the next request on (the definition still
+    // says the first)
+    await runtime.execute(key, changeSystemPrompt('Answer in French.'));
+    const second = await request((await agent.run('two', key)).id);
+    expect(second.instructions).toBe('Answer in French.');
+    await runtime.execute(key, clearSession());
+    const third = await request((await agent.run('three', key)).id);
+    // two runs of two items before the clear: the third run's model read from position 4 on
+    expect(third.source).toMatchObject({ start: 4, end: 5, from: 4 });
   });
 
   it('an answer journaled before requests were recorded reads as not recorded', async () => {

@@ -226,7 +226,13 @@ export function modelStep(depsOf: DepsOf<ModelStepDeps>) {
       ...(toolCalls.length === 0 && agent.outputGuardrails?.length
         ? { outputGuardrails: true }
         : {}),
-      request: requestFacts(agent.agentName, request, sent?.range),
+      request: requestFacts(
+        agent.agentName,
+        request,
+        sent?.range,
+        sent ? deps.historyFrom() : 0,
+        agent.redact,
+      ),
     };
     const entry = {
       runId: input.runId,

@@ -118,7 +118,11 @@ export function toolCall(depsOf: DepsOf<ToolCallDeps>) {
                 stepSignal,
               ),
             );
-    const output = { ...toolOutput(result), ...(inDoubt ? { inDoubt } : {}) };
+    const output = {
+      ...toolOutput(result),
+      ...(inDoubt ? { inDoubt } : {}),
+      ...(rejection && !decided ? { rejected: true as const } : {}),
+    };
     const entry = {
       runId,
       step: input.step,

@@ -77,7 +77,8 @@ export interface AgentOptions<TOutput = string> extends RecoveryOptions {
   /**
    * Scrubs the app's own secrets from text before it is stored or shown to the model: the
    * errors of failed model calls (message, cause chain, nested fields) and of tools (the tool
-   * error item the model reads). The OpenAI adapter already removes its API key.
+   * error item the model reads), and the instructions each model step journals with its
+   * request (the model itself gets them whole). The OpenAI adapter already removes its API key.
    * @example redact: (text) => text.replaceAll(process.env.DB_PASSWORD!, '[REDACTED]')
    */
   redact?: ((text: string) => string) | undefined;

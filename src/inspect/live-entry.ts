@@ -37,6 +37,10 @@ type StepInput = {
   agent?: string;
   call?: { name?: string };
   calls?: unknown[];
+  /** A tool call's rejection: the call does not run. */
+  rejection?: unknown;
+  /** A durable timer's deadline (`Number.MAX_SAFE_INTEGER`: none, it waits for a decision only). */
+  deadline?: number;
 };
 type RunContextView = { agentName?: string; agentPath?: string[]; activeAgent?: string };
 
@@ -128,6 +132,7 @@ function stepWords(type: string, actor: ActorView, input: StepInput): string | u
     case 'toolCall': {
       const name = input.call?.name ?? 'tool';
       if (started) return `tool ${name} started`;
+      if (!failed && input.rejection !== undefined) return `tool ${name} rejected`;
       const isError = record(actor.output)?.['isError'] === true;
       return failed || isError ? `tool ${name} failed${failed}` : `tool ${name} finished`;
     }
@@ -137,8 +142,15 @@ function stepWords(type: string, actor: ActorView, input: StepInput): string | u
         : `approval check ${failed ? `failed${failed}` : 'done'}`;
     case 'guardrailCheck':
       return started ? 'guardrails started' : `guardrails ${failed ? `failed${failed}` : 'done'}`;
-    case 'durableTimer':
-      return started ? 'waits for a deadline' : 'deadline reached';
+    case 'durableTimer': {
+      // The run's wait for a human's decision; the timer fires only at an approval deadline.
+      const deadline = input.deadline;
+      const due =
+        typeof deadline === 'number' && deadline < Number.MAX_SAFE_INTEGER
+          ? ` (deadline ${new Date(deadline).toISOString()})`
+          : '';
+      return started ? `waits for approval${due}` : 'approval deadline reached';
+    }
     default:
       return undefined;
   }

@@ -9,6 +9,7 @@ import type { JournalEntry, SessionKey } from '../persistence/session-store.js';
 import { readCheckedJournal } from '../runs/stored-session-check.js';
 import type { SessionRuntime } from '../sessions/session-runtime.js';
 import { toToolSpec } from '../tools/tool.js';
+import { handoffTool } from '../definition/handoff-tool.js';
 import { HttpError } from './http-io.js';
 import type { InspectorAgents } from './inspector-agents.js';
 import { runDetail, type RunTreeNode } from './inspector-reads.js';
@@ -28,9 +29,24 @@ export interface ModelRequestView {
   /** False for an answer journaled before agentstate recorded its request. */
   recorded: boolean;
   agent?: string | undefined;
-  /** How the items were chosen: history positions, or a sub-agent run's own conversation. */
+  /** The system instructions as journaled with the request (absent: none were sent). */
+  instructions?: string | undefined;
+  /**
+   * How the items were chosen: history positions, or a sub-agent run's own conversation. For
+   * the history: the window `[start, end)` of the `end - from` items the model could read when
+   * it was asked (`historyLength`: the history's length now), with the summary's and the
+   * pinned message's positions.
+   */
   source?:
-    | { kind: 'history'; start: number; end: number; historyLength: number }
+    | {
+        kind: 'history';
+        start: number;
+        end: number;
+        from: number;
+        summary?: number | undefined;
+        pinned?: number | undefined;
+        historyLength: number;
+      }
     | { kind: 'sub-run' }
     | undefined;
   items?: SentItem[] | undefined;
@@ -89,6 +105,7 @@ export async function modelRequest(
     step,
     recorded: true,
     agent: facts.agent,
+    ...(facts.instructions === undefined ? {} : { instructions: facts.instructions }),
     ...(await sentItems(runtime, key, facts, journal, step, found)),
     tools: toolsOffered(agents.defined(), facts),
     settings: {
@@ -161,7 +178,15 @@ async function sentItems(
   };
   const range = await runtime.store.readHistory(key, window.start, window.end);
   return {
-    source: { kind: 'history', start: window.start, end: window.end, historyLength },
+    source: {
+      kind: 'history',
+      start: window.start,
+      end: window.end,
+      from: window.from ?? 0,
+      ...(window.summary === undefined ? {} : { summary: window.summary }),
+      ...(window.pinned === undefined ? {} : { pinned: window.pinned }),
+      historyLength,
+    },
     items: [
       ...(await one(window.summary, 'summary')),
       ...(await one(window.pinned, 'pinned')),
@@ -190,15 +215,16 @@ async function subRunInput(
 /**
  * The tools a request offered, by their journaled names; each one's description and parameter
  * schema from the agent's definition when the inspector was given that agent (its `agents`),
- * found through sub-agent tools and handoffs too.
+ * found through sub-agent tools and handoffs too; a handoff's tool as `handoffTool` makes it.
  */
 function toolsOffered(
   roots: Agent<unknown>[],
   facts: ModelRequestFacts,
 ): ModelRequestView['tools'] {
   const options = definitionOf(roots, facts.agent);
+  const handoffs = (options?.handoffs ?? []).map((h) => handoffTool(h));
   return facts.tools.map((name) => {
-    const t = options?.tools?.find((x) => x.name === name);
+    const t = [...(options?.tools ?? []), ...handoffs].find((x) => x.name === name);
     if (!t) return { name };
     const spec = toToolSpec(t);
     return { name, description: spec.description, parameters: spec.parameters };

@@ -32,6 +32,8 @@ export interface TimelineStep {
     arguments?: string | undefined;
     output: string;
     isError: boolean;
+    /** The call was rejected and did not run (the model read the rejection). */
+    rejected?: boolean | undefined;
   };
   approvals?: { callId: string; needsApproval: boolean; deadline?: number | undefined }[];
   /** A guardrail step's results (input or output guardrails). */
@@ -123,6 +125,7 @@ export function runTimeline(journal: readonly JournalEntry[]): TimelineStep[] {
               arguments: call?.arguments,
               output: o.result?.output ?? '',
               isError: o.isError,
+              ...(o.rejected ? { rejected: true } : {}),
             },
             changes: [],
           };

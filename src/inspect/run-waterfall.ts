@@ -22,6 +22,8 @@ export interface WaterfallBar {
   retries?: number | undefined;
   /** Why it failed (a tool error, a tripped guardrail, a failed model call). */
   error?: string | undefined;
+  /** A call that was rejected (by a human, a deadline or a permission policy): it did not run. */
+  rejected?: boolean | undefined;
   inputTokens?: number | undefined;
   outputTokens?: number | undefined;
   costUsd?: number | undefined;
@@ -73,12 +75,15 @@ function addRun(bars: WaterfallBar[], node: RunTreeNode, depth: number, now: num
   // In the order they ran: an approval check is numbered after the calls it checks.
   const steps = [...node.timeline].sort((a, b) => startOf(a) - startOf(b) || a.step - b.step);
   let previousEnd: number | undefined;
-  const nested = (callId: string) => {
+  /** The sub-agent run of call `callId` nested at the end of `bars`; its run bar, if any. */
+  const nested = (callId: string): WaterfallBar | undefined => {
     const childId = subRunOf.get(callId);
     const child = childId === undefined ? undefined : children.get(childId);
-    if (!child) return;
+    if (!child) return undefined;
     children.delete(child.runId);
+    const at = bars.length;
     addRun(bars, child, depth + 1, now);
+    return bars[at];
   };
   for (const step of steps) {
     if (step.tool) {
@@ -89,10 +94,17 @@ function addRun(bars: WaterfallBar[], node: RunTreeNode, depth: number, now: num
           waitBar(node.runId, depth, step.tool.callId, step.tool.name, from, startOf(step)),
         );
       }
-      nested(step.tool.callId);
     }
-    bars.push(stepBar(node.runId, depth, step, previousEnd));
+    const bar = stepBar(node.runId, depth, step, previousEnd);
+    bars.push(bar);
     previousEnd = step.endedAt;
+    // A sub-agent's call spans its child run, which is nested under it.
+    const child = step.tool ? nested(step.tool.callId) : undefined;
+    if (child) {
+      bar.start = Math.min(bar.start, child.start);
+      bar.end = Math.max(bar.end, child.end);
+      if (child.open) bar.open = true;
+    }
     for (const c of step.model?.toolCalls ?? []) if (c.subRunId) subRunOf.set(c.callId, c.subRunId);
     for (const a of step.approvals ?? [])
       if (a.needsApproval) waitsFrom.set(a.callId, step.endedAt);
@@ -103,7 +115,24 @@ function addRun(bars: WaterfallBar[], node: RunTreeNode, depth: number, now: num
   for (const [callId, from] of waitsFrom) {
     bars.push({ ...waitBar(node.runId, depth, callId, names.get(callId), from, now), open: true });
   }
-  for (const callId of subRunOf.keys()) nested(callId);
+  // A sub-agent's call not journaled yet (its child still runs): its bar, the child under it.
+  for (const [callId, childId] of subRunOf) {
+    if (!children.has(childId)) continue;
+    const call: WaterfallBar = {
+      id: `${node.runId}/call/${callId}`,
+      runId: node.runId,
+      depth,
+      kind: 'tool',
+      label: `tool ${names.get(callId) ?? callId}`,
+      start: now,
+      end: now,
+      open: true,
+    };
+    bars.push(call);
+    const child = nested(callId)!;
+    call.start = child.start;
+    call.end = Math.max(child.end, call.start);
+  }
   const journaled = new Set(steps.map((s) => s.step));
   for (const [key, started] of Object.entries(node.started ?? {})) {
     const step = Number(key);
@@ -179,7 +208,10 @@ function stepBar(
     bar.outputTokens = step.model.usage.outputTokens;
     bar.costUsd = step.model.usage.costUsd;
   }
-  if (step.tool?.isError) bar.error = step.tool.output;
+  if (step.tool?.rejected) {
+    bar.rejected = true;
+    bar.label += ' (rejected)';
+  } else if (step.tool?.isError) bar.error = step.tool.output;
   const tripped = step.guardrails?.find((g) => g.tripwire);
   if (tripped) bar.error = `guardrail ${tripped.name} tripped`;
   return bar;

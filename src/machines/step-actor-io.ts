@@ -56,8 +56,14 @@ export interface ModelStepOutput {
  */
 export interface ModelRequestFacts {
   agent: string;
-  /** The history positions sent (see `WindowRange`); absent for a sub-agent run's conversation. */
-  window?: { start: number; end: number; pinned?: number; summary?: number } | undefined;
+  /** The system instructions as sent (scrubbed by the agent's `redact`); absent: none. */
+  instructions?: string | undefined;
+  /**
+   * The history positions sent (see `WindowRange`); `from`: where the model starts reading the
+   * history (absent: 0). Absent for a sub-agent run's conversation.
+   */
+  window?:
+    { start: number; end: number; pinned?: number; summary?: number; from?: number } | undefined;
   tools: string[];
   model?: string | undefined;
   maxOutputTokens?: number | undefined;
@@ -115,6 +121,8 @@ export interface ToolCallOutput {
   result?: ToolResultItem | undefined;
   /** Set when the call was in doubt after a crash: how it was resolved. */
   inDoubt?: InDoubtRecord | undefined;
+  /** Set when the call was rejected (a human, a deadline or a permission policy): it did not run. */
+  rejected?: true | undefined;
   /**
    * Set (never journaled) when the call is in doubt and its tool asks an operator: the run
    * pauses; `reconcile` is what the tool's `reconcile` answered, if it has one.

@@ -14,6 +14,7 @@ button.wf-bar:focus-visible { outline: 2px solid var(--fg); outline-offset: 1px;
 .wf-approval-wait { background: repeating-linear-gradient(45deg, #fde68a, #fde68a 4px, #fff7d6 4px, #fff7d6 8px); border: 1px solid var(--hiline); }
 .wf-run { background: #cbd5e1; height: 6px; top: 4px; }
 .wf-error { background: var(--err); }
+.wf-rejected { background: repeating-linear-gradient(90deg, var(--muted), var(--muted) 4px, transparent 4px, transparent 6px); }
 .wf-open { opacity: 0.7; }
 .wf-wait-retry { position: absolute; top: 5px; height: 4px; background: repeating-linear-gradient(90deg, var(--err), var(--err) 3px, transparent 3px, transparent 6px); }
 .wf-facts { color: var(--muted); }

@@ -144,6 +144,7 @@ export interface TimelineStep {
     arguments?: string | undefined;
     output: string;
     isError: boolean;
+    rejected?: boolean;
   };
   approvals?: { callId: string; needsApproval: boolean }[];
   guardrails?: { kind: string; name: string; tripwire: boolean }[];

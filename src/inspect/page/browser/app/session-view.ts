@@ -120,7 +120,13 @@ function renderDetail(page: Page): void {
           'run machine · ',
           h('span', { id: 'run-state' }, state.run ? state.run.state : 'no run'),
         ),
-        state.run ? renderRunCharts(state.run.tree) : null,
+        state.run
+          ? renderRunCharts(state.run.tree)
+          : h(
+              'p',
+              { class: 'muted hint', id: 'run-chart-empty' },
+              'No run to draw yet: send this session a message (run its agent with this sessionId) and its run appears here, with the path it takes through the machine.',
+            ),
       ),
     ),
     h('h2', {}, 'Runs'),

@@ -33,14 +33,19 @@ export interface LaidState extends ChartBox {
   passThrough: boolean;
 }
 
-/** A point the chart draws without a state: an initial dot, or "any state" of a compound. */
+/**
+ * A point the chart draws without a state: an initial dot, "any state" of a compound, or the
+ * box that gathers the many transitions into one state (`group`: one arrow from it).
+ */
 export interface ChartMarker extends ChartBox {
-  /** `<parent>#initial` or `<parent>#any` (`#initial` is the machine's own). */
+  /** `<parent>#initial`, `<parent>#any` (`#initial` is the machine's own), or `<target>#from`. */
   id: string;
-  kind: 'initial' | 'any';
+  kind: 'initial' | 'any' | 'group';
   parent: string;
   /** For `any`: the transitions every state of `parent` has that stay in it. */
   internal: string[];
+  /** For `group`: the transitions it gathers, one line each (`modelCall: error`). */
+  gathered?: string[] | undefined;
 }
 
 /** One transition to one target, laid out. */
@@ -58,6 +63,13 @@ export interface LaidEdge {
   points: [number, number][];
   /** Where the label is drawn (absent for an unlabelled edge). */
   labelBox?: ChartBox | undefined;
+  /**
+   * Set on a transition drawn as a line of a `group` marker (this marker's id), not as an arrow
+   * of its own; the marker's one arrow (`gathers`: their ids) stands for them all.
+   */
+  groupedIn?: string | undefined;
+  /** The ids of the transitions this arrow, from a `group` marker, stands for. */
+  gathers?: string[] | undefined;
 }
 
 /** One machine's chart. */
@@ -81,7 +93,10 @@ export function stateLines(state: Pick<LaidState, 'key' | 'invokes' | 'spawns' |
   ];
 }
 
-/** The lines an "any state" marker shows. */
-export function markerLines(marker: Pick<ChartMarker, 'parent' | 'internal'>) {
+/** The lines an "any state" marker shows, or a `group` marker: the transitions it gathers. */
+export function markerLines(
+  marker: Pick<ChartMarker, 'parent' | 'internal'> & Partial<Pick<ChartMarker, 'gathered'>>,
+) {
+  if (marker.gathered) return ['from any of:', ...marker.gathered];
   return [marker.parent ? `any state of ${marker.parent}` : 'any state', ...marker.internal];
 }

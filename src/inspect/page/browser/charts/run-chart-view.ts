@@ -3,7 +3,8 @@ import { CHART_LAYOUTS } from './chart-layouts.js';
 import { append, clear, h, type Child } from '../dom.js';
 import { dur } from '../format.js';
 import { drawChart, visitText } from './state-chart.js';
-import { runPath, type RunPath } from './state-chart-path.js';
+import { activePaths, runPath, type RunPath } from './state-chart-path.js';
+import type { ChartLayout } from './chart-layout.js';
 
 /** The session machine's chart, its current state highlighted. */
 export function renderSessionChart(state: string): SVGElement {
@@ -38,13 +39,21 @@ export function renderRunCharts(node: RunTreeNode, depth = 0, parent?: RunTreeNo
       ?.querySelectorAll(':scope > .chart-scroll g.state-node')
       .forEach((g) => g.classList.toggle('selected', g.getAttribute('data-state') === state));
   };
-  const svg = drawChart(depth === 0 ? 'run' : 'subrun', layout, node.state, {
-    id: `chart-${node.runId}`,
-    path,
-    children,
-    onSelect: select,
-  });
-  svg.setAttribute('data-run', node.runId);
+  const chart = () => {
+    const svg = drawChart(depth === 0 ? 'run' : 'subrun', layout, node.state, {
+      id: `chart-${node.runId}`,
+      path,
+      children,
+      onSelect: select,
+    });
+    svg.setAttribute('data-run', node.runId);
+    return h('div', { class: 'chart-scroll' }, svg);
+  };
+  // A sub-agent run runs the same machine: its path in a line, its chart on demand.
+  const body: Child[] =
+    depth === 0
+      ? [zoomButton(), chart()]
+      : [compactPath(layout, path, node.state, select), fullChartButton(chart)];
   return h(
     'div',
     { class: 'run-chart', id: `chart-${node.runId}`, 'data-run': node.runId, 'data-depth': depth },
@@ -69,22 +78,7 @@ export function renderRunCharts(node: RunTreeNode, depth = 0, parent?: RunTreeNo
         ? [' · in ', chartLink(parent, `${parent.agentPath.join(' › ')} ${holder}`)]
         : null,
     ),
-    h(
-      'button',
-      {
-        type: 'button',
-        class: 'chart-zoom',
-        'aria-pressed': 'false',
-        onclick: (event) => {
-          const button = event.currentTarget as HTMLButtonElement;
-          const actual = button.nextElementSibling?.classList.toggle('actual') === true;
-          button.setAttribute('aria-pressed', String(actual));
-          button.textContent = actual ? 'fit to width' : 'actual size';
-        },
-      },
-      'actual size',
-    ),
-    h('div', { class: 'chart-scroll' }, svg),
+    body,
     steps,
     node.children.length
       ? h(
@@ -93,6 +87,93 @@ export function renderRunCharts(node: RunTreeNode, depth = 0, parent?: RunTreeNo
           node.children.map((child) => renderRunCharts(child, depth + 1, node)),
         )
       : null,
+  );
+}
+
+/**
+ * The chart opens at its own size, where its text is 11px (the pane scrolls); "fit to width"
+ * shrinks it into the pane for an overview, "actual size" goes back.
+ */
+function zoomButton(): HTMLButtonElement {
+  return h(
+    'button',
+    {
+      type: 'button',
+      class: 'chart-zoom',
+      'aria-pressed': 'false',
+      onclick: (event) => {
+        const button = event.currentTarget as HTMLButtonElement;
+        const fit = button.nextElementSibling?.classList.toggle('fit') === true;
+        button.setAttribute('aria-pressed', String(fit));
+        button.textContent = fit ? 'actual size' : 'fit to width';
+      },
+    },
+    'fit to width',
+  );
+}
+
+/** Shows (and hides) a sub-agent run's full chart below its path, drawn at the first click. */
+function fullChartButton(chart: () => HTMLElement): HTMLButtonElement {
+  let drawn: HTMLElement | undefined;
+  return h(
+    'button',
+    {
+      type: 'button',
+      class: 'chart-full-toggle',
+      'aria-expanded': 'false',
+      onclick: (event) => {
+        const button = event.currentTarget as HTMLButtonElement;
+        const open = button.getAttribute('aria-expanded') !== 'true';
+        if (open && !drawn) {
+          drawn = chart();
+          button.after(drawn);
+        }
+        drawn?.toggleAttribute('hidden', !open);
+        button.setAttribute('aria-expanded', String(open));
+        button.textContent = open ? 'hide the full chart' : 'show the full chart';
+      },
+    },
+    'show the full chart',
+  );
+}
+
+/**
+ * A run's path in one line: the states it entered, in the order it first entered them, with
+ * how often (compound states left out: their states say it), its current state marked. Each
+ * state lists its steps when chosen.
+ */
+function compactPath(
+  layout: ChartLayout,
+  path: RunPath,
+  state: string,
+  select: (state: string) => void,
+): HTMLOListElement {
+  const compound = new Set(
+    layout.states.filter((s) => s.type === 'compound' || s.type === 'parallel').map((s) => s.path),
+  );
+  const hops = [...path.visits.entries()].filter(([p]) => !compound.has(p));
+  const current = activePaths(state);
+  return h(
+    'ol',
+    { class: 'compact-path', 'aria-label': 'the states this run went through' },
+    hops.map(([p, visit], i) =>
+      h(
+        'li',
+        {},
+        i ? h('span', { class: 'arrow', 'aria-hidden': 'true' }, '→') : null,
+        h(
+          'button',
+          {
+            type: 'button',
+            class: `hop${current.has(p) ? ' current' : ''}`,
+            'data-state': p,
+            title: visitText(path, p),
+            onclick: () => select(p),
+          },
+          `${p}${visit.entered > 1 ? ` ×${visit.entered}` : ''}${current.has(p) ? ' (now)' : ''}`,
+        ),
+      ),
+    ),
   );
 }
 
@@ -108,7 +189,7 @@ function chartLink(node: RunTreeNode, text: string): HTMLAnchorElement {
         event.preventDefault();
         const el = document.getElementById(`chart-${node.runId}`);
         el?.scrollIntoView({ block: 'nearest' });
-        el?.querySelector<SVGElement>('g.state-node')?.focus();
+        el?.querySelector<HTMLElement | SVGElement>('g.state-node, .compact-path button')?.focus();
       },
     },
     text,
@@ -168,7 +249,7 @@ function showSteps(
 /** A step in a few words: the tool it ran, the calls the model asked for, what a check said. */
 function describe(step: TimelineStep): string {
   if (step.tool)
-    return `${step.tool.name ?? step.tool.callId}${step.tool.isError ? ' (error)' : ''}`;
+    return `${step.tool.name ?? step.tool.callId}${step.tool.rejected ? ' (rejected)' : step.tool.isError ? ' (error)' : ''}`;
   if (step.model) {
     return step.model.toolCalls.length
       ? `asked for ${step.model.toolCalls.map((c) => c.name).join(', ')}`

@@ -80,17 +80,27 @@ export function drawChart(
       );
       continue;
     }
-    const g = svg('g', { class: 'any-state', 'data-marker': m.id });
+    const group = m.kind === 'group';
+    const g = svg('g', { class: group ? 'group-marker' : 'any-state', 'data-marker': m.id });
     g.appendChild(svg('rect', { x: m.x, y: m.y, width: m.w, height: m.h, rx: 4 }));
     markerLines(m).forEach((line, i) =>
-      g.appendChild(svg('text', { x: m.x + 8, y: m.y + FIRST + i * LINE_H }, line)),
+      g.appendChild(
+        svg(
+          'text',
+          { x: m.x + 8, y: m.y + FIRST + i * LINE_H, ...(group && i ? { class: 'detail' } : {}) },
+          line,
+        ),
+      ),
     );
     root.appendChild(g);
   }
   for (const e of layout.edges) {
-    const taken = run?.edges.has(e.id) === true;
+    // A transition gathered in a group marker is a line of it; the marker's arrow is drawn.
+    if (e.groupedIn) continue;
+    const taken =
+      run?.edges.has(e.id) === true || e.gathers?.some((id) => run?.edges.has(id)) === true;
     const g = svg('g', {
-      class: `edge${taken ? ' taken' : ''}${e.event === '' ? ' initial' : ''}`,
+      class: `edge${taken ? ' taken' : ''}${e.gathers ? ' group' : e.event === '' ? ' initial' : ''}`,
       'data-edge': e.id,
       'data-from': e.from,
       'data-to': e.to,
@@ -194,7 +204,7 @@ function drawState(s: LaidState, current: Set<string>, overlay: ChartOverlay): S
   );
   if (badgeText) {
     const text = badgeText;
-    const w = text.length * 6 + 8;
+    const w = Math.ceil(text.length * 6.4) + 8;
     const badge = svg('g', { class: 'visits', 'aria-hidden': 'true' });
     badge.appendChild(
       svg('rect', { x: s.x + s.w - w + 4, y: s.y - 8, width: w, height: 14, rx: 7 }),

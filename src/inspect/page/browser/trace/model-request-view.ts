@@ -10,8 +10,18 @@ interface ModelRequestView {
   step: number;
   recorded: boolean;
   agent?: string;
+  instructions?: string;
   source?:
-    { kind: 'history'; start: number; end: number; historyLength: number } | { kind: 'sub-run' };
+    | {
+        kind: 'history';
+        start: number;
+        end: number;
+        from: number;
+        summary?: number;
+        pinned?: number;
+        historyLength: number;
+      }
+    | { kind: 'sub-run' };
   items?: {
     position?: number;
     role?: 'summary' | 'pinned';
@@ -68,18 +78,22 @@ function renderModelRequest(v: ModelRequestView): HTMLElement {
       answer,
     );
   }
-  const source = v.source;
-  const window =
-    source?.kind === 'history'
-      ? `history items ${source.start}–${source.end - 1} of ${source.historyLength} (the context window kept ${v.items?.length ?? 0})`
-      : 'the sub-agent run’s own conversation (its input and its earlier steps)';
   return h(
     'div',
     { class: 'model-request', 'data-recorded': 'true' },
     head,
+    h('p', { class: 'window-kept' }, windowKept(v)),
+    h('h4', {}, 'System instructions (as sent)'),
+    v.instructions === undefined
+      ? h(
+          'p',
+          { class: 'muted sent-instructions', 'data-none': 'true' },
+          'none recorded: none were sent, or the step was journaled before agentstate recorded them',
+        )
+      : h('pre', { class: 'sent-instructions' }, v.instructions),
     h('h4', {}, 'Settings'),
     json(v.settings ?? {}),
-    h('h4', {}, `Items sent: ${window}`),
+    h('h4', {}, `Items sent (${v.items?.length ?? 0})`),
     h(
       'ol',
       { class: 'sent-items' },
@@ -107,6 +121,32 @@ function renderModelRequest(v: ModelRequestView): HTMLElement {
     ),
     answer,
   );
+}
+
+/**
+ * What the context window kept, in words, from the journaled window: "The context window kept
+ * the last 4 of 11 history items (#7–#10); 7 older left out."
+ */
+function windowKept(v: ModelRequestView): string {
+  const source = v.source;
+  if (source?.kind !== 'history') {
+    return 'A sub-agent run: the model read its own conversation (its input and its earlier steps), not the session history.';
+  }
+  const { start, end, from, summary, pinned } = source;
+  const total = end - from;
+  const kept = (v.items ?? []).filter((s) => s.role === undefined).length;
+  const range = end > start ? ` (#${start}–#${end - 1})` : '';
+  const words = [
+    start === from
+      ? `The context window kept all ${total} history items${range}`
+      : `The context window kept the last ${kept} of ${total} history items${range}`,
+  ];
+  const left = start - from - (pinned === undefined ? 0 : 1);
+  if (summary !== undefined) words.push(`older ones sent as the summary at #${summary}`);
+  else if (left > 0) words.push(`${left} older left out`);
+  if (pinned !== undefined) words.push(`the newest user message (#${pinned}) pinned in front`);
+  if (from > 0) words.push(`the ${from} items before the last clear not read`);
+  return `${words.join('; ')}.`;
 }
 
 function itemRow(s: NonNullable<ModelRequestView['items']>[number]): HTMLLIElement {

@@ -111,7 +111,11 @@ function renderStep(step: TimelineStep): HTMLLIElement {
       'div',
       {},
       `${step.tool.name}(${step.tool.arguments || ''}) `,
-      step.tool.isError ? h('span', { class: 'badge error' }, 'error') : null,
+      step.tool.rejected
+        ? h('span', { class: 'badge' }, 'rejected')
+        : step.tool.isError
+          ? h('span', { class: 'badge error' }, 'error')
+          : null,
       h('div', { class: 'message' }, step.tool.output),
     );
   } else if (step.approvals) {
@@ -148,7 +152,9 @@ function renderStep(step: TimelineStep): HTMLLIElement {
   return h(
     'li',
     {
-      class: step.kind + (step.tool && step.tool.isError ? ' failed' : ''),
+      class:
+        step.kind +
+        (step.tool?.rejected ? ' rejected' : step.tool && step.tool.isError ? ' failed' : ''),
       'data-step': step.step,
     },
     head,

@@ -20,6 +20,7 @@ export interface WaterfallBar {
   restarts?: number;
   retries?: number;
   error?: string;
+  rejected?: boolean;
   inputTokens?: number;
   outputTokens?: number;
   costUsd?: number;
@@ -89,9 +90,10 @@ function row(w: Waterfall, bar: WaterfallBar, open: (bar: WaterfallBar) => void)
     'wf-bar',
     `wf-${bar.kind}`,
     bar.error ? 'wf-error' : '',
+    bar.rejected ? 'wf-rejected' : '',
     bar.open ? 'wf-open' : '',
   ].join(' ');
-  const title = `${bar.label}: ${facts}${bar.error ? ` · error: ${bar.error}` : ''}`;
+  const title = `${bar.label}: ${facts}${bar.error ? ` · error: ${bar.error}` : ''}${bar.rejected ? ' · rejected: it did not run' : ''}`;
   const barEl = place(
     bar.kind === 'model' && bar.step !== undefined
       ? h('button', {
@@ -121,6 +123,13 @@ function row(w: Waterfall, bar: WaterfallBar, open: (bar: WaterfallBar) => void)
         )
       : null,
     bar.error ? h('span', { class: 'badge error wf-reason' }, bar.error) : null,
+    bar.rejected
+      ? h(
+          'span',
+          { class: 'badge wf-rejected-mark', title: 'rejected: it did not run' },
+          'rejected',
+        )
+      : null,
   ];
   return h(
     'div',
