@@ -3,6 +3,7 @@ import pg from 'pg';
 import { AgentStateError } from '../../errors/agentstate-error.js';
 import { SessionSaveFailedError, StoreUnavailableError } from '../../errors/session-errors.js';
 import type { SessionKey, StoreStats } from '../session-store.js';
+import { databaseUnreachable } from './database-unreachable.js';
 import { migrateSchema, quoteIdent } from './postgres-schema.js';
 import { PostgresStatements } from './postgres-statements.js';
 import type { PostgresSessionStoreOptions } from './postgres-store-options.js';
@@ -90,7 +91,9 @@ export class PostgresDatabase {
       );
       return result.rowCount ?? 0;
     } catch (error) {
-      throw new SessionSaveFailedError(key.sessionId, error);
+      throw new SessionSaveFailedError(key.sessionId, error, {
+        unreachable: databaseUnreachable(error),
+      });
     }
   }
 
