@@ -29,6 +29,8 @@ export class PostgresDatabase {
   };
   private readonly pool: pg.Pool;
   private readonly ownsPool: boolean;
+  /** Whether a schema without the store gets one (else `StoreNotFoundError`). */
+  private readonly create: boolean;
   private migrated: Promise<void> | undefined;
   private batches = 0;
   private bytesWritten = 0;
@@ -46,17 +48,20 @@ export class PostgresDatabase {
       });
     if (this.ownsPool) this.pool.on('error', () => undefined); // idle client lost: reconnects
     this.schema = options.schema ?? 'public';
+    this.create = options.create ?? true;
     this.sql = new PostgresStatements(this.table, this.channel('saves'));
   }
 
   /** Creates or migrates the tables once; a newer schema is `UnsupportedSchemaVersionError`. */
   ready(): Promise<void> {
-    this.migrated ??= migrateSchema(this.pool, this.schema).catch((error: unknown) => {
-      this.migrated = undefined;
-      throw error instanceof AgentStateError
-        ? error
-        : new StoreUnavailableError('create or migrate its schema', error);
-    });
+    this.migrated ??= migrateSchema(this.pool, this.schema, undefined, this.create).catch(
+      (error: unknown) => {
+        this.migrated = undefined;
+        throw error instanceof AgentStateError
+          ? error
+          : new StoreUnavailableError('create or migrate its schema', error);
+      },
+    );
     return this.migrated;
   }
 
