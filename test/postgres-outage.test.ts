@@ -4,6 +4,7 @@ import { FakeClock } from '../src/testing.js';
 import { PostgresSessionStore } from '../src/postgres.js';
 import { describeSession } from '../src/runs/session-view.js';
 import { SAVE_RETRY_WAITS_MS } from '../src/session-host/save-retries.js';
+import { databaseUnreachable } from '../src/persistence/postgres/database-unreachable.js';
 import { until } from './helpers/async.js';
 import { key, payModel, payTool } from './helpers/in-doubt-payment.js';
 import { useOwnPostgres } from './helpers/postgres-tests.js';
@@ -137,5 +138,19 @@ describe('a store outage while a tool runs (PostgreSQL)', () => {
       serverBack();
       await cleanup();
     }
+  });
+
+  it("what counts as unreachable: a connection's failures, not a statement's", () => {
+    const sql = (code: string) => Object.assign(new Error('database error'), { code });
+    expect(databaseUnreachable(sql('57P01'))).toBe(true); // terminating connection (shutdown)
+    expect(databaseUnreachable(sql('57P03'))).toBe(true); // the database system is starting up
+    expect(databaseUnreachable(sql('08006'))).toBe(true); // connection failure
+    expect(databaseUnreachable(sql('53300'))).toBe(true); // too many connections
+    expect(databaseUnreachable(sql('ECONNREFUSED'))).toBe(true);
+    expect(databaseUnreachable(new Error('Connection terminated unexpectedly'))).toBe(true);
+    expect(databaseUnreachable(sql('23505'))).toBe(false); // unique violation
+    expect(databaseUnreachable(sql('42P01'))).toBe(false); // undefined table
+    expect(databaseUnreachable(sql('22P02'))).toBe(false); // invalid input
+    expect(databaseUnreachable(new TypeError('bad value'))).toBe(false);
   });
 });
