@@ -266,6 +266,7 @@ export {
   StoreOpenFailedError,
 } from './errors/session-errors.js';
 export { MessageQueuedError } from './errors/message-queued-error.js';
+export { StoreNotFoundError } from './errors/store-not-found-error.js';
 export { ForkPositionError, InvalidReplayError, RunNotFoundError } from './errors/replay-errors.js';
 export { RecoveryExhaustedError } from './errors/recovery-exhausted-error.js';
 export type { RecoveryExhaustedHook, StepRef } from './errors/recovery-exhausted-error.js';

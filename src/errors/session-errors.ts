@@ -83,13 +83,18 @@ export class UnsupportedSchemaVersionError extends AgentStateError {
   }
 }
 
-/** Writing a session failed; the batch was not applied. */
+/**
+ * Writing a session failed; the batch was not applied. `unreachable` when the store could not
+ * be reached (a shared database down or restarting): the same save may succeed once it is back.
+ */
 export class SessionSaveFailedError extends AgentStateError {
-  constructor(sessionId: string, cause: unknown) {
+  readonly unreachable: boolean;
+  constructor(sessionId: string, cause: unknown, options: { unreachable?: boolean } = {}) {
     super('SESSION_SAVE_FAILED', `Saving session "${sessionId}" failed: ${String(cause)}`, {
       sessionId,
       cause,
     });
+    this.unreachable = options.unreachable ?? false;
   }
 }
 

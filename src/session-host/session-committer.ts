@@ -10,6 +10,7 @@ import { sessionStatusOf } from '../runs/session-status.js';
 import { storedRun } from '../runs/stored-run.js';
 import { sameJson } from '../validation/same-json.js';
 import { subtractUsd } from '../validation/usd-amount.js';
+import { saveRetryWait } from './save-retries.js';
 
 type StateValue = Parameters<typeof sessionStatusOf>[0];
 
@@ -61,6 +62,8 @@ export class SessionCommitter {
   private finish: ((failure: unknown) => void) | undefined;
   /** Someone waits for the running saves: only then can they end rejected. */
   private awaited = false;
+  /** Failed tries of the save under way (see `saveRetryWait`). */
+  private retries = 0;
   /**
    * The last stored persisted snapshot: an actor that did not move (e.g. restored) saves
    * nothing. Compared as JSON without stringifying it (`sameJson`): XState's persisted
@@ -234,6 +237,7 @@ export class SessionCommitter {
       saving.then(
         (record) => {
           try {
+            this.retries = 0;
             this.record = record;
             this.log.committed(drained.items, drained.journal);
             this.storedSnapshot = persisted;
@@ -244,8 +248,17 @@ export class SessionCommitter {
           this.next();
         },
         (error: unknown) => {
-          this.failed(drained, error);
-          this.next();
+          const wait = saveRetryWait(error, drained, this.retries);
+          if (wait === undefined) {
+            this.failed(drained, error);
+            this.next();
+            return;
+          }
+          // The store is unreachable and this process alone knows a tool's result: saved again.
+          this.retries += 1;
+          this.log.restore(drained);
+          this.due = this.forced = true;
+          void this.clock.sleepUntil(this.clock.now() + wait).then(() => this.next());
         },
       );
       return true;

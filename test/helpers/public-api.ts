@@ -82,6 +82,7 @@ export const ROOT_VALUES = [
   'MessageQueuedError',
   'LeaseLostError',
   'StoreUnavailableError',
+  'StoreNotFoundError',
   'StoreLockedError',
   'StoreOpenFailedError',
   'ApprovalCheckError',

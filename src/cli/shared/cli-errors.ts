@@ -31,6 +31,7 @@ const NOT_FOUND: readonly ErrorCode[] = [
   'RUN_NOT_FOUND',
   'UNKNOWN_CALL',
   'NOT_IN_DOUBT',
+  'STORE_NOT_FOUND',
 ];
 const CONFLICT: readonly ErrorCode[] = [
   'SESSION_CONFLICT',

@@ -11,7 +11,8 @@ export interface CliPostgres {
  * Opens the PostgreSQL store at `connectionString` (tables in `schema`), loading the store (and
  * the `pg` package, an optional peer dependency) only when a command asks for it. Many
  * processes share such a store: a run another process executes is reached through its decision
- * inbox. A connection failure is `StoreUnavailableError`.
+ * inbox. A connection failure is `StoreUnavailableError`; a schema that holds no store is
+ * `StoreNotFoundError` (exit 3), and nothing is created.
  */
 export async function openCliPostgres(
   connectionString: string,
@@ -23,6 +24,7 @@ export async function openCliPostgres(
   const store = await PostgresSessionStore.open({
     connectionString,
     poolSize: 2,
+    create: false, // an operator's command works on an app's store: a typo'd schema is not found
     ...(schema === undefined ? {} : { schema }),
   });
   return { runtime: cliRuntime(store), close: () => store.close() };

@@ -16,6 +16,7 @@ import { type AuditEntry, type AuditPage, type AuditQuery } from '../audit-log.j
 import { auditOps, scanAudit } from './kv-audit.js';
 import { deadlineOps, purgedDeadlineOps, scanDueDeadlines } from './deadline-index.js';
 import { getAll, type KvBackend, type KvOp } from './backends/kv-backend.js';
+import type { KvRange } from '../key-range.js';
 import { readHistoryRange } from './kv-history-range.js';
 import { KvMessageInbox } from './kv-message-inbox.js';
 import type { MessageInbox } from '../message-inbox.js';
@@ -381,6 +382,8 @@ export class KvSessionStore implements SessionStore, SessionLeases {
   async purge(key: SessionKey, audit?: readonly AuditEntry[]): Promise<void> {
     const recordKey = keys.recordKey(key);
     const audited = auditOps(audit);
+    /** Where the session's keys were: compacted once deleted, so its bytes leave the disk. */
+    const erased: KvRange[] = [];
     await this.writes.run(async (view) => {
       // Existence only: a corrupt record can still be purged.
       const changesKey = keys.recordChangesKey(key);
@@ -400,6 +403,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
         keys.subRunRange(key),
         keys.messageRange(key),
       ];
+      erased.push(...ops.map((op) => ({ gte: op.key, lt: op.key })), ...ranges);
       for (const range of ranges) {
         for await (const entryKey of view.keys(range)) ops.push(del(entryKey));
       }
@@ -412,6 +416,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
       };
       return { ops, written, endsGroup: true };
     }, writeFailed(key.sessionId));
+    await this.backend.compact?.(erased);
   }
 
   // The leases are kept by their own class (methods here, so that a subclass can wrap them).

@@ -3,6 +3,7 @@ import pg from 'pg';
 import { AgentStateError } from '../../errors/agentstate-error.js';
 import { SessionSaveFailedError, StoreUnavailableError } from '../../errors/session-errors.js';
 import type { SessionKey, StoreStats } from '../session-store.js';
+import { databaseUnreachable } from './database-unreachable.js';
 import { migrateSchema, quoteIdent } from './postgres-schema.js';
 import { PostgresStatements } from './postgres-statements.js';
 import type { PostgresSessionStoreOptions } from './postgres-store-options.js';
@@ -28,6 +29,8 @@ export class PostgresDatabase {
   };
   private readonly pool: pg.Pool;
   private readonly ownsPool: boolean;
+  /** Whether a schema without the store gets one (else `StoreNotFoundError`). */
+  private readonly create: boolean;
   private migrated: Promise<void> | undefined;
   private batches = 0;
   private bytesWritten = 0;
@@ -48,17 +51,20 @@ export class PostgresDatabase {
     // On a caller's pool too, while the store is open (its own listeners hear it as well).
     this.pool.on('error', ignoreIdleError);
     this.schema = options.schema ?? 'public';
+    this.create = options.create ?? true;
     this.sql = new PostgresStatements(this.table, this.channel('saves'));
   }
 
   /** Creates or migrates the tables once; a newer schema is `UnsupportedSchemaVersionError`. */
   ready(): Promise<void> {
-    this.migrated ??= migrateSchema(this.pool, this.schema).catch((error: unknown) => {
-      this.migrated = undefined;
-      throw error instanceof AgentStateError
-        ? error
-        : new StoreUnavailableError('create or migrate its schema', error);
-    });
+    this.migrated ??= migrateSchema(this.pool, this.schema, undefined, this.create).catch(
+      (error: unknown) => {
+        this.migrated = undefined;
+        throw error instanceof AgentStateError
+          ? error
+          : new StoreUnavailableError('create or migrate its schema', error);
+      },
+    );
     return this.migrated;
   }
 
@@ -93,7 +99,9 @@ export class PostgresDatabase {
       );
       return result.rowCount ?? 0;
     } catch (error) {
-      throw new SessionSaveFailedError(key.sessionId, error);
+      throw new SessionSaveFailedError(key.sessionId, error, {
+        unreachable: databaseUnreachable(error),
+      });
     }
   }
 

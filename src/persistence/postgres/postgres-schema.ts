@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { UnsupportedSchemaVersionError } from '../../errors/session-errors.js';
+import { StoreNotFoundError } from '../../errors/store-not-found-error.js';
 import { auditTable } from './postgres-audit.js';
 import { addApprovalDeadlines } from './postgres-deadlines.js';
 
@@ -114,12 +115,14 @@ export function quoteIdent(name: string): string {
 /**
  * Brings the schema to {@link POSTGRES_SCHEMA_VERSION} inside one transaction holding an
  * advisory lock (processes starting together migrate once). A database migrated by a newer
- * agentstate raises `UnsupportedSchemaVersionError` and is left untouched.
+ * agentstate raises `UnsupportedSchemaVersionError` and is left untouched. Without `create`, a
+ * schema that holds no store is `StoreNotFoundError` and nothing is created.
  */
 export async function migrateSchema(
   pool: pg.Pool,
   schema: string,
   target = POSTGRES_SCHEMA_VERSION,
+  create = true,
 ): Promise<void> {
   const t = (name: string): string => `${quoteIdent(schema)}.${quoteIdent(name)}`;
   const versions = t('agentstate_schema_versions');
@@ -130,6 +133,13 @@ export async function migrateSchema(
   try {
     await client.query('BEGIN');
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`agentstate:${schema}`]);
+    if (!create) {
+      const { rows: found } = await client.query<{ versions: string | null }>(
+        'SELECT to_regclass($1)::text AS versions',
+        [versions],
+      );
+      if (!found[0]?.versions) throw new StoreNotFoundError(schema);
+    }
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
     await client.query(
       `CREATE TABLE IF NOT EXISTS ${versions} (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,

@@ -21,6 +21,14 @@ export interface PostgresSessionStoreOptions {
    * @default 'public'
    */
   schema?: string | undefined;
+  /**
+   * Whether opening creates the schema and tables when `schema` holds no store. `false` for a
+   * process that only operates an existing store (the command line): a schema without one (a
+   * typo) is then `StoreNotFoundError`, and nothing is created. An existing store is migrated
+   * either way.
+   * @default true
+   */
+  create?: boolean | undefined;
   /** Upgrade steps for records written with an older envelope schema version. */
   migrations?: readonly RecordMigration[] | undefined;
   /** Where lease expiry times come from. @default the system clock */
@@ -41,6 +49,7 @@ const OPTION_NAMES = optionNames<PostgresSessionStoreOptions>({
   connectionString: true,
   poolSize: true,
   schema: true,
+  create: true,
   migrations: true,
   clock: true,
   listenLingerMs: true,
@@ -56,6 +65,7 @@ export function checkPostgresOptions(options: PostgresSessionStoreOptions): void
     .nonEmptyString('connectionString')
     .positiveInteger('poolSize')
     .nonEmptyString('schema')
+    .check('create', 'a boolean', (v) => typeof v === 'boolean')
     .array('migrations')
     .implements('clock', 'Clock', ['now'])
     .check(

@@ -35,6 +35,12 @@ export interface KvBackend extends KvReader {
   iterate(range: KvRange): AsyncIterable<[string, string]>;
   /** Batches and bytes (utf8 length of every key and value put) written since opening. */
   stats(): StoreStats;
+  /**
+   * Rewrites the files that hold keys of `ranges` (each `gte` to `lt`, both included), so that
+   * what was deleted there leaves the disk: LevelDB keeps deleted values in its log and table
+   * files until a compaction reaches them. A backend with nothing on disk has none.
+   */
+  compact?(ranges: readonly KvRange[]): Promise<void>;
   close(): Promise<void>;
 }
 

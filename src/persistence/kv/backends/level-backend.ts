@@ -13,6 +13,12 @@ import { type KvRange } from '../../key-range.js';
 import { WrittenKeys } from './written-keys.js';
 import type { StoreStats } from '../../session-store.js';
 
+/** What `level` is in Node (`classic-level`) adds to its declared type: manual compaction. */
+interface Compactable {
+  /** Compacts the keys from `start` to `end`, both included (LevelDB's `CompactRange`). */
+  compactRange(start: string, end: string): Promise<void>;
+}
+
 /** Entries fetched per native call while iterating. */
 const ITERATE_CHUNK = 500;
 
@@ -178,6 +184,17 @@ export class LevelBackend implements KvBackend {
 
   stats(): StoreStats {
     return this.writeStats.snapshot();
+  }
+
+  /**
+   * LevelDB's manual compaction of each range: the memtable is written to a table (its log
+   * dropped), then every level's files overlapping the range are merged down, and deleted
+   * values (with their tombstones, at the last level) are left out of the files written.
+   */
+  async compact(ranges: readonly KvRange[]): Promise<void> {
+    // `level` is `classic-level` in Node, whose `compactRange` its type declarations leave out.
+    const db = (await this.opened) as unknown as Compactable;
+    for (const range of ranges) await db.compactRange(range.gte, range.lt);
   }
 
   async close(): Promise<void> {
