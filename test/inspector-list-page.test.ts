@@ -198,6 +198,39 @@ describe('inspector page in Chromium: the session waiting for a person', () => {
   });
 });
 
+describe('inspector page in Chromium: a long history', () => {
+  it('pages back through 347 items with "Load older": every item, in order, none doubled', async () => {
+    const { temp, inspector, page, errors } = await setup();
+    const total = 347;
+    const items = Array.from({ length: total }, (_, i) => ({
+      type: 'message' as const,
+      role: 'user' as const,
+      content: `item ${i}`,
+    }));
+    const key = { sessionId: 'long', userId: 'ann' };
+    await temp.store.create({ ...newSessionRecord(key, 1_000), historyLength: total }, items);
+    await page.goto(inspector.url);
+    await page.click('a.session-link[data-session="long"]');
+    await page.waitForSelector('#history .message');
+    const lines = () =>
+      page.$$eval('#history .message', (rows: Texted[]) => rows.map((r) => r.textContent));
+    expect(await lines()).toHaveLength(50);
+    let clicks = 0;
+    while (await page.isVisible('#history-older')) {
+      const before = (await lines()).length;
+      await page.click('#history-older');
+      await page.locator('#history .message').nth(before).waitFor();
+      clicks++;
+    }
+    expect(clicks).toBe(3);
+    expect(await lines()).toEqual(items.map((item, i) => `#${i} user: ${item.content}`));
+    expect(await page.textContent('#detail h2:has-text("History")')).toContain(
+      `${total} of ${total}`,
+    );
+    expect(errors).toEqual([]);
+  });
+});
+
 describe('inspector page in Chromium: the live feed and the session', () => {
   it('reads a running run in words, oldest first, each line going to its step', async () => {
     const { ops, inspector, page, errors } = await setup();

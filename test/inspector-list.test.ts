@@ -178,4 +178,36 @@ describe('inspector list: filters, order and paging on the server', () => {
     const wrong = await client.get(`/api/sessions?sort=updated&cursor=${byId.nextCursor!}`);
     expect(wrong.status).toBe(400);
   }, 120_000);
+
+  it('pages a session history back from a position, and answers a bad query with a typed 400', async () => {
+    const { store, client } = await aliceInspector();
+    const total = 120;
+    const items = Array.from({ length: total }, (_, i) => ({
+      type: 'message' as const,
+      role: 'user' as const,
+      content: `m${i}`,
+    }));
+    const key = { sessionId: 'long', userId: 'alice' };
+    await store.create({ ...newSessionRecord(key, 1_000), historyLength: total }, items);
+    type Page = { total: number; from: number; items: { content: string }[] };
+    const seen: string[] = [];
+    let before: number | undefined;
+    for (let pages = 0; before !== 0 && pages < 10; pages++) {
+      const answer = await client.get(
+        `/api/sessions/long/history?limit=50${before === undefined ? '' : `&before=${before}`}`,
+      );
+      expect(answer.status, answer.text).toBe(200);
+      const page = answer.json as Page;
+      expect(page.total).toBe(total);
+      seen.unshift(...page.items.map((i) => i.content));
+      before = page.from;
+    }
+    expect(seen).toEqual(items.map((i) => i.content));
+    for (const query of ['?before=-1', '?limit=0', '?limit=201', '?before=x', '?colour=red']) {
+      const answer = await client.get(`/api/sessions/long/history${query}`);
+      expect([query, answer.status]).toEqual([query, 400]);
+    }
+    // another user's session (or none) is not found
+    expect((await client.get('/api/sessions/nobody/history')).status).toBe(404);
+  });
 });
