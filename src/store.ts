@@ -24,6 +24,12 @@ export {
   type UsageTotals,
 } from './persistence/session-store.js';
 export {
+  LIST_ORDERS,
+  listPosition,
+  checkListOrder,
+  type ListOrder,
+} from './persistence/entries/list-order.js';
+export {
   hasLeases,
   type SessionLease,
   type SessionLeases,

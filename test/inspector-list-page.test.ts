@@ -159,10 +159,74 @@ describe('inspector page in Chromium: a list that operates', () => {
     await page.click('button[data-page="previous"]');
     await page.waitForSelector(`tr.session[data-session="${id(75)}"]`);
     expect(await listed(page)).toEqual(Array.from({ length: 25 }, (_, i) => id(75 + i)));
-    // the order applies to the page (newest first), from the first page again
+    // the order holds across pages (newest first), from the first page again
     await page.selectOption('#sort', 'created');
-    await page.waitForSelector(`tr.session:first-child[data-session="${id(24)}"]`);
-    expect((await listed(page)).at(-1)).toBe(id(0));
+    await page.waitForSelector(`tr.session:first-child[data-session="${id(119)}"]`);
+    expect((await listed(page)).at(-1)).toBe(id(95));
+    expect(errors).toEqual([]);
+  });
+});
+
+describe('inspector page in Chromium: the session waiting for a person', () => {
+  it('is on the first screen among 300 other sessions, in every sort', async () => {
+    const { temp, ops, inspector, page, errors } = await setup();
+    // Waits for a decision: created first (the oldest), its id after every other one.
+    await ops.agent.run('refund order o-7', { sessionId: 'zz-refund', userId: 'ann' });
+    const later = Date.now() + 60_000;
+    for (let i = 0; i < 300; i++) {
+      const key = { sessionId: `s-${String(i).padStart(3, '0')}`, userId: 'ann' };
+      await temp.store.create(newSessionRecord(key, later + i));
+    }
+    await page.goto(inspector.url);
+    const row = 'tr.session[data-session="zz-refund"]';
+    await page.waitForSelector(row);
+    const onFirstScreen = async () => {
+      const box = await page.locator(row).boundingBox();
+      expect(box).not.toBeNull();
+      expect(box!.y + box!.height).toBeLessThanOrEqual(1000);
+      expect((await listed(page))[0]).toBe('zz-refund');
+      expect(await page.textContent(row)).toContain('1 pending');
+    };
+    await onFirstScreen();
+    for (const sort of ['updated', 'created', 'usage', 'id']) {
+      await page.selectOption('#sort', sort);
+      await page.waitForSelector(`tr.session:first-child[data-session="zz-refund"]`);
+      await onFirstScreen();
+    }
+    await shot(page, 'list-4-waiting-first');
+    expect(errors).toEqual([]);
+  });
+});
+
+describe('inspector page in Chromium: a long history', () => {
+  it('pages back through 347 items with "Load older": every item, in order, none doubled', async () => {
+    const { temp, inspector, page, errors } = await setup();
+    const total = 347;
+    const items = Array.from({ length: total }, (_, i) => ({
+      type: 'message' as const,
+      role: 'user' as const,
+      content: `item ${i}`,
+    }));
+    const key = { sessionId: 'long', userId: 'ann' };
+    await temp.store.create({ ...newSessionRecord(key, 1_000), historyLength: total }, items);
+    await page.goto(inspector.url);
+    await page.click('a.session-link[data-session="long"]');
+    await page.waitForSelector('#history .message');
+    const lines = () =>
+      page.$$eval('#history .message', (rows: Texted[]) => rows.map((r) => r.textContent));
+    expect(await lines()).toHaveLength(50);
+    let clicks = 0;
+    while (await page.isVisible('#history-older')) {
+      const before = (await lines()).length;
+      await page.click('#history-older');
+      await page.locator('#history .message').nth(before).waitFor();
+      clicks++;
+    }
+    expect(clicks).toBe(3);
+    expect(await lines()).toEqual(items.map((item, i) => `#${i} user: ${item.content}`));
+    expect(await page.textContent('#detail h2:has-text("History")')).toContain(
+      `${total} of ${total}`,
+    );
     expect(errors).toEqual([]);
   });
 });

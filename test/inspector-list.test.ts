@@ -4,7 +4,7 @@ import { MAX_SCANNED } from '../src/inspect/session-listing.js';
 import { newSessionRecord } from '../src/runs/new-session-record.js';
 import { MemorySessionStore } from '../src/testing.js';
 import { inspectorClient } from './helpers/inspector-client.js';
-import { failingAgent, writePausedAndFailed } from './helpers/run-status-fixtures.js';
+import { failingAgent, pausingAgent, writePausedAndFailed } from './helpers/run-status-fixtures.js';
 
 const open: InspectorHandle[] = [];
 afterEach(async () => {
@@ -98,7 +98,7 @@ describe('inspector list: filters, order and paging on the server', () => {
     expect(ids(first)).toEqual(Array.from({ length: 50 }, (_, i) => pad(i)));
     // it read the 50 sessions it serves, not the partition
     expect(first.scanned).toBe(50);
-    expect(first.nextCursor).toBe(pad(49));
+    expect(first.nextCursor).toBe(`1!${pad(49)}`);
 
     const seen: string[] = [];
     let cursor: string | undefined;
@@ -117,7 +117,7 @@ describe('inspector list: filters, order and paging on the server', () => {
     // a filter nothing matches reads at most MAX_SCANNED sessions, then says where to go on
     const none = await get('?run=failed');
     expect(none).toMatchObject({ sessions: [], scanned: MAX_SCANNED, partial: true });
-    expect(none.nextCursor).toBe(pad(MAX_SCANNED - 1));
+    expect(none.nextCursor).toBe(`1!${pad(MAX_SCANNED - 1)}`);
     // a failed run at the end is found by following the cursor
     await agent.run('weather?', { sessionId: 's-99999', userId: 'alice' }).catch(() => undefined);
     const found: string[] = [];
@@ -132,4 +132,82 @@ describe('inspector list: filters, order and paging on the server', () => {
     expect(found).toEqual(['s-99999']);
     expect(pages).toBe(Math.ceil(10_001 / MAX_SCANNED));
   }, 120_000);
+
+  it('puts the session waiting for a decision first across pages: 300 others, every sort', async () => {
+    const store = new MemorySessionStore();
+    // Created first, so it is the oldest, and its id sorts after every other one.
+    const agent = pausingAgent(store);
+    await agent.run('go', { sessionId: 'zz-waits', userId: 'alice' });
+    const later = Date.now() + 60_000;
+    for (let i = 0; i < 300; i++) {
+      const key = { sessionId: `s-${String(i).padStart(3, '0')}`, userId: 'alice' };
+      await store.create(
+        newSessionRecord(key, later + i, {
+          usage: { turns: 1, inputTokens: 1_000 + i, outputTokens: 0, costUsd: 0 },
+        }),
+      );
+    }
+    const inspector = await startInspector({ runtime: agent.runtimeFor(store), userId: 'alice' });
+    open.push(inspector);
+    const client = inspectorClient(inspector);
+    const get = async (query: string) => {
+      const answer = await client.get(`/api/sessions${query}`);
+      expect(answer.status, answer.text).toBe(200);
+      return answer.json as Listed;
+    };
+    const others = Array.from({ length: 300 }, (_, i) => `s-${String(i).padStart(3, '0')}`);
+    const newestFirst = [...others].reverse();
+    const want = { id: others, created: newestFirst, updated: newestFirst, usage: newestFirst };
+    for (const [sort, rest] of Object.entries(want)) {
+      const first = await get(`?sort=${sort}`);
+      expect(first.sessions[0]).toMatchObject({ sessionId: 'zz-waits', pendingApprovals: 1 });
+      expect(first.sessions).toHaveLength(50);
+      // Read only the page it serves, and every page after it goes on in the same order.
+      expect(first.scanned).toBe(50);
+      const seen = ids(first);
+      let cursor = first.nextCursor;
+      for (let pages = 0; cursor !== undefined && pages < 20; pages++) {
+        const page = await get(`?sort=${sort}&limit=40&cursor=${encodeURIComponent(cursor)}`);
+        seen.push(...ids(page));
+        cursor = page.nextCursor;
+      }
+      expect([sort, seen]).toEqual([sort, ['zz-waits', ...rest]]);
+    }
+    // A cursor of another sort is a 400, not a page from a wrong place.
+    const byId = await get('?limit=5');
+    const wrong = await client.get(`/api/sessions?sort=updated&cursor=${byId.nextCursor!}`);
+    expect(wrong.status).toBe(400);
+  }, 120_000);
+
+  it('pages a session history back from a position, and answers a bad query with a typed 400', async () => {
+    const { store, client } = await aliceInspector();
+    const total = 120;
+    const items = Array.from({ length: total }, (_, i) => ({
+      type: 'message' as const,
+      role: 'user' as const,
+      content: `m${i}`,
+    }));
+    const key = { sessionId: 'long', userId: 'alice' };
+    await store.create({ ...newSessionRecord(key, 1_000), historyLength: total }, items);
+    type Page = { total: number; from: number; items: { content: string }[] };
+    const seen: string[] = [];
+    let before: number | undefined;
+    for (let pages = 0; before !== 0 && pages < 10; pages++) {
+      const answer = await client.get(
+        `/api/sessions/long/history?limit=50${before === undefined ? '' : `&before=${before}`}`,
+      );
+      expect(answer.status, answer.text).toBe(200);
+      const page = answer.json as Page;
+      expect(page.total).toBe(total);
+      seen.unshift(...page.items.map((i) => i.content));
+      before = page.from;
+    }
+    expect(seen).toEqual(items.map((i) => i.content));
+    for (const query of ['?before=-1', '?limit=0', '?limit=201', '?before=x', '?colour=red']) {
+      const answer = await client.get(`/api/sessions/long/history${query}`);
+      expect([query, answer.status]).toEqual([query, 400]);
+    }
+    // another user's session (or none) is not found
+    expect((await client.get('/api/sessions/nobody/history')).status).toBe(404);
+  });
 });

@@ -52,8 +52,13 @@ afterEach(() => temps.cleanupAll());
 function targetsOf(key: string, targets: readonly FuzzTarget[]): FuzzTarget[] {
   const owned = targets.filter((t) => {
     const part = sessionPart(t.key);
-    if (key.startsWith('t!') || key.startsWith('o!'))
+    if (key.startsWith('t!') || key.startsWith('o!') || key.startsWith('n!'))
       return key.slice(2) === ownerPart(t.key.userId);
+    // x!<owner>!<order>!<position>: a list-order entry, the position ending with the session id
+    if (key.startsWith('x!')) {
+      const id = part.slice(part.indexOf('!') + 1);
+      return key.startsWith(`x!${ownerPart(t.key.userId)}!`) && key.endsWith(`!${id}`);
+    }
     // a!<owner>!<at>!<id>: an audit entry, read with its owner's log
     if (key.startsWith('a!')) return key.startsWith(`a!${ownerPart(t.key.userId)}!`);
     // d!<deadline>!<owner>!<sid>: the session after the deadline part

@@ -1,6 +1,7 @@
 import type { SessionStatus } from '../persistence/session-store.js';
 import { SessionStatusSchema } from '../persistence/session-schemas.js';
 import { HttpError } from './http-io.js';
+import { LIST_ORDERS, isListCursor, type ListOrder } from '../persistence/entries/list-order.js';
 
 /** What the run filter of the list takes: `waiting` is a run awaiting a human's decision. */
 export const RUN_FILTERS = [
@@ -15,9 +16,12 @@ export const RUN_FILTERS = [
 ] as const;
 export type RunFilter = (typeof RUN_FILTERS)[number];
 
-/** How a page of the list is ordered (calls waiting for a decision always come first). */
-export const LIST_SORTS = ['id', 'updated', 'created', 'usage'] as const;
-export type ListSort = (typeof LIST_SORTS)[number];
+/**
+ * How the list is ordered across pages (the store's list orders: the sessions whose calls wait
+ * for a decision always come first; `usage` is the tokens of the session's stored usage).
+ */
+export const LIST_SORTS = LIST_ORDERS;
+export type ListSort = ListOrder;
 
 /** The largest page the list serves. */
 export const MAX_LIST_LIMIT = 500;
@@ -57,7 +61,7 @@ const oneOf = <T extends string>(name: string, value: string, allowed: readonly 
 
 /**
  * The list query of `?status=&run=&agent=&text=&sort=&cursor=&limit=`. An unknown name, a
- * repeated one, an unknown status, run filter or sort, a limit that is not an integer from 1
+ * repeated one, an unknown status, run filter or sort, a cursor not of the sort, a limit that is not an integer from 1
  * to `MAX_LIST_LIMIT`, or a text over 200 characters is a 400 `BAD_REQUEST`.
  */
 export function listQuery(params: URLSearchParams): ListQuery {
@@ -83,13 +87,18 @@ export function listQuery(params: URLSearchParams): ListQuery {
   if (text !== undefined && text.length > 200) throw bad('"text" is longer than 200 characters');
   const agent = get('agent')?.trim();
   if (agent !== undefined && agent.length > 200) throw bad('"agent" is longer than 200 characters');
+  const order = sort ? oneOf('sort', sort, LIST_SORTS) : 'id';
+  const cursor = get('cursor');
+  if (cursor !== undefined && !isListCursor(order, cursor)) {
+    throw bad(`"cursor" is not a cursor of the sort "${order}" (take it from a page's nextCursor)`);
+  }
   return {
     ...(status ? { status: status as SessionStatus } : {}),
     ...(run ? { run: oneOf('run filter', run, RUN_FILTERS) } : {}),
     ...(agent ? { agent } : {}),
     ...(text ? { text: text.toLowerCase() } : {}),
-    sort: sort ? oneOf('sort', sort, LIST_SORTS) : 'id',
-    ...(get('cursor') ? { cursor: get('cursor') } : {}),
+    sort: order,
+    ...(cursor ? { cursor } : {}),
     limit,
   };
 }

@@ -2,6 +2,7 @@ import type { SessionInfo } from '../persistence/session-store.js';
 import type { RunStatusView } from '../runs/run-status.js';
 import type { SessionRuntime } from '../sessions/session-runtime.js';
 import type { ListQuery, RunFilter } from './list-query.js';
+import { listPosition } from '../persistence/entries/list-order.js';
 
 /** The most sessions one list request reads from the store before it answers (a partial page). */
 export const MAX_SCANNED = 2000;
@@ -19,12 +20,12 @@ export interface ListedSession extends SessionInfo {
 }
 
 /**
- * A page of one user's sessions under the list's filters. It walks the store's listing (in
- * session id order, `CHUNK` at a time, from `cursor`) and reads each session's run status only
- * for the sessions it walks, never the whole partition: it stops once `limit` sessions match,
- * or once it has read `MAX_SCANNED` sessions (then `nextCursor` goes on from there and
- * `partial` says the page may be short). The page is ordered by `sort` with the sessions whose
- * calls wait for a decision first; the order between pages stays the store's (by id).
+ * A page of one user's sessions under the list's filters, in the order `sort` names across
+ * pages: the store's list order (`list({ order })`, from its index), the sessions whose calls
+ * wait for a decision first. It walks that order (`CHUNK` at a time, from `cursor`, a position
+ * of the order) and reads each session's run status only for the sessions it walks, never the
+ * whole partition: it stops once `limit` sessions match, or once it has read `MAX_SCANNED`
+ * sessions (then `nextCursor` goes on from there and `partial` says the page may be short).
  */
 export async function listSessions(
   runtime: SessionRuntime,
@@ -46,6 +47,7 @@ export async function listSessions(
       userId,
       status: query.status,
       cursor,
+      order: query.sort,
       limit: Math.min(CHUNK, MAX_SCANNED - scanned),
     });
     let full = false;
@@ -56,7 +58,7 @@ export async function listSessions(
       sessions.push(row);
       if (sessions.length === query.limit) {
         full = true;
-        nextCursor = info.sessionId;
+        nextCursor = listPosition(query.sort, info);
         break;
       }
     }
@@ -69,7 +71,7 @@ export async function listSessions(
       break;
     }
   }
-  return { sessions: ordered(sessions, query.sort), nextCursor, scanned, partial };
+  return { sessions, nextCursor, scanned, partial };
 }
 
 async function listed(runtime: SessionRuntime, info: SessionInfo): Promise<ListedSession> {
@@ -111,29 +113,4 @@ function matches(row: ListedSession, query: ListQuery): boolean {
     if (!haystack.includes(query.text)) return false;
   }
   return true;
-}
-
-/** The page in the asked order, the sessions waiting for a decision first. */
-function ordered(rows: ListedSession[], sort: ListQuery['sort']): ListedSession[] {
-  const key = (r: ListedSession): number => {
-    switch (sort) {
-      case 'id':
-        return 0;
-      case 'updated':
-        return -r.updatedAt;
-      case 'created':
-        return -r.createdAt;
-      case 'usage':
-        return -(r.usageSoFar.inputTokens + r.usageSoFar.outputTokens);
-    }
-  };
-  return rows
-    .map((row, i) => ({ row, i }))
-    .sort(
-      (a, b) =>
-        Number(b.row.pendingApprovals > 0) - Number(a.row.pendingApprovals > 0) ||
-        key(a.row) - key(b.row) ||
-        a.i - b.i,
-    )
-    .map((x) => x.row);
 }

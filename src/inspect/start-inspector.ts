@@ -1,3 +1,4 @@
+import { historyPage } from './history-page.js';
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { SessionKey } from '../persistence/session-store.js';
@@ -119,6 +120,8 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
     const key: SessionKey = { sessionId, userId: user };
     if (runs === undefined) return send(await sessionDetail(runtime, key));
     if (runs === 'origin' && !runId) return send({ origin: await forkOrigin(runtime, key) });
+    if (runs === 'history' && !runId)
+      return send(await historyPage(runtime, key, url.searchParams));
     if (runs === 'runs' && runId && !extra) return send(await runDetail(runtime, key, runId));
     if (runs === 'runs' && runId && extra) {
       return send(await runPart(runtime, agents, key, runId, [extra, ...more]));

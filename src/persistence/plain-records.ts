@@ -72,6 +72,8 @@ const STATUSES: ReadonlySet<unknown> = new Set<SessionInfoOutput['status']>([
   'deleted',
 ]);
 
+const isBoolean = (value: unknown): value is boolean => typeof value === 'boolean';
+
 const isDeadline = (value: unknown): value is number =>
   isCount(value) && value <= Number.MAX_SAFE_INTEGER;
 
@@ -92,6 +94,7 @@ export function plainSessionInfo(value: unknown): SessionInfoOutput | undefined 
   if (!isNumber(createdAt) || !isNumber(updatedAt) || !isCount(historyLength)) return undefined;
   if (!fits(fields, 'userId', isString) || !fits(fields, 'parentId', isString)) return undefined;
   if (!fits(fields, 'approvalDeadline', isDeadline)) return undefined;
+  if (!fits(fields, 'awaitingApproval', isBoolean)) return undefined;
   const usage = plainUsageTotals(fields.usage);
   if (!usage) return undefined;
   const info: Fields = { sessionId };
@@ -104,6 +107,7 @@ export function plainSessionInfo(value: unknown): SessionInfoOutput | undefined 
   info.historyLength = historyLength;
   info.usage = usage;
   if ('approvalDeadline' in fields) info.approvalDeadline = fields.approvalDeadline;
+  if ('awaitingApproval' in fields) info.awaitingApproval = fields.awaitingApproval;
   return info as SessionInfoOutput;
 }
 

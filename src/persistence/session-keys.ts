@@ -17,6 +17,8 @@ import type { SessionKey } from './session-store.js';
  * | `m!<owner>!<sid>!<id>`                | a queued message (`MessageInbox`)    |
  * | `t!<owner>`                           | user usage totals JSON               |
  * | `d!<deadline, 16 d>!<owner>!<sid>`    | approval-deadline index entry JSON   |
+ * | `x!<owner>!<order>!<position>`        | list-order entry (`entries/list-order`) |
+ * | `n!<owner>`                           | the owner's list-order entries are whole |
  * | `o!<owner>`                           | agentstate 0.1's owner marker (read) |
  *
  * Every value is sealed with a checksum of key and value (`sealed-value.ts`). The totals key

@@ -39,6 +39,7 @@ export const SessionInfoSchema = z.lazy(() =>
     historyLength: z.number().int().nonnegative(),
     usage: UsageTotalsSchema,
     approvalDeadline: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).optional(),
+    awaitingApproval: z.boolean().optional(),
   }),
 );
 
@@ -68,6 +69,7 @@ export function toSessionInfo(value: z.output<typeof SessionInfoSchema>): Sessio
     historyLength: value.historyLength,
     usage: toUsageTotals(value.usage),
     approvalDeadline: value.approvalDeadline,
+    awaitingApproval: value.awaitingApproval,
   };
 }
 

@@ -9,6 +9,9 @@ import type { SessionWatches } from './session-watches.js';
 
 export type SessionStatus = 'active' | 'suspended' | 'completed' | 'failed' | 'deleted';
 
+/** The orders of `list({ order })` (`LIST_ORDERS`, `entries/list-order.ts`). */
+export type ListOrder = 'id' | 'updated' | 'created' | 'usage';
+
 // Usage totals are part of the (pure) session machine's context; persistence stores them.
 export { emptyTotals, type UsageTotals } from '../machines/session-types.js';
 
@@ -38,6 +41,11 @@ export interface SessionInfo {
    * store keeps an index of it, written in the same batch as the record (see `dueApprovals`).
    */
   approvalDeadline?: number | undefined;
+  /**
+   * Whether a call of the session's run (or of a sub-agent run it waits for) waits for a
+   * human's decision: such sessions come first in every order of `list({ order })`.
+   */
+  awaitingApproval?: boolean | undefined;
 }
 
 /** A stored session: info plus the persisted session-machine snapshot (plain JSON). */
@@ -119,6 +127,12 @@ export interface ListSessionsQuery {
   limit?: number | undefined;
   /** Opaque cursor from a previous page. */
   cursor?: string | undefined;
+  /**
+   * The order across pages, from the store's index: the sessions awaiting an approval first,
+   * then by id, latest update, latest creation or most tokens (`ListOrder`); the cursor of
+   * one order is a `TypeError` in another. Omitted: by session id alone, as before orders.
+   */
+  order?: ListOrder | undefined;
 }
 
 export interface SessionPage {

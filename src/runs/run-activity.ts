@@ -1,4 +1,4 @@
-import { nextDeadline } from '../machines/call-approvals.js';
+import { nextDeadline, pendingApproval } from '../machines/call-approvals.js';
 import type { RunMachineContext } from '../machines/run-types.js';
 import { pausedRuns, runState, subRunsOf, type RunNode } from './run-tree.js';
 
@@ -27,6 +27,18 @@ export function approvalDeadline(run: RunLike | undefined): number | undefined {
     return deadline === undefined ? [] : [deadline];
   });
   return deadlines.length ? Math.min(...deadlines) : undefined;
+}
+
+/**
+ * Whether a call of the run (or of a sub-agent run it waits for) waits for a human's decision:
+ * what a stored record carries as `awaitingApproval`, which puts the session first in the
+ * store's list orders.
+ */
+export function awaitsApproval(run: RunLike | undefined): boolean {
+  if (run?.value === undefined || run.status !== 'active') return false;
+  return pausedRuns(run).some(
+    (r) => runState(r) === 'awaitingApproval' && (r.context?.calls.some(pendingApproval) ?? false),
+  );
 }
 
 /**

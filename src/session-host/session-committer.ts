@@ -5,7 +5,7 @@ import type { SessionRecord, SessionStore, UsageTotals } from '../persistence/se
 import type { SessionLease } from '../persistence/session-leases.js';
 import type { Clock } from '../core/clock.js';
 import type { DurabilityPolicy, StepKind } from '../core/durability-policy.js';
-import { approvalDeadline, type RunLike } from '../runs/run-activity.js';
+import { approvalDeadline, awaitsApproval, type RunLike } from '../runs/run-activity.js';
 import { sessionStatusOf } from '../runs/session-status.js';
 import { storedRun } from '../runs/stored-run.js';
 import { sameJson } from '../validation/same-json.js';
@@ -218,6 +218,7 @@ export class SessionCommitter {
         usage: snapshot.context.usage,
         updatedAt: this.clock.now(),
         approvalDeadline: approvalDeadline(storedRun<RunLike>(persisted)),
+        awaitingApproval: awaitsApproval(storedRun<RunLike>(persisted)) ? true : undefined,
       };
       let saving: Promise<SessionRecord>;
       try {

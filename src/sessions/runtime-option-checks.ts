@@ -1,3 +1,4 @@
+import { LIST_ORDERS } from '../persistence/entries/list-order.js';
 import type { ListSessionsQuery, SessionKey } from '../persistence/session-store.js';
 import { SessionStatusSchema } from '../persistence/session-schemas.js';
 import {
@@ -44,6 +45,7 @@ const LIST_QUERY_NAMES = optionNames<ListSessionsQuery>({
   status: true,
   limit: true,
   cursor: true,
+  order: true,
 });
 
 const SCHEDULER_OPTION_NAMES = optionNames<ApprovalSchedulerOptions>({
@@ -110,7 +112,10 @@ export function checkListQuery(query: unknown): void {
     .string('userId')
     .check('status', `one of ${STATUSES.join(', ')}`, (v) => STATUSES.includes(v as string))
     .positiveInteger('limit')
-    .string('cursor');
+    .string('cursor')
+    .check('order', `one of ${LIST_ORDERS.join(', ')}`, (v) =>
+      (LIST_ORDERS as readonly unknown[]).includes(v),
+    );
 }
 
 /** The scheduler's options, plus `extra` names a caller adds (e.g. the Agent's `store`). */

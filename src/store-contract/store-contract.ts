@@ -3,6 +3,7 @@ import type { ContractTests, StoreContractOptions } from './contract-harness.js'
 import { deadlineContract } from './deadline-contract.js';
 import { inboxContract } from './inbox-contract.js';
 import { leaseContract } from './lease-contract.js';
+import { orderContract } from './order-contract.js';
 import { messageContract } from './message-contract.js';
 import { sessionStoreContract } from './session-store-contract.js';
 import { watchContract } from './watch-contract.js';
@@ -30,6 +31,7 @@ export function storeContract(tests: ContractTests, options: StoreContractOption
   deadlineContract(tests, options);
   sessionStoreContract(tests, options);
   leaseContract(tests, options);
+  orderContract(tests, options);
   if (options.decisionInbox) inboxContract(tests, options);
   if (options.messageInbox) messageContract(tests, options);
   if (options.sessionWatches) watchContract(tests, options);

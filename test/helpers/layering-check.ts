@@ -18,6 +18,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['machines'],
   ['telemetry', 'mcp'],
   ['persistence'],
+  ['persistence/entries'],
   ['persistence/kv/backends'],
   ['persistence/kv', 'persistence/postgres'],
   ['actors'],

@@ -6,7 +6,9 @@ import {
 } from 'agentstate-runtime';
 import {
   RecordCodecs,
+  checkListOrder,
   emptyTotals,
+  listPosition,
   type AuditEntry,
   type AuditPage,
   type AuditQuery,
@@ -246,6 +248,7 @@ export class MapSessionStore implements SessionStore, SessionLeases, DecisionInb
   async list(query: ListSessionsQuery = {}): Promise<SessionPage> {
     this.checkOpen();
     const limit = positiveInteger(query.limit ?? DEFAULT_LIST_LIMIT, 'list: limit');
+    if (query.order !== undefined) return this.listInOrder(query, limit);
     const rows = [...this.tables.records]
       .filter(([id]) => ownedBy(id, query.userId) && (!query.cursor || id > query.cursor))
       .sort(byMapKey);
@@ -260,6 +263,26 @@ export class MapSessionStore implements SessionStore, SessionLeases, DecisionInb
       last = id;
     }
     return { sessions, nextCursor: undefined };
+  }
+
+  /** A page in an order: every session of the owner sorted by its position (a Map has no index). */
+  private listInOrder(query: ListSessionsQuery, limit: number): SessionPage {
+    const order = checkListOrder(query.order, query.cursor);
+    const positioned = [...this.tables.records.keys()]
+      .filter((id) => ownedBy(id, query.userId))
+      .map((id) => {
+        const { snapshot: _s, machineVersion: _m, ...info } = this.stored(sessionOfMapKey(id));
+        return { info, position: listPosition(order, info) };
+      })
+      .filter((p) => query.cursor === undefined || p.position > query.cursor)
+      .filter((p) => query.status === undefined || p.info.status === query.status)
+      .sort((a, b) => (a.position < b.position ? -1 : a.position > b.position ? 1 : 0));
+    const page = positioned.slice(0, limit);
+    const more = positioned.length > limit;
+    return {
+      sessions: page.map((p) => p.info),
+      nextCursor: more ? page[page.length - 1]?.position : undefined,
+    };
   }
 
   async userUsage(userId: string | undefined): Promise<UsageTotals> {

@@ -311,8 +311,12 @@ export const STORE_VALUES = [
   'hasDecisionInbox',
   'hasMessageInbox',
   'canWatchSessions',
+  'LIST_ORDERS',
+  'listPosition',
+  'checkListOrder',
 ].sort();
 export const STORE_TYPES = [
+  'ListOrder',
   'SessionStore',
   'SessionKey',
   'SessionInfo',

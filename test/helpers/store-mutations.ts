@@ -48,8 +48,8 @@ export type MutationKind = (typeof MUTATION_KINDS)[number];
  * The first letter of a key: record, listing, history, journal, totals, legacy owner marker,
  * approval-deadline index entry, audit entry, a record's changes since its stored whole form.
  */
-export type KeyKind = 's' | 'l' | 'h' | 'j' | 't' | 'o' | 'd' | 'a' | 'c';
-const KEY_KINDS: readonly KeyKind[] = ['s', 'l', 'h', 'j', 't', 'o', 'd', 'a', 'c'];
+export type KeyKind = 's' | 'l' | 'h' | 'j' | 't' | 'o' | 'd' | 'a' | 'c' | 'x' | 'n';
+const KEY_KINDS: readonly KeyKind[] = ['s', 'l', 'h', 'j', 't', 'o', 'd', 'a', 'c', 'x', 'n'];
 
 export function keyKindOf(key: string): KeyKind {
   const kind = key[0] as KeyKind;

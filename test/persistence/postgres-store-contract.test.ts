@@ -131,6 +131,49 @@ describe('PostgresSessionStore schema', () => {
     await store.close();
   });
 
+  it('migrates a version 6 database: the list-order columns are filled from the listing entries', async () => {
+    const schema = pgt.schema('before-orders');
+    await migrateSchema(pgt.pool, schema, 6);
+    const codec = new SessionRecordCodec();
+    const t = (name: string) => `"${schema}".${name}`;
+    const rows = [
+      { ...newSession('old', 'alice'), version: 1, updatedAt: 3_000 },
+      { ...newSession('waits', 'alice'), version: 1, updatedAt: 1_000, awaitingApproval: true },
+      { ...newSession('new', 'alice'), version: 1, updatedAt: 9_000 },
+    ];
+    for (const record of rows) {
+      const key = { sessionId: record.sessionId, userId: record.userId };
+      await pgt.pool.query(
+        `INSERT INTO ${t('agentstate_sessions')} (owner, session_id, version, status, history_length, record, listing)
+         VALUES ($1, $2, $3, 'active', 0, $4, $5)`,
+        [
+          ownerPart(record.userId),
+          record.sessionId,
+          record.version,
+          codec.encode(recordKey(key), record),
+          encodeStored(listIndexKey(key), toSessionInfo(record)),
+        ],
+      );
+    }
+    await pgt.pool.query(`INSERT INTO ${t('agentstate_totals')} VALUES ('u:alice', 0, 0, 0, 0)`);
+    const store = await PostgresSessionStore.open({ pool: pgt.pool, schema });
+    const ids = async (order: 'updated' | 'id') =>
+      (await store.list({ userId: 'alice', order })).sessions.map((s) => s.sessionId);
+    expect(await ids('updated')).toEqual(['waits', 'new', 'old']);
+    expect(await ids('id')).toEqual(['waits', 'new', 'old']);
+    const indexes = await pgt.pool.query(
+      `SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND indexname LIKE 'agentstate_sessions_order%' ORDER BY 1`,
+      [schema],
+    );
+    expect(indexes.rows.map((r: { indexname: string }) => r.indexname)).toEqual([
+      'agentstate_sessions_order_created',
+      'agentstate_sessions_order_id',
+      'agentstate_sessions_order_updated',
+      'agentstate_sessions_order_usage',
+    ]);
+    await store.close();
+  });
+
   it('keeps a decision inbox: submissions in order across owners, checked, dropped, purged', async () => {
     const { store, schema, cleanup } = await pgt.freshStore('inbox');
     try {

@@ -15,15 +15,24 @@ import {
 import { type AuditEntry, type AuditPage, type AuditQuery } from '../audit-log.js';
 import { auditOps, scanAudit } from './kv-audit.js';
 import { deadlineOps, purgedDeadlineOps, scanDueDeadlines } from './deadline-index.js';
-import { getAll, type KvBackend, type KvOp } from './backends/kv-backend.js';
+import { getAll, type KvBackend, type KvOp, type KvReader } from './backends/kv-backend.js';
 import type { KvRange } from '../key-range.js';
 import { readHistoryRange } from './kv-history-range.js';
 import { KvMessageInbox } from './kv-message-inbox.js';
 import type { MessageInbox } from '../message-inbox.js';
 import { scanListing } from './listing-scan.js';
+import {
+  buildOrderIndexOps,
+  orderKeys,
+  orderMarkerOp,
+  orderOps,
+  purgedOrderOps,
+  scanOrder,
+} from './order-index.js';
+import { checkListOrder, orderIndexMarkerKey } from '../entries/list-order.js';
 import { warnIsolation } from '../isolation-warning.js';
 import { checkAppend, checkCreateItems, historyEnd, listLimit } from '../store-args.js';
-import { encodedHistory, encodedListing, type EncodedEntry } from '../encoded-entries.js';
+import { encodedHistory, encodedListing, type EncodedEntry } from '../entries/encoded-entries.js';
 import { WriteQueue } from './write-queue.js';
 import { addTotals, hasNamedOwners, readOwnerTotals } from './owner-totals.js';
 import { SessionRecordCodec } from '../session-record-codec.js';
@@ -155,6 +164,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
       putEntry(listing),
       ...encodedHistory(key, 0, items).map(putEntry),
       ...deadlineOps(key, undefined, record.approvalDeadline),
+      ...orderOps(record.sessionId, [], orderKeys(key, record)),
       ...stored.ops,
       ...auditOps(audit),
     ];
@@ -165,8 +175,14 @@ export class KvSessionStore implements SessionStore, SessionLeases {
       await readOwnerTotals(view, key.userId, rawTotals);
       const totals = rawTotals === undefined ? emptyTotals() : undefined;
       const encodedTotals = totals && encodeStored(totalsKey, totals);
+      // An owner's first session: their list-order index is whole from the start.
+      const first = totals !== undefined && (await this.ownerIsNew(view, key.userId));
       return {
-        ops: encodedTotals ? [...ops, put(totalsKey, encodedTotals)] : ops,
+        ops: [
+          ...ops,
+          ...(encodedTotals ? [put(totalsKey, encodedTotals)] : []),
+          ...(first ? [orderMarkerOp(key.userId)] : []),
+        ],
         written: () => {
           this.remember(recordKey, encoded.stored, record, stored.raws, listing.value);
           if (totals && encodedTotals) this.writtenTotals.set(totalsKey, encodedTotals, totals);
@@ -291,6 +307,12 @@ export class KvSessionStore implements SessionStore, SessionLeases {
         ...entryOps,
         // The deadline index moves with the record, in the same batch (never out of step).
         ...deadlineOps(key, stored.approvalDeadline, saved.approvalDeadline),
+        // So do its list-order entries (those whose position changed).
+        ...orderOps(
+          key.sessionId,
+          'order' in stored ? stored.order : orderKeys(key, stored),
+          orderKeys(key, saved),
+        ),
         ...audited,
         // The queued messages this step takes leave the inbox with it.
         ...(commit.dequeued ?? []).map((id) => del(keys.messageKey(key, id))),
@@ -345,6 +367,18 @@ export class KvSessionStore implements SessionStore, SessionLeases {
   async list(query: ListSessionsQuery = {}): Promise<SessionPage> {
     const limit = listLimit(query);
     if (query.userId === undefined && (await hasNamedOwners(this.backend))) warnIsolation();
+    if (query.order !== undefined) {
+      const order = checkListOrder(query.order, query.cursor);
+      await this.wholeOrderIndex(query.userId);
+      return scanOrder(this.backend, {
+        ...query,
+        order,
+        status: query.status,
+        limit,
+        cursor: query.cursor,
+        userId: query.userId,
+      });
+    }
     return scanListing(this.backend, {
       userId: query.userId,
       status: query.status,
@@ -396,6 +430,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
         del(changesKey),
         del(keys.listIndexKey(key)),
         ...purgedDeadlineOps(key, () => storedRecordOf(this.codec, key, raw, changes)),
+        ...(await purgedOrderOps(view, key, () => storedRecordOf(this.codec, key, raw, changes))),
       ];
       const ranges = [
         keys.historyRange(key),
@@ -462,6 +497,24 @@ export class KvSessionStore implements SessionStore, SessionLeases {
   async close(): Promise<void> {
     await this.writes.idle();
     await this.backend.close();
+  }
+
+  /**
+   * Files an owner's sessions in the list-order index once, if the store was written before the
+   * index (no marker): one batch through the write queue, so no save of theirs goes between.
+   */
+  private async wholeOrderIndex(userId: string | undefined): Promise<void> {
+    if ((await this.backend.get(orderIndexMarkerKey(userId))) !== undefined) return;
+    await this.writes.run(async (view) => {
+      const ops = await buildOrderIndexOps(view, userId);
+      return { ops, written: () => undefined, endsGroup: true };
+    }, writeFailed(''));
+  }
+
+  /** Whether an owner has no session yet (nor one of an older store's layout). */
+  private async ownerIsNew(view: KvReader, userId: string | undefined): Promise<boolean> {
+    for await (const _ of view.keys({ ...keys.listIndexRange(userId), limit: 1 })) return false;
+    return (await view.get(keys.legacyOwnerMarkerKey(userId))) === undefined;
   }
 
   /** A loaded (slim) record with its stored sub-agent runs put back into its snapshot. */

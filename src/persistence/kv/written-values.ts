@@ -1,5 +1,6 @@
 import type { SessionRecord } from '../session-store.js';
 import type { RecordBase } from './record-changes.js';
+import { orderKeys } from './order-index.js';
 
 /**
  * The last value a store wrote at each key, with what it stands for, for the keys written most
@@ -40,6 +41,8 @@ export interface WrittenRecord {
   historyLength: number;
   approvalDeadline: number | undefined;
   status: SessionRecord['status'];
+  /** Its list-order index keys (`order-index.ts`). */
+  order: readonly string[];
   /** The sub-agent run parts stored with it (raw, by run id). */
   parts: ReadonlyMap<string, string>;
   /** The value at its changes key (`undefined`: none, the record key holds it whole). */
@@ -64,6 +67,7 @@ export function writtenRecord(
     historyLength,
     approvalDeadline,
     status,
+    order: orderKeys(record, record),
     parts,
     changes,
     base,

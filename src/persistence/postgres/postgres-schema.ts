@@ -3,6 +3,7 @@ import { UnsupportedSchemaVersionError } from '../../errors/session-errors.js';
 import { StoreNotFoundError } from '../../errors/store-not-found-error.js';
 import { auditTable } from './postgres-audit.js';
 import { addApprovalDeadlines } from './postgres-deadlines.js';
+import { addListOrders } from './postgres-list-orders.js';
 
 /**
  * The tables of a PostgreSQL session store, created and migrated by the store itself. Every
@@ -15,7 +16,7 @@ import { addApprovalDeadlines } from './postgres-deadlines.js';
  * `(owner, session_id, ...)`, plus a backfill from the stored records), then write it in the
  * save statement of `postgres-statements.ts` (one more column or one more CTE of it).
  */
-export const POSTGRES_SCHEMA_VERSION = 6;
+export const POSTGRES_SCHEMA_VERSION = 7;
 
 /** One schema version's step: its DDL (and any backfill) on the migrating transaction. */
 type MigrationStep = (client: pg.ClientBase, t: (name: string) => string) => Promise<unknown>;
@@ -105,6 +106,8 @@ const MIGRATIONS: readonly MigrationStep[] = [
     ALTER TABLE ${t('agentstate_leases')} ADD COLUMN queued bigint NOT NULL DEFAULT 0;
     ALTER TABLE ${t('agentstate_sessions')} ADD COLUMN watchers integer NOT NULL DEFAULT 0;
   `),
+  // 7: the list orders, a column and an index per order (see postgres-list-orders.ts).
+  addListOrders,
 ];
 
 /** Double-quotes an SQL identifier. */

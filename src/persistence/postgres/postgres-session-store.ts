@@ -36,7 +36,7 @@ import type { DeadlineEntry, DueApprovals, DueApprovalsQuery } from '../approval
 import type { DecisionInbox } from '../decision-inbox.js';
 import type { SessionLease, SessionLeases } from '../session-leases.js';
 import { checkAppend, checkCreateItems, historyEnd, listLimit } from '../store-args.js';
-import { encodedHistory, encodedListing } from '../encoded-entries.js';
+import { encodedHistory, encodedListing } from '../entries/encoded-entries.js';
 import { checkedRecord, decodeJournalAt } from '../stored-reads.js';
 import { PostgresDatabase } from './postgres-database.js';
 import { PostgresDeadlines } from './postgres-deadlines.js';
@@ -46,6 +46,8 @@ import { PostgresMessages, dequeuedIds } from './postgres-messages.js';
 import type { MessageInbox } from '../message-inbox.js';
 import { PostgresSessionWatch } from './postgres-session-watch.js';
 import { SharedListen } from './shared-listen.js';
+import { listPositions, orderedSession, type OrderedRow } from './postgres-list-orders.js';
+import { checkListOrder, listPosition } from '../entries/list-order.js';
 import type { SessionWatches } from '../session-watches.js';
 import { PostgresLeases, checkedSessionId, keyOf } from './postgres-leases.js';
 import {
@@ -180,6 +182,7 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
       encodedHistory(key, 0, items).map((e) => e.value),
       record.approvalDeadline ?? null,
       ...auditValues(audit),
+      listPositions(record),
     ];
     const { rows } = await this.db.query<{ created: number }>(
       'create a session',
@@ -257,7 +260,8 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
       const expected = knownMd5?.version === next.version ? knownMd5.md5 : null;
       if (expected !== null) {
         const deadline = saved.approvalDeadline ?? null;
-        const values = [...base, expected, deadline, ...totals, ...audit, ...dequeued];
+        const positions = listPositions(saved);
+        const values = [...base, expected, deadline, positions, ...totals, ...audit, ...dequeued];
         const rows = await this.db.write(
           key,
           values,
@@ -328,6 +332,22 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
   async list(query: ListSessionsQuery = {}): Promise<SessionPage> {
     const limit = listLimit(query);
     const { userId, status, cursor } = query;
+    if (query.order !== undefined) {
+      const order = checkListOrder(query.order, cursor);
+      const { rows } = await this.db.query<OrderedRow>(
+        'list sessions',
+        {},
+        () => this.db.sql.listInOrder(order),
+        [keys.ownerPart(userId), cursor ?? null, status ?? null, limit + 1],
+      );
+      if (userId === undefined && (await this.db.hasNamedOwners())) warnIsolation();
+      const sessions = rows.slice(0, limit).map((row) => orderedSession(userId, order, row));
+      const last = sessions[sessions.length - 1];
+      return {
+        sessions,
+        nextCursor: rows.length > limit && last ? listPosition(order, last) : undefined,
+      };
+    }
     const { rows: listed } = await this.db.query<ListingRow>(
       'list sessions',
       {},

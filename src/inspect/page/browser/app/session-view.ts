@@ -166,24 +166,52 @@ function renderDetail(page: Page): void {
       ),
     ),
     state.run ? renderRun(page, state.run) : null,
-    h('h2', {}, `History (last ${d.history.items.length} of ${d.history.total})`),
-    d.history.items.length
-      ? null
-      : h('p', { class: 'muted hint' }, 'No messages yet: the history fills as the session runs.'),
-    h(
-      'div',
-      { id: 'history' },
-      d.history.items.map((item, i) =>
-        h(
-          'div',
-          { class: 'message' },
-          h('span', { class: 'muted' }, `#${d.history.from + i} `),
-          describeItem(item),
-        ),
-      ),
-    ),
+    ...renderHistory(page, s.sessionId, d.history),
     h('details', {}, h('summary', {}, 'Session record (JSON)'), json(s)),
   );
+}
+
+/**
+ * The history pane: the newest items, and a "Load older" control that pages back through the
+ * rest (`/api/sessions/:id/history?before=`), each page put above the items shown, until the
+ * first item is in.
+ */
+function renderHistory(page: Page, sessionId: string, history: SessionDetail['history']) {
+  let from = history.from;
+  const line = (item: HistoryItem, at: number) =>
+    h('div', { class: 'message' }, h('span', { class: 'muted' }, `#${at} `), describeItem(item));
+  const heading = h('h2', {});
+  const list = h(
+    'div',
+    { id: 'history' },
+    history.items.map((item, i) => line(item, history.from + i)),
+  );
+  const older = h('button', { id: 'history-older', type: 'button' }, 'Load older');
+  const shownCount = () => {
+    heading.textContent = `History (${history.total - from} of ${history.total})`;
+    older.hidden = from === 0;
+  };
+  older.addEventListener('click', () => {
+    older.setAttribute('disabled', '');
+    const path = `${sessionPath(sessionId)}/history?before=${from}&limit=100`;
+    api<SessionDetail['history']>(page.state.user, path)
+      .then((got) => {
+        list.prepend(...got.items.map((item, i) => line(item, got.from + i)));
+        from = got.from;
+        shownCount();
+      })
+      .catch((error: unknown) => fail(page.state, error))
+      .finally(() => older.removeAttribute('disabled'));
+  });
+  shownCount();
+  return [
+    heading,
+    history.items.length
+      ? null
+      : h('p', { class: 'muted hint' }, 'No messages yet: the history fills as the session runs.'),
+    older,
+    list,
+  ];
 }
 
 /** A history item in one line: a message, a tool call or its result, else its type. */

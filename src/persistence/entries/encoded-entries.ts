@@ -1,9 +1,9 @@
-import type { Item } from '../items/item.js';
-import { itemBeforeWrite } from './checked-writes.js';
-import * as keys from './session-keys.js';
-import { sealValue } from './sealed-value.js';
-import { encodeStored, toSessionInfo } from './session-schemas.js';
-import type { SessionKey, SessionRecord } from './session-store.js';
+import type { Item } from '../../items/item.js';
+import { itemBeforeWrite } from '../checked-writes.js';
+import * as keys from '../session-keys.js';
+import { sealValue } from '../sealed-value.js';
+import { encodeStored, toSessionInfo } from '../session-schemas.js';
+import type { SessionKey, SessionRecord } from '../session-store.js';
 
 /**
  * The entries a create or save writes beside the record, sealed under their keys the same way

@@ -1,0 +1,99 @@
+import { encodeKeyPart } from '../session-keys.js';
+import { ownerPart, prefixRange } from '../session-keys.js';
+import type { KvRange } from '../key-range.js';
+import type { ListOrder, SessionInfo } from '../session-store.js';
+
+export type { ListOrder };
+
+/**
+ * The orders a store lists an owner's sessions in, across pages (`list({ order })`): by id,
+ * last update, creation or tokens used (the latest first), each with the sessions whose run
+ * waits for an approval (`awaitingApproval`) before all others.
+ */
+export const LIST_ORDERS = [
+  'id',
+  'updated',
+  'created',
+  'usage',
+] as const satisfies readonly ListOrder[];
+
+const DIGITS = 16;
+
+/** `value` (a time or a count) descending as fixed-width digits: larger values sort first. */
+function descending(value: number): string {
+  const clamped = Math.min(Math.max(Math.floor(value), 0), Number.MAX_SAFE_INTEGER);
+  return String(Number.MAX_SAFE_INTEGER - clamped).padStart(DIGITS, '0');
+}
+
+/** The fields a session's list positions are made of. */
+export type PositionedInfo = Pick<
+  SessionInfo,
+  'sessionId' | 'createdAt' | 'updatedAt' | 'usage' | 'awaitingApproval'
+>;
+
+/**
+ * Where a session stands in `order`, as text whose byte order is the list's order: `0!` for a
+ * session waiting for an approval, `1!` for the others, the order's value descending (none for
+ * `id`), then the encoded session id. It is also the cursor of a page that ends there.
+ */
+export function listPosition(order: ListOrder, info: PositionedInfo): string {
+  const waiting = info.awaitingApproval === true ? '0' : '1';
+  const id = encodeKeyPart(info.sessionId, 'sessionId');
+  switch (order) {
+    case 'id':
+      return `${waiting}!${id}`;
+    case 'updated':
+      return `${waiting}!${descending(info.updatedAt)}!${id}`;
+    case 'created':
+      return `${waiting}!${descending(info.createdAt)}!${id}`;
+    case 'usage':
+      return `${waiting}!${descending(info.usage.inputTokens + info.usage.outputTokens)}!${id}`;
+  }
+}
+
+const CURSOR: Record<ListOrder, RegExp> = {
+  id: /^[01]![^!]+$/,
+  updated: /^[01]!\d{16}![^!]+$/,
+  created: /^[01]!\d{16}![^!]+$/,
+  usage: /^[01]!\d{16}![^!]+$/,
+};
+
+/** Whether `cursor` is a position of `order` (what `listPosition` makes). */
+export function isListCursor(order: ListOrder, cursor: string): boolean {
+  return CURSOR[order].test(cursor);
+}
+
+/**
+ * A listing query's order and cursor, checked: an unknown order, or a cursor that is not a
+ * position of the order, is a `TypeError`.
+ */
+export function checkListOrder(order: unknown, cursor: string | undefined): ListOrder {
+  if (!(LIST_ORDERS as readonly unknown[]).includes(order)) {
+    throw new TypeError(
+      `list: order must be one of ${LIST_ORDERS.join(', ')}, got ${String(order)}`,
+    );
+  }
+  const checked = order as ListOrder;
+  if (cursor !== undefined && !isListCursor(checked, cursor)) {
+    throw new TypeError(`list: cursor "${cursor}" is not a cursor of the order "${checked}"`);
+  }
+  return checked;
+}
+
+/** The key of a session's entry in one list order of its owner (the key-value stores' index). */
+export function orderKey(userId: string | undefined, order: ListOrder, position: string): string {
+  return `x!${ownerPart(userId)}!${order}!${position}`;
+}
+
+/** One list order of one owner, by position. */
+export function orderRange(userId: string | undefined, order: ListOrder): KvRange {
+  return prefixRange(`x!${ownerPart(userId)}!${order}!`);
+}
+
+/**
+ * Marks an owner whose list-order index holds every session: written with the owner's first
+ * session, or when an owner of a store written before the index is first listed in order.
+ */
+export function orderIndexMarkerKey(userId: string | undefined): string {
+  return `n!${ownerPart(userId)}`;
+}

@@ -1,0 +1,179 @@
+import { z } from 'zod';
+import { InvalidSessionRecordError } from '../../errors/session-errors.js';
+import { getAll, type KvBackend, type KvOp, type KvReader } from './backends/kv-backend.js';
+import * as keys from '../session-keys.js';
+import {
+  LIST_ORDERS,
+  listPosition,
+  orderIndexMarkerKey,
+  orderKey,
+  orderRange,
+  type ListOrder,
+} from '../entries/list-order.js';
+import { plainSessionInfo } from '../plain-records.js';
+import {
+  SessionInfoSchema,
+  decodeStored,
+  decodeStoredWith,
+  encodeStored,
+  toSessionInfo,
+} from '../session-schemas.js';
+import type { SessionInfo, SessionKey, SessionPage, SessionStatus } from '../session-store.js';
+
+/**
+ * The list-order index of the key-value stores: for each session, one entry per list order at
+ * `x!<owner>!<order>!<position>` (see `list-order.ts`), so that a page in any order is a range
+ * read from a cursor, never a scan of the owner's sessions. The entries move with the record in
+ * the same batch as its save (never out of step); each entry points at the session's listing
+ * entry, which the page reads and checks against it.
+ */
+
+/** The index keys of a session (one per order) under its owner. */
+export function orderKeys(key: SessionKey, info: Parameters<typeof listPosition>[1]): string[] {
+  return LIST_ORDERS.map((order) => orderKey(key.userId, order, listPosition(order, info)));
+}
+
+const entryOf = (indexKey: string, sessionId: string): KvOp => ({
+  type: 'put',
+  key: indexKey,
+  value: encodeStored(indexKey, { sessionId }),
+});
+
+/** The ops that move a session's entries from `before` to `after` (only those that differ). */
+export function orderOps(
+  sessionId: string,
+  before: readonly string[],
+  after: readonly string[],
+): KvOp[] {
+  const ops: KvOp[] = [];
+  for (const indexKey of before) {
+    if (!after.includes(indexKey)) ops.push({ type: 'del', key: indexKey });
+  }
+  for (const indexKey of after) {
+    if (!before.includes(indexKey)) ops.push(entryOf(indexKey, sessionId));
+  }
+  return ops;
+}
+
+/**
+ * The ops deleting a purged session's entries: those its stored info names, else (a damaged
+ * record) every entry of its owner's orders filed under its id.
+ */
+export async function purgedOrderOps(
+  view: KvReader,
+  key: SessionKey,
+  stored: () => SessionInfo | undefined,
+): Promise<KvOp[]> {
+  try {
+    const info = stored();
+    if (info) return orderKeys(key, info).map((k) => ({ type: 'del', key: k }));
+  } catch {
+    // damaged: found by id below
+  }
+  const suffix = `!${keys.encodeKeyPart(key.sessionId, 'sessionId')}`;
+  const ops: KvOp[] = [];
+  for (const order of LIST_ORDERS) {
+    for await (const indexKey of view.keys(orderRange(key.userId, order))) {
+      if (indexKey.endsWith(suffix)) ops.push({ type: 'del', key: indexKey });
+    }
+  }
+  return ops;
+}
+
+/**
+ * The ops filing every session of an owner in the index (with the marker that it is whole),
+ * from their listing entries: for an owner of a store written before the index.
+ */
+export async function buildOrderIndexOps(
+  view: KvReader,
+  userId: string | undefined,
+): Promise<KvOp[]> {
+  const markerKey = orderIndexMarkerKey(userId);
+  if ((await view.get(markerKey)) !== undefined) return [];
+  const listingKeys: string[] = [];
+  for await (const k of view.keys(keys.listIndexRange(userId))) listingKeys.push(k);
+  const values = await getAll(view, listingKeys);
+  const ops: KvOp[] = [];
+  values.forEach((raw, i) => {
+    const info = checkedInfo(listingKeys[i]!, raw!, userId);
+    ops.push(...orderOps(info.sessionId, [], orderKeys(info, info)));
+  });
+  ops.push(orderMarkerOp(userId));
+  return ops;
+}
+
+/** The op marking an owner's index whole. */
+export function orderMarkerOp(userId: string | undefined): KvOp {
+  const markerKey = orderIndexMarkerKey(userId);
+  return { type: 'put', key: markerKey, value: encodeStored(markerKey, { version: 1 }) };
+}
+
+function checkedInfo(listingKey: string, raw: string, userId: string | undefined): SessionInfo {
+  const info = toSessionInfo(
+    decodeStoredWith(listingKey, raw, SessionInfoSchema, plainSessionInfo),
+  );
+  if (info.userId !== userId || keys.listIndexKey(info) !== listingKey) {
+    throw new InvalidSessionRecordError(listingKey, 'entry does not belong to its key');
+  }
+  return info;
+}
+
+export interface OrderQuery {
+  userId: string | undefined;
+  order: ListOrder;
+  status: SessionStatus | undefined;
+  limit: number;
+  cursor: string | undefined;
+}
+
+/**
+ * One page of an owner's sessions in `order`, from the position after `cursor`: index entries
+ * are read `limit + 1` at a time with their listing entries, each checked (its seal, that the
+ * listing entry exists and is filed at exactly this entry's position); a stale or damaged entry
+ * is `InvalidSessionRecordError` naming its key.
+ */
+export async function scanOrder(backend: KvBackend, query: OrderQuery): Promise<SessionPage> {
+  const { userId, order, status, limit, cursor } = query;
+  const range = orderRange(userId, order);
+  let from = cursor === undefined ? range.gte : keys.keyAfter(orderKey(userId, order, cursor));
+  const sessions: SessionInfo[] = [];
+  for (;;) {
+    const chunk: [string, string][] = [];
+    for await (const entry of backend.iterate({ gte: from, lt: range.lt, limit: limit + 1 })) {
+      chunk.push(entry);
+    }
+    const listingKeys = chunk.map(([indexKey, raw]) =>
+      keys.listIndexKey({ sessionId: sessionOf(indexKey, raw), userId }),
+    );
+    const listings = await getAll(backend, listingKeys);
+    for (let i = 0; i < chunk.length; i++) {
+      const indexKey = chunk[i]![0];
+      const listingKey = listingKeys[i]!;
+      const raw = listings[i];
+      if (raw === undefined) {
+        throw new InvalidSessionRecordError(indexKey, 'the list-order entry has no listing entry');
+      }
+      const info = checkedInfo(listingKey, raw, userId);
+      if (orderKey(userId, order, listPosition(order, info)) !== indexKey) {
+        throw new InvalidSessionRecordError(
+          indexKey,
+          'the list-order entry disagrees with its listing entry',
+        );
+      }
+      if (status !== undefined && info.status !== status) continue;
+      if (sessions.length === limit) {
+        return { sessions, nextCursor: listPosition(order, sessions[limit - 1]!) };
+      }
+      sessions.push(info);
+    }
+    if (chunk.length <= limit) return { sessions, nextCursor: undefined };
+    from = keys.keyAfter(chunk[chunk.length - 1]![0]);
+  }
+}
+
+const IndexValueSchema = z.lazy(() => z.object({ sessionId: z.string().min(1) }));
+
+/** The session an index entry points at, its seal and shape checked. */
+function sessionOf(indexKey: string, raw: string): string {
+  return decodeStored(indexKey, raw, IndexValueSchema).sessionId;
+}
