@@ -230,6 +230,8 @@ export {
   ApprovalExpiredError,
   AlreadyDecidedError,
   CallNotInDoubtError,
+  InvalidReconcileOutcomeError,
+  AmbiguousCallError,
   UnpricedModelError,
   ApprovalCheckError,
   ToolkitError,

@@ -49,6 +49,8 @@ export const ERROR_CODES = [
   'RUN_NOT_FOUND',
   'RECOVERY_EXHAUSTED',
   'NOT_IN_DOUBT',
+  'INVALID_RECONCILE_OUTCOME',
+  'AMBIGUOUS_CALL',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { InvalidSessionRecordError } from '../errors/session-errors.js';
 import type { ErrorScope } from '../errors/agentstate-error.js';
+import { StepOutputByKind } from '../machines/schemas/run-schemas.js';
 import { openValue, sealValue } from './sealed-value.js';
 import type { JournalEntry, SessionInfo, SessionStatus, UsageTotals } from './session-store.js';
 
@@ -54,6 +55,28 @@ export const JournalEntrySchema = z.lazy(() =>
     retries: z.number().int().positive().optional(),
   }),
 );
+
+/**
+ * Checks a journal entry's output against the shape its kind replays (a model answer's usage
+ * included: token counts are safe non-negative integers, costs finite and non-negative), the
+ * second half of a journal entry's schema: every read of an entry runs it
+ * (`decodeJournalAt`), so no read path hands on a resealed impossible value. Throws
+ * `InvalidSessionRecordError` naming `key` and the field (`output.usage.costUsd`).
+ */
+export function checkJournalOutput(
+  key: string,
+  entry: Pick<JournalEntry, 'kind' | 'output'>,
+  scope: ErrorScope = {},
+): void {
+  const parsed = StepOutputByKind[entry.kind].safeParse(entry.output);
+  if (!parsed.success) {
+    throw new InvalidSessionRecordError(key, z.prettifyError(parsed.error), {
+      ...scope,
+      field: `output.${firstField(parsed.error)}`,
+      cause: parsed.error,
+    });
+  }
+}
 
 /** Copies exactly the SessionInfo fields (optional ones present as `undefined`). */
 export function toSessionInfo(value: z.output<typeof SessionInfoSchema>): SessionInfo {
