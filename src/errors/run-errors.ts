@@ -155,61 +155,6 @@ export class CallNotInDoubtError extends AgentStateError {
 }
 
 /**
- * A tool's `reconcile` answered something other than `{ result }`, `'retry'` or `'unknown'`
- * (a bare string, `null`, an object without `result`): a bug of the tool, not a result. The run
- * fails with it; the model never reads a result the tool did not give.
- */
-export class InvalidReconcileOutcomeError extends AgentStateError {
-  readonly callId: string;
-  readonly tool: string;
-
-  constructor(tool: string, callId: string, answered: unknown, scope: ErrorScope = {}) {
-    super(
-      'INVALID_RECONCILE_OUTCOME',
-      `The reconcile of tool "${tool}" answered ${describeAnswer(answered)} for call ${callId}: it must answer { result }, 'retry' or 'unknown'`,
-      scope,
-    );
-    this.tool = tool;
-    this.callId = callId;
-  }
-}
-
-/** A short JSON form of what a callback answered (`undefined` and functions named as such). */
-function describeAnswer(value: unknown): string {
-  if (value === undefined) return 'undefined';
-  if (typeof value === 'function') return 'a function';
-  const text = JSON.stringify(value) ?? String(value);
-  return text.length > 80 ? `${text.slice(0, 80)}...` : text;
-}
-
-/**
- * A decision names its call by id alone, and several paused runs of the session's run tree
- * (sub-agents called in parallel) wait on a call with that id: it names the run too
- * (`ApprovalDecision.runId`, the command line's `--run`). `.runIds` lists them. Nothing was
- * applied.
- */
-export class AmbiguousCallError extends AgentStateError {
-  readonly callId: string;
-  readonly runIds: readonly string[];
-
-  constructor(
-    callId: string,
-    runs: readonly { runId: string; agentPath: readonly string[] }[],
-    scope: ErrorScope = {},
-  ) {
-    super(
-      'AMBIGUOUS_CALL',
-      `Tool call "${callId}" waits in ${runs.length} runs (${runs
-        .map((r) => `${r.runId} of ${r.agentPath.join(' > ')}`)
-        .join(', ')}): name the run the decision is for (runId, or --run on the command line)`,
-      scope,
-    );
-    this.callId = callId;
-    this.runIds = runs.map((r) => r.runId);
-  }
-}
-
-/**
  * An approval decision made on a stale RunState: for another run, for a run that is no longer
  * waiting for approval, or for a call whose name or arguments differ from the pending one.
  * Nothing of the resume was applied.

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { InvalidSessionRecordError } from '../errors/session-errors.js';
 import type { ErrorScope } from '../errors/agentstate-error.js';
-import { StepOutputByKind } from '../machines/schemas/run-schemas.js';
+import { firstField } from '../machines/schemas/stored-value-checks.js';
 import { openValue, sealValue } from './sealed-value.js';
 import type { JournalEntry, SessionInfo, SessionStatus, UsageTotals } from './session-store.js';
 
@@ -56,28 +56,6 @@ export const JournalEntrySchema = z.lazy(() =>
   }),
 );
 
-/**
- * Checks a journal entry's output against the shape its kind replays (a model answer's usage
- * included: token counts are safe non-negative integers, costs finite and non-negative), the
- * second half of a journal entry's schema: every read of an entry runs it
- * (`decodeJournalAt`), so no read path hands on a resealed impossible value. Throws
- * `InvalidSessionRecordError` naming `key` and the field (`output.usage.costUsd`).
- */
-export function checkJournalOutput(
-  key: string,
-  entry: Pick<JournalEntry, 'kind' | 'output'>,
-  scope: ErrorScope = {},
-): void {
-  const parsed = StepOutputByKind[entry.kind].safeParse(entry.output);
-  if (!parsed.success) {
-    throw new InvalidSessionRecordError(key, z.prettifyError(parsed.error), {
-      ...scope,
-      field: `output.${firstField(parsed.error)}`,
-      cause: parsed.error,
-    });
-  }
-}
-
 /** Copies exactly the SessionInfo fields (optional ones present as `undefined`). */
 export function toSessionInfo(value: z.output<typeof SessionInfoSchema>): SessionInfo {
   return {
@@ -123,12 +101,6 @@ export function parseStoredJson(key: string, text: string, scope: ErrorScope = {
   } catch (error) {
     throw new InvalidSessionRecordError(key, 'not valid JSON', { ...scope, cause: error });
   }
-}
-
-/** The dotted path of the first field a zod error names, `(root)` for the value itself. */
-export function firstField(error: z.ZodError): string {
-  const path = error.issues[0]?.path ?? [];
-  return path.length ? path.map(String).join('.') : '(root)';
 }
 
 /** Validates a stored value; a mismatch throws `InvalidSessionRecordError` naming key and field. */

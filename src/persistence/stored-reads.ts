@@ -1,4 +1,5 @@
 import { InvalidSessionRecordError, SessionNotFoundError } from '../errors/session-errors.js';
+import { checkJournalOutput } from '../machines/schemas/stored-value-checks.js';
 import { plainJournalEntry } from './plain-records.js';
 import { holdsJson } from './sealed-value.js';
 import type { SessionRecordCodec } from './session-record-codec.js';
@@ -6,7 +7,6 @@ import * as keys from './session-keys.js';
 import {
   JournalEntrySchema,
   SessionInfoSchema,
-  checkJournalOutput,
   decodeStored,
   decodeStoredWith,
   toJournalEntry,

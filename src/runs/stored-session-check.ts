@@ -4,7 +4,7 @@ import { PersistedSessionSnapshot } from '../machines/schemas/persisted-snapshot
 import type { RunMachineContext } from '../machines/run-types.js';
 import type { ToolCallOutput } from '../machines/step-actor-io.js';
 import * as keys from '../persistence/session-keys.js';
-import { checkJournalOutput, firstField } from '../persistence/session-schemas.js';
+import { checkJournalOutput, firstField } from '../machines/schemas/stored-value-checks.js';
 import type {
   JournalEntry,
   SessionKey,

@@ -1,4 +1,4 @@
-import { InvalidReconcileOutcomeError } from '../errors/run-errors.js';
+import { InvalidReconcileOutcomeError } from '../errors/invalid-reconcile-outcome-error.js';
 import type { ToolCallItem, ToolResultItem } from '../items/item.js';
 import type { RunContext } from '../core/run-context.js';
 import type { InDoubtRecord, OperatorDecision } from '../items/in-doubt-record.js';
