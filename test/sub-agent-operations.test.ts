@@ -68,4 +68,26 @@ describe('operating sub-agents (issue 39)', () => {
     expect(view.runStatus?.interruptions.map((c) => c.agentPath)).toEqual([['lead', 'alpha']]);
     expect(shipped).toEqual([]);
   });
+
+  it("attach from another process lists the children's approval requests, with agent path and run id, before the pause", async () => {
+    const { temp, paused } = await pausedTwins();
+    const other = twinApprovals(temp.store).lead;
+    const events = [];
+    for await (const event of other.attach(key.sessionId, { userId: key.userId })) {
+      events.push(event);
+    }
+    const asked = events.filter((e) => e.type === 'approval_requested');
+    expect(
+      asked.map((e) => e.type === 'approval_requested' && [e.callId, e.agentPath, e.subRunId]),
+    ).toEqual(paused.interruptions.map((c) => [TWIN_CALL, c.agentPath, c.runId]));
+    expect(asked.map((e) => e.type === 'approval_requested' && e.name)).toEqual(['ship', 'ship']);
+    expect(events.at(-1)).toMatchObject({ type: 'run_ended', status: 'awaitingApproval' });
+    // Ids keep increasing: resuming after the first request gives the second, then the end.
+    const after = asked[0]!.id;
+    const rest = [];
+    for await (const event of other.attach(key.sessionId, { userId: key.userId, after })) {
+      rest.push(event);
+    }
+    expect(rest.map((e) => e.id)).toEqual([asked[1]!.id, events.at(-1)!.id]);
+  });
 });
