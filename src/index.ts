@@ -240,6 +240,8 @@ export {
   SubAgentDepthError,
 } from './errors/run-errors.js';
 export { MaxTurnsExceededError } from './errors/max-turns-exceeded-error.js';
+export { InvalidReconcileOutcomeError } from './errors/invalid-reconcile-outcome-error.js';
+export { AmbiguousCallError } from './errors/ambiguous-call-error.js';
 export { PermissionCheckError } from './errors/permission-check-error.js';
 export {
   GuardrailTripwireError,

@@ -3,7 +3,14 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { afterEach, describe, expect, it } from 'vitest';
 import { assign, createActor, sendTo, setup, waitFor, type AnyActorRef } from 'xstate';
-import { Agent, LevelSessionStore, tool, type Model, type SessionStore } from '../src/index.js';
+import {
+  Agent,
+  LevelSessionStore,
+  RunCancelledError,
+  tool,
+  type Model,
+  type SessionStore,
+} from '../src/index.js';
 import { ScriptedModel } from '../src/testing.js';
 import { assistantScript, buildCli, runCli, writeAgentModule } from './helpers/cli-fixtures.js';
 import { lastResult } from './helpers/sub-agent-fixtures.js';
@@ -269,6 +276,8 @@ describe('agent.asActor', () => {
       name: 'RunCancelledError',
       code: 'RUN_CANCELLED',
     });
+    // What the embedding guide's `onError` guard tests: the error is a RunCancelledError.
+    expect((child.getSnapshot() as { error: unknown }).error).toBeInstanceOf(RunCancelledError);
     expect(refunds).toEqual([]);
   });
 });

@@ -1,7 +1,13 @@
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { Agent, tool, type OnInterrupted } from '../src/index.js';
+import {
+  Agent,
+  AgentStateError,
+  tool,
+  type OnInterrupted,
+  type ReconcileOutcome,
+} from '../src/index.js';
 import type { McpConnection } from '../src/mcp/mcp-connection.js';
 import { mcpTool } from '../src/mcp/mcp-tool.js';
 import { TempStores } from './helpers/temp-store.js';
@@ -98,6 +104,27 @@ describe('a tool call in doubt after a crash', () => {
     });
     expect(thrown.charges).toEqual(['c1']);
     expect(thrown.output).toMatchObject({ inDoubt: { resolution: 'retried', reconcile: 'error' } });
+  });
+
+  it("reconcile answering neither { result }, 'retry' nor 'unknown' is a typed error, not an empty result", async () => {
+    for (const answer of ['done', { found: true }, null]) {
+      const path = await crashWhilePaying(temps, {});
+      const options = { reconcile: () => answer as unknown as ReconcileOutcome<string> };
+      const { agent, store, charges, entry } = await reopenedPayer(temps, path, options);
+      const error = await agent.resume(key.sessionId, { userId: key.userId }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error, JSON.stringify(answer)).toBeInstanceOf(AgentStateError);
+      expect(error).toMatchObject({ code: 'INVALID_RECONCILE_OUTCOME' });
+      expect((error as Error).message).toContain('"pay"');
+      expect((error as Error).message).toContain(JSON.stringify(answer));
+      expect(charges).toEqual([]);
+      // The model never read a result the tool did not give.
+      const view = await agent.runtimeFor(store).getSession(key);
+      expect(view.lastRun?.error).toMatchObject({ code: 'INVALID_RECONCILE_OUTCOME' });
+      expect(await entry(view.lastRun!.runId)).toBeUndefined();
+    }
   });
 
   it('a call that finished normally carries no in-doubt record', async () => {

@@ -76,7 +76,8 @@ describe('journal entries record when each step ran and its restarts', () => {
     const agent = new Agent({ name: 'o', model: new ScriptedModel([{ text: 'hi' }]) });
     const runtime = new SessionRuntime({ store: temp.store, agent });
     const record = await temp.store.create(runtime.newRecord(key));
-    const old: JournalEntry = { runId: 'r-old', step: 0, kind: 'model', output: { x: 1 }, at: 5 };
+    const output = { toolCalls: [], usage: { inputTokens: 0, outputTokens: 0, cachedTokens: 0 } };
+    const old: JournalEntry = { runId: 'r-old', step: 0, kind: 'model', output, at: 5 };
     await temp.store.save({ record, items: [], journal: [old] });
     await temp.store.close();
     const reopened = await LevelSessionStore.open({ path: temp.path });

@@ -10,6 +10,8 @@ import {
   tool,
 } from '../src/index.js';
 import { openValue, sealValue } from '../src/persistence/sealed-value.js';
+import { RecordCodecs } from '../src/store.js';
+import type { JournalEntry } from '../src/persistence/session-store.js';
 import {
   historyKey,
   listIndexKey,
@@ -412,6 +414,61 @@ describe('impossible content under a valid seal', () => {
     // A read that starts inside the turn cannot see the call: it does not guess.
     expect(await store.readHistory(alice('s'), at)).toHaveLength(history.length - at);
   });
+});
+
+/**
+ * Issue 39: every journal read goes through the store's one schema of a journal entry, its
+ * output included, so no read path hands a resealed impossible value on.
+ */
+describe('every journal read refuses a resealed impossible entry', () => {
+  for (const [field, value] of [
+    ['costUsd', -5],
+    ['outputTokens', 1e308],
+    ['inputTokens', 2.5],
+  ] as const) {
+    it(`usage.${field} = ${value}: readRunJournal, readJournal, attach and the codecs refuse it`, async () => {
+      const { store } = await temps.open();
+      const model = new ScriptedModel([{ text: 'hi' }]);
+      const agent = new Agent({ name: 'a', model, store });
+      const done = await agent.run('hello', alice('s'));
+      const entries = (await dumpBackend(store)).filter(([k]) => k.startsWith('j!'));
+      const [modelKey, raw] = entries.find(([k, v]) =>
+        openValue(k, v).json.includes('"kind":"model"'),
+      )!;
+      const entry = JSON.parse(openValue(modelKey, raw).json) as JournalEntry;
+      const bad = {
+        ...entry,
+        output: {
+          ...(entry.output as object),
+          usage: { inputTokens: 1, outputTokens: 1, cachedTokens: 0, [field]: value },
+        },
+      };
+      // Sealed as a store writing through the record codecs would seal it.
+      await store.backend.write([
+        { type: 'put', key: modelKey, value: sealValue(modelKey, JSON.stringify(bad)) },
+      ]);
+      const before = await dumpBackend(store);
+      const path = `output.usage.${field}`;
+      await expectDamage(store.readRunJournal(alice('s'), done.id), modelKey, path);
+      await expectDamage(store.readJournal(alice('s'), done.id, entry.step), modelKey, path);
+      const attached = (async () => {
+        for await (const _event of agent.attach('s', { userId: 'alice' })) void _event;
+      })();
+      await expectDamage(attached, modelKey, path);
+      const codecs = new RecordCodecs();
+      expect(() =>
+        codecs.decodeJournalEntry(
+          alice('s'),
+          done.id,
+          entry.step,
+          before.find(([k]) => k === modelKey)![1],
+        ),
+      ).toThrow(InvalidSessionRecordError);
+      // A store writing through the codecs cannot seal it in the first place.
+      expect(() => codecs.encodeJournalEntry(alice('s'), bad)).toThrow(TypeError);
+      expect(await dumpBackend(store)).toEqual(before);
+    });
+  }
 });
 
 describe('impossible usage from a model', () => {

@@ -4,6 +4,8 @@ import {
   StaleDecisionError,
   UnknownCallError,
 } from '../errors/run-errors.js';
+import { AmbiguousCallError } from '../errors/ambiguous-call-error.js';
+import { agentPathOf } from '../machines/agent-path.js';
 import { pendingApproval } from '../machines/call-approvals.js';
 import type { CallState } from '../machines/run-types.js';
 import { NothingToResumeError } from '../errors/session-errors.js';
@@ -18,7 +20,8 @@ import { storedRun } from '../runs/stored-run.js';
  * The decision with the run that holds its call, when it names none: a sub-agent's call is
  * decided by its id alone, as an operator reads it. The paused run holding the call pending,
  * else the one holding it decided (so a second decision is told what the first was); a
- * decision that fits no run, or several, is returned as it is.
+ * decision that fits no run is returned as it is. Several runs holding it (children whose
+ * calls share an id) is `AmbiguousCallError`: which one is meant cannot be told.
  */
 export function withRunId(root: RunNode, d: ApprovalDecision): ApprovalDecision {
   if (d.runId !== undefined) return d;
@@ -30,6 +33,13 @@ export function withRunId(root: RunNode, d: ApprovalDecision): ApprovalDecision 
     );
   let found = holders(pendingApproval);
   if (found.length === 0) found = holders((c) => c.needsApproval);
+  if (found.length > 1) {
+    throw new AmbiguousCallError(
+      d.callId,
+      found.map((r) => ({ runId: r.context!.runId, agentPath: agentPathOf(r.context!) })),
+      { runId: root.context?.runId },
+    );
+  }
   const runId = found.length === 1 ? found[0]!.context?.runId : undefined;
   return runId === undefined ? d : { ...d, runId };
 }

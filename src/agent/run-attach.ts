@@ -103,8 +103,7 @@ export async function* attachRun(
       // Another runtime executes it: followed through the store's saves.
       const source = { store, key, clock, view: () => runtime.getSession(key) };
       status = (yield* followStoredRun(source, position)) ?? status;
-      const end = runEnded(status, position);
-      if (end) yield end;
+      yield* runEnded(status, position);
       return;
     }
     // A run that does not execute here is read once, as it stands.
@@ -135,8 +134,7 @@ export async function* attachRun(
     }
     // The run stopped: the results it has, also those of calls after one it never answered.
     if (!settled) yield* readJournal(store, key, position, true);
-    const end = runEnded(status, position);
-    if (end) yield end;
+    yield* runEnded(status, position);
   } finally {
     for (const stop of stops) stop();
   }

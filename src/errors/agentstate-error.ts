@@ -50,6 +50,8 @@ export const ERROR_CODES = [
   'RECOVERY_EXHAUSTED',
   'NOT_IN_DOUBT',
   'STORE_NOT_FOUND',
+  'INVALID_RECONCILE_OUTCOME',
+  'AMBIGUOUS_CALL',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -1,6 +1,11 @@
 import { AgentStateError, isErrorCode, type SerializedError } from './agentstate-error.js';
 import { RecoveryExhaustedError } from './recovery-exhausted-error.js';
-import { ModelError, OutputValidationError, UnpricedModelError } from './run-errors.js';
+import {
+  ModelError,
+  OutputValidationError,
+  RunCancelledError,
+  UnpricedModelError,
+} from './run-errors.js';
 
 /** A plain Error standing for a stored cause (its class is not rebuilt). */
 function causeFromSerialized(cause: SerializedError): Error {
@@ -26,6 +31,9 @@ export function errorFromSerialized(
       return new OutputValidationError(error.message, scope);
     case 'UNPRICED_MODEL':
       return new UnpricedModelError(error.message, scope);
+    case 'RUN_CANCELLED':
+      // The class an app tests for (`error instanceof RunCancelledError`), wherever it ended.
+      return new RunCancelledError(scope);
     case 'MODEL_ERROR':
       return new ModelError(error.message, {
         ...scope,

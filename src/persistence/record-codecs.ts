@@ -5,6 +5,7 @@ import { checkHistoryEntries } from './history-reader.js';
 import type { RecordMigration } from './migrations.js';
 import * as keys from './session-keys.js';
 import { SessionRecordCodec } from './session-record-codec.js';
+import { StepOutputByKind } from '../machines/schemas/run-schemas.js';
 import { JournalEntrySchema, checkBeforeWrite, encodeStored } from './session-schemas.js';
 import type { JournalEntry, SessionKey, SessionRecord, UsageTotals } from './session-store.js';
 import { decodeJournalAt, decodeRecordAt } from './stored-reads.js';
@@ -67,6 +68,7 @@ export class RecordCodecs {
   /** A journal entry, sealed at its (session, run, step). */
   encodeJournalEntry(key: SessionKey, entry: JournalEntry): string {
     const checked = checkBeforeWrite('journal entry', entry, JournalEntrySchema);
+    checkBeforeWrite(`${checked.kind} step output`, checked.output, StepOutputByKind[checked.kind]);
     return encodeStored(keys.journalKey(key, checked.runId, checked.step), entry);
   }
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { InvalidSessionRecordError } from '../errors/session-errors.js';
 import type { ErrorScope } from '../errors/agentstate-error.js';
+import { firstField } from '../machines/schemas/stored-value-checks.js';
 import { openValue, sealValue } from './sealed-value.js';
 import type { JournalEntry, SessionInfo, SessionStatus, UsageTotals } from './session-store.js';
 
@@ -102,12 +103,6 @@ export function parseStoredJson(key: string, text: string, scope: ErrorScope = {
   } catch (error) {
     throw new InvalidSessionRecordError(key, 'not valid JSON', { ...scope, cause: error });
   }
-}
-
-/** The dotted path of the first field a zod error names, `(root)` for the value itself. */
-export function firstField(error: z.ZodError): string {
-  const path = error.issues[0]?.path ?? [];
-  return path.length ? path.map(String).join('.') : '(root)';
 }
 
 /** Validates a stored value; a mismatch throws `InvalidSessionRecordError` naming key and field. */

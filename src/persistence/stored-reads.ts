@@ -1,4 +1,5 @@
 import { InvalidSessionRecordError, SessionNotFoundError } from '../errors/session-errors.js';
+import { checkJournalOutput } from '../machines/schemas/stored-value-checks.js';
 import { plainJournalEntry } from './plain-records.js';
 import { holdsJson } from './sealed-value.js';
 import type { SessionRecordCodec } from './session-record-codec.js';
@@ -94,7 +95,7 @@ export function checkedListing(
   return record;
 }
 
-/** A journal entry read at (runId, step), checked against that key. */
+/** A journal entry read at (runId, step), checked against that key, its output by its kind. */
 export function decodeJournalAt(
   key: SessionKey,
   raw: string,
@@ -107,5 +108,6 @@ export function decodeJournalAt(
   if (entry.runId !== runId || entry.step !== step) {
     throw new InvalidSessionRecordError(entryKey, 'entry does not match its key', scope);
   }
+  checkJournalOutput(entryKey, entry, scope);
   return toJournalEntry(entry);
 }

@@ -13,7 +13,17 @@ export type AttachEventBody =
   | { type: 'step_started'; step: number }
   | { type: 'text'; step: number; text: string }
   | { type: 'tool_call'; step: number; callId: string; name: string; arguments: string }
-  | { type: 'approval_requested'; step: number; callId: string; name: string; arguments: string }
+  | {
+      type: 'approval_requested';
+      step: number;
+      callId: string;
+      name: string;
+      arguments: string;
+      /** A sub-agent's call: the agent names from the session's agent down to the one asking. */
+      agentPath?: string[] | undefined;
+      /** A sub-agent's call: the run that waits on it (a decision names it with the call id). */
+      subRunId?: string | undefined;
+    }
   | { type: 'tool_result'; step: number; callId: string; output: string; isError: boolean }
   | {
       type: 'run_ended';

@@ -65,21 +65,36 @@ export function runStatusIn(view: SessionView, runId: string): RunStatusView | u
 /**
  * The `run_ended` event of a run that stopped with `status` (a run still `running` here
  * stopped without saying how: `crashed`), unless the reader had it already. A pause for
- * approvals ends at its approval step, before the results that follow it.
+ * approvals ends at its approval step, before the results that follow it; the approvals its
+ * sub-agent runs wait for (journaled apart, in their own runs) come just before it, each with
+ * its agent path and run.
  */
-export function runEnded(status: RunStatusView, position: AttachPosition): AttachEvent | undefined {
+export function runEnded(status: RunStatusView, position: AttachPosition): AttachEvent[] {
   const { runId } = position.cursor;
   const stopped = status.status === 'running' ? 'crashed' : status.status;
   const n = stopped === 'awaitingApproval' ? PAUSE_N : Infinity;
   const end = { runId, step: Math.max(position.journaled, 0), n };
-  if (!isBefore(position.cursor, end)) return undefined;
+  const asked =
+    stopped === 'awaitingApproval' ? status.interruptions.filter((i) => i.agentPath) : [];
   const { interruption, error } = status;
-  return {
+  const events: AttachEvent[] = asked.map((call, j) => ({
+    type: 'approval_requested',
+    step: end.step,
+    callId: call.callId,
+    name: call.toolName,
+    arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments),
+    agentPath: call.agentPath,
+    subRunId: call.runId,
+    runId,
+    id: attachEventId({ ...end, n: PAUSE_N - asked.length + j }),
+  }));
+  events.push({
     type: 'run_ended',
     status: stopped,
     ...(interruption === undefined ? {} : { interruption }),
     ...(error === undefined ? {} : { error }),
     runId,
     id: attachEventId(end),
-  };
+  });
+  return events.filter((event) => isBefore(position.cursor, cursorOf(event)));
 }

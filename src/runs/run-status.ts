@@ -1,5 +1,4 @@
 import type { SerializedError } from '../errors/agentstate-error.js';
-import { pendingApproval } from '../machines/call-approvals.js';
 import type { InterruptionReason, RunFinalStatus } from '../machines/run-types.js';
 import { addUsage, zeroUsage, type RunUsage } from '../machines/run-usage.js';
 import { addRunUsage, type RunSummary, type UsageTotals } from '../machines/session-types.js';
@@ -7,6 +6,8 @@ import { stepsExecuting } from './run-activity.js';
 import type { RunOwner } from './run-owner.js';
 import { pausedRuns, runState, subRunsOf, type RunNode } from './run-tree.js';
 import { callsInDoubt, type InDoubtCall } from './calls-in-doubt.js';
+import type { Interruption } from './run-state.js';
+import { waitingInterruptions } from './waiting-interruptions.js';
 
 /**
  * What a session's run is doing, as every surface shows it: `running` (steps executing in a
@@ -29,6 +30,13 @@ export interface RunStatusView {
   usage: RunUsage;
   /** Calls of its run tree waiting for a human's decision. */
   pendingApprovals: number;
+  /**
+   * Those calls, each with the run that waits on it (a sub-agent's: with its agent path), as a
+   * RunResult lists them: what a decision by another process names (`callId`, `runId`).
+   */
+  interruptions: Interruption[];
+  /** Its calls were decided (`recordDecisions`, the command line) and wait for a resume. */
+  held: boolean;
   /** With interruption `in_doubt`: the calls cut off by a crash that wait for an operator. */
   callsInDoubt?: InDoubtCall[] | undefined;
   startedAt: number;
@@ -45,7 +53,7 @@ export function runStatusOf(
     const paused = pausedRuns(root);
     const waiting = paused.filter((r) => runState(r) === 'awaitingApproval');
     const stopped = paused.find((r) => runState(r) === 'interrupted')?.context;
-    const pending = waiting.flatMap((r) => r.context?.calls.filter(pendingApproval) ?? []);
+    const interruptions = waitingInterruptions(root);
     const executing = stepsExecuting(root);
     const status: RunStatus = executing
       ? owner === 'gone'
@@ -66,7 +74,9 @@ export function runStatusOf(
       error: stopped?.error ?? ctx.error,
       turns: ctx.turn,
       usage: runTreeUsage(root),
-      pendingApprovals: pending.length,
+      pendingApprovals: interruptions.length,
+      interruptions,
+      held: waiting.some((r) => r.context?.held === true),
       ...(interruption === 'in_doubt' ? { callsInDoubt: callsInDoubt(root) } : {}),
       startedAt: ctx.startedAt,
     };
@@ -79,6 +89,8 @@ export function runStatusOf(
     turns: lastRun.turn,
     usage: lastRun.usage,
     pendingApprovals: 0,
+    interruptions: [],
+    held: false,
     startedAt: lastRun.startedAt,
   };
 }

@@ -3,9 +3,8 @@ import { InvalidSessionRecordError } from '../errors/session-errors.js';
 import { PersistedSessionSnapshot } from '../machines/schemas/persisted-snapshot-schema.js';
 import type { RunMachineContext } from '../machines/run-types.js';
 import type { ToolCallOutput } from '../machines/step-actor-io.js';
-import { StepOutputByKind } from '../machines/schemas/run-schemas.js';
 import * as keys from '../persistence/session-keys.js';
-import { firstField } from '../persistence/session-schemas.js';
+import { checkJournalOutput, firstField } from '../machines/schemas/stored-value-checks.js';
 import type {
   JournalEntry,
   SessionKey,
@@ -76,7 +75,8 @@ export function checkStoredSession(
 
 /**
  * Checks that every journal entry's output has the shape its kind replays (a model answer's
- * usage included: token counts, costs), naming the entry's key.
+ * usage included: token counts, costs), naming the entry's key: the check the shipped stores
+ * run on every read (`checkJournalOutput`), run again for a store that reads otherwise.
  */
 function checkJournalOutputs(
   key: SessionKey,
@@ -85,14 +85,7 @@ function checkJournalOutputs(
 ): void {
   const scope = { sessionId: key.sessionId, runId };
   for (const entry of entries) {
-    const parsed = StepOutputByKind[entry.kind].safeParse(entry.output);
-    if (!parsed.success) {
-      throw new InvalidSessionRecordError(
-        keys.journalKey(key, runId, entry.step),
-        z.prettifyError(parsed.error),
-        { ...scope, field: `output.${firstField(parsed.error)}`, cause: parsed.error },
-      );
-    }
+    checkJournalOutput(keys.journalKey(key, runId, entry.step), entry, scope);
   }
 }
 

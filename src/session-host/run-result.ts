@@ -10,6 +10,7 @@ import type { SubRunSummary } from '../machines/sub-run-types.js';
 import { pausedRuns, runState } from '../runs/run-tree.js';
 import { callsInDoubt, type InDoubtCall } from '../runs/calls-in-doubt.js';
 import { waitingInterruptions } from '../runs/waiting-interruptions.js';
+import { runTreeUsage } from '../runs/run-status.js';
 import type { Clock } from '../core/clock.js';
 import { RunState, runStateData, type Interruption } from '../runs/run-state.js';
 import type { SessionHost } from './session-host.js';
@@ -85,6 +86,8 @@ export function readRunResult<T>(
       error: stopped?.error ?? ctx.error,
       interruptions: waitingInterruptions(run),
       structured: ctx.structured,
+      // What it used so far, its sub-agent runs still in flight (waiting) included.
+      usage: runTreeUsage(run),
     };
   } else {
     const last = session.lastRun;

@@ -34,11 +34,16 @@ export const reply = (content: string): Item => ({
   role: 'assistant',
   content,
 });
+/** A journaled tool call's result at `step` (an output of the shape every read checks). */
 export const entry = (runId: string, step: number): JournalEntry => ({
   runId,
   step,
   kind: 'tool',
-  output: { result: `step ${step}` },
+  output: {
+    callId: `call_${step}`,
+    isError: false,
+    result: { type: 'tool_result', callId: `call_${step}`, name: 'work', output: `step ${step}` },
+  },
   at: 2_000 + step,
 });
 export const usage = (turns: number, tokens: number, costUsd: number): UsageTotals => ({

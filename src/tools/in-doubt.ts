@@ -1,3 +1,4 @@
+import { InvalidReconcileOutcomeError } from '../errors/invalid-reconcile-outcome-error.js';
 import type { ToolCallItem, ToolResultItem } from '../items/item.js';
 import type { RunContext } from '../core/run-context.js';
 import type { InDoubtRecord, OperatorDecision } from '../items/in-doubt-record.js';
@@ -33,6 +34,15 @@ export type Reconcile<TArgs, TResult = unknown> = (
   call: { callId: string; name: string; args: TArgs },
   options: ToolExecuteOptions,
 ) => ReconcileOutcome<TResult> | Promise<ReconcileOutcome<TResult>>;
+
+/** Whether `value` is one of the answers a `reconcile` may give. */
+function isReconcileOutcome(value: unknown): value is ReconcileOutcome {
+  return (
+    value === 'retry' ||
+    value === 'unknown' ||
+    (typeof value === 'object' && value !== null && !Array.isArray(value) && 'result' in value)
+  );
+}
 
 /** The policy a tool follows for a call in doubt when `reconcile` cannot tell (or is absent). */
 export function onInterruptedOf(t: AnyTool): OnInterrupted {
@@ -99,12 +109,23 @@ export async function resolveInDoubt(
   if (!t || !parsed?.ok) return { record: { resolution: 'retried' } };
   let reconcile: InDoubtRecord['reconcile'];
   if (t.reconcile) {
+    let found: unknown;
     try {
       const options = { context, signal, callId: call.callId };
-      const found = await t.reconcile(
+      found = await t.reconcile(
         { callId: call.callId, name: call.name, args: parsed.args },
         options,
       );
+    } catch (error) {
+      if (signal.aborted) throw error;
+      // A failed lookup tells nothing: the fallback decides.
+      reconcile = 'error';
+    }
+    if (reconcile === undefined) {
+      if (!isReconcileOutcome(found)) {
+        const { sessionId, runId } = context;
+        throw new InvalidReconcileOutcomeError(call.name, call.callId, found, { sessionId, runId });
+      }
       if (found === 'retry') return { record: { resolution: 'retried', reconcile: 'retry' } };
       if (found !== 'unknown') {
         const result: ToolResultItem = {
@@ -116,10 +137,6 @@ export async function resolveInDoubt(
         return { record: { resolution: 'reconciled', reconcile: 'result' }, result };
       }
       reconcile = 'unknown';
-    } catch (error) {
-      if (signal.aborted) throw error;
-      // A failed lookup tells nothing: the fallback decides.
-      reconcile = 'error';
     }
   }
   const tag = reconcile ? { reconcile } : {};

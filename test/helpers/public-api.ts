@@ -66,6 +66,8 @@ export const ROOT_VALUES = [
   'ApprovalExpiredError',
   'AlreadyDecidedError',
   'CallNotInDoubtError',
+  'InvalidReconcileOutcomeError',
+  'AmbiguousCallError',
   'MaxTurnsExceededError',
   'SessionNotFoundError',
   'SessionConflictError',

@@ -13,6 +13,7 @@ function decide(approve: boolean) {
     await notePartition(cli, ctx.user, ctx.io);
     const key = cli.key(ctx.args['sessionId']!);
     const callId = ctx.args['callId']!;
+    const runId = stringFlag(ctx, 'run');
     await cli.runtime.execute(
       key,
       recordDecisions(
@@ -20,6 +21,7 @@ function decide(approve: boolean) {
           {
             callId,
             approve,
+            ...(runId === undefined ? {} : { runId }),
             ...(always ? { always } : {}),
             ...(message === undefined ? {} : { message }),
           },
@@ -30,15 +32,30 @@ function decide(approve: boolean) {
     const verb = approve ? 'approved' : 'rejected';
     if (ctx.json) {
       ctx.io.out(
-        json({ sessionId: key.sessionId, userId: key.userId, callId, decision: verb, always }),
+        json({
+          sessionId: key.sessionId,
+          userId: key.userId,
+          callId,
+          ...(runId === undefined ? {} : { runId }),
+          decision: verb,
+          always,
+        }),
       );
       return;
     }
     ctx.io.out(
-      `${verb} call ${callId} of ${key.sessionId}${always ? ' (always, for this tool)' : ''}: recorded; the app's resume (or \`agentstate resume\`) runs the run on\n`,
+      `${verb} call ${callId}${runId === undefined ? '' : ` (run ${runId})`} of ${key.sessionId}${always ? ' (always, for this tool)' : ''}: recorded; the app's resume (or \`agentstate resume\`) runs the run on\n`,
     );
   };
 }
+
+/** `--run`: the run the call waits in, when several (sub-agents) wait on a call of that id. */
+const run = {
+  type: 'string' as const,
+  value: 'R',
+  description:
+    'the run the call waits in (sessions show lists it), when sub-agent runs wait on calls of the same id',
+};
 
 const always = {
   type: 'boolean' as const,
@@ -49,8 +66,11 @@ export const approve: Command = {
   name: 'approve',
   summary: 'approve a pending tool call (recorded; the app or `resume` continues the run)',
   args: ['sessionId', 'callId'],
-  options: { always },
-  examples: ['agentstate approve conv-42 call_3_0 --user alice'],
+  options: { run, always },
+  examples: [
+    'agentstate approve conv-42 call_3_0 --user alice',
+    'agentstate approve conv-42 call_1_0 --run 01JD2M3N4P5Q6R7S8T9V0W1X2Y --user alice',
+  ],
   run: decide(true),
 };
 
@@ -60,6 +80,7 @@ export const reject: Command = {
   args: ['sessionId', 'callId'],
   options: {
     message: { type: 'string', value: 'M', description: 'what the model is told' },
+    run,
     always,
   },
   examples: ['agentstate reject conv-42 call_3_0 --message "not on a Friday" --user alice'],

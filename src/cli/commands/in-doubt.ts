@@ -1,6 +1,6 @@
 import { resolveInDoubt, type InDoubtResolution } from '../../actions/resolve-in-doubt.js';
 import { CliUsageError } from '../shared/cli-errors.js';
-import { json } from '../shared/cli-format.js';
+import { json, table } from '../shared/cli-format.js';
 import { notePartition } from '../shared/cli-store.js';
 import { stringFlag, type Command, type CommandContext } from '../shared/command.js';
 import { operator } from '../shared/operator.js';
@@ -19,10 +19,13 @@ async function list(ctx: CommandContext): Promise<void> {
     ctx.io.out(`no call of ${key.sessionId} is in doubt\n`);
     return;
   }
-  for (const c of calls) {
-    const checked = c.reconcile ? ` (reconcile: ${c.reconcile})` : '';
-    ctx.io.out(`${c.callId}  ${c.toolName}  run ${c.runId}  agent ${c.agent}${checked}\n`);
-  }
+  ctx.io.out(
+    table(
+      ['CALL', 'TOOL', 'RUN', 'AGENT', 'RECONCILE'],
+      calls.map((c) => [c.callId, c.toolName, c.runId, c.agent, c.reconcile ?? '-']),
+      ctx.painter,
+    ),
+  );
 }
 
 /** The resolution the flags name: exactly one of --retry, --fail, --result JSON. */

@@ -48,6 +48,7 @@ function row(s: ListedSession, allUsers: boolean): Cell[] {
       s.runStatus?.pendingApprovals ?? 0,
       s.approvalDeadline,
       s.runStatus?.callsInDoubt?.length ?? 0,
+      s.runStatus?.held === true,
     ),
   ];
 }

@@ -124,11 +124,12 @@ async function run(ctx: CommandContext): Promise<void> {
     ctx.io.out(`\n${p.paint('pending approvals', 'bold')}\n`);
     ctx.io.out(
       table(
-        ['CALL', 'TOOL', 'ARGUMENTS', 'AGENT', 'DEADLINE'],
+        ['CALL', 'TOOL', 'ARGUMENTS', 'RUN', 'AGENT', 'DEADLINE'],
         pending.map((c) => [
           c.callId,
           c.tool,
           oneLine(c.arguments, 40),
+          c.runId,
           c.agentPath.join(' > '),
           localDate(c.deadline),
         ]),

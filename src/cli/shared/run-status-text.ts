@@ -30,12 +30,21 @@ export const CRASHED_HINT =
 
 /**
  * What a run waits on in a few words: `2 approvals, first by <date>`, `1 in doubt` (calls cut
- * off by a crash, for an operator); empty for none.
+ * off by a crash, for an operator), `waiting for resume` (calls decided without the app, which
+ * its resume runs); empty for none.
  */
-export function waitingText(pending: number, deadline: number | undefined, inDoubt = 0): string {
-  const doubt = inDoubt === 0 ? '' : `${inDoubt} in doubt`;
-  if (pending === 0) return doubt;
+export function waitingText(
+  pending: number,
+  deadline: number | undefined,
+  inDoubt = 0,
+  held = false,
+): string {
   const calls = `${pending} approval${pending === 1 ? '' : 's'}`;
-  const approvals = deadline === undefined ? calls : `${calls}, by ${localDate(deadline)}`;
-  return doubt ? `${approvals}, ${doubt}` : approvals;
+  return [
+    pending === 0 ? '' : deadline === undefined ? calls : `${calls}, by ${localDate(deadline)}`,
+    inDoubt === 0 ? '' : `${inDoubt} in doubt`,
+    held ? 'waiting for resume' : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
 }
