@@ -14,6 +14,8 @@ import {
 } from './chat-requests.js';
 import { attachStreamResponse } from './attach-stream.js';
 import { HttpError, httpErrorOf } from './http-error.js';
+import { refuseForeignOrigin } from './foreign-origin.js';
+import { DEFAULT_MAX_BODY_BYTES, readJsonBody } from './request-body.js';
 import { uiMessagesOf } from './ui-history.js';
 import { UiChunkTranslator } from './ui-chunk-translator.js';
 import { aguiEventStreamResponse } from './agui-event-stream.js';
@@ -25,9 +27,6 @@ import { uiMessageStreamResponse } from './ui-message-stream.js';
 
 /** A chat handler: a web-standard request in, a response out (`createChatHandler`). */
 export type ChatHandler = (request: Request) => Promise<Response>;
-
-/** The largest body a request may carry. */
-const MAX_BODY_BYTES = 1024 * 1024;
 
 /** The routes under the base path: `chat`, `agui`, and `sessions/:id/<action>`. */
 type Route =
@@ -78,7 +77,8 @@ const METHODS: Record<Route['name'], readonly string[]> = {
  */
 export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
   checkChatHandlerOptions(options);
-  const { agent, basePath = '' } = options;
+  const { agent, basePath = '', maxBodyBytes = DEFAULT_MAX_BODY_BYTES } = options;
+  const allowedOrigins = options.allowedOrigins ?? [];
   const store = options.store ?? agent.options.store ?? defaultStore();
   // The runs this handler executes now, by user and session: what `cancel` aborts.
   const running = new Map<string, AbortController>();
@@ -156,7 +156,9 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
 
   return async (request) => {
     try {
-      const route = routeOf(new URL(request.url));
+      const url = new URL(request.url);
+      refuseForeignOrigin(request.headers.get('origin'), url.origin, allowedOrigins);
+      const route = routeOf(url);
       if (!route) throw new HttpError(404, 'NOT_FOUND', 'No such route');
       const allowed = METHODS[route.name];
       if (!allowed.includes(request.method)) {
@@ -188,7 +190,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       if (route.name === 'cancel') {
         return await cancel({ sessionId: route.sessionId, userId });
       }
-      const body = await readJson(request);
+      const body = await readJson(request, maxBodyBytes);
       if (route.name === 'agui') return await aguiStream(userId, body);
       if (route.name === 'agui-connect') {
         const { threadId, runId } = aguiInputOf(body);
@@ -225,15 +227,19 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
   });
 }
 
-/** The request's JSON body; too large is 413, not JSON 400. */
-async function readJson(request: Request): Promise<unknown> {
-  const text = await request.text();
-  if (new TextEncoder().encode(text).length > MAX_BODY_BYTES) {
-    throw new HttpError(413, 'BODY_TOO_LARGE', 'The body is too large');
-  }
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw new HttpError(400, 'INVALID_JSON', 'The body is not valid JSON');
-  }
+/**
+ * The request's JSON body (`readJsonBody`): over `limit` 413, not JSON 415, not parsing or
+ * empty 400.
+ */
+async function readJson(request: Request, limit: number): Promise<unknown> {
+  const body = await readJsonBody(
+    {
+      contentType: request.headers.get('content-type'),
+      contentLength: request.headers.get('content-length'),
+      body: request.body,
+    },
+    limit,
+  );
+  if (body === undefined) throw new HttpError(400, 'INVALID_JSON', 'The body is empty: send JSON');
+  return body;
 }

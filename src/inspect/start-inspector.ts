@@ -14,8 +14,16 @@ import { listQuery } from './list-query.js';
 import { listSessions } from './session-listing.js';
 import { runPart } from './run-parts.js';
 import { forkOrigin } from './time-travel.js';
-import { HttpError, readJsonBody, sendError, sendJson, sendText } from './http-io.js';
+import {
+  HttpError,
+  INSPECTOR_MAX_BODY_BYTES,
+  readJsonBody,
+  sendError,
+  sendJson,
+  sendText,
+} from './http-io.js';
 import { LiveFeed } from './live-feed.js';
+import { dropUnreadBody } from '../http/node-request-body.js';
 import { machineCharts } from './machine-charts.js';
 import { PAGE_SCRIPT } from './page/page-script.js';
 import { PAGE_STYLE } from './page/page-style.js';
@@ -79,7 +87,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
       if (api !== 'api' || sessions !== 'sessions' || !sessionId || !act || extra) {
         throw new HttpError(404, 'NOT_FOUND', `No action at ${url.pathname}`);
       }
-      const body = await readJsonBody(req);
+      const body = await readJsonBody(req, options.maxBodyBytes ?? INSPECTOR_MAX_BODY_BYTES);
       const { operator = 'inspector' } = options;
       const by = typeof operator === 'string' ? operator : operator(req);
       send(await act(agents, { sessionId, userId: userOf(url) }, body, by));
@@ -127,6 +135,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
   };
 
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    dropUnreadBody(req, res);
     route(req, res).catch((error: unknown) => sendError(res, error));
   });
 
