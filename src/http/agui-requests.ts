@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { StreamDecision } from '../agent/agent-call-options.js';
-import { parseBody, SessionIdSchema, type ChatTurn } from './chat-requests.js';
+import { oneMeaning, parseBody, SessionIdSchema, type ChatTurn } from './chat-requests.js';
 import { HttpError } from './http-error.js';
 
 /** The longest message text, as `{ text }` bodies allow. */
@@ -53,7 +53,7 @@ export function aguiInputOf(body: unknown): AguiRunInput {
  */
 export function aguiTurnOf(input: AguiRunInput): ChatTurn {
   if (input.resume?.length) {
-    return { kind: 'decisions', decisions: input.resume.map(decisionOf) };
+    return { kind: 'decisions', decisions: oneMeaning(input.resume.map(decisionOf)) };
   }
   const last = input.messages[input.messages.length - 1];
   if (last?.role === 'tool') {

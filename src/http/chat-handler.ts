@@ -15,6 +15,7 @@ import {
 import { attachStreamResponse } from './attach-stream.js';
 import { HttpError, httpErrorOf } from './http-error.js';
 import { refuseForeignOrigin } from './foreign-origin.js';
+import { decidedBefore } from './decided-before.js';
 import { DEFAULT_MAX_BODY_BYTES, readJsonBody } from './request-body.js';
 import { uiMessagesOf } from './ui-history.js';
 import { UiChunkTranslator } from './ui-chunk-translator.js';
@@ -124,7 +125,10 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       if (running.get(slot) === controller) running.delete(slot);
     };
     void run.result.then(release, release);
-    return firstEvent(run);
+    if (turn.kind === 'message') return firstEvent(run);
+    return firstEvent(run).catch(async (error: unknown) => {
+      throw await decidedBefore(agent, store, key, turn.decisions, error);
+    });
   };
 
   const stream = async (key: SessionKey, turn: ChatTurn): Promise<Response> =>
