@@ -268,4 +268,6 @@ export {
 export { MessageQueuedError } from './errors/message-queued-error.js';
 export { ForkPositionError, InvalidReplayError, RunNotFoundError } from './errors/replay-errors.js';
 export { RecoveryExhaustedError } from './errors/recovery-exhausted-error.js';
+export { IdTooLongError } from './errors/id-too-long-error.js';
+export { MAX_ID_LENGTH } from './core/id-limit.js';
 export type { RecoveryExhaustedHook, StepRef } from './errors/recovery-exhausted-error.js';

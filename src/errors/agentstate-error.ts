@@ -49,6 +49,7 @@ export const ERROR_CODES = [
   'RUN_NOT_FOUND',
   'RECOVERY_EXHAUSTED',
   'NOT_IN_DOUBT',
+  'ID_TOO_LONG',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -3,6 +3,7 @@ import type { StreamDecision } from '../agent/agent-call-options.js';
 import { pendingApproval } from '../machines/call-approvals.js';
 import type { SessionKey } from '../persistence/session-store.js';
 import { defaultStore } from '../sessions/default-store.js';
+import { checkIdLength } from '../core/id-limit.js';
 import { checkChatHandlerOptions, type ChatHandlerOptions } from './chat-handler-options.js';
 import {
   chatTurnOf,
@@ -108,7 +109,9 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     } catch {
       return undefined;
     }
-    return SessionIdSchema.safeParse(sessionId).success ? { name: action, sessionId } : undefined;
+    if (!SessionIdSchema.safeParse(sessionId).success) return undefined;
+    checkIdLength('sessionId', sessionId);
+    return { name: action, sessionId };
   };
 
   /** Starts the turn's run; refused starts throw before any response (`firstEvent`). */
@@ -202,6 +205,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       }
       if (route.name === 'chat') {
         const { id } = parseBody(SessionIdBodySchema, body);
+        checkIdLength('id', id);
         return await stream({ sessionId: id, userId }, chatTurnOf(body));
       }
       const key = { sessionId: route.sessionId, userId };

@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import type { StreamDecision } from '../agent/agent-call-options.js';
+import { checkIdLength } from '../core/id-limit.js';
 import { HttpError } from './http-error.js';
 
-/** A session id in a path or a body. */
-export const SessionIdSchema = z.string().min(1).max(256);
+/** A session id in a path or a body (its length: `checkIdLength`, 400 `ID_TOO_LONG`). */
+export const SessionIdSchema = z.string().min(1);
 
 /** `POST /chat` names its session in the body. */
 export const SessionIdBodySchema = z.looseObject({ id: SessionIdSchema });
@@ -32,7 +33,7 @@ export const ChatBodySchema = z.looseObject({
 export const TextBodySchema = z.strictObject({ text: z.string().min(1).max(100_000) });
 
 const DecisionSchema = z.strictObject({
-  callId: z.string().min(1).max(256),
+  callId: z.string().min(1),
   approved: z.boolean(),
   message: z.string().max(10_000).optional(),
 });
@@ -93,7 +94,7 @@ export function chatTurnOf(body: unknown): ChatTurn {
 
 const RespondedPartSchema = z.looseObject({
   state: z.literal('approval-responded'),
-  toolCallId: z.string().min(1).max(256),
+  toolCallId: z.string().min(1),
   approval: z.looseObject({ approved: z.boolean(), reason: z.string().max(10_000).optional() }),
 });
 
@@ -125,13 +126,15 @@ export function decisionsOf(body: unknown): StreamDecision[] {
 }
 
 /**
- * A request's decisions, one per call: the same decision repeated counts once; a call both
+ * A request's decisions, one per call (a call id over `MAX_ID_LENGTH` is `ID_TOO_LONG`): the
+ * same decision repeated counts once; a call both
  * approved and rejected (or rejected with two messages) is a 400 `CONFLICTING_DECISIONS`, and
  * nothing is decided (no entry wins over another).
  */
 export function oneMeaning(decisions: readonly StreamDecision[]): StreamDecision[] {
   const byCall = new Map<string, StreamDecision>();
   for (const d of decisions) {
+    checkIdLength('callId', d.callId);
     const seen = byCall.get(d.callId);
     if (!seen) byCall.set(d.callId, d);
     else if (seen.approve !== d.approve || seen.message !== d.message) {

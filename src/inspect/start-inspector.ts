@@ -24,6 +24,7 @@ import {
 } from './http-io.js';
 import { LiveFeed } from './live-feed.js';
 import { dropUnreadBody } from '../http/node-request-body.js';
+import { checkIdLength } from '../core/id-limit.js';
 import { machineCharts } from './machine-charts.js';
 import { PAGE_SCRIPT } from './page/page-script.js';
 import { PAGE_STYLE } from './page/page-style.js';
@@ -70,6 +71,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
   const userOf = (url: URL): string | undefined => {
     const asked = url.searchParams.get('user');
     const user = asked === null || asked === '' ? options.userId : asked;
+    if (user !== undefined) checkIdLength('userId', user);
     if (user !== options.userId && !options.allUsers) {
       throw new HttpError(403, 'FORBIDDEN_USER', 'This inspector serves one user only');
     }
@@ -80,6 +82,8 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
     const url = new URL(req.url ?? '/', origin);
     if (await access.admit(req, res, url)) return;
     const parts = url.pathname.split('/').filter(Boolean).map(decodeSegment);
+    // every id in a path (a session, a run) has the one id length limit
+    for (const part of parts) checkIdLength('id', part);
     const send = (body: unknown) => sendJson(res, 200, JSON.parse(redact(JSON.stringify(body))));
     if (req.method === 'POST') {
       const [api, sessions, sessionId, action, extra] = parts;
