@@ -71,8 +71,9 @@ const METHODS: Record<Route['name'], readonly string[]> = {
  *
  * Who asks is `userId(request)` (none: 401): another user's session is not found (404), as a
  * missing one; a message to a session id that user does not have starts their own. Refusals
- * are `{ error: { code, message } }` (400 bad body, 404, 405, 409 a state that does not allow
- * it) and change nothing stored.
+ * are `{ error: { code, message } }` (400 bad body, 403 a foreign `Origin`, 404, 405, 409 a
+ * state that does not allow it, 413 a body over `maxBodyBytes`, 415 a body that is not JSON)
+ * and change nothing stored.
  * @throws TypeError at creation for bad options, a missing `userId` resolver among them.
  * @example
  * const handler = createChatHandler({ agent, userId: (req) => req.headers.get('x-user') ?? undefined });
