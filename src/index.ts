@@ -271,4 +271,6 @@ export { MessageQueuedError } from './errors/message-queued-error.js';
 export { StoreNotFoundError } from './errors/store-not-found-error.js';
 export { ForkPositionError, InvalidReplayError, RunNotFoundError } from './errors/replay-errors.js';
 export { RecoveryExhaustedError } from './errors/recovery-exhausted-error.js';
+export { IdTooLongError } from './errors/id-too-long-error.js';
+export { MAX_ID_LENGTH } from './core/id-limit.js';
 export type { RecoveryExhaustedHook, StepRef } from './errors/recovery-exhausted-error.js';

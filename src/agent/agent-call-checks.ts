@@ -1,3 +1,4 @@
+import { checkIdLength } from '../core/id-limit.js';
 import type { RunContextInit } from '../core/run-context.js';
 import { checkRunOptions } from '../actions/run-call-checks.js';
 import { RunState, type ApprovalDecision } from '../runs/run-state.js';
@@ -86,13 +87,17 @@ export function checkResumeTarget(call: string, target: unknown, hint = ''): voi
   }
 }
 
-/** An id argument (`name`: `session id`, `call id`) is a non-empty string. */
+/**
+ * An id argument (`name`: `session id`, `call id`) is a non-empty string (`TypeError`) of at
+ * most `MAX_ID_LENGTH` characters (`IdTooLongError`).
+ */
 export function checkId(call: string, name: string, value: unknown): void {
   if (typeof value !== 'string' || value.length === 0) {
     throw new TypeError(
       `${call}: the ${name} must be a non-empty string, got ${describeValue(value)}`,
     );
   }
+  checkIdLength(name, value);
 }
 
 /** `agent.approve` / `agent.reject`: their arguments, checked, as the decision to apply. */

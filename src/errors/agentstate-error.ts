@@ -52,6 +52,7 @@ export const ERROR_CODES = [
   'STORE_NOT_FOUND',
   'INVALID_RECONCILE_OUTCOME',
   'AMBIGUOUS_CALL',
+  'ID_TOO_LONG',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

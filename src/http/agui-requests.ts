@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { StreamDecision } from '../agent/agent-call-options.js';
-import { parseBody, SessionIdSchema, type ChatTurn } from './chat-requests.js';
+import { oneMeaning, parseBody, SessionIdSchema, type ChatTurn } from './chat-requests.js';
+import { checkIdLength } from '../core/id-limit.js';
 import { HttpError } from './http-error.js';
 
 /** The longest message text, as `{ text }` bodies allow. */
@@ -12,7 +13,7 @@ const MessageSchema = z.looseObject({
 });
 
 const ResumeEntrySchema = z.looseObject({
-  interruptId: z.string().min(1).max(256),
+  interruptId: z.string().min(1),
   status: z.enum(['resolved', 'cancelled']),
   payload: z.unknown().optional(),
 });
@@ -31,7 +32,7 @@ const ApprovalPayloadSchema = z.looseObject({
  */
 export const RunAgentInputSchema = z.looseObject({
   threadId: SessionIdSchema,
-  runId: z.string().min(1).max(256),
+  runId: z.string().min(1),
   messages: z.array(MessageSchema).max(10_000),
   resume: z.array(ResumeEntrySchema).max(100).optional(),
 });
@@ -39,9 +40,15 @@ export const RunAgentInputSchema = z.looseObject({
 /** A checked AG-UI run input. */
 export type AguiRunInput = z.infer<typeof RunAgentInputSchema>;
 
-/** The AG-UI run input of a body; a body that does not fit is a 400 `INVALID_BODY`. */
+/**
+ * The AG-UI run input of a body; a body that does not fit is a 400 `INVALID_BODY`, an id over
+ * `MAX_ID_LENGTH` 400 `ID_TOO_LONG`.
+ */
 export function aguiInputOf(body: unknown): AguiRunInput {
-  return parseBody(RunAgentInputSchema, body);
+  const input = parseBody(RunAgentInputSchema, body);
+  checkIdLength('threadId', input.threadId);
+  checkIdLength('runId', input.runId);
+  return input;
 }
 
 /**
@@ -53,7 +60,7 @@ export function aguiInputOf(body: unknown): AguiRunInput {
  */
 export function aguiTurnOf(input: AguiRunInput): ChatTurn {
   if (input.resume?.length) {
-    return { kind: 'decisions', decisions: input.resume.map(decisionOf) };
+    return { kind: 'decisions', decisions: oneMeaning(input.resume.map(decisionOf)) };
   }
   const last = input.messages[input.messages.length - 1];
   if (last?.role === 'tool') {

@@ -16,6 +16,18 @@ export interface ChatHandlerOptions {
   basePath?: string | undefined;
   /** @default the agent's store, else the default one */
   store?: SessionStore | undefined;
+  /**
+   * The largest request body, in bytes: a longer one is a 413 `BODY_TOO_LARGE`, refused on its
+   * `Content-Length` or cancelled as it passes the limit (never read whole).
+   * @default 1048576 (1 MB)
+   */
+  maxBodyBytes?: number | undefined;
+  /**
+   * Origins besides the request's own whose pages may call the routes (`https://app.example`):
+   * a request with another `Origin` header is a 403 `FORBIDDEN_ORIGIN` before anything runs.
+   * @default none: same origin only
+   */
+  allowedOrigins?: readonly string[] | undefined;
 }
 
 const NAMES = optionNames<ChatHandlerOptions>({
@@ -23,12 +35,15 @@ const NAMES = optionNames<ChatHandlerOptions>({
   userId: true,
   basePath: true,
   store: true,
+  maxBodyBytes: true,
+  allowedOrigins: true,
 });
 
 /**
  * Checks `createChatHandler`'s options: a `TypeError` naming the option for a missing agent or
  * `userId` resolver (the handler does not start without one), or a `basePath` that does not
- * start with `/` or ends with one.
+ * start with `/` or ends with one, a `maxBodyBytes` that is not a positive integer, an
+ * `allowedOrigins` entry that is not an origin.
  */
 export function checkChatHandlerOptions(options: ChatHandlerOptions): void {
   new OptionChecker('createChatHandler()', options, NAMES)
@@ -39,5 +54,21 @@ export function checkChatHandlerOptions(options: ChatHandlerOptions): void {
       "a path starting with '/' and not ending with one",
       (v) => typeof v === 'string' && (v === '' || (v.startsWith('/') && !v.endsWith('/'))),
     )
-    .implements('store', 'a SessionStore', ['load', 'readHistory']);
+    .implements('store', 'a SessionStore', ['load', 'readHistory'])
+    .positiveInteger('maxBodyBytes')
+    .check(
+      'allowedOrigins',
+      "an array of origins such as 'https://app.example' (scheme, host and port only)",
+      (v) => Array.isArray(v) && v.every(isOrigin),
+    );
+}
+
+/** Whether a string is an origin as browsers send it (`https://app.example:8443`). */
+function isOrigin(value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  try {
+    return new URL(value).origin === value;
+  } catch {
+    return false;
+  }
 }

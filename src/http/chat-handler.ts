@@ -3,6 +3,7 @@ import type { StreamDecision } from '../agent/agent-call-options.js';
 import { pendingApproval } from '../machines/call-approvals.js';
 import type { SessionKey } from '../persistence/session-store.js';
 import { defaultStore } from '../sessions/default-store.js';
+import { checkIdLength } from '../core/id-limit.js';
 import { checkChatHandlerOptions, type ChatHandlerOptions } from './chat-handler-options.js';
 import {
   chatTurnOf,
@@ -14,6 +15,9 @@ import {
 } from './chat-requests.js';
 import { attachStreamResponse } from './attach-stream.js';
 import { HttpError, httpErrorOf } from './http-error.js';
+import { refuseForeignOrigin } from './foreign-origin.js';
+import { decidedBefore } from './decided-before.js';
+import { DEFAULT_MAX_BODY_BYTES, readJsonBody } from './request-body.js';
 import { uiMessagesOf } from './ui-history.js';
 import { UiChunkTranslator } from './ui-chunk-translator.js';
 import { aguiEventStreamResponse } from './agui-event-stream.js';
@@ -25,9 +29,6 @@ import { uiMessageStreamResponse } from './ui-message-stream.js';
 
 /** A chat handler: a web-standard request in, a response out (`createChatHandler`). */
 export type ChatHandler = (request: Request) => Promise<Response>;
-
-/** The largest body a request may carry. */
-const MAX_BODY_BYTES = 1024 * 1024;
 
 /** The routes under the base path: `chat`, `agui`, and `sessions/:id/<action>`. */
 type Route =
@@ -70,15 +71,17 @@ const METHODS: Record<Route['name'], readonly string[]> = {
  *
  * Who asks is `userId(request)` (none: 401): another user's session is not found (404), as a
  * missing one; a message to a session id that user does not have starts their own. Refusals
- * are `{ error: { code, message } }` (400 bad body, 404, 405, 409 a state that does not allow
- * it) and change nothing stored.
+ * are `{ error: { code, message } }` (400 bad body, 403 a foreign `Origin`, 404, 405, 409 a
+ * state that does not allow it, 413 a body over `maxBodyBytes`, 415 a body that is not JSON)
+ * and change nothing stored.
  * @throws TypeError at creation for bad options, a missing `userId` resolver among them.
  * @example
  * const handler = createChatHandler({ agent, userId: (req) => req.headers.get('x-user') ?? undefined });
  */
 export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
   checkChatHandlerOptions(options);
-  const { agent, basePath = '' } = options;
+  const { agent, basePath = '', maxBodyBytes = DEFAULT_MAX_BODY_BYTES } = options;
+  const allowedOrigins = options.allowedOrigins ?? [];
   const store = options.store ?? agent.options.store ?? defaultStore();
   // The runs this handler executes now, by user and session: what `cancel` aborts.
   const running = new Map<string, AbortController>();
@@ -107,7 +110,9 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     } catch {
       return undefined;
     }
-    return SessionIdSchema.safeParse(sessionId).success ? { name: action, sessionId } : undefined;
+    if (!SessionIdSchema.safeParse(sessionId).success) return undefined;
+    checkIdLength('sessionId', sessionId);
+    return { name: action, sessionId };
   };
 
   /** Starts the turn's run; refused starts throw before any response (`firstEvent`). */
@@ -124,7 +129,10 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       if (running.get(slot) === controller) running.delete(slot);
     };
     void run.result.then(release, release);
-    return firstEvent(run);
+    if (turn.kind === 'message') return firstEvent(run);
+    return firstEvent(run).catch(async (error: unknown) => {
+      throw await decidedBefore(agent, store, key, turn.decisions, error);
+    });
   };
 
   const stream = async (key: SessionKey, turn: ChatTurn): Promise<Response> =>
@@ -156,7 +164,9 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
 
   return async (request) => {
     try {
-      const route = routeOf(new URL(request.url));
+      const url = new URL(request.url);
+      refuseForeignOrigin(request.headers.get('origin'), url.origin, allowedOrigins);
+      const route = routeOf(url);
       if (!route) throw new HttpError(404, 'NOT_FOUND', 'No such route');
       const allowed = METHODS[route.name];
       if (!allowed.includes(request.method)) {
@@ -188,7 +198,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       if (route.name === 'cancel') {
         return await cancel({ sessionId: route.sessionId, userId });
       }
-      const body = await readJson(request);
+      const body = await readJson(request, maxBodyBytes);
       if (route.name === 'agui') return await aguiStream(userId, body);
       if (route.name === 'agui-connect') {
         const { threadId, runId } = aguiInputOf(body);
@@ -196,6 +206,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       }
       if (route.name === 'chat') {
         const { id } = parseBody(SessionIdBodySchema, body);
+        checkIdLength('id', id);
         return await stream({ sessionId: id, userId }, chatTurnOf(body));
       }
       const key = { sessionId: route.sessionId, userId };
@@ -225,15 +236,19 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
   });
 }
 
-/** The request's JSON body; too large is 413, not JSON 400. */
-async function readJson(request: Request): Promise<unknown> {
-  const text = await request.text();
-  if (new TextEncoder().encode(text).length > MAX_BODY_BYTES) {
-    throw new HttpError(413, 'BODY_TOO_LARGE', 'The body is too large');
-  }
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw new HttpError(400, 'INVALID_JSON', 'The body is not valid JSON');
-  }
+/**
+ * The request's JSON body (`readJsonBody`): over `limit` 413, not JSON 415, not parsing or
+ * empty 400.
+ */
+async function readJson(request: Request, limit: number): Promise<unknown> {
+  const body = await readJsonBody(
+    {
+      contentType: request.headers.get('content-type'),
+      contentLength: request.headers.get('content-length'),
+      body: request.body,
+    },
+    limit,
+  );
+  if (body === undefined) throw new HttpError(400, 'INVALID_JSON', 'The body is empty: send JSON');
+  return body;
 }

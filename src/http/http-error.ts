@@ -1,4 +1,5 @@
 import { AgentStateError } from '../errors/agentstate-error.js';
+import { RunInProgressError } from '../errors/session-errors.js';
 
 /** The statuses a refused HTTP request gets. */
 export type HttpErrorStatus = 202 | 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 500 | 503;
@@ -40,7 +41,8 @@ const CONFLICTS: ReadonlySet<string> = new Set([
  * code (not found 404, a state that does not allow the action 409, a message queued for another
  * process 202 `MESSAGE_QUEUED`, other typed errors 400), a
  * `TypeError` (a bad argument) 400. Anything else is 500 with `fallback` as its message: an
- * unexpected error's own message never reaches the client.
+ * unexpected error's own message never reaches the client. Messages speak HTTP: advice meant
+ * for a caller of the library (an `AbortSignal`) is replaced by what a client can do.
  */
 export function httpErrorOf(error: unknown, fallback: string): HttpError {
   if (error instanceof HttpError) return error;
@@ -48,8 +50,16 @@ export function httpErrorOf(error: unknown, fallback: string): HttpError {
     // A message queued for the process running the session: stored, answered there.
     if (error.code === 'MESSAGE_QUEUED') return new HttpError(202, error.code, error.message);
     const status = NOT_FOUND.has(error.code) ? 404 : CONFLICTS.has(error.code) ? 409 : 400;
-    return new HttpError(status, error.code, error.message);
+    return new HttpError(status, error.code, httpMessageOf(error));
   }
   if (error instanceof TypeError) return new HttpError(400, 'BAD_REQUEST', error.message);
   return new HttpError(500, 'INTERNAL', fallback);
+}
+
+/** A typed error's message as an HTTP client reads it. */
+function httpMessageOf(error: AgentStateError): string {
+  if (error instanceof RunInProgressError && !error.elsewhere) {
+    return `Session "${error.sessionId ?? ''}" is answering another request: wait for that answer, or cancel its run, then send again`;
+  }
+  return error.message;
 }

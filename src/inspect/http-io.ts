@@ -1,10 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpError, httpErrorOf } from '../http/http-error.js';
+import { nodeRequestBody } from '../http/node-request-body.js';
+import { readJsonBody as readBody } from '../http/request-body.js';
 
 export { HttpError };
 
-/** The largest JSON body an action takes. */
-const MAX_BODY_BYTES = 64 * 1024;
+/** The largest JSON body an action takes unless the inspector's `maxBodyBytes` says otherwise. */
+export const INSPECTOR_MAX_BODY_BYTES = 64 * 1024;
 
 /** Headers of every response: nothing cached, no framing by another site, no sniffing. */
 const COMMON_HEADERS = {
@@ -49,23 +51,16 @@ export function sendError(res: ServerResponse, error: unknown): void {
   sendJson(res, status, { error: { code, message } });
 }
 
-/** Reads a JSON object body (an empty body is `{}`); anything else is a 400. */
-export async function readJsonBody(req: IncomingMessage): Promise<Record<string, unknown>> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new HttpError(413, 'BODY_TOO_LARGE', 'The body is too large');
-    chunks.push(chunk as Buffer);
-  }
-  const text = Buffer.concat(chunks).toString('utf8').trim();
-  if (!text) return {};
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new HttpError(400, 'BAD_REQUEST', 'The body is not valid JSON');
-  }
+/**
+ * Reads a JSON object body with the chat handler's body reader (`readJsonBody`: over `limit`
+ * 413 unread, not JSON 415); an empty body is `{}`, anything but an object a 400.
+ */
+export async function readJsonBody(
+  req: IncomingMessage,
+  limit: number,
+): Promise<Record<string, unknown>> {
+  const value = await readBody(nodeRequestBody(req), limit);
+  if (value === undefined) return {};
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new HttpError(400, 'BAD_REQUEST', 'The body must be a JSON object');
   }

@@ -6,6 +6,7 @@ import { checkInDoubtResolution, resolveInDoubt } from '../actions/resolve-in-do
 import { exportReplay } from '../recovery/export-replay.js';
 import type { ApprovalDecision } from '../runs/run-state.js';
 import { HttpError } from './http-io.js';
+import { checkIdLength } from '../core/id-limit.js';
 import type { InspectorAgents } from './inspector-agents.js';
 
 /**
@@ -29,6 +30,8 @@ const optionalString = (body: Record<string, unknown>, name: string): string | u
   if (typeof value !== 'string' || !value) {
     throw new HttpError(400, 'BAD_REQUEST', `"${name}" must be a non-empty string`);
   }
+  // an id (`newId`, `callId`, `runId`) has the one id length limit
+  if (name.endsWith('Id')) checkIdLength(name, value);
   return value;
 };
 

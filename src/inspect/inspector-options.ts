@@ -70,6 +70,12 @@ export interface InspectorOptions {
    * does from what it stores). @default none (what the store holds was scrubbed on write)
    */
   redact?: ((text: string) => string) | undefined;
+  /**
+   * The largest body an action takes, in bytes: a longer one is a 413 `BODY_TOO_LARGE`,
+   * refused on its `Content-Length` or as it passes the limit (never read whole).
+   * @default 65536 (64 KB)
+   */
+  maxBodyBytes?: number | undefined;
 }
 
 /** A running inspector. */
@@ -100,6 +106,7 @@ const NAMES = optionNames<InspectorOptions>({
   token: true,
   operator: true,
   redact: true,
+  maxBodyBytes: true,
 });
 
 /** Checks `startInspector(options)`; a mistake is a `TypeError` naming the option. */
@@ -120,6 +127,7 @@ export function checkInspectorOptions(options: unknown): void {
       (v) => typeof v === 'string' && v.length >= 16,
     )
     .function('redact')
+    .positiveInteger('maxBodyBytes')
     .check(
       'operator',
       'a non-empty string or a function',

@@ -15,8 +15,17 @@ import { listQuery } from './list-query.js';
 import { listSessions } from './session-listing.js';
 import { runPart } from './run-parts.js';
 import { forkOrigin } from './time-travel.js';
-import { HttpError, readJsonBody, sendError, sendJson, sendText } from './http-io.js';
+import {
+  HttpError,
+  INSPECTOR_MAX_BODY_BYTES,
+  readJsonBody,
+  sendError,
+  sendJson,
+  sendText,
+} from './http-io.js';
 import { LiveFeed } from './live-feed.js';
+import { dropUnreadBody } from '../http/node-request-body.js';
+import { checkIdLength } from '../core/id-limit.js';
 import { machineCharts } from './machine-charts.js';
 import { PAGE_SCRIPT } from './page/page-script.js';
 import { PAGE_STYLE } from './page/page-style.js';
@@ -63,6 +72,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
   const userOf = (url: URL): string | undefined => {
     const asked = url.searchParams.get('user');
     const user = asked === null || asked === '' ? options.userId : asked;
+    if (user !== undefined) checkIdLength('userId', user);
     if (user !== options.userId && !options.allUsers) {
       throw new HttpError(403, 'FORBIDDEN_USER', 'This inspector serves one user only');
     }
@@ -73,6 +83,8 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
     const url = new URL(req.url ?? '/', origin);
     if (await access.admit(req, res, url)) return;
     const parts = url.pathname.split('/').filter(Boolean).map(decodeSegment);
+    // every id in a path (a session, a run) has the one id length limit
+    for (const part of parts) checkIdLength('id', part);
     const send = (body: unknown) => sendJson(res, 200, JSON.parse(redact(JSON.stringify(body))));
     if (req.method === 'POST') {
       const [api, sessions, sessionId, action, extra] = parts;
@@ -80,7 +92,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
       if (api !== 'api' || sessions !== 'sessions' || !sessionId || !act || extra) {
         throw new HttpError(404, 'NOT_FOUND', `No action at ${url.pathname}`);
       }
-      const body = await readJsonBody(req);
+      const body = await readJsonBody(req, options.maxBodyBytes ?? INSPECTOR_MAX_BODY_BYTES);
       const { operator = 'inspector' } = options;
       const by = typeof operator === 'string' ? operator : operator(req);
       send(await act(agents, { sessionId, userId: userOf(url) }, body, by));
@@ -130,6 +142,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
   };
 
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    dropUnreadBody(req, res);
     route(req, res).catch((error: unknown) => sendError(res, error));
   });
 

@@ -1,5 +1,6 @@
 import type { KvRange } from './key-range.js';
 import type { SessionKey } from './session-store.js';
+import { checkIdLength } from '../core/id-limit.js';
 
 /**
  * Key layout of the session stores. Every part is URI-encoded with `!` escaped too, so `!`
@@ -36,9 +37,11 @@ const UNRESERVED = /^[A-Za-z0-9\-_.~*'()]*$/;
 /**
  * URI-encodes a key part and escapes `!`, so the separator cannot appear in it and two
  * different ids never share a key (NUL, `%`, `/` and non-ASCII are all percent-encoded).
- * Ids must be well-formed Unicode: a lone surrogate has no encoding (`TypeError`).
+ * Ids must be well-formed Unicode: a lone surrogate has no encoding (`TypeError`); an id
+ * longer than `MAX_ID_LENGTH` is `IdTooLongError`.
  */
 export function encodeKeyPart(part: string, what = 'id'): string {
+  if (typeof part === 'string') checkIdLength(what, part);
   // A part that encodeURIComponent leaves as it is (and has no `!`) is its own encoding.
   if (typeof part === 'string' && UNRESERVED.test(part)) return part;
   if (!(part as unknown as { isWellFormed(): boolean }).isWellFormed()) {
@@ -185,7 +188,7 @@ export function journalKey(key: SessionKey, runId: string, step: number): string
   if (typeof runId !== 'string' || runId.length === 0) {
     throw new TypeError('runId must be a non-empty string');
   }
-  return `j!${sessionPart(key)}!${encodeKeyPart(runId)}!${padded(step, STEP_DIGITS, 'Step')}`;
+  return `j!${sessionPart(key)}!${encodeKeyPart(runId, 'runId')}!${padded(step, STEP_DIGITS, 'Step')}`;
 }
 
 /** The journal entries of one run, by step. */

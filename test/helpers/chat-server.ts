@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { DefaultChatTransport, readUIMessageStream, type UIMessage } from 'ai';
 import { Agent, tool, type AgentOptions, type Item } from '../../src/index.js';
 import { ScriptedModel } from '../../src/testing.js';
-import { createChatHandler, toNodeListener } from '../../src/http.js';
+import { createChatHandler, toNodeListener, type ChatHandlerOptions } from '../../src/http.js';
 import { openTempStore, type TempStore } from './temp-store.js';
 import { lastUserText } from './session-fixtures.js';
 
@@ -38,7 +38,10 @@ export interface ChatServer {
   agent: Agent;
   /** The server's origin, `http://127.0.0.1:<port>`. */
   origin: string;
-  /** A fetch of the server as `user` (the `x-user` header the resolver reads). */
+  /**
+   * A fetch of the server as `user` (the `x-user` header the resolver reads); a body is sent as
+   * JSON (`content-type: application/json`) unless `init.headers` says otherwise.
+   */
   as(user: string | undefined, path: string, init?: RequestInit): Promise<Response>;
   /** `DefaultChatTransport` of `user` posting to `api` (a path). */
   transport(user: string, api?: string): DefaultChatTransport<UIMessage>;
@@ -48,11 +51,12 @@ export interface ChatServer {
 /**
  * The chat handler behind a real Node `http` server on 127.0.0.1, over a real LevelDB in a
  * temp folder, with `model` (the scripted chat model) and the agent's `options`. The user comes
- * from the `x-user` header.
+ * from the `x-user` header unless `handlerOptions` say otherwise.
  */
 export async function startChatServer(
   model: ScriptedModel = chatModel(),
   options: Pick<AgentOptions, 'whileBusy'> = {},
+  handlerOptions: Partial<Omit<ChatHandlerOptions, 'agent'>> = {},
 ): Promise<ChatServer> {
   const temp = await openTempStore();
   const add = tool({
@@ -79,6 +83,7 @@ export async function startChatServer(
     agent,
     basePath: '/api',
     userId: (request) => request.headers.get('x-user') ?? undefined,
+    ...handlerOptions,
   });
   const server: Server = createServer(toNodeListener(handler));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -91,7 +96,11 @@ export async function startChatServer(
     as: (user, path, init = {}) =>
       fetch(`${origin}${path}`, {
         ...init,
-        headers: { ...(user === undefined ? {} : { 'x-user': user }), ...(init.headers as object) },
+        headers: {
+          ...(user === undefined ? {} : { 'x-user': user }),
+          ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...(init.headers as object),
+        },
       }),
     transport: (user, api = '/api/chat') =>
       new DefaultChatTransport<UIMessage>({ api: `${origin}${api}`, headers: { 'x-user': user } }),

@@ -101,6 +101,8 @@ export const ROOT_VALUES = [
   'InvalidReplayError',
   'RunNotFoundError',
   'RecoveryExhaustedError',
+  'IdTooLongError',
+  'MAX_ID_LENGTH',
 ].sort();
 
 /** Names the root exports as types only. */

@@ -104,7 +104,11 @@ describe('the chat handler on PostgreSQL while another process runs the session'
     const handler = createChatHandler({ agent, basePath: '/api', userId: () => 'u1' });
     const url = 'http://app.test/api/sessions/chat/messages';
     const posted = await handler(
-      new Request(url, { method: 'POST', body: JSON.stringify({ text: 'two' }) }),
+      new Request(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ text: 'two' }),
+      }),
     );
     expect(posted.status).toBe(202);
     const body = (await posted.json()) as { error: { code: string; message: string } };

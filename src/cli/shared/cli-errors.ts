@@ -55,6 +55,7 @@ export function exitCodeOf(error: unknown): number {
   if (error instanceof CliFailure) return error.exitCode;
   if (error instanceof TypeError) return EXIT.usage;
   if (error instanceof AgentStateError) {
+    if (error.code === 'ID_TOO_LONG') return EXIT.usage;
     if (NOT_FOUND.includes(error.code)) return EXIT.notFound;
     if (CONFLICT.includes(error.code)) return EXIT.conflict;
   }
