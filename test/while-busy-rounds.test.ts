@@ -11,13 +11,12 @@ import { bySize } from './helpers/test-tier.js';
  * Issue 40, "`whileBusy` across processes keeps its word": two processes (A and B,
  * test/helpers/busy-rounds-worker.ts) on one PostgreSQL schema. Each round, A starts a run that
  * waits (a model call, or a tool call for `'steer'`), then 2, 3 or 10 messages are sent at once
- * with one policy: from B every other round (across processes), else alternately from B and A
- * (across processes and in one). Every message is
- * answered exactly once: refused (`'reject'`), answered or stored to be answered once
- * (`'queue'`, `'steer'`), answered or cancelled by a later one with its message in the history
- * (`'interrupt'`: the waiting run always ends cancelled). With `'queue'` and `'steer'`, half the
- * rounds let the run go on while the messages are sent. The rounds wait on the processes' events
- * and the store, never on time.
+ * with one policy: from B (across processes), from A (in one process), or from both in turn.
+ * Every message is answered exactly once: refused (`'reject'`), answered or stored to be
+ * answered once (`'queue'`, `'steer'`), answered or cancelled by a later one with its message
+ * in the history (`'interrupt'`: the waiting run always ends cancelled). With `'queue'` and
+ * `'steer'`, half the rounds let the run go on while the messages are sent. The rounds wait on
+ * the processes' events and the store, never on time.
  */
 const pgt = usePostgres();
 /** Rounds per message count: the quick tier runs 30 rounds a policy, fewer of 10 messages. */
@@ -83,8 +82,9 @@ async function round(policy: WhileBusy, size: number, n: number): Promise<void> 
     `held ${JSON.stringify(a.events.slice(-5))}`,
   );
   const messages = Array.from({ length: size }, (_, i) => `m${i}`);
-  // Even rounds: every message from B (the run is in A); odd rounds: from B and A in turn.
-  const from = (i: number) => (n % 2 === 0 || i % 2 === 0 ? b : a);
+  // The run is in A. Rounds 0 (mod 3): every message from B; 1: every message from A (one
+  // process); 2: from B and A in turn.
+  const from = (i: number) => [b, a, i % 2 === 0 ? b : a][n % 3]!;
   messages.forEach((text, i) => from(i).send('run', { session, text, whileBusy: policy }));
   const answeredAll = (...texts: string[]) =>
     until(() => texts.every((t) => outcomes(session, t).length > 0), `${session}: every answer`);
