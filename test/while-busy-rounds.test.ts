@@ -72,22 +72,36 @@ const inbox = async (session: string): Promise<number> =>
 
 const count = (list: string[], value: string): number => list.filter((v) => v === value).length;
 
+/**
+ * Waits (yielding, no sleep) until `check` holds; a message lost never makes it hold, and the
+ * failure then shows what the session got. The bound is wide: the machine may be loaded.
+ */
+async function wait(session: string, check: () => boolean | Promise<boolean>): Promise<void> {
+  try {
+    await until(check, session, 60_000);
+  } catch (error) {
+    const events = [a, b].map((c) => c.events.filter((e) => e.session === session));
+    const got = { a: events[0], b: events[1], inbox: await inbox(session) };
+    const texts = JSON.stringify(await history(session));
+    throw new Error(`${(error as Error).message}: ${JSON.stringify(got)}; history ${texts}`, {
+      cause: error,
+    });
+  }
+}
+
 /** One round: A's waiting run, then `size` messages at once; what each got, checked. */
 async function round(policy: WhileBusy, size: number, n: number): Promise<void> {
   const session = `${policy}-${size}-${n}`;
   const first = policy === 'steer' ? 'hold-tool' : 'hold';
   a.send('run', { session, text: first });
-  await until(
-    () => a.events.some((e) => e.event === 'held' && e.session === session),
-    `held ${JSON.stringify(a.events.slice(-5))}`,
-  );
+  await wait(session, () => a.events.some((e) => e.event === 'held' && e.session === session));
   const messages = Array.from({ length: size }, (_, i) => `m${i}`);
   // The run is in A. Rounds 0 (mod 3): every message from B; 1: every message from A (one
   // process); 2: from B and A in turn.
   const from = (i: number) => [b, a, i % 2 === 0 ? b : a][n % 3]!;
   messages.forEach((text, i) => from(i).send('run', { session, text, whileBusy: policy }));
   const answeredAll = (...texts: string[]) =>
-    until(() => texts.every((t) => outcomes(session, t).length > 0), `${session}: every answer`);
+    wait(session, () => texts.every((t) => outcomes(session, t).length > 0));
   if (policy === 'reject') {
     await answeredAll(...messages);
     a.send('release', { session });
@@ -98,16 +112,16 @@ async function round(policy: WhileBusy, size: number, n: number): Promise<void> 
     // Rounds 0, 1 (mod 4): every message stored while the run waits, then the run goes on and
     // they are taken; rounds 2, 3: the run goes on at once, its end racing the messages.
     if (n % 4 < 2) {
-      await until(async () => (await inbox(session)) === size, `${session}: all stored`);
+      await wait(session, async () => (await inbox(session)) === size);
     }
     a.send('release', { session });
     await answeredAll(first, ...messages);
-    await until(async () => {
+    await wait(session, async () => {
       if ((await inbox(session)) > 0) return false;
       const texts = await history(session);
       const last = texts.at(-1) ?? '';
       return messages.every((m) => texts.includes(m)) && last.startsWith('answer to ');
-    }, `${session}: every message taken and answered`);
+    });
   }
   const texts = await history(session);
   const calls = modelCalls(session);
