@@ -9,7 +9,12 @@ export default defineConfig({
   ...base,
   test: {
     ...base.test,
-    include: ['test/crash.test.ts', 'test/postgres-soak.test.ts', 'test/store-fuzz.test.ts'],
+    include: [
+      'test/crash.test.ts',
+      'test/postgres-soak.test.ts',
+      'test/store-fuzz.test.ts',
+      'test/while-busy-rounds.test.ts',
+    ],
     env: { AGENTSTATE_TEST_TIER: 'long' },
   },
 });

@@ -9,7 +9,8 @@
  *   next model call; if the run ends first, it becomes the next run, as with `'queue'`.
  * - `'interrupt'`: the running run is cancelled (it ends `cancelled`, its caller gets
  *   `RunCancelledError`, its open tool calls are answered as cancelled), then the message
- *   starts a run.
+ *   starts a run. A message whose run a later `'interrupt'` cancels (even before its first step)
+ *   is in the history, its run ended `cancelled`.
  */
 export type WhileBusy = 'reject' | 'queue' | 'steer' | 'interrupt';
 

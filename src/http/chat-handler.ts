@@ -83,8 +83,6 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
   const { agent, basePath = '', maxBodyBytes = DEFAULT_MAX_BODY_BYTES } = options;
   const allowedOrigins = options.allowedOrigins ?? [];
   const store = options.store ?? agent.options.store ?? defaultStore();
-  // The runs this handler executes now, by user and session: what `cancel` aborts.
-  const running = new Map<string, AbortController>();
 
   const routeOf = (url: URL): Route | undefined => {
     if (!url.pathname.startsWith(`${basePath}/`)) return undefined;
@@ -117,18 +115,11 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
 
   /** Starts the turn's run; refused starts throw before any response (`firstEvent`). */
   const open = (key: SessionKey, turn: ChatTurn): Promise<OpenedRun<unknown>> => {
-    const slot = JSON.stringify([key.userId, key.sessionId]);
-    const controller = new AbortController();
-    const call = { userId: key.userId, store, signal: controller.signal };
+    const call = { userId: key.userId, store };
     const run: RunStream<unknown> =
       turn.kind === 'message'
         ? agent.stream(turn.text, { ...call, sessionId: key.sessionId })
         : agent.streamDecide(key.sessionId, turn.decisions, call);
-    running.set(slot, controller);
-    const release = () => {
-      if (running.get(slot) === controller) running.delete(slot);
-    };
-    void run.result.then(release, release);
     if (turn.kind === 'message') return firstEvent(run);
     return firstEvent(run).catch(async (error: unknown) => {
       throw await decidedBefore(agent, store, key, turn.decisions, error);
@@ -155,10 +146,10 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     return json(200, { messages: uiMessagesOf(items, view.historyFrom, waiting) });
   };
 
+  // The session's run, wherever it executes (a request waiting behind it keeps its message:
+  // `whileBusy` answers it once the cancelled run has ended).
   const cancel = async (key: SessionKey): Promise<Response> => {
-    const live = running.get(JSON.stringify([key.userId, key.sessionId]));
-    if (live) live.abort();
-    else await agent.cancel(key.sessionId, { userId: key.userId, store });
+    await agent.cancel(key.sessionId, { userId: key.userId, store });
     return json(200, { cancelled: true });
   };
 

@@ -51,20 +51,24 @@ export class LiveRuns {
    * that read; cancelled meanwhile (a cancel recorded for the run it continues), it does not
    * start: `cancelStored` applies `cancelRun()` (the stored paused or crashed run ends
    * `cancelled`, audited, before any step) and the caller gets `RunCancelledError`. Without
-   * `cancelStored` (the action cancels the run itself) it is applied as given.
+   * `cancelStored` (the action cancels the run itself), or for a `newMessage` (its run starts
+   * with the signal aborted and ends `cancelled` at once, the message in the history), it is
+   * applied as given.
    */
   run<R>(
     key: SessionKey,
     cancel: AbortController,
     apply: () => Promise<R>,
     cancelStored: ((action: SessionAction) => Promise<unknown>) | undefined,
+    newMessage = false,
   ): Promise<R> {
     // The inbox read resolves later (a store round trip), so the run is known to a cancel
     // before any request the read finds is applied.
     const reading = this.watch?.started();
+    const continues = cancelStored !== undefined && !newMessage;
     const done = reading
       ? reading.then(() =>
-          cancel.signal.aborted && cancelStored
+          cancel.signal.aborted && continues
             ? cancelledFirst(key, cancel.signal, cancelStored)
             : apply(),
         )
@@ -111,15 +115,32 @@ export class LiveRuns {
     const record = await this.load(key); // SessionNotFoundError, nothing written
     const here = this.cancels.cancel(key, { by, delivery: 'process' });
     if (here) return here;
+    if (await this.askOwner(key, record, by)) return;
+    await execute(key, cancelRun(by));
+  }
+
+  /**
+   * Asks the process holding the session's live lease to cancel the run it stores now
+   * (`whileBusy: 'interrupt'` from here): the id of the run asked about, or undefined when
+   * there is none to ask about yet (no run stored, or no live owner: the caller tries again).
+   */
+  async cancelElsewhere(key: SessionKey, by: string | undefined): Promise<string | undefined> {
+    return this.askOwner(key, await this.load(key), by);
+  }
+
+  /** Records a cancel request for the stored run if another process runs it (its id), else undefined. */
+  private async askOwner(
+    key: SessionKey,
+    record: SessionRecord,
+    by: string | undefined,
+  ): Promise<string | undefined> {
     const { store } = this;
     const runId = storedRun<{ context?: { runId?: string } }>(record.snapshot)?.context?.runId;
-    if (this.watch && runId && hasDecisionInbox(store)) {
-      if ((await runOwner(store, key, false)) === 'live') {
-        const at = this.clock.now();
-        return store.submitDecisions({ key, runId, decisions: cancelDecisions(by), at });
-      }
-    }
-    await execute(key, cancelRun(by));
+    if (!this.watch || !runId || !hasDecisionInbox(store)) return undefined;
+    if ((await runOwner(store, key, false)) !== 'live') return undefined;
+    const at = this.clock.now();
+    await store.submitDecisions({ key, runId, decisions: cancelDecisions(by), at });
+    return runId;
   }
 }
 

@@ -2,14 +2,8 @@ import type { SessionLog } from '../actors/session-log.js';
 import { queuesWhileBusy, type WhileBusy } from '../core/busy-policy.js';
 import type { Clock } from '../core/clock.js';
 import { RunCancelledError } from '../errors/run-errors.js';
-import {
-  InvalidSessionRecordError,
-  RunInProgressError,
-  RunPausedError,
-} from '../errors/session-errors.js';
+import { RunInProgressError, RunPausedError } from '../errors/session-errors.js';
 import { MessageQueuedError } from '../errors/message-queued-error.js';
-import { Item } from '../items/item.js';
-import { sendMessage } from '../actions/send-message.js';
 import type { SessionAction } from '../actions/session-action.js';
 import {
   hasMessageInbox,
@@ -21,6 +15,7 @@ import type { SessionKey, SessionStore } from '../persistence/session-store.js';
 import { hasLeases } from '../persistence/session-leases.js';
 import { cacheKey } from '../session-host/session-cache.js';
 import { LeaseToldInbox } from './lease-told-inbox.js';
+import { checkedItems, storedMessage } from './stored-message.js';
 import type { BusyRuns } from './busy-runs.js';
 
 /** What a runtime lends its message queue. */
@@ -207,8 +202,14 @@ export class MessageQueue {
       this.again.delete(session);
       if (this.parts.executing(key)) return; // its end reads the inbox again
       await waiters.registered(session);
+      const waiting = waiters.ids(session); // stored before the read
       const [next] = await this.inbox!.queuedMessages(key, { limit: 1 });
-      if (!next) return;
+      if (!next) {
+        // Gone from the inbox, and no run here took them: another process's run did (as its
+        // steers, or as its next runs), which answers them.
+        waiters.answeredElsewhere(key.sessionId, session, waiting);
+        return;
+      }
       if (waiters.cancelled(session, next.id)) {
         await this.inbox!.dropQueuedMessage(key, next.id);
         waiters.forget(session, next.id);
@@ -223,16 +224,13 @@ export class MessageQueue {
       } catch (error) {
         if (error instanceof QueuedMessageGone) {
           // Taken by another run (a steer elsewhere, another process): answered there.
-          const queued = new MessageQueuedError(key.sessionId, next.id, next.kind);
-          waiters.settle(session, next.id, (w) => w.reject(queued));
+          waiters.answeredElsewhere(key.sessionId, session, [next.id]);
           continue;
         }
         if (error instanceof RunInProgressError) {
           if (error.elsewhere) {
             // Another process runs the session: it takes them all, answers included.
-            waiters.settleAll(session, (w) =>
-              w.reject(new MessageQueuedError(key.sessionId, w.message.id, w.message.kind)),
-            );
+            waiters.answeredElsewhere(key.sessionId, session, waiters.ids(session));
           }
           return;
         }
@@ -271,29 +269,6 @@ export class MessageQueue {
     // Nothing to read (no steer held here, the agent's policy another): no promise at all.
     return (log) => (always || waiters.steers(session) ? take(log) : undefined);
   }
-}
-
-/** The run of a queued message whose caller is not in this process. */
-function storedMessage(message: QueuedMessage): SessionAction<unknown> {
-  const { maxTurns, metadata, modelSettings } = message.options as {
-    maxTurns?: number;
-    metadata?: Record<string, unknown>;
-    modelSettings?: Record<string, unknown>;
-  };
-  return sendMessage(checkedItems(message), {
-    ...(maxTurns === undefined ? {} : { maxTurns }),
-    ...(metadata === undefined ? {} : { metadata }),
-    ...(modelSettings === undefined ? {} : { modelSettings }),
-  });
-}
-
-/** A queued message's items, checked (`InvalidSessionRecordError` naming it). */
-function checkedItems(message: QueuedMessage): Item[] {
-  const parsed = Item.array().safeParse(message.items);
-  if (!parsed.success) {
-    throw new InvalidSessionRecordError(`queued message ${message.id}`, parsed.error.message);
-  }
-  return parsed.data;
 }
 
 const noop = (): void => undefined;

@@ -1,5 +1,6 @@
 import type { SessionAction } from '../actions/session-action.js';
 import type { QueuedMessage } from '../persistence/message-inbox.js';
+import { MessageQueuedError } from '../errors/message-queued-error.js';
 
 /** A caller in this process awaiting the answer to its queued message. */
 export interface QueuedWaiter {
@@ -68,6 +69,11 @@ export class QueuedWaiters {
     return false;
   }
 
+  /** The ids of the session's messages whose callers wait here now. */
+  ids(session: string): string[] {
+    return [...(this.waiting.get(session)?.keys() ?? [])];
+  }
+
   get(session: string, id: string): QueuedWaiter | undefined {
     return this.waiting.get(session)?.get(id);
   }
@@ -78,11 +84,16 @@ export class QueuedWaiters {
     if (waiter) settle(waiter);
   }
 
-  /** Removes every caller of the session's messages and hands each to `settle`. */
-  settleAll(session: string, settle: (waiter: QueuedWaiter) => void): void {
-    const of = this.waiting.get(session);
-    this.waiting.delete(session);
-    for (const waiter of of?.values() ?? []) settle(waiter);
+  /**
+   * The callers of these messages hear `MessageQueuedError`: another process's run took them
+   * (or takes them), and answers them there.
+   */
+  answeredElsewhere(sessionId: string, session: string, ids: readonly string[]): void {
+    for (const id of ids) {
+      this.settle(session, id, (w) =>
+        w.reject(new MessageQueuedError(sessionId, id, w.message.kind)),
+      );
+    }
   }
 
   /** The caller gave up: true if it still waited (the message is then never answered). */

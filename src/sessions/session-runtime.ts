@@ -87,8 +87,6 @@ export class SessionRuntime {
   private readonly live: LiveRuns; // the runs executing here, as a cancel reaches them
   /** The messages queued while the session's run was busy (`whileBusy: 'queue' | 'steer'`). */
   private readonly queue: MessageQueue;
-  /** The retries of `interruptElsewhere` under way (they do not interrupt again). */
-  private readonly retrying = new WeakSet<SessionAction<unknown>>();
 
   /**
    * @throws TypeError for an unknown option name (naming the closest valid one), a `store`,
@@ -199,20 +197,23 @@ export class SessionRuntime {
     const cancel = new AbortController();
     const live = { ...action, observe: { ...action.observe, cancelSignal: cancel.signal } };
     // Returned, not awaited: nothing of this stays suspended while the action runs.
-    const tracked = this.busy.track(
-      executing,
-      cancel,
-      () =>
-        this.live.run(
-          key,
-          cancel,
-          () => this.applyLeased(key, live, action),
-          // A cancel (the scheduler's `cancelRun`) is applied as given, cancelled or not.
-          action.event?.type === 'CANCEL'
-            ? undefined
-            : (cancelled) => this.applyLeased(key, cancelled, cancelled),
-        ),
-      () => this.executing.delete(executing),
+    const attempt = (): Promise<R> =>
+      this.live.run(
+        key,
+        cancel,
+        () => this.applyLeased(key, live, action),
+        // A cancel (the scheduler's `cancelRun`) is applied as given, cancelled or not.
+        action.event?.type === 'CANCEL'
+          ? undefined
+          : (cancelled) => this.applyLeased(key, cancelled, cancelled),
+        action.message !== undefined,
+      );
+    // 'interrupt' while another process runs the session: it waits for the session here, so
+    // the messages sent here meanwhile wait behind it (and a later one cancels it, not skips it).
+    const start =
+      action.whileBusy === 'interrupt' ? () => this.interruptElsewhere(key, attempt) : attempt;
+    const tracked = this.busy.track(executing, cancel, start, () =>
+      this.executing.delete(executing),
     );
     const drains = this.queue.drainsAfter(key, action);
     if (drains) {
@@ -231,39 +232,36 @@ export class SessionRuntime {
 
   /** `running`, or, when another process runs the session, what `action`'s policy does then. */
   private elsewhere<R>(key: SessionKey, action: SessionAction<R>, running: Promise<R>): Promise<R> {
-    const policy = action.whileBusy;
-    if (!this.queue.queues(action) && policy !== 'interrupt') return running;
+    if (!this.queue.queues(action)) return running;
     return running.catch((error: unknown) => {
       if (!(error instanceof RunInProgressError && error.elsewhere)) throw error;
-      // Another process runs the session: the message is stored for it (`MessageQueuedError`),
-      // or that run is cancelled there and this message runs once its lease is given up.
-      if (policy === 'interrupt') {
-        if (this.retrying.has(action)) throw error; // a retry of `interruptElsewhere`
-        return this.interruptElsewhere(key, action);
-      }
+      // Another process runs the session: the message is stored for it (`MessageQueuedError`).
       return this.queue.queueElsewhere(key, action);
     });
   }
 
   /**
    * `whileBusy: 'interrupt'` while another process runs the session: asks it to cancel the run
-   * (`cancel`), then tries again as the lease is given up (until one lease length has passed:
-   * then `RunInProgressError`).
+   * it stores (`LiveRuns.cancelElsewhere`), and again each time the session is still taken (the
+   * request could not name a run yet, or another run took the session meanwhile), trying
+   * `attempt` as the lease is given up; `RunInProgressError` once one run has kept the session
+   * a lease length after it was asked.
    */
-  private async interruptElsewhere<R>(key: SessionKey, action: SessionAction<R>): Promise<R> {
-    // The run may have ended meanwhile: nothing to cancel then, the retry runs the message.
-    await this.cancel(key).catch(() => undefined);
-    const until = this.clock.now() + this.leaseTtlMs;
+  private async interruptElsewhere<R>(key: SessionKey, attempt: () => Promise<R>): Promise<R> {
+    let asked: string | undefined;
+    let until = this.clock.now() + this.leaseTtlMs;
     for (;;) {
-      await this.clock.sleepUntil(this.clock.now() + Math.ceil(this.leaseTtlMs / 50));
-      const retry = { ...action };
-      this.retrying.add(retry);
       try {
-        return await this.execute(key, retry);
+        return await attempt();
       } catch (error) {
         if (!(error instanceof RunInProgressError && error.elsewhere)) throw error;
-        if (this.clock.now() >= until) throw error;
+        const runId = await this.live.cancelElsewhere(key, undefined);
+        if (runId !== undefined && runId !== asked) {
+          asked = runId;
+          until = this.clock.now() + this.leaseTtlMs;
+        } else if (this.clock.now() >= until) throw error;
       }
+      await this.clock.sleepUntil(this.clock.now() + Math.ceil(this.leaseTtlMs / 50));
     }
   }
 

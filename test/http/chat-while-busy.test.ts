@@ -3,6 +3,7 @@ import { Agent } from '../../src/index.js';
 import { createChatHandler } from '../../src/http.js';
 import { PostgresSessionStore } from '../../src/postgres.js';
 import { ScriptedModel } from '../../src/testing.js';
+import { contentText } from '../../src/items/item.js';
 import { until } from '../helpers/async.js';
 import { JsonLineChild } from '../helpers/json-line-child.js';
 import { usePostgres } from '../helpers/postgres-tests.js';
@@ -69,6 +70,58 @@ describe("the chat handler follows the agent's whileBusy", () => {
       'message',
     ]);
   });
+});
+
+describe('the cancel route while a message waits behind the run (issue 40)', () => {
+  it.each(['queue', 'steer'] as const)(
+    "'%s': the cancel stops the running run, and the waiting message is answered once",
+    async (whileBusy) => {
+      const gate = deferred();
+      const entered = deferred();
+      const calls: string[] = [];
+      const model = new ScriptedModel(async (request) => {
+        const said = lastUserText(request);
+        calls.push(said);
+        if (said === 'slow') {
+          entered.resolve();
+          await gate.promise; // never released: only the cancel ends this run
+        }
+        return { text: `You said: ${said}` };
+      });
+      chat = await startChatServer(model, { whileBusy });
+      const server = chat;
+      const session = `c-${whileBusy}`;
+      const post = (text: string) =>
+        server.as('alice', `/api/sessions/${session}/messages`, {
+          method: 'POST',
+          body: JSON.stringify({ text }),
+        });
+      const first = await post('slow');
+      expect(first.status).toBe(200);
+      await entered.promise;
+      const second = post('next');
+      const key = { sessionId: session, userId: 'alice' };
+      await until(async () => (await server.temp.store.queuedMessages(key)).length === 1, 'stored');
+      const cancelled = await server.as('alice', `/api/sessions/${session}/cancel`, {
+        method: 'POST',
+      });
+      expect(cancelled.status).toBe(200);
+      expect(textOf(await first.text())).toBe(''); // the running run stopped, unanswered
+      const queued = await second;
+      expect(queued.status).toBe(200);
+      expect(textOf(await queued.text())).toBe('You said: next');
+      expect(calls).toEqual(['slow', 'next']);
+      expect(await server.temp.store.queuedMessages(key)).toEqual([]);
+      const history = await server.temp.store.readHistory(key);
+      expect(history.map((i) => (i.type === 'message' ? contentText(i.content) : i.type))).toEqual([
+        'slow',
+        'next',
+        'You said: next',
+      ]);
+      const view = await server.agent.runtimeFor(server.temp.store).getSession(key);
+      expect(view.state).toBe('active.idle');
+    },
+  );
 });
 
 describe('the chat handler on PostgreSQL while another process runs the session', () => {
