@@ -205,4 +205,29 @@ describe('the recovery turn', () => {
     const result = await last.resume(B);
     expect(result.output).toBe('done');
   });
+
+  it('a run cancelled while its restored step holds the turn gives it back, even if the step never ends', async () => {
+    const { store } = await temps.open();
+    const both = [A.sessionId, B.sessionId];
+    const first = processAgent(store, both);
+    // The earlier "processes" are gone: what their runs do once the third cancels A is not read.
+    const gone = (run: Promise<unknown>) => void run.catch(() => undefined);
+    gone(first.agent.run('go', A));
+    gone(first.agent.run('go', B));
+    await Promise.all([first.entered(A.sessionId), first.entered(B.sessionId)]);
+    const second = processAgent(store, both);
+    gone(second.resume(A));
+    gone(second.resume(B));
+    await Promise.all([second.entered(A.sessionId), second.entered(B.sessionId)]);
+
+    const third = processAgent(store, [A.sessionId]);
+    const poisoned = third.resume(A).catch((error: unknown) => error);
+    await third.entered(A.sessionId);
+    const slow = third.resume(B);
+    await third.queued(B.sessionId);
+    await third.agent.cancel(A.sessionId, { userId: A.userId });
+    expect((await slow).output).toBe('done');
+    await poisoned;
+    expect(await restartsOf(store, B)).toEqual([]);
+  });
 });
