@@ -1,8 +1,7 @@
-import { fromPromise } from 'xstate';
 import { GuardrailTripwireError, type GuardrailResult } from '../errors/guardrail-errors.js';
 import { evaluateGuardrails, guardrailInput } from '../guardrails/evaluate-guardrails.js';
 import type { GuardrailCheckInput, GuardrailCheckOutput } from '../machines/guardrail-types.js';
-import type { DepsOf, JournaledStepDeps } from './journaled-step.js';
+import { journaledStep, type DepsOf, type JournaledStepDeps } from './journaled-step.js';
 import type { SessionLog } from './session-log.js';
 import { timingFields } from './step-timing.js';
 
@@ -15,50 +14,55 @@ export type GuardrailCheckDeps = JournaledStepDeps;
  * journaled results instead of evaluating them again. A tripped guardrail fails the run.
  */
 export function guardrailCheck(depsOf: DepsOf<GuardrailCheckDeps>) {
-  return fromPromise<GuardrailCheckOutput, GuardrailCheckInput>(async ({ input, system }) => {
-    const deps = depsOf(system);
-    const timing = deps.stepStarted(input.runId, input.step, {
-      kind: 'guardrail',
-      name: `${input.kind} guardrails`,
-    });
-    const hit = await deps.log.find(input.runId, input.step);
-    if (hit) return hit.output as GuardrailCheckOutput;
-    await deps.durable('guardrail');
-    const agent = await deps.agentFor(input.path, input.agent);
-    const context = deps.contextFor(input.runId);
-    const scope = { runId: input.runId, sessionId: input.sessionId };
-    const results =
-      input.kind === 'input'
-        ? await evaluateGuardrails(
-            'input',
-            (agent.inputGuardrails ?? []).filter((g) => g.runInParallel !== true),
-            guardrailInput(inputItems(deps, input)),
-            context,
-            agent.redact,
-            scope,
-          )
-        : await evaluateGuardrails(
-            'output',
-            agent.outputGuardrails ?? [],
-            {
-              text: input.output?.text,
-              output: input.output?.structured ?? input.output?.text,
-            },
-            context,
-            agent.redact,
-            scope,
-          );
-    const output = guardrailOutput(results);
-    deps.log.record({
-      runId: input.runId,
-      step: input.step,
-      kind: 'guardrail',
-      output,
-      at: deps.clock.now(),
-      ...timingFields(timing),
-    });
-    return output;
-  });
+  return journaledStep<GuardrailCheckOutput, GuardrailCheckInput>(
+    async ({ input, signal, system }) => {
+      const deps = depsOf(system);
+      const timing = deps.stepStarted(input.runId, input.step, {
+        kind: 'guardrail',
+        name: `${input.kind} guardrails`,
+      });
+      const hit = await deps.log.find(input.runId, input.step);
+      if (hit) return hit.output as GuardrailCheckOutput;
+      const turn = deps.recoveryTurn(input.runId, input.step, signal);
+      if (turn) await turn;
+      await deps.durable('guardrail');
+      const agent = await deps.agentFor(input.path, input.agent);
+      const context = deps.contextFor(input.runId);
+      const scope = { runId: input.runId, sessionId: input.sessionId };
+      const results =
+        input.kind === 'input'
+          ? await evaluateGuardrails(
+              'input',
+              (agent.inputGuardrails ?? []).filter((g) => g.runInParallel !== true),
+              guardrailInput(inputItems(deps, input)),
+              context,
+              agent.redact,
+              scope,
+            )
+          : await evaluateGuardrails(
+              'output',
+              agent.outputGuardrails ?? [],
+              {
+                text: input.output?.text,
+                output: input.output?.structured ?? input.output?.text,
+              },
+              context,
+              agent.redact,
+              scope,
+            );
+      const output = guardrailOutput(results);
+      deps.log.record({
+        runId: input.runId,
+        step: input.step,
+        kind: 'guardrail',
+        output,
+        at: deps.clock.now(),
+        ...timingFields(timing),
+      });
+      return output;
+    },
+    depsOf,
+  );
 }
 
 /** The results of a guardrail step, with the serialised tripwire of the first that tripped. */

@@ -1,4 +1,4 @@
-import type { AnyActorRef } from 'xstate';
+import { fromPromise, type AnyActorRef } from 'xstate';
 import type { RunContext } from '../core/run-context.js';
 import type { Clock } from '../core/clock.js';
 import type { StepKind } from '../core/durability-policy.js';
@@ -41,6 +41,15 @@ export interface JournaledStepDeps {
    */
   durable(kind: StepKind): Promise<void>;
   /**
+   * What a step a restore found in flight waits for before its durability barrier: until its
+   * session holds its runtime's recovery turn (restored steps of other sessions wait
+   * meanwhile), then its restart is noted, so a crash is charged to the steps that ran, not
+   * to those that waited (docs/operations/recovery.md). Undefined for any other step: no wait.
+   */
+  recoveryTurn(runId: string, step: number, signal: AbortSignal): Promise<void> | undefined;
+  /** The step's actor ended (however): the recovery turn it held, if any, is given back. */
+  stepEnded(runId: string, step: number): void;
+  /**
    * The agent a step works for: `agent` when the run was handed off to it, else the last of a
    * sub-agent run's path, else this session's agent.
    */
@@ -61,4 +70,22 @@ export interface CancellableStepDeps {
 /** The caller's signal (if any) and the actor's own (aborted when XState stops it) as one. */
 export function combinedSignal(deps: CancellableStepDeps, actorSignal: AbortSignal): AbortSignal {
   return deps.signal ? AbortSignal.any([deps.signal, actorSignal]) : actorSignal;
+}
+
+/**
+ * A journaled step's actor logic (`fromPromise` of `work`), whose end is reported to the
+ * session it runs in however it ends (see `JournaledStepDeps.stepEnded`).
+ */
+export function journaledStep<Output, Input extends { runId: string; step: number }>(
+  work: (args: { input: Input; signal: AbortSignal; system: AnyActorSystem }) => Promise<Output>,
+  depsOf: DepsOf<JournaledStepDeps>,
+) {
+  return fromPromise<Output, Input>(async (args) => {
+    const deps = depsOf(args.system);
+    try {
+      return await work(args);
+    } finally {
+      deps.stepEnded(args.input.runId, args.input.step);
+    }
+  });
 }

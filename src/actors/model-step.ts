@@ -1,4 +1,3 @@
-import { fromPromise } from 'xstate';
 import { AgentStateError, serializeError } from '../errors/agentstate-error.js';
 import {
   ModelError,
@@ -29,6 +28,7 @@ import {
   type CancellableStepDeps,
   type DepsOf,
   type JournaledStepDeps,
+  journaledStep,
 } from './journaled-step.js';
 import type { RequestItemsDeps } from './request-items.js';
 import type { StepProgress } from './step-progress.js';
@@ -124,7 +124,7 @@ function parseStructured(
  * input and journaled steps, see `SessionLog.runItems`), which stays out of the history.
  */
 export function modelStep(depsOf: DepsOf<ModelStepDeps>) {
-  return fromPromise<ModelStepOutput, ModelStepInput>(async ({ input, signal, system }) => {
+  return journaledStep<ModelStepOutput, ModelStepInput>(async ({ input, signal, system }) => {
     const deps = depsOf(system);
     const timing = deps.stepStarted(input.runId, input.step, { kind: 'model' });
     // What the log knows is not awaited (an await of a value costs two promises); the step
@@ -144,6 +144,8 @@ export function modelStep(depsOf: DepsOf<ModelStepDeps>) {
           ...(await deps.log.runItems(input.runId)),
         ]
       : undefined;
+    const turn = deps.recoveryTurn(input.runId, input.step, signal);
+    if (turn) await turn;
     const steered = sub ? undefined : deps.steer?.();
     if (steered) await steered;
     await deps.durable('model');
@@ -244,7 +246,7 @@ export function modelStep(depsOf: DepsOf<ModelStepDeps>) {
     };
     deps.log.record(entry, sub ? [] : items);
     return output;
-  });
+  }, depsOf);
 }
 
 /**

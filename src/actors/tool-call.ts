@@ -1,4 +1,3 @@
-import { fromPromise } from 'xstate';
 import type { ToolResultItem } from '../items/item.js';
 import { errorFromSerialized } from '../errors/error-from-serialized.js';
 import type { ToolCallInput, ToolCallOutput } from '../machines/step-actor-io.js';
@@ -12,6 +11,7 @@ import {
   type CancellableStepDeps,
   type DepsOf,
   type JournaledStepDeps,
+  journaledStep,
 } from './journaled-step.js';
 import type { StepProgress } from './step-progress.js';
 import { timingFields } from './step-timing.js';
@@ -30,7 +30,7 @@ export interface ToolCallDeps extends JournaledStepDeps, CancellableStepDeps {
  * runs again, with the same call id for the tool to use as an idempotency key.
  */
 export function toolCall(depsOf: DepsOf<ToolCallDeps>) {
-  return fromPromise<ToolCallOutput, ToolCallInput>(async ({ input, signal, system }) => {
+  return journaledStep<ToolCallOutput, ToolCallInput>(async ({ input, signal, system }) => {
     const deps = depsOf(system);
     const timing = deps.stepStarted(input.runId, input.step, {
       kind: 'tool',
@@ -48,6 +48,8 @@ export function toolCall(depsOf: DepsOf<ToolCallDeps>) {
       return replayed;
     }
     const agent = await deps.agentFor(input.path, input.agent);
+    const turn = deps.recoveryTurn(input.runId, input.step, signal);
+    if (turn) await turn;
     await deps.durable('tool');
     const stepSignal = combinedSignal(deps, signal);
     // Cancelled while it waited (a crashed run restored only to be cancelled): do not run.
@@ -152,7 +154,7 @@ export function toolCall(depsOf: DepsOf<ToolCallDeps>) {
       ...tag,
     });
     return output;
-  });
+  }, depsOf);
 }
 
 /**

@@ -22,6 +22,7 @@ import type { SessionLog } from '../actors/session-log.js';
 import type { CommitBinding } from './session-committer.js';
 import type { RecoveryExhaustedHook } from '../errors/recovery-exhausted-error.js';
 import { DEFAULT_MAX_RECOVERIES } from './recovery-limit.js';
+import type { RecoveryTurns } from './recovery-turns.js';
 
 /** How deep sub-agent runs nest by default (`AgentOptions.maxSubAgentDepth`). */
 const DEFAULT_MAX_SUB_AGENT_DEPTH = 5;
@@ -71,6 +72,8 @@ export interface HostDeps {
   maxRecoveries: number;
   /** `AgentOptions.onRecoveryExhausted`. */
   onRecoveryExhausted: RecoveryExhaustedHook | undefined;
+  /** The runtime's recovery turn: its sessions' restored steps run one session at a time. */
+  turns: RecoveryTurns;
   /** Takes the messages steered into the session's run, before each of its model calls. */
   steer?: ((log: SessionLog) => Promise<void> | undefined) | undefined;
 }
@@ -97,6 +100,8 @@ export interface HostDepsInput {
   durability: Durability | undefined;
   /** The runtime's `maxRecoveries` (else the agent's). */
   maxRecoveries: number | undefined;
+  /** See `HostDeps.turns`. */
+  turns: RecoveryTurns;
   /** See `HostDeps.steer`. */
   steer?: ((log: SessionLog) => Promise<void> | undefined) | undefined;
 }
@@ -149,6 +154,7 @@ export function hostDeps(input: HostDepsInput): HostDeps {
     durability: observe?.durability ?? input.durability,
     maxRecoveries: input.maxRecoveries ?? options.maxRecoveries ?? DEFAULT_MAX_RECOVERIES,
     onRecoveryExhausted: options.onRecoveryExhausted,
+    turns: input.turns,
     steer: input.steer,
   };
 }

@@ -7,6 +7,7 @@ import type { AnyActorSystem, DepsOf, JournaledStepDeps } from '../actors/journa
 import { modelStep, type ModelStepDeps } from '../actors/model-step.js';
 import type { SessionLog } from '../actors/session-log.js';
 import type { StartingStep, StepTiming } from '../actors/step-timing.js';
+import type { RestoredSteps } from './restored-steps.js';
 import { toolCall, type ToolCallDeps } from '../actors/tool-call.js';
 import type { Clock } from '../core/clock.js';
 import type { StepKind } from '../core/durability-policy.js';
@@ -135,6 +136,8 @@ export interface StepHost {
   stepStarted(runId: string, step: number, what: StartingStep): StepTiming;
   /** See `JournaledStepDeps.durable`. */
   durable(kind: StepKind): Promise<void>;
+  /** The session's restored steps (see `JournaledStepDeps.recoveryTurn`). */
+  readonly restored: RestoredSteps;
   /** Where a session run's input items are in the history. */
   inputOf(runId: string): { historyStart: number; inputCount: number } | undefined;
 }
@@ -178,6 +181,14 @@ class JournaledSteps implements JournaledStepDeps {
   }
   durable(kind: StepKind): Promise<void> {
     return this.host.durable(kind);
+  }
+  recoveryTurn(runId: string, step: number, signal: AbortSignal): Promise<void> | undefined {
+    return this.host.restored.turn(runId, step, signal, this.deps.turns, (what) =>
+      this.observer?.recoveryQueued(this.host.contextFor(runId), { step: what }),
+    );
+  }
+  stepEnded(runId: string, step: number): void {
+    this.host.restored.ended(runId, step);
   }
   agentFor(path: readonly string[] | undefined, handedTo?: string): Promise<AgentDeps> {
     if (handedTo === undefined && !isSubRun(path)) return this.own;

@@ -1,7 +1,6 @@
 import type { AnyActorRef, InspectionEvent } from 'xstate';
 import type { SessionLog } from '../actors/session-log.js';
 import type { StartingStep, StepTiming } from '../actors/step-timing.js';
-import { notedTiming, startTiming } from './step-start-timing.js';
 import {
   InvalidSessionTransitionError,
   RestoreFailedError,
@@ -26,7 +25,7 @@ import { createSessionActor, runStepDeps, wireSteps, type StepHost } from './run
 import { restoredLog } from './restored-log.js';
 import { subRunContext } from './sub-run-context.js';
 import { answerCancelledCalls } from './cancelled-calls.js';
-import { recoveryExhausted } from './recovery-limit.js';
+import { RestoredSteps } from './restored-steps.js';
 
 /**
  * One session loaded into this process: its actor (session machine with the run machine as
@@ -54,6 +53,8 @@ export class SessionHost implements StepHost {
   });
   /** True while the constructor starts the restored actors (their steps in flight restart). */
   private restoring = false;
+  /** The restored steps whose restart is noted once they run (`JournaledStepDeps.recoveryTurn`). */
+  readonly restored = new RestoredSteps();
   private readonly waiters = new Set<() => void>();
   /** The caller's AbortSignal cancels the run (CANCEL), so it ends `cancelled`, not `failed`. */
   private readonly onAbort = (): void => this.cancelRun();
@@ -140,26 +141,13 @@ export class SessionHost implements StepHost {
     return subRunContext(this.runSnapshot(), runId, (id) => this.deps.contextFor(id));
   }
 
-  /**
-   * A step's timing as it starts: as its run noted it in the transition that started it, else (a
-   * step a restore restarts) sent as `STEP_STARTED`, one restart more; past `maxRecoveries` throws.
-   */
+  /** A step's timing as it starts (see `RestoredSteps.stepStarted`); past `maxRecoveries` throws. */
   stepStarted(runId: string, step: number, what: StartingStep): StepTiming {
     const root = this.runRef();
     const ref = root && runRefs(root).find((r) => runIdOf(r.ref) === runId)?.ref;
-    const noted = (ref?.getSnapshot() as RunSnapshot | undefined)?.context.stepStarts?.[step];
-    if (noted && !this.restoring) return notedTiming(noted);
-    const timing = startTiming(noted, this.restoring, this.deps.clock);
-    const { startedAt: at, restarts, retries } = timing;
-    ref?.send({ type: 'STEP_STARTED', step, at, restarts, retries });
-    if (restarts > this.deps.maxRecoveries) {
-      const run = (ref?.getSnapshot() as RunSnapshot | undefined)?.context;
-      const limit = { ...this.deps, key: this.key, observer: this.observer };
-      const contextFor = (id: string) => this.contextFor(id);
-      const exhausted = recoveryExhausted({ ...limit, contextFor }, run, step, timing, what);
-      if (exhausted) throw exhausted;
-    }
-    return timing;
+    const limit = { ...this.deps, key: this.key, observer: this.observer };
+    const contextFor = (id: string) => this.contextFor(id);
+    return this.restored.stepStarted(ref, step, what, this.restoring, { ...limit, contextFor });
   }
 
   /** See `JournaledStepDeps.durable`: the committer's barrier. */

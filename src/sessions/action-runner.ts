@@ -31,6 +31,7 @@ import { withTextDeltaFeed } from '../session-host/text-delta-feed.js';
 import type { Observability } from '../telemetry/observability.js';
 import type { SessionLog } from '../actors/session-log.js';
 import { takeQueued } from './queued-take.js';
+import type { RecoveryTurns } from '../session-host/recovery-turns.js';
 
 /** A session read for an action, and its live host if it was kept. */
 interface Loaded {
@@ -56,6 +57,8 @@ export interface ActionRunnerParts {
   durability: Durability | undefined;
   /** The runtime's `maxRecoveries` (else the agent's). */
   maxRecoveries: number | undefined;
+  /** The runtime's recovery turn (see `HostDeps.turns`). */
+  turns: RecoveryTurns;
   newRecord(
     key: SessionKey,
     input?: Partial<SessionMachineContext>,
@@ -177,6 +180,7 @@ export class ActionRunner {
         permissions: this.parts.permissions,
         durability: this.parts.durability,
         maxRecoveries: this.parts.maxRecoveries,
+        turns: this.parts.turns,
         steer: action.runs === true ? this.parts.steerFor(key) : undefined,
         onSaved: (saved, all) => {
           if (saved.status === 'deleted') this.parts.cache.forget(key);

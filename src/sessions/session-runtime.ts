@@ -53,6 +53,7 @@ import { SessionLoader } from '../session-host/session-loader.js';
 import { ActionRunner } from './action-runner.js';
 import { LiveRuns } from './live-runs.js';
 import { MessageQueue } from './message-queue.js';
+import { RecoveryTurns } from '../session-host/recovery-turns.js';
 import { RunInProgressError } from '../errors/session-errors.js';
 import type { AuditPage, AuditQuery } from '../persistence/audit-log.js';
 
@@ -140,6 +141,7 @@ export class SessionRuntime {
       permissions: options.permissions,
       durability: options.durability ?? agent.durability,
       maxRecoveries: options.maxRecoveries,
+      turns: new RecoveryTurns(),
       newRecord: (key, input) => this.newRecord(key, input),
       steerFor: (key) => this.queue.steerFor(key),
     });

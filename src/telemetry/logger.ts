@@ -26,6 +26,7 @@ export type LogEvent =
   | 'run.restart'
   | 'run.retry'
   | 'run.deadline'
+  | 'run.recovery_queued'
   | 'run.recovery_exhausted'
   | 'session.conflict';
 

@@ -252,6 +252,14 @@ export class SessionObserver {
     if (this.logging) this.log('info', 'run.retry', this.contextFor(runId));
   }
 
+  /**
+   * A step restored in flight waits: another session's restored steps hold the runtime's
+   * recovery turn (see session-host/recovery-turns.ts).
+   */
+  recoveryQueued(ctx: RunContext, fields: Record<string, unknown>): void {
+    this.log('info', 'run.recovery_queued', ctx, fields);
+  }
+
   /** A run's step was in flight at more crashes than `maxRecoveries`: the run is stopped. */
   recoveryExhausted(ctx: RunContext, fields: Record<string, unknown>): void {
     this.log('error', 'run.recovery_exhausted', ctx, fields);
