@@ -115,7 +115,9 @@ describe('the command line on a terminal', () => {
     }
     const approvals = shown.slice(shown.indexOf('pending approvals') + 1);
     expectAligned(approvals.slice(0, approvals.indexOf('')), []);
-    expect(approvals[1]).toMatch(/^call_\S+ +refund +\{"order":"9"\} +triage > billing +-$/);
+    expect(approvals[1]).toMatch(
+      /^call_\S+ +refund +\{"order":"9"\} +[0-9A-HJKMNP-TV-Z]{26} +triage > billing +-$/,
+    );
     const history = strip(chat).split('\n');
     const tail = history
       .slice(history.indexOf('history (last 4 of 4)') + 1)

@@ -67,7 +67,19 @@ describe('LevelSessionStore on disk', () => {
     const v2 = await first.save({
       record: { ...v1, historyLength: 2, updatedAt: 2, snapshot: { value: 'done' } },
       items: [{ type: 'message', role: 'assistant', content: 'hello' }],
-      journal: [{ runId: 'r1', step: 0, kind: 'model', output: { text: 'hello' }, at: 2 }],
+      journal: [
+        {
+          runId: 'r1',
+          step: 0,
+          kind: 'model',
+          output: {
+            text: 'hello',
+            toolCalls: [],
+            usage: { inputTokens: 3, outputTokens: 4, cachedTokens: 0 },
+          },
+          at: 2,
+        },
+      ],
       userUsageDelta: { turns: 1, inputTokens: 3, outputTokens: 4, costUsd: 0.01 },
     });
     await first.close();
