@@ -22,11 +22,15 @@ const serverBack = (): void => {
   down = false;
 };
 
-/** A fake clock that notes how long each wait on it is (the save retries' among them). */
+/**
+ * A fake clock that notes how long each wait on it without a signal is (the save retries'
+ * among them; the cancel watch's reconnects, which back off from 250 ms while the server is
+ * down, wait with their stop signal and are not noted).
+ */
 class NotingClock extends FakeClock {
   readonly waits: number[] = [];
   override sleepUntil(at: number, signal?: AbortSignal): Promise<void> {
-    this.waits.push(at - this.now());
+    if (!signal) this.waits.push(at - this.now());
     return super.sleepUntil(at, signal);
   }
   /** How many of the waits were a save's retry (the lease renewals' are longer). */
