@@ -1,7 +1,7 @@
 /**
  * `npm run build:page`: writes `src/inspect/page/browser/charts/chart-layouts.ts`, the statecharts laid
  * out from the machine definitions (see `chart-layouts.ts`), then
- * `src/inspect/page/page-script.ts`, the inspector page's script bundled from
+ * `src/inspect/page/bundle/page-script.ts`, the inspector page's script bundled from
  * `src/inspect/page/browser/` (see `page-script-build.ts`).
  */
 import { writeFile } from 'node:fs/promises';

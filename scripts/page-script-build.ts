@@ -10,7 +10,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const PAGE_ENTRY = join(ROOT, 'src', 'inspect', 'page', 'browser', 'app', 'main.ts');
 
 /** The generated module the server imports: the bundle as a string (committed). */
-export const PAGE_SCRIPT_MODULE = join(ROOT, 'src', 'inspect', 'page', 'page-script.ts');
+export const PAGE_SCRIPT_MODULE = join(ROOT, 'src', 'inspect', 'page', 'bundle', 'page-script.ts');
 
 /** The command that writes the generated module again. */
 export const PAGE_SCRIPT_COMMAND = 'npm run build:page';
@@ -42,8 +42,8 @@ export async function bundlePageScript(): Promise<string> {
 }
 
 /**
- * The text of `src/inspect/page/page-script.ts`: `PAGE_SCRIPT`, the bundle as an array of
- * its lines (a change to the page shows in a diff line by line), formatted as the repo's
+ * The text of `src/inspect/page/bundle/page-script.ts`: `PAGE_SCRIPT`, the bundle as an array
+ * of its lines (a change to the page shows in a diff line by line), formatted as the repo's
  * Prettier config says.
  */
 export async function pageScriptModule(): Promise<string> {
@@ -76,7 +76,7 @@ export async function pageScriptIsFresh(): Promise<boolean> {
 export async function checkPageScript(): Promise<void> {
   if (!(await pageScriptIsFresh())) {
     throw new Error(
-      `src/inspect/page/page-script.ts is not what src/inspect/page/browser/ builds: run \`${PAGE_SCRIPT_COMMAND}\``,
+      `src/inspect/page/bundle/page-script.ts is not what src/inspect/page/browser/ builds: run \`${PAGE_SCRIPT_COMMAND}\``,
     );
   }
 }

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { runDetail, sessionDetail } from '../src/inspect/inspector-reads.js';
-import type { listSessions } from '../src/inspect/session-listing.js';
+import type { listSessions } from '../src/inspect/session-list/session-listing.js';
 import type { machineCharts } from '../src/inspect/machine-charts.js';
 import type {
   MachineCharts,
@@ -10,7 +10,7 @@ import type {
   SessionDetail,
   SessionPage,
 } from '../src/inspect/page/browser/api-types.js';
-import { PAGE_SCRIPT } from '../src/inspect/page/page-script.js';
+import { PAGE_SCRIPT } from '../src/inspect/page/bundle/page-script.js';
 import {
   PAGE_ENTRY,
   PAGE_SCRIPT_COMMAND,

@@ -4,7 +4,7 @@ import {
   SharedListen,
   type LingerTimer,
   type OpenListen,
-} from '../../src/persistence/postgres/shared-listen.js';
+} from '../../src/persistence/postgres/notifications/shared-listen.js';
 
 /** A LISTEN opener that counts its connections and lets the test notify, break or refuse them. */
 function fakeListen() {

@@ -7,7 +7,7 @@ import { databaseUnreachable } from './database-unreachable.js';
 import { migrateSchema, quoteIdent } from './postgres-schema.js';
 import { PostgresStatements } from './postgres-statements.js';
 import type { PostgresSessionStoreOptions } from './postgres-store-options.js';
-import type { ListenConnection } from './shared-listen.js';
+import type { ListenConnection } from './notifications/shared-listen.js';
 
 /**
  * The PostgreSQL side of the store: its pool (the caller's or its own), its schema, created and

@@ -10,7 +10,7 @@ import type {
 } from '../decision-inbox.js';
 import type { PostgresDatabase } from './postgres-database.js';
 import { checkedSessionId } from './postgres-leases.js';
-import type { SharedListen, SharedWatch } from './shared-listen.js';
+import type { SharedListen, SharedWatch } from './notifications/shared-listen.js';
 
 const SubmissionSchema = z.lazy(() =>
   z.object({

@@ -45,7 +45,7 @@ import { PostgresDecisions } from './postgres-decisions.js';
 import { PostgresMessages, dequeuedIds } from './postgres-messages.js';
 import type { MessageInbox } from '../message-inbox.js';
 import { PostgresSessionWatch } from './postgres-session-watch.js';
-import { SharedListen } from './shared-listen.js';
+import { SharedListen } from './notifications/shared-listen.js';
 import { listPositions, orderedSession, type OrderedRow } from './postgres-list-orders.js';
 import { checkListOrder, listPosition } from '../entries/list-order.js';
 import type { SessionWatches } from '../session-watches.js';

@@ -5,7 +5,7 @@ import { SessionWatchers, type SessionWatches } from '../session-watches.js';
 import type { PostgresDatabase } from './postgres-database.js';
 import { checkedSessionId } from './postgres-leases.js';
 import { md5 } from './postgres-rows.js';
-import type { SharedListen, SharedWatch } from './shared-listen.js';
+import type { SharedListen, SharedWatch } from './notifications/shared-listen.js';
 
 /**
  * The sessions' saves on PostgreSQL, as every process sharing the store makes them: a save of

@@ -11,7 +11,10 @@ export interface ListFilters {
   sort: string;
 }
 
-/** The run filter's choices, in the server's words (`list-query.ts`), with the page's labels. */
+/**
+ * The run filter's choices, in the server's words (`session-list/list-query.ts`), with the
+ * page's labels.
+ */
 const RUNS: [string, string][] = [
   ['', 'any run'],
   ['waiting', 'waiting for a decision'],

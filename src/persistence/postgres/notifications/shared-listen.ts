@@ -1,4 +1,4 @@
-import { StoreUnavailableError } from '../../errors/session-errors.js';
+import { StoreUnavailableError } from '../../../errors/session-errors.js';
 
 /** A LISTEN connection as `PostgresDatabase.listen` opens it. */
 export interface ListenConnection {
