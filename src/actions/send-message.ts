@@ -8,7 +8,6 @@ import { readRunResult, type RunResult } from '../session-host/run-result.js';
 import type { ActionContext, SessionAction } from './session-action.js';
 import { RUN_ACTION_OPTION_NAMES, checkRunCall } from './run-call-checks.js';
 import type { RunActionOptions } from './run-options.js';
-import type { SessionMachineContext } from '../machines/session-types.js';
 import { answeringRun } from '../machines/answered-messages.js';
 import { MessageAnsweredError } from '../errors/message-answered-error.js';
 
@@ -46,8 +45,7 @@ export function sendMessage<T = string>(
     check({ key, record }) {
       const { messageId } = options;
       if (messageId === undefined) return;
-      const context = (record.snapshot as { context?: SessionMachineContext } | null)?.context;
-      const runId = answeringRun(context, messageId);
+      const runId = answeringRun(record.snapshot, messageId);
       if (runId !== undefined) {
         throw new MessageAnsweredError(key.sessionId, messageId, runId, false);
       }

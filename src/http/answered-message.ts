@@ -1,9 +1,8 @@
 import type { Agent } from '../agent/agent.js';
 import { MessageAnsweredError } from '../errors/message-answered-error.js';
 import { RunInProgressError } from '../errors/session-errors.js';
-import { answeringRun } from '../machines/answered-messages.js';
-import type { SessionMachineContext } from '../machines/session-types.js';
 import type { SessionKey, SessionStore } from '../persistence/session-store.js';
+import { answeringRun } from '../machines/answered-messages.js';
 import { HttpError } from './http-error.js';
 
 /**
@@ -21,19 +20,14 @@ export async function answeredBefore(
   messageId: string,
   error: unknown,
 ): Promise<boolean> {
-  let answered: MessageAnsweredError | undefined;
-  if (error instanceof MessageAnsweredError) answered = error;
+  let runId: string | undefined;
+  if (error instanceof MessageAnsweredError) runId = error.runId;
   else if (error instanceof RunInProgressError && error.elsewhere) {
-    const record = await store.load(key);
-    const context = (record.snapshot as { context?: SessionMachineContext } | null)?.context;
-    const runId = answeringRun(context, messageId);
-    if (runId === undefined) return false;
-    answered = new MessageAnsweredError(key.sessionId, messageId, runId, false);
+    runId = answeringRun((await store.load(key)).snapshot, messageId);
   }
-  if (!answered) return false;
+  if (runId === undefined) return false;
   const view = await agent.runtimeFor(store).getSession(key);
-  const current = view.runStatus?.runId;
-  if (answered.runId !== undefined && answered.runId !== current) {
+  if (runId !== view.runStatus?.runId) {
     throw new HttpError(
       409,
       'MESSAGE_ANSWERED',

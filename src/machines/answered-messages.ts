@@ -9,11 +9,14 @@ export interface AnsweredMessage {
   runId: string;
 }
 
-/** The run that answers `messageId` in the session `context`, if it is one of the kept ids. */
-export function answeringRun(
-  context: { answered?: readonly AnsweredMessage[] | undefined } | undefined,
-  messageId: string,
-): string | undefined {
+/**
+ * The run that answers `messageId` in a persisted session snapshot (a stored record's), if it
+ * is one of the ids the session keeps.
+ */
+export function answeringRun(snapshot: unknown, messageId: string): string | undefined {
+  const { context } = (snapshot ?? {}) as {
+    context?: { answered?: readonly AnsweredMessage[] | undefined };
+  };
   return context?.answered?.find((a) => a.messageId === messageId)?.runId;
 }
 

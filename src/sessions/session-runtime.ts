@@ -3,6 +3,7 @@
  * runs, live runs, leases, scheduler, recovery, audit reader). */
 import { BusyRuns } from './busy-runs.js';
 import { MessageAnsweredError } from '../errors/message-answered-error.js';
+import { answeringRunHere } from './answering-run.js';
 import type { SessionMachineContext } from '../machines/session-types.js';
 import type {
   ListSessionsQuery,
@@ -188,10 +189,15 @@ export class SessionRuntime {
     // A message sent meanwhile is refused, waits or cancels the run (its `whileBusy`).
     const executing = cacheKey(key);
     // The same message again while its run executes here: not a new message, whatever its
-    // `whileBusy` (its answer is that run's; once it ended the stored record says so).
+    // `whileBusy`: its answer is that run's (once it ended, the stored record says so). A run
+    // that stopped before storing it did not answer it: this one runs.
     const { messageId } = action;
     if (messageId !== undefined && this.answering.get(executing) === messageId) {
-      throw new MessageAnsweredError(key.sessionId, messageId, undefined, true);
+      const ended = this.busy.ended(executing);
+      const parts = { store: this.store, hub: this.hub };
+      const runId = await answeringRunHere(parts, key, messageId, ended);
+      if (runId === undefined) return this.executeChecked(key, action);
+      throw new MessageAnsweredError(key.sessionId, messageId, runId, true);
     }
     // Messages queued earlier go first (then this one runs, or meets their run busy).
     if (!this.executing.has(executing)) await this.queue.ahead(key, action);

@@ -116,6 +116,43 @@ describe('a message id answers once (issue 40)', () => {
     ]);
   });
 
+  it('the same id posted while its run is still loading the session gets that run, not the previous one', async () => {
+    const store = await leveldb();
+    // The first post's load of the session waits here: its run is executing, not started yet.
+    const loading = deferred();
+    const loaded = deferred();
+    let hold = false;
+    const held = new Proxy(store, {
+      get(target, name, receiver) {
+        const value = Reflect.get(target, name, receiver) as unknown;
+        if (name === 'loadForUpdate' && typeof value === 'function') {
+          return async (...args: unknown[]) => {
+            if (hold) {
+              hold = false;
+              loading.resolve();
+              await loaded.promise;
+            }
+            return (value as (...a: unknown[]) => unknown).apply(target, args);
+          };
+        }
+        return typeof value === 'function' ? (value.bind(target) as unknown) : value;
+      },
+    });
+    const { charged, transport } = await chargeServer(held);
+    const earlier = await answer(transport, 's5', [userMessage('m0', 'hi')]);
+    expect(textOf(earlier.message)).toBe('Done: charged 2 (#1).');
+    hold = true;
+    const messages = [userMessage('m0', 'hi'), earlier.message, userMessage('m1', 'buy')];
+    const first = answer(transport, 's5', messages);
+    await loading.promise;
+    const second = answer(transport, 's5', messages);
+    loaded.resolve();
+    const [a, b] = await Promise.all([first, second]);
+    expect(textOf(a.message)).toBe('Done: charged 3 (#2).');
+    expect(textOf(b.message)).toBe('Done: charged 3 (#2).');
+    expect(charged).toEqual([2, 3]);
+  });
+
   it('a different id is a new turn', async () => {
     const store = await leveldb();
     const { charged, transport } = await chargeServer(store);
