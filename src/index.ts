@@ -268,6 +268,7 @@ export {
   StoreOpenFailedError,
 } from './errors/session-errors.js';
 export { MessageQueuedError } from './errors/message-queued-error.js';
+export { MessageAnsweredError } from './errors/message-answered-error.js';
 export { StoreNotFoundError } from './errors/store-not-found-error.js';
 export { ForkPositionError, InvalidReplayError, RunNotFoundError } from './errors/replay-errors.js';
 export { RecoveryExhaustedError } from './errors/recovery-exhausted-error.js';

@@ -12,7 +12,7 @@ import type { AuditVia } from '../persistence/audit-log.js';
 import { currentBudget } from './send-message.js';
 import { sendDecisions } from './send-decisions.js';
 
-export interface ContinueRunOptions extends Omit<RunActionOptions, 'modelSettings'> {
+export interface ContinueRunOptions extends Omit<RunActionOptions, 'modelSettings' | 'messageId'> {
   /** Approvals and rejections of pending tool calls. */
   decisions?: ApprovalDecision[] | undefined;
   /** Who decides (for the audit log), unless a decision names its own `by`. */

@@ -7,6 +7,7 @@ import type { ContinueRunOptions } from './continue-run.js';
 import type { RunActionOptions } from './run-options.js';
 import { DURABILITY_EXPECTED, isDurability } from '../core/durability-policy.js';
 import { WHILE_BUSY_EXPECTED, isWhileBusy } from '../core/busy-policy.js';
+import { checkIdLength } from '../core/id-limit.js';
 
 export const RUN_ACTION_OPTION_NAMES = optionNames<RunActionOptions>({
   signal: true,
@@ -18,11 +19,12 @@ export const RUN_ACTION_OPTION_NAMES = optionNames<RunActionOptions>({
   ephemeral: true,
   durability: true,
   whileBusy: true,
+  messageId: true,
 });
 
 /** `ContinueRunOptions`: `RunActionOptions` but `modelSettings`, plus `decisions`. */
 export const CONTINUE_RUN_OPTION_NAMES = [
-  ...RUN_ACTION_OPTION_NAMES.filter((name) => name !== 'modelSettings'),
+  ...RUN_ACTION_OPTION_NAMES.filter((name) => name !== 'modelSettings' && name !== 'messageId'),
   ...optionNames<Omit<ContinueRunOptions, keyof RunActionOptions>>({
     decisions: true,
     by: true,
@@ -51,7 +53,10 @@ export function checkRunOptions(call: string, options: unknown, names: readonly 
     .nonEmptyString('by')
     .check('via', "'api', 'page' or 'cli'", (v) => v === 'api' || v === 'page' || v === 'cli')
     .check('durability', DURABILITY_EXPECTED, isDurability)
-    .check('whileBusy', WHILE_BUSY_EXPECTED, isWhileBusy);
+    .check('whileBusy', WHILE_BUSY_EXPECTED, isWhileBusy)
+    .nonEmptyString('messageId');
+  const messageId = isObject(options) ? options['messageId'] : undefined;
+  if (typeof messageId === 'string') checkIdLength('messageId', messageId);
   const settings = isObject(options) ? options['modelSettings'] : undefined;
   if (settings !== undefined) checkModelSettings(call, settings);
 }

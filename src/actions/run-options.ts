@@ -16,6 +16,12 @@ export interface RunActionOptions extends ActionObservers {
    * @default 'reject'
    */
   whileBusy?: WhileBusy | undefined;
+  /**
+   * The message's own id (a chat client's message id): a session answers an id once. The same
+   * id sent again, while its run executes or after, is `MessageAnsweredError` naming that run,
+   * and runs nothing. The session keeps its latest 64 ids. At most 256 characters.
+   */
+  messageId?: string | undefined;
   /** The session lives in a throwaway store: the RunState then carries the whole session. */
   ephemeral?: boolean | undefined;
 }

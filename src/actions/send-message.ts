@@ -8,6 +8,8 @@ import { readRunResult, type RunResult } from '../session-host/run-result.js';
 import type { ActionContext, SessionAction } from './session-action.js';
 import { RUN_ACTION_OPTION_NAMES, checkRunCall } from './run-call-checks.js';
 import type { RunActionOptions } from './run-options.js';
+import { answeringRun } from '../machines/answered-messages.js';
+import { MessageAnsweredError } from '../errors/message-answered-error.js';
 
 /** Current run budget of a loaded session (session and per-user limits, net of usage). */
 export function currentBudget(ctx: ActionContext) {
@@ -36,7 +38,18 @@ export function sendMessage<T = string>(
     observe: options,
     whileBusy: options.whileBusy,
     message: { items, options: storedRunOptions(options) },
+    messageId: options.messageId,
     event: { type: 'SEND_MESSAGE', run: placeholderRun },
+    // An id the session answered (or is answering elsewhere) runs nothing: checked on the
+    // record read for this action's save, under the session's lease and version check.
+    check({ key, record }) {
+      const { messageId } = options;
+      if (messageId === undefined) return;
+      const runId = answeringRun(record.snapshot, messageId);
+      if (runId !== undefined) {
+        throw new MessageAnsweredError(key.sessionId, messageId, runId, false);
+      }
+    },
     async apply(ctx) {
       const { host, key, clock, binding } = ctx;
       const modelSettings = mergeModelSettings(
@@ -57,6 +70,7 @@ export function sendMessage<T = string>(
       host.send(
         {
           type: 'SEND_MESSAGE',
+          ...(options.messageId === undefined ? {} : { messageId: options.messageId }),
           run: {
             runId,
             sessionId: key.sessionId,

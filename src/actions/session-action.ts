@@ -74,6 +74,8 @@ export interface SessionAction<R = void> {
    * queued (`whileBusy: 'queue' | 'steer'`), plain JSON: its items and its run's options.
    */
   readonly message?: { items: Item[]; options: Record<string, unknown> } | undefined;
+  /** The message's own id (`RunOptions.messageId`): a session runs an id once. */
+  readonly messageId?: string | undefined;
   /**
    * The queued message this action answers (set by the runtime when it takes one from the
    * inbox): its run's first save removes it from the inbox (`SessionCommit.dequeued`).

@@ -27,6 +27,7 @@ export const RUN_OPTION_NAMES = optionNames<RunOptions>({
   modelSettings: true,
   durability: true,
   whileBusy: true,
+  messageId: true,
 });
 
 export const RESUME_OPTION_NAMES = optionNames<ResumeOptions>({

@@ -35,10 +35,19 @@ export interface RunOptions {
    * @default the agent's, else 'reject'
    */
   whileBusy?: WhileBusy | undefined;
+  /**
+   * The message's own id (a chat client's message id): a session answers an id once. The same
+   * id sent again, while its run executes or after, is `MessageAnsweredError` naming that run,
+   * and runs nothing. The session keeps its latest 64 ids. At most 256 characters.
+   */
+  messageId?: string | undefined;
 }
 
 /** Options of `resume` (a resumed run keeps the model settings it started with). */
-export type ResumeOptions = Omit<RunOptions, 'sessionId' | 'modelSettings' | 'whileBusy'>;
+export type ResumeOptions = Omit<
+  RunOptions,
+  'sessionId' | 'modelSettings' | 'whileBusy' | 'messageId'
+>;
 
 /** Options of `agent.approve`: the resume's, and how the call is decided. */
 export interface ApproveOptions extends ResumeOptions {

@@ -517,6 +517,7 @@ export class Agent<TOutput = string> implements BindingSource {
         modelSettings: options.modelSettings,
         durability: options.durability,
         whileBusy: options.whileBusy ?? this.options.whileBusy,
+        messageId: options.messageId,
         ephemeral,
       }),
     );

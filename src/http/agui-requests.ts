@@ -82,7 +82,8 @@ export function aguiTurnOf(input: AguiRunInput): ChatTurn {
   if (text.length > MAX_TEXT) {
     throw new HttpError(400, 'INVALID_BODY', 'The last user message is too long');
   }
-  return { kind: 'message', text };
+  // Its id answers once (`RunOptions.messageId`), as `POST /chat`'s.
+  return { kind: 'message', text, ...(last.id ? { messageId: last.id } : {}) };
 }
 
 /** A user message's text: its content string, or its text parts joined. */

@@ -19,10 +19,27 @@ export async function attachStreamResponse(
   key: SessionKey,
   after: string | undefined,
 ): Promise<Response> {
+  return attachedRunResponse(agent, store, key, after, 'running');
+}
+
+/**
+ * The session's current (else last) run as one UI message (see `attachStreamResponse`), from
+ * its start or after `after`: `only: 'running'` answers 204 when no run is in progress;
+ * otherwise a run that ended is read whole from the store, up to how it ended.
+ */
+export async function attachedRunResponse(
+  agent: Agent<unknown>,
+  store: SessionStore,
+  key: SessionKey,
+  after: string | undefined,
+  only?: 'running',
+): Promise<Response> {
   const { sessionId, userId } = key;
   const events = agent.attach(sessionId, { userId, store, ...(after ? { after } : {}) });
   const view = await agent.runtimeFor(store).getSession(key);
-  if (view.runStatus?.status !== 'running') return new Response(null, { status: 204 });
+  if (only === 'running' && view.runStatus?.status !== 'running') {
+    return new Response(null, { status: 204 });
+  }
   const translator = new UiChunkTranslator();
   const body = sseEventBody(events[Symbol.asyncIterator](), {
     translate: (event) =>

@@ -13,7 +13,8 @@ import {
   SessionIdSchema,
   type ChatTurn,
 } from './chat-requests.js';
-import { attachStreamResponse } from './attach-stream.js';
+import { attachStreamResponse, attachedRunResponse } from './attach-stream.js';
+import { answeredBefore } from './answered-message.js';
 import { HttpError, httpErrorOf } from './http-error.js';
 import { refuseForeignOrigin } from './foreign-origin.js';
 import { decidedBefore } from './decided-before.js';
@@ -54,7 +55,9 @@ const METHODS: Record<Route['name'], readonly string[]> = {
  * - `POST /chat`: the AI SDK's `useChat` (`DefaultChatTransport`) body `{ id, messages }`: the
  *   last user message's text is sent to session `id`; a last assistant message whose tool parts
  *   were answered with `addToolApprovalResponse` decides those calls. The answer streams in the
- *   AI SDK UI message stream protocol.
+ *   AI SDK UI message stream protocol. The user message's `id` answers once: posted again
+ *   (a retry, a double submit) it runs nothing and streams the run that answers it, live if it
+ *   still runs (409 `MESSAGE_ANSWERED` when a later run has followed that one).
  * - `POST /sessions/:id/messages`: `{ text }` or the `useChat` body; the same stream.
  * - `GET /sessions/:id/messages`: `{ messages }`, the history as UI messages.
  * - `POST /sessions/:id/approvals`: `{ callId, approved, message? }` or `{ decisions: [...] }`;
@@ -64,7 +67,8 @@ const METHODS: Record<Route['name'], readonly string[]> = {
  *   one UI message from its start, then live (see `attachStreamResponse`); none: 204.
  * - `POST /agui`: AG-UI's `RunAgentInput` (what its `HttpAgent` posts), `threadId` the session
  *   id: the last user message is sent, or `resume` entries answer the approval interrupts of
- *   the paused run; the run streams as AG-UI events (`AguiEvent`).
+ *   the paused run; the run streams as AG-UI events (`AguiEvent`). A user message id the thread
+ *   already answered runs nothing: the answer is what `/agui/connect` sends.
  * - `POST /agui/connect`: AG-UI's `connect` (the same `RunAgentInput`, its `threadId` read): the
  *   thread's messages, then its run in progress from its start and live (see
  *   `aguiConnectResponse`).
@@ -118,7 +122,11 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     const call = { userId: key.userId, store };
     const run: RunStream<unknown> =
       turn.kind === 'message'
-        ? agent.stream(turn.text, { ...call, sessionId: key.sessionId })
+        ? agent.stream(turn.text, {
+            ...call,
+            sessionId: key.sessionId,
+            ...(turn.messageId === undefined ? {} : { messageId: turn.messageId }),
+          })
         : agent.streamDecide(key.sessionId, turn.decisions, call);
     if (turn.kind === 'message') return firstEvent(run);
     return firstEvent(run).catch(async (error: unknown) => {
@@ -126,13 +134,32 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     });
   };
 
-  const stream = async (key: SessionKey, turn: ChatTurn): Promise<Response> =>
-    uiMessageStreamResponse(await open(key, turn), new UiChunkTranslator(decidedOf(turn)));
+  // A message whose id the session already answered (or is answering) gets that answer.
+  const stream = async (key: SessionKey, turn: ChatTurn): Promise<Response> => {
+    try {
+      return uiMessageStreamResponse(await open(key, turn), new UiChunkTranslator(decidedOf(turn)));
+    } catch (error) {
+      const { messageId } = turn.kind === 'message' ? turn : {};
+      if (messageId === undefined) throw error;
+      if (!(await answeredBefore(agent, store, key, messageId, error))) throw error;
+      return attachedRunResponse(agent, store, key, undefined);
+    }
+  };
 
   const aguiStream = async (userId: string, body: unknown): Promise<Response> => {
     const input = aguiInputOf(body);
     const turn = aguiTurnOf(input);
-    const opened = await open({ sessionId: input.threadId, userId }, turn);
+    const key = { sessionId: input.threadId, userId };
+    let opened: OpenedRun<unknown>;
+    try {
+      opened = await open(key, turn);
+    } catch (error) {
+      // A message id the thread already answered (or is answering): the thread as `connect`.
+      const { messageId } = turn.kind === 'message' ? turn : {};
+      if (messageId === undefined) throw error;
+      if (!(await answeredBefore(agent, store, key, messageId, error))) throw error;
+      return aguiConnectResponse(agent, store, key, input.runId);
+    }
     const translator = new AguiEventTranslator(input.threadId, input.runId, decidedOf(turn));
     return aguiEventStreamResponse(opened, translator);
   };

@@ -48,7 +48,8 @@ export const ApprovalsBodySchema = z.union(
 
 /** What a message request asks: a new user message, or decisions on calls that wait. */
 export type ChatTurn =
-  { kind: 'message'; text: string } | { kind: 'decisions'; decisions: StreamDecision[] };
+  | { kind: 'message'; text: string; messageId?: string | undefined }
+  | { kind: 'decisions'; decisions: StreamDecision[] };
 
 /**
  * Parses a body with a schema; a body that does not fit is a 400 `INVALID_BODY` naming the
@@ -79,7 +80,10 @@ export function chatTurnOf(body: unknown): ChatTurn {
       .map((p) => (p.type === 'text' && typeof p['text'] === 'string' ? p['text'] : ''))
       .join('');
     if (!text) throw new HttpError(400, 'INVALID_BODY', 'The last user message has no text');
-    return { kind: 'message', text };
+    // Its id answers once (`RunOptions.messageId`): a client's retry gets the same answer.
+    if (!last.id) return { kind: 'message', text };
+    checkIdLength('messageId', last.id);
+    return { kind: 'message', text, messageId: last.id };
   }
   const decisions = last.parts.flatMap(decisionOfPart);
   if (last.role === 'assistant' && decisions.length) {

@@ -34,6 +34,7 @@ const CONFLICTS: ReadonlySet<string> = new Set([
   'NOT_IN_DOUBT',
   'WRONG_AGENT',
   'DEFINITION_CHANGED',
+  'MESSAGE_ANSWERED',
 ]);
 
 /**

@@ -1,5 +1,6 @@
 import { assign, sendTo, setup } from 'xstate';
 import { builtOnce } from './built-once.js';
+import { withAnswered } from './answered-messages.js';
 import { RUN_MACHINE_VERSION, runMachine } from './run-machine.js';
 import {
   addRunUsage,
@@ -64,6 +65,10 @@ export const sessionMachine = builtOnce(() =>
                     standingDecisions: context.standingDecisions,
                   }),
                   runCount: ({ context }) => context.runCount + 1,
+                  answered: ({ context, event }) =>
+                    event.messageId === undefined
+                      ? context.answered
+                      : withAnswered(context.answered, event.messageId, event.run.runId),
                   // The last run's sub-agent summaries were reported with its result; they are
                   // not carried through every step of the next run.
                   lastRun: ({ context }) => {

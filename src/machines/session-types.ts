@@ -1,3 +1,4 @@
+import type { AnsweredMessage } from './answered-messages.js';
 import { addUsd } from '../validation/usd-amount.js';
 import type { RunEvent, RunMachineInput, RunMachineOutput, StandingDecision } from './run-types.js';
 import type { RunUsage } from './run-usage.js';
@@ -59,6 +60,8 @@ export interface SessionMachineContext {
   standingDecisions: Record<string, StandingDecision>;
   currentRun?: RunMachineInput | undefined;
   lastRun?: RunSummary | undefined;
+  /** The latest message ids the session answered, each with its run (`RunOptions.messageId`). */
+  answered?: AnsweredMessage[] | undefined;
 }
 
 export interface SessionMachineInput {
@@ -72,7 +75,7 @@ export interface SessionMachineInput {
 }
 
 export type SessionEvent =
-  | { type: 'SEND_MESSAGE'; run: RunMachineInput }
+  | { type: 'SEND_MESSAGE'; run: RunMachineInput; messageId?: string | undefined }
   | { type: 'SUSPEND' }
   | { type: 'RESUME' }
   | { type: 'COMPLETE' }

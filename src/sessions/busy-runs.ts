@@ -49,6 +49,11 @@ export class BusyRuns extends Set<string> {
     }
   }
 
+  /** When the run executing `executing` has ended (resolved at once when none is tracked). */
+  ended(executing: string): Promise<void> {
+    return this.runs.get(executing)?.ended ?? Promise.resolve();
+  }
+
   /** Answers `waiter` with the result of the session's executing run (which took its steer). */
   follow(executing: string, waiter: QueuedWaiter): void {
     const run = this.runs.get(executing);

@@ -2,6 +2,8 @@
  * documented where its users read it; its parts live apart (action runner, loader, cache, busy
  * runs, live runs, leases, scheduler, recovery, audit reader). */
 import { BusyRuns } from './busy-runs.js';
+import { MessageAnsweredError } from '../errors/message-answered-error.js';
+import { answeringRunHere } from './answering-run.js';
 import type { SessionMachineContext } from '../machines/session-types.js';
 import type {
   ListSessionsQuery,
@@ -73,6 +75,8 @@ export class SessionRuntime {
   private readonly scope: SessionKey | undefined;
   /** Sessions whose run is executing now (by `cacheKey`), in this runtime or its peers. */
   private readonly executing: Set<string>;
+  /** The message id (`RunOptions.messageId`) of each run this runtime executes, by `cacheKey`. */
+  private readonly answering = new Map<string, string>();
   /** How to wait for or cancel those runs, for the messages sent meanwhile. */
   private readonly busy: BusyRuns;
   /** This runtime's owner id in session leases and their length. */
@@ -186,6 +190,17 @@ export class SessionRuntime {
     // One live run per session in this process: a second would restart the steps in flight.
     // A message sent meanwhile is refused, waits or cancels the run (its `whileBusy`).
     const executing = cacheKey(key);
+    // The same message again while its run executes here: not a new message, whatever its
+    // `whileBusy`: its answer is that run's (once it ended, the stored record says so). A run
+    // that stopped before storing it did not answer it: this one runs.
+    const { messageId } = action;
+    if (messageId !== undefined && this.answering.get(executing) === messageId) {
+      const ended = this.busy.ended(executing);
+      const parts = { store: this.store, hub: this.hub };
+      const runId = await answeringRunHere(parts, key, messageId, ended);
+      if (runId === undefined) return this.executeChecked(key, action);
+      throw new MessageAnsweredError(key.sessionId, messageId, runId, true);
+    }
     // Messages queued earlier go first (then this one runs, or meets their run busy).
     if (!this.executing.has(executing)) await this.queue.ahead(key, action);
     while (this.executing.has(executing)) {
@@ -194,6 +209,7 @@ export class SessionRuntime {
       await this.busy.whenFree(executing, key.sessionId, action);
     }
     this.executing.add(executing);
+    if (messageId !== undefined) this.answering.set(executing, messageId);
     // The run's own cancel: `whileBusy: 'interrupt'` (`BusyRuns`) and a cancel from anywhere
     // (`LiveRuns`) abort it; the action reads it as its `cancelSignal`.
     const cancel = new AbortController();
@@ -214,9 +230,10 @@ export class SessionRuntime {
     // the messages sent here meanwhile wait behind it (and a later one cancels it, not skips it).
     const start =
       action.whileBusy === 'interrupt' ? () => this.interruptElsewhere(key, attempt) : attempt;
-    const tracked = this.busy.track(executing, cancel, start, () =>
-      this.executing.delete(executing),
-    );
+    const tracked = this.busy.track(executing, cancel, start, () => {
+      this.executing.delete(executing);
+      this.answering.delete(executing);
+    });
     const drains = this.queue.drainsAfter(key, action);
     if (drains) {
       // The messages queued meanwhile become the next runs (a drain running goes on by itself).

@@ -82,6 +82,7 @@ export const ROOT_VALUES = [
   'RunPausedError',
   'RunInProgressError',
   'MessageQueuedError',
+  'MessageAnsweredError',
   'LeaseLostError',
   'StoreUnavailableError',
   'StoreNotFoundError',

@@ -102,20 +102,20 @@ describe('the AG-UI route with AG-UI’s HttpAgent', () => {
   });
 
   it('sends SSE data frames, each one an AG-UI event, and the second run of a thread new message ids', async () => {
-    const post = (runId: string, content: string) =>
+    const post = (runId: string, content: string, id = 'u1') =>
       chat.as('alice', '/api/agui', {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
         body: JSON.stringify({
           threadId: 't2',
           runId,
-          messages: [{ id: 'u1', role: 'user', content }],
+          messages: [{ id, role: 'user', content }],
           tools: [],
           context: [],
         }),
       });
     const first = await frames(await post('r1', 'hi'));
-    const second = await frames(await post('r2', 'again'));
+    const second = await frames(await post('r2', 'again', 'u2')); // a new message, a new id
     const ids = (events: typeof first) =>
       events.flatMap((e) => (e.type === EventType.TEXT_MESSAGE_START ? [e.messageId] : []));
     expect(ids(first)).toEqual(['r1-1']);

@@ -8,6 +8,7 @@ import {
   UsageTotals,
   count,
 } from './run-schemas.js';
+import { AnsweredMessages } from './answered-messages-schema.js';
 
 /**
  * zod schemas of the persisted session snapshot, as `getPersistedSnapshot()` writes it for the
@@ -35,6 +36,7 @@ const SessionContext = z.lazy(() =>
     standingDecisions: StandingDecisions,
     currentRun: RunInput.optional(),
     lastRun: RunSummary.optional(),
+    answered: AnsweredMessages.optional(),
   }),
 );
 const ActorStatus = z.enum(['active', 'done', 'error', 'stopped']);
