@@ -15,7 +15,7 @@ import {
 import { type AuditEntry, type AuditPage, type AuditQuery } from '../audit-log.js';
 import { auditOps, scanAudit } from './kv-audit.js';
 import { deadlineOps, purgedDeadlineOps, scanDueDeadlines } from './deadline-index.js';
-import { getAll, type KvBackend, type KvOp, type KvReader } from './backends/kv-backend.js';
+import { getAll, type KvBackend, type KvOp } from './backends/kv-backend.js';
 import type { KvRange } from '../key-range.js';
 import { readHistoryRange } from './kv-history-range.js';
 import { KvMessageInbox } from './kv-message-inbox.js';
@@ -26,6 +26,7 @@ import {
   orderKeys,
   orderMarkerOp,
   orderOps,
+  ownerIsNew,
   purgedOrderOps,
   scanOrder,
 } from './order-index.js';
@@ -176,7 +177,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
       const totals = rawTotals === undefined ? emptyTotals() : undefined;
       const encodedTotals = totals && encodeStored(totalsKey, totals);
       // An owner's first session: their list-order index is whole from the start.
-      const first = totals !== undefined && (await this.ownerIsNew(view, key.userId));
+      const first = totals !== undefined && (await ownerIsNew(view, key.userId));
       return {
         ops: [
           ...ops,
@@ -370,14 +371,8 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     if (query.order !== undefined) {
       const order = checkListOrder(query.order, query.cursor);
       await this.wholeOrderIndex(query.userId);
-      return scanOrder(this.backend, {
-        ...query,
-        order,
-        status: query.status,
-        limit,
-        cursor: query.cursor,
-        userId: query.userId,
-      });
+      const { userId, status, cursor } = query;
+      return scanOrder(this.backend, { userId, status, cursor, order, limit });
     }
     return scanListing(this.backend, {
       userId: query.userId,
@@ -509,12 +504,6 @@ export class KvSessionStore implements SessionStore, SessionLeases {
       const ops = await buildOrderIndexOps(view, userId);
       return { ops, written: () => undefined, endsGroup: true };
     }, writeFailed(''));
-  }
-
-  /** Whether an owner has no session yet (nor one of an older store's layout). */
-  private async ownerIsNew(view: KvReader, userId: string | undefined): Promise<boolean> {
-    for await (const _ of view.keys({ ...keys.listIndexRange(userId), limit: 1 })) return false;
-    return (await view.get(keys.legacyOwnerMarkerKey(userId))) === undefined;
   }
 
   /** A loaded (slim) record with its stored sub-agent runs put back into its snapshot. */

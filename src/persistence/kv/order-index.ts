@@ -102,6 +102,15 @@ export async function buildOrderIndexOps(
   return ops;
 }
 
+/**
+ * Whether an owner has no session yet (nor one of an older store's layout): their first
+ * session's save marks their index whole, so it never needs building.
+ */
+export async function ownerIsNew(view: KvReader, userId: string | undefined): Promise<boolean> {
+  for await (const _ of view.keys({ ...keys.listIndexRange(userId), limit: 1 })) return false;
+  return (await view.get(keys.legacyOwnerMarkerKey(userId))) === undefined;
+}
+
 /** The op marking an owner's index whole. */
 export function orderMarkerOp(userId: string | undefined): KvOp {
   const markerKey = orderIndexMarkerKey(userId);
