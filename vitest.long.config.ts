@@ -10,10 +10,10 @@ export default defineConfig({
   test: {
     ...base.test,
     include: [
-      'test/crash.test.ts',
-      'test/postgres-soak.test.ts',
-      'test/store-fuzz.test.ts',
-      'test/while-busy-rounds.test.ts',
+      'test/recovery/crash.test.ts',
+      'test/persistence/postgres/postgres-soak.test.ts',
+      'test/persistence/kv/store-fuzz.test.ts',
+      'test/sessions/while-busy-rounds.test.ts',
     ],
     env: { AGENTSTATE_TEST_TIER: 'long' },
   },

@@ -3,7 +3,7 @@
  * Everything else under `src/` is internal and may change without notice. The other tiers
  * are subpaths: `agentstate-runtime/store` (for store implementers: the store contract's parts, the
  * record codecs and the contract test suite), `agentstate-runtime/testing`, `agentstate-runtime/postgres`,
- * `agentstate-runtime/inspect`, `agentstate-runtime/http`, `agentstate-runtime/mcp` and `agentstate-runtime/ai-sdk`. `test/public-api.test.ts`
+ * `agentstate-runtime/inspect`, `agentstate-runtime/http`, `agentstate-runtime/mcp` and `agentstate-runtime/ai-sdk`. `test/package/public-api.test.ts`
  * pins every list.
  */
 

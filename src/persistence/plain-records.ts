@@ -14,7 +14,7 @@ import type {
  * `undefined` for anything the schema would reject, which the caller then validates with the
  * schema, so a bad value gets the schema's error. In a cold process zod compiles each parser
  * on its first use (a few ms per schema, on the path of a resumed session's first message);
- * these cost well under a microsecond. `test/plain-records.test.ts` holds them to the schemas.
+ * these cost well under a microsecond. `test/persistence/plain-records.test.ts` holds them to the schemas.
  */
 
 type Fields = Record<string, unknown>;

@@ -1,5 +1,5 @@
 /**
- * One conversation played the same way under each durability mode (test/durability.test.ts):
+ * One conversation played the same way under each durability mode (test/session-host/durability.test.ts):
  * a tool call, two parallel ones, an approval pause then its resume, and a sub-agent call, on
  * a fake clock so every stored time is the same in every mode.
  */

@@ -2,7 +2,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 
 /**
- * The house rules on size, as `test/house.test.ts` enforces them on `src/` (CONTRIBUTING.md
+ * The house rules on size, as `test/house/house.test.ts` enforces them on `src/` (CONTRIBUTING.md
  * cites this comment):
  *
  * - A folder holds at most {@link MAX_FOLDER_FILES} `.ts` files and {@link MAX_FOLDER_LINES}

@@ -3,7 +3,7 @@ import ts from 'typescript';
 /**
  * The root export of `agentstate`, pinned: a name added to or dropped from `src/index.ts`
  * (an internal leaking out, or a public name lost) fails the tests until this list and
- * docs/reference/api.md (test/docs-api.test.ts) agree with it.
+ * docs/reference/api.md (test/docs/docs-api.test.ts) agree with it.
  */
 export const ROOT_VALUES = [
   // runtime

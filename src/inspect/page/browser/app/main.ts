@@ -10,7 +10,7 @@
  * build time instead would leave the source runs without it (or with a second path through a
  * loader plugin); serving functions' `toString()` breaks once a bundler renames what they
  * share. The price is a generated file that can go stale: `npm run build` refuses to build
- * with a stale one, and `test/inspector-page-script.test.ts` fails on it; `npm run build:page`
+ * with a stale one, and `test/inspect/page/inspector-page-script.test.ts` fails on it; `npm run build:page`
  * writes it again.
  *
  * This folder has its own `tsconfig.json` (DOM types, no Node types, the same strict options)

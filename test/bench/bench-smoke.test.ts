@@ -1,0 +1,146 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+function runSmoke(
+  out: string,
+  ...flags: string[]
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'bench/run.ts', '--smoke', '--out', out, ...flags],
+      {
+        cwd: root,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+// Keeps `npm run bench` from rotting: the small version runs end to end. No timing is asserted.
+describe('bench (smoke)', () => {
+  let dir: string | undefined;
+  afterEach(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+    dir = undefined;
+  });
+
+  it('runs every workload, prints the table and the targets, and writes the results', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'agentstate-bench-smoke-'));
+    const out = join(dir, 'results.json');
+    const { code, stdout, stderr } = await runSmoke(out);
+    expect(code, stderr).toBe(0);
+    for (const heading of [
+      'W1 one long conversation',
+      'W2 many conversations',
+      'W3 resume',
+      'W4 memory',
+      'W6 one sub-agent call per message',
+      'Per-message fixed cost',
+      'W1 on PostgreSQL',
+      'W5 W2 split across 2 worker processes',
+      "durability 'step': W1",
+      "durability 'tools': W2",
+      "durability 'run': W2",
+      'memory store: messages/second',
+      'target',
+      'machine pauses (start, end): a clock-reading loop lost',
+    ]) {
+      expect(stdout).toContain(heading);
+    }
+    expect(stdout).toMatch(/PASS|MISS/);
+    const results = JSON.parse(await readFile(out, 'utf8')) as {
+      machine: { node: string; stalls: { lostShare: number; longestMs: number }[] };
+      targets: unknown[];
+    };
+    expect(results.machine.node).toBe(process.version);
+    expect(results.machine.stalls).toHaveLength(2);
+    for (const { lostShare, longestMs } of results.machine.stalls) {
+      expect(lostShare).toBeGreaterThanOrEqual(0);
+      expect(lostShare).toBeLessThanOrEqual(1);
+      expect(longestMs).toBeGreaterThanOrEqual(0);
+    }
+    expect(results.targets).toHaveLength(10);
+  }, 300_000);
+
+  it('runs the per-message fixed cost alone with --fixed-cost, with its target', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'agentstate-bench-smoke-'));
+    const out = join(dir, 'results.json');
+    const { code, stdout, stderr } = await runSmoke(out, '--fixed-cost');
+    expect(code, stderr).toBe(0);
+    expect(stdout).toContain('agentstate benchmark (fixed cost)');
+    expect(stdout).toContain('message / its batches in the long run (medians)');
+    expect(stdout).toContain('the same, means (machine pauses included)');
+    expect(stdout).not.toContain('W1 one long conversation');
+    const results = JSON.parse(await readFile(out, 'utf8')) as {
+      targets: { name: string }[];
+      raw: { fixedCost: { ratio: number; meanRatio: number }[] };
+    };
+    expect(results.targets.map((t) => t.name)).toEqual([
+      'Per-message fixed cost: a message / its steps in a long run (medians)',
+    ]);
+    expect(results.raw.fixedCost).toHaveLength(1);
+    expect(results.raw.fixedCost[0]!.ratio).toBeGreaterThan(0);
+    expect(results.raw.fixedCost[0]!.meanRatio).toBeGreaterThan(0);
+  }, 300_000);
+
+  it('runs W1 and W2 alone with --w1-w2 (the hot path before and after a change)', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'agentstate-bench-smoke-'));
+    const out = join(dir, 'results.json');
+    const { code, stdout, stderr } = await runSmoke(out, '--w1-w2');
+    expect(code, stderr).toBe(0);
+    expect(stdout).toContain('agentstate benchmark (W1 and W2)');
+    expect(stdout).toContain('W1 one long conversation, T = 10');
+    expect(stdout).toContain('W2 many conversations');
+    expect(stdout).not.toContain('W3 resume');
+    const results = JSON.parse(await readFile(out, 'utf8')) as {
+      raw: { w1: { floorRatio: number }[]; w2: unknown[] };
+    };
+    expect(results.raw.w1).toHaveLength(1);
+    expect(results.raw.w1[0]!.floorRatio).toBeGreaterThan(0);
+    expect(results.raw.w2).toHaveLength(1);
+  }, 300_000);
+
+  it("runs attach alone with --attach: a long session's last run against its journal, the ratio", async () => {
+    dir = await mkdtemp(join(tmpdir(), 'agentstate-bench-smoke-'));
+    const out = join(dir, 'results.json');
+    const { code, stdout, stderr } = await runSmoke(out, '--attach');
+    expect(code, stderr).toBe(0);
+    expect(stdout).toContain('agentstate benchmark (attach)');
+    expect(stdout).toContain("Attach: a session of 20 messages, its last run's events");
+    expect(stdout).toContain('attach / journal');
+    expect(stdout).not.toContain('W1 one long conversation');
+    const results = JSON.parse(await readFile(out, 'utf8')) as {
+      raw: { attach: { events: number; attachMs: number; journalMs: number }[] };
+    };
+    expect(results.raw.attach).toHaveLength(1);
+    // The last run: its model call, tool call and result, its answer's model call and text, its end.
+    expect(results.raw.attach[0]!.events).toBe(6);
+    expect(results.raw.attach[0]!.journalMs).toBeGreaterThan(0);
+  }, 300_000);
+
+  it('refuses two parts at once (--postgres with --fixed-cost, --peers with --w1-w2)', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'agentstate-bench-smoke-'));
+    for (const flags of [
+      ['--postgres', '--fixed-cost'],
+      ['--peers', '--w1-w2'],
+    ]) {
+      const { code, stderr } = await runSmoke(join(dir, 'r.json'), ...flags);
+      expect(code).not.toBe(0);
+      expect(stderr).toContain('run one part each: pick one');
+      for (const flag of flags) expect(stderr).toContain(flag);
+    }
+  }, 60_000);
+});

@@ -1,0 +1,117 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import * as root from '../../src/index.js';
+import * as mcp from '../../src/mcp.js';
+import * as testing from '../../src/testing.js';
+import * as aiSdk from '../../src/ai-sdk.js';
+import * as postgres from '../../src/postgres.js';
+import * as inspect from '../../src/inspect.js';
+import * as http from '../../src/http.js';
+import * as store from '../../src/store.js';
+import {
+  AI_SDK_TYPES,
+  AI_SDK_VALUES,
+  MCP_TYPES,
+  MCP_VALUES,
+  ROOT_TYPES,
+  ROOT_VALUES,
+  TESTING_TYPES,
+  TESTING_VALUES,
+  POSTGRES_TYPES,
+  POSTGRES_VALUES,
+  INSPECT_TYPES,
+  HTTP_VALUES,
+  HTTP_TYPES,
+  INSPECT_VALUES,
+  STORE_TYPES,
+  STORE_VALUES,
+  exportedNames,
+} from '../helpers/public-api.js';
+
+const entry = (name: string) => fileURLToPath(new URL(`../../src/${name}`, import.meta.url));
+
+describe('public API', () => {
+  it('the root export holds the public API and nothing else', () => {
+    const [names] = exportedNames([entry('index.ts')]);
+    expect(names!.values).toEqual(ROOT_VALUES);
+    expect(names!.types).toEqual(ROOT_TYPES);
+  });
+
+  it('the root module exports exactly the pinned values at run time', () => {
+    expect(Object.keys(root).sort()).toEqual(ROOT_VALUES);
+  });
+
+  it('agentstate/testing exports the scripted model, the memory store and the fake clock', () => {
+    const [names] = exportedNames([entry('testing.ts')]);
+    expect(names!.values).toEqual(TESTING_VALUES);
+    expect(names!.types).toEqual(TESTING_TYPES);
+    expect(Object.keys(testing).sort()).toEqual(TESTING_VALUES);
+  });
+
+  it('agentstate/ai-sdk exports the AI SDK adapter only', () => {
+    const [names] = exportedNames([entry('ai-sdk.ts')]);
+    expect(names!.values).toEqual(AI_SDK_VALUES);
+    expect(names!.types).toEqual(AI_SDK_TYPES);
+    expect(Object.keys(aiSdk).sort()).toEqual(AI_SDK_VALUES);
+  });
+
+  it('agentstate/mcp exports mcpToolkit and its option types', () => {
+    const [names] = exportedNames([entry('mcp.ts')]);
+    expect(names!.values).toEqual(MCP_VALUES);
+    expect(names!.types).toEqual(MCP_TYPES);
+    expect(Object.keys(mcp).sort()).toEqual(MCP_VALUES);
+  });
+
+  it('agentstate/postgres exports the PostgreSQL store and nothing else', () => {
+    const [names] = exportedNames([entry('postgres.ts')]);
+    expect(names!.values).toEqual(POSTGRES_VALUES);
+    expect(names!.types).toEqual(POSTGRES_TYPES);
+    expect(Object.keys(postgres).sort()).toEqual(POSTGRES_VALUES);
+  });
+
+  it('agentstate/inspect exports startInspector and its types', () => {
+    const [names] = exportedNames([entry('inspect.ts')]);
+    expect(names!.values).toEqual(INSPECT_VALUES);
+    expect(names!.types).toEqual(INSPECT_TYPES);
+    expect(Object.keys(inspect).sort()).toEqual(INSPECT_VALUES);
+  });
+
+  it('agentstate/http exports the chat handler, its Node listener and their types', () => {
+    const [names] = exportedNames([entry('http.ts')]);
+    expect(names!.values).toEqual(HTTP_VALUES);
+    expect(names!.types).toEqual(HTTP_TYPES);
+    expect(Object.keys(http).sort()).toEqual(HTTP_VALUES);
+  });
+
+  it('agentstate/store exports the store contract, its parts, the record codecs and the contract suite', () => {
+    const [names] = exportedNames([entry('store.ts')]);
+    expect(names!.values).toEqual(STORE_VALUES);
+    expect(names!.types).toEqual(STORE_TYPES);
+    expect(Object.keys(store).sort()).toEqual(STORE_VALUES);
+  });
+
+  it('every entry lists its exports by name (no export *)', () => {
+    const entries = ['index', 'testing', 'ai-sdk', 'mcp', 'postgres', 'inspect', 'http', 'store'];
+    const starred = entries.filter((name) =>
+      /^export \*/m.test(readFileSync(entry(`${name}.ts`), 'utf8')),
+    );
+    expect(starred).toEqual([]);
+  });
+
+  it('internals stay out of the root export', () => {
+    const leaked = [
+      'readRunResult',
+      'AgentBinding',
+      'invokeTool',
+      'storedRunInFlight',
+      'describeSession',
+      'KvSessionStore',
+      'runMachine',
+      'sessionMachine',
+      'defaultStore',
+      'serializeError',
+    ].filter((name) => name in root);
+    expect(leaked).toEqual([]);
+  });
+});
