@@ -49,6 +49,22 @@ describe('layering', () => {
     );
     expect(layerFolders().filter((f) => !folders.has(f))).toEqual([]);
   });
+  it('reaches outside src/ only for the generated page script (generated/, written by npm run build:page)', () => {
+    const outside = files.flatMap((f) =>
+      specifiers(f)
+        .filter((s) => s.startsWith('.') && relative(src, resolve(dirname(f), s)).startsWith('..'))
+        .map(
+          (s) =>
+            `${rel(f)} -> ${relative(root, resolve(dirname(f), s))
+              .split(sep)
+              .join('/')}`,
+        ),
+    );
+    expect(outside).toEqual([
+      'src/inspect/start-inspector.ts -> generated/inspector-page-script.js',
+    ]);
+  });
+
   it('src/machines is pure: it imports only errors, items and validation, and no I/O package', () => {
     const offending = files
       .filter((f) => rel(f).startsWith('src/machines/'))

@@ -27,7 +27,7 @@ import { LiveFeed } from './live-feed.js';
 import { dropUnreadBody } from '../http/node-request-body.js';
 import { checkIdLength } from '../core/id-limit.js';
 import { machineCharts } from './machine-charts.js';
-import { PAGE_SCRIPT } from './page/bundle/page-script.js';
+import { PAGE_SCRIPT } from '../../generated/inspector-page-script.js';
 import { PAGE_STYLE } from './page/page-style.js';
 import { THEME_STYLE } from './page/page-theme.js';
 import { LIST_STYLE } from './page/list-style.js';
