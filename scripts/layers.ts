@@ -210,13 +210,9 @@ export const LAYERS: readonly Layer[] = [
           "the inspector's page as the server sends it: HTML and style (its script, bundled from `browser/`, is generated outside `src/`: `generated/inspector-page-script.js`, written by `npm run build:page`)",
       },
       {
-        folder: 'inspect/session-list',
-        holds:
-          "the inspector's session list (`/api/sessions`): its query, checked (filters, sort, cursor, page size), and the listing that pages through the store's list order",
-      },
-      {
         folder: 'inspect',
-        holds: 'the inspector: its HTTP server, access checks, reads, actions and live feed',
+        holds:
+          "the inspector: its HTTP server, access checks, reads, actions and live feed; the session list (`/api/sessions`): its query, checked (filters, sort, cursor, page size), and the listing that pages through the store's list order",
       },
       {
         folder: 'cli/shared',

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startInspector, type InspectorHandle } from '../src/inspect.js';
-import { MAX_SCANNED } from '../src/inspect/session-list/session-listing.js';
+import { MAX_SCANNED } from '../src/inspect/session-listing.js';
 import { newSessionRecord } from '../src/runs/new-session-record.js';
 import { MemorySessionStore } from '../src/testing.js';
 import { inspectorClient } from './helpers/inspector-client.js';

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { runDetail, sessionDetail } from '../src/inspect/inspector-reads.js';
-import type { listSessions } from '../src/inspect/session-list/session-listing.js';
+import type { listSessions } from '../src/inspect/session-listing.js';
 import type { machineCharts } from '../src/inspect/machine-charts.js';
 import type {
   MachineCharts,

@@ -11,8 +11,8 @@ import {
   type InspectorOptions,
 } from './inspector-options.js';
 import { runDetail, sessionDetail } from './inspector-reads.js';
-import { listQuery } from './session-list/list-query.js';
-import { listSessions } from './session-list/session-listing.js';
+import { listQuery } from './list-query.js';
+import { listSessions } from './session-listing.js';
 import { runPart } from './run-parts.js';
 import { forkOrigin } from './time-travel.js';
 import {
