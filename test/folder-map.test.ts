@@ -70,6 +70,11 @@ describe('docs/folders.md', () => {
     expect(headings.length).toBeLessThanOrEqual(8);
   });
 
+  it('gives each layer and each folder a one-line description', () => {
+    const texts = LAYERS.flatMap((l) => [l.name, l.holds, ...l.folders.map((f) => f.holds)]);
+    expect(texts.filter((t) => t.trim() === '' || /[\n|]/.test(t))).toEqual([]);
+  });
+
   it('fails on a map that misses a folder, names one that is not there, or swaps two rows', () => {
     const runsRow = page.split('\n').find((l) => l.startsWith('| `src/runs/`'))!;
     const auditRow = page.split('\n').find((l) => l.startsWith('| `src/audit/`'))!;
