@@ -10,6 +10,9 @@ export default tseslint.config(
       '.agentstate',
       'scratch',
       '.prof',
+      // Written by `npm run build:page` (the inspector page's bundled script); its sources, the
+      // TypeScript of src/inspect/page/browser/, are linted.
+      'generated',
       // The bench's peer has its own node_modules, tsconfig and lint (`bench/peers/package.json`).
       'bench/peers',
     ],

@@ -1,7 +1,8 @@
 /**
  * `npm run build`: writes `dist/`, the package as shipped (see `package-build.ts`). It refuses
  * to build when the inspector page's generated script or its statecharts' layouts are stale
- * (`npm run build:page` writes them again; `test/inspect/page/inspector-page-script.test.ts` and
+ * (`generated/inspector-page-script.js`; `npm run build:page` writes them again;
+ * `test/inspect/page/inspector-page-script.test.ts` and
  * `test/inspect/page/browser/charts/chart-layouts.test.ts` fail on them too).
  * `tsx scripts/build.ts <folder>` builds into another folder.
  */

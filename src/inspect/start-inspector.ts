@@ -11,8 +11,8 @@ import {
   type InspectorOptions,
 } from './inspector-options.js';
 import { runDetail, sessionDetail } from './inspector-reads.js';
-import { listQuery } from './session-list/list-query.js';
-import { listSessions } from './session-list/session-listing.js';
+import { listQuery } from './list-query.js';
+import { listSessions } from './session-listing.js';
 import { runPart } from './run-parts.js';
 import { forkOrigin } from './time-travel.js';
 import {
@@ -27,7 +27,7 @@ import { LiveFeed } from './live-feed.js';
 import { dropUnreadBody } from '../http/node-request-body.js';
 import { checkIdLength } from '../core/id-limit.js';
 import { machineCharts } from './machine-charts.js';
-import { PAGE_SCRIPT } from './page/bundle/page-script.js';
+import { PAGE_SCRIPT } from '../../generated/inspector-page-script.js';
 import { PAGE_STYLE } from './page/page-style.js';
 import { THEME_STYLE } from './page/page-theme.js';
 import { LIST_STYLE } from './page/list-style.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseReplay } from '../../src/index.js';
-import { PAGE_SCRIPT } from '../../src/inspect/page/bundle/page-script.js';
+import { PAGE_SCRIPT } from '../../generated/inspector-page-script.js';
 import {
   ROOT,
   buildCli,

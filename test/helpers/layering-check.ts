@@ -1,49 +1,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
+import { LAYERS, type Layer } from '../../scripts/layers.js';
 
-/**
- * The folders of `src/`, lowest first. A folder may import only folders of a lower layer: no
- * import goes up or sideways (to another folder of its own layer), type imports included. A
- * sub-folder is a folder of its own (`persistence/postgres` sits above `persistence`); `.` is
- * the package's entry files (`src/*.ts`). CONTRIBUTING.md explains each layer.
- */
-export const LAYERS: readonly (readonly string[])[] = [
-  ['errors'],
-  ['items'],
-  ['validation'],
-  ['core'],
-  ['models'],
-  ['tools', 'context-window', 'guardrails'],
-  ['machines/schemas'],
-  ['machines'],
-  ['telemetry', 'mcp'],
-  ['persistence'],
-  ['persistence/entries'],
-  ['persistence/kv/backends', 'persistence/postgres/notifications'],
-  ['persistence/kv', 'persistence/postgres'],
-  ['actors'],
-  ['runs'],
-  ['audit'],
-  ['definition'],
-  ['session-host'],
-  ['actions'],
-  ['approvals', 'recovery'],
-  ['sessions'],
-  ['agent'],
-  ['testing'],
-  ['store-contract'],
-  ['http'],
-  ['inspect/session-list'],
-  ['inspect/page/browser'],
-  ['inspect/page/browser/charts', 'inspect/page/browser/trace'],
-  ['inspect/page/browser/app'],
-  ['inspect/page', 'inspect/page/bundle'],
-  ['inspect'],
-  ['cli/shared'],
-  ['cli/commands'],
-  ['cli'],
-  ['.'],
-];
+/** Every folder the layers list, lowest first (a folder listed twice appears twice). */
+export function layerFolders(layers: readonly Layer[] = LAYERS): string[] {
+  return layers.flatMap((layer) => layer.folders.map((f) => f.folder));
+}
 
 /** One import of one source file: the importing file and folder, and the folder it reaches. */
 export interface FolderImport {
@@ -56,9 +18,11 @@ export interface FolderImport {
 export interface LayeringProblems {
   /** Folders under the source root that no layer lists. */
   unlisted: string[];
+  /** Folders the layers list more than once. */
+  twice: string[];
   /** Imports of a folder of a higher layer. */
   upward: string[];
-  /** Imports of another folder of the same layer. */
+  /** Imports of a folder of the same layer listed after the importing one (or beside it). */
   sideways: string[];
   /** Cycles between folders, each as `a -> b -> a`. */
   cycles: string[];
@@ -168,12 +132,23 @@ function cyclePath(edges: Map<string, Set<string>>, members: string[]): string {
   return members.join(' <-> ');
 }
 
-/** What breaks the layering of the source tree at `root` under `layers`. */
+/**
+ * What breaks the layering of the source tree at `root` under `layers` (the one list,
+ * `scripts/layers.ts`): a folder imports only folders of a lower layer, or folders listed before
+ * it in its own layer, type imports included; no folders form a cycle; every folder is listed,
+ * once.
+ */
 export function layeringProblems(
   root: string,
-  layers: readonly (readonly string[])[] = LAYERS,
+  layers: readonly Layer[] = LAYERS,
 ): LayeringProblems {
-  const level = new Map(layers.flatMap((folders, i) => folders.map((f) => [f, i] as const)));
+  /** Each folder's layer and its place in that layer. */
+  const rank = new Map(
+    layers.flatMap((layer, level) =>
+      layer.folders.map(({ folder }, place) => [folder, { level, place }] as const),
+    ),
+  );
+  const listed = layerFolders(layers);
   const imports = folderImports(root);
   const folders = new Set(sourceFiles(root).map((f) => folderOf(root, f)));
   const edges = new Map<string, Set<string>>();
@@ -181,15 +156,16 @@ export function layeringProblems(
   const sideways: string[] = [];
   for (const i of imports) {
     (edges.get(i.from) ?? edges.set(i.from, new Set()).get(i.from)!).add(i.to);
-    const from = level.get(i.from);
-    const to = level.get(i.to);
+    const from = rank.get(i.from);
+    const to = rank.get(i.to);
     if (from === undefined || to === undefined) continue;
     const line = `${i.file} -> ${i.specifier} (${i.from} imports ${i.to})`;
-    if (to > from) upward.push(line);
-    else if (to === from) sideways.push(line);
+    if (to.level > from.level) upward.push(line);
+    else if (to.level === from.level && to.place >= from.place) sideways.push(line);
   }
   return {
-    unlisted: [...folders].filter((f) => !level.has(f)).sort(),
+    unlisted: [...folders].filter((f) => !rank.has(f)).sort(),
+    twice: [...new Set(listed.filter((f, i) => listed.indexOf(f) !== i))].sort(),
     upward,
     sideways,
     cycles: cyclesOf(edges).map((members) => cyclePath(edges, members)),

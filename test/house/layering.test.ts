@@ -3,7 +3,13 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LAYERS, layeringProblems, sourceFiles, specifiers } from '../helpers/layering-check.js';
+import { LAYERS, type Layer } from '../../scripts/layers.js';
+import {
+  layerFolders,
+  layeringProblems,
+  sourceFiles,
+  specifiers,
+} from '../helpers/layering-check.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const src = join(root, 'src');
@@ -28,15 +34,37 @@ describe('layering', () => {
   });
 
   it('every import points to a lower layer, type imports included, and no folders form a cycle', () => {
-    expect(layeringProblems(src)).toEqual({ unlisted: [], upward: [], sideways: [], cycles: [] });
+    expect(layeringProblems(src)).toEqual({
+      unlisted: [],
+      twice: [],
+      upward: [],
+      sideways: [],
+      cycles: [],
+    });
   });
 
   it('every layer it lists is a folder of src/', () => {
     const folders = new Set(
       sourceFiles(src).map((f) => relative(src, dirname(f)).split(sep).join('/') || '.'),
     );
-    expect(LAYERS.flat().filter((f) => !folders.has(f))).toEqual([]);
+    expect(layerFolders().filter((f) => !folders.has(f))).toEqual([]);
   });
+  it('reaches outside src/ only for the generated page script (generated/, written by npm run build:page)', () => {
+    const outside = files.flatMap((f) =>
+      specifiers(f)
+        .filter((s) => s.startsWith('.') && relative(src, resolve(dirname(f), s)).startsWith('..'))
+        .map(
+          (s) =>
+            `${rel(f)} -> ${relative(root, resolve(dirname(f), s))
+              .split(sep)
+              .join('/')}`,
+        ),
+    );
+    expect(outside).toEqual([
+      'src/inspect/start-inspector.ts -> generated/inspector-page-script.js',
+    ]);
+  });
+
   it('src/machines is pure: it imports only errors, items and validation, and no I/O package', () => {
     const offending = files
       .filter((f) => rel(f).startsWith('src/machines/'))
@@ -144,13 +172,55 @@ describe('the layering check itself', () => {
       "\nimport type { SessionRuntime as Back } from '../sessions/session-runtime.js';\nexport type Up = Back;\n",
     );
     const problems = layeringProblems(tree);
+    // Both pairs share a layer: the import goes to a folder listed after the importing one.
     expect(problems.sideways).toEqual([
+      'actions/session-action.ts -> ../sessions/session-runtime.js (actions imports sessions)',
       'tools/tool.ts -> ../guardrails/guardrail.js (tools imports guardrails)',
     ]);
-    expect(problems.upward).toEqual([
-      'actions/session-action.ts -> ../sessions/session-runtime.js (actions imports sessions)',
-    ]);
+    expect(problems.upward).toEqual([]);
     expect(problems.cycles).toContain('actions -> sessions -> actions');
+  });
+
+  it('fails on a type import of a folder of a higher layer (a step importing the session runtime)', () => {
+    const tree = copyOfSrc();
+    appendFileSync(
+      join(tree, 'actors', 'model-step.ts'),
+      "\nimport type { SessionRuntime as Back } from '../sessions/session-runtime.js';\nexport type Up = Back;\n",
+    );
+    expect(layeringProblems(tree).upward).toEqual([
+      'actors/model-step.ts -> ../sessions/session-runtime.js (actors imports sessions)',
+    ]);
+  });
+
+  it('lets a folder import a folder listed before it in its own layer', () => {
+    const tree = copyOfSrc();
+    appendFileSync(
+      join(tree, 'guardrails', 'guardrail.ts'),
+      "\nexport type { Tool as Earlier } from '../tools/tool.js';\n",
+    );
+    expect(layeringProblems(tree)).toEqual({
+      unlisted: [],
+      twice: [],
+      upward: [],
+      sideways: [],
+      cycles: [],
+    });
+  });
+
+  it('fails on a folder listed twice, and reads the layers it is given', () => {
+    const tree = src; // read only
+    const twice: Layer[] = LAYERS.map((layer) =>
+      layer.name === 'Core'
+        ? { ...layer, folders: [...layer.folders, { folder: 'errors', holds: 'again' }] }
+        : layer,
+    );
+    expect(layeringProblems(tree, twice).twice).toEqual(['errors']);
+    // Swap two layers: what was down is now up.
+    const swapped = [...LAYERS];
+    [swapped[0], swapped[1]] = [swapped[1]!, swapped[0]!];
+    expect(layeringProblems(tree, swapped).upward).toContain(
+      'machines/run-machine.ts -> ../errors/agentstate-error.js (machines imports errors)',
+    );
   });
 
   it('fails on a folder no layer lists', () => {

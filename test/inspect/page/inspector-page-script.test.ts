@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { runDetail, sessionDetail } from '../../../src/inspect/inspector-reads.js';
-import type { listSessions } from '../../../src/inspect/session-list/session-listing.js';
+import type { listSessions } from '../../../src/inspect/session-listing.js';
 import type { machineCharts } from '../../../src/inspect/machine-charts.js';
 import type {
   MachineCharts,
@@ -10,13 +10,15 @@ import type {
   SessionDetail,
   SessionPage,
 } from '../../../src/inspect/page/browser/api-types.js';
-import { PAGE_SCRIPT } from '../../../src/inspect/page/bundle/page-script.js';
+import { PAGE_SCRIPT } from '../../../generated/inspector-page-script.js';
 import {
   PAGE_ENTRY,
   PAGE_SCRIPT_COMMAND,
   PAGE_SCRIPT_MODULE,
+  PAGE_SCRIPT_TYPES,
   bundlePageScript,
   pageScriptModule,
+  pageScriptTypes,
 } from '../../../scripts/page-script-build.js';
 
 /**
@@ -47,10 +49,23 @@ function specifiers(text: string): string[] {
 }
 
 describe("the inspector page's script (TypeScript in src/inspect/page/browser/)", () => {
-  it(`is what the committed page-script.ts serves (else: ${PAGE_SCRIPT_COMMAND})`, async () => {
+  it(`is what the committed generated/inspector-page-script.js serves (else: ${PAGE_SCRIPT_COMMAND})`, async () => {
     // The whole generated module, header and formatting included, byte for byte.
     expect(readFileSync(PAGE_SCRIPT_MODULE, 'utf8')).toBe(await pageScriptModule());
+    expect(readFileSync(PAGE_SCRIPT_TYPES, 'utf8')).toBe(await pageScriptTypes());
     expect(PAGE_SCRIPT).toBe(await bundlePageScript());
+  });
+
+  it('is generated outside src/ (generated/), and no file under src/ holds the bundle', () => {
+    const src = join(BROWSER, '..', '..', '..');
+    expect(PAGE_SCRIPT_MODULE.startsWith(src + sep)).toBe(false);
+    expect(PAGE_SCRIPT_MODULE.endsWith(join('generated', 'inspector-page-script.js'))).toBe(true);
+    const holders = (readdirSync(src, { recursive: true }) as string[]).filter(
+      (f) =>
+        f.endsWith('.ts') &&
+        readFileSync(join(src, f), 'utf8').includes('export const PAGE_SCRIPT'),
+    );
+    expect(holders).toEqual([]);
   });
 
   it('is one strict IIFE that reaches the API with relative paths only (no URL but the SVG namespace)', () => {

@@ -12,7 +12,7 @@ export interface ListFilters {
 }
 
 /**
- * The run filter's choices, in the server's words (`session-list/list-query.ts`), with the
+ * The run filter's choices, in the server's words (`inspect/list-query.ts`), with the
  * page's labels.
  */
 const RUNS: [string, string][] = [

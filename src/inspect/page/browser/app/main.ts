@@ -2,9 +2,9 @@
  * The inspector page's script: the entry of the code that runs in the browser (this folder).
  *
  * How it reaches the browser: `scripts/page-script-build.ts` bundles this entry with esbuild (one
- * IIFE, ES2020, not minified) into `../bundle/page-script.ts`, a generated module that exports
- * the bundle as a string, and the server sends that string as `/app.js`. The generated module is
- * committed, so there is one code path at run time: the page served from source (vitest,
+ * IIFE, ES2020, not minified) into `generated/inspector-page-script.js` at the repository's
+ * root (outside `src/`), a generated module that exports the bundle as a string, and the server
+ * sends that string as `/app.js`. The generated module is committed, so there is one code path at run time: the page served from source (vitest,
  * tsx) and from the built package (`dist/`, where esbuild bundles the generated module like
  * any other) is the same string, and the published package needs no bundler. Bundling it at
  * build time instead would leave the source runs without it (or with a second path through a

@@ -12,7 +12,7 @@ const PAGE_SIZES = [10, 25, 50, 100];
 
 /**
  * Reads the shown page of sessions under the filters (with `more`: the next page) and renders
- * it. The server pages with a cursor (`session-list/session-listing.ts`): the page keeps the
+ * it. The server pages with a cursor (`inspect/session-listing.ts`): the page keeps the
  * cursors of the pages before to go back. A read that finds what is shown draws nothing (a live refresh does
  * not move the keyboard's focus).
  */

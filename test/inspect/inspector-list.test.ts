@@ -1,14 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startInspector, type InspectorHandle } from '../../../src/inspect.js';
-import { MAX_SCANNED } from '../../../src/inspect/session-list/session-listing.js';
-import { newSessionRecord } from '../../../src/runs/new-session-record.js';
-import { MemorySessionStore } from '../../../src/testing.js';
-import { inspectorClient } from '../../helpers/inspector-client.js';
-import {
-  failingAgent,
-  pausingAgent,
-  writePausedAndFailed,
-} from '../../helpers/run-status-fixtures.js';
+import { startInspector, type InspectorHandle } from '../../src/inspect.js';
+import { MAX_SCANNED } from '../../src/inspect/session-listing.js';
+import { newSessionRecord } from '../../src/runs/new-session-record.js';
+import { MemorySessionStore } from '../../src/testing.js';
+import { inspectorClient } from '../helpers/inspector-client.js';
+import { failingAgent, pausingAgent, writePausedAndFailed } from '../helpers/run-status-fixtures.js';
 
 const open: InspectorHandle[] = [];
 afterEach(async () => {

@@ -1,8 +1,8 @@
-import type { SessionInfo } from '../../persistence/session-store.js';
-import type { RunStatusView } from '../../runs/run-status.js';
-import type { SessionRuntime } from '../../sessions/session-runtime.js';
+import type { SessionInfo } from '../persistence/session-store.js';
+import type { RunStatusView } from '../runs/run-status.js';
+import type { SessionRuntime } from '../sessions/session-runtime.js';
 import type { ListQuery, RunFilter } from './list-query.js';
-import { listPosition } from '../../persistence/entries/list-order.js';
+import { listPosition } from '../persistence/entries/list-order.js';
 
 /** The most sessions one list request reads from the store before it answers (a partial page). */
 export const MAX_SCANNED = 2000;

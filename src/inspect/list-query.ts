@@ -1,7 +1,7 @@
-import type { SessionStatus } from '../../persistence/session-store.js';
-import { SessionStatusSchema } from '../../persistence/session-schemas.js';
-import { HttpError } from '../../http/http-error.js';
-import { LIST_ORDERS, isListCursor, type ListOrder } from '../../persistence/entries/list-order.js';
+import type { SessionStatus } from '../persistence/session-store.js';
+import { SessionStatusSchema } from '../persistence/session-schemas.js';
+import { HttpError } from '../http/http-error.js';
+import { LIST_ORDERS, isListCursor, type ListOrder } from '../persistence/entries/list-order.js';
 
 /** What the run filter of the list takes: `waiting` is a run awaiting a human's decision. */
 export const RUN_FILTERS = [

@@ -1,0 +1,237 @@
+/**
+ * The layers of `src/`: the one source for the layering rule and the folder map. Seven named
+ * layers, lowest first, each listing its folders lowest first with what each holds.
+ *
+ * The rule (`test/house/layering.test.ts`, with `test/helpers/layering-check.ts`): a folder imports
+ * only folders of a lower layer, or folders listed before it in its own layer; type imports
+ * count too, and no folders form a cycle. Every folder of `src/` is listed here, once. A
+ * sub-folder is a folder of its own (`persistence/kv` is not `persistence`); `.` is the
+ * package's entry files (`src/*.ts`).
+ *
+ * `docs/folders.md` is written from this list by `npm run docs:folders`
+ * (`scripts/folder-map.ts`); `test/house/folder-map.test.ts` fails when the page is stale. To add,
+ * move or rename a folder: edit its row here, run `npm run docs:folders`.
+ */
+
+/** One folder of `src/` (its path from `src/`) and what it holds, in one line. */
+export interface LayerFolder {
+  readonly folder: string;
+  readonly holds: string;
+}
+
+/** A named layer: what it is, and its folders lowest first. */
+export interface Layer {
+  readonly name: string;
+  readonly holds: string;
+  readonly folders: readonly LayerFolder[];
+}
+
+export const LAYERS: readonly Layer[] = [
+  {
+    name: 'Core',
+    holds: 'leaf types and checks every layer may use',
+    folders: [
+      { folder: 'errors', holds: '`AgentStateError` and every typed error with its stable `code`' },
+      {
+        folder: 'items',
+        holds: 'the conversation items (messages, tool calls and results) and their checks',
+      },
+      {
+        folder: 'validation',
+        holds: 'option checks and plain-JSON checks with clear `TypeError`s',
+      },
+      {
+        folder: 'core',
+        holds:
+          'leaf parts every layer may use: `RunContext`, `Clock`, ids, the durability and permission policies',
+      },
+    ],
+  },
+  {
+    name: 'Machines',
+    holds:
+      'the pure XState definitions of the session and the run: no I/O, every actor referred to by name, provided through `setup({ actors })` and swapped in tests with `machine.provide()`',
+    folders: [
+      {
+        folder: 'machines/schemas',
+        holds:
+          "the zod schemas of what the machines leave stored: the run's state, the persisted session snapshot and each journaled step's output, checked on every read",
+      },
+      {
+        folder: 'machines',
+        holds: 'the pure XState machines: the session lifecycle and the run execution, their types',
+      },
+    ],
+  },
+  {
+    name: 'Capabilities',
+    holds:
+      'what the layers above use to reach the outside world: models, tools and tool sources, context windows, guardrails, telemetry',
+    folders: [
+      {
+        folder: 'models',
+        holds:
+          'the `Model` interface and its adapters: OpenAI, the AI SDK, the scripted model; prices',
+      },
+      { folder: 'tools', holds: '`tool()` with zod and toolkits' },
+      { folder: 'context-window', holds: 'what of a history the model sees' },
+      { folder: 'guardrails', holds: 'input and output guardrails' },
+      { folder: 'mcp', holds: 'MCP servers as toolkits (`agentstate-runtime/mcp`)' },
+      { folder: 'telemetry', holds: 'OpenTelemetry spans and metrics, the logger' },
+    ],
+  },
+  {
+    name: 'Persistence',
+    holds:
+      'the `SessionStore` contract and its stores (LevelDB by default, memory, PostgreSQL behind `agentstate-runtime/postgres`), codecs, seals, schema versions and migrations',
+    folders: [
+      {
+        folder: 'persistence',
+        holds:
+          'the `SessionStore` contract, the record format: keys, schemas, seals, codecs, migrations',
+      },
+      {
+        folder: 'persistence/entries',
+        holds:
+          "the entries every store writes beside a record, the same in each: the listing entry, history items, the list orders' positions",
+      },
+      {
+        folder: 'persistence/kv/backends',
+        holds:
+          "the ordered key-value backends under the KV store (LevelDB, memory) and the view of a group's pending writes",
+      },
+      {
+        folder: 'persistence/postgres/notifications',
+        holds:
+          "the one LISTEN connection the PostgreSQL store's watchers share (decision inbox, saves, cancels), with its linger and loss",
+      },
+      { folder: 'persistence/kv', holds: 'the key-value stores (LevelDB, memory)' },
+      {
+        folder: 'persistence/postgres',
+        holds: 'the PostgreSQL store (`agentstate-runtime/postgres`)',
+      },
+    ],
+  },
+  {
+    name: 'Actors',
+    holds:
+      "the run's steps: actor logic that does I/O, each step journaled before the machine moves on",
+    folders: [
+      {
+        folder: 'actors',
+        holds:
+          'the actor logic that does I/O: the model step, the tool call, guardrails, the durable timer',
+      },
+    ],
+  },
+  {
+    name: 'Public API by subsystem',
+    holds:
+      'the `Agent` facade; sessions, the `SessionRuntime` and their actions; runs, recovery and replays; approvals and scheduling; audit',
+    folders: [
+      {
+        folder: 'runs',
+        holds:
+          'read models of runs and stored sessions: run state, result, tree, status, leases, checks',
+      },
+      {
+        folder: 'audit',
+        holds: 'the audit trail a session action writes and the reader of the audit log',
+      },
+      {
+        folder: 'definition',
+        holds:
+          'what defines an agent: its options, its binding to one context, its model, handoffs',
+      },
+      {
+        folder: 'session-host',
+        holds:
+          'a live session actor held in memory: its host, loader, committer, cache, events, sub-agents, and `run-wiring.ts`, the one place that hands each step actor its dependencies',
+      },
+      {
+        folder: 'actions',
+        holds:
+          'the session actions (send a message, continue a run, cancel, fork, delete, ...) and their checks',
+      },
+      { folder: 'approvals', holds: 'the approval scheduler and decision inbox' },
+      { folder: 'recovery', holds: 'recovery of crashed runs and replay export' },
+      {
+        folder: 'sessions',
+        holds:
+          '`SessionRuntime`: the service that executes actions on stored sessions, with its options',
+      },
+      {
+        folder: 'agent',
+        holds:
+          'the `Agent` facade: `run`, `stream`, `resume`, `approve`, sessions, the agent as an XState actor and as a tool',
+      },
+    ],
+  },
+  {
+    name: 'Entry points',
+    holds:
+      "what a user starts or imports: the package's entry files (one per `package.json` export), the command line, the inspector's server and page, the HTTP handler, the shipped test helpers and store contract",
+    folders: [
+      {
+        folder: 'testing',
+        holds: 'test helpers shipped as `agentstate-runtime/testing` (the fake clock)',
+      },
+      {
+        folder: 'store-contract',
+        holds:
+          'the store contract suite shipped in `agentstate-runtime/store`: every case a `SessionStore` must pass, asserted with `node:assert`',
+      },
+      {
+        folder: 'http',
+        holds:
+          'the chat HTTP handler on web-standard Request/Response (`agentstate-runtime/http`): routes, body checks, the AI SDK UI message stream and AG-UI events, UI history, the Node listener',
+      },
+      {
+        folder: 'inspect/page/browser',
+        holds:
+          "the inspector page's base in TypeScript (DOM types, its own `tsconfig.json`): API types and client, page state, DOM and format helpers, filters",
+      },
+      {
+        folder: 'inspect/page/browser/charts',
+        holds: 'the statecharts (laid out at build time in `chart-layouts.ts`) and the run path',
+      },
+      {
+        folder: 'inspect/page/browser/trace',
+        holds: "a run's steps: timeline, waterfall, what the model saw, time travel",
+      },
+      {
+        folder: 'inspect/page/browser/app',
+        holds:
+          "the page's views and its entry `main.ts`: the session list, a session, actions, approvals, controls, the live feed",
+      },
+      {
+        folder: 'inspect/page',
+        holds:
+          "the inspector's page as the server sends it: HTML and style (its script, bundled from `browser/`, is generated outside `src/`: `generated/inspector-page-script.js`, written by `npm run build:page`)",
+      },
+      {
+        folder: 'inspect',
+        holds:
+          "the inspector: its HTTP server, access checks, reads, actions and live feed; the session list (`/api/sessions`): its query, checked (filters, sort, cursor, page size), and the listing that pages through the store's list order",
+      },
+      {
+        folder: 'cli/shared',
+        holds:
+          'what the commands share: the store they open, output formats, errors and exit codes, help',
+      },
+      {
+        folder: 'cli/commands',
+        holds: 'one file per command (`sessions list`, `approve`, `resume`, `inspect`, ...)',
+      },
+      {
+        folder: 'cli',
+        holds: 'the command line program: parses a command line and runs its command',
+      },
+      {
+        folder: '.',
+        holds:
+          'the entry files, one per package export: `index.ts` (`agentstate`), `testing.ts`, `postgres.ts`, `inspect.ts`, `http.ts`, `mcp.ts`, `ai-sdk.ts`, `store.ts` (`agentstate-runtime/store`), and `cli.ts` (the `agentstate` command)',
+      },
+    ],
+  },
+];
