@@ -13,6 +13,7 @@ export const NAMED_TEST_FOLDERS: Readonly<Record<string, string>> = {
   package:
     'the package as published: its exports, the packed tarball, a fresh clone, the Node range',
   bench: 'the benchmark under bench/',
+  scripts: 'the scripts under scripts/ that the build and CI run',
 };
 
 /** Every file under `dir` whose name ends with `.test.ts`, as paths relative to `dir`. */
