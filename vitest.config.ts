@@ -30,28 +30,38 @@ export const shared = {
 
 /**
  * The tiers by file. An integration file (`*.int.test.ts`) needs what the global setup prepares
- * (the built package, PostgreSQL) or runs Chromium or child processes; every other file runs in
- * process, and `npm run test:unit` (vitest.unit.config.ts) runs those alone.
- * test/house/test-tiers.test.ts checks each file's name against what it imports.
+ * (the built package, PostgreSQL) or runs Chromium or child processes; it gets the global setup.
+ * Every other file runs in process, and `npm run test:unit` (vitest.unit.config.ts) runs those
+ * alone. test/house/test-tiers.test.ts checks each file's name against what it imports.
+ *
+ * The unit files of one worker share its module cache (`isolate: false`): the source is loaded
+ * once a worker instead of once a file, which the house's rule of no module-level state makes
+ * safe.
  */
-export const UNIT_FILES = { include: ['test/**/*.test.ts'], exclude: ['test/**/*.int.test.ts'] };
-export const INTEGRATION_FILES = { include: ['test/**/*.int.test.ts'] };
+export const UNIT_TIER = {
+  include: ['test/**/*.test.ts'],
+  exclude: ['test/**/*.int.test.ts'],
+  isolate: false,
+};
+export const INTEGRATION_TIER = {
+  include: ['test/**/*.int.test.ts'],
+  globalSetup: ['test/global-setup.ts'],
+};
 
 /**
- * The unit files and the integration files as two projects, the integration ones with the
- * global setup: it builds the package and starts PostgreSQL only when one of them is run.
- * `only` narrows both to the files it lists.
+ * The unit files and the integration files as two projects: the global setup builds the package
+ * and starts PostgreSQL only when an integration file is among the files run. `only` narrows
+ * both to the files it lists.
  */
 export function tierProjects(only?: readonly string[]): TestProjectInlineConfiguration[] {
   const integration = (file: string) => file.endsWith('.int.test.ts');
-  const unit = only ? { include: only.filter((f) => !integration(f)) } : UNIT_FILES;
-  const other = only ? { include: only.filter(integration) } : INTEGRATION_FILES;
+  const unit = only ? { ...UNIT_TIER, include: only.filter((f) => !integration(f)) } : UNIT_TIER;
+  const other = only
+    ? { ...INTEGRATION_TIER, include: only.filter(integration) }
+    : INTEGRATION_TIER;
   return [
     { extends: true, test: { name: 'unit', ...unit } },
-    {
-      extends: true,
-      test: { name: 'integration', ...other, globalSetup: ['test/global-setup.ts'] },
-    },
+    { extends: true, test: { name: 'integration', ...other } },
   ];
 }
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import base, { INTEGRATION_FILES, UNIT_FILES } from '../../vitest.config.js';
+import base, { INTEGRATION_TIER, UNIT_TIER } from '../../vitest.config.js';
 import unit from '../../vitest.unit.config.js';
 import { testFiles } from '../helpers/test-folders.js';
 import { testNeeds } from '../helpers/test-needs.js';
@@ -30,13 +30,13 @@ describe('the test tiers', () => {
   });
 
   it('npm run test:unit runs the unit files without the global setup, npm test both tiers with it for the integration files only', () => {
-    expect(unit.test).toMatchObject(UNIT_FILES);
+    expect(unit.test).toMatchObject(UNIT_TIER);
     expect(unit.test?.globalSetup).toBeUndefined();
     expect(base.test?.globalSetup).toBeUndefined();
     const projects = base.test?.projects as { test: Record<string, unknown> }[];
     expect(projects.map((p) => p.test)).toEqual([
-      { name: 'unit', ...UNIT_FILES },
-      { name: 'integration', ...INTEGRATION_FILES, globalSetup: ['test/global-setup.ts'] },
+      { name: 'unit', ...UNIT_TIER },
+      { name: 'integration', ...INTEGRATION_TIER },
     ]);
   });
 });
