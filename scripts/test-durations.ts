@@ -5,11 +5,12 @@
  * "N passed, N failed" for all reports together. A missing or unreadable report counts as one
  * failure, and so does a file that failed outside its tests or that `npm test` did not run.
  */
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { basename, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { durationsPage, durationTable, type VitestJsonReport } from './duration-table.js';
+import { testFiles } from './test-files.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const TIERS: Record<string, string> = { 'test.json': 'npm test', 'test-long.json': 'test:long' };
@@ -22,16 +23,13 @@ const read = (path: string): VitestJsonReport | undefined => {
   }
 };
 const repoPath = (path: string) => relative(ROOT, path).split(sep).join('/');
-const testFiles = readdirSync(join(ROOT, 'test'), { recursive: true, encoding: 'utf8' })
-  .filter((f) => f.endsWith('.test.ts'))
-  .map((f) => repoPath(join(ROOT, 'test', f)));
 
 const table = durationTable(
   process.argv.slice(2).map((path) => ({
     tier: TIERS[basename(path)] ?? basename(path),
     report: read(path),
   })),
-  testFiles,
+  testFiles(join(ROOT, 'test')).map((f) => `test/${f}`),
   repoPath,
 );
 if (table.rows.length > 0) {
