@@ -1,20 +1,20 @@
 import { defineConfig } from 'vitest/config';
-import base from './vitest.config.js';
+import { shared, tierProjects } from './vitest.config.js';
 
 /**
  * `npm run test:long`: the tests whose length is their point, at full strength (see
  * test/helpers/test-tier.ts). `npm test` runs the same files at a smaller size.
  */
 export default defineConfig({
-  ...base,
+  ...shared,
   test: {
-    ...base.test,
-    include: [
-      'test/recovery/crash.test.ts',
-      'test/persistence/postgres/postgres-soak.test.ts',
+    ...shared.test,
+    projects: tierProjects([
+      'test/recovery/crash.int.test.ts',
+      'test/persistence/postgres/postgres-soak.int.test.ts',
       'test/persistence/kv/store-fuzz.test.ts',
-      'test/sessions/while-busy-rounds.test.ts',
-    ],
+      'test/sessions/while-busy-rounds.int.test.ts',
+    ]),
     env: { AGENTSTATE_TEST_TIER: 'long' },
   },
 });

@@ -1,5 +1,5 @@
 /**
- * Child process of test/sessions/session-process.test.ts: opens the LevelDB folder `argv[2]`, runs
+ * Child process of test/sessions/session-process.int.test.ts: opens the LevelDB folder `argv[2]`, runs
  * one turn `argv[4]` for alice in session `argv[3]` with an offline scripted model, and
  *   - mode `exit` (default): closes the store and exits;
  *   - mode `hold`: prints `READY <json>` (what the finished run wrote) and waits to be killed.

@@ -1,5 +1,5 @@
 /**
- * Child process of test/sessions/while-busy-rounds.test.ts: one process of an app on PostgreSQL whose
+ * Child process of test/sessions/while-busy-rounds.int.test.ts: one process of an app on PostgreSQL whose
  * agent answers `answer to <message>` in a session of the test's choosing. A message `hold`
  * waits in its model call, `hold-tool` in a tool call, until the `release` command for its
  * session (a cancel stops either). Every model call is printed, so the test counts each

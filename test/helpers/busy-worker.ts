@@ -1,5 +1,5 @@
 /**
- * Child process of test/sessions/while-busy-processes.test.ts: one process of an app whose agent
+ * Child process of test/sessions/while-busy-processes.int.test.ts: one process of an app whose agent
  * answers `answer to <message>`, on LevelDB or PostgreSQL. A message `hold` waits in its model
  * call, `hold-tool` in a tool call, until the `release` command, and `stall` in its model call
  * until `unstall` (or forever: a SIGKILL ends it). Every model call is printed, so the test counts each message's calls across processes.

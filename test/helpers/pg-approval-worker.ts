@@ -1,5 +1,5 @@
 /**
- * Child process of test/persistence/postgres/postgres-decisions.test.ts: one process of an app on PostgreSQL whose
+ * Child process of test/persistence/postgres/postgres-decisions.int.test.ts: one process of an app on PostgreSQL whose
  * runs wait for approvals. Reads JSON commands from stdin, prints JSON events.
  * Usage: node --import tsx test/helpers/pg-approval-worker.ts <url> <schema> <owner>
  *

@@ -1,5 +1,5 @@
 /**
- * Child process of test/persistence/postgres/postgres-cancel.test.ts and test/cli/cli-cancel-live.test.ts: one process of an app on PostgreSQL whose
+ * Child process of test/persistence/postgres/postgres-cancel.int.test.ts and test/cli/cli-cancel-live.int.test.ts: one process of an app on PostgreSQL whose
  * triage agent hands an order to a billing sub-agent whose lookup waits on its signal. Reads
  * JSON commands from stdin, prints JSON events. Its clock is a FakeClock nobody advances, so
  * the runtime's inbox poll never fires: only a notification can bring a cancel in.

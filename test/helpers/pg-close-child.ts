@@ -1,5 +1,5 @@
 /**
- * Child process of test/persistence/postgres/postgres-close.test.ts: a script on PostgreSQL that opens its store
+ * Child process of test/persistence/postgres/postgres-close.int.test.ts: a script on PostgreSQL that opens its store
  * (from a connection string, the default `listenLingerMs`), runs a message, and awaits
  * `store.close()` as its last step, printing a JSON line before and after it. Exit code 13
  * (a top-level await that never settled) and no `closed` line: `close()` hung.

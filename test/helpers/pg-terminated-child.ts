@@ -1,5 +1,5 @@
 /**
- * Child process of test/persistence/postgres/postgres-terminated.test.ts: a store on PostgreSQL whose backends the
+ * Child process of test/persistence/postgres/postgres-terminated.int.test.ts: a store on PostgreSQL whose backends the
  * test ends with `pg_terminate_backend`. It handles no 'uncaughtException' nor
  * 'unhandledRejection': an error that escapes ends it with code 1 (and its stack on stderr),
  * so the test's check of its exit code and stderr is the check that nothing escaped.

@@ -1,5 +1,5 @@
 /**
- * Child process of test/persistence/postgres/notifications/postgres-listen-linger.test.ts: a script that runs messages on
+ * Child process of test/persistence/postgres/notifications/postgres-listen-linger.int.test.ts: a script that runs messages on
  * PostgreSQL and ends without closing its store (nor its pool, which the store created). It
  * must exit on its own: neither the pool's idle connections nor the store's lingering LISTEN
  * connection (nor its linger's timer) may keep it alive. When nothing is left to do

@@ -1,5 +1,5 @@
 /**
- * Child process of test/persistence/postgres/postgres-processes.test.ts and test/persistence/postgres/postgres-attach.test.ts: one
+ * Child process of test/persistence/postgres/postgres-processes.int.test.ts and test/persistence/postgres/postgres-attach.int.test.ts: one
  * "process" of an app sharing sessions on PostgreSQL. Reads JSON commands from stdin, one per
  * line, and prints JSON events.
  * Usage: node --import tsx test/helpers/pg-worker.ts <url> <schema> <owner> [clockOffsetMs]

@@ -4,8 +4,8 @@ import { JsonLineChild } from './json-line-child.js';
 import type { PostgresForTests } from './postgres-tests.js';
 
 /**
- * What the tests of a cancel across processes on PostgreSQL share (test/persistence/postgres/postgres-cancel.test.ts,
- * test/cli/cli-cancel-live.test.ts): worker processes of the triage app
+ * What the tests of a cancel across processes on PostgreSQL share (test/persistence/postgres/postgres-cancel.int.test.ts,
+ * test/cli/cli-cancel-live.int.test.ts): worker processes of the triage app
  * (test/helpers/pg-cancel-worker.ts), stores, the LISTENing backends, the inbox's rows; all
  * closed after each test.
  */

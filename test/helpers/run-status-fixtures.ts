@@ -1,5 +1,3 @@
-import { join } from 'node:path';
-import { expect } from 'vitest';
 import { z } from 'zod';
 import {
   Agent,
@@ -10,11 +8,11 @@ import {
 } from '../../src/index.js';
 import { ScriptedModel } from '../../src/testing.js';
 import { deferred, until } from './async.js';
-import { runWorker } from './crash-driver.js';
 
 /**
- * The sessions the run-status tests (issue 26) read on every surface: a run its process left
- * crashed, one paused for an approval with tokens used, one failed with a typed error.
+ * The sessions the run-status tests (issue 26) read on every surface: one paused for an approval
+ * with tokens used, one failed with a typed error (a run its process left crashed is in
+ * crashed-folder.ts, which runs a child process).
  */
 
 const danger = tool({
@@ -24,31 +22,6 @@ const danger = tool({
   needsApproval: true,
   execute: ({ target }) => `done: ${target}`,
 });
-
-/** The crash worker's tool, for a process that resumes its run. */
-export const append = tool({
-  name: 'append',
-  description: 'Appends a line to the log file',
-  parameters: z.object({ n: z.number().int() }),
-  execute: ({ n }) => n,
-});
-
-/**
- * The crash worker's session (`CRASH_SESSION`) in the LevelDB folder `<dir>/db`, its process
- * SIGKILLed in the run's first tool call (steps in flight). Returns the folder.
- */
-export async function crashedFolder(dir: string): Promise<string> {
-  const dbDir = join(dir, 'db');
-  const round = await runWorker({
-    dbDir,
-    logFile: join(dir, 'log'),
-    mode: 'start',
-    steps: 3,
-    crashAt: 'tool-after:1',
-  });
-  expect(round.killed).toBe(true);
-  return dbDir;
-}
 
 /** An agent whose run pauses on an approval after one model call of 100 in / 20 out tokens. */
 export function pausingAgent(store: SessionStore): Agent {

@@ -1,5 +1,5 @@
 /**
- * Child process of test/recovery/shared-crash-recovery.test.ts: one process of an app whose runs share
+ * Child process of test/recovery/shared-crash-recovery.int.test.ts: one process of an app whose runs share
  * it with a poison run.
  *   node --import tsx test/helpers/shared-crash-child.ts <level|pg> <dbDir|url> <schema|-> \
  *     <effectsFile> <start|parallel|sequential|status> <clockOffsetMs>

@@ -6,7 +6,7 @@ import { continueRun } from '../../src/actions/continue-run.js';
 import { approvalModel, callTools } from './approval-agent.js';
 
 /**
- * The soak test's agent (test/persistence/postgres/postgres-soak.test.ts): the deterministic approval model and
+ * The soak test's agent (test/persistence/postgres/postgres-soak.int.test.ts): the deterministic approval model and
  * tools that append each execution to `<logDir>/<pid>.log` (`<ms> <sessionId> <callId>`), so
  * executions across processes, SIGKILLed ones included, can be counted afterwards.
  */

@@ -1,5 +1,5 @@
 /**
- * Child process of test/persistence/postgres/postgres-soak.test.ts: a worker serving sessions from PostgreSQL.
+ * Child process of test/persistence/postgres/postgres-soak.int.test.ts: a worker serving sessions from PostgreSQL.
  * Usage: node --import tsx test/helpers/soak-worker.ts <url> <schema> <owner> <logDir>
  * Command: ensure {id, sessionId, index}: brings the session to having answered message
  * `index` (idempotent: it resumes a run a killed worker left in flight, approves a call that

@@ -1,5 +1,8 @@
 import { readdirSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
+import { testFiles } from '../../scripts/test-files.js';
+
+export { testFiles };
 
 /**
  * Where a test file may sit: `test/<a folder of src/>/` for the code it tests (the most specific
@@ -13,14 +16,8 @@ export const NAMED_TEST_FOLDERS: Readonly<Record<string, string>> = {
   package:
     'the package as published: its exports, the packed tarball, a fresh clone, the Node range',
   bench: 'the benchmark under bench/',
+  scripts: 'the scripts under scripts/ that the build and CI run',
 };
-
-/** Every file under `dir` whose name ends with `.test.ts`, as paths relative to `dir`. */
-export function testFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true, recursive: true })
-    .filter((entry) => entry.isFile() && entry.name.endsWith('.test.ts'))
-    .map((entry) => relative(dir, join(entry.parentPath, entry.name)).split(sep).join('/'));
-}
 
 /** Every folder under `dir` (itself excluded), as paths relative to `dir`. */
 function folders(dir: string): string[] {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import * as root from '../../src/index.js';
 import * as mcp from '../../src/mcp.js';
 import * as testing from '../../src/testing.js';
@@ -27,13 +27,33 @@ import {
   STORE_TYPES,
   STORE_VALUES,
   exportedNames,
+  type ExportedNames,
 } from '../helpers/public-api.js';
 
 const entry = (name: string) => fileURLToPath(new URL(`../../src/${name}`, import.meta.url));
 
+const ENTRIES = [
+  'index.ts',
+  'testing.ts',
+  'ai-sdk.ts',
+  'mcp.ts',
+  'postgres.ts',
+  'inspect.ts',
+  'http.ts',
+  'store.ts',
+] as const;
+
 describe('public API', () => {
+  // One TypeScript program for all the entries: each one alone costs seconds.
+  const found = new Map<string, ExportedNames>();
+  beforeAll(() => {
+    const names = exportedNames(ENTRIES.map(entry));
+    ENTRIES.forEach((name, i) => found.set(name, names[i]!));
+  });
+  const exportsOf = (name: (typeof ENTRIES)[number]) => found.get(name);
+
   it('the root export holds the public API and nothing else', () => {
-    const [names] = exportedNames([entry('index.ts')]);
+    const names = exportsOf('index.ts');
     expect(names!.values).toEqual(ROOT_VALUES);
     expect(names!.types).toEqual(ROOT_TYPES);
   });
@@ -43,49 +63,49 @@ describe('public API', () => {
   });
 
   it('agentstate/testing exports the scripted model, the memory store and the fake clock', () => {
-    const [names] = exportedNames([entry('testing.ts')]);
+    const names = exportsOf('testing.ts');
     expect(names!.values).toEqual(TESTING_VALUES);
     expect(names!.types).toEqual(TESTING_TYPES);
     expect(Object.keys(testing).sort()).toEqual(TESTING_VALUES);
   });
 
   it('agentstate/ai-sdk exports the AI SDK adapter only', () => {
-    const [names] = exportedNames([entry('ai-sdk.ts')]);
+    const names = exportsOf('ai-sdk.ts');
     expect(names!.values).toEqual(AI_SDK_VALUES);
     expect(names!.types).toEqual(AI_SDK_TYPES);
     expect(Object.keys(aiSdk).sort()).toEqual(AI_SDK_VALUES);
   });
 
   it('agentstate/mcp exports mcpToolkit and its option types', () => {
-    const [names] = exportedNames([entry('mcp.ts')]);
+    const names = exportsOf('mcp.ts');
     expect(names!.values).toEqual(MCP_VALUES);
     expect(names!.types).toEqual(MCP_TYPES);
     expect(Object.keys(mcp).sort()).toEqual(MCP_VALUES);
   });
 
   it('agentstate/postgres exports the PostgreSQL store and nothing else', () => {
-    const [names] = exportedNames([entry('postgres.ts')]);
+    const names = exportsOf('postgres.ts');
     expect(names!.values).toEqual(POSTGRES_VALUES);
     expect(names!.types).toEqual(POSTGRES_TYPES);
     expect(Object.keys(postgres).sort()).toEqual(POSTGRES_VALUES);
   });
 
   it('agentstate/inspect exports startInspector and its types', () => {
-    const [names] = exportedNames([entry('inspect.ts')]);
+    const names = exportsOf('inspect.ts');
     expect(names!.values).toEqual(INSPECT_VALUES);
     expect(names!.types).toEqual(INSPECT_TYPES);
     expect(Object.keys(inspect).sort()).toEqual(INSPECT_VALUES);
   });
 
   it('agentstate/http exports the chat handler, its Node listener and their types', () => {
-    const [names] = exportedNames([entry('http.ts')]);
+    const names = exportsOf('http.ts');
     expect(names!.values).toEqual(HTTP_VALUES);
     expect(names!.types).toEqual(HTTP_TYPES);
     expect(Object.keys(http).sort()).toEqual(HTTP_VALUES);
   });
 
   it('agentstate/store exports the store contract, its parts, the record codecs and the contract suite', () => {
-    const [names] = exportedNames([entry('store.ts')]);
+    const names = exportsOf('store.ts');
     expect(names!.values).toEqual(STORE_VALUES);
     expect(names!.types).toEqual(STORE_TYPES);
     expect(Object.keys(store).sort()).toEqual(STORE_VALUES);

@@ -3,11 +3,8 @@ import { LevelSessionStore } from '../../src/index.js';
 import { startInspector, type InspectorHandle } from '../../src/inspect.js';
 import { killLiveWorkers } from '../helpers/crash-driver.js';
 import { inspectorClient } from '../helpers/inspector-client.js';
-import {
-  crashedFolder,
-  runInFlight,
-  writePausedAndFailed,
-} from '../helpers/run-status-fixtures.js';
+import { crashedFolder } from '../helpers/crashed-folder.js';
+import { runInFlight, writePausedAndFailed } from '../helpers/run-status-fixtures.js';
 import { TempStores } from '../helpers/temp-store.js';
 
 /**

@@ -70,7 +70,7 @@ describe('agent.cancel of a run another process executes (PostgreSQL)', () => {
     const fresh = await pgt.freshStore('cancelpoll');
     cleanups.push(fresh.cleanup);
     // As behind a transaction-mode pooler: every watch of the inbox is refused. (A LISTEN
-    // connection lost is had again at once: test/persistence/postgres/postgres-cancel-restart.test.ts.)
+    // connection lost is had again at once: test/persistence/postgres/postgres-cancel-restart.int.test.ts.)
     const deaf = new DeafInboxStore({ pool: pgt.pool, schema: fresh.schema });
     cleanups.push(() => deaf.close());
     const other = await openStore(fresh.schema);

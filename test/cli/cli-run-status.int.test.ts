@@ -6,7 +6,8 @@ import { LevelSessionStore } from '../../src/index.js';
 import { buildCli, runCli, type BuiltCli } from '../helpers/cli-fixtures.js';
 import { killLiveWorkers } from '../helpers/crash-driver.js';
 import { CRASH_SESSION } from '../helpers/crash-point.js';
-import { crashedFolder, writePausedAndFailed } from '../helpers/run-status-fixtures.js';
+import { crashedFolder } from '../helpers/crashed-folder.js';
+import { writePausedAndFailed } from '../helpers/run-status-fixtures.js';
 
 /**
  * Issue 26 on the command line: `sessions list` and `sessions show` say what a session's run

@@ -27,7 +27,7 @@ import { usePostgres } from '../helpers/postgres-tests.js';
  * flight counts; past the limit the run ends `failed` with `RecoveryExhaustedError`. A "crash"
  * here is a process that stops answering: its step never returns, and another agent on the same
  * store (a new process, `lease: false`) restores the run it left. The real SIGKILL proof is
- * test/recovery/poison-run.test.ts.
+ * test/recovery/poison-run.int.test.ts.
  */
 const temps = new TempStores();
 afterEach(() => temps.cleanupAll());

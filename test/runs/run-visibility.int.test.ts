@@ -3,13 +3,8 @@ import { Agent, LevelSessionStore, OutputValidationError } from '../../src/index
 import { FakeClock, MemorySessionStore, ScriptedModel } from '../../src/testing.js';
 import { killLiveWorkers } from '../helpers/crash-driver.js';
 import { CRASH_SESSION } from '../helpers/crash-point.js';
-import {
-  append,
-  crashedFolder,
-  failingAgent,
-  pausingAgent,
-  runInFlight,
-} from '../helpers/run-status-fixtures.js';
+import { append, crashedFolder } from '../helpers/crashed-folder.js';
+import { failingAgent, pausingAgent, runInFlight } from '../helpers/run-status-fixtures.js';
 import { TempStores } from '../helpers/temp-store.js';
 
 /**
