@@ -193,7 +193,7 @@ export class SessionRuntime {
     // The same message again while its run executes here: not a new message, whatever its
     // `whileBusy`: its answer is that run's (once it ended, the stored record says so). A run
     // that stopped before storing it did not answer it: this one runs.
-    const { messageId } = action;
+    const messageId = action.message?.options.messageId;
     if (messageId !== undefined && this.answering.get(executing) === messageId) {
       const ended = this.busy.ended(executing);
       const parts = { store: this.store, hub: this.hub };
