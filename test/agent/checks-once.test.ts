@@ -75,6 +75,17 @@ describe('a message is checked once, at its call (issue 41)', () => {
     expect(checks()).toBe(1);
   });
 
+  it('session.run checks its arguments once (model settings read by the plain-JSON check)', async () => {
+    const store = await openStore();
+    const agent = new Agent({ name: 'echo', model: echoModel(), store });
+    const session = await agent.createSession({ sessionId: 's', userId: 'u' });
+    const { metadata: extra, checks } = countedMetadata();
+    const result = await session.run('hi', { modelSettings: { extra } });
+    await session.close();
+    expect(result.output).toBe('reply: hi');
+    expect(checks()).toBe(1);
+  });
+
   it('a session action built by sendMessage() is checked once, where it is built', async () => {
     const store = await openStore();
     const agent = new Agent({ name: 'echo', model: echoModel(), store });
