@@ -13,7 +13,7 @@ import type {
 import type { SessionLease } from '../persistence/session-leases.js';
 import { AgentBinding, type BindingSource } from '../definition/agent-binding.js';
 import type { SessionAction } from '../actions/session-action.js';
-import { checkActionFits } from '../actions/action-precheck.js';
+import { checkActionFits } from '../actions/fits-check.js';
 import { checkRunDefinitions } from '../actions/definition-check.js';
 import { isSubRun } from '../machines/agent-path.js';
 import { AuditTrail } from '../audit/audit-trail.js';
