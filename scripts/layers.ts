@@ -151,14 +151,14 @@ export const LAYERS: readonly Layer[] = [
       {
         folder: 'actions',
         holds:
-          'the session actions (send a message, continue a run, cancel, fork, delete, ...) and their checks',
+          "the session actions (send a message, continue a run, cancel, fork, delete, ...), the `Message` a call's checked arguments become, and their checks",
       },
       { folder: 'approvals', holds: 'the approval scheduler and decision inbox' },
       { folder: 'recovery', holds: 'recovery of crashed runs and replay export' },
       {
         folder: 'sessions',
         holds:
-          '`SessionRuntime`: the service that executes actions on stored sessions, with its options',
+          '`SessionRuntime`: the service that executes actions on stored sessions in two stages, admission (once per message id, busy policy, queue, lease) then execution (load, host, apply, commit), with its options',
       },
       {
         folder: 'agent',

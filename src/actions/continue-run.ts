@@ -35,6 +35,13 @@ export function continueRun<T = string>(
   options: ContinueRunOptions = {},
 ): SessionAction<RunResult<T>> {
   checkRunOptions('continueRun()', options, CONTINUE_RUN_OPTION_NAMES);
+  return continueAction<T>(options);
+}
+
+/** The session action of `continueRun` for options checked at their call (not checked again). */
+export function continueAction<T = string>(
+  options: ContinueRunOptions = {},
+): SessionAction<RunResult<T>> {
   // A decision naming no run is on the run of the tree that holds its call.
   const resolved = (root: RunNode) => (options.decisions ?? []).map((d) => withRunId(root, d));
   return {

@@ -11,8 +11,8 @@ import type { SessionHost } from '../session-host/session-host.js';
 import type { RuntimeObservers } from '../session-host/action-observers.js';
 import type { AuditTrail } from '../audit/audit-trail.js';
 import type { WhileBusy } from '../core/busy-policy.js';
-import type { Item } from '../items/item.js';
 import type { QueuedMessage } from '../persistence/message-inbox.js';
+import type { Message } from './message.js';
 
 /** What an action works with while the session is loaded. */
 export interface ActionContext {
@@ -70,12 +70,11 @@ export interface SessionAction<R = void> {
    */
   readonly whileBusy?: WhileBusy | undefined;
   /**
-   * For a message (`sendMessage`): what the session's message inbox keeps of it when it is
-   * queued (`whileBusy: 'queue' | 'steer'`), plain JSON: its items and its run's options.
+   * The message this action runs (`sendMessage`): admission reads its id
+   * (`options.messageId`, a session runs an id once) and, when it is queued
+   * (`whileBusy: 'queue' | 'steer'`), stores it in the session's message inbox.
    */
-  readonly message?: { items: Item[]; options: Record<string, unknown> } | undefined;
-  /** The message's own id (`RunOptions.messageId`): a session runs an id once. */
-  readonly messageId?: string | undefined;
+  readonly message?: Message | undefined;
   /**
    * The queued message this action answers (set by the runtime when it takes one from the
    * inbox): its run's first save removes it from the inbox (`SessionCommit.dequeued`).

@@ -5,13 +5,14 @@ import {
   type ModelSettings,
 } from '../models/model-settings.js';
 import type { SessionStore } from '../persistence/session-store.js';
-import { sendMessage } from '../actions/send-message.js';
+import { messageAction } from '../actions/send-message.js';
+import { messageOf } from '../actions/message.js';
 import type { AgentBinding } from '../definition/agent-binding.js';
 import type { AgentOptions } from '../definition/agent-options.js';
 import type { RunResult } from '../session-host/run-result.js';
 import { SessionNotFoundError } from '../errors/session-errors.js';
 import { describeValue } from '../validation/option-checks.js';
-import { continueRun } from '../actions/continue-run.js';
+import { continueAction } from '../actions/continue-run.js';
 import { checkRunCall, checkRunOptions } from '../actions/run-call-checks.js';
 import { SESSION_RESUME_OPTION_NAMES, SESSION_RUN_OPTION_NAMES } from './agent-call-checks.js';
 import { RunState } from '../runs/run-state.js';
@@ -85,7 +86,8 @@ export class AgentSession<TOutput = string> implements BindingSource {
 
   run(input: RunInput, options: SessionRunOptions = {}): Promise<RunResult<TOutput>> {
     checkRunCall('session.run()', input, options, SESSION_RUN_OPTION_NAMES);
-    return this.runtime.execute(this.key(), sendMessage<TOutput>(input, this.runOptions(options)));
+    const message = messageOf(input, this.runOptions(options), true);
+    return this.runtime.execute(this.key(), messageAction<TOutput>(message));
   }
 
   stream(input: RunInput, options: SessionRunOptions = {}): RunStream<TOutput> {
@@ -94,7 +96,9 @@ export class AgentSession<TOutput = string> implements BindingSource {
       (observers) =>
         this.runtime.execute(
           this.key(),
-          sendMessage<TOutput>(input, { ...this.runOptions(options), ...observers }),
+          messageAction<TOutput>(
+            messageOf(input, { ...this.runOptions(options), ...observers }, true),
+          ),
         ),
       options.signal,
     );
@@ -122,7 +126,7 @@ export class AgentSession<TOutput = string> implements BindingSource {
     }
     return this.runtime.execute(
       key,
-      continueRun<TOutput>({
+      continueAction<TOutput>({
         ...options,
         decisions: state?.decisionsToApply(),
         ephemeral: this.ephemeral,

@@ -12,8 +12,9 @@ import type { SessionStore } from '../persistence/session-store.js';
 import { SessionNotFoundError } from '../errors/session-errors.js';
 import { OptionChecker, describeValue } from '../validation/option-checks.js';
 import { checkToolChoice, mergeModelSettings } from '../models/model-settings.js';
-import { continueRun } from '../actions/continue-run.js';
-import { sendMessage } from '../actions/send-message.js';
+import { continueAction } from '../actions/continue-run.js';
+import { messageAction } from '../actions/send-message.js';
+import { messageOf } from '../actions/message.js';
 import { AgentBinding } from '../definition/agent-binding.js';
 import { DefinitionCache } from '../definition/definition-cache.js';
 import { agentTool, type AgentToolOptions } from './agent-tool.js';
@@ -118,15 +119,18 @@ export class Agent<TOutput = string> implements BindingSource {
    */
   run(input: RunInput, options: RunOptions = {}): Promise<RunResult<TOutput>> {
     checkRunCall('agent.run()', input, options, RUN_OPTION_NAMES);
-    this.checkToolChoice('agent.run()', options);
-    return this.execute(input, options, {});
+    const toolChoiceChecked = this.checkToolChoice('agent.run()', options);
+    return this.execute(input, options, {}, toolChoiceChecked);
   }
 
   /** Like `run`, as a stream of events; checks its arguments the same way, at the call. */
   stream(input: RunInput, options: RunOptions = {}): RunStream<TOutput> {
     checkRunCall('agent.stream()', input, options, RUN_OPTION_NAMES);
-    this.checkToolChoice('agent.stream()', options);
-    return createRunStream((observers) => this.execute(input, options, observers), options.signal);
+    const toolChoiceChecked = this.checkToolChoice('agent.stream()', options);
+    return createRunStream(
+      (observers) => this.execute(input, options, observers, toolChoiceChecked),
+      options.signal,
+    );
   }
 
   /**
@@ -346,7 +350,8 @@ export class Agent<TOutput = string> implements BindingSource {
     store ??= defaultStore();
     return this.runtimeFor(store).execute(
       { sessionId, userId },
-      continueRun<TOutput>({
+      // Checked at the call (`resume`, `approve`, ...): not again.
+      continueAction<TOutput>({
         ...observers,
         decisions: state?.decisionsToApply() ?? decisions,
         maxTurns: options.maxTurns,
@@ -486,30 +491,34 @@ export class Agent<TOutput = string> implements BindingSource {
 
   /**
    * A `toolChoice` naming a tool the agent lacks fails at the call. Toolkit tools are known
-   * once a session is bound: with toolkits, `sendMessage` checks it before the run starts.
+   * once a session is bound: with toolkits, the run checks it before it starts. Whether it was
+   * checked here.
    */
-  private checkToolChoice(call: string, options: RunOptions): void {
-    if (this.options.toolkits?.length) return;
+  private checkToolChoice(call: string, options: RunOptions): boolean {
+    if (this.options.toolkits?.length) return false;
     const settings = mergeModelSettings(this.options.modelSettings, options.modelSettings);
     checkToolChoice(
       call,
       settings,
       (this.options.tools ?? []).map((t) => t.name),
     );
+    return true;
   }
 
   private execute(
     input: RunInput,
     options: RunOptions,
     observers: ActionObservers,
+    toolChoiceChecked: boolean,
   ): Promise<RunResult<TOutput>> {
     const explicit = options.store ?? this.options.store;
     const ephemeral = !explicit && options.sessionId === undefined;
     const store = explicit ?? (ephemeral ? new MemorySessionStore() : defaultStore());
     const sessionId = options.sessionId ?? ulid();
-    return this.runtimeFor(store).execute(
-      { sessionId, userId: options.userId },
-      sendMessage<TOutput>(input, {
+    // The arguments were checked at the call (`run`, `stream`): the message is not checked again.
+    const message = messageOf(
+      input,
+      {
         ...observers,
         signal: observers.signal ?? options.signal,
         metadata: options.metadata,
@@ -519,7 +528,12 @@ export class Agent<TOutput = string> implements BindingSource {
         whileBusy: options.whileBusy ?? this.options.whileBusy,
         messageId: options.messageId,
         ephemeral,
-      }),
+      },
+      toolChoiceChecked,
+    );
+    return this.runtimeFor(store).execute(
+      { sessionId, userId: options.userId },
+      messageAction<TOutput>(message),
     );
   }
 }

@@ -1,6 +1,6 @@
 import type { SessionStore } from '../persistence/session-store.js';
 import { hasDecisionInbox } from '../persistence/decision-inbox.js';
-import { checkRunAgent } from '../actions/action-precheck.js';
+import { checkRunAgent } from '../actions/fits-check.js';
 import type { Clock } from '../core/clock.js';
 import { checkStoredDecisions } from '../actions/decision-checks.js';
 import type { RunState } from '../runs/run-state.js';

@@ -10,6 +10,7 @@ import { newId } from '../core/new-id.js';
 import { runMetadata } from '../runs/run-metadata.js';
 import type { RuntimeObservers } from '../session-host/action-observers.js';
 import type { SubAgents } from './sub-agents.js';
+import { boundAgentDeps } from './bound-agent-deps.js';
 import type { AgentDeps } from '../actors/agent-deps.js';
 import type { StepProgress } from '../actors/step-progress.js';
 import type { HistoryStrategy } from '../context-window/history-strategy.js';
@@ -110,21 +111,7 @@ export interface HostDepsInput {
 export function hostDeps(input: HostDepsInput): HostDeps {
   const { options, binding, key, record, observe } = input;
   return {
-    agent: {
-      agentName: options.name,
-      model: options.model,
-      tools: binding.tools,
-      toolSpecs: binding.toolSpecs,
-      instructions: binding.instructions,
-      outputType: options.outputType,
-      outputSchema: binding.outputSchema,
-      prices: options.prices,
-      approvalTimeoutMs: options.approvalTimeoutMs,
-      inputGuardrails: options.inputGuardrails,
-      outputGuardrails: options.outputGuardrails,
-      redact: options.redact,
-      permissions: options.permissions,
-    },
+    agent: { ...boundAgentDeps(options, binding), instructions: binding.instructions },
     history: options.history,
     subAgents: input.subAgents,
     contextFor: (runId) =>

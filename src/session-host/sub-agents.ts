@@ -1,4 +1,5 @@
 import type { AgentDeps } from '../actors/agent-deps.js';
+import { boundAgentDeps } from './bound-agent-deps.js';
 import type { RunContext } from '../core/run-context.js';
 import type { AnyTool } from '../tools/tool.js';
 import type { BindingSource } from '../definition/agent-binding.js';
@@ -82,21 +83,10 @@ export class SubAgents {
       compatibleWith: options.compatibleWith,
       definition: binding.definition,
       deps: {
-        agentName: options.name,
-        model: options.model,
-        tools: binding.tools,
-        toolSpecs: binding.toolSpecs,
+        ...boundAgentDeps(options, binding),
         instructions: () => binding.instructions,
         modelName: () => undefined,
-        outputType: options.outputType,
-        outputSchema: binding.outputSchema,
-        prices: options.prices,
-        approvalTimeoutMs: options.approvalTimeoutMs,
         modelSettings: options.modelSettings,
-        inputGuardrails: options.inputGuardrails,
-        outputGuardrails: options.outputGuardrails,
-        redact: options.redact,
-        permissions: options.permissions,
         definition: binding.storedDefinition,
       },
     };

@@ -5,6 +5,7 @@ import { RunCancelledError } from '../errors/run-errors.js';
 import { RunInProgressError, RunPausedError } from '../errors/session-errors.js';
 import { MessageQueuedError } from '../errors/message-queued-error.js';
 import type { SessionAction } from '../actions/session-action.js';
+import { queuedOptions } from '../actions/message.js';
 import {
   hasMessageInbox,
   QueuedMessageGone,
@@ -145,7 +146,9 @@ export class MessageQueue {
   }
 
   private store(key: SessionKey, action: SessionAction<unknown>): Promise<QueuedMessage> {
-    const { items, options } = action.message!;
+    const message = action.message!;
+    const { items } = message;
+    const options = queuedOptions(message);
     const kind = action.whileBusy === 'steer' ? 'steer' : 'queue';
     const at = this.parts.clock.now();
     return this.inbox!.queueMessage({ key, kind, items, options, at });

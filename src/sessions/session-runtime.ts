@@ -1,9 +1,7 @@
 /* eslint-disable max-lines -- Long on purpose: one public service, SessionRuntime, each method
- * documented where its users read it; its parts live apart (action runner, loader, cache, busy
- * runs, live runs, leases, scheduler, recovery, audit reader). */
+ * documented where its users read it; its parts live apart (an action's admission and its
+ * execution, loader, cache, busy runs, live runs, scheduler, recovery, audit reader). */
 import { BusyRuns } from './busy-runs.js';
-import { MessageAnsweredError } from '../errors/message-answered-error.js';
-import { answeringRunHere } from './answering-run.js';
 import type { SessionMachineContext } from '../machines/session-types.js';
 import type {
   ListSessionsQuery,
@@ -30,7 +28,7 @@ import {
   type RecoveredRun,
 } from '../recovery/recover-options.js';
 import { recoverRuns } from '../recovery/run-recovery.js';
-import { DEFAULT_LEASE_TTL_MS, RunLeases } from '../runs/run-lease.js';
+import { DEFAULT_LEASE_TTL_MS } from '../runs/run-lease.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import { cacheKey, DEFAULT_CACHED_SESSIONS, SessionCache } from '../session-host/session-cache.js';
 import type { SessionAction } from '../actions/session-action.js';
@@ -52,11 +50,11 @@ import type { SessionRuntimeOptions } from './session-runtime-options.js';
 import { newSessionRecord } from '../runs/new-session-record.js';
 import { AuditReader } from '../audit/audit-reader.js';
 import { SessionLoader } from '../session-host/session-loader.js';
-import { ActionRunner } from './action-runner.js';
+import { Admission } from './admission.js';
+import { Execution } from './execution.js';
 import { LiveRuns } from './live-runs.js';
 import { MessageQueue } from './message-queue.js';
 import { RecoveryTurns } from '../session-host/recovery-turns.js';
-import { RunInProgressError } from '../errors/session-errors.js';
 import type { AuditPage, AuditQuery } from '../persistence/audit-log.js';
 
 export type { SessionRuntimeOptions } from './session-runtime-options.js';
@@ -75,20 +73,15 @@ export class SessionRuntime {
   private readonly scope: SessionKey | undefined;
   /** Sessions whose run is executing now (by `cacheKey`), in this runtime or its peers. */
   private readonly executing: Set<string>;
-  /** The message id (`RunOptions.messageId`) of each run this runtime executes, by `cacheKey`. */
-  private readonly answering = new Map<string, string>();
   /** How to wait for or cancel those runs, for the messages sent meanwhile. */
   private readonly busy: BusyRuns;
   /** This runtime's owner id in session leases and their length. */
   readonly leaseOwner: string;
   private readonly leaseTtlMs: number;
-  private readonly leasing: boolean;
-  /** The leases of this runtime's running actions, renewed together (once one is taken). */
-  private leases: RunLeases | undefined;
   private readonly audit: AuditReader;
   private readonly loader: SessionLoader;
-  /** Applies actions to loaded sessions. */
-  private readonly actions: ActionRunner;
+  /** The first stage of an action: whether, when and under which lease it goes on. */
+  private readonly admission: Admission;
   private readonly live: LiveRuns; // the runs executing here, as a cancel reaches them
   /** The messages queued while the session's run was busy (`whileBusy: 'queue' | 'steer'`). */
   private readonly queue: MessageQueue;
@@ -109,7 +102,7 @@ export class SessionRuntime {
     this.executing = options.liveRuns ?? new BusyRuns();
     this.busy = this.executing instanceof BusyRuns ? this.executing : new BusyRuns();
     const lease = options.lease ?? options.agent.options.lease;
-    this.leasing = lease !== false;
+    const leasing = lease !== false;
     this.leaseOwner = (lease || undefined)?.owner ?? `${hostname()}:${process.pid}:${newId()}`;
     this.leaseTtlMs = (lease || undefined)?.ttlMs ?? DEFAULT_LEASE_TTL_MS;
     const agent = options.agent.options;
@@ -124,12 +117,12 @@ export class SessionRuntime {
       executing: (k) => this.executing.has(cacheKey(k)),
       execute: (k, a) => this.execute(k, a),
       cached: (k) => this.cache.record(k) !== undefined,
-      leased: this.leasing && hasLeases(this.store),
+      leased: leasing && hasLeases(this.store),
     });
     this.loader = new SessionLoader(this.store, this.source.options, this.hub);
     const cached = options.cachedSessions ?? agent.cachedSessions ?? DEFAULT_CACHED_SESSIONS;
     this.cache = new SessionCache(cached, options.liveSessions ?? agent.liveSessions ?? cached);
-    this.actions = new ActionRunner({
+    const execution = new Execution({
       store: this.store,
       source: this.source,
       clock: this.clock,
@@ -148,6 +141,19 @@ export class SessionRuntime {
       turns: new RecoveryTurns(),
       newRecord: (key, input) => this.newRecord(key, input),
       steerFor: (key) => this.queue.steerFor(key),
+    });
+    this.admission = new Admission({
+      store: this.store,
+      clock: this.clock,
+      hub: this.hub,
+      executing: this.executing,
+      busy: this.busy,
+      live: this.live,
+      queue: this.queue,
+      execution,
+      leasing,
+      leaseOwner: this.leaseOwner,
+      leaseTtlMs: this.leaseTtlMs,
     });
   }
 
@@ -178,144 +184,17 @@ export class SessionRuntime {
    */
   execute<R>(target: string | SessionKey, action: SessionAction<R>): Promise<R> {
     checkExecuteCall(target, action);
-    return this.executeChecked(target, action);
+    return this.admit(target, action);
   }
 
-  private async executeChecked<R>(
-    target: string | SessionKey,
-    action: SessionAction<R>,
-  ): Promise<R> {
-    const key = this.toKey(target);
-    if (action.runs !== true) return this.actions.apply(key, action, undefined);
-    // One live run per session in this process: a second would restart the steps in flight.
-    // A message sent meanwhile is refused, waits or cancels the run (its `whileBusy`).
-    const executing = cacheKey(key);
-    // The same message again while its run executes here: not a new message, whatever its
-    // `whileBusy`: its answer is that run's (once it ended, the stored record says so). A run
-    // that stopped before storing it did not answer it: this one runs.
-    const { messageId } = action;
-    if (messageId !== undefined && this.answering.get(executing) === messageId) {
-      const ended = this.busy.ended(executing);
-      const parts = { store: this.store, hub: this.hub };
-      const runId = await answeringRunHere(parts, key, messageId, ended);
-      if (runId === undefined) return this.executeChecked(key, action);
-      throw new MessageAnsweredError(key.sessionId, messageId, runId, true);
-    }
-    // Messages queued earlier go first (then this one runs, or meets their run busy).
-    if (!this.executing.has(executing)) await this.queue.ahead(key, action);
-    while (this.executing.has(executing)) {
-      // 'queue' and 'steer' with a store that keeps a message inbox: stored, answered later.
-      if (this.queue.queues(action)) return this.queue.queueHere(key, action);
-      await this.busy.whenFree(executing, key.sessionId, action);
-    }
-    this.executing.add(executing);
-    if (messageId !== undefined) this.answering.set(executing, messageId);
-    // The run's own cancel: `whileBusy: 'interrupt'` (`BusyRuns`) and a cancel from anywhere
-    // (`LiveRuns`) abort it; the action reads it as its `cancelSignal`.
-    const cancel = new AbortController();
-    const live = { ...action, observe: { ...action.observe, cancelSignal: cancel.signal } };
-    // Returned, not awaited: nothing of this stays suspended while the action runs.
-    const attempt = (): Promise<R> =>
-      this.live.run(
-        key,
-        cancel,
-        () => this.applyLeased(key, live, action),
-        // A cancel (the scheduler's `cancelRun`) is applied as given, cancelled or not.
-        action.event?.type === 'CANCEL'
-          ? undefined
-          : (cancelled) => this.applyLeased(key, cancelled, cancelled),
-        action.message !== undefined,
-      );
-    // 'interrupt' while another process runs the session: it waits for the session here, so
-    // the messages sent here meanwhile wait behind it (and a later one cancels it, not skips it).
-    const start =
-      action.whileBusy === 'interrupt' ? () => this.interruptElsewhere(key, attempt) : attempt;
-    const tracked = this.busy.track(executing, cancel, start, () => {
-      this.executing.delete(executing);
-      this.answering.delete(executing);
-    });
-    const drains = this.queue.drainsAfter(key, action);
-    if (drains) {
-      // The messages queued meanwhile become the next runs (a drain running goes on by itself).
-      const next = (): void => {
-        if (drains() && !this.queue.isDraining(key)) void this.queue.drain(key);
-      };
-      tracked.then(next, next);
-    }
-    // A new message whose lease told of messages queued before it runs after them.
-    const { byLease } = this.queue;
-    const again = (): Promise<R> => this.executeChecked(key, action);
-    const handled = this.elsewhere(key, action, tracked);
-    return byLease ? byLease.afterQueued(key, action, handled, again) : handled;
-  }
-
-  /** `running`, or, when another process runs the session, what `action`'s policy does then. */
-  private elsewhere<R>(key: SessionKey, action: SessionAction<R>, running: Promise<R>): Promise<R> {
-    if (!this.queue.queues(action)) return running;
-    return running.catch((error: unknown) => {
-      if (!(error instanceof RunInProgressError && error.elsewhere)) throw error;
-      // Another process runs the session: the message is stored for it (`MessageQueuedError`).
-      return this.queue.queueElsewhere(key, action);
-    });
-  }
-
-  /**
-   * `whileBusy: 'interrupt'` while another process runs the session: asks it to cancel the run
-   * it stores (`LiveRuns.cancelElsewhere`), and again each time the session is still taken (the
-   * request could not name a run yet, or another run took the session meanwhile), trying
-   * `attempt` as the lease is given up; `RunInProgressError` once one run has kept the session
-   * a lease length after it was asked.
-   */
-  private async interruptElsewhere<R>(key: SessionKey, attempt: () => Promise<R>): Promise<R> {
-    let asked: string | undefined;
-    let until = this.clock.now() + this.leaseTtlMs;
-    for (;;) {
-      try {
-        return await attempt();
-      } catch (error) {
-        if (!(error instanceof RunInProgressError && error.elsewhere)) throw error;
-        const runId = await this.live.cancelElsewhere(key, undefined);
-        if (runId !== undefined && runId !== asked) {
-          asked = runId;
-          until = this.clock.now() + this.leaseTtlMs;
-        } else if (this.clock.now() >= until) throw error;
-      }
-      await this.clock.sleepUntil(this.clock.now() + Math.ceil(this.leaseTtlMs / 50));
-    }
+  /** The action's two stages: its admission (see `Admission`), then its execution. */
+  private async admit<R>(target: string | SessionKey, action: SessionAction<R>): Promise<R> {
+    return this.admission.admit(this.toKey(target), action);
   }
 
   /** Cancels the session's run wherever it executes (see `LiveRuns.cancel`); `by` is audited. */
   cancel(target: string | SessionKey, by?: string): Promise<void> {
     return this.live.cancel(this.toKey(target), by, (k, a) => this.execute(k, a));
-  }
-
-  /**
-   * Applies an action that runs, holding the session's lease when the store keeps leases
-   * (`given`: the action as `execute` was given it, which the inbox checks under the lease).
-   */
-  private applyLeased<R>(
-    key: SessionKey,
-    action: SessionAction<R>,
-    given: SessionAction<R>,
-  ): Promise<R> {
-    const { store } = this;
-    if (!this.leasing || !hasLeases(store)) return this.actions.apply(key, action, undefined);
-    this.leases ??= new RunLeases(store, {
-      owner: this.leaseOwner,
-      ttlMs: this.leaseTtlMs,
-      clock: this.clock,
-      onRenew: () => this.live.poll(),
-    });
-    return this.leases.holding(
-      key,
-      action.name,
-      (lease) => {
-        const checked = this.queue.byLease?.underLease(key, given, lease);
-        const apply = (): Promise<R> => this.actions.apply(key, action, lease);
-        return checked ? checked.then(apply) : apply();
-      },
-      (told) => this.queue.byLease?.released(key, told),
-    );
   }
 
   /**

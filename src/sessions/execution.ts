@@ -13,7 +13,7 @@ import type {
 import type { SessionLease } from '../persistence/session-leases.js';
 import { AgentBinding, type BindingSource } from '../definition/agent-binding.js';
 import type { SessionAction } from '../actions/session-action.js';
-import { checkActionFits } from '../actions/action-precheck.js';
+import { checkActionFits } from '../actions/fits-check.js';
 import { checkRunDefinitions } from '../actions/definition-check.js';
 import { isSubRun } from '../machines/agent-path.js';
 import { AuditTrail } from '../audit/audit-trail.js';
@@ -42,8 +42,8 @@ interface Loaded {
   inspect: ((event: InspectionEvent) => void) | undefined;
 }
 
-/** The parts of its runtime an `ActionRunner` works with. */
-export interface ActionRunnerParts {
+/** The parts of its runtime an `Execution` works with. */
+export interface ExecutionParts {
   store: SessionStore;
   source: BindingSource;
   clock: Clock;
@@ -68,13 +68,14 @@ export interface ActionRunnerParts {
 }
 
 /**
- * How a runtime applies one action to a session: it reads and checks everything the action
- * needs, binds the agent (and, on first use, its sub-agents), loads the session into a
- * `SessionHost` (its actor and step deps, see session-host/run-wiring.ts), applies the action,
- * then saves and closes the host. One per runtime.
+ * The execution stage of an action admitted to a session (see `Admission`): it loads the
+ * session and checks that the action fits it (`checkActionFits`), binds the agent (and, on
+ * first use, its sub-agents), puts the session into a `SessionHost` (its actor and step deps,
+ * see session-host/run-wiring.ts), applies the action (a message starts its run there), then
+ * saves through the host's committer and closes the host. One per runtime.
  */
-export class ActionRunner {
-  constructor(private readonly parts: ActionRunnerParts) {}
+export class Execution {
+  constructor(private readonly parts: ExecutionParts) {}
 
   apply<R>(key: SessionKey, action: SessionAction<R>, lease: SessionLease | undefined): Promise<R> {
     return this.applyLoaded(key, action, lease).catch((error: unknown) => {
