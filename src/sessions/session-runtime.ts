@@ -1,6 +1,7 @@
 /* eslint-disable max-lines -- Long on purpose: one public service, SessionRuntime, each method
  * documented where its users read it; its parts live apart (action runner, loader, cache, busy
  * runs, live runs, leases, scheduler, recovery, audit reader). */
+import { hasLeases } from '../persistence/capabilities/store-supports.js';
 import { BusyRuns } from './busy-runs.js';
 import { MessageAnsweredError } from '../errors/message-answered-error.js';
 import { answeringRunHere } from './answering-run.js';
@@ -13,7 +14,6 @@ import type {
   SessionRecord,
   SessionStore,
 } from '../persistence/session-store.js';
-import { hasLeases } from '../persistence/session-leases.js';
 import { hostname } from 'node:os';
 import type { BindingSource } from '../definition/agent-binding.js';
 import { keyInScope, pageInScope } from '../session-host/session-scope.js';

@@ -18,6 +18,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['machines'],
   ['telemetry', 'mcp'],
   ['persistence'],
+  ['persistence/capabilities'],
   ['persistence/entries'],
   ['persistence/kv/backends', 'persistence/postgres/notifications'],
   ['persistence/kv', 'persistence/postgres'],

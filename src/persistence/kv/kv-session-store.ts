@@ -72,6 +72,7 @@ import type {
   StoredLease,
 } from '../session-leases.js';
 import { usageDeltaBeforeWrite } from '../checked-writes.js';
+import type { StoreSupports } from '../session-store.js';
 
 export type { KvSessionStoreOptions };
 
@@ -105,6 +106,16 @@ export class KvSessionStore implements SessionStore, SessionLeases {
   /** Leases live in process: one process holds a key-value backend. */
   private readonly leases: InProcessLeases;
   readonly leasesInProcess = true;
+  /** The optional parts of the contract it keeps: all but the decision inbox (one process). */
+  readonly supports = {
+    leases: true,
+    leaseReads: true,
+    deadlineIndex: true,
+    decisionInbox: false,
+    messageInbox: true,
+    queuedSessions: true,
+    sessionWatches: true,
+  } as const satisfies StoreSupports;
   /** The runs executing in this process on this store, which `agent.cancel` reaches. */
   readonly runCancels = new LiveRunCancels();
   /** Who follows a session's saves (`watchSession`): only this process writes the backend. */
