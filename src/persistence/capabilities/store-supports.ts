@@ -51,7 +51,7 @@ export const STORE_CONTRACT = {
     messageInbox: {
       methods: ['queueMessage', 'queuedMessages', 'dropQueuedMessage'],
       needs: [],
-      what: 'messages sent while a run is busy (`whileBusy: queue | steer`, `MessageInbox`)',
+      what: 'messages sent while a run is busy (`whileBusy` `queue` or `steer`, `MessageInbox`)',
     },
     queuedSessions: {
       methods: ['queuedSessions'],
