@@ -1,6 +1,8 @@
 /**
- * `agentstate-runtime/store`: for store implementers. The SessionStore contract and its optional
- * parts (leases, the decision and message inboxes, the approval-deadline index), the record codecs that
+ * `agentstate-runtime/store`: for store implementers. The SessionStore contract, its required
+ * methods and optional capabilities in one place (`STORE_CONTRACT`, a store's `supports`
+ * manifest) and their parts (leases, the decision and message inboxes, the approval-deadline
+ * index, watches), the record codecs that
  * seal and check what a store keeps, the record migrations, and `storeContract`, the test
  * suite a store runs from its own tests to prove it keeps the contract
  * (`src/persistence/STORE-CONTRACT.md`). App authors need none of it: the root export has
@@ -30,27 +32,39 @@ export {
   type ListOrder,
 } from './persistence/entries/list-order.js';
 export {
+  STORE_CONTRACT,
+  STORE_CAPABILITIES,
+  storeSupports,
+  checkStoreSupports,
+  supportsCapability,
   hasLeases,
-  type SessionLease,
-  type SessionLeases,
-  type StoredLease,
-  type ExpiredLeaseQuery,
-} from './persistence/session-leases.js';
-export {
   hasDecisionInbox,
-  type DecisionInbox,
-  type DecisionSubmission,
-  type SubmittedDecisions,
-  type DecisionWatch,
-} from './persistence/decision-inbox.js';
-export {
   hasMessageInbox,
-  type MessageInbox,
-  type MessageSubmission,
-  type QueuedMessage,
-  type QueuedKind,
+  canWatchSessions,
+  type StoreCapability,
+  type StoreSupports,
+  type StoreManifest,
+  type CapabilityMethods,
+} from './persistence/store-supports.js';
+export type {
+  SessionLease,
+  SessionLeases,
+  StoredLease,
+  ExpiredLeaseQuery,
+} from './persistence/session-leases.js';
+export type {
+  DecisionInbox,
+  DecisionSubmission,
+  SubmittedDecisions,
+  DecisionWatch,
+} from './persistence/decision-inbox.js';
+export type {
+  MessageInbox,
+  MessageSubmission,
+  QueuedMessage,
+  QueuedKind,
 } from './persistence/message-inbox.js';
-export { canWatchSessions, type SessionWatches } from './persistence/session-watches.js';
+export type { SessionWatches } from './persistence/session-watches.js';
 export type {
   DeadlineEntry,
   DueApprovalsQuery,

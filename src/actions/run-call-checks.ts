@@ -1,4 +1,7 @@
-import { SESSION_STORE_METHODS } from '../persistence/session-store-methods.js';
+import {
+  SESSION_STORE_METHODS,
+  checkStoreOption,
+} from '../persistence/store-supports.js';
 import { checkModelSettings } from '../models/model-settings.js';
 import { OptionChecker, isObject, optionNames } from '../validation/option-checks.js';
 import { isPlainJson } from '../validation/plain-json.js';
@@ -55,6 +58,7 @@ export function checkRunOptions(call: string, options: unknown, names: readonly 
     .check('durability', DURABILITY_EXPECTED, isDurability)
     .check('whileBusy', WHILE_BUSY_EXPECTED, isWhileBusy)
     .nonEmptyString('messageId');
+  checkStoreOption(call, options);
   const messageId = isObject(options) ? options['messageId'] : undefined;
   if (typeof messageId === 'string') checkIdLength('messageId', messageId);
   const settings = isObject(options) ? options['modelSettings'] : undefined;

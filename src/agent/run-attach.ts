@@ -1,7 +1,7 @@
+import { canWatchSessions } from '../persistence/store-supports.js';
 import { checkRunOptions } from '../actions/run-call-checks.js';
 import type { SessionKey, SessionRecord, SessionStore } from '../persistence/session-store.js';
 import type { Clock } from '../core/clock.js';
-import { canWatchSessions } from '../persistence/session-watches.js';
 import {
   attachEventId,
   isBefore,

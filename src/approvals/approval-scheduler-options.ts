@@ -1,5 +1,9 @@
 import type { SessionKey, SessionRecord, SessionStore } from '../persistence/session-store.js';
-import { hasDecisionInbox, type DecisionInbox } from '../persistence/decision-inbox.js';
+import type { DecisionInbox } from '../persistence/decision-inbox.js';
+import {
+  supportsCapability,
+  hasDecisionInbox,
+} from '../persistence/store-supports.js';
 import type { Clock } from '../core/clock.js';
 import type { RunResult } from '../session-host/run-result.js';
 import type { SessionAction } from '../actions/session-action.js';
@@ -62,7 +66,7 @@ export interface SchedulerHost {
 
 /** The store's approval-deadline index; `TypeError` for a store that keeps none. */
 export function deadlineIndexOf(store: SessionStore): SchedulerHost['store'] {
-  if (!store.dueApprovals || !store.dropStaleDeadline) {
+  if (!supportsCapability(store, 'deadlineIndex')) {
     throw new TypeError(
       'runtime.startScheduler(): the store keeps no approval-deadline index (dueApprovals and dropStaleDeadline)',
     );

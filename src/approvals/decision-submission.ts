@@ -1,5 +1,5 @@
+import { hasDecisionInbox } from '../persistence/store-supports.js';
 import type { SessionStore } from '../persistence/session-store.js';
-import { hasDecisionInbox } from '../persistence/decision-inbox.js';
 import { checkRunAgent } from '../actions/fits-check.js';
 import type { Clock } from '../core/clock.js';
 import { checkStoredDecisions } from '../actions/decision-checks.js';

@@ -33,7 +33,10 @@ import type { LeaseSettings } from '../runs/run-lease.js';
 import { DURABILITY_EXPECTED, isDurability, type Durability } from '../core/durability-policy.js';
 import { WHILE_BUSY_EXPECTED, isWhileBusy, type WhileBusy } from '../core/busy-policy.js';
 import { isPermissionPolicy, type PermissionPolicy } from '../core/permission-policy.js';
-import { SESSION_STORE_METHODS } from '../persistence/session-store-methods.js';
+import {
+  SESSION_STORE_METHODS,
+  checkStoreOption,
+} from '../persistence/store-supports.js';
 import { checkHistoryStrategy, type HistoryStrategy } from '../context-window/history-strategy.js';
 import type { DefinitionChange } from './definition-fingerprint.js';
 
@@ -324,6 +327,7 @@ export function checkAgentOptions(options: unknown): void {
           (m) => isObject(m) && typeof m['from'] === 'string' && typeof m['migrate'] === 'function',
         ),
     );
+  checkStoreOption('new Agent()', options);
   checkTelemetryOptions('new Agent()', (options as Record<string, unknown>)['telemetry']);
   checkHistoryStrategy('new Agent()', (options as Record<string, unknown>)['history']);
   const { modelSettings, tools, toolkits } = options as AgentOptions;

@@ -1,5 +1,4 @@
-import { hasMethods } from './session-store-methods.js';
-import type { SessionKey, SessionStore } from './session-store.js';
+import type { SessionKey } from './session-store.js';
 
 /** Approval decisions recorded for a run, for whichever process continues it. */
 export interface DecisionSubmission {
@@ -47,10 +46,4 @@ export interface DecisionInbox {
    * the subscription breaks (watch again to resume). Rejects if it cannot subscribe.
    */
   watchDecisions(onSubmitted: () => void, onLost: (error: unknown) => void): Promise<DecisionWatch>;
-}
-
-/** Whether `store` keeps a decision inbox. */
-export function hasDecisionInbox(store: SessionStore): store is SessionStore & DecisionInbox {
-  const names = ['submitDecisions', 'submittedDecisions', 'dropDecisions', 'watchDecisions'];
-  return hasMethods(store, names);
 }

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { hasMethods } from './session-store-methods.js';
-import type { SessionKey, SessionStore } from './session-store.js';
+import type { SessionKey } from './session-store.js';
 
 /**
  * How a queued message is taken: `'queue'` as the session's next run; `'steer'` into the
@@ -85,11 +84,6 @@ export function queuedLimit(
     throw new TypeError(`${what}: limit must be a positive integer, got ${limit}`);
   }
   return limit;
-}
-
-/** Whether `store` keeps a message inbox. */
-export function hasMessageInbox(store: SessionStore): store is SessionStore & MessageInbox {
-  return hasMethods(store, ['queueMessage', 'queuedMessages', 'dropQueuedMessage']);
 }
 
 /** What the runtime raises inside an action whose queued message another run took first. */

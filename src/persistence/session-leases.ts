@@ -1,5 +1,4 @@
-import { hasMethods } from './session-store-methods.js';
-import type { SessionKey, SessionStore } from './session-store.js';
+import type { SessionKey } from './session-store.js';
 
 /**
  * The right of one owner (a process, a worker) to run a session's steps until `expiresAt`.
@@ -84,9 +83,4 @@ export interface StoredLease extends SessionLease {
   released: boolean;
   /** Past `expiresAt` by the store's clock (not renewed in time). */
   expired: boolean;
-}
-
-/** Whether `store` keeps leases. */
-export function hasLeases(store: SessionStore): store is SessionStore & SessionLeases {
-  return hasMethods(store, ['acquireLease', 'renewLease', 'releaseLease', 'expiredLeases']);
 }

@@ -112,6 +112,29 @@ export interface SessionCommit {
   dequeued?: readonly string[] | undefined;
 }
 
+/**
+ * A store's manifest of the optional capabilities it has (as abstract-level's `db.supports`):
+ * `true` for each it claims; one left out (or `false`) is not claimed. What each capability's
+ * methods are is `STORE_CONTRACT` (`store-supports.ts`); a store claims exactly
+ * those whose methods it has (`checkStoreSupports` raises a `TypeError` otherwise).
+ */
+export interface StoreSupports {
+  /** `SessionLeases`: one writer per session, fenced by token. */
+  readonly leases?: boolean | undefined;
+  /** `leaseOf`: a session's lease read back as held. */
+  readonly leaseReads?: boolean | undefined;
+  /** `dueApprovals` and `dropStaleDeadline`: the approval-deadline index. */
+  readonly deadlineIndex?: boolean | undefined;
+  /** `DecisionInbox`. */
+  readonly decisionInbox?: boolean | undefined;
+  /** `MessageInbox` (without `queuedSessions`). */
+  readonly messageInbox?: boolean | undefined;
+  /** `queuedSessions`. */
+  readonly queuedSessions?: boolean | undefined;
+  /** `SessionWatches`. */
+  readonly sessionWatches?: boolean | undefined;
+}
+
 /** A session loaded for an action that may write: the record and its owner's totals. */
 export interface LoadedSession {
   record: SessionRecord;
@@ -150,7 +173,9 @@ export interface StoreStats {
  * Where sessions live. Every method is scoped by `SessionKey.userId`; a session of another
  * user behaves exactly like a missing one. The full contract (what each method guarantees,
  * what a custom store must do) is in `STORE-CONTRACT.md` beside this file; the contract test
- * suite checks it for every store shipped. A store may also implement {@link SessionLeases}.
+ * suite checks it for every store shipped. Which methods are required and which make each
+ * optional capability ({@link SessionLeases}, the deadline index, the inboxes, watches) is
+ * `STORE_CONTRACT` (`store-supports.ts`); a store names the capabilities it has in `supports`.
  */
 export interface SessionStore
   extends
@@ -158,6 +183,12 @@ export interface SessionStore
     Partial<DecisionInbox>,
     Partial<MessageInbox>,
     Partial<SessionWatches> {
+  /**
+   * The optional capabilities this store has (`StoreSupports`, as abstract-level's
+   * `db.supports`): exactly those whose methods it has, checked when a runtime is handed the
+   * store. Omitted (a store written before manifests): read from the methods it has.
+   */
+  readonly supports?: StoreSupports | undefined;
   /** Stores version 1. Throws `SessionConflictError` if the key exists. */
   create(
     record: Omit<SessionRecord, 'version'>,

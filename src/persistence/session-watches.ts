@@ -1,5 +1,4 @@
-import { hasMethods } from './session-store-methods.js';
-import type { SessionKey, SessionStore } from './session-store.js';
+import type { SessionKey } from './session-store.js';
 
 /**
  * A session's saves as they happen, for a reader that follows a run (`agent.attach`) while
@@ -19,11 +18,6 @@ export interface SessionWatches {
     onChange: () => void,
     onLost: (error: unknown) => void,
   ): Promise<() => Promise<void>>;
-}
-
-/** Whether `store` can tell when a session is saved. */
-export function canWatchSessions(store: SessionStore): store is SessionStore & SessionWatches {
-  return hasMethods(store, ['watchSession']);
 }
 
 interface Watcher {

@@ -1,7 +1,10 @@
 import type { SessionKey, SessionRecord, SessionStore } from '../persistence/session-store.js';
 import type { SessionLeases } from '../persistence/session-leases.js';
-import { hasLeases } from '../persistence/session-leases.js';
-import { hasMessageInbox } from '../persistence/message-inbox.js';
+import {
+  supportsCapability,
+  hasLeases,
+  hasMessageInbox,
+} from '../persistence/store-supports.js';
 import { sessionPart } from '../persistence/session-keys.js';
 import { continueRun } from '../actions/continue-run.js';
 import type { Clock } from '../core/clock.js';
@@ -94,7 +97,7 @@ async function answerStranded(
   recovered: RecoveredRun[],
 ): Promise<void> {
   const { store, clock, scope } = runtime;
-  if (!hasMessageInbox(store) || typeof store.queuedSessions !== 'function') return;
+  if (!supportsCapability(store, 'queuedSessions') || !hasMessageInbox(store)) return;
   const { userId, limit, olderThan } = options;
   for (const key of await store.queuedSessions({ userId, limit })) {
     if (scope && key.sessionId !== scope.sessionId) continue;
@@ -129,7 +132,7 @@ async function* leftByEarlierProcess(
   store: SessionStore & SessionLeases,
   userId: string | undefined,
 ): AsyncGenerator<SessionKey> {
-  if (store.leasesInProcess !== true || typeof store.leaseOf !== 'function') return;
+  if (store.leasesInProcess !== true || !supportsCapability(store, 'leaseReads')) return;
   let cursor: string | undefined;
   do {
     const page = await store.list({ userId, status: 'active', limit: PAGE, cursor });

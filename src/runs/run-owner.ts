@@ -1,5 +1,5 @@
 import type { SessionKey, SessionStore } from '../persistence/session-store.js';
-import { hasLeases } from '../persistence/session-leases.js';
+import { supportsCapability } from '../persistence/store-supports.js';
 
 /**
  * Whether the process that runs a session's run is alive, as far as this process can tell:
@@ -16,7 +16,7 @@ export async function runOwner(
   runsHere: boolean,
 ): Promise<RunOwner> {
   if (runsHere) return 'live';
-  if (!hasLeases(store) || typeof store.leaseOf !== 'function') return 'unknown';
+  if (!supportsCapability(store, 'leaseReads')) return 'unknown';
   const lease = await store.leaseOf(key);
   if (lease) return lease.released || lease.expired ? 'gone' : 'live';
   return store.leasesInProcess === true ? 'gone' : 'unknown';

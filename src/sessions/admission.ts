@@ -3,7 +3,7 @@ import { MessageAnsweredError } from '../errors/message-answered-error.js';
 import { RunInProgressError } from '../errors/session-errors.js';
 import { answeringRunHere } from './answering-run.js';
 import type { SessionKey, SessionStore } from '../persistence/session-store.js';
-import { hasLeases } from '../persistence/session-leases.js';
+import { hasLeases } from '../persistence/store-supports.js';
 import { RunLeases } from '../runs/run-lease.js';
 import type { Clock } from '../core/clock.js';
 import { cacheKey } from '../session-host/session-cache.js';

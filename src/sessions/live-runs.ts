@@ -1,8 +1,7 @@
+import { hasDecisionInbox, hasLeases } from '../persistence/store-supports.js';
 import type { Clock } from '../core/clock.js';
 import type { SessionAction } from '../actions/session-action.js';
 import { cancelRun } from '../actions/cancel-run.js';
-import { hasDecisionInbox } from '../persistence/decision-inbox.js';
-import { hasLeases } from '../persistence/session-leases.js';
 import {
   LiveRunCancels,
   cancelDecisions,

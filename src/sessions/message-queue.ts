@@ -1,3 +1,4 @@
+import { hasLeases, hasMessageInbox } from '../persistence/store-supports.js';
 import type { SessionLog } from '../actors/session-log.js';
 import { queuesWhileBusy, type WhileBusy } from '../core/busy-policy.js';
 import type { Clock } from '../core/clock.js';
@@ -7,13 +8,11 @@ import { MessageQueuedError } from '../errors/message-queued-error.js';
 import type { SessionAction } from '../actions/session-action.js';
 import { queuedOptions } from '../actions/message.js';
 import {
-  hasMessageInbox,
   QueuedMessageGone,
   type MessageInbox,
   type QueuedMessage,
 } from '../persistence/message-inbox.js';
 import type { SessionKey, SessionStore } from '../persistence/session-store.js';
-import { hasLeases } from '../persistence/session-leases.js';
 import { cacheKey } from '../session-host/session-cache.js';
 import { LeaseToldInbox } from './lease-told-inbox.js';
 import { checkedItems, storedMessage } from './stored-message.js';

@@ -1,9 +1,6 @@
+import { hasMessageInbox } from '../persistence/store-supports.js';
 import type { SessionLog } from '../actors/session-log.js';
-import {
-  hasMessageInbox,
-  QueuedMessageGone,
-  type QueuedMessage,
-} from '../persistence/message-inbox.js';
+import { QueuedMessageGone, type QueuedMessage } from '../persistence/message-inbox.js';
 import type { SessionKey, SessionStore } from '../persistence/session-store.js';
 
 /** How far into a session's inbox a run looks for the queued message it takes. */

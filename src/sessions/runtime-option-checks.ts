@@ -10,7 +10,10 @@ import {
 import { INSPECT_EXPECTED, isInspectOption } from '../definition/inspection.js';
 import type { ApprovalSchedulerOptions } from '../approvals/approval-scheduler-options.js';
 import { checkTelemetryOptions } from '../telemetry/telemetry-options.js';
-import { SESSION_STORE_METHODS } from '../persistence/session-store-methods.js';
+import {
+  SESSION_STORE_METHODS,
+  checkStoreOption,
+} from '../persistence/store-supports.js';
 import type { SessionRuntimeOptions } from './session-runtime.js';
 import { isPermissionPolicy } from '../core/permission-policy.js';
 import { DURABILITY_EXPECTED, isDurability } from '../core/durability-policy.js';
@@ -81,6 +84,7 @@ export function checkRuntimeOptions(options: unknown): void {
     .check('permissions', 'a policy with a check(call, scope) function', isPermissionPolicy)
     .check('durability', DURABILITY_EXPECTED, isDurability)
     .nonNegativeInteger('maxRecoveries');
+  checkStoreOption(call, options);
   checkTelemetryOptions(call, (options as { telemetry?: unknown }).telemetry);
   const { scope } = options as { scope?: unknown };
   if (scope !== undefined) checkKey(call, scope, 'scope');
@@ -132,4 +136,5 @@ export function checkSchedulerOptions(
     .positiveInteger('batchSize')
     .check('listen', 'a boolean', (v) => typeof v === 'boolean')
     .positiveInteger('pollIntervalMs');
+  checkStoreOption(call, options);
 }

@@ -1,6 +1,7 @@
 /* eslint-disable max-lines -- Long on purpose: one public service, SessionRuntime, each method
  * documented where its users read it; its parts live apart (an action's admission and its
  * execution, loader, cache, busy runs, live runs, scheduler, recovery, audit reader). */
+import { hasLeases } from '../persistence/store-supports.js';
 import { BusyRuns } from './busy-runs.js';
 import type { SessionMachineContext } from '../machines/session-types.js';
 import type {
@@ -11,7 +12,6 @@ import type {
   SessionRecord,
   SessionStore,
 } from '../persistence/session-store.js';
-import { hasLeases } from '../persistence/session-leases.js';
 import { hostname } from 'node:os';
 import type { BindingSource } from '../definition/agent-binding.js';
 import { keyInScope, pageInScope } from '../session-host/session-scope.js';

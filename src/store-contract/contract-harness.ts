@@ -1,4 +1,9 @@
 import type { SessionKey, SessionStore } from '../persistence/session-store.js';
+import {
+  wholeManifest,
+  type StoreManifest,
+  type StoreSupports,
+} from '../persistence/store-supports.js';
 import { FakeClock } from '../testing/fake-clock.js';
 
 /**
@@ -22,9 +27,9 @@ export interface StoreUnderTest {
   damageAudit(userId: string, text: string): Promise<void>;
   /**
    * Files the session under `deadline` in the approval-deadline index, bypassing the store
-   * (an entry its record does not hold).
+   * (an entry its record does not hold). Needed when the store claims `deadlineIndex`.
    */
-  fileDeadline(key: SessionKey, deadline: number): Promise<void>;
+  fileDeadline?(key: SessionKey, deadline: number): Promise<void>;
   /** Closes the store and removes what it left behind. */
   cleanup(): Promise<void>;
 }
@@ -38,20 +43,35 @@ export interface StoreContractOptions {
   name: string;
   open: OpenStore;
   /**
-   * The store keeps a decision inbox (`DecisionInbox`, for a store shared by processes): its
-   * part of the contract runs too. @default false
+   * The optional capabilities the store claims, as its `supports` manifest says them
+   * (`STORE_CONTRACT`): the suite runs the required tests and those of each capability claimed,
+   * and checks that the store's manifest claims exactly these. Omitted: as before manifests,
+   * leases (with `leaseOf`) and the deadline index, plus the parts the three flags below name.
    */
+  supports?: StoreSupports | undefined;
+  /** @deprecated Use `supports: { decisionInbox: true }`. Read only without `supports`. */
   decisionInbox?: boolean | undefined;
   /**
-   * The store keeps a message inbox (`MessageInbox`, for `whileBusy: 'queue' | 'steer'`): its
-   * part of the contract runs too. @default false
+   * @deprecated Use `supports: { messageInbox: true, queuedSessions: true }`. Read only without
+   * `supports`.
    */
   messageInbox?: boolean | undefined;
-  /**
-   * The store can watch a session's saves (`SessionWatches`): its part of the contract runs
-   * too. @default false
-   */
+  /** @deprecated Use `supports: { sessionWatches: true }`. Read only without `supports`. */
   sessionWatches?: boolean | undefined;
+}
+
+/** The capabilities whose tests the suite runs for `options`, every one named. */
+export function claimedSupports(options: StoreContractOptions): StoreManifest {
+  const claimed: StoreSupports = options.supports ?? {
+    leases: true,
+    leaseReads: true,
+    deadlineIndex: true,
+    decisionInbox: options.decisionInbox,
+    messageInbox: options.messageInbox,
+    queuedSessions: options.messageInbox,
+    sessionWatches: options.sessionWatches,
+  };
+  return wholeManifest(claimed);
 }
 
 /** Defines one test on a fresh store, cleaned up however the test ends. */

@@ -1,5 +1,6 @@
+import { hasDecisionInbox } from '../persistence/store-supports.js';
 import { strict as assert } from 'node:assert';
-import { hasDecisionInbox, type DecisionInbox } from '../persistence/decision-inbox.js';
+import type { DecisionInbox } from '../persistence/decision-inbox.js';
 import type { SessionStore } from '../persistence/session-store.js';
 import { equal, eventually, rejects } from './contract-assert.js';
 import { storeTest, type ContractTests, type StoreContractOptions } from './contract-harness.js';

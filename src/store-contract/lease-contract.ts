@@ -1,6 +1,7 @@
+import { hasLeases, supportsCapability } from '../persistence/store-supports.js';
 import { strict as assert } from 'node:assert';
 import { LeaseLostError } from '../errors/session-errors.js';
-import { hasLeases, type SessionLease, type SessionLeases } from '../persistence/session-leases.js';
+import type { SessionLease, SessionLeases } from '../persistence/session-leases.js';
 import { equal, matches, rejects } from './contract-assert.js';
 import { storeTest, type ContractTests, type StoreContractOptions } from './contract-harness.js';
 import { commitOn, entry, msg, newSession } from './contract-fixtures.js';
@@ -78,11 +79,24 @@ export function leaseContract(tests: ContractTests, { name, open }: StoreContrac
       await rejects(leases.acquireLease(alice, '', TTL), TypeError);
       await rejects(leases.acquireLease(alice, 'x', 0), TypeError);
     });
+  });
+}
 
+/** Reading a lease back (`leaseOf`): how `getSession` tells a crashed run from a running one. */
+export function leaseReadContract(
+  tests: ContractTests,
+  { name, open }: StoreContractOptions,
+): void {
+  const test = (title: string, body: Parameters<typeof storeTest>[3]) =>
+    storeTest(tests, open, title, body);
+  tests.describe(`${name}: lease reads`, () => {
+    const alice = { sessionId: 's1', userId: 'alice' };
     test('reads a session’s lease as it holds it: live, expired, released, or none', async (harness, clock) => {
       const { store } = harness;
-      if (!hasLeases(store) || !store.leaseOf) throw new Error(`${name} must implement leaseOf`);
-      const leases = store as SessionLeases & { leaseOf: NonNullable<SessionLeases['leaseOf']> };
+      if (!hasLeases(store) || !supportsCapability(store, 'leaseReads')) {
+        throw new Error(`${name} must implement leaseOf`);
+      }
+      const leases = store;
       assert.equal(await leases.leaseOf(alice), undefined);
       const a = (await leases.acquireLease(alice, 'worker-a', TTL))!;
       const live = { ...held(a), released: false, expired: false };

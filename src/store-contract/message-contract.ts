@@ -1,9 +1,18 @@
 import { strict as assert } from 'node:assert';
-import { hasMessageInbox, type MessageInbox } from '../persistence/message-inbox.js';
+import type { MessageInbox } from '../persistence/message-inbox.js';
 import type { SessionStore } from '../persistence/session-store.js';
-import { hasLeases } from '../persistence/session-leases.js';
 import { equal, rejects } from './contract-assert.js';
-import { storeTest, type ContractTests, type StoreContractOptions } from './contract-harness.js';
+import {
+  claimedSupports,
+  storeTest,
+  type ContractTests,
+  type StoreContractOptions,
+} from './contract-harness.js';
+import {
+  supportsCapability,
+  hasLeases,
+  hasMessageInbox,
+} from '../persistence/store-supports.js';
 import { commitOn, msg, newSession } from './contract-fixtures.js';
 
 /**
@@ -11,7 +20,8 @@ import { commitOn, msg, newSession } from './contract-fixtures.js';
  * kept per session in order, taken atomically with a save, dropped, purged, partitioned by
  * owner. Runs when the options say the store keeps one.
  */
-export function messageContract(tests: ContractTests, { name, open }: StoreContractOptions): void {
+export function messageContract(tests: ContractTests, options: StoreContractOptions): void {
+  const { name, open } = options;
   const inboxOf = (store: SessionStore): SessionStore & MessageInbox => {
     if (!hasMessageInbox(store)) throw new Error(`${name} keeps no message inbox`);
     return store;
@@ -68,14 +78,87 @@ export function messageContract(tests: ContractTests, { name, open }: StoreContr
       equal(await store.queuedMessages(alice), []);
     });
 
+    // With leases: a lease may tell of the inbox (a store whose leases tell nothing leaves the
+    // runtime to read the inbox).
+    if (claimedSupports(options).leases) {
+      storeTest(
+        tests,
+        open,
+        'a lease that tells of the inbox tells it right: at its grant and at its release',
+        async (h) => {
+          const store = inboxOf(h.store);
+          if (!hasLeases(store)) throw new Error(`${name} must implement SessionLeases`);
+          const created = await store.create(newSession('s', 'alice'));
+          const quiet = await store.acquireLease(alice, 'w1', 10_000);
+          if (quiet?.queued === undefined) return;
+          assert.equal(quiet.queued, false);
+          // Nothing queued while it was held: the release says so (another user's does not count).
+          await store.queueMessage({ ...message('bob'), key: bob });
+          equal(await store.releaseLease(quiet), { queued: false });
+          // Queued while held: the release says so.
+          const held = (await store.acquireLease(alice, 'w1', 10_000))!;
+          assert.equal(held.queued, false);
+          const one = await store.queueMessage(message('one'));
+          equal(await store.releaseLease(held), { queued: true });
+          // Queued before the grant: the grant says so, and so does the release.
+          const next = (await store.acquireLease(alice, 'w2', 10_000))!;
+          assert.equal(next.queued, true);
+          const saved = await store.save(
+            commitOn(created, [msg('one')], [], { dequeued: [one.id], lease: next }),
+          );
+          equal(await store.releaseLease(next), { queued: true });
+          // Taken: the next grant and its release find nothing.
+          const last = (await store.acquireLease(alice, 'w1', 10_000))!;
+          assert.equal(last.queued, false);
+          assert.equal(saved.version, 2);
+          equal(await store.releaseLease(last), { queued: false });
+        },
+      );
+    }
+
+    storeTest(tests, open, 'bad messages are refused and purge removes the inbox', async (h) => {
+      const store = inboxOf(h.store);
+      await rejects(store.queueMessage({ ...message('x'), kind: 'later' as never }), TypeError);
+      await rejects(store.queueMessage({ ...message('x'), at: -1 }), TypeError);
+      await rejects(store.queuedMessages(alice, { limit: 0 }), TypeError);
+      equal(await store.queuedMessages(alice), []);
+      await store.create(newSession('s', 'alice'));
+      await store.queueMessage(message('one'));
+      await store.queueMessage({ ...message('bob'), key: bob });
+      await store.purge(alice);
+      equal(await store.queuedMessages(alice), []);
+      assert.equal((await store.queuedMessages(bob)).length, 1);
+    });
+  });
+}
+
+/**
+ * `queuedSessions`, part of the message inbox a store may leave out: where `recover()` looks for
+ * messages no run took (without it they wait for the session's next run).
+ */
+export function queuedSessionsContract(
+  tests: ContractTests,
+  { name, open }: StoreContractOptions,
+): void {
+  const alice = { sessionId: 's', userId: 'alice' };
+  const bob = { sessionId: 's', userId: 'bob' };
+  const message = (text: string) => ({
+    key: alice,
+    kind: 'queue' as const,
+    items: [msg(text)],
+    options: { maxTurns: 3 },
+    at: 7,
+  });
+  tests.describe(`${name}: queued sessions`, () => {
     storeTest(
       tests,
       open,
       'lists the sessions of one owner whose inbox holds a message',
       async (h) => {
-        const store = inboxOf(h.store);
-        // Optional: a store without it leaves such messages to the session's next run.
-        if (typeof store.queuedSessions !== 'function') return;
+        const store = h.store;
+        if (!hasMessageInbox(store) || !supportsCapability(store, 'queuedSessions')) {
+          throw new Error(`${name} must implement queuedSessions`);
+        }
         const sessions = store.queuedSessions.bind(store);
         equal(await sessions({ userId: 'alice' }), []);
         const t = { sessionId: 't', userId: 'alice' };
@@ -98,54 +181,5 @@ export function messageContract(tests: ContractTests, { name, open }: StoreContr
         equal(await sessions({ userId: 'alice' }), [odd, alice]);
       },
     );
-
-    storeTest(
-      tests,
-      open,
-      'a lease that tells of the inbox tells it right: at its grant and at its release',
-      async (h) => {
-        const store = inboxOf(h.store);
-        // Optional: a store whose leases tell nothing leaves the runtime to read the inbox.
-        if (!hasLeases(store)) return;
-        const created = await store.create(newSession('s', 'alice'));
-        const quiet = await store.acquireLease(alice, 'w1', 10_000);
-        if (quiet?.queued === undefined) return;
-        assert.equal(quiet.queued, false);
-        // Nothing queued while it was held: the release says so (another user's does not count).
-        await store.queueMessage({ ...message('bob'), key: bob });
-        equal(await store.releaseLease(quiet), { queued: false });
-        // Queued while held: the release says so.
-        const held = (await store.acquireLease(alice, 'w1', 10_000))!;
-        assert.equal(held.queued, false);
-        const one = await store.queueMessage(message('one'));
-        equal(await store.releaseLease(held), { queued: true });
-        // Queued before the grant: the grant says so, and so does the release.
-        const next = (await store.acquireLease(alice, 'w2', 10_000))!;
-        assert.equal(next.queued, true);
-        const saved = await store.save(
-          commitOn(created, [msg('one')], [], { dequeued: [one.id], lease: next }),
-        );
-        equal(await store.releaseLease(next), { queued: true });
-        // Taken: the next grant and its release find nothing.
-        const last = (await store.acquireLease(alice, 'w1', 10_000))!;
-        assert.equal(last.queued, false);
-        assert.equal(saved.version, 2);
-        equal(await store.releaseLease(last), { queued: false });
-      },
-    );
-
-    storeTest(tests, open, 'bad messages are refused and purge removes the inbox', async (h) => {
-      const store = inboxOf(h.store);
-      await rejects(store.queueMessage({ ...message('x'), kind: 'later' as never }), TypeError);
-      await rejects(store.queueMessage({ ...message('x'), at: -1 }), TypeError);
-      await rejects(store.queuedMessages(alice, { limit: 0 }), TypeError);
-      equal(await store.queuedMessages(alice), []);
-      await store.create(newSession('s', 'alice'));
-      await store.queueMessage(message('one'));
-      await store.queueMessage({ ...message('bob'), key: bob });
-      await store.purge(alice);
-      equal(await store.queuedMessages(alice), []);
-      assert.equal((await store.queuedMessages(bob)).length, 1);
-    });
   });
 }

@@ -1,17 +1,45 @@
+import type { StoreCapability } from '../persistence/store-supports.js';
 import { auditContract } from './audit-contract.js';
-import type { ContractTests, StoreContractOptions } from './contract-harness.js';
+import {
+  claimedSupports,
+  type ContractTests,
+  type StoreContractOptions,
+} from './contract-harness.js';
 import { deadlineContract } from './deadline-contract.js';
 import { inboxContract } from './inbox-contract.js';
-import { leaseContract } from './lease-contract.js';
+import { leaseContract, leaseReadContract } from './lease-contract.js';
+import { manifestContract } from './manifest-contract.js';
 import { orderContract } from './order-contract.js';
-import { messageContract } from './message-contract.js';
+import { messageContract, queuedSessionsContract } from './message-contract.js';
 import { sessionStoreContract } from './session-store-contract.js';
 import { watchContract } from './watch-contract.js';
+
+type ContractPart = (tests: ContractTests, options: StoreContractOptions) => void;
+
+/** What every store passes: `STORE_CONTRACT.required`, and its manifest told right. */
+const REQUIRED: readonly ContractPart[] = [
+  manifestContract,
+  auditContract,
+  sessionStoreContract,
+  orderContract,
+];
+
+/** The tests of each optional capability (`STORE_CONTRACT.capabilities`), one part each. */
+const CAPABILITIES: { readonly [C in StoreCapability]: ContractPart } = {
+  leases: leaseContract,
+  leaseReads: leaseReadContract,
+  deadlineIndex: deadlineContract,
+  decisionInbox: inboxContract,
+  messageInbox: messageContract,
+  queuedSessions: queuedSessionsContract,
+  sessionWatches: watchContract,
+};
 
 /**
  * The SessionStore contract (what `STORE-CONTRACT.md` asks of a store) as a test suite any
  * store runs from its own tests, the ones agentstate ships (memory, LevelDB, PostgreSQL) and a
- * third party's alike. It defines its tests through the caller's runner and asserts with
+ * third party's alike: the required tests, and the tests of each optional capability the store
+ * claims (`supports`). It defines its tests through the caller's runner and asserts with
  * `node:assert`:
  *
  * @example
@@ -20,19 +48,17 @@ import { watchContract } from './watch-contract.js';
  *
  * storeContract({ describe, it }, {
  *   name: 'RedisSessionStore',
+ *   supports: { leases: true, leaseReads: true },
  *   open: async (clock) => {
  *     const store = await RedisSessionStore.open({ url, clock });
- *     return { store, damageRecord, damageHistoryItem, damageAudit, fileDeadline, cleanup };
+ *     return { store, damageRecord, damageHistoryItem, damageAudit, cleanup };
  *   },
  * });
  */
 export function storeContract(tests: ContractTests, options: StoreContractOptions): void {
-  auditContract(tests, options);
-  deadlineContract(tests, options);
-  sessionStoreContract(tests, options);
-  leaseContract(tests, options);
-  orderContract(tests, options);
-  if (options.decisionInbox) inboxContract(tests, options);
-  if (options.messageInbox) messageContract(tests, options);
-  if (options.sessionWatches) watchContract(tests, options);
+  for (const part of REQUIRED) part(tests, options);
+  const claimed = claimedSupports(options);
+  for (const [capability, part] of Object.entries(CAPABILITIES)) {
+    if (claimed[capability as StoreCapability]) part(tests, options);
+  }
 }

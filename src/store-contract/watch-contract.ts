@@ -1,4 +1,5 @@
-import { canWatchSessions, type SessionWatches } from '../persistence/session-watches.js';
+import { canWatchSessions } from '../persistence/store-supports.js';
+import type { SessionWatches } from '../persistence/session-watches.js';
 import type { SessionStore } from '../persistence/session-store.js';
 import { equal, eventually } from './contract-assert.js';
 import { storeTest, type ContractTests, type StoreContractOptions } from './contract-harness.js';

@@ -4,7 +4,7 @@ import { blockingLookup } from '../helpers/blocking-lookup.js';
 import { triageWithBilling } from '../helpers/sub-agent-fixtures.js';
 import { TempStores } from '../helpers/temp-store.js';
 import { approvalAgent, callTools } from '../helpers/approval-agent.js';
-import { hasDecisionInbox } from '../../src/persistence/decision-inbox.js';
+import { hasDecisionInbox } from '../../src/persistence/store-supports.js';
 
 const temps = new TempStores();
 afterEach(() => temps.cleanupAll());

@@ -33,6 +33,7 @@ import {
   type SessionStore,
   type StoreStats,
   type StoredLease,
+  type StoreSupports,
   type UsageTotals,
 } from 'agentstate-runtime/store';
 import { byMapKey, ownedBy, ownerMapKey, sessionMapKey, sessionOfMapKey } from './map-keys.js';
@@ -101,6 +102,16 @@ export class MapSessionStore implements SessionStore, SessionLeases, DecisionInb
     inbox: new Map(),
   };
   readonly leasesInProcess = true;
+  /** Its optional parts: leases, the deadline index and the decision inbox; no message inbox. */
+  readonly supports = {
+    leases: true,
+    leaseReads: true,
+    deadlineIndex: true,
+    decisionInbox: true,
+    messageInbox: false,
+    queuedSessions: false,
+    sessionWatches: false,
+  } as const satisfies StoreSupports;
   private readonly codecs: RecordCodecs;
   private readonly leases: MapLeases;
   private readonly inbox: MapDecisionInbox;

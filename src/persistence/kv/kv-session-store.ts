@@ -1,7 +1,8 @@
 /* eslint-disable max-lines -- Long on purpose: one class implementing one contract, the
  * SessionStore over a key-value backend; each method is one atomic batch of the store, read as a
  * whole. Its parts live apart: leases, sub-run parts, the deadline index, audit entries, owner
- * totals, listing scans, the encoded entries and the write queue.
+ * totals, listing scans, the encoded entries, the write queue and the caches (`written-cache.ts`,
+ * a layer it consults; `cache: false` leaves it plain).
  */
 import { LiveRunCancels } from '../run-cancels.js';
 import { SessionWatchers } from '../session-watches.js';
@@ -50,7 +51,7 @@ import {
 import { joinSubRuns, partOps, splitSubRuns, storedPartIds } from './sub-run-parts.js';
 import { InProcessLeases, systemLeaseClock } from '../lease-table.js';
 import type { KvSessionStoreOptions } from './kv-store-options.js';
-import { WrittenValues, writtenRecord, type WrittenRecord } from './written-values.js';
+import { NO_CACHE, WrittenCache, type StoreCache } from './written-cache.js';
 import {
   emptyTotals,
   type JournalEntry,
@@ -72,11 +73,9 @@ import type {
   StoredLease,
 } from '../session-leases.js';
 import { usageDeltaBeforeWrite } from '../checked-writes.js';
+import type { StoreSupports } from '../session-store.js';
 
 export type { KvSessionStoreOptions };
-
-/** Sessions (and owners) whose last written record (totals) a store remembers. */
-const WRITTEN_CAPACITY = 1000;
 
 const put = (key: string, value: string): KvOp => ({ type: 'put', key, value });
 const del = (key: string): KvOp => ({ type: 'del', key });
@@ -105,19 +104,24 @@ export class KvSessionStore implements SessionStore, SessionLeases {
   /** Leases live in process: one process holds a key-value backend. */
   private readonly leases: InProcessLeases;
   readonly leasesInProcess = true;
+  /** The optional parts of the contract it keeps: all but the decision inbox (one process). */
+  readonly supports = {
+    leases: true,
+    leaseReads: true,
+    deadlineIndex: true,
+    decisionInbox: false,
+    messageInbox: true,
+    queuedSessions: true,
+    sessionWatches: true,
+  } as const satisfies StoreSupports;
   /** The runs executing in this process on this store, which `agent.cancel` reaches. */
   readonly runCancels = new LiveRunCancels();
   /** Who follows a session's saves (`watchSession`): only this process writes the backend. */
   private readonly watchers = new SessionWatchers();
   /** Each write's check, in call order; the writes that arrive during a batch share the next. */
   private readonly writes: WriteQueue;
-  /**
-   * The last record value this store wrote per key: a save whose stored value is still
-   * exactly those bytes needs no decode for its version check.
-   */
-  private readonly written = new WrittenValues<WrittenRecord>(WRITTEN_CAPACITY);
-  /** The same for the owners' usage totals, which a save with usage adds to. */
-  private readonly writtenTotals = new WrittenValues<UsageTotals>(WRITTEN_CAPACITY);
+  /** The performance caches over the backend's values (`written-cache.ts`); none: plain. */
+  private readonly cache: StoreCache;
   private readonly recordChanges: boolean;
   // The message inbox is kept by its own class, on this store's write queue.
   readonly queueMessage: MessageInbox['queueMessage'];
@@ -135,7 +139,9 @@ export class KvSessionStore implements SessionStore, SessionLeases {
         return { ops: [], written: () => result };
       }, writeFailed(sessionId)),
     );
-    this.recordChanges = options.recordChanges ?? false;
+    this.cache = options.cache === false ? NO_CACHE : new WrittenCache();
+    // Changes are written against the whole record last written, which the cache keeps.
+    this.recordChanges = (options.recordChanges ?? false) && options.cache !== false;
     const inbox = new KvMessageInbox(backend, this.writes, writeFailed);
     this.queueMessage = inbox.queueMessage.bind(inbox);
     this.queuedMessages = inbox.queuedMessages.bind(inbox);
@@ -185,8 +191,8 @@ export class KvSessionStore implements SessionStore, SessionLeases {
           ...(first ? [orderMarkerOp(key.userId)] : []),
         ],
         written: () => {
-          this.remember(recordKey, encoded.stored, record, stored.raws, listing.value);
-          if (totals && encodedTotals) this.writtenTotals.set(totalsKey, encodedTotals, totals);
+          this.cache.remember(recordKey, encoded.stored, record, stored.raws, listing.value);
+          if (totals && encodedTotals) this.cache.rememberTotals(totalsKey, encodedTotals, totals);
           return record;
         },
       };
@@ -213,7 +219,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
       (known && this.backend.getManySync?.(read)) ?? (await getAll(this.backend, read));
     // A record this store handed out for the stored values (no sub-run parts) is read hot, sync;
     // with the listing entry the store wrote with it, that needs no check against it either.
-    const written = raw === undefined ? undefined : this.written.get(read[0]!, raw);
+    const written = raw === undefined ? undefined : this.cache.record(read[0]!, raw);
     const isKnown = known !== undefined && written?.handed === known && written.changes === changes;
     const listed = isKnown && written?.listing === rawIndex;
     const record =
@@ -228,7 +234,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
           );
     // The owner's totals as this store last wrote them, when those are the stored bytes (a copy:
     // the caller may keep it); else read and checked.
-    const totals = this.writtenTotals.get(read[2]!, rawTotals);
+    const totals = this.cache.totals(read[2]!, rawTotals);
     const userUsage = totals
       ? { ...totals }
       : await readOwnerTotals(this.backend, key.userId, rawTotals);
@@ -259,7 +265,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     );
     // Written as changes against the whole record this store last wrote, if it still is the
     // stored one (checked in the queue: else encoded again, against what is stored).
-    const assumed = this.recordChanges ? this.written.peek(recordKey)?.base : undefined;
+    const assumed = this.recordChanges ? this.cache.lastBase(recordKey) : undefined;
     const listing = encodedListing(saved, key);
     let encoded = encodeRecord(key, envelope, assumed, listing.json);
     const entryOps = [
@@ -275,7 +281,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
       if (raw === undefined) {
         throw changes === undefined ? new SessionNotFoundError(key.sessionId) : orphanChanges(key);
       }
-      const written = this.written.get(recordKey, raw);
+      const written = this.cache.record(recordKey, raw);
       const known = written?.changes === changes ? written : undefined;
       const stored = known ?? decodeRecordWithChanges(this.codec, key, raw, changes);
       // A writer whose lease was taken over learns that first (fencing), whatever its version.
@@ -321,7 +327,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
       let totals: { value: UsageTotals; raw: string } | undefined;
       if (delta) {
         const before =
-          this.writtenTotals.get(totalsKey, rawTotals) ??
+          this.cache.totals(totalsKey, rawTotals) ??
           (await readOwnerTotals(view, key.userId, rawTotals));
         const value = addTotals(before, toUsageTotals(delta));
         totals = { value, raw: encodeStored(totalsKey, value) };
@@ -331,8 +337,8 @@ export class KvSessionStore implements SessionStore, SessionLeases {
         ops,
         // What the store remembers of its writes changes only once they are written.
         written: () => {
-          this.remember(recordKey, encoded.stored, saved, partWrites.raws, listing.value);
-          if (totals) this.writtenTotals.set(totalsKey, totals.raw, totals.value);
+          this.cache.remember(recordKey, encoded.stored, saved, partWrites.raws, listing.value);
+          if (totals) this.cache.rememberTotals(totalsKey, totals.raw, totals.value);
           if (this.watchers.watched) this.watchers.changed(keys.sessionPart(key));
           return saved;
         },
@@ -514,29 +520,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
   ): Promise<SessionRecord> {
     const { snapshot, raws } = await joinSubRuns(this.backend, key, record.snapshot);
     const joined = snapshot === record.snapshot ? record : { ...record, snapshot };
-    this.remember(keys.recordKey(key), stored, joined, raws);
+    this.cache.remember(keys.recordKey(key), stored, joined, raws);
     return joined;
-  }
-
-  /**
-   * Notes what is stored for a record (after a write, or a read), and the record handed out for
-   * it. A read knows no base and no listing entry: those this store wrote stay known while the
-   * stored values are still its.
-   */
-  private remember(
-    recordKey: string,
-    stored: Omit<StoredRecord, 'base'> & { base?: StoredRecord['base'] },
-    record: SessionRecord,
-    parts: ReadonlyMap<string, string>,
-    listing?: string,
-  ): void {
-    const { raw, changes } = stored;
-    const before = this.written.get(recordKey, raw);
-    const kept = before?.changes === changes ? before : undefined;
-    // A read of the same values keeps the record handed out first (the one a cache holds).
-    const handed = parts.size === 0 ? (kept?.handed ?? record) : undefined; // parts: checked apart
-    const base = stored.base ?? kept?.base;
-    const known = { changes, base, listing: listing ?? kept?.listing, handed };
-    this.written.set(recordKey, raw, writtenRecord(record, parts, known));
   }
 }

@@ -17,4 +17,11 @@ export interface KvSessionStoreOptions {
    * @internal
    */
   recordChanges?: boolean | undefined;
+  /**
+   * Whether the store keeps its performance caches (`written-cache.ts`): what it last wrote per
+   * record and owner, so a read of those bytes needs no decode. Off, it is the plain store, which
+   * decodes and checks every value it reads (and writes every record whole); both keep the
+   * contract. @default true @internal
+   */
+  cache?: boolean | undefined;
 }

@@ -3,6 +3,7 @@
  * read as a whole. Its parts live apart: leases, the deadline index, the decision and message
  * inboxes, the audit log, session watches, the statements and the row checks.
  */
+import type { StoreSupports } from '../session-store.js';
 import { LiveRunCancels } from '../run-cancels.js';
 import {
   SessionConflictError,
@@ -83,6 +84,16 @@ import { usageDeltaBeforeWrite } from '../checked-writes.js';
  * const agent = new Agent({ name: 'support', model, store });
  */
 export class PostgresSessionStore implements SessionStore, SessionLeases {
+  /** Every optional part of the contract (`STORE_CONTRACT`): a store shared by processes. */
+  readonly supports = {
+    leases: true,
+    leaseReads: true,
+    deadlineIndex: true,
+    decisionInbox: true,
+    messageInbox: true,
+    queuedSessions: true,
+    sessionWatches: true,
+  } as const satisfies StoreSupports;
   readonly schema: string;
   private readonly db: PostgresDatabase;
   private readonly codec: SessionRecordCodec;

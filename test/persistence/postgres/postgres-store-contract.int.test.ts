@@ -55,9 +55,16 @@ storeContract(
         cleanup,
       };
     },
-    decisionInbox: true,
-    messageInbox: true,
-    sessionWatches: true,
+    // Every optional part: a store shared by processes.
+    supports: {
+      leases: true,
+      leaseReads: true,
+      deadlineIndex: true,
+      decisionInbox: true,
+      messageInbox: true,
+      queuedSessions: true,
+      sessionWatches: true,
+    },
   },
 );
 
