@@ -6,6 +6,7 @@ import type { InDoubtRecord, OperatorResolution } from '../items/in-doubt-record
 import type { GuardrailCheckInput } from './guardrail-types.js';
 import type { CallState, RunMachineContext, RunMachineInput } from './run-types.js';
 import type { RunUsage } from './run-usage.js';
+import type { SubRunSummary } from './sub-run-types.js';
 import type * as Run from './schemas/run-schemas.js';
 import type * as Snapshot from './schemas/persisted-snapshot-schema.js';
 import type * as Steps from './schemas/step-output-by-kind.js';
@@ -23,13 +24,14 @@ import type {
 
 /**
  * What is stored, defined once. Each stored shape is either a type derived from its zod
- * schema (`z.output`: `UsageTotals`, `Budget`, `SubRunSummary`, the items, ...), or a type
- * the code and the docs read by name, tied here to the schema that checks it on read: the
- * compiler fails on this file when a field is added, removed, made optional or retyped on one
- * side only (`SameShape`). Types kept beside their schema are those of a lower layer than the
- * schemas (`SerializedError`, `GuardrailResult`, the in-doubt records), those whose keys in
- * memory are always present, possibly `undefined` (`RunUsage.costUsd`), where the stored JSON
- * leaves them out, and the machines' documented interfaces. The store's records are tied the
+ * schema (`z.output`: `UsageTotals`, `Budget`, `RunBudget`, `StandingDecision`, `StepStart`,
+ * `TraceCarrier`, `SubRunSpec`, `SubRunResult`, `AnsweredMessage`, `GuardrailCheckOutput`, the
+ * items), or a type the code and the docs read by name, tied here to the schema that checks it
+ * on read: the compiler fails on this file when a field is added, removed, made optional or
+ * retyped on one side only (`SameShape`). Types kept beside their schema are those of a lower
+ * layer than the schemas (`SerializedError`, `GuardrailResult`, the in-doubt records), those
+ * holding a `RunUsage` (its `costUsd` key is always present in memory, possibly `undefined`,
+ * where the stored JSON leaves it out), and the machines' documented interfaces. The store's records are tied the
  * same way beside their schemas (`StoredRecordShapes`, `persistence/session-schemas.ts`).
  */
 export type StoredShapes = [
@@ -44,6 +46,7 @@ export type StoredShapes = [
   Tied<SameShape<CallState, z.output<typeof Run.CallState>>>,
   Tied<SameShape<RunMachineContext, z.output<typeof Run.RunContext>>>,
   Tied<SameShape<RunSummary, z.output<typeof Run.RunSummary>>>,
+  Tied<SameShape<SubRunSummary, z.output<typeof Run.SubRunSummary>>>,
   // the session machine's state
   Tied<SameShape<SessionConfig, z.output<typeof Snapshot.SessionConfig>>>,
   Tied<SameShape<SessionMachineContext, z.output<typeof Snapshot.SessionContext>>>,

@@ -122,22 +122,36 @@ export const GuardrailResultSchema = z.lazy(() =>
 
 export const RunFinalStatus = z.enum(['completed', 'failed', 'cancelled']);
 
+/**
+ * A sub-agent call's child run, fixed by the model step that made the call (and journaled
+ * with it), so a replay starts the same child (`SubRunSpec`).
+ */
 export const SubRunSpec = z.lazy(() =>
   z.object({
+    /** The sub-agent's name. */
     name: z.string().min(1),
+    /** The child run's ULID. */
     runId: z.string().min(1),
+    /** The child's first user message, from the call's validated arguments. */
     input: z.string(),
     maxTurns: z.number().int().positive(),
+    /** Epoch ms. */
     startedAt: epochMs,
+    /** The caller's metadata, merged over the parent's in the child's RunContext. */
     metadata: z.record(z.string(), plainJson).optional(),
+    /** Explicit overrides of the child's RunContext (inherited from the parent otherwise). */
     userId: z.string().optional(),
     sessionId: z.string().optional(),
+    /** A failed child fails the parent run instead of becoming a tool error item. */
     failParent: z.boolean().optional(),
+    /** The sub-agent has input guardrails that run before its first model call. */
     inputGuardrails: z.boolean().optional(),
+    /** The sub-agent's definition fingerprint when the call was made: the child run's own. */
     definition: z.record(z.string(), z.string()).optional(),
   }),
 );
 
+/** How a child run ended, as its parent's call reads it (`SubRunResult`). */
 export const SubRunResult = z.lazy(() =>
   z.object({
     status: RunFinalStatus,
@@ -147,9 +161,11 @@ export const SubRunResult = z.lazy(() =>
   }),
 );
 
+/** One sub-agent run of a run, children of children included (`SubRunSummary`). */
 export const SubRunSummary = z.lazy(() =>
   z.object({
     runId: z.string().min(1),
+    /** Names of the agents from the top-level one down to this one. */
     agentPath: z.array(z.string()),
     status: RunFinalStatus,
     turns: count,
