@@ -57,13 +57,13 @@ const ONE_SIDED: OneSided[] = [
     error: '"historyLength: optional on one side only"',
   },
   {
-    what: 'a field removed from an item type (an operator resolution)',
+    what: "a field removed from a store's record type (a journal entry)",
     edit: {
-      file: 'src/items/in-doubt-record.ts',
-      find: '  by?: string | undefined;\n',
+      file: 'src/persistence/session-store.ts',
+      find: '  retries?: number | undefined;\n',
       replace: '',
     },
-    error: '"by: only in the schema"',
+    error: '"retries: only in the schema"',
   },
   {
     what: 'a value added to a union of a type (a guardrail result)',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { OperatorResolution } from '../../items/in-doubt-record.js';
 
 /**
  * zod schemas of the plain-JSON data the run machine keeps, checked on every read (what its
@@ -71,13 +72,6 @@ export const SerializedError = z.object({
 });
 /** Why a run stands still (`InterruptionReason`). */
 export const InterruptionReason = z.enum(['approval', 'budget', 'maxTurns', 'error', 'in_doubt']);
-
-/** An operator's resolution of a call in doubt (`OperatorResolution`; `OperatorDecision`). */
-export const Operator = z.object({
-  action: z.enum(['retry', 'result', 'fail']),
-  by: z.string().optional(),
-  at: epochMs,
-});
 
 /** A W3C trace context, as plain JSON (`TraceCarrier`). */
 export const TraceCarrier = z.lazy(() =>
@@ -195,7 +189,7 @@ export const CallState = z.lazy(() =>
     inDoubt: z
       .object({
         reconcile: z.enum(['unknown', 'error']).optional(),
-        resolved: Operator.extend({ result: plainJson.optional() }).optional(),
+        resolved: OperatorResolution.extend({ result: plainJson.optional() }).optional(),
       })
       .optional(),
   }),

@@ -1,8 +1,8 @@
 import { z } from 'zod';
+import { InDoubtRecord } from '../../items/in-doubt-record.js';
 import { ToolCallItem, ToolResultItem } from '../../items/item.js';
 import {
   GuardrailResultSchema,
-  Operator,
   RunUsage,
   SerializedError,
   SubRunSpec,
@@ -64,13 +64,7 @@ export const ToolCallOutput = z.lazy(() =>
     callId: z.string(),
     isError: z.boolean(),
     result: ToolResultItem.optional(),
-    inDoubt: z
-      .object({
-        resolution: z.enum(['retried', 'failed', 'reconciled', 'recorded']),
-        reconcile: z.enum(['result', 'retry', 'unknown', 'error']).optional(),
-        operator: Operator.optional(),
-      })
-      .optional(),
+    inDoubt: InDoubtRecord.optional(),
     rejected: z.literal(true).optional(),
   }),
 );
