@@ -5,7 +5,15 @@ import type { ErrorScope } from '../errors/agentstate-error.js';
 import { UsageTotals as UsageTotalsSchema } from '../machines/schemas/run-schemas.js';
 import { firstField } from '../machines/schemas/stored-value-checks.js';
 import { openValue, sealValue } from './sealed-value.js';
-import type { JournalEntry, SessionInfo, SessionStatus, UsageTotals } from './session-store.js';
+import type { AuditEntry, AuditEntrySchema } from './audit-log.js';
+import type { StoredSessionSchema } from './session-record-codec.js';
+import type {
+  JournalEntry,
+  SessionInfo,
+  SessionRecord,
+  SessionStatus,
+  UsageTotals,
+} from './session-store.js';
 
 /**
  * zod schemas of every value the session stores write, checked again on read: what can be
@@ -61,6 +69,8 @@ export type StoredRecordShapes = [
   Tied<SameShape<SessionStatus, z.output<typeof SessionStatusSchema>>>,
   Tied<SameShape<SessionInfo, z.output<typeof SessionInfoSchema>>>,
   Tied<SameShape<JournalEntry, z.output<typeof JournalEntrySchema>>>,
+  Tied<SameShape<Omit<SessionRecord, 'machineVersion'>, z.output<typeof StoredSessionSchema>>>,
+  Tied<SameShape<AuditEntry, z.output<typeof AuditEntrySchema>>>,
 ];
 
 /** Copies exactly the SessionInfo fields (optional ones present as `undefined`). */
