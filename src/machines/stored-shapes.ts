@@ -1,7 +1,6 @@
 import type { z } from 'zod';
 import type { SameShape, Tied } from '../validation/same-shape.js';
 import type { SerializedError } from '../errors/agentstate-error.js';
-import type { GuardrailResult } from '../errors/guardrail-errors.js';
 import type { GuardrailCheckInput } from './guardrail-types.js';
 import type { CallState, RunMachineContext, RunMachineInput } from './run-types.js';
 import type { RunUsage } from './run-usage.js';
@@ -22,21 +21,21 @@ import type {
 } from './step-actor-io.js';
 
 /**
- * What is stored, defined once. Each stored shape is either a type derived from its zod
- * schema (`z.output`: `UsageTotals`, `Budget`, `RunBudget`, `StandingDecision`, `StepStart`,
- * `TraceCarrier`, `SubRunSpec`, `SubRunResult`, `AnsweredMessage`, `GuardrailCheckOutput`, the
- * items and the in-doubt records), or a type the code and the docs read by name, tied here to the schema that checks it
- * on read: the compiler fails on this file when a field is added, removed, made optional or
- * retyped on one side only (`SameShape`). Types kept beside their schema are those of a lower
- * layer than the schemas that has no zod (`SerializedError`, `GuardrailResult`), those
- * holding a `RunUsage` (its `costUsd` key is always present in memory, possibly `undefined`,
- * where the stored JSON leaves it out), and the machines' documented interfaces. The store's records are tied the
- * same way beside their schemas (`StoredRecordShapes`, `persistence/session-schemas.ts`).
+ * What is stored, defined once. Each stored shape is either a type derived from its zod schema
+ * (`z.output`: `UsageTotals`, `Budget`, `RunBudget`, `StandingDecision`, `StepStart`,
+ * `TraceCarrier`, `SubRunSpec`, `SubRunResult`, `AnsweredMessage`, `GuardrailCheckOutput`,
+ * `GuardrailResult`, the items and the in-doubt records), or a type the code and the docs read
+ * by name, tied here to the schema that checks it on read: the compiler fails on this file when
+ * a field is added, removed, made optional or retyped on one side only (`SameShape`). The types
+ * tied rather than derived: `SerializedError` (documented in `errors/` beside the errors that
+ * make it), those holding a `RunUsage` (its `costUsd` key is always present in memory, possibly
+ * `undefined`, where the stored JSON leaves it out), and the machines' documented interfaces.
+ * The store's records are tied the same way beside their schemas (`StoredRecordShapes`,
+ * `persistence/session-schemas.ts`).
  */
 export type StoredShapes = [
-  // errors/ (below the schemas, and without zod)
+  // errors/ (below the schemas)
   Tied<SameShape<SerializedError, z.output<typeof Run.SerializedError>>>,
-  Tied<SameShape<GuardrailResult, z.output<typeof Run.GuardrailResultSchema>>>,
   // the run machine's state
   Tied<SameShape<RunUsage, z.output<typeof Run.RunUsage>>>,
   Tied<SameShape<RunMachineInput, z.output<typeof Run.RunInput>>>,

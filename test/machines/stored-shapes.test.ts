@@ -30,13 +30,13 @@ const ONE_SIDED: OneSided[] = [
     error: '"note: only in the type"',
   },
   {
-    what: 'a field removed from a schema (the run context)',
+    what: "a field removed from a schema (a session's settings)",
     edit: {
-      file: 'src/machines/schemas/run-schemas.ts',
-      find: '    held: z.boolean().optional(),\n',
+      file: 'src/machines/schemas/persisted-snapshot-schema.ts',
+      find: '    systemPrompt: z.string().optional(),\n',
       replace: '',
     },
-    error: '"held: only in the type"',
+    error: '"systemPrompt: only in the type"',
   },
   {
     what: "a nested field's type changed in a type of a lower layer (SerializedError)",
@@ -66,13 +66,13 @@ const ONE_SIDED: OneSided[] = [
     error: '"retries: only in the schema"',
   },
   {
-    what: 'a value added to a union of a type (a guardrail result)',
+    what: "a value added to a union of a type (an approval check's permission)",
     edit: {
-      file: 'src/errors/guardrail-errors.ts',
-      find: "  kind: 'input' | 'output';\n",
-      replace: "  kind: 'input' | 'output' | 'tool';\n",
+      file: 'src/machines/step-actor-io.ts',
+      find: "    permission?: 'allow' | 'ask' | 'deny' | undefined;\n",
+      replace: "    permission?: 'allow' | 'ask' | 'deny' | 'later' | undefined;\n",
     },
-    error: '"kind: a value of the type does not fit the schema"',
+    error: '"decisions[].permission: a value of the type does not fit the schema"',
   },
   {
     what: 'a key that may be undefined made always defined (a run usage)',
@@ -106,7 +106,8 @@ const ONE_SIDED: OneSided[] = [
 describe('the stored shapes', () => {
   it('are tied: the ties compile as the code stands, and not with a field changed on one side', () => {
     // The code as it stands, then one program with every one-sided change: each names its
-    // field in an error of its own.
+    // field in an error of its own (each case's error is on a tie no other case changes: the
+    // compiler names one difference a tie).
     const [asItStands, changed] = typeCheckEdited(ROOT, TIES, [[], ONE_SIDED.map((c) => c.edit)]);
     expect(asItStands).toEqual([]);
     const errors = (changed ?? []).join('\n');

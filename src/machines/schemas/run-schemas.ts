@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { GuardrailResult } from '../../errors/guardrail-errors.js';
 import { OperatorResolution } from '../../items/in-doubt-record.js';
 
 /**
@@ -105,14 +106,7 @@ export const RunInput = z.lazy(() =>
 );
 
 /** One guardrail's verdict, as recorded in the run. */
-export const GuardrailResultSchema = z.lazy(() =>
-  z.object({
-    name: z.string(),
-    kind: z.enum(['input', 'output']),
-    tripwire: z.boolean(),
-    info: z.unknown().optional(),
-  }),
-);
+export const GuardrailResultSchema = GuardrailResult;
 
 export const RunFinalStatus = z.enum(['completed', 'failed', 'cancelled']);
 
