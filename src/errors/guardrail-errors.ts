@@ -1,12 +1,19 @@
+import { z } from 'zod';
 import { AgentStateError, causeText, type ErrorScope } from './agentstate-error.js';
 
-/** Plain-JSON record of one guardrail's verdict, as kept in the run's state and journal. */
-export interface GuardrailResult {
-  name: string;
-  kind: 'input' | 'output';
-  tripwire: boolean;
-  info?: unknown;
-}
+/**
+ * Plain-JSON record of one guardrail's verdict, as kept in the run's state and journal: its
+ * schema (checked on every read of a stored run) and its type, derived from it.
+ */
+export const GuardrailResult = z.lazy(() =>
+  z.object({
+    name: z.string(),
+    kind: z.enum(['input', 'output']),
+    tripwire: z.boolean(),
+    info: z.unknown().optional(),
+  }),
+);
+export type GuardrailResult = z.output<typeof GuardrailResult>;
 
 /**
  * A guardrail tripped: the run ended (`failed`) before its model call's answer or its final

@@ -1,13 +1,14 @@
-import { MAX_ANSWERED_MESSAGES } from './schemas/answered-messages-schema.js';
+import type { z } from 'zod';
+import {
+  MAX_ANSWERED_MESSAGES,
+  type AnsweredMessage as AnsweredMessageSchema,
+} from './schemas/answered-messages-schema.js';
 
 /**
  * A message id a session answered and the run that answers it (`RunOptions.messageId`): kept
  * in the session's context, so every process reads it with the session record.
  */
-export interface AnsweredMessage {
-  messageId: string;
-  runId: string;
-}
+export type AnsweredMessage = z.output<typeof AnsweredMessageSchema>;
 
 /**
  * The run that answers `messageId` in a persisted session snapshot (a stored record's), if it

@@ -1,11 +1,9 @@
+import type { z } from 'zod';
 import type { RunUsage } from './run-usage.js';
+import type { Budget } from './schemas/run-schemas.js';
 
 /** Limits left for this run (already net of what the session and user used). */
-export interface RunBudget {
-  maxTurns?: number | undefined;
-  maxTokens?: number | undefined;
-  maxCostUsd?: number | undefined;
-}
+export type RunBudget = z.output<typeof Budget>;
 
 /** A run's limits and what it used so far: what its budget checks read. */
 interface Spent {

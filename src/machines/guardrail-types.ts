@@ -1,5 +1,6 @@
-import type { SerializedError } from '../errors/agentstate-error.js';
+import type { z } from 'zod';
 import type { GuardrailResult } from '../errors/guardrail-errors.js';
+import type { GuardrailCheckOutput as GuardrailCheckOutputSchema } from './schemas/step-output-by-kind.js';
 
 /** What a guardrail step (input or output guardrails of a run) is given. */
 export interface GuardrailCheckInput {
@@ -20,8 +21,5 @@ export interface GuardrailCheckInput {
   output?: { text?: string | undefined; structured?: unknown } | undefined;
 }
 
-export interface GuardrailCheckOutput {
-  results: GuardrailResult[];
-  /** Set when a guardrail tripped: the run fails with it. */
-  tripwire?: SerializedError | undefined;
-}
+/** What a guardrail step answers and journals; `tripwire` is set when a guardrail tripped. */
+export type GuardrailCheckOutput = z.output<typeof GuardrailCheckOutputSchema>;

@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import type { SerializedError } from '../errors/agentstate-error.js';
 import type { GuardrailResult } from '../errors/guardrail-errors.js';
 import type { RunBudget } from './budget-left.js';
@@ -5,6 +6,7 @@ import type { RunUsage } from './run-usage.js';
 import type { StepStart } from './step-starts.js';
 import type { SubRunResult, SubRunSpec, SubRunSummary } from './sub-run-types.js';
 import type { OperatorDecision } from '../items/in-doubt-record.js';
+import type * as Schema from './schemas/run-schemas.js';
 
 /**
  * The run machine's own types: its input, context, output and events, and the state of a
@@ -12,7 +14,8 @@ import type { OperatorDecision } from '../items/in-doubt-record.js';
  * and outputs have files of their own.
  */
 
-export type StandingDecision = 'approve' | 'reject';
+/** A standing decision on a tool: approve or reject its calls without asking. */
+export type StandingDecision = z.output<typeof Schema.StandingDecisions>[string];
 
 /** A tool call of the current turn and where it stands. */
 export interface CallState {
@@ -60,7 +63,7 @@ export interface CallInDoubt {
  * failed (`error`; the error is in the run's context and on the result), or a tool call cut
  * off by a crash waits for an operator (`in_doubt`). Each one can be resumed or cancelled.
  */
-export type InterruptionReason = 'approval' | 'budget' | 'maxTurns' | 'error' | 'in_doubt';
+export type InterruptionReason = z.output<typeof Schema.InterruptionReason>;
 
 export interface RunMachineInput {
   runId: string;
@@ -110,10 +113,7 @@ export interface RunMachineInput {
 }
 
 /** A W3C trace context, as plain JSON. */
-export interface TraceCarrier {
-  traceparent: string;
-  tracestate?: string | undefined;
-}
+export type TraceCarrier = z.output<typeof Schema.TraceCarrier>;
 
 export interface RunMachineContext extends RunMachineInput {
   turn: number;
@@ -157,7 +157,7 @@ export interface RunMachineContext extends RunMachineInput {
   stepStarts?: Record<string, StepStart> | undefined;
 }
 
-export type RunFinalStatus = 'completed' | 'failed' | 'cancelled';
+export type RunFinalStatus = z.output<typeof Schema.RunFinalStatus>;
 
 export interface RunMachineOutput {
   status: RunFinalStatus;

@@ -1,15 +1,15 @@
+import type { z } from 'zod';
 import type { AnsweredMessage } from './answered-messages.js';
+import type {
+  Budget as BudgetSchema,
+  UsageTotals as UsageTotalsSchema,
+} from './schemas/run-schemas.js';
 import { addUsd } from '../validation/usd-amount.js';
 import type { RunEvent, RunMachineInput, RunMachineOutput, StandingDecision } from './run-types.js';
 import type { RunUsage } from './run-usage.js';
 
-/** Running totals of a session or a user. Plain JSON. */
-export interface UsageTotals {
-  turns: number;
-  inputTokens: number;
-  outputTokens: number;
-  costUsd: number;
-}
+/** Running totals of a session or a user. Plain JSON (its schema: `schemas/run-schemas.ts`). */
+export type UsageTotals = z.output<typeof UsageTotalsSchema>;
 
 export const emptyTotals = (): UsageTotals => ({
   turns: 0,
@@ -27,11 +27,7 @@ export const addRunUsage = (totals: UsageTotals, turns: number, usage: RunUsage)
 });
 
 /** Limits of a session (or of a user's totals across sessions). */
-export interface Budget {
-  maxTurns?: number | undefined;
-  maxTokens?: number | undefined;
-  maxCostUsd?: number | undefined;
-}
+export type Budget = z.output<typeof BudgetSchema>;
 
 /** Per-session settings that actions change. Plain JSON. */
 export interface SessionConfig {

@@ -1,14 +1,12 @@
+import type { z } from 'zod';
 import type { RunMachineContext } from './run-types.js';
+import type { StepStart as StepStartSchema } from './schemas/run-schemas.js';
 
 /**
  * When a step first started (epoch ms), how many restores started it again and how many times
  * it was tried again after it failed (a model call, resumed; absent: never).
  */
-export interface StepStart {
-  at: number;
-  restarts: number;
-  retries?: number | undefined;
-}
+export type StepStart = z.output<typeof StepStartSchema>;
 
 /**
  * The run's context with a step's start noted: as the run starts the step (its

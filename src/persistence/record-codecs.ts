@@ -5,7 +5,7 @@ import { checkHistoryEntries } from './history-reader.js';
 import type { RecordMigration } from './migrations.js';
 import * as keys from './session-keys.js';
 import { SessionRecordCodec } from './session-record-codec.js';
-import { StepOutputByKind } from '../machines/schemas/run-schemas.js';
+import { StepOutputByKind } from '../machines/schemas/step-output-by-kind.js';
 import { JournalEntrySchema, checkBeforeWrite, encodeStored } from './session-schemas.js';
 import type { JournalEntry, SessionKey, SessionRecord, UsageTotals } from './session-store.js';
 import { decodeJournalAt, decodeRecordAt } from './stored-reads.js';

@@ -1,9 +1,19 @@
 import { z } from 'zod';
+import type { SameShape, Tied } from '../validation/same-shape.js';
 import { InvalidSessionRecordError } from '../errors/session-errors.js';
 import type { ErrorScope } from '../errors/agentstate-error.js';
+import { UsageTotals as UsageTotalsSchema } from '../machines/schemas/run-schemas.js';
 import { firstField } from '../machines/schemas/stored-value-checks.js';
 import { openValue, sealValue } from './sealed-value.js';
-import type { JournalEntry, SessionInfo, SessionStatus, UsageTotals } from './session-store.js';
+import type { AuditEntry, AuditEntrySchema } from './audit-log.js';
+import type { StoredSessionSchema } from './session-record-codec.js';
+import type {
+  JournalEntry,
+  SessionInfo,
+  SessionRecord,
+  SessionStatus,
+  UsageTotals,
+} from './session-store.js';
 
 /**
  * zod schemas of every value the session stores write, checked again on read: what can be
@@ -11,14 +21,8 @@ import type { JournalEntry, SessionInfo, SessionStatus, UsageTotals } from './se
  * that a value resealed around impossible content is refused like a damaged one.
  */
 
-export const UsageTotalsSchema = z.lazy(() =>
-  z.object({
-    turns: z.number().int().nonnegative(),
-    inputTokens: z.number().int().nonnegative(),
-    outputTokens: z.number().int().nonnegative(),
-    costUsd: z.number().nonnegative(),
-  }),
-);
+/** A session's or a user's usage totals: the session machine's own, defined once there. */
+export { UsageTotalsSchema };
 
 export const SessionStatusSchema = z.enum([
   'active',
@@ -56,6 +60,18 @@ export const JournalEntrySchema = z.lazy(() =>
     retries: z.number().int().positive().optional(),
   }),
 );
+
+/**
+ * The store's record types, tied to these schemas by the compiler like the machines' stored
+ * shapes (`machines/stored-shapes.ts`): a field changed on one side only fails to compile.
+ */
+export type StoredRecordShapes = [
+  Tied<SameShape<SessionStatus, z.output<typeof SessionStatusSchema>>>,
+  Tied<SameShape<SessionInfo, z.output<typeof SessionInfoSchema>>>,
+  Tied<SameShape<JournalEntry, z.output<typeof JournalEntrySchema>>>,
+  Tied<SameShape<Omit<SessionRecord, 'machineVersion'>, z.output<typeof StoredSessionSchema>>>,
+  Tied<SameShape<AuditEntry, z.output<typeof AuditEntrySchema>>>,
+];
 
 /** Copies exactly the SessionInfo fields (optional ones present as `undefined`). */
 export function toSessionInfo(value: z.output<typeof SessionInfoSchema>): SessionInfo {

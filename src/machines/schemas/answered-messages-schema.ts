@@ -7,7 +7,11 @@ import { z } from 'zod';
  */
 export const MAX_ANSWERED_MESSAGES = 64;
 
+/** A message id a session answered and the run that answers it (`AnsweredMessage`). */
+export const AnsweredMessage = z.object({
+  messageId: z.string().min(1),
+  runId: z.string().min(1),
+});
+
 /** The stored shape of a session's answered message ids, each with the run that answers it. */
-export const AnsweredMessages = z
-  .array(z.object({ messageId: z.string().min(1), runId: z.string().min(1) }))
-  .max(MAX_ANSWERED_MESSAGES);
+export const AnsweredMessages = z.array(AnsweredMessage).max(MAX_ANSWERED_MESSAGES);

@@ -18,18 +18,24 @@ import { AnsweredMessages } from './answered-messages-schema.js';
  * Objects are not strict: XState may add fields; only what agentstate relies on is checked.
  */
 
-const SessionContext = z.lazy(() =>
+/** A session's settings that actions change (`SessionConfig`). */
+export const SessionConfig = z.lazy(() =>
+  z.object({
+    model: z.string().optional(),
+    systemPrompt: z.string().optional(),
+    budget: Budget,
+    metadata: z.record(z.string(), z.unknown()),
+    task: z.unknown().optional(),
+  }),
+);
+
+/** The session machine's context (`SessionMachineContext`). */
+export const SessionContext = z.lazy(() =>
   z.object({
     sessionId: z.string().min(1),
     userId: z.string().optional(),
     parentId: z.string().optional(),
-    config: z.object({
-      model: z.string().optional(),
-      systemPrompt: z.string().optional(),
-      budget: Budget,
-      metadata: z.record(z.string(), z.unknown()),
-      task: z.unknown().optional(),
-    }),
+    config: SessionConfig,
     historyFrom: count,
     runCount: count,
     usage: UsageTotals,
@@ -52,7 +58,11 @@ const StepChild = z.lazy(() =>
     ),
     stepChild(
       'approvalCheck',
-      z.object({ runId: z.string(), step: count, calls: z.array(ToolCallRef) }),
+      z.object({
+        runId: z.string(),
+        step: count,
+        calls: z.array(ToolCallRef.extend({ step: count.optional() })),
+      }),
     ),
     stepChild(
       'toolCall',
@@ -71,7 +81,8 @@ const StepChild = z.lazy(() =>
     ),
   ]),
 );
-type StepChild = z.output<typeof StepChild>;
+/** A run's step child as its snapshot is checked: what each step's input must hold. */
+export type StepChild = z.output<typeof StepChild>;
 
 const RunValue = z.union([
   z.enum([

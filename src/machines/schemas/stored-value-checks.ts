@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ErrorScope } from '../../errors/agentstate-error.js';
 import { InvalidSessionRecordError } from '../../errors/session-errors.js';
-import { StepOutputByKind } from './run-schemas.js';
+import { StepOutputByKind } from './step-output-by-kind.js';
 
 /** The dotted path of the first field a zod error names, `(root)` for the value itself. */
 export function firstField(error: z.ZodError): string {
