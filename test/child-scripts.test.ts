@@ -1,8 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { utimes, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LevelSessionStore, StoreLockedError } from '../src/index.js';
-import { kill, repoRoot, spawnScript, waitForLine } from './helpers/child-process.js';
+import { kill, repoRoot, runScript, spawnScript, waitForLine } from './helpers/child-process.js';
 import { TempStores } from './helpers/temp-store.js';
 
 /**
@@ -50,6 +51,20 @@ describe("the tests' child scripts", () => {
     } finally {
       await kill(holder, 'SIGKILL');
     }
+  });
+
+  it('a script, or a file it imports, changed since it was bundled is bundled again', async () => {
+    const folder = await temps.folder();
+    const script = join(folder, 'say.ts');
+    const said = join(folder, 'said.ts');
+    await writeFile(script, "import { said } from './said.js';\nconsole.log(said);\n");
+    await writeFile(said, "export const said: string = 'one';\n");
+    expect((await runScript(script)).stdout).toBe('one\n');
+    expect((await runScript(script)).stdout).toBe('one\n');
+    await writeFile(said, "export const said: string = 'two';\n");
+    const later = new Date(Date.now() + 60_000); // a new mtime, however coarse the file system's
+    await utimes(said, later, later);
+    expect((await runScript(script)).stdout).toBe('two\n');
   });
 
   it('only the examples and the bench start through tsx', () => {
