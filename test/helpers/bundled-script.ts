@@ -33,7 +33,9 @@ export async function bundledScript(script: string): Promise<string> {
         basename(source),
       )
     : inRepo;
-  const out = join(inject('builtPackage'), 'scripts', name.replace(/\.ts$/, '.js'));
+  const built = inject('builtPackage') as string | undefined;
+  if (!built) throw new Error(`${script}: child scripts need the run's test/global-setup.ts`);
+  const out = join(built, 'scripts', name.replace(/\.ts$/, '.js'));
   const sources = `${out}.sources.json`;
   if (await unchanged(sources)) return out;
   await mkdir(dirname(out), { recursive: true });
