@@ -11,7 +11,7 @@
  */
 import { createActor } from 'xstate';
 import { LevelSessionStore } from '../src/index.js';
-// Internal: resolves to tsc's own copy next to the bundle (`built-scripts.ts`); bare actors only.
+// Internal: resolves to its own compiled copy next to the bundle (`built-scripts.ts`); bare actors only.
 import { sessionMachine } from '../src/machines/session-machine.js';
 import { ScriptedModel } from '../src/testing.js';
 import { benchAgent, benchScript, userMessage } from './fixtures.js';

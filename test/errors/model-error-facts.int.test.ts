@@ -8,7 +8,7 @@ import {
   chatCompletionsServerPerTest,
   type Reply,
 } from '../helpers/chat-completions-server.js';
-import { runTsx } from '../helpers/child-process.js';
+import { runScript } from '../helpers/child-process.js';
 import { TempStores } from '../helpers/temp-store.js';
 import { transferAgent } from '../helpers/transfer-agent.js';
 import { modelFailure } from '../helpers/model-failure.js';
@@ -109,7 +109,7 @@ describe('ModelError keeps its facts from the model to the result of agent.run',
 
     // The child restores the paused run, runs the tool, and its model call is rate limited.
     server.enqueue(rateLimited('req_after_restore'));
-    const child = await runTsx('test/helpers/model-error-process.ts', [
+    const child = await runScript('test/helpers/model-error-process.ts', [
       path,
       server.baseURL,
       stateFile,

@@ -13,7 +13,7 @@ import {
   completion,
   chatCompletionsServerPerTest,
 } from '../helpers/chat-completions-server.js';
-import { runTsx } from '../helpers/child-process.js';
+import { runScript } from '../helpers/child-process.js';
 import { TempStores } from '../helpers/temp-store.js';
 
 const server = chatCompletionsServerPerTest();
@@ -108,7 +108,7 @@ describe('OpenAIModel keeps its key out of errors', () => {
     const key = newKey();
     const canary = `canary-${randomBytes(6).toString('hex')}`;
     const path = join(await temps.folder(), 'db');
-    const child = await runTsx('test/helpers/secrets-process.ts', [path, canary], {
+    const child = await runScript('test/helpers/secrets-process.ts', [path, canary], {
       AGENTSTATE_TEST_KEY: key,
       OPENAI_LOG: 'debug', // the SDK then logs requests, failed responses and bad chunks
     });

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { ChildReport, ChildRequest } from './approval-child.js';
+import { bundledScript } from './bundled-script.js';
 
 const run = promisify(execFile);
 const CHILD = fileURLToPath(new URL('./approval-child.ts', import.meta.url));
@@ -27,7 +28,7 @@ export async function runStoreChild<R>(
   try {
     const { stdout } = await run(
       process.execPath,
-      ['--import', 'tsx', script, dbPath, JSON.stringify(request)],
+      [await bundledScript(script), dbPath, JSON.stringify(request)],
       {
         cwd: ROOT,
         timeout: 60_000,

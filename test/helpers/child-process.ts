@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { bundledScript } from './bundled-script.js';
 
-/** The repository root (child processes run there so `--import tsx` resolves). */
+/** The repository root (child processes run there, and relative script paths start there). */
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
 export interface Finished {
@@ -11,17 +12,37 @@ export interface Finished {
   stderr: string;
 }
 
-/** Spawns `node --import tsx <script> ...args` in the repository root. */
-export function spawnTsx(
+/**
+ * Spawns the TypeScript `script` (relative to the repository root, or absolute) as
+ * `node <script bundled> ...args` in the repository root (see bundled-script.ts).
+ */
+export async function spawnScript(
   script: string,
   args: string[] = [],
   env: NodeJS.ProcessEnv = {},
-): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+): Promise<ChildProcess> {
+  return spawnNode([await bundledScript(script), ...args], env);
+}
+
+function spawnNode(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  return spawn(process.execPath, args, {
     cwd: repoRoot,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+}
+
+/**
+ * Runs `node --import tsx <script> ...args` in the repository root to completion: for the
+ * examples, run as their docs say (`npx tsx examples/<file>`); some start themselves again
+ * from their own file. Test scripts go through `runScript`, which starts faster.
+ */
+export function runTsx(
+  script: string,
+  args: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+): Promise<Finished> {
+  return finished(spawnNode(['--import', 'tsx', script, ...args], env));
 }
 
 /** Collects a child's output until it exits. */
@@ -36,13 +57,13 @@ export function finished(child: ChildProcess): Promise<Finished> {
   });
 }
 
-/** Runs a tsx script to completion. */
-export function runTsx(
+/** Runs a TypeScript script (as `spawnScript` does) to completion. */
+export async function runScript(
   script: string,
   args: string[] = [],
   env: NodeJS.ProcessEnv = {},
 ): Promise<Finished> {
-  return finished(spawnTsx(script, args, env));
+  return finished(await spawnScript(script, args, env));
 }
 
 /** Resolves with the first stdout line starting with `prefix` (without it). */

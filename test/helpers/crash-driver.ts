@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { bundledScript } from './bundled-script.js';
 import type { CrashWorkerResult } from './crash-worker.js';
 
 const WORKER = fileURLToPath(new URL('./crash-worker.ts', import.meta.url));
@@ -47,14 +48,16 @@ export function killLiveWorkers(): void {
 }
 
 /**
- * Starts `node --import tsx crash-worker.ts ...`, reads its stdout line by line and sends
- * SIGKILL as soon as it prints `kill-me`. Resolves when the process has exited.
+ * Starts `node crash-worker.js ...` (crash-worker.ts bundled, see bundled-script.ts), reads its
+ * stdout line by line and sends SIGKILL as soon as it prints `kill-me`. Resolves when the
+ * process has exited.
  */
-export function runWorker(args: WorkerArgs): Promise<WorkerRound> {
+export async function runWorker(args: WorkerArgs): Promise<WorkerRound> {
+  const worker = await bundledScript(WORKER);
   const started = Date.now();
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', WORKER, args.dbDir, args.logFile, args.mode, String(args.steps)],
+    [worker, args.dbDir, args.logFile, args.mode, String(args.steps)],
     {
       cwd: REPO,
       env: {

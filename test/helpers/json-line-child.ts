@@ -1,27 +1,36 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { bundledScript } from './bundled-script.js';
 import { repoRoot } from './child-process.js';
 
 export type ChildEvent = Record<string, unknown> & { event: string };
 
 /**
- * A child process (a TypeScript file run with tsx) driven by JSON lines: commands on its
- * stdin, events on its stdout. `next` takes the first matching event, seen or coming; when the
- * child exits, every waiter gets `{ event: 'exited', stderr }`.
+ * A child process (a TypeScript file, bundled: see bundled-script.ts) driven by JSON lines:
+ * commands on its stdin, events on its stdout. `next` takes the first matching event, seen or
+ * coming; when the child exits, every waiter gets `{ event: 'exited', stderr }`.
  */
 export class JsonLineChild {
   readonly events: ChildEvent[] = [];
   private waiters: { match: (e: ChildEvent) => boolean; resolve: (e: ChildEvent) => void }[] = [];
   private stderr = '';
   private readonly listeners: ((event: ChildEvent) => void)[] = [];
-  private readonly child: ChildProcess;
 
-  constructor(script: string, args: string[], env: Record<string, string> = {}) {
-    this.child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+  /** Starts `script` (relative to the repository root, or absolute) with `args` and `env`. */
+  static async start(
+    script: string,
+    args: string[],
+    env: Record<string, string> = {},
+  ): Promise<JsonLineChild> {
+    const child = spawn(process.execPath, [await bundledScript(script), ...args], {
       cwd: repoRoot,
       env: { ...process.env, ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
+    return new JsonLineChild(child);
+  }
+
+  private constructor(private readonly child: ChildProcess) {
     this.child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (this.stderr += chunk));
     createInterface({ input: this.child.stdout! }).on('line', (line) => {
       const event = JSON.parse(line) as ChildEvent;

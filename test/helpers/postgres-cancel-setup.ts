@@ -18,7 +18,11 @@ export function usePostgresCancel(pgt: PostgresForTests) {
     cleanups,
     /** Starts a worker process of the app on `schema` whose leases name `owner`. */
     worker: async (schema: string, owner: string): Promise<JsonLineChild> => {
-      const child = new JsonLineChild('test/helpers/pg-cancel-worker.ts', [pgt.url, schema, owner]);
+      const child = await JsonLineChild.start('test/helpers/pg-cancel-worker.ts', [
+        pgt.url,
+        schema,
+        owner,
+      ]);
       cleanups.push(() => child.stop());
       expect(await child.next('ready')).toMatchObject({ event: 'ready' });
       return child;

@@ -15,7 +15,7 @@ let child: JsonLineChild;
 let chat: string;
 let inspector: string;
 beforeAll(async () => {
-  child = new JsonLineChild('test/helpers/body-limit-server.ts', []);
+  child = await JsonLineChild.start('test/helpers/body-limit-server.ts', []);
   const ready = await child.next('ready');
   if (ready.event !== 'ready') throw new Error(`child: ${String(ready['stderr'])}`);
   chat = `http://127.0.0.1:${String(ready['chat'])}`;

@@ -128,7 +128,7 @@ describe('the chat handler on PostgreSQL while another process runs the session'
   it("'queue': 202 MESSAGE_QUEUED, and the message is answered once", async () => {
     const schema = pgt.schema('http_busy');
     // Process A (test/helpers/busy-worker.ts, agent `busy`) runs session `chat` of `u1`.
-    const a = new JsonLineChild('test/helpers/busy-worker.ts', [
+    const a = await JsonLineChild.start('test/helpers/busy-worker.ts', [
       'pg',
       pgt.url,
       schema,

@@ -17,6 +17,7 @@ import { mcpToolkit, type McpToolkitOptions } from '../../src/mcp.js';
 import { FakeClock, ScriptedModel, type ScriptedResponse } from '../../src/testing.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { deferred, nextImmediate } from '../helpers/async.js';
+import { bundledScript } from '../helpers/bundled-script.js';
 import { repoRoot } from '../helpers/child-process.js';
 import { startMcpHttpServer, type McpHttpServer } from '../helpers/mcp-http-server.js';
 import { buildTestMcpServer } from '../helpers/mcp-test-server.js';
@@ -37,7 +38,7 @@ async function stdioServer() {
   const file = join(await temps.folder(), 'server.log');
   const connect = {
     command: process.execPath,
-    args: ['--import', 'tsx', STDIO_SERVER],
+    args: [await bundledScript(STDIO_SERVER)],
     cwd: repoRoot,
     env: { MCP_TEST_LOG: file },
   };

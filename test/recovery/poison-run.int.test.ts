@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Agent, LevelSessionStore } from '../../src/index.js';
 import { ScriptedModel } from '../../src/testing.js';
 import { startInspector } from '../../src/inspect.js';
-import { finished, runTsx, spawnTsx } from '../helpers/child-process.js';
+import { finished, runScript, spawnScript } from '../helpers/child-process.js';
 import { inspectorClient } from '../helpers/inspector-client.js';
 import { TempStores } from '../helpers/temp-store.js';
 
@@ -57,7 +57,7 @@ describe('a poison run stops after maxRecoveries', () => {
     const hook = join(folder, 'hook');
     const env = { POISON_MAX_RECOVERIES: String(MAX_RECOVERIES) };
     const child = async (mode: string) => {
-      const process = spawnTsx(CHILD, [dbDir, effects, hook, mode], env);
+      const process = await spawnScript(CHILD, [dbDir, effects, hook, mode], env);
       return { ...(await finished(process)), pid: process.pid };
     };
 
@@ -117,7 +117,7 @@ describe('a poison run stops after maxRecoveries', () => {
 
     // The command line and the inspector show the run failed, and which step stopped it.
     const cli = (...args: string[]) =>
-      runTsx('src/cli.ts', [...args, '--user', 'mallory', '--db', dbDir]);
+      runScript('src/cli.ts', [...args, '--user', 'mallory', '--db', dbDir]);
     const listed = await cli('sessions', 'list');
     expect(listed.code, listed.stderr).toBe(0);
     expect(listed.stdout).toMatch(/^poison\s.*failed RECOVERY_EXHAUSTED/m);

@@ -6,7 +6,7 @@ import { Agent, RecoveryExhaustedError, tool, type SessionStore } from '../../sr
 import { ScriptedModel } from '../../src/testing.js';
 import { storedRun, type StoredRun } from '../../src/runs/stored-run.js';
 import { deferred } from '../helpers/async.js';
-import { finished, spawnTsx } from '../helpers/child-process.js';
+import { finished, spawnScript } from '../helpers/child-process.js';
 import { TempStores } from '../helpers/temp-store.js';
 import { usePostgres } from '../helpers/postgres-tests.js';
 
@@ -45,7 +45,7 @@ async function crashAndRecover(
   let generation = 0;
   const child = async (what: string) =>
     finished(
-      spawnTsx(
+      await spawnScript(
         CHILD,
         [store.kind, store.where, store.schema, effects, what, String(generation++ * LEASE_GAP_MS)],
         { SHARED_MAX_RECOVERIES: String(MAX_RECOVERIES) },

@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RunState, writeMetadata } from '../../src/index.js';
-import { runTsx } from '../helpers/child-process.js';
+import { runScript } from '../helpers/child-process.js';
 import { dumpBackend } from '../helpers/session-fixtures.js';
 import { metadataAgent } from '../helpers/metadata-agent.js';
 import { TempStores } from '../helpers/temp-store.js';
@@ -23,7 +23,7 @@ async function resumeInChild(
 ): Promise<{ output: string; seen: Record<string, unknown>[] }> {
   const stateFile = join(folder, 'state.json');
   await writeFile(stateFile, JSON.stringify(state));
-  const child = await runTsx(CHILD, [dbPath, stateFile, via]);
+  const child = await runScript(CHILD, [dbPath, stateFile, via]);
   expect(child.stderr).toBe('');
   expect(child.code).toBe(0);
   return JSON.parse(child.stdout.trim().split('\n').at(-1)!) as {

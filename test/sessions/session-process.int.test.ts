@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { Agent, LevelSessionStore } from '../../src/index.js';
 import type { Item } from '../../src/items/item.js';
-import { kill, runTsx, spawnTsx, waitForLine } from '../helpers/child-process.js';
+import { kill, runScript, spawnScript, waitForLine } from '../helpers/child-process.js';
 import { alice, echoModel, texts } from '../helpers/session-fixtures.js';
 import { TempStores } from '../helpers/temp-store.js';
 
@@ -26,7 +26,7 @@ async function reopen(path: string): Promise<LevelSessionStore> {
 describe('a session survives its process', () => {
   it('a second process remembers what alice said in the first', async () => {
     const path = join(await temps.folder(), 'db');
-    const child = await runTsx(CHILD, [path, 'chat', "Hi, I'm Alice."]);
+    const child = await runScript(CHILD, [path, 'chat', "Hi, I'm Alice."]);
     expect(child.stderr).toBe('');
     expect(child.code).toBe(0);
     const report = JSON.parse(child.stdout.replace(/^DONE /, '')) as ChildReport;
@@ -52,7 +52,7 @@ describe('a session survives its process', () => {
 
   it('SIGKILL after a finished run loses nothing that run wrote', async () => {
     const path = join(await temps.folder(), 'db');
-    const child = spawnTsx(CHILD, [path, 'chat', "Hi, I'm Alice.", 'hold']);
+    const child = await spawnScript(CHILD, [path, 'chat', "Hi, I'm Alice.", 'hold']);
     temps.defer(async () => void (await kill(child, 'SIGKILL'))); // never leave it running
     const report = JSON.parse(await waitForLine(child, 'READY ')) as ChildReport;
     expect(await kill(child, 'SIGKILL')).toBe('SIGKILL');

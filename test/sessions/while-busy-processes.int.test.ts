@@ -24,7 +24,7 @@ const key = { sessionId: 'chat', userId: 'u1' };
 
 /** A worker process (test/helpers/busy-worker.ts) and every event it printed. */
 async function worker(args: string[], policy: WhileBusy): Promise<JsonLineChild> {
-  const child = new JsonLineChild('test/helpers/busy-worker.ts', [...args, policy]);
+  const child = await JsonLineChild.start('test/helpers/busy-worker.ts', [...args, policy]);
   cleanups.push(() => child.stop());
   expect(await child.next('ready')).toMatchObject({ event: 'ready' });
   return child;

@@ -34,8 +34,8 @@ let store: PostgresSessionStore;
 
 beforeAll(async () => {
   const schema = pgt.schema('busy_rounds');
-  a = new JsonLineChild('test/helpers/busy-rounds-worker.ts', [pgt.url, schema, 'proc-a']);
-  b = new JsonLineChild('test/helpers/busy-rounds-worker.ts', [pgt.url, schema, 'proc-b']);
+  a = await JsonLineChild.start('test/helpers/busy-rounds-worker.ts', [pgt.url, schema, 'proc-a']);
+  b = await JsonLineChild.start('test/helpers/busy-rounds-worker.ts', [pgt.url, schema, 'proc-b']);
   expect(await a.next('ready')).toMatchObject({ event: 'ready' });
   expect(await b.next('ready')).toMatchObject({ event: 'ready' });
   store = await PostgresSessionStore.open({ connectionString: pgt.url, schema });

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Agent, LevelSessionStore, StoreLockedError } from '../../../src/index.js';
 import { ScriptedModel } from '../../../src/testing.js';
-import { kill, spawnTsx, waitForLine } from '../../helpers/child-process.js';
+import { kill, spawnScript, waitForLine } from '../../helpers/child-process.js';
 import { TempStores } from '../../helpers/temp-store.js';
 
 /** A LevelDB folder held by another process is a typed `STORE_LOCKED` error (issue 8, point 7). */
@@ -13,7 +13,7 @@ describe('a locked LevelDB folder', () => {
   it('raises StoreLockedError naming the folder, from open and from a lazily opened store', async () => {
     const folder = await temps.folder();
     const path = join(folder, 'db');
-    const holder = spawnTsx('test/helpers/hold-store.ts', [path]);
+    const holder = await spawnScript('test/helpers/hold-store.ts', [path]);
     try {
       await waitForLine(holder, 'holding');
       const opening = LevelSessionStore.open({ path });

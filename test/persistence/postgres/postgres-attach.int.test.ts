@@ -40,7 +40,10 @@ const key = { sessionId: 'shared', userId: 'u1' };
 /** A worker whose model calls `add` twice, then answers, each call waiting for `step`. */
 async function start(schema: string, owner: string, offsetMs = 0): Promise<JsonLineChild> {
   const args = [pgt.url, schema, owner, String(offsetMs)];
-  const child = new JsonLineChild('test/helpers/pg-worker.ts', args, { GATED: '1', TOOLS: '1' });
+  const child = await JsonLineChild.start('test/helpers/pg-worker.ts', args, {
+    GATED: '1',
+    TOOLS: '1',
+  });
   cleanups.push(() => child.stop());
   expect(await child.next('ready', 'exited')).toEqual({ event: 'ready' });
   return child;

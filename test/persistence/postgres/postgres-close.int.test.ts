@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { finished, spawnTsx } from '../../helpers/child-process.js';
+import { finished, spawnScript } from '../../helpers/child-process.js';
 import { JsonLineChild } from '../../helpers/json-line-child.js';
 import { useOwnPostgres } from '../../helpers/postgres-tests.js';
 
@@ -29,7 +29,7 @@ describe('PostgresSessionStore.close() settles (real processes)', () => {
     it(`settles ${when}: the line after it is printed, exit code 0`, async () => {
       const schema = pgt.schema(`close_${kind}`);
       const child = await finished(
-        spawnTsx('test/helpers/pg-close-child.ts', [pgt.url, schema, kind]),
+        await spawnScript('test/helpers/pg-close-child.ts', [pgt.url, schema, kind]),
       );
       expect(child.stderr).toBe('');
       expect(lines(child.stdout)).toEqual([{ event: 'ran', output: 'hi' }, { event: 'closed' }]);
@@ -39,7 +39,11 @@ describe('PostgresSessionStore.close() settles (real processes)', () => {
 
   it('settles after the server restarted during the run', async () => {
     const schema = pgt.schema('close_restart');
-    const child = new JsonLineChild('test/helpers/pg-close-child.ts', [pgt.url, schema, 'restart']);
+    const child = await JsonLineChild.start('test/helpers/pg-close-child.ts', [
+      pgt.url,
+      schema,
+      'restart',
+    ]);
     children.push(child);
     expect(await child.next('at-tool')).toEqual({ event: 'at-tool' });
     await pgt.cluster.restart();

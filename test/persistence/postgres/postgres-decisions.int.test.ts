@@ -27,7 +27,7 @@ describe('approvals decided in another process', () => {
   it('process A waits on an approval, process B records the decision, A hears of it and finishes', async () => {
     const schema = pgt.schema('decide');
     const start = async (owner: string) => {
-      const child = new JsonLineChild('test/helpers/pg-approval-worker.ts', [
+      const child = await JsonLineChild.start('test/helpers/pg-approval-worker.ts', [
         pgt.url,
         schema,
         owner,

@@ -9,18 +9,21 @@ const pgt = useOwnPostgres();
 describeRuntimeLeases('PostgresSessionStore', (clock) => pgt.freshStore('leases', { clock }));
 
 /** A worker process (test/helpers/pg-worker.ts) driven by JSON lines. */
-class Worker extends JsonLineChild {
-  constructor(schema: string, owner: string, options: { gated?: boolean; offsetMs?: number } = {}) {
-    super('test/helpers/pg-worker.ts', [pgt.url, schema, owner, String(options.offsetMs ?? 0)], {
-      GATED: options.gated ? '1' : '0',
-    });
-  }
+function startWorker(
+  schema: string,
+  owner: string,
+  options: { gated?: boolean; offsetMs?: number } = {},
+): Promise<JsonLineChild> {
+  const args = [pgt.url, schema, owner, String(options.offsetMs ?? 0)];
+  return JsonLineChild.start('test/helpers/pg-worker.ts', args, {
+    GATED: options.gated ? '1' : '0',
+  });
 }
 
 describe('PostgreSQL shared by processes', () => {
-  const workers: Worker[] = [];
+  const workers: JsonLineChild[] = [];
   const start = async (schema: string, owner: string, options = {}) => {
-    const worker = new Worker(schema, owner, options);
+    const worker = await startWorker(schema, owner, options);
     workers.push(worker);
     expect(await worker.next('ready', 'exited')).toEqual({ event: 'ready' });
     return worker;

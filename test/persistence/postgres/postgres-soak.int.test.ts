@@ -104,7 +104,7 @@ describe('PostgreSQL soak', () => {
 
     const start = async (index: number): Promise<void> => {
       const owner = `worker-${++spawned}`;
-      const child = new JsonLineChild('test/helpers/soak-worker.ts', [
+      const child = await JsonLineChild.start('test/helpers/soak-worker.ts', [
         pgt.url,
         schema,
         owner,

@@ -53,7 +53,7 @@ describe.each(['own', 'caller'] as const)(
     async function child(): Promise<{ child: JsonLineChild; app: string; schema: string }> {
       const app = `terminated_${process.pid}_${++apps}`;
       const schema = pgt.schema(`terminated_${poolKind}`);
-      const started = new JsonLineChild('test/helpers/pg-terminated-child.ts', [
+      const started = await JsonLineChild.start('test/helpers/pg-terminated-child.ts', [
         pgt.url,
         schema,
         app,

@@ -7,7 +7,7 @@ import { newSession } from '../../../../src/store-contract/contract-fixtures.js'
 import { FakeClock } from '../../../../src/testing.js';
 import { until } from '../../../helpers/async.js';
 import { blockingLookup } from '../../../helpers/blocking-lookup.js';
-import { runTsx } from '../../../helpers/child-process.js';
+import { runScript } from '../../../helpers/child-process.js';
 import { usePostgres } from '../../../helpers/postgres-tests.js';
 import { usePostgresCancel } from '../../../helpers/postgres-cancel-setup.js';
 import { triageWithBilling } from '../../../helpers/sub-agent-fixtures.js';
@@ -97,7 +97,7 @@ describe('the store LISTEN connection lingers between runs (PostgreSQL)', () => 
 
   it('a script that runs messages and never closes its store exits on its own, its LISTEN connection lingering unheld', async () => {
     const schema = pgt.schema('unclosed');
-    const child = await runTsx('test/helpers/pg-unclosed-child.ts', [pgt.url, schema]);
+    const child = await runScript('test/helpers/pg-unclosed-child.ts', [pgt.url, schema]);
     expect(child.stderr).toBe('');
     expect(
       child.stdout
