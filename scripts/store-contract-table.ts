@@ -1,9 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import {
-  STORE_CAPABILITIES,
-  STORE_CONTRACT,
-} from '../src/persistence/store-supports.js';
+import { STORE_CAPABILITIES, STORE_CONTRACT } from '../src/persistence/store-supports.js';
 
 /** The contract's page, whose table of what is required and optional this script draws. */
 export const STORE_CONTRACT_PAGE = fileURLToPath(

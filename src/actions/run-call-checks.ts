@@ -1,7 +1,4 @@
-import {
-  SESSION_STORE_METHODS,
-  checkStoreOption,
-} from '../persistence/store-supports.js';
+import { SESSION_STORE_METHODS, checkStoreOption } from '../persistence/store-supports.js';
 import { checkModelSettings } from '../models/model-settings.js';
 import { OptionChecker, isObject, optionNames } from '../validation/option-checks.js';
 import { isPlainJson } from '../validation/plain-json.js';

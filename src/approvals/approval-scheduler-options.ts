@@ -1,9 +1,6 @@
 import type { SessionKey, SessionRecord, SessionStore } from '../persistence/session-store.js';
 import type { DecisionInbox } from '../persistence/decision-inbox.js';
-import {
-  supportsCapability,
-  hasDecisionInbox,
-} from '../persistence/store-supports.js';
+import { supportsCapability, hasDecisionInbox } from '../persistence/store-supports.js';
 import type { Clock } from '../core/clock.js';
 import type { RunResult } from '../session-host/run-result.js';
 import type { SessionAction } from '../actions/session-action.js';

@@ -33,10 +33,7 @@ import type { LeaseSettings } from '../runs/run-lease.js';
 import { DURABILITY_EXPECTED, isDurability, type Durability } from '../core/durability-policy.js';
 import { WHILE_BUSY_EXPECTED, isWhileBusy, type WhileBusy } from '../core/busy-policy.js';
 import { isPermissionPolicy, type PermissionPolicy } from '../core/permission-policy.js';
-import {
-  SESSION_STORE_METHODS,
-  checkStoreOption,
-} from '../persistence/store-supports.js';
+import { SESSION_STORE_METHODS, checkStoreOption } from '../persistence/store-supports.js';
 import { checkHistoryStrategy, type HistoryStrategy } from '../context-window/history-strategy.js';
 import type { DefinitionChange } from './definition-fingerprint.js';
 

@@ -1,10 +1,6 @@
 import type { SessionKey, SessionRecord, SessionStore } from '../persistence/session-store.js';
 import type { SessionLeases } from '../persistence/session-leases.js';
-import {
-  supportsCapability,
-  hasLeases,
-  hasMessageInbox,
-} from '../persistence/store-supports.js';
+import { supportsCapability, hasLeases, hasMessageInbox } from '../persistence/store-supports.js';
 import { sessionPart } from '../persistence/session-keys.js';
 import { continueRun } from '../actions/continue-run.js';
 import type { Clock } from '../core/clock.js';

@@ -10,10 +10,7 @@ import {
 import { INSPECT_EXPECTED, isInspectOption } from '../definition/inspection.js';
 import type { ApprovalSchedulerOptions } from '../approvals/approval-scheduler-options.js';
 import { checkTelemetryOptions } from '../telemetry/telemetry-options.js';
-import {
-  SESSION_STORE_METHODS,
-  checkStoreOption,
-} from '../persistence/store-supports.js';
+import { SESSION_STORE_METHODS, checkStoreOption } from '../persistence/store-supports.js';
 import type { SessionRuntimeOptions } from './session-runtime.js';
 import { isPermissionPolicy } from '../core/permission-policy.js';
 import { DURABILITY_EXPECTED, isDurability } from '../core/durability-policy.js';

@@ -1,10 +1,7 @@
 import { strict as assert } from 'node:assert';
 import type { SessionRecord, SessionStore } from '../persistence/session-store.js';
 import type { DeadlineEntry } from '../persistence/approval-deadlines.js';
-import {
-  supportsCapability,
-  type CapabilityMethods,
-} from '../persistence/store-supports.js';
+import { supportsCapability, type CapabilityMethods } from '../persistence/store-supports.js';
 import { equal, matches, rejects } from './contract-assert.js';
 import {
   storeTest,

@@ -8,11 +8,7 @@ import {
   type ContractTests,
   type StoreContractOptions,
 } from './contract-harness.js';
-import {
-  supportsCapability,
-  hasLeases,
-  hasMessageInbox,
-} from '../persistence/store-supports.js';
+import { supportsCapability, hasLeases, hasMessageInbox } from '../persistence/store-supports.js';
 import { commitOn, msg, newSession } from './contract-fixtures.js';
 
 /**

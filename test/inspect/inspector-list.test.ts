@@ -4,7 +4,11 @@ import { MAX_SCANNED } from '../../src/inspect/session-listing.js';
 import { newSessionRecord } from '../../src/runs/new-session-record.js';
 import { MemorySessionStore } from '../../src/testing.js';
 import { inspectorClient } from '../helpers/inspector-client.js';
-import { failingAgent, pausingAgent, writePausedAndFailed } from '../helpers/run-status-fixtures.js';
+import {
+  failingAgent,
+  pausingAgent,
+  writePausedAndFailed,
+} from '../helpers/run-status-fixtures.js';
 
 const open: InspectorHandle[] = [];
 afterEach(async () => {

@@ -2,10 +2,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import {
-  STORE_CAPABILITIES,
-  STORE_CONTRACT,
-} from '../../src/persistence/store-supports.js';
+import { STORE_CAPABILITIES, STORE_CONTRACT } from '../../src/persistence/store-supports.js';
 import {
   STORE_CONTRACT_PAGE,
   capabilityTable,
