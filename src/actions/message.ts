@@ -28,12 +28,17 @@ export function messageOf(
   return { items: toInputItems(input), options, toolChoiceChecked };
 }
 
-/** What a session's message inbox keeps of a queued message's options (plain JSON). */
+/**
+ * What a session's message inbox keeps of a queued message's options (plain JSON): its run's
+ * `maxTurns`, `metadata` and `modelSettings`, and its `messageId` (answered once when it runs,
+ * whichever process takes it).
+ */
 export function queuedOptions(message: Message): Record<string, unknown> {
-  const { maxTurns, metadata, modelSettings } = message.options;
+  const { maxTurns, metadata, modelSettings, messageId } = message.options;
   return jsonCopy({
     ...(maxTurns === undefined ? {} : { maxTurns }),
     ...(metadata === undefined ? {} : { metadata }),
     ...(modelSettings === undefined ? {} : { modelSettings }),
+    ...(messageId === undefined ? {} : { messageId }),
   });
 }

@@ -65,11 +65,12 @@ export const SESSION_RUN_OPTION_NAMES = optionNames<SessionRunOptions>({
   modelSettings: true,
   durability: true,
   whileBusy: true,
+  messageId: true,
 });
 
 /** `session.resume()` keeps the run's stored model settings; it sends no message. */
 export const SESSION_RESUME_OPTION_NAMES = SESSION_RUN_OPTION_NAMES.filter(
-  (name) => name !== 'modelSettings' && name !== 'whileBusy',
+  (name) => name !== 'modelSettings' && name !== 'whileBusy' && name !== 'messageId',
 );
 
 const CONTEXT_NAMES = optionNames<RunContextInit>({

@@ -39,6 +39,12 @@ export interface SessionRunOptions {
    * wins over the agent's.
    */
   whileBusy?: WhileBusy | undefined;
+  /**
+   * The message's own id (see `RunOptions.messageId`): the session answers an id once, whichever
+   * way it comes in (`agent.run`, this session's `run` or `stream`). The same id again is
+   * `MessageAnsweredError` naming the run that answers it, and stores nothing.
+   */
+  messageId?: string | undefined;
 }
 
 /**
@@ -112,7 +118,7 @@ export class AgentSession<TOutput = string> implements BindingSource {
    */
   resume(
     state?: RunState,
-    options: Omit<SessionRunOptions, 'modelSettings'> = {},
+    options: Omit<SessionRunOptions, 'modelSettings' | 'messageId'> = {},
   ): Promise<RunResult<TOutput>> {
     if (state !== undefined && !(state instanceof RunState)) {
       throw new TypeError(

@@ -5,6 +5,7 @@ import type { Clock } from '../core/clock.js';
 import { RunCancelledError } from '../errors/run-errors.js';
 import { RunInProgressError, RunPausedError } from '../errors/session-errors.js';
 import { MessageQueuedError } from '../errors/message-queued-error.js';
+import { MessageAnsweredError } from '../errors/message-answered-error.js';
 import type { SessionAction } from '../actions/session-action.js';
 import { queuedOptions } from '../actions/message.js';
 import {
@@ -16,6 +17,7 @@ import type { SessionKey, SessionStore } from '../persistence/session-store.js';
 import { cacheKey } from '../session-host/session-cache.js';
 import { LeaseToldInbox } from './lease-told-inbox.js';
 import { checkedItems, storedMessage } from './stored-message.js';
+import { checkQueuedMessageId } from './queued-message-check.js';
 import type { BusyRuns } from './busy-runs.js';
 
 /** What a runtime lends its message queue. */
@@ -144,9 +146,12 @@ export class MessageQueue {
     throw new MessageQueuedError(key.sessionId, message.id, message.kind);
   }
 
-  private store(key: SessionKey, action: SessionAction<unknown>): Promise<QueuedMessage> {
+  /** Stores `action`'s message; its own id, answered or waiting already, stores nothing. */
+  private async store(key: SessionKey, action: SessionAction<unknown>): Promise<QueuedMessage> {
     const message = action.message!;
     const { items } = message;
+    const { messageId } = message.options;
+    if (messageId !== undefined) await checkQueuedMessageId(this.inbox!, key, messageId);
     const options = queuedOptions(message);
     const kind = action.whileBusy === 'steer' ? 'steer' : 'queue';
     const at = this.parts.clock.now();
@@ -237,8 +242,9 @@ export class MessageQueue {
           return;
         }
         if (error instanceof RunPausedError) return; // taken after the paused run goes on
-        if (waiter) {
-          // Refused before it was taken (else its run failed): its caller gets the error.
+        if (waiter || error instanceof MessageAnsweredError) {
+          // Refused before it was taken (else its run failed): its caller gets the error. A
+          // message id the session answered meanwhile (its twin ran first): never run.
           await this.inbox!.dropQueuedMessage(key, next.id);
           waiters.settle(session, next.id, (w) => w.reject(error));
           continue;

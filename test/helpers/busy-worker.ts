@@ -5,8 +5,8 @@
  * until `unstall` (or forever: a SIGKILL ends it). Every model call is printed, so the test counts each message's calls across processes.
  * Usage: node --import tsx test/helpers/busy-worker.ts <level|pg> <path|url> <schema> <owner> <policy>
  *
- * Commands: run {text, whileBusy?} (emits `answered` {text, output, id} or `failed`
- * {text, code}) | release | unstall | inbox (emits `inbox` {count}: the session's queued messages) | recover (emits `recovered` {count} once the recovered runs and the
+ * Commands: run {text, whileBusy?, messageId?} (emits `answered` {text, output, id} or `failed`
+ * {text, code, messageId?, again?, runId?}) | release | unstall | inbox (emits `inbox` {count}: the session's queued messages) | recover (emits `recovered` {count} once the recovered runs and the
  * messages queued for them are answered) | strand {text} (emits `stranded`: the message stored in
  * the session's inbox as another process queues it, with no drain after; as if this process
  * died before its run's end read the inbox). Events: `ready`, `model` {text}, `tool` {text}.
@@ -83,6 +83,7 @@ interface Command {
   cmd: string;
   text?: string;
   whileBusy?: WhileBusy;
+  messageId?: string;
 }
 
 function handle(command: Command): void {
@@ -122,12 +123,29 @@ function handle(command: Command): void {
     return;
   }
   const text = command.text!;
-  const options = command.whileBusy ? { whileBusy: command.whileBusy } : {};
+  const options = {
+    ...(command.whileBusy ? { whileBusy: command.whileBusy } : {}),
+    ...(command.messageId ? { messageId: command.messageId } : {}),
+  };
   agent.run(text, { ...BUSY_KEY, ...options }).then(
     (result) => emit({ event: 'answered', text, output: result.output, id: result.id }),
     (error: unknown) => {
-      const code = (error as { code?: string }).code ?? (error as Error).name;
-      emit({ event: 'failed', text, code, message: (error as Error).message });
+      const { code, messageId, again, runId } = error as {
+        code?: string;
+        messageId?: string;
+        again?: boolean;
+        runId?: string;
+      };
+      const message = (error as Error).message;
+      emit({
+        event: 'failed',
+        text,
+        code: code ?? (error as Error).name,
+        message,
+        messageId,
+        again,
+        runId,
+      });
     },
   );
 }

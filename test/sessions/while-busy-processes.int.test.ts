@@ -267,3 +267,43 @@ describe('whileBusy: a message no run took (its process died after the run ended
     expect(modelTexts(a, b, c)).toEqual(['one', 'two']);
   });
 });
+
+describe("a queued message's messageId across processes on PostgreSQL", () => {
+  it('kept in the inbox: the same id while it waits is not queued again (in either process), A runs it once under its id, after that MESSAGE_ANSWERED', async () => {
+    const schema = pgt.schema('busy_message_id');
+    const a = await worker(['pg', pgt.url, schema, 'proc-a'], 'queue');
+    const b = await worker(['pg', pgt.url, schema, 'proc-b'], 'queue');
+    const store = await PostgresSessionStore.open({ connectionString: pgt.url, schema });
+    cleanups.push(() => store.close());
+    a.send('run', { text: 'hold' });
+    await until(() => a.events.some((e) => e.event === 'model'), "A's model call");
+    b.send('run', { text: 'two', messageId: 'q1' });
+    await settled(b, 'two');
+    expect(outcome(b, 'two')).toMatchObject({ code: 'MESSAGE_QUEUED', again: false });
+    const [waiting] = await store.queuedMessages(key);
+    expect(waiting?.options).toMatchObject({ messageId: 'q1' });
+    // The same id again, from B and from A (which runs the session): named, not stored again.
+    b.send('run', { text: 'two again', messageId: 'q1' });
+    a.send('run', { text: 'two again', messageId: 'q1' });
+    await settled(b, 'two again');
+    await settled(a, 'two again');
+    for (const child of [a, b]) {
+      expect(outcome(child, 'two again')).toMatchObject({
+        code: 'MESSAGE_QUEUED',
+        again: true,
+        messageId: waiting!.id,
+      });
+    }
+    expect(await store.queuedMessages(key)).toHaveLength(1);
+    a.send('release');
+    await settled(a, 'hold');
+    await until(async () => (await store.readHistory(key)).length === 4, 'four items');
+    await until(async () => (await store.queuedMessages(key)).length === 0, 'inbox empty');
+    expect(await history(store)).toEqual(['hold', 'answer to hold', 'two', 'answer to two']);
+    // Taken by A from the store (its caller was B): recorded as answered under its id.
+    b.send('run', { text: 'two later', messageId: 'q1' });
+    await settled(b, 'two later');
+    expect(outcome(b, 'two later')).toMatchObject({ code: 'MESSAGE_ANSWERED' });
+    expect(modelTexts(a, b)).toEqual(['hold', 'two']);
+  });
+});
