@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { Socket } from 'node:net';
 import pg from 'pg';
 import { AgentStateError } from '../../errors/agentstate-error.js';
 import { SessionSaveFailedError, StoreUnavailableError } from '../../errors/session-errors.js';
@@ -32,6 +33,20 @@ export class PostgresDatabase {
   /** Whether a schema without the store gets one (else `StoreNotFoundError`). */
   private readonly create: boolean;
   private migrated: Promise<void> | undefined;
+  /**
+   * The sockets of the connections the store made (its own pool's, its LISTEN connection's),
+   * cut by `cutOff` when a close passes its bound; none is made after that.
+   */
+  private readonly sockets = new Set<Socket>();
+  private cut = false;
+  private readonly openSocket = (): Socket => {
+    const socket = new Socket();
+    // After its `connect` (which would make a destroyed socket usable again).
+    if (this.cut) process.nextTick(() => socket.destroy(new Error('the store was closed')));
+    this.sockets.add(socket);
+    socket.once('close', () => this.sockets.delete(socket));
+    return socket;
+  };
   private batches = 0;
   private bytesWritten = 0;
 
@@ -45,6 +60,7 @@ export class PostgresDatabase {
         // Its idle connections do not keep the process alive (a script that never closes the
         // store exits once its work is done), as the LISTEN connection does not while unused.
         allowExitOnIdle: true,
+        stream: this.openSocket,
       });
     // An idle connection the server ends (a restart, a failover, `pg_terminate_backend`) is an
     // 'error' of the pool, uncaught without a listener: the pool drops it and connects anew.
@@ -141,7 +157,11 @@ export class PostgresDatabase {
     onLost: (error: unknown) => void,
   ): Promise<ListenConnection> {
     await this.ready();
-    const client = new pg.Client({ ...(this.pool.options as pg.ClientConfig), keepAlive: true });
+    const client = new pg.Client({
+      ...(this.pool.options as pg.ClientConfig),
+      keepAlive: true,
+      stream: this.openSocket,
+    });
     // `ref`/`unref` (of its socket) are pg's own since 8.7, not in its type declarations.
     const socket = client as unknown as { ref(): void; unref(): void };
     let closed = false;
@@ -171,6 +191,31 @@ export class PostgresDatabase {
       throw new StoreUnavailableError('listen for notifications', error);
     }
     return { close: end, hold: (hold) => (hold ? socket.ref() : socket.unref()) };
+  }
+
+  /**
+   * Destroys the sockets of the connections the store made, without a goodbye (a server that
+   * no longer answers never reads one): their statements fail, their `end()` settles, and a
+   * connection asked for later fails at once. A caller-owned pool's connections are left alone.
+   */
+  cutOff(): void {
+    this.cut = true;
+    for (const socket of this.sockets) socket.destroy();
+  }
+
+  /**
+   * Resolves once every socket the store made is closed. `pg` forgets a connection it ends
+   * before its socket closes (the server's goodbye), so a pool ended does not mean released.
+   * Each is held meanwhile (as the LISTEN connection is while it ends), so an awaited close
+   * settles before the process could exit.
+   */
+  async released(): Promise<void> {
+    const closing = [...this.sockets].map((socket) => {
+      socket.ref();
+      // Not `events.once`: an 'error' (a reset) before the close would reject it.
+      return new Promise((resolve) => socket.once('close', resolve));
+    });
+    await Promise.all(closing);
   }
 
   /** Ends the pool if this created it; a caller-owned pool is left open. */
