@@ -42,56 +42,65 @@ function settles<T>(promise: Promise<T>) {
 }
 
 describe("a cancel during a tool result's save retries", () => {
-  it('stops the waits: the run settles with the typed save error at once (the clock never moves); a resume in a new agent finds the call in doubt and does not run it again', async () => {
-    const store = new OutageStore();
-    const clock = new NotingClock();
-    const charges: string[] = [];
-    const agent = new Agent({
-      name: 'payer',
-      model: payModel(),
-      store,
-      clock,
-      tools: [
-        payTool(charges, {}, () => {
-          store.down = true; // the charge happened; the store is unreachable from now on
-          return Promise.resolve();
-        }),
-      ],
-    });
-    const stop = new AbortController();
-    const running = settles(agent.run('pay 5', { ...key, signal: stop.signal }));
-    await until(
-      () => clock.waits.includes(SAVE_RETRY_WAITS_MS[0]!) || running.done,
-      'the first retry to wait',
-    );
-    expect(running.done).toBe(false);
-    const started = clock.now();
-    stop.abort();
-    await until(() => running.done, 'the run to settle without the clock moving');
-    expect(await running.promise.catch((error: unknown) => error)).toMatchObject({
-      code: 'SESSION_SAVE_FAILED',
-      unreachable: true,
-    });
-    expect(clock.now()).toBe(started); // no wait was waited out
-    expect(clock.waits.filter((w) => w === SAVE_RETRY_WAITS_MS[1])).toEqual([]);
-    expect(charges).toEqual(['c1']);
+  it.each([
+    ['its signal', (_agent: Agent, stop: AbortController) => stop.abort()],
+    [
+      'agent.cancel in the same process',
+      (agent: Agent) => void agent.cancel(key.sessionId, { userId: key.userId }),
+    ],
+  ] as const)(
+    '(%s) stops the waits: the run settles with the typed save error at once (the clock never moves); a resume in a new agent finds the call in doubt and does not run it again',
+    async (_how, cancel) => {
+      const store = new OutageStore();
+      const clock = new NotingClock();
+      const charges: string[] = [];
+      const agent = new Agent({
+        name: 'payer',
+        model: payModel(),
+        store,
+        clock,
+        tools: [
+          payTool(charges, {}, () => {
+            store.down = true; // the charge happened; the store is unreachable from now on
+            return Promise.resolve();
+          }),
+        ],
+      });
+      const stop = new AbortController();
+      const running = settles(agent.run('pay 5', { ...key, signal: stop.signal }));
+      await until(
+        () => clock.waits.includes(SAVE_RETRY_WAITS_MS[0]!) || running.done,
+        'the first retry to wait',
+      );
+      expect(running.done).toBe(false);
+      const started = clock.now();
+      cancel(agent, stop);
+      await until(() => running.done, 'the run to settle without the clock moving');
+      expect(await running.promise.catch((error: unknown) => error)).toMatchObject({
+        code: 'SESSION_SAVE_FAILED',
+        unreachable: true,
+      });
+      expect(clock.now()).toBe(started); // no wait was waited out
+      expect(clock.waits.filter((w) => w === SAVE_RETRY_WAITS_MS[1])).toEqual([]);
+      expect(charges).toEqual(['c1']);
 
-    store.down = false;
-    const record = await store.load(key);
-    expect(describeSession(record).run?.state).toBe('tools'); // as saved before the tool ran
-    const again: string[] = [];
-    const fresh = new Agent({
-      name: 'payer',
-      model: payModel(),
-      store,
-      tools: [payTool(again, {})],
-    });
-    const resumed = await fresh.resume(key.sessionId, { userId: key.userId });
-    expect(again).toEqual([]); // not run twice
-    expect(resumed.output).toMatch(
-      /^error: Error: the outcome of this call of tool "pay" is unknown/,
-    );
-    const entry = (await store.readRunJournal(key, resumed.id)).find((e) => e.kind === 'tool');
-    expect(entry?.output).toMatchObject({ isError: true, inDoubt: { resolution: 'failed' } });
-  });
+      store.down = false;
+      const record = await store.load(key);
+      expect(describeSession(record).run?.state).toBe('tools'); // as saved before the tool ran
+      const again: string[] = [];
+      const fresh = new Agent({
+        name: 'payer',
+        model: payModel(),
+        store,
+        tools: [payTool(again, {})],
+      });
+      const resumed = await fresh.resume(key.sessionId, { userId: key.userId });
+      expect(again).toEqual([]); // not run twice
+      expect(resumed.output).toMatch(
+        /^error: Error: the outcome of this call of tool "pay" is unknown/,
+      );
+      const entry = (await store.readRunJournal(key, resumed.id)).find((e) => e.kind === 'tool');
+      expect(entry?.output).toMatchObject({ isError: true, inDoubt: { resolution: 'failed' } });
+    },
+  );
 });
