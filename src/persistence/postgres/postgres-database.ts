@@ -39,6 +39,12 @@ export class PostgresDatabase {
    */
   private readonly sockets = new Set<Socket>();
   private cut = false;
+  /**
+   * Rejects once the store's own pool is ended: a statement that asked it for a connection
+   * just before (`pg.Pool.end()` leaves such waiters unanswered) fails instead of hanging.
+   */
+  private readonly poolEnded: Promise<never>;
+  private endPool: (error: Error) => void = () => undefined;
   private readonly openSocket = (): Socket => {
     const socket = new Socket();
     // After its `connect` (which would make a destroyed socket usable again).
@@ -66,6 +72,8 @@ export class PostgresDatabase {
     // 'error' of the pool, uncaught without a listener: the pool drops it and connects anew.
     // On a caller's pool too, while the store is open (its own listeners hear it as well).
     this.pool.on('error', ignoreIdleError);
+    this.poolEnded = new Promise<never>((_resolve, reject) => (this.endPool = reject));
+    this.poolEnded.catch(() => undefined); // rejects with no statement waiting too
     this.schema = options.schema ?? 'public';
     this.create = options.create ?? true;
     this.sql = new PostgresStatements(this.table, this.channel('saves'));
@@ -93,7 +101,7 @@ export class PostgresDatabase {
   ): Promise<pg.QueryResult<R>> {
     await this.readyFor(key);
     try {
-      return await this.pool.query<R>(text(), values);
+      return await Promise.race([this.pool.query<R>(text(), values), this.poolEnded]);
     } catch (error) {
       throw new StoreUnavailableError(operation, error, { sessionId: key.sessionId });
     }
@@ -109,10 +117,10 @@ export class PostgresDatabase {
   ): Promise<number> {
     await this.readyFor(key, true);
     try {
-      const result = await this.pool.query(
-        this.sql.save(withTotals, withAudit, withDequeue),
-        values,
-      );
+      const result = await Promise.race([
+        this.pool.query(this.sql.save(withTotals, withAudit, withDequeue), values),
+        this.poolEnded,
+      ]);
       return result.rowCount ?? 0;
     } catch (error) {
       throw new SessionSaveFailedError(key.sessionId, error, {
@@ -220,8 +228,10 @@ export class PostgresDatabase {
 
   /** Ends the pool if this created it; a caller-owned pool is left open. */
   async close(): Promise<void> {
-    if (this.ownsPool) await this.pool.end();
-    else this.pool.off('error', ignoreIdleError);
+    if (this.ownsPool) {
+      await this.pool.end();
+      this.endPool(new Error('the store was closed'));
+    } else this.pool.off('error', ignoreIdleError);
   }
 
   private async readyFor(key: Partial<SessionKey>, saving = false): Promise<void> {

@@ -67,6 +67,21 @@ describe('closing a PostgreSQL store its server stopped answering', () => {
     }
   });
 
+  it('a statement that asked for a connection in the same tick as the close fails typed, never left waiting', async () => {
+    const schema = pgt.schema('same_tick');
+    const store = await PostgresSessionStore.open({ connectionString: pgt.url, schema });
+    try {
+      const asked = settles(store.load(key));
+      await store.close();
+      await until(() => asked.done, 'the statement to settle');
+      expect(await asked.promise.catch((error: unknown) => error)).toMatchObject({
+        code: 'STORE_UNAVAILABLE',
+      });
+    } finally {
+      await pgt.pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    }
+  });
+
   it('closeTimeoutMs is a positive integer', () => {
     const open = (closeTimeoutMs: number) =>
       new PostgresSessionStore({ pool: pgt.pool, closeTimeoutMs });
