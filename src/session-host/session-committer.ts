@@ -64,6 +64,8 @@ export class SessionCommitter {
   private awaited = false;
   /** Failed tries of the save under way (see `saveRetryWait`). */
   private retries = 0;
+  /** Ends the wait before the save's next try, while one waits (see `stopRetries`). */
+  private retryWait: AbortController | undefined;
   /**
    * The last stored persisted snapshot: an actor that did not move (e.g. restored) saves
    * nothing. Compared as JSON without stringifying it (`sameJson`): XState's persisted
@@ -259,12 +261,34 @@ export class SessionCommitter {
           this.retries += 1;
           this.log.restore(drained);
           this.due = this.forced = true;
-          void this.clock.sleepUntil(this.clock.now() + wait).then(() => this.next());
+          const waiting = (this.retryWait = new AbortController());
+          void this.clock.sleepUntil(this.clock.now() + wait, waiting.signal).then(
+            () => {
+              this.retryWait = undefined;
+              this.next();
+            },
+            () => {
+              // Stopped (`stopRetries`): the save fails now with the store's error.
+              this.retryWait = undefined;
+              this.failure = error;
+              this.onFailure();
+              this.next();
+            },
+          );
         },
       );
       return true;
     }
     return false;
+  }
+
+  /**
+   * Gives up the save waiting to be tried again, if one waits (the run was cancelled): it fails
+   * now with the store's error, as past the last wait, instead of after the waits left. The
+   * tool result it carried is not stored: its call is in doubt on resume, as after a crash.
+   */
+  stopRetries(): void {
+    this.retryWait?.abort();
   }
 
   private failed(drained: Drained, error: unknown): void {

@@ -249,6 +249,7 @@ export class SessionHost implements StepHost {
     if (!run || !this.actor.getSnapshot().can(event)) {
       throw new InvalidSessionTransitionError(this.key.sessionId, action, this.stateName());
     }
+    this.committer.stopRetries(); // a save waiting for the store is not waited out
     answerCancelledCalls(run, this.log);
     this.actor.send(event);
   }

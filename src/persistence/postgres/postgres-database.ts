@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { Socket } from 'node:net';
 import pg from 'pg';
 import { AgentStateError } from '../../errors/agentstate-error.js';
 import { SessionSaveFailedError, StoreUnavailableError } from '../../errors/session-errors.js';
@@ -32,6 +33,26 @@ export class PostgresDatabase {
   /** Whether a schema without the store gets one (else `StoreNotFoundError`). */
   private readonly create: boolean;
   private migrated: Promise<void> | undefined;
+  /**
+   * The sockets of the connections the store made (its own pool's, its LISTEN connection's),
+   * cut by `cutOff` when a close passes its bound; none is made after that.
+   */
+  private readonly sockets = new Set<Socket>();
+  private cut = false;
+  /**
+   * Rejects once the store's own pool is ended: a statement that asked it for a connection
+   * just before (`pg.Pool.end()` leaves such waiters unanswered) fails instead of hanging.
+   */
+  private readonly poolEnded: Promise<never>;
+  private endPool: (error: Error) => void = () => undefined;
+  private readonly openSocket = (): Socket => {
+    const socket = new Socket();
+    // After its `connect` (which would make a destroyed socket usable again).
+    if (this.cut) process.nextTick(() => socket.destroy(new Error('the store was closed')));
+    this.sockets.add(socket);
+    socket.once('close', () => this.sockets.delete(socket));
+    return socket;
+  };
   private batches = 0;
   private bytesWritten = 0;
 
@@ -45,11 +66,14 @@ export class PostgresDatabase {
         // Its idle connections do not keep the process alive (a script that never closes the
         // store exits once its work is done), as the LISTEN connection does not while unused.
         allowExitOnIdle: true,
+        stream: this.openSocket,
       });
     // An idle connection the server ends (a restart, a failover, `pg_terminate_backend`) is an
     // 'error' of the pool, uncaught without a listener: the pool drops it and connects anew.
     // On a caller's pool too, while the store is open (its own listeners hear it as well).
     this.pool.on('error', ignoreIdleError);
+    this.poolEnded = new Promise<never>((_resolve, reject) => (this.endPool = reject));
+    this.poolEnded.catch(() => undefined); // rejects with no statement waiting too
     this.schema = options.schema ?? 'public';
     this.create = options.create ?? true;
     this.sql = new PostgresStatements(this.table, this.channel('saves'));
@@ -77,7 +101,7 @@ export class PostgresDatabase {
   ): Promise<pg.QueryResult<R>> {
     await this.readyFor(key);
     try {
-      return await this.pool.query<R>(text(), values);
+      return await Promise.race([this.pool.query<R>(text(), values), this.poolEnded]);
     } catch (error) {
       throw new StoreUnavailableError(operation, error, { sessionId: key.sessionId });
     }
@@ -93,10 +117,10 @@ export class PostgresDatabase {
   ): Promise<number> {
     await this.readyFor(key, true);
     try {
-      const result = await this.pool.query(
-        this.sql.save(withTotals, withAudit, withDequeue),
-        values,
-      );
+      const result = await Promise.race([
+        this.pool.query(this.sql.save(withTotals, withAudit, withDequeue), values),
+        this.poolEnded,
+      ]);
       return result.rowCount ?? 0;
     } catch (error) {
       throw new SessionSaveFailedError(key.sessionId, error, {
@@ -141,7 +165,11 @@ export class PostgresDatabase {
     onLost: (error: unknown) => void,
   ): Promise<ListenConnection> {
     await this.ready();
-    const client = new pg.Client({ ...(this.pool.options as pg.ClientConfig), keepAlive: true });
+    const client = new pg.Client({
+      ...(this.pool.options as pg.ClientConfig),
+      keepAlive: true,
+      stream: this.openSocket,
+    });
     // `ref`/`unref` (of its socket) are pg's own since 8.7, not in its type declarations.
     const socket = client as unknown as { ref(): void; unref(): void };
     let closed = false;
@@ -173,10 +201,37 @@ export class PostgresDatabase {
     return { close: end, hold: (hold) => (hold ? socket.ref() : socket.unref()) };
   }
 
+  /**
+   * Destroys the sockets of the connections the store made, without a goodbye (a server that
+   * no longer answers never reads one): their statements fail, their `end()` settles, and a
+   * connection asked for later fails at once. A caller-owned pool's connections are left alone.
+   */
+  cutOff(): void {
+    this.cut = true;
+    for (const socket of this.sockets) socket.destroy();
+  }
+
+  /**
+   * Resolves once every socket the store made is closed. `pg` forgets a connection it ends
+   * before its socket closes (the server's goodbye), so a pool ended does not mean released.
+   * Each is held meanwhile (as the LISTEN connection is while it ends), so an awaited close
+   * settles before the process could exit.
+   */
+  async released(): Promise<void> {
+    const closing = [...this.sockets].map((socket) => {
+      socket.ref();
+      // Not `events.once`: an 'error' (a reset) before the close would reject it.
+      return new Promise((resolve) => socket.once('close', resolve));
+    });
+    await Promise.all(closing);
+  }
+
   /** Ends the pool if this created it; a caller-owned pool is left open. */
   async close(): Promise<void> {
-    if (this.ownsPool) await this.pool.end();
-    else this.pool.off('error', ignoreIdleError);
+    if (this.ownsPool) {
+      await this.pool.end();
+      this.endPool(new Error('the store was closed'));
+    } else this.pool.off('error', ignoreIdleError);
   }
 
   private async readyFor(key: Partial<SessionKey>, saving = false): Promise<void> {

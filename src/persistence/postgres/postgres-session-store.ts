@@ -96,6 +96,8 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
   } as const satisfies StoreSupports;
   readonly schema: string;
   private readonly db: PostgresDatabase;
+  /** How long `close` waits for the server's goodbyes before it cuts the connections. */
+  private readonly closeTimeoutMs: number;
   private readonly codec: SessionRecordCodec;
   /** md5 of the record text this store last read or wrote per session (bounded). */
   private readonly known = new KnownRecords();
@@ -126,6 +128,7 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
   constructor(options: PostgresSessionStoreOptions) {
     checkPostgresOptions(options);
     this.db = new PostgresDatabase(options);
+    this.closeTimeoutMs = options.closeTimeoutMs ?? 5_000;
     this.schema = this.db.schema;
     this.codec = new SessionRecordCodec({ migrations: options.migrations });
     const leases = new PostgresLeases(this.db, options.clock ?? systemLeaseClock);
@@ -403,12 +406,21 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
 
   /**
    * Ends the LISTEN connection at once (lingering or not) and the pool if the store created
-   * it; a caller-owned pool is left open. Settles in every case (after a server restart too).
+   * it; a caller-owned pool is left open. Settles in every case (after a server restart too)
+   * once the sockets of the store's own connections are closed: past `closeTimeoutMs` (a server
+   * that stopped answering never says goodbye) they are cut, and their statements fail typed.
    */
   async close(): Promise<void> {
-    await this.watch.close();
-    await this.listening.close();
-    await this.db.close();
+    // Held (not unref'd): the close being awaited, the process waits at most this bound.
+    const bound = setTimeout(() => this.db.cutOff(), this.closeTimeoutMs);
+    try {
+      await this.watch.close();
+      await this.listening.close();
+      await this.db.close();
+      await this.db.released();
+    } finally {
+      clearTimeout(bound);
+    }
   }
 
   /** After a save updated nothing: reads the row and throws what stopped it (see whySaveRefused). */

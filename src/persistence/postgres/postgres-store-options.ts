@@ -42,6 +42,15 @@ export interface PostgresSessionStoreOptions {
    * @default 10_000
    */
   listenLingerMs?: number | undefined;
+  /**
+   * How long (ms) `close()` waits for the server's goodbyes. A server that stopped answering
+   * (a network partition: packets dropped, not refused) never sends one: past this bound the
+   * store destroys the sockets of the connections it made (its own pool's, its LISTEN
+   * connection's), so `close()` settles and releases them; an operation after it fails typed.
+   * At most 2,147,483,647 (a timer's limit).
+   * @default 5_000
+   */
+  closeTimeoutMs?: number | undefined;
 }
 
 const OPTION_NAMES = optionNames<PostgresSessionStoreOptions>({
@@ -53,6 +62,7 @@ const OPTION_NAMES = optionNames<PostgresSessionStoreOptions>({
   migrations: true,
   clock: true,
   listenLingerMs: true,
+  closeTimeoutMs: true,
 });
 
 /** The longest delay a Node timer keeps (a longer one fires at once). */
@@ -72,6 +82,11 @@ export function checkPostgresOptions(options: PostgresSessionStoreOptions): void
       'listenLingerMs',
       `an integer from 0 to ${MAX_TIMER_MS}`,
       (v) => Number.isInteger(v) && (v as number) >= 0 && (v as number) <= MAX_TIMER_MS,
+    )
+    .check(
+      'closeTimeoutMs',
+      `an integer from 1 to ${MAX_TIMER_MS}`,
+      (v) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= MAX_TIMER_MS,
     );
   if ((options.pool === undefined) === (options.connectionString === undefined)) {
     throw new TypeError(

@@ -23,14 +23,15 @@ const serverBack = (): void => {
 };
 
 /**
- * A fake clock that notes how long each wait on it without a signal is (the save retries'
- * among them; the cancel watch's reconnects, which back off from 250 ms while the server is
- * down, wait with their stop signal and are not noted).
+ * A fake clock that notes how long each wait the session's committer makes on it is (the save
+ * retries' among them). The cancel watch's reconnects, which back off from 250 ms while the
+ * server is down, are not noted: both wait with a stop signal, so the caller is told apart by
+ * the committer's file in the stack.
  */
 class NotingClock extends FakeClock {
   readonly waits: number[] = [];
   override sleepUntil(at: number, signal?: AbortSignal): Promise<void> {
-    if (!signal) this.waits.push(at - this.now());
+    if (new Error().stack?.includes('session-committer')) this.waits.push(at - this.now());
     return super.sleepUntil(at, signal);
   }
   /** How many of the waits were a save's retry (the lease renewals' are longer). */
