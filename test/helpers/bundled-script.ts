@@ -1,5 +1,5 @@
 import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { basename, dirname, isAbsolute, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -39,9 +39,10 @@ export async function bundledScript(script: string): Promise<string> {
   const sources = `${out}.sources.json`;
   if (await unchanged(sources)) return out;
   await mkdir(dirname(out), { recursive: true });
-  // Written beside, then renamed: a process never starts a half-written file, and two files
-  // bundling the same script at once each rename a whole one.
-  const partial = `${out}.${process.pid}.${Date.now()}.partial`;
+  // Written beside, then renamed: a process never starts a half-written file, and two calls
+  // bundling the same script at once (two files, or one file starting several children in the
+  // same millisecond) each rename a whole one of their own.
+  const partial = `${out}.${randomUUID()}.partial`;
   const result = await build({
     absWorkingDir: ROOT,
     entryPoints: [source],

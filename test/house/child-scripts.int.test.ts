@@ -3,6 +3,7 @@ import { utimes, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LevelSessionStore, StoreLockedError } from '../../src/index.js';
+import { bundledScript } from '../helpers/bundled-script.js';
 import { kill, repoRoot, runScript, spawnScript, waitForLine } from '../helpers/child-process.js';
 import { TempStores } from '../helpers/temp-store.js';
 
@@ -65,6 +66,17 @@ describe("the tests' child scripts", () => {
     const later = new Date(Date.now() + 60_000); // a new mtime, however coarse the file system's
     await utimes(said, later, later);
     expect((await runScript(script)).stdout).toBe('two\n');
+  });
+
+  it('several children of one script started at once each run a whole bundle', async () => {
+    const folder = await temps.folder();
+    const script = join(folder, 'hello.ts');
+    await writeFile(script, "console.log('hello');\n");
+    // One file starting its workers together (the PostgreSQL soak starts four): the calls
+    // bundle the same new script side by side, in the same millisecond.
+    const bundles = await Promise.all(Array.from({ length: 8 }, () => bundledScript(script)));
+    expect(new Set(bundles).size).toBe(1);
+    expect((await runScript(script)).stdout).toBe('hello\n');
   });
 
   it('only the examples and the bench start through tsx', () => {
