@@ -6,7 +6,7 @@ import { evaluatePermissions, type JournaledPermission } from '../core/permissio
 import type { PermissionPolicy } from '../core/permission-policy.js';
 import { permissionsFor } from './call-permissions.js';
 import { journaledStep, type DepsOf, type JournaledStepDeps } from './journaled-step.js';
-import { timingFields } from './step-timing.js';
+import { stepEntry } from './step-timing.js';
 
 /** What an approval check uses (besides its input): wired in session-host/run-wiring.ts. */
 export interface ApprovalCheckDeps extends JournaledStepDeps {
@@ -83,14 +83,7 @@ export function approvalCheck(depsOf: DepsOf<ApprovalCheckDeps>) {
         }),
       );
       const output: ApprovalCheckOutput = { decisions };
-      deps.log.record({
-        runId: input.runId,
-        step: input.step,
-        kind: 'approval',
-        output,
-        at: deps.clock.now(),
-        ...timingFields(timing),
-      });
+      deps.log.record(stepEntry(input, 'approval', output, deps.clock.now(), timing));
       return output;
     },
     depsOf,

@@ -3,7 +3,7 @@ import { evaluateGuardrails, guardrailInput } from '../guardrails/evaluate-guard
 import type { GuardrailCheckInput, GuardrailCheckOutput } from '../machines/guardrail-types.js';
 import { journaledStep, type DepsOf, type JournaledStepDeps } from './journaled-step.js';
 import type { SessionLog } from './session-log.js';
-import { timingFields } from './step-timing.js';
+import { stepEntry } from './step-timing.js';
 
 /** What a guardrail check uses (besides its input): what every journaled step uses. */
 export type GuardrailCheckDeps = JournaledStepDeps;
@@ -51,14 +51,7 @@ export function guardrailCheck(depsOf: DepsOf<GuardrailCheckDeps>) {
               scope,
             );
       const output = guardrailOutput(results);
-      deps.log.record({
-        runId: input.runId,
-        step: input.step,
-        kind: 'guardrail',
-        output,
-        at: deps.clock.now(),
-        ...timingFields(timing),
-      });
+      deps.log.record(stepEntry(input, 'guardrail', output, deps.clock.now(), timing));
       return output;
     },
     depsOf,

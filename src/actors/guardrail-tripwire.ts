@@ -1,3 +1,4 @@
+import { stepEntry } from './step-timing.js';
 import { zeroUsage } from '../machines/run-usage.js';
 import type { ModelStepInput, ModelStepOutput } from '../machines/step-actor-io.js';
 import type { ModelUsage } from '../models/model.js';
@@ -24,12 +25,6 @@ export function recordTripwire(
     guardrails: results,
     outputError: tripwire,
   };
-  deps.log.record({
-    runId: input.runId,
-    step: input.step,
-    kind: 'model',
-    output,
-    at: deps.clock.now(),
-  });
+  deps.log.record(stepEntry(input, 'model', output, deps.clock.now()));
   return output;
 }

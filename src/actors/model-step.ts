@@ -33,7 +33,7 @@ import {
 import type { RequestItemsDeps } from './request-items.js';
 import type { StepProgress } from './step-progress.js';
 import { requestFacts } from './request-facts.js';
-import { timingFields } from './step-timing.js';
+import { stepEntry } from './step-timing.js';
 
 /** What a model step uses (besides its input): wired in session-host/run-wiring.ts. */
 export interface ModelStepDeps extends JournaledStepDeps, CancellableStepDeps, RequestItemsDeps {
@@ -236,15 +236,7 @@ export function modelStep(depsOf: DepsOf<ModelStepDeps>) {
         agent.redact,
       ),
     };
-    const entry = {
-      runId: input.runId,
-      step: input.step,
-      kind: 'model' as const,
-      output,
-      at: deps.clock.now(),
-      ...timingFields(timing),
-    };
-    deps.log.record(entry, sub ? [] : items);
+    deps.log.record(stepEntry(input, 'model', output, deps.clock.now(), timing), sub ? [] : items);
     return output;
   }, depsOf);
 }

@@ -1,4 +1,5 @@
 import type { StepRef } from '../errors/recovery-exhausted-error.js';
+import type { JournalEntry } from '../persistence/session-store.js';
 
 /**
  * What a step says of itself as it starts (its journal step aside): its kind, its name (a
@@ -15,7 +16,7 @@ export interface StepTiming {
 }
 
 /** The journal entry fields of a step's timing (`restarts`, `retries` only when there were any). */
-export function timingFields(timing: StepTiming): {
+function timingFields(timing: StepTiming): {
   startedAt: number;
   restarts?: number;
   retries?: number;
@@ -24,5 +25,26 @@ export function timingFields(timing: StepTiming): {
     startedAt: timing.startedAt,
     ...(timing.restarts ? { restarts: timing.restarts } : {}),
     ...(timing.retries ? { retries: timing.retries } : {}),
+  };
+}
+
+/**
+ * The journal entry of a step that ended `at`: what it produced, and its timing when it has one
+ * (a tripwire recorded for a model step that never called the model has none).
+ */
+export function stepEntry(
+  input: { runId: string; step: number },
+  kind: JournalEntry['kind'],
+  output: unknown,
+  at: number,
+  timing?: StepTiming,
+): JournalEntry {
+  return {
+    runId: input.runId,
+    step: input.step,
+    kind,
+    output,
+    at,
+    ...(timing ? timingFields(timing) : {}),
   };
 }

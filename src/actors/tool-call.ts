@@ -14,7 +14,7 @@ import {
   journaledStep,
 } from './journaled-step.js';
 import type { StepProgress } from './step-progress.js';
-import { timingFields } from './step-timing.js';
+import { stepEntry } from './step-timing.js';
 
 /** What a tool call uses (besides its input): wired in session-host/run-wiring.ts. */
 export interface ToolCallDeps extends JournaledStepDeps, CancellableStepDeps {
@@ -125,14 +125,7 @@ export function toolCall(depsOf: DepsOf<ToolCallDeps>) {
       ...(inDoubt ? { inDoubt } : {}),
       ...(rejection && !decided ? { rejected: true as const } : {}),
     };
-    const entry = {
-      runId,
-      step: input.step,
-      kind: 'tool' as const,
-      output,
-      at: deps.clock.now(),
-      ...timingFields(timing),
-    };
+    const entry = stepEntry(input, 'tool', output, deps.clock.now(), timing);
     if (sub) {
       // A sub-agent's conversation is its journal: the result stays out of the history.
       deps.log.record(entry);
