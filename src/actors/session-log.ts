@@ -256,6 +256,8 @@ export function itemsOfStep(entry: JournalEntry): Item[] {
     }
     case 'approval':
     case 'guardrail':
+    case 'event': // a hosted app machine's entries, never in a run's journal
+    case 'step':
       return [];
   }
 }

@@ -159,6 +159,10 @@ export function runTimeline(journal: readonly JournalEntry[]): TimelineStep[] {
           out = { ...base, guardrails: o.results, changes: [] };
           break;
         }
+        case 'event': // a hosted app machine's entries, never in a run's journal
+        case 'step':
+          out = { ...base, changes: [] };
+          break;
       }
       state = { ...state, steps: state.steps + 1 };
       out.changes = changesBetween(before, state);

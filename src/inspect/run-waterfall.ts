@@ -8,7 +8,7 @@ export interface WaterfallBar {
   runId: string;
   /** How deep its run is nested (the run asked for: 0). */
   depth: number;
-  kind: 'run' | 'model' | 'tool' | 'approval' | 'guardrail' | 'approval-wait' | 'step';
+  kind: 'run' | 'model' | 'tool' | 'approval' | 'guardrail' | 'approval-wait' | 'step' | 'event';
   label: string;
   step?: number | undefined;
   /** Epoch ms. */

@@ -95,6 +95,7 @@ export function plainSessionInfo(value: unknown): SessionInfoOutput | undefined 
   if (!fits(fields, 'userId', isString) || !fits(fields, 'parentId', isString)) return undefined;
   if (!fits(fields, 'approvalDeadline', isDeadline)) return undefined;
   if (!fits(fields, 'awaitingApproval', isBoolean)) return undefined;
+  if (!fits(fields, 'workflow', isNonEmpty)) return undefined;
   const usage = plainUsageTotals(fields.usage);
   if (!usage) return undefined;
   const info: Fields = { sessionId };
@@ -108,6 +109,7 @@ export function plainSessionInfo(value: unknown): SessionInfoOutput | undefined 
   info.usage = usage;
   if ('approvalDeadline' in fields) info.approvalDeadline = fields.approvalDeadline;
   if ('awaitingApproval' in fields) info.awaitingApproval = fields.awaitingApproval;
+  if ('workflow' in fields) info.workflow = fields.workflow;
   return info as SessionInfoOutput;
 }
 
@@ -148,6 +150,8 @@ const KINDS: ReadonlySet<unknown> = new Set<JournalEntryOutput['kind']>([
   'tool',
   'approval',
   'guardrail',
+  'event',
+  'step',
 ]);
 
 /** `JournalEntrySchema`'s output, or `undefined`. */

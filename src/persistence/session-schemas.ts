@@ -45,6 +45,7 @@ export const SessionInfoSchema = z.lazy(() =>
     usage: UsageTotalsSchema,
     approvalDeadline: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).optional(),
     awaitingApproval: z.boolean().optional(),
+    workflow: z.string().min(1).optional(),
   }),
 );
 
@@ -52,7 +53,7 @@ export const JournalEntrySchema = z.lazy(() =>
   z.object({
     runId: z.string().min(1),
     step: z.number().int().nonnegative(),
-    kind: z.enum(['model', 'tool', 'approval', 'guardrail']),
+    kind: z.enum(['model', 'tool', 'approval', 'guardrail', 'event', 'step']),
     output: z.unknown(),
     at: z.number(),
     startedAt: z.number().optional(),
@@ -87,6 +88,7 @@ export function toSessionInfo(value: z.output<typeof SessionInfoSchema>): Sessio
     usage: toUsageTotals(value.usage),
     approvalDeadline: value.approvalDeadline,
     awaitingApproval: value.awaitingApproval,
+    workflow: value.workflow,
   };
 }
 

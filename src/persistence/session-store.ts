@@ -46,6 +46,12 @@ export interface SessionInfo {
    * human's decision: such sessions come first in every order of `list({ order })`.
    */
   awaitingApproval?: boolean | undefined;
+  /**
+   * Set on a hosted app machine's instance (`workflows()`): the workflow's name. Such records
+   * share the store's parts (leases, inboxes, journal, deadline index) with sessions and are
+   * listed apart (`ListSessionsQuery.kind`). Absent on a session.
+   */
+  workflow?: string | undefined;
 }
 
 /** A stored session: info plus the persisted session-machine snapshot (plain JSON). */
@@ -55,11 +61,19 @@ export interface SessionRecord extends SessionInfo {
   snapshot: unknown;
 }
 
+/** The kinds of journal entry (`JournalEntry.kind`). */
+export type JournalKind = 'model' | 'tool' | 'approval' | 'guardrail' | 'event' | 'step';
+
 /** A journaled step result, keyed by (sessionId, runId, step). */
 export interface JournalEntry {
   runId: string;
   step: number;
-  kind: 'model' | 'tool' | 'approval' | 'guardrail';
+  /**
+   * The step's kind: a run's `model`, `tool`, `approval` or `guardrail` step, or a hosted app
+   * machine's `event` (an event it took, with the state it reached) or `step` (a durable step's
+   * outcome, `workflows()`).
+   */
+  kind: JournalKind;
   /** Plain-JSON output of the step, replayed instead of running the step again. */
   output: unknown;
   /** Epoch milliseconds the step ended (its result was recorded). */
@@ -145,6 +159,11 @@ export interface LoadedSession {
 export interface ListSessionsQuery {
   /** The partition to list; omitted means the anonymous bucket. */
   userId?: string | undefined;
+  /**
+   * Which records: `'session'` (the default) lists sessions only, `'workflow'` the instances of
+   * hosted app machines only (records with `workflow` set), each kind in its own index.
+   */
+  kind?: 'session' | 'workflow' | undefined;
   status?: SessionStatus | undefined;
   /** @default 50 */
   limit?: number | undefined;

@@ -40,7 +40,8 @@ const RUNTIME_OPTION_NAMES = optionNames<SessionRuntimeOptions>({
 
 const KEY_NAMES = optionNames<SessionKey>({ sessionId: true, userId: true });
 
-const LIST_QUERY_NAMES = optionNames<ListSessionsQuery>({
+/** `kind` is the store's: a runtime lists sessions only (workflows list their own). */
+const LIST_QUERY_NAMES = optionNames<Omit<ListSessionsQuery, 'kind'>>({
   userId: true,
   status: true,
   limit: true,

@@ -9,6 +9,7 @@ import {
   count,
   plainJson,
 } from './run-schemas.js';
+import { WorkflowEventOutput, WorkflowStepOutput } from './workflow-journal.js';
 
 /**
  * zod schemas of what each kind of journal entry replays (a model answer, a tool call, an
@@ -99,4 +100,6 @@ export const StepOutputByKind = {
   tool: ToolCallOutput,
   approval: ApprovalCheckOutput,
   guardrail: GuardrailCheckOutput,
+  event: WorkflowEventOutput,
+  step: WorkflowStepOutput,
 } as const;
