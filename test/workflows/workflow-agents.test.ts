@@ -33,12 +33,12 @@ function drafter(refunds: string[]) {
 }
 
 const refundFlow = setup({
-  types: { context: {} as { answer?: unknown } },
+  types: { context: {} as { answer: unknown } },
   actors: { drafter: drafter([]).asActor() },
 }).createMachine({
   id: 'refund-flow',
   initial: 'drafting',
-  context: {},
+  context: { answer: undefined },
   states: {
     drafting: {
       invoke: {
