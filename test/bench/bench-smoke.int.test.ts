@@ -131,6 +131,27 @@ describe('bench (smoke)', () => {
     expect(results.raw.attach[0]!.journalMs).toBeGreaterThan(0);
   }, 300_000);
 
+  it('runs the workflow bench alone with --workflows: the same steps in plain XState and DBOS Transact', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'agentstate-bench-smoke-'));
+    const out = join(dir, 'results.json');
+    const { code, stdout, stderr } = await runSmoke(out, '--workflows');
+    expect(code, stderr).toBe(0);
+    expect(stdout).toContain('agentstate benchmark (workflows)');
+    for (const heading of [
+      'Workflow of 50 steps: plain in-memory XState (the floor)',
+      'Workflow of 50 steps: DBOS Transact, same PostgreSQL',
+      'time/step (median)',
+    ])
+      expect(stdout).toContain(heading);
+    expect(stdout).not.toContain('W1 one long conversation');
+    const results = JSON.parse(await readFile(out, 'utf8')) as {
+      raw: { steps: { xstate: { steps: number }; dbos: { steps: number } }[] };
+    };
+    expect(results.raw.steps).toHaveLength(1);
+    expect(results.raw.steps[0]!.xstate.steps).toBe(50);
+    expect(results.raw.steps[0]!.dbos.steps).toBe(50);
+  }, 300_000);
+
   it('refuses two parts at once (--postgres with --fixed-cost, --peers with --w1-w2)', async () => {
     dir = await mkdtemp(join(tmpdir(), 'agentstate-bench-smoke-'));
     for (const flags of [
