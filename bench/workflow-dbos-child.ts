@@ -6,7 +6,7 @@
  * warm-up workflow, then the measured one; prints one JSON line of `StepFigures`.
  */
 import { DBOS } from '@dbos-inc/dbos-sdk';
-import { stepFigures } from './step-figures.js';
+import { stepFigures, type StepStarts } from './step-figures.js';
 
 const [url, schema, stepsArg, warmUpArg] = process.argv.slice(2);
 const steps = Number(stepsArg);
@@ -14,12 +14,12 @@ const warmUp = Number(warmUpArg);
 if (!url || !schema || !Number.isInteger(steps) || !Number.isInteger(warmUp))
   throw new Error('usage: workflow-dbos-child.ts <url> <schema> <steps> <warm-up steps>');
 
-let starts: number[] = [];
+let starts: StepStarts = { times: [], bytes: [] };
 const stepLoop = DBOS.registerWorkflow(
   async (n: number): Promise<number> => {
     let count = 0;
     for (let i = 0; i < n; i++) {
-      starts.push(performance.now());
+      starts.times.push(performance.now());
       const input = count;
       count = await DBOS.runStep(async () => input + 1, { name: 'increment' });
     }
@@ -37,7 +37,7 @@ DBOS.setConfig({
 await DBOS.launch();
 try {
   await (await DBOS.startWorkflow(stepLoop, { workflowID: 'warm-up' })(warmUp)).getResult();
-  starts = [];
+  starts = { times: [], bytes: [] };
   const started = performance.now();
   const handle = await DBOS.startWorkflow(stepLoop, { workflowID: 'measured' })(steps);
   const count = await handle.getResult();
