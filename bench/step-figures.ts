@@ -21,6 +21,8 @@ export interface StepFigures {
     batchesPerStep: number;
     /** On PostgreSQL: the statements its store sent per step. */
     statementsPerStep?: number;
+    /** On PostgreSQL: the time per step of the same statements sent again with nothing else. */
+    floorStepMs?: number;
   };
 }
 

@@ -20,7 +20,7 @@ import {
   type StepStarts,
   type WriteCounters,
 } from '../step-figures.js';
-import { recordingPool } from '../postgres-fixtures.js';
+import { emptyTables, recordingPool, replayStatements } from '../postgres-fixtures.js';
 import { median } from '../stats.js';
 import { rowsOf, type Row, type TargetResult } from '../table.js';
 
@@ -118,7 +118,10 @@ async function runHostedLevel(sizes: WorkflowStepsSizes): Promise<StepFigures> {
   }
 }
 
-/** The hosted machine on PostgreSQL, in `schema` of the cluster at `url`, its statements counted. */
+/**
+ * The hosted machine on PostgreSQL, in `schema` of the cluster at `url`, its statements counted;
+ * then the measured instance's statements sent again alone, on emptied tables (the floor).
+ */
 async function runHostedPostgres(
   url: string,
   schema: string,
@@ -127,14 +130,21 @@ async function runHostedPostgres(
   const { pool, statements } = recordingPool(url, 4);
   try {
     const store = await PostgresSessionStore.open({ pool, schema });
+    /** The statements sent when the counters were read: the measured instance's are the last two. */
+    const marks: number[] = [];
+    let figures: StepFigures;
     try {
-      return await runHosted(store, sizes, () => ({
-        ...store.stats(),
-        statements: statements.length,
-      }));
+      figures = await runHosted(store, sizes, () => {
+        marks.push(statements.length);
+        return { ...store.stats(), statements: statements.length };
+      });
     } finally {
       await store.close();
     }
+    await emptyTables(url, schema);
+    const floorMs = await replayStatements(url, statements.slice(...marks.slice(-2)));
+    figures.writes!.floorStepMs = floorMs / figures.steps;
+    return figures;
   } finally {
     if (!pool.ended) await pool.end();
   }
@@ -216,6 +226,17 @@ export function workflowStepsRows(runs: WorkflowStepsRun[]): Row[] {
     ...writes(postgres, (r) => r.postgres),
     ...rowsOf(`Workflow of ${steps} steps: ${postgres}`, runs, [
       ['statements/step', 'count', (r) => r.postgres.writes!.statementsPerStep ?? Number.NaN],
+      [
+        'floor/step: the same statements alone',
+        'ms',
+        (r) => r.postgres.writes!.floorStepMs ?? Number.NaN,
+      ],
+      [
+        '  time/step (total / steps) / floor',
+        'x',
+        (r) =>
+          r.postgres.totalMs / r.postgres.steps / (r.postgres.writes!.floorStepMs ?? Number.NaN),
+      ],
       ['  / plain XState, time/step (medians, same run)', 'x', (r) => ratio(r.postgres, r.xstate)],
       ['  / DBOS Transact, time/step (medians, same run)', 'x', (r) => ratio(r.postgres, r.dbos)],
     ]),
