@@ -92,7 +92,7 @@ export async function listWorkflows(
   userId: string | undefined,
   query: Pick<ListQuery, 'status' | 'sort' | 'cursor' | 'limit'>,
 ): Promise<{ workflows: ListedWorkflow[]; nextCursor: string | undefined }> {
-  const page = await runtime.listSessions({
+  const page = await runtime.store.list({
     kind: 'workflow',
     userId,
     status: query.status,

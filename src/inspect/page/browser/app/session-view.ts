@@ -28,6 +28,8 @@ export async function openSession(page: Page, id: string): Promise<void> {
     state.forkAt = '';
   }
   state.selected = id;
+  state.workflowId = null;
+  state.workflow = null;
   if (changed) resetFeed(page);
   const asked = ++state.asked;
   try {
