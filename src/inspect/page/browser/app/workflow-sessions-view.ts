@@ -101,6 +101,8 @@ async function afterDecision(
   try {
     const result = await answer;
     page.state.result = `${p.name} (${p.callId}) ${result.decision}`;
+    const shown = document.getElementById('action-result');
+    if (shown) shown.textContent = page.state.result;
     await page.openWorkflow(id);
     await page.loadWorkflows();
   } catch (error) {

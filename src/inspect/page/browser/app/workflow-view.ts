@@ -19,18 +19,23 @@ import { nestedSessions } from './workflow-sessions-view.js';
  */
 export async function openWorkflow(page: Page, id: string): Promise<void> {
   const { state } = page;
-  if (id !== state.workflowId) {
+  const changed = id !== state.workflowId;
+  if (changed) {
     state.travel = null;
     state.result = '';
+    state.workflow = null;
   }
   state.workflowId = id;
   state.selected = null;
   state.detail = null;
-  resetFeed(page);
+  if (changed) resetFeed(page);
   const asked = ++state.asked;
   try {
     const detail = await api<WorkflowDetail>(state.user, workflowApiPath(id));
     if (asked !== state.asked) return;
+    // A read again (the page's poll) that finds what is shown draws nothing: no flicker, and
+    // a reason being typed stays.
+    if (JSON.stringify(detail) === JSON.stringify(state.workflow)) return;
     state.workflow = detail;
     document.querySelectorAll('tr.session, tr.workflow').forEach((tr) => {
       tr.classList.toggle('selected', tr.getAttribute('data-workflow') === id);
