@@ -36,9 +36,15 @@ interface StoredWorkflow {
   host?: {
     runId?: string;
     steps?: Record<string, { step: number; name: string; startedAt: number; restarts?: number }>;
-    timers?: { id: string; source?: string; target?: string; event: string; dueAt: number }[];
+    timers?: {
+      id: string;
+      source: string;
+      target: string;
+      event: { type: string };
+      dueAt: number;
+    }[];
     cancelled?: { at: number; reason?: string };
-    links?: Record<string, { sessionId: string } | { workflowId: string }>;
+    links?: Record<string, { kind: 'agent' | 'workflow'; name: string; id: string }>;
   };
 }
 
@@ -216,11 +222,11 @@ export async function workflowDetail(
   const children: NestedWorkflow[] = [];
   for (const [actorId, link] of Object.entries(host.links ?? {})) {
     const state = invokedIn(actorId);
-    if ('workflowId' in link) {
-      children.push({ actorId, state, workflowId: link.workflowId });
+    if (link.kind === 'workflow') {
+      children.push({ actorId, state, workflowId: link.id });
       continue;
     }
-    sessions.push({ actorId, state, ...(await linkedSession(runtime, link.sessionId, userId)) });
+    sessions.push({ actorId, state, ...(await linkedSession(runtime, link.id, userId)) });
   }
   const { snapshot: _snapshot, ...info } = record;
   return {
@@ -246,7 +252,7 @@ export async function workflowDetail(
       startedAt: s.startedAt,
       restarts: s.restarts ?? 0,
     })),
-    timers: host.timers ?? [],
+    timers: (host.timers ?? []).map((t) => ({ id: t.id, event: t.event.type, dueAt: t.dueAt })),
     sessions,
     children,
   };
