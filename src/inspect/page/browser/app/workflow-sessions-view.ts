@@ -109,3 +109,33 @@ async function afterDecision(
     fail(page.state, error);
   }
 }
+
+/** The child workflows it invoked (hosted machines), each under its state, a link to open it. */
+export function nestedWorkflows(page: Page, w: WorkflowDetail): Child {
+  if (!w.children.length) return null;
+  return h(
+    'ul',
+    { id: 'workflow-children' },
+    w.children.map((c) =>
+      h(
+        'li',
+        { class: 'nested-workflow', 'data-state': c.state, 'data-workflow': c.workflowId },
+        'in state ',
+        h('b', {}, c.state || '(unknown)'),
+        ': child workflow ',
+        h(
+          'a',
+          {
+            href: `#workflow=${encodeURIComponent(c.workflowId)}`,
+            class: 'workflow-link',
+            onclick: (e) => {
+              e.preventDefault();
+              void page.openWorkflow(c.workflowId);
+            },
+          },
+          c.workflowId,
+        ),
+      ),
+    ),
+  );
+}

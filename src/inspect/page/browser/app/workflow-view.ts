@@ -9,7 +9,7 @@ import { drawChart } from '../charts/state-chart.js';
 import { activePaths } from '../charts/state-chart-path.js';
 import { chartEvent, workflowPath } from '../charts/workflow-path.js';
 import { resetFeed } from './live-feed.js';
-import { nestedSessions } from './workflow-sessions-view.js';
+import { nestedSessions, nestedWorkflows } from './workflow-sessions-view.js';
 
 /**
  * Opens a workflow instance in the detail pane (in place of a session): the app's chart laid
@@ -80,6 +80,7 @@ function renderWorkflow(page: Page): void {
     travel ? travelBox(w, state.travel!) : null,
     h('h2', {}, 'Agent sessions it invoked'),
     nestedSessions(page, w),
+    w.children.length ? [h('h2', {}, 'Workflows it invoked'), nestedWorkflows(page, w)] : null,
     h('h2', {}, 'Durable steps'),
     stepList(w),
     w.timers.length
