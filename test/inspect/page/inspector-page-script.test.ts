@@ -10,9 +10,11 @@ import type {
   RunDetail,
   SessionDetail,
   SessionPage,
+} from '../../../src/inspect/page/browser/api-types.js';
+import type {
   WorkflowDetail,
   WorkflowPage,
-} from '../../../src/inspect/page/browser/api-types.js';
+} from '../../../src/inspect/page/browser/workflow-api-types.js';
 import { PAGE_SCRIPT } from '../../../generated/inspector-page-script.js';
 import {
   PAGE_ENTRY,

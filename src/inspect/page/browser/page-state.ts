@@ -1,10 +1,5 @@
-import type {
-  RunDetail,
-  SessionDetail,
-  SessionSummary,
-  WorkflowDetail,
-  WorkflowSummary,
-} from './api-types.js';
+import type { RunDetail, SessionDetail, SessionSummary } from './api-types.js';
+import type { WorkflowDetail, WorkflowSummary } from './workflow-api-types.js';
 import type { FeedEntry } from './feed-entry.js';
 import type { ListFilters } from './list-filters.js';
 

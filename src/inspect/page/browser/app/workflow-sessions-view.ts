@@ -1,4 +1,5 @@
-import type { NestedSession, PendingApproval, WorkflowDetail } from '../api-types.js';
+import type { PendingApproval } from '../api-types.js';
+import type { NestedSession, WorkflowDetail } from '../workflow-api-types.js';
 import { h, type Child } from '../dom.js';
 import { post, workflowPath as workflowApiPath } from '../inspector-api.js';
 import type { Page } from '../page.js';

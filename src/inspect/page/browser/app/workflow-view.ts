@@ -1,4 +1,4 @@
-import type { WorkflowDetail, WorkflowHop } from '../api-types.js';
+import type { WorkflowDetail, WorkflowHop } from '../workflow-api-types.js';
 import { append, byId, clear, h, type Child } from '../dom.js';
 import { dur, json, time } from '../format.js';
 import { api, workflowPath as workflowApiPath } from '../inspector-api.js';

@@ -1,4 +1,4 @@
-import type { WorkflowPage, WorkflowSummary } from '../api-types.js';
+import type { WorkflowPage, WorkflowSummary } from '../workflow-api-types.js';
 import { append, clear, h } from '../dom.js';
 import { time } from '../format.js';
 import { api } from '../inspector-api.js';

@@ -100,24 +100,3 @@ export function markerLines(
   if (marker.gathered) return ['from any of:', ...marker.gathered];
   return [marker.parent ? `any state of ${marker.parent}` : 'any state', ...marker.internal];
 }
-
-/**
- * A machine's states and transitions as plain JSON, before layout: what the server sends of an
- * app's machine (`machineGraph` in `src/inspect/machine-graph.ts`, whose type this mirrors) and
- * what `scripts/chart-layouts.ts` reads of the session and run machines.
- */
-export interface ChartGraph {
-  /** Parents before their children, the machine itself (`path: ''`) first. */
-  states: {
-    path: string;
-    key: string;
-    type: string;
-    initial?: string | undefined;
-    /** Each invocation's id (the child's id in a snapshot) and the actor's name (`src`). */
-    invokes: { id: string; src: string }[];
-  }[];
-  /** Event (`CANCEL`, `always`, `onDone(src)`, `after(3000)`), guard, target paths. */
-  edges: { from: string; event: string; guard?: string | undefined; targets: string[] }[];
-  /** The actors the machine declares. */
-  actors: string[];
-}

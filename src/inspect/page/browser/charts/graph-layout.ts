@@ -11,11 +11,11 @@
  * package's. It is bundled into the page's script at build time: the page fetches nothing.
  */
 import dagre from '@dagrejs/dagre';
+import type { ChartGraph } from '../workflow-api-types.js';
 import {
   markerLines,
   stateLines,
   type ChartBox,
-  type ChartGraph,
   type ChartLayout,
   type ChartMarker,
   type LaidEdge,

@@ -1,5 +1,5 @@
-import type { WorkflowHop } from '../api-types.js';
-import type { ChartGraph, ChartLayout } from './chart-layout.js';
+import type { ChartGraph, WorkflowHop } from '../workflow-api-types.js';
+import type { ChartLayout } from './chart-layout.js';
 import { activePaths, type RunPath } from './state-chart-path.js';
 
 /**

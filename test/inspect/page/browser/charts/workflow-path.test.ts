@@ -6,7 +6,7 @@ import {
   chartEvent,
   workflowPath,
 } from '../../../../../src/inspect/page/browser/charts/workflow-path.js';
-import type { WorkflowHop } from '../../../../../src/inspect/page/browser/api-types.js';
+import type { WorkflowHop } from '../../../../../src/inspect/page/browser/workflow-api-types.js';
 
 /** An app's machine: validate, then a compound review whose draft waits 3 days at most. */
 const machine = setup({
