@@ -2,7 +2,7 @@ import type { SessionRuntime } from '../sessions/session-runtime.js';
 import { optionalString, requiredString } from './inspector-actions.js';
 import type { InspectorWorkflows } from './inspector-workflows.js';
 import { HttpError } from './http-io.js';
-import { workflowKey } from './workflow-reads.js';
+import { loadInstance } from './workflow-reads.js';
 
 /** An action on a workflow instance from the page, from the request's JSON body. */
 export type WorkflowAction = (
@@ -24,7 +24,7 @@ function decide(approve: boolean): WorkflowAction {
     if (approve && body['message'] !== undefined) {
       throw new HttpError(400, 'BAD_REQUEST', '"message" goes with a rejection only');
     }
-    const record = await runtime.store.load(workflowKey(id, userId));
+    const { record } = await loadInstance(runtime, id, userId);
     const host = workflows.host(id, record.workflow ?? '');
     const info = approve
       ? await host.approve(id, callId, { userId })

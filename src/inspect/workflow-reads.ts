@@ -4,6 +4,9 @@ import type {
   WorkflowStepOutput,
 } from '../machines/schemas/workflow-journal.js';
 import { SessionNotFoundError } from '../errors/session-errors.js';
+import { WorkflowNotFoundError } from '../errors/workflow-errors.js';
+import { instanceIdOf, instanceKey } from '../workflow-host/instance-key.js';
+import { readInstanceSnapshot } from '../workflow-host/instance-record.js';
 import { readCheckedJournal } from '../runs/stored-session-check.js';
 import { stateName } from '../runs/session-status.js';
 import { storedRun } from '../runs/stored-run.js';
@@ -14,39 +17,6 @@ import { pendingApprovals, type PendingApproval } from './inspector-reads.js';
 import type { InspectorWorkflows } from './inspector-workflows.js';
 import type { ListQuery } from './list-query.js';
 import { machineGraph, type MachineGraph } from './machine-graph.js';
-
-/** The session id an instance of a hosted machine is stored under. */
-const PREFIX = 'workflow:';
-
-/** The stored key of workflow instance `id` of `userId`. */
-export function workflowKey(id: string, userId: string | undefined): SessionKey {
-  return { sessionId: `${PREFIX}${id}`, userId };
-}
-
-/** What the inspector reads of an instance's stored snapshot (`{ format, machine, host }`). */
-interface StoredWorkflow {
-  machine?: {
-    value?: unknown;
-    status?: string;
-    context?: unknown;
-    output?: unknown;
-    error?: unknown;
-    children?: Record<string, unknown>;
-  };
-  host?: {
-    runId?: string;
-    steps?: Record<string, { step: number; name: string; startedAt: number; restarts?: number }>;
-    timers?: {
-      id: string;
-      source: string;
-      target: string;
-      event: { type: string };
-      dueAt: number;
-    }[];
-    cancelled?: { at: number; reason?: string };
-    links?: Record<string, { kind: 'agent' | 'workflow'; name: string; id: string }>;
-  };
-}
 
 /** A workflow instance as the list shows it: its record, its state now. */
 export interface ListedWorkflow {
@@ -74,13 +44,13 @@ function stateOf(value: unknown): string {
 }
 
 function listed(record: SessionRecord): ListedWorkflow {
-  const stored = record.snapshot as StoredWorkflow | null;
+  const { machine } = readInstanceSnapshot(record.sessionId, record.snapshot);
   return {
-    id: record.sessionId.slice(PREFIX.length),
+    id: instanceIdOf(record.sessionId),
     workflow: record.workflow ?? '',
     userId: record.userId,
     status: record.status,
-    state: stateOf(stored?.machine?.value),
+    state: stateOf(machine['value']),
     awaitingApproval: record.awaitingApproval === true,
     nextTimerAt: record.approvalDeadline,
     createdAt: record.createdAt,
@@ -176,17 +146,13 @@ export async function workflowDetail(
   id: string,
   userId: string | undefined,
 ) {
-  const key = workflowKey(id, userId);
-  const record = await runtime.store.load(key);
-  const stored = (record.snapshot ?? {}) as StoredWorkflow;
-  const host = stored.host ?? {};
-  const machine = stored.machine ?? {};
+  const { key, record } = await loadInstance(runtime, id, userId);
+  const { machine, host } = readInstanceSnapshot(key.sessionId, record.snapshot);
   const hosted = workflows.find(record.workflow);
   const graph: MachineGraph | null = hosted ? machineGraph(hosted.machine) : null;
   const invokedIn = (actorId: string) =>
     graph?.states.find((s) => s.invokes.some((i) => i.id === actorId))?.path ?? '';
-  const journal: JournalEntry[] =
-    host.runId === undefined ? [] : await readCheckedJournal(runtime.store, key, host.runId);
+  const journal: JournalEntry[] = await readCheckedJournal(runtime.store, key, host.runId);
   const path: WorkflowHop[] = journal
     .filter((e) => e.kind === 'event')
     .map((e) => {
@@ -220,7 +186,7 @@ export async function workflowDetail(
     });
   const sessions: NestedSession[] = [];
   const children: NestedWorkflow[] = [];
-  for (const [actorId, link] of Object.entries(host.links ?? {})) {
+  for (const [actorId, link] of Object.entries(host.links)) {
     const state = invokedIn(actorId);
     if (link.kind === 'workflow') {
       children.push({ actorId, state, workflowId: link.id });
@@ -235,27 +201,45 @@ export async function workflowDetail(
       id,
       workflow: record.workflow ?? '',
     },
-    state: stateOf(machine.value),
-    machineStatus: machine.status,
-    context: machine.context,
-    ...(machine.output === undefined ? {} : { output: machine.output }),
-    ...(machine.error === undefined ? {} : { error: machine.error }),
+    state: stateOf(machine['value']),
+    machineStatus: machine['status'],
+    context: machine['context'],
+    ...(machine['output'] === undefined ? {} : { output: machine['output'] }),
+    ...(machine['error'] === undefined ? {} : { error: machine['error'] }),
     ...(host.cancelled ? { cancelled: host.cancelled } : {}),
     /** The app's chart: `null` when this inspector does not host the instance's workflow. */
     graph,
     path,
     steps,
-    running: Object.entries(host.steps ?? {}).map(([actorId, s]) => ({
+    running: Object.entries(host.steps).map(([actorId, s]) => ({
       actorId,
       state: invokedIn(actorId),
       name: s.name,
       startedAt: s.startedAt,
       restarts: s.restarts ?? 0,
     })),
-    timers: (host.timers ?? []).map((t) => ({ id: t.id, event: t.event.type, dueAt: t.dueAt })),
+    timers: host.timers.map((t) => ({ id: t.id, event: t.event.type, dueAt: t.dueAt })),
     sessions,
     children,
   };
+}
+
+/**
+ * Instance `id` of `userId` as stored: a record of no workflow (a session that happens to have
+ * such an id) or none at all is `WorkflowNotFoundError` (404), as another user's is.
+ */
+export async function loadInstance(
+  runtime: SessionRuntime,
+  id: string,
+  userId: string | undefined,
+): Promise<{ key: SessionKey; record: SessionRecord }> {
+  const key = instanceKey(id, userId);
+  const record = await runtime.store.load(key).catch((error: unknown) => {
+    if (error instanceof SessionNotFoundError) throw new WorkflowNotFoundError(id);
+    throw error;
+  });
+  if (record.workflow === undefined) throw new WorkflowNotFoundError(id);
+  return { key, record };
 }
 
 /** A linked agent session's state and the calls its run waits on (nothing when it is gone). */
