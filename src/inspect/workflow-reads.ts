@@ -76,8 +76,10 @@ export async function listWorkflows(
     cursor: query.cursor,
     limit: query.limit,
   });
+  // (a store of the contract lists instances only; one written before `kind` lists sessions too)
+  const instances = page.sessions.filter((info) => info.workflow !== undefined);
   const workflows = await Promise.all(
-    page.sessions.map(async (info) =>
+    instances.map(async (info) =>
       listed(await runtime.store.load({ sessionId: info.sessionId, userId: info.userId })),
     ),
   );
