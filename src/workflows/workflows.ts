@@ -124,7 +124,7 @@ export class Workflows<TMachine extends AnyStateMachine = AnyStateMachine> {
   /** Instance `id` as stored (or as live in this process, once saved). */
   async get(id: string, options: InstanceScope = {}): Promise<WorkflowInfo> {
     const key = instanceKey(id, options.userId);
-    const record = this.host.liveInstance(key)?.record ?? (await this.host.read(key, id));
+    const record = this.host.liveInstance(key)?.record ?? (await this.host.stored.read(key, id));
     return workflowInfo(record);
   }
 
@@ -157,7 +157,7 @@ export class Workflows<TMachine extends AnyStateMachine = AnyStateMachine> {
   /** The calls the instance's linked agents wait for a decision on. */
   async approvals(id: string, options: InstanceScope = {}): Promise<WorkflowApproval[]> {
     const key = instanceKey(id, options.userId);
-    const record = this.host.liveInstance(key)?.record ?? (await this.host.read(key, id));
+    const record = this.host.liveInstance(key)?.record ?? (await this.host.stored.read(key, id));
     const { machine, host } = readInstanceSnapshot(key.sessionId, record.snapshot);
     const children = (machine.children ?? {}) as Record<
       string,
@@ -237,7 +237,7 @@ export class Workflows<TMachine extends AnyStateMachine = AnyStateMachine> {
     options: InstanceScope & { from?: number } = {},
   ): Promise<JournalEntry[]> {
     const key = instanceKey(id, options.userId);
-    const record = await this.host.read(key, id);
+    const record = await this.host.stored.read(key, id);
     const { host } = readInstanceSnapshot(key.sessionId, record.snapshot);
     return this.host.config.store.readRunJournal(key, host.runId, options.from ?? 0);
   }
