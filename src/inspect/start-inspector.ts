@@ -14,7 +14,7 @@ import { runDetail, sessionDetail } from './inspector-reads.js';
 import { listQuery, workflowListQuery } from './list-query.js';
 import { InspectorWorkflows } from './inspector-workflows.js';
 import { WORKFLOW_ACTIONS } from './workflow-actions.js';
-import { listWorkflows, workflowDetail } from './workflow-reads.js';
+import { listWorkflows, sessionLink, workflowDetail } from './workflow-reads.js';
 import { listSessions } from './session-listing.js';
 import { runPart } from './run-parts.js';
 import { forkOrigin } from './time-travel.js';
@@ -103,9 +103,18 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
         send(await workflowAct({ runtime, workflows }, { id, userId: userOf(url) }, body));
         return;
       }
+      const key: SessionKey = { sessionId: id, userId: userOf(url) };
+      // A decision on a workflow's agent goes through its host, as from the workflow's view.
+      const link =
+        action === 'approve' || action === 'reject' ? await sessionLink(runtime, key) : undefined;
+      if (link) {
+        const decide = WORKFLOW_ACTIONS[action as 'approve' | 'reject']!;
+        send(await decide({ runtime, workflows }, { id: link.id, userId: key.userId }, body));
+        return;
+      }
       const { operator = 'inspector' } = options;
       const by = typeof operator === 'string' ? operator : operator(req);
-      send(await sessionAct!(agents, { sessionId: id, userId: userOf(url) }, body, by));
+      send(await sessionAct!(agents, key, body, by));
       return;
     }
     if (req.method !== 'GET') throw new HttpError(405, 'METHOD_NOT_ALLOWED', 'GET or POST only');
@@ -149,7 +158,10 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
     const user = userOf(url);
     if (!sessionId) return send(await listSessions(runtime, user, listQuery(url.searchParams)));
     const key: SessionKey = { sessionId, userId: user };
-    if (runs === undefined) return send(await sessionDetail(runtime, key));
+    if (runs === undefined) {
+      const link = await sessionLink(runtime, key);
+      return send({ ...(await sessionDetail(runtime, key)), ...(link ? { workflow: link } : {}) });
+    }
     if (runs === 'origin' && !runId) return send({ origin: await forkOrigin(runtime, key) });
     if (runs === 'history' && !runId)
       return send(await historyPage(runtime, key, url.searchParams));

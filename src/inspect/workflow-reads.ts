@@ -5,7 +5,7 @@ import type {
 } from '../machines/schemas/workflow-journal.js';
 import { SessionNotFoundError } from '../errors/session-errors.js';
 import { WorkflowNotFoundError } from '../errors/workflow-errors.js';
-import { instanceIdOf, instanceKey } from '../workflow-host/instance-key.js';
+import { INSTANCE_PREFIX, instanceIdOf, instanceKey } from '../workflow-host/instance-key.js';
 import { readInstanceSnapshot } from '../workflow-host/instance-record.js';
 import { readCheckedJournal } from '../runs/stored-session-check.js';
 import { stateName } from '../runs/session-status.js';
@@ -242,6 +242,38 @@ export async function loadInstance(
   });
   if (record.workflow === undefined) throw new WorkflowNotFoundError(id);
   return { key, record };
+}
+
+/** The workflow instance whose agent a session is (its linked session), as its host says. */
+export interface SessionLink {
+  /** The instance's id, its workflow and the invoked actor the session runs for. */
+  id: string;
+  workflow: string;
+  actorId: string;
+}
+
+/**
+ * Whether session `key` is the linked session of an agent a workflow instance invoked: its id
+ * names an instance and an actor (`workflow:<id>/<actor id>`), and that instance's stored links
+ * say so (the id alone proves nothing: a session may be named anything).
+ */
+export async function sessionLink(
+  runtime: SessionRuntime,
+  key: SessionKey,
+): Promise<SessionLink | undefined> {
+  const at = key.sessionId.lastIndexOf('/');
+  if (!key.sessionId.startsWith(INSTANCE_PREFIX) || at < 0) return undefined;
+  const id = key.sessionId.slice(INSTANCE_PREFIX.length, at);
+  const actorId = key.sessionId.slice(at + 1);
+  if (!id || !actorId) return undefined;
+  const found = await loadInstance(runtime, id, key.userId).catch((error: unknown) => {
+    if (error instanceof WorkflowNotFoundError) return undefined;
+    throw error;
+  });
+  if (!found) return undefined;
+  const link = readInstanceSnapshot(found.key.sessionId, found.record.snapshot).host.links[actorId];
+  if (link?.kind !== 'agent' || link.id !== key.sessionId) return undefined;
+  return { id, workflow: found.record.workflow ?? '', actorId };
 }
 
 /** A linked agent session's state and the calls its run waits on (nothing when it is gone). */

@@ -17,6 +17,8 @@ afterEach(async () => {
 });
 
 const T0 = 1_700_000_000_000;
+/** The session of the agent `o-1` invoked in `refunding.drafting`, as its host names it. */
+const LINKED = 'workflow:o-1/0.order.refunding.drafting';
 const THREE_DAYS = 3 * 24 * 3600 * 1000;
 
 /** The app's order machine: validate, an agent drafts a refund (3 days to answer), pay. */
@@ -70,7 +72,7 @@ async function annOrder(store: SessionStore) {
     ),
     tools: [refund],
   });
-  const paused = await drafter.run('refund o-1', { sessionId: 'o-1-drafter', userId: 'ann' });
+  const paused = await drafter.run('refund o-1', { sessionId: LINKED, userId: 'ann' });
   expect(paused.interrupted).toBe(true);
   const key = { sessionId: 'workflow:o-1', userId: 'ann' };
   const created = await store.create({
@@ -120,7 +122,7 @@ async function annOrder(store: SessionStore) {
         ],
         events: [],
         links: {
-          '0.order.refunding.drafting': { kind: 'agent', name: 'drafter', id: 'o-1-drafter' },
+          '0.order.refunding.drafting': { kind: 'agent', name: 'drafter', id: LINKED },
         },
       },
     },
@@ -255,7 +257,7 @@ describe('startInspector: workflow instances', () => {
     expect(detail.timers).toEqual([expect.objectContaining({ dueAt: T0 + THREE_DAYS })]);
     expect(detail.sessions).toEqual([
       expect.objectContaining({
-        sessionId: 'o-1-drafter',
+        sessionId: LINKED,
         state: 'refunding.drafting',
         pendingApprovals: [expect.objectContaining({ name: 'refund' })],
       }),
@@ -312,6 +314,26 @@ describe('startInspector: workflow instances', () => {
     ]);
   });
 
+  it("sends a decision on the agent's own session through the workflow's host, and says whose agent it is", async () => {
+    const { client, calls, store } = await setUp();
+    const path = `/api/sessions/${encodeURIComponent(LINKED)}`;
+    expect((await client.get(path)).json).toMatchObject({
+      workflow: { id: 'o-1', workflow: 'orders', actorId: '0.order.refunding.drafting' },
+    });
+    const before = await store.load({ sessionId: LINKED, userId: 'ann' });
+    const answer = await client.post(`${path}/approve`, { callId: 'call-1', runId: 'r' });
+    expect(answer.status).toBe(200);
+    expect(calls).toEqual([
+      { action: 'approve', id: 'o-1', callId: 'call-1', options: { userId: 'ann' } },
+    ]);
+    // The session itself was not continued here: the host decides.
+    expect(await store.load({ sessionId: LINKED, userId: 'ann' })).toEqual(before);
+    // A session merely named like one (no instance links it) is a session like any other.
+    expect((await client.get(`/api/sessions/${encodeURIComponent('workflow:o-1/x')}`)).status).toBe(
+      404,
+    );
+  });
+
   it('refuses bad decisions with typed 4xx answers and changes nothing stored', async () => {
     const { client, calls, store, key, inspector } = await setUp();
     const before = await store.load(key);
@@ -324,7 +346,12 @@ describe('startInspector: workflow instances', () => {
       ['/api/workflows/o-1/constructor', { callId: 'c' }, 404, 'NOT_FOUND'],
       ['/api/workflows/o-1/approve/x', { callId: 'c' }, 404, 'NOT_FOUND'],
       ['/api/workflows/o-2/approve', { callId: 'c' }, 404, 'WORKFLOW_NOT_FOUND'],
-      ['/api/workflows/o-1-drafter/approve', { callId: 'c' }, 404, 'WORKFLOW_NOT_FOUND'],
+      [
+        `/api/workflows/${encodeURIComponent(LINKED.slice('workflow:'.length))}/approve`,
+        { callId: 'c' },
+        404,
+        'WORKFLOW_NOT_FOUND',
+      ],
     ];
     for (const [path, body, status, code] of cases) {
       const answer = await client.post(path, body);

@@ -188,6 +188,13 @@ describe('the inspector page: workflow instances in Chromium', () => {
     // The nested session opens in the session view.
     await page.click(`${NESTED} a.session-link`);
     await page.waitForSelector('svg[data-chart="session"]', { state: 'attached' });
+    expect(await page.textContent('#session-id')).toBe(linkedId);
+    expect(await page.textContent('#session-workflow')).toContain('workflow instance o-7');
+    // and leads back to the instance
+    await page.click('#session-workflow a.workflow-link');
+    await page.waitForSelector(`${CHART} rect.state.current[data-state="drafting"]`, {
+      state: 'attached',
+    });
     expect(errors).toEqual([]);
     await orders.close();
   });

@@ -125,6 +125,8 @@ export interface SessionDetail {
   }[];
   pendingApprovals: PendingApproval[];
   history: { total: number; from: number; items: HistoryItem[] };
+  /** The workflow instance whose agent this session is: its decisions go through its host. */
+  workflow?: { id: string; workflow: string; actorId: string } | undefined;
 }
 
 /** One journaled step of a run's timeline. */
