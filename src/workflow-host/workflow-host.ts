@@ -49,6 +49,8 @@ export class WorkflowHost {
   private readonly driving = new Map<string, Promise<Driven | undefined>>();
   private readonly savedListeners = new Set<(nextTimerAt: number) => void>();
   private closed = false;
+  /** The instance whose actor `createActor` is making now (synchronously). */
+  private constructing: WorkflowInstance | undefined;
 
   constructor(readonly config: WorkflowHostConfig) {
     const { store } = config;
@@ -70,7 +72,7 @@ export class WorkflowHost {
 
   /** The instance whose actors run in `system` (how a durable actor finds its instance). */
   instanceOf(system: unknown): WorkflowInstance | undefined {
-    return this.bySystem.get(system as object);
+    return this.bySystem.get(system as object) ?? this.constructing;
   }
 
   /** The live instance at `key` in this process, if any. */
@@ -280,6 +282,14 @@ export class WorkflowHost {
       store: this.config.store,
       clock: this.config.clock,
       machine: this.config.machine,
+      constructing: (instance, create) => {
+        this.constructing = instance;
+        try {
+          return create();
+        } finally {
+          this.constructing = undefined;
+        }
+      },
       register: (system, instance) => this.bySystem.set(system as object, instance),
       saved: (instance) => {
         const at = instance.record.approvalDeadline;

@@ -39,6 +39,8 @@ export interface InstanceDeps {
   clock: Clock;
   /** The machine with the host's durable actors provided. */
   machine: AnyStateMachine;
+  /** Runs `create` with the instance as the one whose actors are created meanwhile. */
+  constructing<T>(instance: WorkflowInstance, create: () => T): T;
   /** Registers the instance as the one its actors' system belongs to. */
   register(system: unknown, instance: WorkflowInstance): void;
   /** Told of each save. */
@@ -122,13 +124,16 @@ export class WorkflowInstance {
   start(from: { input: unknown } | { snapshot: InstanceSnapshot['machine'] }): void {
     const restore = 'snapshot' in from;
     if (restore) this.steps.restoring(this.meta.steps);
-    const actor = createActor(this.deps.machine, {
-      ...(restore
-        ? { snapshot: from.snapshot as unknown as Snapshot<unknown> }
-        : { input: from.input }),
-      clock: this.clock,
-      inspect: (event) => this.events.inspected(event),
-    });
+    // XState creates invoked children inside `createActor`: they find their instance meanwhile.
+    const actor = this.deps.constructing(this, () =>
+      createActor(this.deps.machine, {
+        ...(restore
+          ? { snapshot: from.snapshot as unknown as Snapshot<unknown> }
+          : { input: from.input }),
+        clock: this.clock,
+        inspect: (event) => this.events.inspected(event),
+      }),
+    );
     this.actor = actor;
     this.deps.register(actor.system, this);
     actor.subscribe({
@@ -187,6 +192,11 @@ export class WorkflowInstance {
     signal: AbortSignal,
   ): Promise<unknown> {
     return this.steps.run(name, step, actorId, input, signal);
+  }
+
+  /** A linked child's snapshot changed (an agent paused for an approval or went on): saved. */
+  childChanged(): void {
+    this.saves.markDirty();
   }
 
   /** Records the child `actorId` as linked elsewhere (an agent's session, a child workflow). */
