@@ -164,6 +164,9 @@ describe('the inspector page: workflow instances in Chromium', () => {
     ).toContain('1 agent session(s)');
     expect(await page.getAttribute(NESTED, 'data-session')).toBe(linkedId);
     expect(await page.textContent(`${NESTED} .pending`)).toContain('propose_refund');
+    // Sessions and instances are listed apart: the agent's session is a session, the order not.
+    expect(await attrs(page, 'tr.session', 'data-session')).toEqual([linkedId]);
+    expect(await page.textContent('#error')).toBe('');
     await page.screenshot({ path: join(ARTIFACTS, 'workflow-waiting.png'), fullPage: true });
     expect(await axeViolations(page)).toEqual([]);
 
@@ -195,6 +198,29 @@ describe('the inspector page: workflow instances in Chromium', () => {
     await page.waitForSelector(`${CHART} rect.state.current[data-state="drafting"]`, {
       state: 'attached',
     });
+    expect(errors).toEqual([]);
+    await orders.close();
+  });
+  it('approves the call its agent waits for from the page, through the host: the workflow moves on to paying and done', async () => {
+    const { orders, paid, page, errors } = await orderWaiting();
+    await page.click(`${NESTED} .pending button[data-action="approve"]`);
+    await page.waitForSelector('#action-result:has-text("approved")');
+    await until(
+      async () => (await orders.get('o-7', { userId: 'shop' })).status === 'completed',
+      'the order to complete',
+    );
+    expect(paid).toEqual(['o-7']);
+    await page.click('tr.workflow[data-workflow="o-7"]');
+    await page.waitForSelector(`${CHART} rect.state.current[data-state="done"]`, {
+      state: 'attached',
+    });
+    expect(await attrs(page, `${CHART} g.edge.taken`, 'data-to')).toEqual(
+      expect.arrayContaining(['validating', 'drafting', 'paying', 'done']),
+    );
+    expect(await texts(page, '#workflow-steps li')).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^pay in paying · done/)]),
+    );
+    await page.screenshot({ path: join(ARTIFACTS, 'workflow-done.png'), fullPage: true });
     expect(errors).toEqual([]);
     await orders.close();
   });
