@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { Page } from 'playwright-core';
 import { startInspector } from '../../../src/inspect.js';
 import { Agent, tool, workflows, type SessionStore } from '../../../src/index.js';
-import { ScriptedModel } from '../../../src/testing.js';
+import { FakeClock, ScriptedModel } from '../../../src/testing.js';
 import { until } from '../../helpers/async.js';
 import { axeViolations } from '../../helpers/axe-check.js';
 import { ARTIFACTS, useInspectorPages } from '../../helpers/inspector-fixtures.js';
@@ -31,7 +31,7 @@ const attrs = (page: Page, selector: string, name: string) =>
  * The order workflow: a validation step, an agent that drafts a refund a human approves (a
  * linked session), three days to approve before it escalates, an idempotent payment step.
  */
-function orderWorkflows(store: SessionStore) {
+function orderWorkflows(store: SessionStore, clock: FakeClock) {
   const paid: string[] = [];
   const proposeRefund = tool({
     name: 'propose_refund',
@@ -43,6 +43,7 @@ function orderWorkflows(store: SessionStore) {
   const drafter = new Agent({
     name: 'drafter',
     store,
+    clock,
     model: new ScriptedModel((request) =>
       lastResult(request) !== undefined
         ? { text: `Drafted the ${lastResult(request)}.` }
@@ -91,6 +92,7 @@ function orderWorkflows(store: SessionStore) {
   const orders = workflows(machine, {
     name: 'orders',
     store,
+    clock,
     steps,
     agents: { drafter },
   });
@@ -103,7 +105,8 @@ function orderWorkflows(store: SessionStore) {
  */
 async function orderWaiting() {
   const temp = await temps.open();
-  const { orders, drafter, paid } = orderWorkflows(temp.store);
+  // (the clock stands still: the three days to approve never pass here)
+  const { orders, drafter, paid } = orderWorkflows(temp.store, new FakeClock());
   const started = await orders.start('o-7', { userId: 'shop' });
   const linked = started.links.find((l) => l.kind === 'agent');
   expect(linked).toBeDefined();
@@ -157,6 +160,10 @@ describe('the inspector page: workflow instances in Chromium', () => {
     ]);
     expect(await texts(page, '#workflow-steps li')).toEqual([
       expect.stringMatching(/^validate in validating · done/),
+    ]);
+    // Its durable timer: three days to approve, from the host's clock.
+    expect(await texts(page, '#workflow-timers li')).toEqual([
+      'after(approvalTimeout) due 2026-01-04 00:00:00',
     ]);
     // The agent session it invoked, under the state that invoked it, waiting for a human.
     expect(
