@@ -2,8 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { fromPromise, setup } from 'xstate';
 import { startInspector, type InspectorHandle } from '../../src/inspect.js';
-import { Agent, tool, type SessionStore } from '../../src/index.js';
-import { ScriptedModel } from '../../src/testing.js';
+import { Agent, tool, workflows, type SessionStore } from '../../src/index.js';
+import { FakeClock, ScriptedModel } from '../../src/testing.js';
 import { emptyTotals } from '../../src/persistence/session-store.js';
 import { inspectorClient } from '../helpers/inspector-client.js';
 import { lastResult } from '../helpers/sub-agent-fixtures.js';
@@ -377,6 +377,59 @@ describe('startInspector: workflow instances', () => {
     expect(refused.status).toBe(409);
     expect(errorCode(refused.json)).toBe('WRONG_WORKFLOW');
     expect(calls).toEqual([]);
+  });
+
+  it("reads an instance as its host stored it: the path is the host's journal, the state its own", async () => {
+    const temp = await temps.open();
+    const clock = new FakeClock();
+    const steps = { check: fromPromise(async () => 'ok') };
+    const machine = setup({ actors: steps }).createMachine({
+      id: 'ticket',
+      initial: 'checking',
+      states: {
+        checking: { invoke: { src: 'check', onDone: 'open' } },
+        open: { on: { CLOSE: 'closed' } },
+        closed: { type: 'final' },
+      },
+    });
+    const tickets = workflows(machine, { name: 'tickets', store: temp.store, clock, steps });
+    await tickets.start('t-1', { userId: 'ann' });
+    await tickets.send('t-1', { type: 'CLOSE' }, { userId: 'ann', eventId: 'close-1' });
+    const runtime = new Agent({
+      name: 'desk',
+      store: temp.store,
+      model: new ScriptedModel(() => ({ text: 'hi' })),
+    }).runtimeFor(temp.store);
+    const inspector = await startInspector({ runtime, userId: 'ann', workflows: [tickets] });
+    open.push(inspector);
+    const detail = (await inspectorClient(inspector).get('/api/workflows/t-1')).json as {
+      workflow: { status: string };
+      state: string;
+      path: {
+        step: number;
+        at: number;
+        source: string;
+        type: string;
+        eventId?: string;
+        state: string;
+      }[];
+      steps: { name: string; state: string; outcome: string }[];
+    };
+    const journal = (await tickets.journal('t-1', { userId: 'ann' })).filter(
+      (e) => e.kind === 'event',
+    );
+    expect(detail.path.map((h) => [h.step, h.at])).toEqual(journal.map((e) => [e.step, e.at]));
+    expect(detail.path.map((h) => [h.source, h.state])).toEqual([
+      ['start', 'checking'],
+      ['step', 'open'],
+      ['send', 'closed'],
+    ]);
+    expect(detail.path[2]).toMatchObject({ type: 'CLOSE', eventId: 'close-1' });
+    expect(detail.steps).toEqual([
+      expect.objectContaining({ name: 'check', state: 'checking', outcome: 'done' }),
+    ]);
+    expect(detail).toMatchObject({ state: 'closed', workflow: { status: 'completed' } });
+    await tickets.close();
   });
 
   it('refuses bad workflows options with a TypeError naming the option', async () => {
