@@ -2366,7 +2366,7 @@ export const PAGE_SCRIPT = [
   '    );',
   '  }',
   '',
-  '  // ../main/node_modules/@dagrejs/dagre/dist/dagre.esm.js',
+  '  // node_modules/@dagrejs/dagre/dist/dagre.esm.js',
   '  var Te = Object.defineProperty;',
   '  var Sn = (e, n, t) => n in e ? Te(e, n, { enumerable: true, configurable: true, writable: true, value: t }) : e[n] = t;',
   '  var Mn = (e, n) => {',
