@@ -74,7 +74,7 @@ export function durableMachine(
     provided[name] = linkedAgent(name, logic, instanceOf);
   }
   for (const [name, child] of Object.entries(actors.children)) {
-    provided[name] = childWorkflowLogic(name, child, instanceOf) as unknown as AnyActorLogic;
+    provided[name] = childWorkflowLogic(name, child, instanceOf);
   }
   return machine.provide({ actors: provided as never });
 }

@@ -90,7 +90,7 @@ export class InstanceInbox {
 
   private settle(id: string, error?: unknown): void {
     if (error !== undefined) {
-      this.refusals.set(id, error instanceof Error ? error : new Error(String(error)));
+      this.refusals.set(id, error instanceof Error ? error : new Error('refused'));
     }
     const waiter = this.waiters.get(id);
     if (!waiter) return;
