@@ -2,6 +2,7 @@ import { encodeKeyPart } from '../session-keys.js';
 import { ownerPart, prefixRange } from '../session-keys.js';
 import type { KvRange } from '../key-range.js';
 import type { ListOrder, SessionInfo } from '../session-store.js';
+import type { ListKind } from './list-kind.js';
 
 export type { ListOrder };
 
@@ -80,14 +81,30 @@ export function checkListOrder(order: unknown, cursor: string | undefined): List
   return checked;
 }
 
-/** The key of a session's entry in one list order of its owner (the key-value stores' index). */
-export function orderKey(userId: string | undefined, order: ListOrder, position: string): string {
-  return `x!${ownerPart(userId)}!${order}!${position}`;
+/**
+ * The name of one kind's index of `order` in the key-value stores: the order's own name for
+ * sessions (as before kinds), `workflow-<order>` for workflow instances.
+ */
+function indexName(order: ListOrder, kind: ListKind): string {
+  return kind === 'session' ? order : `${kind}-${order}`;
 }
 
-/** One list order of one owner, by position. */
-export function orderRange(userId: string | undefined, order: ListOrder): KvRange {
-  return prefixRange(`x!${ownerPart(userId)}!${order}!`);
+/**
+ * The key of a record's entry in one list order of its owner (the key-value stores' index),
+ * in the index of its kind (`kindOf`).
+ */
+export function orderKey(
+  userId: string | undefined,
+  order: ListOrder,
+  position: string,
+  kind: ListKind,
+): string {
+  return `x!${ownerPart(userId)}!${indexName(order, kind)}!${position}`;
+}
+
+/** One list order of one owner's records of one kind, by position. */
+export function orderRange(userId: string | undefined, order: ListOrder, kind: ListKind): KvRange {
+  return prefixRange(`x!${ownerPart(userId)}!${indexName(order, kind)}!`);
 }
 
 /**

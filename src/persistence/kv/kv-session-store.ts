@@ -32,6 +32,7 @@ import {
   scanOrder,
 } from './order-index.js';
 import { checkListOrder, orderIndexMarkerKey } from '../entries/list-order.js';
+import { checkListKind } from '../entries/list-kind.js';
 import { warnIsolation } from '../isolation-warning.js';
 import { checkAppend, checkCreateItems, historyEnd, listLimit } from '../store-args.js';
 import { encodedHistory, encodedListing, type EncodedEntry } from '../entries/encoded-entries.js';
@@ -373,15 +374,17 @@ export class KvSessionStore implements SessionStore, SessionLeases {
 
   async list(query: ListSessionsQuery = {}): Promise<SessionPage> {
     const limit = listLimit(query);
+    const kind = checkListKind(query.kind);
     if (query.userId === undefined && (await hasNamedOwners(this.backend))) warnIsolation();
     if (query.order !== undefined) {
       const order = checkListOrder(query.order, query.cursor);
       await this.wholeOrderIndex(query.userId);
       const { userId, status, cursor } = query;
-      return scanOrder(this.backend, { userId, status, cursor, order, limit });
+      return scanOrder(this.backend, { userId, kind, status, cursor, order, limit });
     }
     return scanListing(this.backend, {
       userId: query.userId,
+      kind,
       status: query.status,
       limit,
       cursor: query.cursor,

@@ -4,35 +4,37 @@ import * as keys from '../session-keys.js';
 import { plainSessionInfo } from '../plain-records.js';
 import { SessionInfoSchema, decodeStoredWith, toSessionInfo } from '../session-schemas.js';
 import type { SessionPage, SessionStatus } from '../session-store.js';
+import { kindOf, type ListKind } from '../entries/list-kind.js';
 
 export interface ListingQuery {
   userId: string | undefined;
+  kind: ListKind;
   status: SessionStatus | undefined;
   limit: number;
   cursor: string | undefined;
 }
 
 /**
- * One page of an owner's sessions from the listing index, walked side by side with the
- * owner's record keys (keys only, no values): every listing entry must have its record and
- * every record its listing entry, so a deleted key of either kind is named instead of a
- * session silently missing from, or haunting, the page.
+ * One page of an owner's records of one kind (sessions, or workflow instances: `kindOf`) from
+ * the listing index, walked side by side with the owner's record keys (keys only, no values):
+ * every listing entry must have its record and every record its listing entry, so a deleted key
+ * of either sort is named instead of a session silently missing from, or haunting, the page.
+ * The kind and the status are filters of the walk (a page in an order reads its kind's own
+ * index instead: `scanOrder`).
  */
 export async function scanListing(backend: KvBackend, query: ListingQuery): Promise<SessionPage> {
-  const { userId, status, limit, cursor } = query;
+  const { userId, kind, status, limit, cursor } = query;
   const index = keys.listIndexRange(userId);
   const records = keys.recordRange(userId);
   const after = cursor === undefined ? undefined : { sessionId: cursor, userId };
-  const scanLimit = status === undefined ? limit + 1 : undefined;
+  // No limit on the ranges: records of the other kind are walked past, so a page ends the walk.
   const entryRange = {
     gte: after ? keys.keyAfter(keys.listIndexKey(after)) : index.gte,
     lt: index.lt,
-    limit: scanLimit,
   };
   const recordRangeQuery = {
     gte: after ? keys.keyAfter(keys.recordKey(after)) : records.gte,
     lt: records.lt,
-    limit: scanLimit,
   };
   const entries = backend.iterate(entryRange)[Symbol.asyncIterator]();
   const recordKeys = backend.keys(recordRangeQuery)[Symbol.asyncIterator]();
@@ -63,6 +65,7 @@ export async function scanListing(backend: KvBackend, query: ListingQuery): Prom
       if (info.userId !== userId || keys.listIndexKey(info) !== indexKey) {
         throw new InvalidSessionRecordError(indexKey, 'entry does not belong to its key');
       }
+      if (kindOf(info) !== kind) continue;
       if (status !== undefined && info.status !== status) continue;
       if (sessions.length === limit) {
         more = true;

@@ -10,6 +10,7 @@ import {
   orderRange,
   type ListOrder,
 } from '../entries/list-order.js';
+import { LIST_KINDS, kindOf, type ListKind } from '../entries/list-kind.js';
 import { plainSessionInfo } from '../plain-records.js';
 import {
   SessionInfoSchema,
@@ -23,14 +24,20 @@ import type { SessionInfo, SessionKey, SessionPage, SessionStatus } from '../ses
 /**
  * The list-order index of the key-value stores: for each session, one entry per list order at
  * `x!<owner>!<order>!<position>` (see `list-order.ts`), so that a page in any order is a range
- * read from a cursor, never a scan of the owner's sessions. The entries move with the record in
- * the same batch as its save (never out of step); each entry points at the session's listing
- * entry, which the page reads and checks against it.
+ * read from a cursor, never a scan of the owner's sessions. Workflow instances (records with
+ * `workflow` set) have indexes of their own, `x!<owner>!workflow-<order>!<position>`: a page of
+ * one kind never reads through the other. The entries move with the record in the same batch as
+ * its save (never out of step); each entry points at the session's listing entry, which the page
+ * reads and checks against it.
  */
 
-/** The index keys of a session (one per order) under its owner. */
-export function orderKeys(key: SessionKey, info: Parameters<typeof listPosition>[1]): string[] {
-  return LIST_ORDERS.map((order) => orderKey(key.userId, order, listPosition(order, info)));
+/** The index keys of a session (one per order, in its kind's indexes) under its owner. */
+export function orderKeys(
+  key: SessionKey,
+  info: Parameters<typeof listPosition>[1] & Pick<SessionInfo, 'workflow'>,
+): string[] {
+  const kind = kindOf(info);
+  return LIST_ORDERS.map((order) => orderKey(key.userId, order, listPosition(order, info), kind));
 }
 
 const entryOf = (indexKey: string, sessionId: string): KvOp => ({
@@ -72,9 +79,11 @@ export async function purgedOrderOps(
   }
   const suffix = `!${keys.encodeKeyPart(key.sessionId, 'sessionId')}`;
   const ops: KvOp[] = [];
-  for (const order of LIST_ORDERS) {
-    for await (const indexKey of view.keys(orderRange(key.userId, order))) {
-      if (indexKey.endsWith(suffix)) ops.push({ type: 'del', key: indexKey });
+  for (const kind of LIST_KINDS) {
+    for (const order of LIST_ORDERS) {
+      for await (const indexKey of view.keys(orderRange(key.userId, order, kind))) {
+        if (indexKey.endsWith(suffix)) ops.push({ type: 'del', key: indexKey });
+      }
     }
   }
   return ops;
@@ -129,6 +138,7 @@ function checkedInfo(listingKey: string, raw: string, userId: string | undefined
 
 export interface OrderQuery {
   userId: string | undefined;
+  kind: ListKind;
   order: ListOrder;
   status: SessionStatus | undefined;
   limit: number;
@@ -136,15 +146,16 @@ export interface OrderQuery {
 }
 
 /**
- * One page of an owner's sessions in `order`, from the position after `cursor`: index entries
- * are read `limit + 1` at a time with their listing entries, each checked (its seal, that the
- * listing entry exists and is filed at exactly this entry's position); a stale or damaged entry
- * is `InvalidSessionRecordError` naming its key.
+ * One page of an owner's records of one kind in `order`, from the position after `cursor`:
+ * index entries are read `limit + 1` at a time with their listing entries, each checked (its
+ * seal, that the listing entry exists and is filed at exactly this entry's position, in its
+ * kind's index); a stale or damaged entry is `InvalidSessionRecordError` naming its key.
  */
 export async function scanOrder(backend: KvBackend, query: OrderQuery): Promise<SessionPage> {
-  const { userId, order, status, limit, cursor } = query;
-  const range = orderRange(userId, order);
-  let from = cursor === undefined ? range.gte : keys.keyAfter(orderKey(userId, order, cursor));
+  const { userId, kind, order, status, limit, cursor } = query;
+  const range = orderRange(userId, order, kind);
+  let from =
+    cursor === undefined ? range.gte : keys.keyAfter(orderKey(userId, order, cursor, kind));
   const sessions: SessionInfo[] = [];
   for (;;) {
     const chunk: [string, string][] = [];
@@ -163,7 +174,7 @@ export async function scanOrder(backend: KvBackend, query: OrderQuery): Promise<
         throw new InvalidSessionRecordError(indexKey, 'the list-order entry has no listing entry');
       }
       const info = checkedInfo(listingKey, raw, userId);
-      if (orderKey(userId, order, listPosition(order, info)) !== indexKey) {
+      if (orderKey(userId, order, listPosition(order, info), kindOf(info)) !== indexKey) {
         throw new InvalidSessionRecordError(
           indexKey,
           'the list-order entry disagrees with its listing entry',
