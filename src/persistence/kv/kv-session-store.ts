@@ -25,13 +25,14 @@ import { scanListing } from './listing-scan.js';
 import {
   buildOrderIndexOps,
   orderKeys,
+  orderIndexIsWhole,
   orderMarkerOp,
   orderOps,
   ownerIsNew,
   purgedOrderOps,
   scanOrder,
 } from './order-index.js';
-import { checkListOrder, orderIndexMarkerKey } from '../entries/list-order.js';
+import { checkListOrder } from '../entries/list-order.js';
 import { checkListKind } from '../entries/list-kind.js';
 import { warnIsolation } from '../isolation-warning.js';
 import { checkAppend, checkCreateItems, historyEnd, listLimit } from '../store-args.js';
@@ -388,6 +389,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
       status: query.status,
       limit,
       cursor: query.cursor,
+      wholeIndex: () => this.wholeOrderIndex(query.userId),
     });
   }
 
@@ -508,7 +510,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
    * index (no marker): one batch through the write queue, so no save of theirs goes between.
    */
   private async wholeOrderIndex(userId: string | undefined): Promise<void> {
-    if ((await this.backend.get(orderIndexMarkerKey(userId))) !== undefined) return;
+    if (await orderIndexIsWhole(this.backend, userId)) return;
     await this.writes.run(async (view) => {
       const ops = await buildOrderIndexOps(view, userId);
       return { ops, written: () => undefined, endsGroup: true };

@@ -4,6 +4,9 @@ import { getAll, type KvBackend, type KvOp, type KvReader } from './backends/kv-
 import * as keys from '../session-keys.js';
 import {
   LIST_ORDERS,
+  ORDER_INDEX_VERSION,
+  kindIdKey,
+  kindIdRange,
   listPosition,
   orderIndexMarkerKey,
   orderKey,
@@ -31,13 +34,19 @@ import type { SessionInfo, SessionKey, SessionPage, SessionStatus } from '../ses
  * reads and checks against it.
  */
 
-/** The index keys of a session (one per order, in its kind's indexes) under its owner. */
+/**
+ * The index keys of a session under its owner, in its kind's indexes: one per order, and its
+ * entry in the index of ids of its kind.
+ */
 export function orderKeys(
   key: SessionKey,
   info: Parameters<typeof listPosition>[1] & Pick<SessionInfo, 'workflow'>,
 ): string[] {
   const kind = kindOf(info);
-  return LIST_ORDERS.map((order) => orderKey(key.userId, order, listPosition(order, info), kind));
+  return [
+    ...LIST_ORDERS.map((order) => orderKey(key.userId, order, listPosition(order, info), kind)),
+    kindIdKey(key.userId, kind, key.sessionId),
+  ];
 }
 
 const entryOf = (indexKey: string, sessionId: string): KvOp => ({
@@ -80,6 +89,7 @@ export async function purgedOrderOps(
   const suffix = `!${keys.encodeKeyPart(key.sessionId, 'sessionId')}`;
   const ops: KvOp[] = [];
   for (const kind of LIST_KINDS) {
+    ops.push({ type: 'del', key: kindIdKey(key.userId, kind, key.sessionId) });
     for (const order of LIST_ORDERS) {
       for await (const indexKey of view.keys(orderRange(key.userId, order, kind))) {
         if (indexKey.endsWith(suffix)) ops.push({ type: 'del', key: indexKey });
@@ -97,8 +107,7 @@ export async function buildOrderIndexOps(
   view: KvReader,
   userId: string | undefined,
 ): Promise<KvOp[]> {
-  const markerKey = orderIndexMarkerKey(userId);
-  if ((await view.get(markerKey)) !== undefined) return [];
+  if (await orderIndexIsWhole(view, userId)) return [];
   const listingKeys: string[] = [];
   for await (const k of view.keys(keys.listIndexRange(userId))) listingKeys.push(k);
   const values = await getAll(view, listingKeys);
@@ -123,7 +132,47 @@ export async function ownerIsNew(view: KvReader, userId: string | undefined): Pr
 /** The op marking an owner's index whole. */
 export function orderMarkerOp(userId: string | undefined): KvOp {
   const markerKey = orderIndexMarkerKey(userId);
-  return { type: 'put', key: markerKey, value: encodeStored(markerKey, { version: 1 }) };
+  const value = encodeStored(markerKey, { version: ORDER_INDEX_VERSION });
+  return { type: 'put', key: markerKey, value };
+}
+
+const MarkerSchema = z.lazy(() => z.object({ version: z.number().int().positive() }));
+
+/**
+ * Whether an owner's index holds every session of theirs, in every index this version keeps:
+ * marked, by a marker of `ORDER_INDEX_VERSION` or later (a damaged marker is named).
+ */
+export async function orderIndexIsWhole(
+  view: KvReader,
+  userId: string | undefined,
+): Promise<boolean> {
+  const markerKey = orderIndexMarkerKey(userId);
+  const raw = await view.get(markerKey);
+  if (raw === undefined) return false;
+  return decodeStored(markerKey, raw, MarkerSchema).version >= ORDER_INDEX_VERSION;
+}
+
+/**
+ * The id of the owner's first record of `kind` after `sessionId` (by id), from the index of ids
+ * of that kind (its entry checked: its seal, and that it names the id it is filed under), or
+ * `undefined` when there is none.
+ */
+export async function nextOfKind(
+  backend: KvBackend,
+  userId: string | undefined,
+  kind: ListKind,
+  sessionId: string,
+): Promise<string | undefined> {
+  const range = kindIdRange(userId, kind);
+  const from = keys.keyAfter(kindIdKey(userId, kind, sessionId));
+  for await (const [indexKey, raw] of backend.iterate({ gte: from, lt: range.lt, limit: 1 })) {
+    const next = sessionOf(indexKey, raw);
+    if (kindIdKey(userId, kind, next) !== indexKey) {
+      throw new InvalidSessionRecordError(indexKey, 'the id entry does not name its key');
+    }
+    return next;
+  }
+  return undefined;
 }
 
 function checkedInfo(listingKey: string, raw: string, userId: string | undefined): SessionInfo {
