@@ -1,4 +1,5 @@
-import type { AnyEventObject, AnyMachineSnapshot } from 'xstate';
+import type { AnyActorRef, AnyEventObject, AnyMachineSnapshot } from 'xstate';
+import { childEnded } from './child-workflow.js';
 import { EventNotAcceptedError, WorkflowCancelledError } from '../errors/workflow-errors.js';
 import { UnknownCallError } from '../errors/run-errors.js';
 import { acceptedEvents } from './machine-definition.js';
@@ -62,6 +63,12 @@ export function applyCommand(
       if (!agent) throw new UnknownCallError(command.callId, { sessionId: id });
       agent.send(decisionEvent(command));
       target.macrostep();
+      return;
+    }
+    case 'child': {
+      // Its actor ends the invoke (XState's done or error event); gone already: moot.
+      const children = snapshot.children as Record<string, AnyActorRef | undefined>;
+      children[command.actorId]?.send(childEnded(command));
       return;
     }
     case 'resolve': {

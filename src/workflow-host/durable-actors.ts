@@ -3,6 +3,8 @@ import type { AgentActorLogic } from '../agent/agent-actor-types.js';
 import { stepDefinition, type StepSource } from './step-definition.js';
 import { INSTANCE_PREFIX } from './instance-key.js';
 import type { WorkflowInstance } from './workflow-instance.js';
+import type { WorkflowHost } from './workflow-host.js';
+import { childWorkflowLogic } from './child-workflow.js';
 
 /** Finds the instance an actor runs in, by its actor system. */
 export type InstanceOf = (system: unknown) => WorkflowInstance | undefined;
@@ -60,6 +62,7 @@ export function durableMachine(
   actors: {
     steps: Readonly<Record<string, StepSource>>;
     agents: Readonly<Record<string, AgentActorLogic>>;
+    children: Readonly<Record<string, WorkflowHost>>;
   },
   instanceOf: InstanceOf,
 ): AnyStateMachine {
@@ -69,6 +72,9 @@ export function durableMachine(
   }
   for (const [name, logic] of Object.entries(actors.agents)) {
     provided[name] = linkedAgent(name, logic, instanceOf);
+  }
+  for (const [name, child] of Object.entries(actors.children)) {
+    provided[name] = childWorkflowLogic(name, child, instanceOf);
   }
   return machine.provide({ actors: provided as never });
 }

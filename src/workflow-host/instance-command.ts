@@ -22,7 +22,9 @@ export type InstanceCommand =
       always?: boolean | undefined;
       message?: string | undefined;
     }
-  | { kind: 'resolve'; actorId: string; resolution: StepResolution };
+  | { kind: 'resolve'; actorId: string; resolution: StepResolution }
+  /** A child workflow the machine invoked as `actorId` ended: its output, or its error. */
+  | { kind: 'child'; actorId: string; output?: unknown; error?: unknown };
 
 /** The key under which an inbox entry holds its command. */
 const FIELD = 'workflow';

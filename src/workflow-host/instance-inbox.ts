@@ -20,6 +20,8 @@ const READ_AT_ONCE = 50;
 export class InstanceInbox {
   /** Entries this instance took. */
   private readonly taken = new Set<string>();
+  /** Why the entries this instance refused were refused, by entry id. */
+  private readonly refusals = new Map<string, Error>();
   private readonly waiters = new Map<string, Waiter>();
 
   constructor(
@@ -39,6 +41,8 @@ export class InstanceInbox {
     for (;;) {
       if (this.stopped()) return;
       const queued = await store.queuedMessages(this.key, { limit: READ_AT_ONCE });
+      // Left memory while it read: what it read is for the next holder.
+      if (this.stopped()) return;
       const fresh = queued.filter((m) => !this.taken.has(m.id));
       if (fresh.length === 0) return;
       for (const message of fresh) this.apply(message);
@@ -48,6 +52,11 @@ export class InstanceInbox {
 
   /** Waits for the entry `id` to be applied and saved (or refused). */
   waitFor(id: string): Promise<void> {
+    // Taken already (a drain ran before this caller asked): settled by the save under way.
+    if (this.taken.has(id)) {
+      const refusal = this.refusals.get(id);
+      return refusal ? Promise.reject(refusal) : this.saves.flushed();
+    }
     return new Promise<void>((resolve, reject) => this.waiters.set(id, { resolve, reject }));
   }
 
@@ -80,6 +89,9 @@ export class InstanceInbox {
   }
 
   private settle(id: string, error?: unknown): void {
+    if (error !== undefined) {
+      this.refusals.set(id, error instanceof Error ? error : new Error('refused'));
+    }
     const waiter = this.waiters.get(id);
     if (!waiter) return;
     this.waiters.delete(id);

@@ -58,9 +58,13 @@ export const HostMeta = z.object({
   timers: z.array(DurableTimer),
   /** Ids of the events applied lately (the latest 64), so a repeated send is applied once. */
   events: z.array(z.string()),
+  /** Inbox entries refused lately (the latest 64), so that a sender tells refused from applied. */
+  refused: z.array(z.string()).optional(),
   links: z.record(z.string(), InstanceLink),
   /** The parent instance, for a child workflow: where its end is told. */
-  parent: z.object({ id: z.string().min(1), actorId: z.string().min(1) }).optional(),
+  parent: z
+    .object({ workflow: z.string().min(1), id: z.string().min(1), actorId: z.string().min(1) })
+    .optional(),
   cancelled: z.object({ at: z.number(), reason: z.string().optional() }).optional(),
 });
 

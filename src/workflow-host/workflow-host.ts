@@ -15,6 +15,7 @@ import { readInstanceSnapshot, type HostMeta } from './instance-record.js';
 import { commandSubmission, type InstanceCommand } from './instance-command.js';
 import { instanceKey } from './instance-key.js';
 import { StoredInstances, type StoredDefinition } from './stored-instances.js';
+import { childEndOf, type ChildEnded } from './child-workflow.js';
 import { InstanceLeases } from './instance-leases.js';
 
 /** What a host is made of (checked by `workflows()`). */
@@ -49,6 +50,10 @@ export class WorkflowHost {
   private readonly driving = new Map<string, Promise<Driven | undefined>>();
   private readonly savedListeners = new Set<(nextTimerAt: number) => void>();
   private closed = false;
+  /** Hosts of the workflows whose instances invoke this one's, by name. */
+  private readonly parents = new Map<string, WorkflowHost>();
+  /** Ended children whose parent was told. */
+  private readonly told = new WeakSet<WorkflowInstance>();
   /** The instance whose actor `createActor` is making now (synchronously). */
   private constructing: WorkflowInstance | undefined;
 
@@ -81,8 +86,52 @@ export class WorkflowHost {
     return instance && !instance.stopped ? instance : undefined;
   }
 
+  /**
+   * Starts (once) the child instance `id` a parent invoked; resolves with how it ended when it
+   * did (at once, or before this process restored the parent), else `undefined`: the parent
+   * hears of its end through its inbox.
+   */
+  async ensureChild(
+    id: string,
+    userId: string | undefined,
+    input: unknown,
+    parent: NonNullable<HostMeta['parent']>,
+  ): Promise<ChildEnded | undefined> {
+    let record: SessionRecord;
+    try {
+      record = await this.start(id, userId, input, parent);
+    } catch (error) {
+      if (!(error instanceof WorkflowExistsError)) throw error;
+      record = await this.stored.read(instanceKey(id, userId), id);
+    }
+    return childEndOf(record);
+  }
+
+  /** Hosts `parent`'s instances too: they invoke this workflow's (their end is told there). */
+  adoptParent(parent: WorkflowHost): void {
+    this.parents.set(parent.config.name, parent);
+  }
+
+  /** Tells an ended child's parent, through the parent's inbox (once per instance here). */
+  private async tellParent(instance: WorkflowInstance): Promise<void> {
+    const from = instance.meta.parent;
+    if (!from || this.told.has(instance)) return;
+    this.told.add(instance);
+    const ended = childEndOf(instance.record);
+    if (!ended) return;
+    const key = instanceKey(from.id, instance.userId);
+    const command = { kind: 'child' as const, actorId: from.actorId, ...ended };
+    await this.inbox.queueMessage(commandSubmission(key, command, this.config.clock.now()));
+    await this.parents.get(from.workflow)?.drive(key, from.id);
+  }
+
   /** Starts a new instance (`WorkflowExistsError` if the id is taken); resolves once idle here. */
-  async start(id: string, userId: string | undefined, input: unknown): Promise<SessionRecord> {
+  async start(
+    id: string,
+    userId: string | undefined,
+    input: unknown,
+    parent?: HostMeta['parent'],
+  ): Promise<SessionRecord> {
     const key = instanceKey(id, userId);
     const { clock, shape, version, name } = this.config;
     const lease = await this.leases.acquire(key);
@@ -98,6 +147,7 @@ export class WorkflowHost {
       timers: [],
       events: [],
       links: {},
+      ...(parent ? { parent } : {}),
     };
     const record: SessionRecord = {
       sessionId: key.sessionId,
@@ -106,7 +156,7 @@ export class WorkflowHost {
       status: 'active',
       createdAt: now,
       updatedAt: now,
-      parentId: undefined,
+      parentId: parent ? instanceKey(parent.id, userId).sessionId : undefined,
       historyLength: 0,
       usage: emptyTotals(),
       workflow: name,
@@ -189,7 +239,7 @@ export class WorkflowHost {
     if (command.kind === 'event') {
       const record = await this.stored.read(key, id);
       const snapshot = readInstanceSnapshot(key.sessionId, record.snapshot);
-      if (!snapshot.host.events.includes(command.eventId ?? queuedId)) {
+      if (snapshot.host.refused?.includes(queuedId)) {
         throw new EventNotAcceptedError(id, command.event.type, snapshot.machine.value, []);
       }
     }
@@ -302,6 +352,12 @@ export class WorkflowHost {
         const at = instance.record.approvalDeadline;
         if (at !== undefined) for (const listener of this.savedListeners) listener(at);
         // Once the save settled: nothing may run for it any more (a step finished, it ended).
+        void Promise.resolve()
+          .then(() => this.afterWork(instance))
+          .catch(() => undefined);
+        if (instance.ended()) void this.tellParent(instance).catch(() => undefined);
+      },
+      unheld: (instance) => {
         void Promise.resolve()
           .then(() => this.afterWork(instance))
           .catch(() => undefined);

@@ -23,7 +23,12 @@ import { MacrostepJournal } from './macrostep-journal.js';
 import { applyCommand } from './command-effects.js';
 import { instanceRecord, writeInstance } from './instance-writes.js';
 import { DurableClock } from './durable-clock.js';
-import { type HostMeta, type InstanceLink, type InstanceSnapshot } from './instance-record.js';
+import {
+  KEPT_EVENT_IDS,
+  type HostMeta,
+  type InstanceLink,
+  type InstanceSnapshot,
+} from './instance-record.js';
 import type { StepDefinition } from './step-definition.js';
 import type { InstanceCommand } from './instance-command.js';
 import { usageOfAgentOutput, addUsage } from './linked-usage.js';
@@ -45,6 +50,8 @@ export interface InstanceDeps {
   register(system: unknown, instance: WorkflowInstance): void;
   /** Told of each save. */
   saved(instance: WorkflowInstance): void;
+  /** Told when the host's last work on it ended (it may leave memory now). */
+  unheld(instance: WorkflowInstance): void;
   /** Told when the instance left memory (unloaded or dropped). */
   released(instance: WorkflowInstance): void;
 }
@@ -113,9 +120,22 @@ export class WorkflowInstance {
       this.key,
       deps.store,
       this.saves,
-      (command, queuedId) => this.execute(command, queuedId),
+      (command, queuedId) => {
+        try {
+          this.execute(command, queuedId);
+        } catch (error) {
+          // Refused: kept, so that a sender in another process tells it from an entry applied.
+          this.meta.refused = [...(this.meta.refused ?? []), queuedId].slice(-KEPT_EVENT_IDS);
+          throw error;
+        }
+      },
       () => this.stopped,
     );
+  }
+
+  /** The workflow's name. */
+  get workflow(): string {
+    return this.record.workflow ?? '';
   }
 
   get userId(): string | undefined {
@@ -169,6 +189,7 @@ export class WorkflowInstance {
       return await work();
     } finally {
       this.holds -= 1;
+      if (this.holds === 0) this.deps.unheld(this);
     }
   }
 

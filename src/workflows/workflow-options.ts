@@ -1,6 +1,8 @@
 import type { Clock } from '../core/clock.js';
 import type { SessionStore } from '../persistence/session-store.js';
+import type { AnyStateMachine } from 'xstate';
 import type { Agent } from '../agent/agent.js';
+import type { Workflows } from './workflows.js';
 import type { StepSource } from '../workflow-host/step-definition.js';
 import type { WorkflowMigration } from '../workflow-host/stored-instances.js';
 import { OptionChecker, optionNames } from '../validation/option-checks.js';
@@ -23,6 +25,12 @@ export interface WorkflowsOptions {
   steps?: Readonly<Record<string, StepSource>> | undefined;
   /** Agents the machine invokes by name: each invocation runs a linked session. */
   agents?: Readonly<Record<string, Agent>> | undefined;
+  /**
+   * Other hosted machines this one invokes by name (`workflows(...)` on the same store): each
+   * invocation is a child instance (`<parent id>/<actor id>`), durable on its own, whose output
+   * (or error) ends the invoke.
+   */
+  children?: Readonly<Record<string, Workflows<AnyStateMachine>>> | undefined;
   /**
    * The definition's version (a positive integer). An instance saved by an older version is
    * migrated by `migrations` when loaded; one saved by another definition at the same version
@@ -49,6 +57,7 @@ const NAMES = optionNames<WorkflowsOptions>({
   store: true,
   steps: true,
   agents: true,
+  children: true,
   version: true,
   migrations: true,
   clock: true,
@@ -64,6 +73,7 @@ export function checkWorkflowsOptions(options: unknown): asserts options is Work
     .object('store')
     .object('steps')
     .object('agents')
+    .object('children')
     .positiveInteger('version')
     .object('migrations')
     .object('clock')

@@ -54,15 +54,25 @@ export class Workflows<TMachine extends AnyStateMachine = AnyStateMachine> {
     this.name = options.name ?? machine.id;
     const steps = options.steps ?? {};
     const agents = options.agents ?? {};
-    const declared = new Set([...Object.keys(steps), ...Object.keys(agents)]);
+    const children = options.children ?? {};
+    const declared = new Set([
+      ...Object.keys(steps),
+      ...Object.keys(agents),
+      ...Object.keys(children),
+    ]);
     checkDeclaredActors(this.name, machine, declared);
     const store = options.store ?? defaultStore();
     const agentLogic: Record<string, AgentActorLogic> = {};
     for (const [name, agent] of Object.entries(agents)) agentLogic[name] = agent.asActor({ store });
     // The durable actors find their instance through the host made just below.
     const ref: { host?: WorkflowHost } = {};
-    const provided = durableMachine(machine, { steps, agents: agentLogic }, (system) =>
-      ref.host?.instanceOf(system),
+    const childHosts = Object.fromEntries(
+      Object.entries(children).map(([name, child]) => [name, child.host]),
+    );
+    const provided = durableMachine(
+      machine,
+      { steps, agents: agentLogic, children: childHosts },
+      (system) => ref.host?.instanceOf(system),
     );
     const host = new WorkflowHost({
       name: this.name,
@@ -78,6 +88,7 @@ export class Workflows<TMachine extends AnyStateMachine = AnyStateMachine> {
     });
     ref.host = host;
     this.host = host;
+    for (const child of Object.values(children)) child.host.adoptParent(host);
   }
 
   /**
@@ -121,7 +132,9 @@ export class Workflows<TMachine extends AnyStateMachine = AnyStateMachine> {
   /** Instance `id` as stored (or as live in this process, once saved). */
   async get(id: string, options: InstanceScope = {}): Promise<WorkflowInfo> {
     const key = instanceKey(id, options.userId);
-    const record = this.host.liveInstance(key)?.record ?? (await this.host.stored.read(key, id));
+    const live = this.host.liveInstance(key)?.record;
+    // A live instance's record once saved (a new one's first save may be under way).
+    const record = live && live.version > 0 ? live : await this.host.stored.read(key, id);
     return workflowInfo(record);
   }
 
