@@ -187,7 +187,7 @@ export class WorkflowInstance {
 
   /** Whether the instance can be unloaded: nothing runs in this process for it. */
   idle(): boolean {
-    if (this.running > 0 || this.dirty) return false;
+    if (this.running > 0 || this.dirty || this.saving) return false;
     if (Object.values(this.meta.steps).some((marker) => !marker.inDoubt)) return false;
     if (this.snapshot().status !== 'active' || this.meta.cancelled) return true;
     for (const [actorId, link] of Object.entries(this.meta.links)) {
