@@ -163,7 +163,7 @@ export class Workflows<TMachine extends AnyStateMachine = AnyStateMachine> {
       string,
       {
         snapshot?: {
-          context?: { interruptions?: { callId: string; name: string; arguments: unknown }[] };
+          context?: { interruptions?: { callId: string; toolName: string; arguments: unknown }[] };
         };
       }
     >;
@@ -175,7 +175,7 @@ export class Workflows<TMachine extends AnyStateMachine = AnyStateMachine> {
           actorId,
           sessionId: link.id,
           callId: call.callId,
-          name: call.name,
+          name: call.toolName,
           arguments: call.arguments,
         });
       }
