@@ -1,14 +1,22 @@
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import type { OrderWorld, Payment } from '../../examples/order-flow.js';
 
 /**
  * The outside world of the order flow for the crash test, kept in a folder every process
  * shares: each attempt of a step appends `<step> <order> <pid>` to `attempts.log`; each effect
- * is a file `effects/<key>` made with `wx` (the provider's own record, keyed by the step's
- * idempotency key), so an effect happens once however many attempts bring the same key, and
- * each effect made appends `<step> <order> <key> <pid>` to `effects.log` (two for one order: a
- * retry came with another key). `checkpoint` is called before and after each effect, where the
+ * is a file `effects/<key>` (the provider's own record, keyed by the step's idempotency key,
+ * holding the step, the order and the value), so an effect happens once however many attempts
+ * bring the same key (two files for one order: a retry came with another key). `checkpoint` is called before and after each effect, where the
  * crash test may kill the process (after the effect, before the step's outcome is journaled: a
  * step in doubt).
  */
@@ -20,17 +28,23 @@ export function ledgerWorld(
   mkdirSync(effects, { recursive: true });
   const attempt = (step: string, orderId: string): void =>
     appendFileSync(join(folder, 'attempts.log'), `${step} ${orderId} ${process.pid}\n`);
-  /** The effect of `key`: made now (once), or the one made by an earlier attempt. */
+  /**
+   * The effect of `key`: made now (once), or the one made by an earlier attempt. Made whole or
+   * not at all, as a provider's record is: written aside, then linked to its name (which fails
+   * when the name exists), so a kill in between leaves no half-written effect.
+   */
   const effect = (step: string, orderId: string, key: string, value: string): string => {
     const file = join(effects, key.replace(/[^\w-]/g, '_'));
+    const aside = `${file}.${process.pid}.aside`;
+    writeFileSync(aside, JSON.stringify({ step, orderId, value }));
     try {
-      writeFileSync(file, value, { flag: 'wx' });
-      appendFileSync(join(folder, 'effects.log'), `${step} ${orderId} ${key} ${process.pid}\n`);
-      return value;
+      linkSync(aside, file);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      return readFileSync(file, 'utf8');
+    } finally {
+      unlinkSync(aside);
     }
+    return (JSON.parse(readFileSync(file, 'utf8')) as { value: string }).value;
   };
   return {
     checkOrder: async ({ orderId, amountUsd }) => {
@@ -69,6 +83,12 @@ export function readLedger(folder: string): { attempts: string[]; effects: strin
       : [];
   return {
     attempts: lines('attempts.log').map((line) => line.split(' ').slice(0, 2).join(' ')),
-    effects: lines('effects.log').map((line) => line.split(' ').slice(0, 2).join(' ')),
+    effects: readdirSync(join(folder, 'effects'))
+      .filter((name) => !name.endsWith('.aside'))
+      .map((name) => {
+        const made = readFileSync(join(folder, 'effects', name), 'utf8');
+        const { step, orderId } = JSON.parse(made) as { step: string; orderId: string };
+        return `${step} ${orderId}`;
+      }),
   };
 }
