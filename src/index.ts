@@ -1,4 +1,6 @@
 /**
+ * Long on purpose: the public API, every name listed one by one (no `export *`).
+ *
  * The public API of agentstate for app authors, every name listed here (no `export *`).
  * Everything else under `src/` is internal and may change without notice. The other tiers
  * are subpaths: `agentstate-runtime/store` (for store implementers: the store contract's parts, the
@@ -24,7 +26,7 @@ export type {
   StepSource,
 } from './workflow-host/step-definition.js';
 export type { StepResolution } from './workflow-host/instance-command.js';
-export type { WorkflowMigration } from './workflow-host/workflow-host.js';
+export type { WorkflowMigration } from './workflow-host/stored-instances.js';
 export type {
   WorkflowEventOutput,
   WorkflowStepOutput,

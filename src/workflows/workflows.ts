@@ -1,7 +1,13 @@
 import type { AnyStateMachine, EventFromLogic, InputFrom } from 'xstate';
 import { systemClock } from '../core/clock.js';
 import { newId } from '../core/new-id.js';
-import type { JournalEntry, SessionStatus, ListOrder } from '../persistence/session-store.js';
+import type {
+  JournalEntry,
+  ListOrder,
+  SessionKey,
+  SessionStatus,
+} from '../persistence/session-store.js';
+import { UnknownCallError } from '../errors/run-errors.js';
 import { defaultStore } from '../sessions/default-store.js';
 import { WorkflowHost } from '../workflow-host/workflow-host.js';
 import { durableMachine } from '../workflow-host/durable-actors.js';
@@ -34,7 +40,8 @@ export interface WorkflowApproval {
   actorId: string;
   sessionId: string;
   callId: string;
-  name: string;
+  /** The tool the call is for. */
+  toolName: string;
   arguments: unknown;
 }
 
@@ -124,7 +131,7 @@ export class Workflows<TMachine extends AnyStateMachine = AnyStateMachine> {
   /** Instance `id` as stored (or as live in this process, once saved). */
   async get(id: string, options: InstanceScope = {}): Promise<WorkflowInfo> {
     const key = instanceKey(id, options.userId);
-    const record = this.host.liveInstance(key)?.record ?? (await this.host.read(key, id));
+    const record = this.host.liveInstance(key)?.record ?? (await this.host.stored.read(key, id));
     return workflowInfo(record);
   }
 
@@ -157,7 +164,7 @@ export class Workflows<TMachine extends AnyStateMachine = AnyStateMachine> {
   /** The calls the instance's linked agents wait for a decision on. */
   async approvals(id: string, options: InstanceScope = {}): Promise<WorkflowApproval[]> {
     const key = instanceKey(id, options.userId);
-    const record = this.host.liveInstance(key)?.record ?? (await this.host.read(key, id));
+    const record = this.host.liveInstance(key)?.record ?? (await this.host.stored.read(key, id));
     const { machine, host } = readInstanceSnapshot(key.sessionId, record.snapshot);
     const children = (machine.children ?? {}) as Record<
       string,
@@ -175,7 +182,7 @@ export class Workflows<TMachine extends AnyStateMachine = AnyStateMachine> {
           actorId,
           sessionId: link.id,
           callId: call.callId,
-          name: call.toolName,
+          toolName: call.toolName,
           arguments: call.arguments,
         });
       }
@@ -189,7 +196,7 @@ export class Workflows<TMachine extends AnyStateMachine = AnyStateMachine> {
     callId: string,
     options: InstanceScope & { always?: boolean | undefined } = {},
   ): Promise<WorkflowInfo> {
-    const key = instanceKey(id, options.userId);
+    const key = await this.waitingCall(id, callId, options);
     await this.host.submit(key, id, {
       kind: 'decision',
       callId,
@@ -205,7 +212,7 @@ export class Workflows<TMachine extends AnyStateMachine = AnyStateMachine> {
     callId: string,
     options: InstanceScope & { message?: string | undefined; always?: boolean | undefined } = {},
   ): Promise<WorkflowInfo> {
-    const key = instanceKey(id, options.userId);
+    const key = await this.waitingCall(id, callId, options);
     await this.host.submit(key, id, {
       kind: 'decision',
       callId,
@@ -214,6 +221,16 @@ export class Workflows<TMachine extends AnyStateMachine = AnyStateMachine> {
       always: options.always,
     });
     return this.get(id, options);
+  }
+
+  /** The instance's key, once a linked agent waits on `callId` (else `UnknownCallError`: nothing stored). */
+  private async waitingCall(id: string, callId: string, scope: InstanceScope): Promise<SessionKey> {
+    const key = instanceKey(id, scope.userId);
+    const waiting = await this.approvals(id, scope);
+    if (!waiting.some((call) => call.callId === callId)) {
+      throw new UnknownCallError(callId, { sessionId: key.sessionId });
+    }
+    return key;
   }
 
   /**
@@ -237,7 +254,7 @@ export class Workflows<TMachine extends AnyStateMachine = AnyStateMachine> {
     options: InstanceScope & { from?: number } = {},
   ): Promise<JournalEntry[]> {
     const key = instanceKey(id, options.userId);
-    const record = await this.host.read(key, id);
+    const record = await this.host.stored.read(key, id);
     const { host } = readInstanceSnapshot(key.sessionId, record.snapshot);
     return this.host.config.store.readRunJournal(key, host.runId, options.from ?? 0);
   }
