@@ -123,7 +123,7 @@ async function approve(dir: string): Promise<void> {
     const { workflows: active } = await orders.list({ userId: USER, status: 'active' });
     say(`Open orders: ${active.map((w) => w.id).join(', ')}.`);
     for (const call of await orders.approvals('A-100', { userId: USER })) {
-      say(`Approving ${call.name} ${JSON.stringify(call.arguments)} of A-100.`);
+      say(`Approving ${call.toolName} ${JSON.stringify(call.arguments)} of A-100.`);
       // Resolves once applied and nothing runs any more: the agent finished, the payment ran.
       const done = await orders.approve('A-100', call.callId, { userId: USER });
       say(`${describe(done)}: ${JSON.stringify(done.output)}`);

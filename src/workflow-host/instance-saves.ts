@@ -27,9 +27,9 @@ export class InstanceSaves {
     private readonly stopped: () => boolean,
   ) {}
 
-  /** Whether a change waits to be saved. */
+  /** Whether a change waits to be saved, or a save is being written. */
   get pending(): boolean {
-    return this.dirty;
+    return this.dirty || this.saving !== undefined;
   }
 
   /** Asks for a save of what changed. */
