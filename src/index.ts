@@ -12,7 +12,8 @@
 // ---- the agent, its sessions and its runs ----------------------------------------------------
 export { Agent } from './agent/agent.js';
 export { workflows, Workflows } from './workflows/workflows.js';
-export type { InstanceScope, WorkflowApproval } from './workflows/workflows.js';
+export type { InstanceScope } from './workflows/workflows.js';
+export type { WorkflowApproval } from './workflows/workflow-approvals.js';
 export type { WorkflowsOptions } from './workflows/workflow-options.js';
 export type { WorkflowInfo, WorkflowSummary } from './workflows/workflow-info.js';
 export type {

@@ -27,7 +27,7 @@ export class InstanceSaves {
     private readonly stopped: () => boolean,
   ) {}
 
-  /** Whether a change waits to be saved, or a save is being written. */
+  /** Whether a change waits to be saved or a save is under way. */
   get pending(): boolean {
     return this.dirty || this.saving !== undefined;
   }
@@ -44,9 +44,11 @@ export class InstanceSaves {
     return new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
   }
 
-  /** Adds a waiter settled by the next save (a command's caller). */
+  /** Adds a waiter settled by the next save (a command's caller); rejected once stopped. */
   settleWithNext(waiter: Waiter): void {
-    this.waiters.push(waiter);
+    if (this.stopped())
+      waiter.reject(new Error('the workflow instance left memory before its save'));
+    else this.waiters.push(waiter);
   }
 
   /** Resolves once nothing waits to be saved. */

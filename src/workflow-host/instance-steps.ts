@@ -59,6 +59,18 @@ export class InstanceSteps {
     for (const [actorId, marker] of Object.entries(steps)) this.restarting.set(actorId, marker);
   }
 
+  /**
+   * After a restore started: a step in flight whose actor the restored machine does not have
+   * (a migration left its state) is abandoned, not in doubt.
+   */
+  restored(children: Readonly<Record<string, unknown>>): void {
+    for (const actorId of [...this.restarting.keys()]) {
+      if (actorId in children) continue;
+      this.restarting.delete(actorId);
+      delete this.host.meta.steps[actorId];
+    }
+  }
+
   /** Whether `actorId` is a step about to start anew after a restore. */
   isRestarting(actorId: string): boolean {
     return this.restarting.has(actorId);

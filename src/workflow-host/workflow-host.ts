@@ -117,7 +117,7 @@ export class WorkflowHost {
     this.live.set(liveKey(key), instance);
     try {
       instance.start({ input });
-      await instance.settle();
+      await instance.hold(() => instance.settle());
     } catch (error) {
       instance.drop(error);
       await this.leases.release(lease);
@@ -149,8 +149,10 @@ export class WorkflowHost {
       let instance = this.liveInstance(key);
       let applied: Promise<void> | undefined;
       if (instance) {
-        applied = instance.inbox.waitFor(queued.id);
-        await instance.inbox.drain();
+        const live = instance;
+        applied = live.inbox.waitFor(queued.id);
+        applied.catch(() => undefined); // read below
+        await live.hold(() => live.inbox.drain());
       } else {
         const restored = await this.drive(key, id, queued.id);
         instance = restored?.instance;
@@ -203,8 +205,11 @@ export class WorkflowHost {
     const live = this.liveInstance(key);
     if (live) {
       const applied = queuedId === undefined ? undefined : live.inbox.waitFor(queuedId);
-      await live.inbox.drain();
-      await live.settle();
+      applied?.catch(() => undefined); // its caller reads it
+      await live.hold(async () => {
+        await live.inbox.drain();
+        await live.settle();
+      });
       await this.afterWork(live);
       return { instance: live, applied };
     }
@@ -239,8 +244,10 @@ export class WorkflowHost {
     const applied = queuedId === undefined ? undefined : instance.inbox.waitFor(queuedId);
     applied?.catch(() => undefined); // its caller reads it
     try {
-      await instance.inbox.drain();
-      await instance.settle();
+      await instance.hold(async () => {
+        await instance.inbox.drain();
+        await instance.settle();
+      });
     } catch (error) {
       instance.drop(error);
       throw error;
@@ -272,7 +279,7 @@ export class WorkflowHost {
   /** While the instance lives here: its lease renewed, its inbox read on the clock. */
   private keepAlive(instance: WorkflowInstance): void {
     this.leases.keepAlive(instance, this.config.pollIntervalMs, async () => {
-      await instance.inbox.drain();
+      await instance.hold(() => instance.inbox.drain());
       await this.afterWork(instance);
     });
   }

@@ -69,6 +69,8 @@ export class WorkflowInstance {
   private readonly events: MacrostepJournal;
   private stoppedWith: Error | undefined;
   private unloaded = false;
+  /** Work of the host on it under way (`hold`). */
+  private holds = 0;
   private settleGone!: () => void;
   /** Resolves once the instance left memory (unloaded: nothing ran for it here; or dropped). */
   readonly gone = new Promise<void>((resolve) => {
@@ -144,6 +146,7 @@ export class WorkflowInstance {
     if (restore) actor.start();
     else this.events.from({ source: 'start' }, () => actor.start());
     if (restore) {
+      this.steps.restored(this.snapshot().children as Record<string, unknown>);
       rescheduleTimers(actor, this.meta.timers, this.deps.clock.now(), this.paths);
       this.events.restoring = false;
       this.syncTimers();
@@ -156,9 +159,24 @@ export class WorkflowInstance {
     return this.actor.getSnapshot() as AnyMachineSnapshot;
   }
 
+  /**
+   * Runs `work` with the instance held: it does not leave memory meanwhile (a save that lands
+   * while the host still applies commands to it must not unload it).
+   */
+  async hold<T>(work: () => Promise<T>): Promise<T> {
+    this.holds += 1;
+    try {
+      return await work();
+    } finally {
+      this.holds -= 1;
+    }
+  }
+
   /** Whether the instance can leave memory: nothing runs for it in this process. */
   idle(): boolean {
-    if (this.steps.running > 0 || this.saves.pending) return false;
+    if (this.holds > 0 || this.saves.pending) return false;
+    if (this.meta.cancelled) return true; // its steps stop as it leaves memory
+    if (this.steps.running > 0) return false;
     if (Object.values(this.meta.steps).some((marker) => !marker.inDoubt)) return false;
     if (this.ended()) return true;
     return !agentRunning(this.snapshot(), this.meta.links);

@@ -25,6 +25,7 @@ import {
   type WorkflowSummary,
 } from './workflow-info.js';
 import { WorkflowScheduler, type WorkflowSchedulerOptions } from './workflow-scheduler.js';
+import { waitingCalls, type WorkflowApproval } from './workflow-approvals.js';
 
 const DEFAULT_LEASE_TTL_MS = 30_000;
 const DEFAULT_POLL_MS = 1_000;
@@ -32,17 +33,6 @@ const DEFAULT_POLL_MS = 1_000;
 /** Who an instance belongs to: its owner (the same hard partition as sessions). */
 export interface InstanceScope {
   userId?: string | undefined;
-}
-
-/** A call an instance's linked agent waits for a decision on. */
-export interface WorkflowApproval {
-  /** The invoked agent's actor id in the machine, and its linked session. */
-  actorId: string;
-  sessionId: string;
-  callId: string;
-  /** The tool the call is for. */
-  toolName: string;
-  arguments: unknown;
 }
 
 /**
@@ -165,29 +155,7 @@ export class Workflows<TMachine extends AnyStateMachine = AnyStateMachine> {
   async approvals(id: string, options: InstanceScope = {}): Promise<WorkflowApproval[]> {
     const key = instanceKey(id, options.userId);
     const record = this.host.liveInstance(key)?.record ?? (await this.host.stored.read(key, id));
-    const { machine, host } = readInstanceSnapshot(key.sessionId, record.snapshot);
-    const children = (machine.children ?? {}) as Record<
-      string,
-      {
-        snapshot?: {
-          context?: { interruptions?: { callId: string; toolName: string; arguments: unknown }[] };
-        };
-      }
-    >;
-    const approvals: WorkflowApproval[] = [];
-    for (const [actorId, link] of Object.entries(host.links)) {
-      if (link.kind !== 'agent') continue;
-      for (const call of children[actorId]?.snapshot?.context?.interruptions ?? []) {
-        approvals.push({
-          actorId,
-          sessionId: link.id,
-          callId: call.callId,
-          toolName: call.toolName,
-          arguments: call.arguments,
-        });
-      }
-    }
-    return approvals;
+    return waitingCalls(record);
   }
 
   /** Approves a call a linked agent of instance `id` waits for; resolves once applied. */
@@ -257,6 +225,35 @@ export class Workflows<TMachine extends AnyStateMachine = AnyStateMachine> {
     const record = await this.host.stored.read(key, id);
     const { host } = readInstanceSnapshot(key.sessionId, record.snapshot);
     return this.host.config.store.readRunJournal(key, host.runId, options.from ?? 0);
+  }
+
+  /**
+   * Restores this workflow's active instances of one user that no process holds (their process
+   * stopped: a crash, a deploy) and runs what waits in each: a step that was in flight follows
+   * its in-doubt policy, commands in the inbox are applied, timers due fire. An instance another
+   * process holds (its lease live) is left to it. Resolves with what became of each.
+   */
+  async recover(
+    options: InstanceScope & { limit?: number | undefined } = {},
+  ): Promise<{ id: string; info?: WorkflowInfo; error?: unknown }[]> {
+    const recovered: { id: string; info?: WorkflowInfo; error?: unknown }[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.list({ ...options, status: 'active', cursor });
+      for (const { id } of page.workflows) {
+        const key = instanceKey(id, options.userId);
+        try {
+          const driven = await this.host.drive(key, id);
+          if (!driven) continue; // another process holds it
+          await driven.instance.gone;
+          recovered.push({ id, info: await this.get(id, options) });
+        } catch (error) {
+          recovered.push({ id, error });
+        }
+      }
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    return recovered;
   }
 
   /**
