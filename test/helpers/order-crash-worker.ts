@@ -4,23 +4,24 @@
  * runs one operation of examples/order-flow.ts on the LevelDB store in `<folder>/db`, as the
  * example's processes do, then prints `result <json>`: both orders as stored and their journals.
  *
- * - `start`: starts orders A and B (an order already started is left as it is) and waits until
+ * Each operation, after a kill, is run again in a new process, which resumes what the killed
+ * one left with `orders.recover()` while it waits for the operation's end:
+ * - `start`: starts orders A and B (an order started already is left as it is) and waits until
  *   both refunds wait for approval.
  * - `approve`: approves A's refund by its workflow id, waits until A has ended.
  * - `notes`: sends B three customer notes, each with its event id (a retry sends them again).
  * - `later`: with the clock three days and an hour ahead, runs the scheduler until B's timeout
- *   has escalated it to a manager.
+ *   fired, then waits until B was escalated to a manager.
  * - `decide`: sends B the manager's decision (with its event id), waits until B has ended.
  *
- * Every checkpoint prints `at <n> <label>` (a store write, a model call, a step's effect);
- * with `ORDER_KILL_AT=<kind>:<n>` (see `checkpointIs`) the worker prints `kill-me` at the n-th
- * checkpoint of that kind and, with
- * `ORDER_KILL_MODE=hold` (the default), waits there for the SIGKILL; with `race` it goes on and
- * waits a few checkpoints later (or before printing its result), so the kill races the work.
+ * Every checkpoint prints `at <n> <label>` (a store write, a model call, a step's effect); with
+ * `ORDER_KILL_AT=<kind>:<n>` (see `checkpointIs`) the worker prints `kill-me` at the n-th
+ * checkpoint of that kind and, with `ORDER_KILL_MODE=hold` (the default), waits there for the
+ * SIGKILL; with `race` it goes on and waits a few checkpoints later (or before printing its
+ * result), so the kill races the work.
  * The steps' effects go through the ledger of order-crash-ledger.ts.
  */
 import { join } from 'node:path';
-import { instanceKey } from '../../src/workflow-host/instance-key.js';
 import { FakeClock } from '../../src/testing.js';
 import {
   LevelSessionStore,
@@ -126,9 +127,9 @@ function checkpointedModel(kill: KillPoint): Model {
 }
 
 /**
- * Drives order `id` until `done` holds: the host restores an instance left by a killed process
- * (its step in flight decided by its policy, its timers due fired) and runs it until nothing
- * runs for it. Read again every 20 ms while its steps and agents work in the background.
+ * Waits until order `id` is as `done` says, recovering the user's instances no process holds
+ * (one left by a killed process: its step in flight decided by its policy, its inbox applied,
+ * its timers due fired) until it is.
  */
 async function until(
   orders: OrderWorkflows,
@@ -138,7 +139,7 @@ async function until(
   const user = { userId: ORDER_USER };
   for (;;) {
     if (await done(await orders.get(id, user))) return;
-    await orders.host.drive(instanceKey(id, ORDER_USER), id);
+    await orders.recover(user);
     if (await done(await orders.get(id, user))) return;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -147,6 +148,7 @@ async function until(
 const waitsForApproval = (orders: OrderWorkflows, id: string) => async () =>
   (await orders.approvals(id, { userId: ORDER_USER })).length > 0;
 const ended = (info: WorkflowInfo): boolean => info.status !== 'active';
+const ESCALATED = JSON.stringify({ escalated: 'awaitingManager' });
 
 async function operate(orders: OrderWorkflows, op: OrderOp): Promise<void> {
   const user = { userId: ORDER_USER };
@@ -176,16 +178,16 @@ async function operate(orders: OrderWorkflows, op: OrderOp): Promise<void> {
       await until(orders, 'B', (info) => (info.context as { notes: string[] }).notes.length === 3);
       return;
     case 'later': {
+      // The scheduler fires B's timeout (unless a killed process did already) ...
       const scheduler = orders.startScheduler();
       try {
-        await until(
-          orders,
-          'B',
-          (info) => JSON.stringify(info.value) === '{"escalated":"awaitingManager"}',
-        );
+        while ((await orders.get('B', user)).timers.length > 0)
+          await new Promise((resolve) => setTimeout(resolve, 20));
       } finally {
         await scheduler.stop();
       }
+      // ... and the escalation goes on to the manager (here, or after a kill mid-ticket).
+      await until(orders, 'B', (info) => JSON.stringify(info.value) === ESCALATED);
       return;
     }
     case 'decide':
