@@ -11,6 +11,7 @@ export default defineConfig({
     ...shared.test,
     projects: tierProjects([
       'test/recovery/crash.int.test.ts',
+      'test/examples/order-workflow-crash.int.test.ts',
       'test/persistence/postgres/postgres-soak.int.test.ts',
       'test/persistence/kv/store-fuzz.test.ts',
       'test/sessions/while-busy-rounds.int.test.ts',
