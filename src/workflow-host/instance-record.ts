@@ -41,6 +41,8 @@ export const InstanceLink = z.object({
   name: z.string().min(1),
   /** The linked session's id (agent) or the child instance's id (workflow). */
   id: z.string().min(1),
+  /** Ended: its output reached the machine, or its state was left (its run cancelled). */
+  ended: z.literal(true).optional(),
 });
 
 /** What the host keeps beside the machine's snapshot. */

@@ -57,6 +57,8 @@ export class MacrostepJournal {
     if (event.actorRef.sessionId !== event.rootId) return;
     const type = event.event.type;
     if (type === 'xstate.init' && this.restoring) return;
+    // A child's snapshot changing (an agent's phase): its effect shows in the next event's state.
+    if (type.startsWith('xstate.snapshot.')) return;
     const origin: EventOrigin = this.origin ?? { source: this.sourceOf(type) };
     this.taken.push({ type, ...origin, step: ++this.meta.seq });
     if (type.startsWith('xstate.done.actor.')) {

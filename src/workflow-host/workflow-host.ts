@@ -11,7 +11,7 @@ import { hasMessageInbox } from '../persistence/store-supports.js';
 import { SessionConflictError } from '../errors/session-errors.js';
 import { EventNotAcceptedError, WorkflowExistsError } from '../errors/workflow-errors.js';
 import { WorkflowInstance, type InstanceDeps } from './workflow-instance.js';
-import { readInstanceSnapshot, type HostMeta } from './instance-record.js';
+import { readInstanceSnapshot, type HostMeta, type InstanceLink } from './instance-record.js';
 import { commandSubmission, type InstanceCommand } from './instance-command.js';
 import { instanceKey } from './instance-key.js';
 import { StoredInstances, type StoredDefinition } from './stored-instances.js';
@@ -26,6 +26,8 @@ export interface WorkflowHostConfig extends StoredDefinition {
   leaseTtlMs: number;
   /** How often a live instance reads its inbox for commands of other processes. */
   pollIntervalMs: number;
+  /** Cancels the run of a linked agent whose state the machine left. */
+  cancelLinked?: ((link: InstanceLink, userId: string | undefined) => Promise<unknown>) | undefined;
 }
 
 /** An instance driven here, and the command it was driven for (settled once that was saved). */
@@ -356,6 +358,9 @@ export class WorkflowHost {
           .then(() => this.afterWork(instance))
           .catch(() => undefined);
         if (instance.ended()) void this.tellParent(instance).catch(() => undefined);
+      },
+      linkLeft: (link, userId) => {
+        void this.config.cancelLinked?.(link, userId).catch(() => undefined);
       },
       unheld: (instance) => {
         void Promise.resolve()

@@ -50,6 +50,8 @@ export interface InstanceDeps {
   register(system: unknown, instance: WorkflowInstance): void;
   /** Told of each save. */
   saved(instance: WorkflowInstance): void;
+  /** Told of a linked agent whose state the machine left before it ended (its run is cancelled). */
+  linkLeft(link: InstanceLink, userId: string | undefined): void;
   /** Told when the host's last work on it ended (it may leave memory now). */
   unheld(instance: WorkflowInstance): void;
   /** Told when the instance left memory (unloaded or dropped). */
@@ -268,9 +270,24 @@ export class WorkflowInstance {
 
   // ---------------------------------------------------------------- macrosteps
 
-  /** Adds a linked agent's usage to the instance's. */
+  /**
+   * Linked agents whose state the machine left before they ended: their runs are cancelled (a
+   * call one waited on must not stay pending where approvals are listed), once.
+   */
+  private leftLinks(children: Readonly<Record<string, unknown>>): void {
+    if (this.events.restoring) return;
+    for (const [actorId, link] of Object.entries(this.meta.links)) {
+      if (link.kind !== 'agent' || link.ended || actorId in children) continue;
+      this.meta.links[actorId] = { ...link, ended: true };
+      this.deps.linkLeft(link, this.userId);
+    }
+  }
+
+  /** Adds a linked agent's usage to the instance's; its link ended. */
   private rollUp(actorId: string, output: unknown): void {
-    if (this.meta.links[actorId]?.kind !== 'agent') return;
+    const link = this.meta.links[actorId];
+    if (link?.kind !== 'agent') return;
+    this.meta.links[actorId] = { ...link, ended: true };
     const usage = usageOfAgentOutput(output);
     if (usage) this.record = { ...this.record, usage: addUsage(this.record.usage, usage) };
   }
@@ -291,6 +308,7 @@ export class WorkflowInstance {
         delete this.meta.steps[actorId];
     }
     if (!this.events.restoring) this.syncTimers();
+    this.leftLinks(children);
     this.saves.markDirty();
   }
 

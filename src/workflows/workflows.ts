@@ -85,6 +85,9 @@ export class Workflows<TMachine extends AnyStateMachine = AnyStateMachine> {
       owner: options.owner ?? `workflows-${newId()}`,
       leaseTtlMs: options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS,
       pollIntervalMs: options.pollIntervalMs ?? DEFAULT_POLL_MS,
+      cancelLinked: (link, userId) =>
+        agents[link.name]?.cancel(link.id, { userId, store, by: `workflow ${this.name}` }) ??
+        Promise.resolve(),
     });
     ref.host = host;
     this.host = host;

@@ -51,7 +51,42 @@ const refundFlow = setup({
   },
 });
 
+const escalating = setup({
+  types: { events: {} as { type: 'ESCALATE' } },
+  actors: { drafter: drafter([]).asActor() },
+}).createMachine({
+  id: 'escalating',
+  initial: 'drafting',
+  states: {
+    drafting: {
+      invoke: { src: 'drafter', input: { input: 'Please refund order o-1' }, onDone: 'done' },
+      on: { ESCALATE: 'escalated' },
+    },
+    escalated: { type: 'final' },
+    done: { type: 'final' },
+  },
+});
+
 describe('an agent inside a workflow', () => {
+  it('leaving the state that invoked it cancels its run: no call stays pending', async () => {
+    const store = new MemorySessionStore();
+    const clock = new FakeClock();
+    const refunds: string[] = [];
+    const flows = workflows(escalating, { store, clock, agents: { drafter: drafter(refunds) } });
+    const started = await flows.start('e1', { userId: 'erin' });
+    expect(started.awaitingApproval).toBe(true);
+    const escalated = await flows.send('e1', { type: 'ESCALATE' }, { userId: 'erin' });
+    expect(escalated).toMatchObject({ value: 'escalated', status: 'completed' });
+    expect(escalated.links).toEqual([expect.objectContaining({ kind: 'agent', ended: true })]);
+    const session = { sessionId: 'workflow:e1/0.escalating.drafting', userId: 'erin' };
+    for (let i = 0; i < 50 && (await store.load(session)).awaitingApproval; i++) {
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    expect((await store.load(session)).awaitingApproval).toBeFalsy();
+    expect(await flows.approvals('e1', { userId: 'erin' })).toEqual([]);
+    expect(refunds).toEqual([]);
+  });
+
   it('runs a linked session whose approval surfaces on the instance, approved by workflow id, across a restart', async () => {
     const store = new MemorySessionStore();
     const clock = new FakeClock();
@@ -85,6 +120,7 @@ describe('an agent inside a workflow', () => {
         kind: 'agent',
         name: 'drafter',
         id: 'workflow:r1/0.refund-flow.drafting',
+        ended: true,
       },
     ]);
     // The linked session is a session of the same user, with the run's journal.
