@@ -127,7 +127,7 @@ export const LAYERS: readonly Layer[] = [
   {
     name: 'Public API by subsystem',
     holds:
-      'the `Agent` facade; sessions, the `SessionRuntime` and their actions; runs, recovery and replays; approvals and scheduling; audit',
+      'the `Agent` facade; sessions, the `SessionRuntime` and their actions; runs, recovery and replays; approvals and scheduling; audit; hosted app machines (workflows)',
     folders: [
       {
         folder: 'runs',
@@ -153,7 +153,11 @@ export const LAYERS: readonly Layer[] = [
         holds:
           "the session actions (send a message, continue a run, cancel, fork, delete, ...), the `Message` a call's checked arguments become, and their checks",
       },
-      { folder: 'approvals', holds: 'the approval scheduler and decision inbox' },
+      {
+        folder: 'approvals',
+        holds:
+          'the one loop over the deadline index (approval deadlines, workflow timers), the approval scheduler and decision inbox',
+      },
       { folder: 'recovery', holds: 'recovery of crashed runs and replay export' },
       {
         folder: 'sessions',
@@ -164,6 +168,16 @@ export const LAYERS: readonly Layer[] = [
         folder: 'agent',
         holds:
           'the `Agent` facade: `run`, `stream`, `resume`, `approve`, sessions, the agent as an XState actor and as a tool',
+      },
+      {
+        folder: 'workflow-host',
+        holds:
+          "a hosted app machine's instance held in memory: its host (restore, leases, inbox), durable steps and timers, linked agents, the stored snapshot beside the machine's",
+      },
+      {
+        folder: 'workflows',
+        holds:
+          "`workflows(machine, options)`: an app's own XState machine hosted like a session (start, send, get, list, cancel, approvals, journal), its options and scheduler",
       },
     ],
   },

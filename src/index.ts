@@ -9,6 +9,26 @@
 
 // ---- the agent, its sessions and its runs ----------------------------------------------------
 export { Agent } from './agent/agent.js';
+export { workflows, Workflows } from './workflows/workflows.js';
+export type { InstanceScope, WorkflowApproval } from './workflows/workflows.js';
+export type { WorkflowsOptions } from './workflows/workflow-options.js';
+export type { WorkflowInfo, WorkflowSummary } from './workflows/workflow-info.js';
+export type {
+  WorkflowScheduler,
+  WorkflowSchedulerOptions,
+} from './workflows/workflow-scheduler.js';
+export type {
+  StepContext,
+  StepDefinition,
+  StepReconcileOutcome,
+  StepSource,
+} from './workflow-host/step-definition.js';
+export type { StepResolution } from './workflow-host/instance-command.js';
+export type { WorkflowMigration } from './workflow-host/workflow-host.js';
+export type {
+  WorkflowEventOutput,
+  WorkflowStepOutput,
+} from './machines/schemas/workflow-journal.js';
 export type {
   RunOptions,
   ResumeOptions,
@@ -273,5 +293,16 @@ export { StoreNotFoundError } from './errors/store-not-found-error.js';
 export { ForkPositionError, InvalidReplayError, RunNotFoundError } from './errors/replay-errors.js';
 export { RecoveryExhaustedError } from './errors/recovery-exhausted-error.js';
 export { IdTooLongError } from './errors/id-too-long-error.js';
+export {
+  EventNotAcceptedError,
+  InvalidEventError,
+  StepInterruptedError,
+  UndeclaredActorError,
+  WorkflowCancelledError,
+  WorkflowDefinitionChangedError,
+  WorkflowExistsError,
+  WorkflowMismatchError,
+  WorkflowNotFoundError,
+} from './errors/workflow-errors.js';
 export { MAX_ID_LENGTH } from './core/id-limit.js';
 export type { RecoveryExhaustedHook, StepRef } from './errors/recovery-exhausted-error.js';

@@ -5,6 +5,7 @@ import {
   WrongAgentError,
   DefinitionChangedError,
 } from '../errors/session-errors.js';
+import { WorkflowMismatchError } from '../errors/workflow-errors.js';
 import type { SessionKey } from '../persistence/session-store.js';
 import type { DeadlineEntry } from '../persistence/approval-deadlines.js';
 import { type DecisionWatch } from '../persistence/decision-inbox.js';
@@ -18,9 +19,8 @@ import {
   type ApprovalSchedulerOptions,
   type SchedulerHost,
 } from './approval-scheduler-options.js';
+import { DeadlineLoop } from './deadline-loop.js';
 
-const DEFAULT_RETRY_MS = 1000;
-const DEFAULT_BATCH = 100;
 const DEFAULT_POLL_MS = 5000;
 
 /**
@@ -35,15 +35,7 @@ const DEFAULT_POLL_MS = 5000;
  * processes submitted (`agent.submitDecisions`), woken by the store's notifications, else
  * polling the inbox on the injected clock.
  */
-export class ApprovalScheduler implements ApprovalSchedulerHandle {
-  private readonly stopping = new AbortController();
-  /** Aborts the current sleep: a pass is due now. */
-  private wakeUp: AbortController | undefined;
-  /** What the current sleep waits for (Infinity: only a wake). */
-  private sleepingUntil = Number.POSITIVE_INFINITY;
-  /** A save asked for a pass while one was running. */
-  private passAgain = false;
-  private readonly reported = new Set<string>();
+export class ApprovalScheduler extends DeadlineLoop implements ApprovalSchedulerHandle {
   /** The inbox subscription while it lives. */
   private watch: DecisionWatch | undefined;
   /** A lost subscription was reported (once per outage). */
@@ -51,82 +43,34 @@ export class ApprovalScheduler implements ApprovalSchedulerHandle {
   /** After a loss, listening is tried again at the next poll (not at once: the server may be down). */
   private listenAt = 0;
   private readonly unsubscribe: () => void;
-  private readonly running: Promise<void>;
 
   constructor(
     private readonly host: SchedulerHost,
     private readonly options: ApprovalSchedulerOptions = {},
   ) {
+    super(host.store, host.clock, options, 'approval');
     this.unsubscribe = host.onSaved((record) => {
+      // A workflow instance's timers are its host's scheduler's (`workflows().startScheduler`).
+      if (record.workflow !== undefined) return;
       const at = record.approvalDeadline;
       if (at !== undefined && at < this.sleepingUntil && this.inScope(record)) this.wake();
     });
-    this.running = this.loop();
+    this.run();
   }
 
-  async stop(): Promise<void> {
-    this.stopping.abort();
-    this.wakeUp?.abort();
+  protected override async stopped_(): Promise<void> {
     this.unsubscribe();
-    await this.running;
     await this.watch?.close().catch(() => undefined);
     this.watch = undefined;
   }
 
-  private get stopped(): boolean {
-    return this.stopping.signal.aborted;
-  }
-
-  private wake(): void {
-    this.passAgain = true;
-    this.wakeUp?.abort();
-  }
-
-  private async loop(): Promise<void> {
-    while (!this.stopped) {
-      this.passAgain = false;
-      await this.subscribe();
-      let next: number | undefined;
-      let retry: boolean;
-      try {
-        ({ next, retry } = await this.pass());
-        if (await this.applySubmitted()) retry = true;
-      } catch (error) {
-        // The index could not be read (e.g. the store is closing): try again later.
-        this.report(error, undefined);
-        retry = true;
-      }
-      if (this.stopped || this.passAgain) continue;
-      const now = this.host.clock.now();
-      const retryAt = now + (this.options.retryDelayMs ?? DEFAULT_RETRY_MS);
-      let at = retry ? Math.min(next ?? retryAt, retryAt) : next;
-      if (this.host.store.inbox && !this.watch) {
-        at = Math.min(at ?? Infinity, now + (this.options.pollIntervalMs ?? DEFAULT_POLL_MS));
-      }
-      await this.sleep(at);
-    }
-  }
-
-  /** Fires every entry due now; returns the next deadline and whether any was left to retry. */
-  private async pass(): Promise<{ next: number | undefined; retry: boolean }> {
-    const until = this.host.clock.now();
-    const limit = this.options.batchSize ?? DEFAULT_BATCH;
-    let retry = false;
-    let after: string | undefined;
-    for (;;) {
-      const page = await this.host.store.dueApprovals({ until, after, limit });
-      for (const error of page.damaged) this.reportOnce(error);
-      for (const entry of page.due) {
-        if (this.stopped) return { next: undefined, retry };
-        if (this.inScope(entry.key) && !(await this.fire(entry))) retry = true;
-      }
-      if (page.cursor === undefined) return { next: page.next, retry };
-      after = page.cursor;
-    }
+  protected override sleepLimit(at: number | undefined, now: number): number | undefined {
+    if (!this.host.store.inbox || this.watch) return at;
+    return Math.min(at ?? Infinity, now + (this.options.pollIntervalMs ?? DEFAULT_POLL_MS));
   }
 
   /** Listens to the inbox (again, after a loss) when it has one and `listen` is on. */
-  private async subscribe(): Promise<void> {
+  protected override async beforePass(): Promise<void> {
     const { inbox } = this.host.store;
     if (!inbox || this.watch || this.options.listen === false || this.stopped) return;
     if (this.host.clock.now() < this.listenAt) return;
@@ -157,10 +101,10 @@ export class ApprovalScheduler implements ApprovalSchedulerHandle {
   }
 
   /** Applies the submitted decisions; true when some must be tried again later. */
-  private async applySubmitted(): Promise<boolean> {
+  protected override async afterPass(): Promise<boolean> {
     const { inbox } = this.host.store;
     if (!inbox) return false;
-    const page = await inbox.submittedDecisions({ limit: this.options.batchSize ?? DEFAULT_BATCH });
+    const page = await inbox.submittedDecisions({ limit: this.batchSize });
     for (const error of page.damaged) this.reportOnce(error);
     let retry = false;
     for (const entry of page.submitted) {
@@ -198,7 +142,7 @@ export class ApprovalScheduler implements ApprovalSchedulerHandle {
   }
 
   /** Continues one due session; false when it must be tried again later. */
-  private async fire(entry: DeadlineEntry): Promise<boolean> {
+  protected async fire(entry: DeadlineEntry): Promise<boolean> {
     const { key } = entry;
     try {
       const result = await this.host.execute(key, expireApprovals());
@@ -208,8 +152,8 @@ export class ApprovalScheduler implements ApprovalSchedulerHandle {
       if (error instanceof RunInProgressError || error instanceof SessionConflictError) {
         return false;
       }
-      // Another agent's run: its deadline is that agent's scheduler's to fire.
-      if (error instanceof WrongAgentError) return true;
+      // Another agent's run, or a workflow instance: fired by its own scheduler.
+      if (error instanceof WrongAgentError || error instanceof WorkflowMismatchError) return true;
       // Another definition of the agent started the run: its deadline is left as it is.
       if (error instanceof DefinitionChangedError) {
         this.reportOnce(error);
@@ -218,7 +162,7 @@ export class ApprovalScheduler implements ApprovalSchedulerHandle {
       // No overdue approval, or no session: the entry is stale (never acted on); drop it if
       // the record agrees.
       if (error instanceof NoOverdueApproval || error instanceof SessionNotFoundError) {
-        await this.host.store.dropStaleDeadline(entry).catch((e: unknown) => this.report(e, key));
+        await this.dropStale(entry);
         return true;
       }
       this.report(error, key);
@@ -226,53 +170,8 @@ export class ApprovalScheduler implements ApprovalSchedulerHandle {
     }
   }
 
-  /** Waits until `at` (or only for a wake without it), a save of an earlier deadline or stop. */
-  private async sleep(at: number | undefined): Promise<void> {
-    const wakeUp = new AbortController();
-    this.wakeUp = wakeUp;
-    this.sleepingUntil = at ?? Number.POSITIVE_INFINITY;
-    if (this.stopped || this.passAgain) wakeUp.abort();
-    try {
-      if (at === undefined) {
-        await new Promise<void>((resolve) => {
-          if (wakeUp.signal.aborted) resolve();
-          wakeUp.signal.addEventListener('abort', () => resolve(), { once: true });
-        });
-      } else {
-        await this.host.clock.sleepUntil(at, wakeUp.signal);
-      }
-    } catch {
-      // woken early
-    } finally {
-      this.wakeUp = undefined;
-      this.sleepingUntil = Number.POSITIVE_INFINITY;
-    }
-  }
-
-  private inScope(key: SessionKey): boolean {
+  protected override inScope(key: SessionKey): boolean {
     const { scope } = this.host;
     return !scope || (scope.sessionId === key.sessionId && scope.userId === key.userId);
-  }
-
-  private reportOnce(error: Error): void {
-    const id = (error as { key?: string }).key ?? error.message;
-    if (this.reported.has(id)) return;
-    this.reported.add(id);
-    this.report(error, undefined);
-  }
-
-  private report(error: unknown, key: SessionKey | undefined): void {
-    try {
-      if (this.options.onError) this.options.onError(error, key);
-      else {
-        const where = key ? ` (session "${key.sessionId}")` : '';
-        process.emitWarning(
-          `agentstate: the approval scheduler skipped a deadline${where}: ${String(error)}`,
-          { type: 'AgentstateSchedulerWarning' },
-        );
-      }
-    } catch {
-      // a throwing onError must not stop the scheduler
-    }
   }
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { InvalidSessionRecordError } from '../errors/session-errors.js';
+import { WorkflowMismatchError } from '../errors/workflow-errors.js';
 import { PersistedSessionSnapshot } from '../machines/schemas/persisted-snapshot-schema.js';
 import type { RunMachineContext } from '../machines/run-types.js';
 import type { ToolCallOutput } from '../machines/step-actor-io.js';
@@ -32,6 +33,10 @@ export function checkStoredSession(
   key: SessionKey,
   record: SessionRecord,
 ): PersistedSessionSnapshot {
+  // A hosted app machine's instance shares the store, not the session's shape.
+  if (record.workflow !== undefined) {
+    throw new WorkflowMismatchError(key.sessionId, undefined, record.workflow);
+  }
   const recordKey = keys.recordKey(key);
   const scope = { sessionId: key.sessionId };
   const parsed = PersistedSessionSnapshot.safeParse(record.snapshot);

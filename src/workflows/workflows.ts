@@ -1,0 +1,270 @@
+import type { AnyStateMachine, EventFromLogic, InputFrom } from 'xstate';
+import { systemClock } from '../core/clock.js';
+import { newId } from '../core/new-id.js';
+import type { JournalEntry, SessionStatus, ListOrder } from '../persistence/session-store.js';
+import { defaultStore } from '../sessions/default-store.js';
+import { WorkflowHost } from '../workflow-host/workflow-host.js';
+import { durableMachine } from '../workflow-host/durable-actors.js';
+import { checkDeclaredActors, definitionShape } from '../workflow-host/machine-definition.js';
+import { checkEvent, type StepResolution } from '../workflow-host/instance-command.js';
+import { instanceKey } from '../workflow-host/instance-key.js';
+import { readInstanceSnapshot } from '../workflow-host/instance-record.js';
+import type { AgentActorLogic } from '../agent/agent-actor-types.js';
+import { isPlainJson } from '../validation/plain-json.js';
+import { checkWorkflowsOptions, type WorkflowsOptions } from './workflow-options.js';
+import {
+  workflowInfo,
+  workflowSummary,
+  type WorkflowInfo,
+  type WorkflowSummary,
+} from './workflow-info.js';
+import { WorkflowScheduler, type WorkflowSchedulerOptions } from './workflow-scheduler.js';
+
+const DEFAULT_LEASE_TTL_MS = 30_000;
+const DEFAULT_POLL_MS = 1_000;
+
+/** Who an instance belongs to: its owner (the same hard partition as sessions). */
+export interface InstanceScope {
+  userId?: string | undefined;
+}
+
+/** A call an instance's linked agent waits for a decision on. */
+export interface WorkflowApproval {
+  /** The invoked agent's actor id in the machine, and its linked session. */
+  actorId: string;
+  sessionId: string;
+  callId: string;
+  name: string;
+  arguments: unknown;
+}
+
+/**
+ * The instances of one app machine, hosted like sessions: `start` one, `send` it events from
+ * any process, `get`, `list`, `cancel`; decide what its agents wait for; read its journal.
+ * Every macrostep that changed an instance is saved with what happened in one atomic batch;
+ * its durable steps run once; its delays are durable timers; one process drives it at a time.
+ */
+export class Workflows<TMachine extends AnyStateMachine = AnyStateMachine> {
+  /** The workflow's name (stored on each instance). */
+  readonly name: string;
+  readonly host: WorkflowHost;
+
+  constructor(
+    /** The app's machine, as given. */
+    readonly machine: TMachine,
+    private readonly options: WorkflowsOptions,
+  ) {
+    this.name = options.name ?? machine.id;
+    const steps = options.steps ?? {};
+    const agents = options.agents ?? {};
+    const declared = new Set([...Object.keys(steps), ...Object.keys(agents)]);
+    checkDeclaredActors(this.name, machine, declared);
+    const store = options.store ?? defaultStore();
+    const agentLogic: Record<string, AgentActorLogic> = {};
+    for (const [name, agent] of Object.entries(agents)) agentLogic[name] = agent.asActor({ store });
+    // The durable actors find their instance through the host made just below.
+    const ref: { host?: WorkflowHost } = {};
+    const provided = durableMachine(machine, { steps, agents: agentLogic }, (system) =>
+      ref.host?.instanceOf(system),
+    );
+    const host = new WorkflowHost({
+      name: this.name,
+      machine: provided,
+      shape: definitionShape(machine),
+      version: options.version ?? 1,
+      migrations: options.migrations ?? {},
+      store,
+      clock: options.clock ?? systemClock,
+      owner: options.owner ?? `workflows-${newId()}`,
+      leaseTtlMs: options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS,
+      pollIntervalMs: options.pollIntervalMs ?? DEFAULT_POLL_MS,
+    });
+    ref.host = host;
+    this.host = host;
+  }
+
+  /**
+   * Starts instance `id` with `input` (plain JSON) for `userId`; resolves once its first
+   * macrostep is saved. `WorkflowExistsError` when the id is taken.
+   */
+  async start(
+    id: string,
+    options: InstanceScope & { input?: InputFrom<TMachine> } = {},
+  ): Promise<WorkflowInfo> {
+    const key = instanceKey(id, options.userId);
+    if (options.input !== undefined && !isPlainJson(options.input)) {
+      throw new TypeError(`workflows.start("${id}"): input must be plain JSON`);
+    }
+    const record = await this.host.start(id, key.userId, options.input);
+    return workflowInfo(record);
+  }
+
+  /**
+   * Sends `event` to instance `id`, from any process: applied exactly once (per `eventId`,
+   * when given) and in one order, by the process that holds the instance; resolves once
+   * applied and saved. An event its state does not take is `EventNotAcceptedError` (naming the
+   * state and the events it takes), and nothing is stored.
+   */
+  async send(
+    id: string,
+    event: EventFromLogic<TMachine>,
+    options: InstanceScope & { eventId?: string | undefined } = {},
+  ): Promise<WorkflowInfo> {
+    const key = instanceKey(id, options.userId);
+    const command = checkEvent(id, event);
+    if (options.eventId !== undefined) {
+      if (typeof options.eventId !== 'string' || options.eventId.length === 0) {
+        throw new TypeError(`workflows.send("${id}"): eventId must be a non-empty string`);
+      }
+    }
+    await this.host.submit(key, id, { ...command, eventId: options.eventId });
+    return this.get(id, options);
+  }
+
+  /** Instance `id` as stored (or as live in this process, once saved). */
+  async get(id: string, options: InstanceScope = {}): Promise<WorkflowInfo> {
+    const key = instanceKey(id, options.userId);
+    const record = this.host.liveInstance(key)?.record ?? (await this.host.read(key, id));
+    return workflowInfo(record);
+  }
+
+  /** A page of this workflow's instances of one user, in the store's list order. */
+  async list(
+    query: InstanceScope & {
+      status?: SessionStatus | undefined;
+      limit?: number | undefined;
+      cursor?: string | undefined;
+      order?: ListOrder | undefined;
+    } = {},
+  ): Promise<{ workflows: WorkflowSummary[]; nextCursor: string | undefined }> {
+    const page = await this.host.config.store.list({ ...query, kind: 'workflow' });
+    return {
+      workflows: page.sessions.filter((s) => s.workflow === this.name).map(workflowSummary),
+      nextCursor: page.nextCursor,
+    };
+  }
+
+  /** Cancels instance `id` from any process: its steps stop, its agents' runs are cancelled. */
+  async cancel(
+    id: string,
+    options: InstanceScope & { reason?: string | undefined } = {},
+  ): Promise<WorkflowInfo> {
+    const key = instanceKey(id, options.userId);
+    await this.host.submit(key, id, { kind: 'cancel', reason: options.reason });
+    return this.get(id, options);
+  }
+
+  /** The calls the instance's linked agents wait for a decision on. */
+  async approvals(id: string, options: InstanceScope = {}): Promise<WorkflowApproval[]> {
+    const key = instanceKey(id, options.userId);
+    const record = this.host.liveInstance(key)?.record ?? (await this.host.read(key, id));
+    const { machine, host } = readInstanceSnapshot(key.sessionId, record.snapshot);
+    const children = (machine.children ?? {}) as Record<
+      string,
+      {
+        snapshot?: {
+          context?: { interruptions?: { callId: string; name: string; arguments: unknown }[] };
+        };
+      }
+    >;
+    const approvals: WorkflowApproval[] = [];
+    for (const [actorId, link] of Object.entries(host.links)) {
+      if (link.kind !== 'agent') continue;
+      for (const call of children[actorId]?.snapshot?.context?.interruptions ?? []) {
+        approvals.push({
+          actorId,
+          sessionId: link.id,
+          callId: call.callId,
+          name: call.name,
+          arguments: call.arguments,
+        });
+      }
+    }
+    return approvals;
+  }
+
+  /** Approves a call a linked agent of instance `id` waits for; resolves once applied. */
+  async approve(
+    id: string,
+    callId: string,
+    options: InstanceScope & { always?: boolean | undefined } = {},
+  ): Promise<WorkflowInfo> {
+    const key = instanceKey(id, options.userId);
+    await this.host.submit(key, id, {
+      kind: 'decision',
+      callId,
+      approve: true,
+      always: options.always,
+    });
+    return this.get(id, options);
+  }
+
+  /** Rejects a call a linked agent of instance `id` waits for; resolves once applied. */
+  async reject(
+    id: string,
+    callId: string,
+    options: InstanceScope & { message?: string | undefined; always?: boolean | undefined } = {},
+  ): Promise<WorkflowInfo> {
+    const key = instanceKey(id, options.userId);
+    await this.host.submit(key, id, {
+      kind: 'decision',
+      callId,
+      approve: false,
+      message: options.message,
+      always: options.always,
+    });
+    return this.get(id, options);
+  }
+
+  /**
+   * Answers for a step waiting in doubt (`onInterrupted: 'ask'`): run it again, take `output`
+   * as its outcome, or fail it.
+   */
+  async resolveInDoubt(
+    id: string,
+    actorId: string,
+    resolution: StepResolution,
+    options: InstanceScope = {},
+  ): Promise<WorkflowInfo> {
+    const key = instanceKey(id, options.userId);
+    await this.host.submit(key, id, { kind: 'resolve', actorId, resolution });
+    return this.get(id, options);
+  }
+
+  /** The instance's journal: every event it took (with the state reached) and step outcome. */
+  async journal(
+    id: string,
+    options: InstanceScope & { from?: number } = {},
+  ): Promise<JournalEntry[]> {
+    const key = instanceKey(id, options.userId);
+    const record = await this.host.read(key, id);
+    const { host } = readInstanceSnapshot(key.sessionId, record.snapshot);
+    return this.host.config.store.readRunJournal(key, host.runId, options.from ?? 0);
+  }
+
+  /**
+   * Fires the durable timers of this workflow's instances when due, from the store's deadline
+   * index (in this process or whichever runs a scheduler), each once.
+   */
+  startScheduler(options: WorkflowSchedulerOptions = {}): WorkflowScheduler {
+    return new WorkflowScheduler(this.host, options);
+  }
+
+  /** Saves and unloads the instances live in this process. The store stays open. */
+  close(): Promise<void> {
+    return this.host.close();
+  }
+}
+
+/**
+ * Hosts `machine` (any XState v5 machine made with `setup()`) as durable workflows: each
+ * instance is persisted like a session, its steps journaled, its delays durable timers.
+ * Actors it invokes must be declared (`steps`, `agents`), else `UndeclaredActorError`.
+ */
+export function workflows<TMachine extends AnyStateMachine>(
+  machine: TMachine,
+  options: WorkflowsOptions = {},
+): Workflows<TMachine> {
+  checkWorkflowsOptions(options);
+  return new Workflows(machine, options);
+}
