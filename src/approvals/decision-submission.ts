@@ -1,11 +1,9 @@
 import { hasDecisionInbox } from '../persistence/store-supports.js';
-import type { DecisionInbox } from '../persistence/decision-inbox.js';
-import type { SessionKey, SessionRecord, SessionStore } from '../persistence/session-store.js';
+import type { SessionStore } from '../persistence/session-store.js';
 import { checkRunAgent } from '../actions/fits-check.js';
 import type { Clock } from '../core/clock.js';
 import { checkStoredDecisions } from '../actions/decision-checks.js';
-import type { ApprovalDecision, RunState } from '../runs/run-state.js';
-import type { RunNode } from '../runs/run-tree.js';
+import type { RunState } from '../runs/run-state.js';
 
 /**
  * Records the decisions made on `state` in the store's decision inbox, for whichever process
@@ -34,23 +32,8 @@ export async function submitDecisions(
   }
   const key = { sessionId: state.sessionId, userId: state.userId };
   const record = await store.load(key);
+  const at = clock.now();
   checkRunAgent(key, record, agent);
-  await submitStoredDecisions(store, key, record, () => decisions, clock.now());
-}
-
-/**
- * Records decisions on the stored run of `record` (the session `key`) in the store's decision
- * inbox, checked against that record first (`checkStoredDecisions`: nothing is recorded when
- * one does not fit); `decisions` reads the stored run, for decisions that name their call alone.
- * What `agent.submitDecisions` and the command line's decisions on a shared store share.
- */
-export async function submitStoredDecisions(
-  store: SessionStore & DecisionInbox,
-  key: SessionKey,
-  record: SessionRecord,
-  decisions: (root: RunNode) => readonly ApprovalDecision[],
-  at: number,
-): Promise<void> {
-  const checked = checkStoredDecisions(key, record, decisions, at);
-  await store.submitDecisions({ key, runId: checked.runId, decisions: [...checked.decisions], at });
+  const { runId } = checkStoredDecisions(key, record, () => decisions, at);
+  await store.submitDecisions({ key, runId, decisions, at });
 }

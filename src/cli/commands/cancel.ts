@@ -27,7 +27,7 @@ async function run(ctx: CommandContext): Promise<void> {
     ctx,
     'cancel',
     ({ runtime, key }) => cancelAndSay(ctx, runtime, key(sessionId), by),
-    openFolder,
+    { openFolder },
   );
 }
 

@@ -1,128 +1,91 @@
-import { recordDecisions } from '../../actions/record-decisions.js';
-import { withRunId } from '../../actions/decision-checks.js';
-import { submitStoredDecisions } from '../../approvals/decision-submission.js';
 import { AmbiguousCallError } from '../../errors/ambiguous-call-error.js';
 import { UnknownCallError } from '../../errors/run-errors.js';
-import { hasDecisionInbox } from '../../persistence/store-supports.js';
 import type { SessionKey } from '../../persistence/session-store.js';
-import type { ApprovalDecision } from '../../runs/run-state.js';
-import { json } from '../shared/cli-format.js';
-import { POSTGRES_OPTIONS, withCommandStore, type CommandStore } from '../shared/command-store.js';
 import { stringFlag, type Command, type CommandContext } from '../shared/command.js';
 import { linkedSessions, type LinkedSession } from '../shared/linked-sessions.js';
-import { operator } from '../shared/operator.js';
-import { loadWorkflow } from '../shared/workflow-target.js';
+import { WORKFLOW_COMMAND_OPTIONS, withWorkflow } from '../shared/workflow-command.js';
+import { queueForWorkflow } from '../shared/workflow-inbox.js';
+import { printOutcome } from '../shared/workflow-outcome.js';
+import { checkRunning } from '../shared/workflow-target.js';
 
-/** The linked session whose run waits on `callId` (in run `runId`, when given). */
+/**
+ * The agent session of the instance whose run waits on `callId`: none is `UnknownCallError`,
+ * several (two agents with calls of one id) `AmbiguousCallError`; nothing is queued then.
+ */
 function holderOf(
   linked: readonly LinkedSession[],
   workflow: SessionKey,
   callId: string,
-  runId: string | undefined,
 ): LinkedSession {
-  const fits = (l: LinkedSession) =>
-    l.pending.filter((c) => c.callId === callId && (runId === undefined || c.runId === runId));
-  const holders = linked.filter((l) => fits(l).length > 0);
-  if (holders.length > 1 || (holders.length === 1 && fits(holders[0]!).length > 1)) {
+  const holders = linked.flatMap((l) =>
+    l.pending.filter((c) => c.callId === callId).map((call) => ({ session: l, call })),
+  );
+  if (holders.length > 1) {
     throw new AmbiguousCallError(
       callId,
-      holders.flatMap((l) => fits(l).map((c) => ({ runId: c.runId, agentPath: c.agentPath }))),
+      holders.map(({ call }) => ({ runId: call.runId, agentPath: call.agentPath })),
+      { sessionId: workflow.sessionId },
     );
   }
-  if (holders[0]) return holders[0];
-  // Decided already and held for the host: the session's own check says what was decided.
-  const held = linked.filter((l) => l.held);
-  if (held.length === 1) return held[0]!;
-  throw new UnknownCallError(callId, { sessionId: workflow.sessionId });
+  if (!holders[0]) throw new UnknownCallError(callId, { sessionId: workflow.sessionId });
+  return holders[0].session;
 }
 
-/**
- * Decides the call in the session `holder`: on a store shared by processes (PostgreSQL) through
- * its decision inbox, which the process hosting the workflow applies; in a folder, recorded in
- * the session (held) for that process to run when it hosts the workflow again.
- */
-async function decideIn(
-  opened: CommandStore,
-  holder: LinkedSession,
-  decision: ApprovalDecision,
-): Promise<'submitted' | 'recorded'> {
-  const { store, runtime } = opened;
-  if (hasDecisionInbox(store)) {
-    const record = await store.load(holder.key);
-    await submitStoredDecisions(
-      store,
-      holder.key,
-      record,
-      (root) => [withRunId(root, decision)],
-      Date.now(),
-    );
-    return 'submitted';
-  }
-  await runtime.execute(holder.key, recordDecisions([decision], { by: operator(), via: 'cli' }));
-  return 'recorded';
-}
-
-/** `workflows approve` and `workflows reject`: a call of an agent the workflow invoked. */
+/** `workflows approve` and `workflows reject`: a call an agent the workflow invoked waits on. */
 function decide(approve: boolean, name: string) {
   return async (ctx: CommandContext): Promise<void> => {
     const message = stringFlag(ctx, 'message');
-    const runId = stringFlag(ctx, 'run');
+    const always = ctx.flags['always'] === true;
     const id = ctx.args['workflowId']!;
     const callId = ctx.args['callId']!;
-    const decision: ApprovalDecision = {
-      callId,
-      approve,
-      ...(runId === undefined ? {} : { runId }),
-      ...(message === undefined ? {} : { message }),
-    };
-    const { holder, how } = await withCommandStore(ctx, name, async (opened) => {
-      const target = await loadWorkflow(opened.store, id, ctx.user);
-      const holder = holderOf(
-        await linkedSessions(opened.store, target),
-        target.key,
+    let holder: LinkedSession | undefined;
+    const outcome = await withWorkflow(ctx, name, id, async ({ store, target, host }) => {
+      checkRunning(target);
+      holder = holderOf(await linkedSessions(store, target), target.key, callId);
+      const userId = ctx.user;
+      if (host) {
+        return {
+          applied: approve
+            ? await host.approve(id, callId, { userId, always })
+            : await host.reject(id, callId, { userId, message, always }),
+        };
+      }
+      const queued = await queueForWorkflow(store, target, {
+        kind: 'decision',
         callId,
-        runId,
-      );
-      return { holder, how: await decideIn(opened, holder, decision) };
+        approve,
+        ...(always ? { always } : {}),
+        ...(message === undefined ? {} : { message }),
+      });
+      return { queued: queued.id };
     });
-    const verb = approve ? 'approved' : 'rejected';
-    if (ctx.json) {
-      ctx.io.out(
-        json({
-          workflowId: id,
-          userId: ctx.user,
-          sessionId: holder.key.sessionId,
-          actorId: holder.actorId,
-          callId,
-          ...(runId === undefined ? {} : { runId }),
-          decision: verb,
-          [how]: true,
-        }),
-      );
-      return;
-    }
-    ctx.io.out(
-      `${verb} call ${callId} of workflow ${id} (agent session ${holder.key.sessionId}, invoked as ${holder.actorId}): ${
-        how === 'submitted'
-          ? 'submitted to the decision inbox; the process that hosts the workflow runs it on'
-          : 'recorded; the app runs it on when it hosts the workflow again'
-      }\n`,
+    const verb = approve ? 'approval' : 'rejection';
+    printOutcome(
+      ctx,
+      id,
+      `${verb} of call ${callId} (agent ${holder!.agent}, session ${holder!.key.sessionId})`,
+      outcome,
+      {
+        callId,
+        decision: approve ? 'approved' : 'rejected',
+        sessionId: holder!.key.sessionId,
+        actorId: holder!.actorId,
+        ...(always ? { always } : {}),
+      },
     );
   };
 }
 
-const run = {
-  type: 'string' as const,
-  value: 'R',
-  description:
-    'the run the call waits in (workflows show lists it), when two of its agents wait on calls of the same id',
+const always = {
+  type: 'boolean' as const,
+  description: "the same decision for every later call of this tool in the agent's session",
 };
 
 export const workflowsApprove: Command = {
   name: 'workflows approve',
   summary: 'approve a tool call an agent the workflow invoked waits on, by workflow id',
   args: ['workflowId', 'callId'],
-  options: { run, ...POSTGRES_OPTIONS },
+  options: { always, ...WORKFLOW_COMMAND_OPTIONS },
   examples: ['agentstate workflows approve order-7 call_2_0 --user alice'],
   run: decide(true, 'workflows approve'),
 };
@@ -133,8 +96,8 @@ export const workflowsReject: Command = {
   args: ['workflowId', 'callId'],
   options: {
     message: { type: 'string', value: 'M', description: 'what the model is told' },
-    run,
-    ...POSTGRES_OPTIONS,
+    always,
+    ...WORKFLOW_COMMAND_OPTIONS,
   },
   examples: [
     'agentstate workflows reject order-7 call_2_0 --message "refund too large" --user alice',

@@ -13,7 +13,9 @@ import { POSTGRES_OPTIONS, withCommandStore } from '../shared/command-store.js';
 import { intFlag, type Command, type CommandContext } from '../shared/command.js';
 import { linkedSessions, type LinkedSession } from '../shared/linked-sessions.js';
 import { errorLine } from '../shared/run-status-text.js';
-import { stateText, type StoredWorkflow } from '../shared/stored-workflow.js';
+import type { WorkflowInfo } from '../../workflows/workflow-info.js';
+import type { SerializedError } from '../../errors/agentstate-error.js';
+import { stateText } from '../shared/state-text.js';
 import { loadWorkflow } from '../shared/workflow-target.js';
 
 /** How many events of the path `workflows show` prints by default (the latest). */
@@ -48,7 +50,15 @@ function pathOf(journal: readonly JournalEntry[]): PathEvent[] {
     });
 }
 
-function summary(w: StoredWorkflow): [string, Cell][] {
+/** A stored error on one line (`Name: message [CODE]`), or its JSON when it is not one. */
+function errorText(error: unknown): string {
+  const e = error as Partial<SerializedError> | null;
+  return typeof e?.name === 'string' && typeof e.message === 'string' && typeof e.code === 'string'
+    ? errorLine(e as SerializedError)
+    : oneLine(JSON.stringify(error), 100);
+}
+
+function summary(w: WorkflowInfo, definition: string): [string, Cell][] {
   const status = w.cancelled ? 'cancelled' : w.status;
   const u = w.usage;
   return [
@@ -57,7 +67,7 @@ function summary(w: StoredWorkflow): [string, Cell][] {
     ['user', w.userId ?? '(anonymous)'],
     ['status', { text: status, style: statusStyle(status) }],
     ['state', stateText(w.value)],
-    ['definition', w.machineVersion],
+    ['definition', definition],
     ['version', String(w.version)],
     ['created', localDate(w.createdAt)],
     ['updated', localDate(w.updatedAt)],
@@ -76,7 +86,7 @@ function summary(w: StoredWorkflow): [string, Cell][] {
       : [['output', oneLine(JSON.stringify(w.output), 100)] as [string, Cell]]),
     ...(w.error === undefined
       ? []
-      : [['error', { text: errorLine(w.error), style: 'red' }] as [string, Cell]]),
+      : [['error', { text: errorText(w.error), style: 'red' }] as [string, Cell]]),
     [
       'usage',
       `${u.turns} turns, ${u.inputTokens} in / ${u.outputTokens} out tokens (its agent sessions)`,
@@ -86,39 +96,38 @@ function summary(w: StoredWorkflow): [string, Cell][] {
 
 function print(
   ctx: CommandContext,
-  w: StoredWorkflow,
+  w: WorkflowInfo,
+  definition: string,
   path: PathEvent[],
   linked: LinkedSession[],
   tail: number,
 ): void {
   const p = ctx.painter;
   const section = (title: string) => ctx.io.out(`\n${p.paint(title, 'bold')}\n`);
-  ctx.io.out(fields(summary(w), p));
+  ctx.io.out(fields(summary(w, definition), p));
   const timers = [...w.timers].sort((a, b) => a.dueAt - b.dueAt);
   if (timers.length) {
     section('timers');
     ctx.io.out(
       table(
         ['TIMER', 'EVENT', 'DUE'],
-        timers.map((t) => [t.id, t.event.type, localDate(t.dueAt)]),
+        timers.map((t) => [t.id, t.event, localDate(t.dueAt)]),
         p,
       ),
     );
   }
-  const steps = Object.entries(w.steps);
-  if (steps.length) {
+  if (w.steps.length) {
     section('steps in flight');
     ctx.io.out(
       table(
-        ['ACTOR', 'STEP', 'STARTED', 'RESTARTS'],
-        steps.map(([actorId, s]) => [
-          actorId,
+        ['ACTOR', 'STEP', 'STARTED', 'WAITING'],
+        w.steps.map((s) => [
+          s.actorId,
           s.name,
           localDate(s.startedAt),
-          String(s.restarts ?? 0),
+          s.inDoubt ? { text: 'in doubt: an operator decides', style: 'yellow' } : '',
         ]),
         p,
-        new Set([3]),
       ),
     );
   }
@@ -126,13 +135,16 @@ function print(
     section('agent sessions');
     ctx.io.out(
       table(
-        ['ACTOR', 'SESSION', 'STATUS', 'VIA', 'WAITING'],
+        ['ACTOR', 'AGENT', 'SESSION', 'STATUS', 'VIA', 'WAITING'],
         linked.map((l) => [
           l.actorId,
+          l.agent,
           l.key.sessionId,
           { text: l.status, style: statusStyle(l.status) },
           l.via.join(' > '),
-          `${l.pending.length} approval${l.pending.length === 1 ? '' : 's'}${l.held ? ', decided: waiting for the host' : ''}`,
+          l.pending.length === 0
+            ? ''
+            : `${l.pending.length} approval${l.pending.length === 1 ? '' : 's'}`,
         ]),
         p,
       ),
@@ -177,14 +189,15 @@ async function run(ctx: CommandContext): Promise<void> {
   const tail = intFlag(ctx, 'workflows show', 'path', 1) ?? PATH_TAIL;
   await withCommandStore(ctx, 'workflows show', async ({ store }) => {
     const target = await loadWorkflow(store, ctx.args['workflowId']!, ctx.user);
-    const w = target.instance;
-    const path = pathOf(await store.readRunJournal(target.key, w.runId));
+    const w = target.info;
+    const definition = target.record.machineVersion;
+    const path = pathOf(await store.readRunJournal(target.key, target.host.runId));
     const linked = await linkedSessions(store, target);
     if (ctx.json) {
-      ctx.io.out(json({ ...w, path, linkedSessions: linked }));
+      ctx.io.out(json({ ...w, definition, path, linkedSessions: linked }));
       return;
     }
-    print(ctx, w, path, linked, tail);
+    print(ctx, w, definition, path, linked, tail);
   });
 }
 

@@ -32,6 +32,8 @@ const NOT_FOUND: readonly ErrorCode[] = [
   'UNKNOWN_CALL',
   'NOT_IN_DOUBT',
   'STORE_NOT_FOUND',
+  'WORKFLOW_NOT_FOUND',
+  'WORKFLOW_MISMATCH',
 ];
 const CONFLICT: readonly ErrorCode[] = [
   'SESSION_CONFLICT',
@@ -47,7 +49,13 @@ const CONFLICT: readonly ErrorCode[] = [
   'DEFINITION_CHANGED',
   'FORK_POSITION_OUT_OF_RANGE',
   'LEASE_LOST',
+  'WORKFLOW_EXISTS',
+  'WORKFLOW_DEFINITION_CHANGED',
+  'EVENT_NOT_ACCEPTED',
+  'WORKFLOW_CANCELLED',
 ];
+/** Codes of input the command line was given wrong (exit 2, as a usage error). */
+const USAGE: readonly ErrorCode[] = ['ID_TOO_LONG', 'INVALID_EVENT'];
 
 /** The exit code an error ends the command with. */
 export function exitCodeOf(error: unknown): number {
@@ -55,7 +63,7 @@ export function exitCodeOf(error: unknown): number {
   if (error instanceof CliFailure) return error.exitCode;
   if (error instanceof TypeError) return EXIT.usage;
   if (error instanceof AgentStateError) {
-    if (error.code === 'ID_TOO_LONG') return EXIT.usage;
+    if (USAGE.includes(error.code)) return EXIT.usage;
     if (NOT_FOUND.includes(error.code)) return EXIT.notFound;
     if (CONFLICT.includes(error.code)) return EXIT.conflict;
   }

@@ -44,7 +44,12 @@ export async function withCommandStore<T>(
   ctx: CommandContext,
   command: string,
   use: (opened: CommandStore) => Promise<T>,
-  openFolder: () => ReturnType<CommandContext['open']> = () => ctx.open(),
+  how: {
+    /** Opens the folder (default: `ctx.open()`), for a command that words its failure itself. */
+    openFolder?: () => ReturnType<CommandContext['open']>;
+    /** `false`: no note about the anonymous bucket (a command reading every partition). */
+    notePartition?: boolean;
+  } = {},
 ): Promise<T> {
   const url = stringFlag(ctx, 'postgres') ?? ctx.io.env['AGENTSTATE_POSTGRES_URL'];
   if (!url && stringFlag(ctx, 'schema') !== undefined) {
@@ -59,8 +64,8 @@ export async function withCommandStore<T>(
       await pg.close();
     }
   }
-  const cli = await openFolder();
-  await notePartition(cli, ctx.user, ctx.io);
+  const cli = await (how.openFolder ?? (() => ctx.open()))();
+  if (how.notePartition !== false) await notePartition(cli, ctx.user, ctx.io);
   const owners = () => storeOwners(cli.store.backend);
   return use({ store: cli.store, runtime: cli.runtime, shared: false, key, owners });
 }

@@ -7,6 +7,8 @@ import { loadWorkflow, type WorkflowTarget } from './workflow-target.js';
 export interface LinkedSession {
   /** The invoking actor's id in the machine that invoked the agent. */
   actorId: string;
+  /** The agent's name in the host's `agents`. */
+  agent: string;
   /** The workflow instances from the one asked about down to the one that invoked it. */
   via: string[];
   key: SessionKey;
@@ -14,17 +16,16 @@ export interface LinkedSession {
   status: SessionStatus | 'missing';
   /** The tool calls its run waits on a human's decision for. */
   pending: PendingCall[];
-  /** Whether decisions were recorded and wait for the hosting process to run them. */
-  held: boolean;
 }
 
 /** How deep child workflows are followed (a cycle of links is a damaged store, not a loop). */
 const MAX_DEPTH = 16;
 
 /**
- * The agent sessions `target` invoked, with their pending approvals, and those of its child
- * workflows, depth first in the order the machine's links list them. Every read is in the
- * instance owner's partition.
+ * The agent sessions `target` invoked, with the calls their runs wait on a decision for (read
+ * from the sessions themselves, as `sessions show` reads them), and those of its child
+ * workflows, depth first in the order of the instance's links. Every read is in the instance
+ * owner's partition.
  */
 export async function linkedSessions(
   store: SessionStore,
@@ -32,26 +33,24 @@ export async function linkedSessions(
 ): Promise<LinkedSession[]> {
   const found: LinkedSession[] = [];
   const walk = async (at: WorkflowTarget, via: string[]): Promise<void> => {
-    for (const [actorId, link] of Object.entries(at.instance.links)) {
-      if ('workflowId' in link) {
-        if (via.length >= MAX_DEPTH || via.includes(link.workflowId)) continue;
-        const child = await loadWorkflow(store, link.workflowId, at.key.userId).catch(
-          () => undefined,
-        );
-        if (child) await walk(child, [...via, link.workflowId]);
+    for (const link of at.info.links) {
+      if (link.kind === 'workflow') {
+        if (via.length >= MAX_DEPTH || via.includes(link.id)) continue;
+        const child = await loadWorkflow(store, link.id, at.key.userId).catch(() => undefined);
+        if (child) await walk(child, [...via, link.id]);
         continue;
       }
-      const key = { sessionId: link.sessionId, userId: at.key.userId };
+      const key = { sessionId: link.id, userId: at.key.userId };
+      const base = { actorId: link.actorId, agent: link.name, via, key };
       try {
         const record = await store.load(key);
-        const { pending, held } = pendingCalls(record);
-        found.push({ actorId, via, key, status: record.status, pending, held });
+        found.push({ ...base, status: record.status, pending: pendingCalls(record).pending });
       } catch (error) {
         if (!(error instanceof SessionNotFoundError)) throw error;
-        found.push({ actorId, via, key, status: 'missing', pending: [], held: false });
+        found.push({ ...base, status: 'missing', pending: [] });
       }
     }
   };
-  await walk(target, [target.instance.id]);
+  await walk(target, [target.info.id]);
   return found;
 }

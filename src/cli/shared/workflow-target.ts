@@ -1,38 +1,36 @@
 import { SessionNotFoundError } from '../../errors/session-errors.js';
+import {
+  EventNotAcceptedError,
+  WorkflowCancelledError,
+  WorkflowMismatchError,
+  WorkflowNotFoundError,
+} from '../../errors/workflow-errors.js';
 import type { SessionKey, SessionRecord, SessionStore } from '../../persistence/session-store.js';
+import { instanceKey } from '../../workflow-host/instance-key.js';
+import { readInstanceSnapshot, type HostMeta } from '../../workflow-host/instance-record.js';
+import { workflowInfo, type WorkflowInfo } from '../../workflows/workflow-info.js';
 import { CliFailure, EXIT } from './cli-errors.js';
-import { WORKFLOW_KEY_PREFIX, storedWorkflow, type StoredWorkflow } from './stored-workflow.js';
 
-/** The record key of instance `id` in `userId`'s partition. */
-export function workflowKey(id: string, userId: string | undefined): SessionKey {
-  return { sessionId: `${WORKFLOW_KEY_PREFIX}${id}`, userId };
-}
-
-/** A workflow instance a command works on: its key, record and what the record holds. */
+/** A workflow instance a command works on: its key, record, what it holds and its host's meta. */
 export interface WorkflowTarget {
   key: SessionKey;
-  record: SessionRecord & { workflow: string };
-  instance: StoredWorkflow;
-}
-
-function workflowNotFound(id: string): Error {
-  return new CliFailure(`Workflow "${id}" was not found [WORKFLOW_NOT_FOUND]`, EXIT.notFound);
-}
-
-function notAWorkflow(id: string, why: string): Error {
-  return new CliFailure(`"${id}" is not a workflow: ${why} [WORKFLOW_MISMATCH]`, EXIT.notFound);
+  record: SessionRecord;
+  info: WorkflowInfo;
+  /** What the host keeps beside the machine's snapshot (journal run id, events applied). */
+  host: HostMeta;
 }
 
 /**
- * Loads instance `id` of `userId`. Another user's instance is not found, like a missing one;
- * a session's id is refused, saying so (`agentstate sessions show` reads it).
+ * Loads instance `id` of `userId`, of any workflow. Another user's instance is not found, like
+ * a missing one (`WorkflowNotFoundError`); a session's id is `WorkflowMismatchError` saying so.
+ * The record's snapshot is checked (`InvalidSessionRecordError` naming the key).
  */
 export async function loadWorkflow(
   store: SessionStore,
   id: string,
   userId: string | undefined,
 ): Promise<WorkflowTarget> {
-  const key = workflowKey(id, userId);
+  const key = instanceKey(id, userId);
   let record: SessionRecord;
   try {
     record = await store.load(key);
@@ -43,31 +41,27 @@ export async function loadWorkflow(
       throw e;
     });
     if (session && session.workflow === undefined) {
-      throw notAWorkflow(id, `it is a session (agentstate sessions show ${id})`);
+      throw new WorkflowMismatchError(id, '*', undefined);
     }
-    throw workflowNotFound(id);
+    throw new WorkflowNotFoundError(id);
   }
-  const { workflow } = record;
-  if (workflow === undefined) {
-    throw notAWorkflow(id, `the record ${key.sessionId} is a session's`);
-  }
-  return {
-    key,
-    record: { ...record, workflow },
-    instance: storedWorkflow({ ...record, workflow }),
-  };
+  if (record.workflow === undefined) throw new WorkflowMismatchError(id, '*', undefined);
+  const { host } = readInstanceSnapshot(key.sessionId, record.snapshot);
+  return { key, record, info: workflowInfo(record), host };
 }
 
 /**
- * Refuses an instance that has ended (completed, failed, cancelled or deleted): it takes no
- * more events (exit 4), and nothing is queued for it.
+ * Refuses a command for an instance that ended, before anything is queued: a cancelled one is
+ * `WorkflowCancelledError`; an event for one that completed or failed is
+ * `EventNotAcceptedError` (it accepts none); another command for it, a conflict (exit 4).
  */
-export function checkRunning(target: WorkflowTarget, what: string): void {
-  const { instance } = target;
-  if (instance.status === 'active' || instance.status === 'suspended') return;
-  const ended = instance.cancelled ? 'cancelled' : instance.status;
+export function checkRunning(target: WorkflowTarget, eventType?: string): void {
+  const { info } = target;
+  if (info.cancelled) throw new WorkflowCancelledError(info.id);
+  if (info.status === 'active' || info.status === 'suspended') return;
+  if (eventType !== undefined) throw new EventNotAcceptedError(info.id, eventType, info.value, []);
   throw new CliFailure(
-    `Workflow "${instance.id}" is ${ended} (state ${JSON.stringify(instance.value)}): it takes no ${what} [WORKFLOW_ENDED]`,
+    `Workflow instance "${info.id}" is ${info.status} (state ${JSON.stringify(info.value)}): nothing more to do`,
     EXIT.conflict,
   );
 }
