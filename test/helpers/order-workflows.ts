@@ -15,7 +15,7 @@ export const T0 = Date.UTC(2026, 10, 28, 9, 0);
 /** Three days: the delay after which a waiting order escalates. */
 export const THREE_DAYS = 259_200_000;
 
-interface OrderContext {
+export interface OrderContext {
   orderId: string;
   amount: number;
   validated?: boolean;
