@@ -12,14 +12,16 @@
  *   npm run bench -- --w1-w2       only W1 at the longest T and W2 (a quick before/after of the hot path)
  *   npm run bench -- --inspector   only the inspector page in headless Chromium (render / fetch, bytes)
  *   npm run bench -- --attach      only attach to a 500-message session's last run against reading its journal
+ *   npm run bench -- --workflows   only the workflow bench: 1,000 durable steps against plain XState and
+ *                                  DBOS Transact; 10,000 instances waiting on a durable timer
  *   npm run bench -- --peers       only W1, W2 and W3 against a peer, @openai/agents, side by side
  *                                  (needs `npm ci --prefix bench/peers` first)
  */
 import { writeFile } from 'node:fs/promises';
-import { cpus, platform, release, tmpdir, totalmem } from 'node:os';
+import { cpus, platform, release, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { tempDir } from './fixtures.js';
+import { parseArgs, type Config } from './bench-config.js';
 import {
   renderMarkdown,
   renderTable,
@@ -40,6 +42,7 @@ import { runW6, type W6Run } from './workloads/w6-sub-agent.js';
 import { runFixedCost, type FixedCostRun } from './workloads/w7-fixed-cost.js';
 import { inspectorRows, runInspectorPage } from './workloads/inspector-page.js';
 import { attachPart } from './workloads/attach-replay.js';
+import { workflowsPart } from './workloads/workflows-part.js';
 import {
   durabilityRows,
   runDurabilityModes,
@@ -55,62 +58,6 @@ import {
   runPeerComparison,
   W1_CHILD,
 } from './workloads/peers.js';
-
-interface Config {
-  runs: number;
-  smoke: boolean;
-  markdown: boolean;
-  out: string;
-  conversationLengths: number[];
-  w2Sessions: number;
-  suspendedSessions: number;
-  activeSessions: number;
-  warmUpMessages: number;
-  w5Workers: number[];
-  /**
-   * One part alone: `postgres` (W1 on PostgreSQL at the longest T, W5) or `fixed-cost` (the
-   * per-message fixed cost and its target) or `w1-w2` (W1 at the longest T and W2, the hot
-   * path's before and after) or `peers` (W1, W2 and W3 against `@openai/agents`, side by side)
-   * or `inspector` (the inspector page in headless Chromium) or `attach` (attach to a long
-   * session's last run against reading its journal). Absent: every workload.
-   */
-  only: 'postgres' | 'fixed-cost' | 'w1-w2' | 'peers' | 'inspector' | 'attach' | undefined;
-}
-
-function parseArgs(argv: string[]): Config {
-  const smoke = argv.includes('--smoke');
-  const value = (flag: string): string | undefined => {
-    const i = argv.indexOf(flag);
-    return i >= 0 ? argv[i + 1] : undefined;
-  };
-  const runs = Number(value('--runs') ?? (smoke ? 1 : 5));
-  if (!Number.isInteger(runs) || runs < 1) throw new TypeError('--runs must be a positive integer');
-  const parts = (
-    ['postgres', 'fixed-cost', 'w1-w2', 'peers', 'inspector', 'attach'] as const
-  ).filter((part) => argv.includes(`--${part}`));
-  if (parts.length > 1) {
-    throw new TypeError(`${parts.map((p) => `--${p}`).join(' and ')} run one part each: pick one`);
-  }
-  return {
-    runs,
-    smoke,
-    markdown: argv.includes('--markdown'),
-    out:
-      value('--out') ??
-      (smoke
-        ? join(tmpdir(), 'agentstate-bench-smoke.json')
-        : fileURLToPath(
-            new URL(parts[0] === 'peers' ? 'peers/results.json' : 'results.json', import.meta.url),
-          )),
-    conversationLengths: smoke ? [10] : [10, 100, 500],
-    w2Sessions: smoke ? 20 : 1000,
-    suspendedSessions: smoke ? 100 : 10_000,
-    activeSessions: smoke ? 100 : 1000,
-    warmUpMessages: smoke ? 20 : 300,
-    w5Workers: smoke ? [2] : [1, 2, 4],
-    only: parts[0],
-  };
-}
 
 const log = (message: string): void => {
   process.stderr.write(`[bench] ${message}\n`);
@@ -388,6 +335,8 @@ async function onlyPart(config: Config, stalls: MachineStalls[]): Promise<void> 
     };
   } else if (config.only === 'attach') {
     part = await attachPart(config, log);
+  } else if (config.only === 'workflows') {
+    part = await workflowsPart(config, log);
   } else if (config.only === 'w1-w2') {
     const { w1, w2 } = await hotPathRuns(config, longest);
     part = {
@@ -477,7 +426,9 @@ async function main(): Promise<void> {
     ];
     const { w1pg, w5 } = await postgresWorkloads(config, longest);
     rows.push(...w1PostgresRows(longest, w1pg), ...w5Rows(w5));
-    const targets = evaluateTargets(w1[longest]!, w2, w3, w4, fixedCost);
+    const workflows = await workflowsPart(config, log);
+    rows.push(...workflows.rows);
+    const targets = [...evaluateTargets(w1[longest]!, w2, w3, w4, fixedCost), ...workflows.targets];
     const info = machine([...stalls, measureStalls(config.smoke ? 200 : 2000)]);
     process.stdout.write(
       `${header(config.smoke ? 'smoke' : 'full', info)}${renderTable(rows, config.runs)}\n\n${renderTargets(targets)}\n`,
@@ -485,7 +436,7 @@ async function main(): Promise<void> {
     if (config.markdown) process.stdout.write(`\n${renderMarkdown(rows, targets, config.runs)}\n`);
     await writeFile(
       config.out,
-      `${JSON.stringify({ machine: info, config, rows, targets, raw: { w1, w2, w3, w4, w6, w1pg, w5, fixedCost, modes } }, null, 2)}\n`,
+      `${JSON.stringify({ machine: info, config, rows, targets, raw: { w1, w2, w3, w4, w6, w1pg, w5, fixedCost, modes, workflows: workflows.raw } }, null, 2)}\n`,
     );
     log(
       `results written to ${config.out} (${((performance.now() - started) / 1000).toFixed(0)} s)`,

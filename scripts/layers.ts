@@ -207,7 +207,8 @@ export const LAYERS: readonly Layer[] = [
       },
       {
         folder: 'inspect/page/browser/charts',
-        holds: 'the statecharts (laid out at build time in `chart-layouts.ts`) and the run path',
+        holds:
+          "the statecharts (the session and run machines laid out at build time in `chart-layouts.ts`, an app's machine in the page by `graph-layout.ts`), the run's path and a workflow's",
       },
       {
         folder: 'inspect/page/browser/trace',
@@ -216,7 +217,7 @@ export const LAYERS: readonly Layer[] = [
       {
         folder: 'inspect/page/browser/app',
         holds:
-          "the page's views and its entry `main.ts`: the session list, a session, actions, approvals, controls, the live feed",
+          "the page's views and its entry `main.ts`: the session list, a session, actions, approvals, controls, the live feed, the workflow instances and one instance",
       },
       {
         folder: 'inspect/page',
@@ -226,7 +227,7 @@ export const LAYERS: readonly Layer[] = [
       {
         folder: 'inspect',
         holds:
-          "the inspector: its HTTP server, access checks, reads, actions and live feed; the session list (`/api/sessions`): its query, checked (filters, sort, cursor, page size), and the listing that pages through the store's list order",
+          "the inspector: its HTTP server, access checks, reads, actions and live feed; the session list (`/api/sessions`): its query, checked (filters, sort, cursor, page size), and the listing that pages through the store's list order; the app's workflow instances (`/api/workflows`) and a machine's graph",
       },
       {
         folder: 'cli/shared',

@@ -11,101 +11,14 @@ import prettier from 'prettier';
 import type { AnyStateMachine } from 'xstate';
 import { runMachine } from '../src/machines/run-machine.js';
 import { sessionMachine } from '../src/machines/session-machine.js';
+import { walk, type Edge, type NodeLike } from '../src/inspect/machine-graph.js';
+
+export { walk, type NodeLike } from '../src/inspect/machine-graph.js';
 
 /** The page the script writes, from the repository root. */
 export const MACHINES_PAGE = fileURLToPath(new URL('../docs/machines.md', import.meta.url));
 /** The README, whose picture of the two machines the script also draws (compact). */
 export const README = fileURLToPath(new URL('../README.md', import.meta.url));
-
-/** What the charts read of an XState transition definition. */
-export interface TransitionLike {
-  eventType: string;
-  target?: readonly { id: string }[] | undefined;
-  guard?: unknown;
-  reenter?: boolean;
-}
-
-/** What the charts read of an XState state node. */
-export interface NodeLike {
-  id: string;
-  key: string;
-  type: 'atomic' | 'compound' | 'parallel' | 'final' | 'history';
-  description?: string | undefined;
-  states: Record<string, NodeLike>;
-  invoke: { id: string; src: unknown }[];
-  transitions: Map<string, TransitionLike[]>;
-  always?: TransitionLike[] | undefined;
-  initial?: { target: readonly { id: string }[] } | undefined;
-}
-
-/** One transition, as drawn: from a state path to target paths ('' is the machine itself). */
-export interface Edge {
-  from: string;
-  event: string;
-  guard: string | undefined;
-  targets: string[];
-}
-
-/** The name a guard is drawn with: its name in `setup({ guards })`, or `inline`. */
-function guardName(guard: unknown): string | undefined {
-  if (guard === undefined) return undefined;
-  if (typeof guard === 'string') return guard;
-  if (typeof guard === 'object' && guard !== null && 'type' in guard) {
-    return String(guard.type);
-  }
-  return 'inline';
-}
-
-/** `xstate.done.actor.<invoked id>` reads `onDone(<src>)`; a wildcard, `onDone(any child)`. */
-function eventName(type: string, node: NodeLike): string {
-  for (const kind of ['done', 'error'] as const) {
-    const prefix = `xstate.${kind}.actor.`;
-    if (!type.startsWith(prefix)) continue;
-    const id = type.slice(prefix.length);
-    const name = kind === 'done' ? 'onDone' : 'onError';
-    if (id === '*') return `${name}(any child)`;
-    const invoked = node.invoke.find((i) => i.id === id);
-    return `${name}(${invoked && typeof invoked.src === 'string' ? invoked.src : id})`;
-  }
-  return type;
-}
-
-/**
- * A machine's state nodes (parents first) and transitions, in the definition's order, with
- * `pathOf` (a node's id as its dotted path, `''` for the machine). `scripts/chart-layouts.ts`
- * lays the same walk out for the inspector page.
- */
-export function walk(machine: AnyStateMachine) {
-  const root = machine.root as unknown as NodeLike;
-  const pathOf = (id: string) => (id === root.id ? '' : id.slice(root.id.length + 1));
-  const edges: Edge[] = [];
-  const nodes: NodeLike[] = [];
-  const visit = (node: NodeLike) => {
-    nodes.push(node);
-    const from = pathOf(node.id);
-    for (const [type, list] of node.transitions) {
-      for (const t of list) {
-        edges.push({
-          from,
-          event: eventName(type, node),
-          guard: guardName(t.guard),
-          targets: (t.target ?? []).map((s) => pathOf(s.id)),
-        });
-      }
-    }
-    for (const t of node.always ?? []) {
-      edges.push({
-        from,
-        event: 'always',
-        guard: guardName(t.guard),
-        targets: (t.target ?? []).map((s) => pathOf(s.id)),
-      });
-    }
-    for (const child of Object.values(node.states)) visit(child);
-  };
-  visit(root);
-  return { root, nodes, edges, pathOf };
-}
 
 /**
  * Mermaid ids of a machine's states: a state's own key where no other state has it (Mermaid

@@ -1,4 +1,6 @@
 /**
+ * Long on purpose: the public API, every name listed one by one (no `export *`).
+ *
  * The public API of agentstate for app authors, every name listed here (no `export *`).
  * Everything else under `src/` is internal and may change without notice. The other tiers
  * are subpaths: `agentstate-runtime/store` (for store implementers: the store contract's parts, the
@@ -10,7 +12,8 @@
 // ---- the agent, its sessions and its runs ----------------------------------------------------
 export { Agent } from './agent/agent.js';
 export { workflows, Workflows } from './workflows/workflows.js';
-export type { InstanceScope, WorkflowApproval } from './workflows/workflows.js';
+export type { InstanceScope } from './workflows/workflows.js';
+export type { WorkflowApproval } from './workflows/workflow-approvals.js';
 export type { WorkflowsOptions } from './workflows/workflow-options.js';
 export type { WorkflowInfo, WorkflowSummary } from './workflows/workflow-info.js';
 export type {
@@ -24,7 +27,7 @@ export type {
   StepSource,
 } from './workflow-host/step-definition.js';
 export type { StepResolution } from './workflow-host/instance-command.js';
-export type { WorkflowMigration } from './workflow-host/workflow-host.js';
+export type { WorkflowMigration } from './workflow-host/stored-instances.js';
 export type {
   WorkflowEventOutput,
   WorkflowStepOutput,

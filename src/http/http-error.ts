@@ -20,7 +20,11 @@ export class HttpError extends Error {
 }
 
 /** Codes of what does not exist (or belongs to another user, which looks the same). */
-const NOT_FOUND: ReadonlySet<string> = new Set(['SESSION_NOT_FOUND', 'RUN_NOT_FOUND']);
+const NOT_FOUND: ReadonlySet<string> = new Set([
+  'SESSION_NOT_FOUND',
+  'RUN_NOT_FOUND',
+  'WORKFLOW_NOT_FOUND',
+]);
 
 /** Codes of actions the session's state does not allow now. */
 const CONFLICTS: ReadonlySet<string> = new Set([

@@ -24,7 +24,8 @@ export type InspectorAction = (
 const NO_AGENT =
   'This inspector runs no agent of the app: the run continues when the app resumes it (start the inspector in the app, or `agentstate inspect --agent <module>`)';
 
-const optionalString = (body: Record<string, unknown>, name: string): string | undefined => {
+/** A body's optional string field (an id one within the id length limit); else a 400. */
+export const optionalString = (body: Record<string, unknown>, name: string): string | undefined => {
   const value = body[name];
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || !value) {
@@ -35,7 +36,8 @@ const optionalString = (body: Record<string, unknown>, name: string): string | u
   return value;
 };
 
-const requiredString = (body: Record<string, unknown>, name: string): string => {
+/** A body's string field, required; else a 400. */
+export const requiredString = (body: Record<string, unknown>, name: string): string => {
   const value = optionalString(body, name);
   if (value === undefined) throw new HttpError(400, 'BAD_REQUEST', `"${name}" is required`);
   return value;

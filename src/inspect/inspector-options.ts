@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { SessionRuntime } from '../sessions/session-runtime.js';
 import { LOOPBACK } from './inspector-access.js';
 import { OptionChecker, optionNames } from '../validation/option-checks.js';
+import { isInspectedWorkflows, type InspectedWorkflows } from './inspector-workflows.js';
 
 /** Options of `startInspector`. */
 export interface InspectorOptions {
@@ -28,6 +29,14 @@ export interface InspectorOptions {
    * @default false
    */
   recordOnly?: boolean | undefined;
+  /**
+   * The app's workflow hosts (`workflows(machine, options)`) on the runtime's store: the page
+   * lists their instances beside the sessions, draws each one's chart from its machine with the
+   * path it took, and approves or rejects a call its nested agent waits for through the host.
+   * An instance of a workflow not listed here is shown without its chart, and not acted on.
+   * Each host's name once.
+   */
+  workflows?: readonly InspectedWorkflows[] | undefined;
   /** @default 0 (a free port; read it from the handle's `url`) */
   port?: number | undefined;
   /**
@@ -98,6 +107,7 @@ const NAMES = optionNames<InspectorOptions>({
   runtime: true,
   agents: true,
   recordOnly: true,
+  workflows: true,
   port: true,
   host: true,
   authorize: true,
@@ -144,7 +154,15 @@ export function checkInspectorOptions(options: unknown): void {
         Object.keys(v).length > 0 &&
         Object.entries(v).every(([name, agent]) => agent instanceof Agent && agent.name === name),
     )
-    .function('authorize');
+    .function('authorize')
+    .check(
+      'workflows',
+      'an array of workflow hosts (`workflows(machine, options)`), each name once',
+      (v) =>
+        Array.isArray(v) &&
+        v.every(isInspectedWorkflows) &&
+        new Set(v.map((h: InspectedWorkflows) => h.name)).size === v.length,
+    );
   const given = options as InspectorOptions;
   if (given.recordOnly === true && given.agents !== undefined) {
     throw new TypeError('startInspector(): "recordOnly" and "agents" exclude each other');

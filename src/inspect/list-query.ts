@@ -102,3 +102,27 @@ export function listQuery(params: URLSearchParams): ListQuery {
     limit,
   };
 }
+
+/** The query names of `/api/workflows`: the list's status, order and paging. */
+const WORKFLOW_NAMES: ReadonlySet<string> = new Set([
+  'status',
+  'sort',
+  'cursor',
+  'limit',
+  'user',
+  'token',
+]);
+
+/**
+ * The workflow list's query, `?status=&sort=&cursor=&limit=`, checked as the session list's
+ * (`listQuery`); a session list filter (`run`, `agent`, `text`) is an unknown name, a 400.
+ */
+export function workflowListQuery(
+  params: URLSearchParams,
+): Pick<ListQuery, 'status' | 'sort' | 'cursor' | 'limit'> {
+  for (const name of params.keys()) {
+    if (!WORKFLOW_NAMES.has(name)) throw bad(`Unknown query parameter "${name}"`);
+  }
+  const { status, sort, cursor, limit } = listQuery(params);
+  return { status, sort, cursor, limit };
+}

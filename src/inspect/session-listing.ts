@@ -53,6 +53,8 @@ export async function listSessions(
     let full = false;
     for (const info of page.sessions) {
       scanned++;
+      // (a store of the contract lists sessions only; one written before `kind` lists instances too)
+      if (info.workflow !== undefined) continue;
       const row = await listed(runtime, info);
       if (!matches(row, query)) continue;
       sessions.push(row);

@@ -11,7 +11,10 @@ import {
   type InspectorOptions,
 } from './inspector-options.js';
 import { runDetail, sessionDetail } from './inspector-reads.js';
-import { listQuery } from './list-query.js';
+import { listQuery, workflowListQuery } from './list-query.js';
+import { InspectorWorkflows } from './inspector-workflows.js';
+import { WORKFLOW_ACTIONS } from './workflow-actions.js';
+import { listWorkflows, sessionLink, workflowDetail } from './workflow-reads.js';
 import { listSessions } from './session-listing.js';
 import { runPart } from './run-parts.js';
 import { forkOrigin } from './time-travel.js';
@@ -59,6 +62,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
   const redact = options.redact ?? ((text: string) => text);
   const agents = new InspectorAgents(runtime, options.agents, options.recordOnly === true);
   const live = new LiveFeed(agents.liveRuntimes(), redact);
+  const workflows = new InspectorWorkflows(options.workflows);
   const server = createServer();
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -87,15 +91,30 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
     for (const part of parts) checkIdLength('id', part);
     const send = (body: unknown) => sendJson(res, 200, JSON.parse(redact(JSON.stringify(body))));
     if (req.method === 'POST') {
-      const [api, sessions, sessionId, action, extra] = parts;
-      const act = action === undefined ? undefined : INSPECTOR_ACTIONS[action];
-      if (api !== 'api' || sessions !== 'sessions' || !sessionId || !act || extra) {
+      const [api, kind, id, action, extra] = parts;
+      const asked = api === 'api' && id !== undefined && action !== undefined && !extra;
+      const sessionAct = asked && kind === 'sessions' ? own(INSPECTOR_ACTIONS, action) : undefined;
+      const workflowAct = asked && kind === 'workflows' ? own(WORKFLOW_ACTIONS, action) : undefined;
+      if (!id || (!sessionAct && !workflowAct)) {
         throw new HttpError(404, 'NOT_FOUND', `No action at ${url.pathname}`);
       }
       const body = await readJsonBody(req, options.maxBodyBytes ?? INSPECTOR_MAX_BODY_BYTES);
+      if (workflowAct) {
+        send(await workflowAct({ runtime, workflows }, { id, userId: userOf(url) }, body));
+        return;
+      }
+      const key: SessionKey = { sessionId: id, userId: userOf(url) };
+      // A decision on a workflow's agent goes through its host, as from the workflow's view.
+      const link =
+        action === 'approve' || action === 'reject' ? await sessionLink(runtime, key) : undefined;
+      if (link) {
+        const decide = WORKFLOW_ACTIONS[action as 'approve' | 'reject']!;
+        send(await decide({ runtime, workflows }, { id: link.id, userId: key.userId }, body));
+        return;
+      }
       const { operator = 'inspector' } = options;
       const by = typeof operator === 'string' ? operator : operator(req);
-      send(await act(agents, { sessionId, userId: userOf(url) }, body, by));
+      send(await sessionAct!(agents, key, body, by));
       return;
     }
     if (req.method !== 'GET') throw new HttpError(405, 'METHOD_NOT_ALLOWED', 'GET or POST only');
@@ -118,6 +137,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
         allUsers: options.allUsers === true,
         recordOnly: agents.recordOnly,
         agents: agents.names(),
+        workflows: workflows.names(),
       });
     }
     if (what === 'machines' && !sessionId) return send(machineCharts());
@@ -126,11 +146,22 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
       live.add(res, user, url.searchParams.get('session') ?? undefined);
       return;
     }
+    if (what === 'workflows') {
+      const user = userOf(url);
+      if (!sessionId)
+        return send(await listWorkflows(runtime, user, workflowListQuery(url.searchParams)));
+      if (runs === undefined)
+        return send(await workflowDetail(runtime, workflows, sessionId, user));
+      throw new HttpError(404, 'NOT_FOUND', `Nothing at ${path}`);
+    }
     if (what !== 'sessions') throw new HttpError(404, 'NOT_FOUND', `Nothing at ${path}`);
     const user = userOf(url);
     if (!sessionId) return send(await listSessions(runtime, user, listQuery(url.searchParams)));
     const key: SessionKey = { sessionId, userId: user };
-    if (runs === undefined) return send(await sessionDetail(runtime, key));
+    if (runs === undefined) {
+      const link = await sessionLink(runtime, key);
+      return send({ ...(await sessionDetail(runtime, key)), ...(link ? { workflow: link } : {}) });
+    }
     if (runs === 'origin' && !runId) return send({ origin: await forkOrigin(runtime, key) });
     if (runs === 'history' && !runId)
       return send(await historyPage(runtime, key, url.searchParams));
@@ -157,6 +188,11 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** The action of `actions` named `name` (its own, never one of `Object`'s: `constructor`). */
+function own<T>(actions: Record<string, T>, name: string): T | undefined {
+  return Object.hasOwn(actions, name) ? actions[name] : undefined;
 }
 
 /** A path segment, percent-decoded; a malformed escape (`%E0%A4%A`, `%ZZ`) is a 400. */

@@ -18,10 +18,16 @@ export function sessionStatusOf(value: StateValue): SessionStatus {
   }
 }
 
-/** A state value as one dotted string, e.g. `approvals.checking`. */
+/**
+ * A state value as one dotted string, e.g. `approvals.checking`; the regions of a parallel
+ * state each a full path, joined by `,` (`{ p: { a: 'x', b: 'y' } }` reads `p.a.x,p.b.y`).
+ */
 export function stateName(value: StateValue): string {
   if (typeof value === 'string') return value;
   return Object.entries(value)
-    .map(([k, v]) => `${k}.${stateName(v)}`)
+    .flatMap(([k, v]) => {
+      const inner = v === undefined ? '' : stateName(v);
+      return inner ? inner.split(',').map((leaf) => `${k}.${leaf}`) : [k];
+    })
     .join(',');
 }

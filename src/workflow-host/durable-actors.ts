@@ -45,6 +45,12 @@ function linkedAgent(
       instance.link(scope.self.id, { kind: 'agent', name, id: sessionId });
       return logic.getInitialSnapshot(scope, { ...input, sessionId, userId: instance.userId });
     },
+    transition(snapshot, event, scope) {
+      const next = logic.transition(snapshot, event, scope);
+      // Its phase and the calls it waits on live in its snapshot: the instance saves them.
+      if (next !== snapshot) instanceOf(scope.system)?.childChanged();
+      return next;
+    },
   };
 }
 

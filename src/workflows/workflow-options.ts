@@ -2,7 +2,7 @@ import type { Clock } from '../core/clock.js';
 import type { SessionStore } from '../persistence/session-store.js';
 import type { Agent } from '../agent/agent.js';
 import type { StepSource } from '../workflow-host/step-definition.js';
-import type { WorkflowMigration } from '../workflow-host/workflow-host.js';
+import type { WorkflowMigration } from '../workflow-host/stored-instances.js';
 import { OptionChecker, optionNames } from '../validation/option-checks.js';
 import { checkStoreOption } from '../persistence/store-supports.js';
 

@@ -1,7 +1,13 @@
 import type { AnyStateMachine, EventFromLogic, InputFrom } from 'xstate';
 import { systemClock } from '../core/clock.js';
 import { newId } from '../core/new-id.js';
-import type { JournalEntry, SessionStatus, ListOrder } from '../persistence/session-store.js';
+import type {
+  JournalEntry,
+  ListOrder,
+  SessionKey,
+  SessionStatus,
+} from '../persistence/session-store.js';
+import { UnknownCallError } from '../errors/run-errors.js';
 import { defaultStore } from '../sessions/default-store.js';
 import { WorkflowHost } from '../workflow-host/workflow-host.js';
 import { durableMachine } from '../workflow-host/durable-actors.js';
@@ -19,6 +25,7 @@ import {
   type WorkflowSummary,
 } from './workflow-info.js';
 import { WorkflowScheduler, type WorkflowSchedulerOptions } from './workflow-scheduler.js';
+import { waitingCalls, type WorkflowApproval } from './workflow-approvals.js';
 
 const DEFAULT_LEASE_TTL_MS = 30_000;
 const DEFAULT_POLL_MS = 1_000;
@@ -26,16 +33,6 @@ const DEFAULT_POLL_MS = 1_000;
 /** Who an instance belongs to: its owner (the same hard partition as sessions). */
 export interface InstanceScope {
   userId?: string | undefined;
-}
-
-/** A call an instance's linked agent waits for a decision on. */
-export interface WorkflowApproval {
-  /** The invoked agent's actor id in the machine, and its linked session. */
-  actorId: string;
-  sessionId: string;
-  callId: string;
-  name: string;
-  arguments: unknown;
 }
 
 /**
@@ -124,7 +121,7 @@ export class Workflows<TMachine extends AnyStateMachine = AnyStateMachine> {
   /** Instance `id` as stored (or as live in this process, once saved). */
   async get(id: string, options: InstanceScope = {}): Promise<WorkflowInfo> {
     const key = instanceKey(id, options.userId);
-    const record = this.host.liveInstance(key)?.record ?? (await this.host.read(key, id));
+    const record = this.host.liveInstance(key)?.record ?? (await this.host.stored.read(key, id));
     return workflowInfo(record);
   }
 
@@ -157,30 +154,8 @@ export class Workflows<TMachine extends AnyStateMachine = AnyStateMachine> {
   /** The calls the instance's linked agents wait for a decision on. */
   async approvals(id: string, options: InstanceScope = {}): Promise<WorkflowApproval[]> {
     const key = instanceKey(id, options.userId);
-    const record = this.host.liveInstance(key)?.record ?? (await this.host.read(key, id));
-    const { machine, host } = readInstanceSnapshot(key.sessionId, record.snapshot);
-    const children = (machine.children ?? {}) as Record<
-      string,
-      {
-        snapshot?: {
-          context?: { interruptions?: { callId: string; name: string; arguments: unknown }[] };
-        };
-      }
-    >;
-    const approvals: WorkflowApproval[] = [];
-    for (const [actorId, link] of Object.entries(host.links)) {
-      if (link.kind !== 'agent') continue;
-      for (const call of children[actorId]?.snapshot?.context?.interruptions ?? []) {
-        approvals.push({
-          actorId,
-          sessionId: link.id,
-          callId: call.callId,
-          name: call.name,
-          arguments: call.arguments,
-        });
-      }
-    }
-    return approvals;
+    const record = this.host.liveInstance(key)?.record ?? (await this.host.stored.read(key, id));
+    return waitingCalls(record);
   }
 
   /** Approves a call a linked agent of instance `id` waits for; resolves once applied. */
@@ -189,7 +164,7 @@ export class Workflows<TMachine extends AnyStateMachine = AnyStateMachine> {
     callId: string,
     options: InstanceScope & { always?: boolean | undefined } = {},
   ): Promise<WorkflowInfo> {
-    const key = instanceKey(id, options.userId);
+    const key = await this.waitingCall(id, callId, options);
     await this.host.submit(key, id, {
       kind: 'decision',
       callId,
@@ -205,7 +180,7 @@ export class Workflows<TMachine extends AnyStateMachine = AnyStateMachine> {
     callId: string,
     options: InstanceScope & { message?: string | undefined; always?: boolean | undefined } = {},
   ): Promise<WorkflowInfo> {
-    const key = instanceKey(id, options.userId);
+    const key = await this.waitingCall(id, callId, options);
     await this.host.submit(key, id, {
       kind: 'decision',
       callId,
@@ -214,6 +189,16 @@ export class Workflows<TMachine extends AnyStateMachine = AnyStateMachine> {
       always: options.always,
     });
     return this.get(id, options);
+  }
+
+  /** The instance's key, once a linked agent waits on `callId` (else `UnknownCallError`: nothing stored). */
+  private async waitingCall(id: string, callId: string, scope: InstanceScope): Promise<SessionKey> {
+    const key = instanceKey(id, scope.userId);
+    const waiting = await this.approvals(id, scope);
+    if (!waiting.some((call) => call.callId === callId)) {
+      throw new UnknownCallError(callId, { sessionId: key.sessionId });
+    }
+    return key;
   }
 
   /**
@@ -237,9 +222,38 @@ export class Workflows<TMachine extends AnyStateMachine = AnyStateMachine> {
     options: InstanceScope & { from?: number } = {},
   ): Promise<JournalEntry[]> {
     const key = instanceKey(id, options.userId);
-    const record = await this.host.read(key, id);
+    const record = await this.host.stored.read(key, id);
     const { host } = readInstanceSnapshot(key.sessionId, record.snapshot);
     return this.host.config.store.readRunJournal(key, host.runId, options.from ?? 0);
+  }
+
+  /**
+   * Restores this workflow's active instances of one user that no process holds (their process
+   * stopped: a crash, a deploy) and runs what waits in each: a step that was in flight follows
+   * its in-doubt policy, commands in the inbox are applied, timers due fire. An instance another
+   * process holds (its lease live) is left to it. Resolves with what became of each.
+   */
+  async recover(
+    options: InstanceScope & { limit?: number | undefined } = {},
+  ): Promise<{ id: string; info?: WorkflowInfo; error?: unknown }[]> {
+    const recovered: { id: string; info?: WorkflowInfo; error?: unknown }[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.list({ ...options, status: 'active', cursor });
+      for (const { id } of page.workflows) {
+        const key = instanceKey(id, options.userId);
+        try {
+          const driven = await this.host.drive(key, id);
+          if (!driven) continue; // another process holds it
+          await driven.instance.gone;
+          recovered.push({ id, info: await this.get(id, options) });
+        } catch (error) {
+          recovered.push({ id, error });
+        }
+      }
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    return recovered;
   }
 
   /**

@@ -55,6 +55,8 @@ describe('bench (smoke)', () => {
       "durability 'tools': W2",
       "durability 'run': W2",
       'memory store: messages/second',
+      'Workflow of 50 steps: hosted by workflows() on PostgreSQL',
+      '200 workflow instances, each waiting on a durable timer',
       'target',
       'machine pauses (start, end): a clock-reading loop lost',
     ]) {
@@ -72,7 +74,7 @@ describe('bench (smoke)', () => {
       expect(lostShare).toBeLessThanOrEqual(1);
       expect(longestMs).toBeGreaterThanOrEqual(0);
     }
-    expect(results.targets).toHaveLength(10);
+    expect(results.targets).toHaveLength(15);
   }, 300_000);
 
   it('runs the per-message fixed cost alone with --fixed-cost, with its target', async () => {
@@ -129,6 +131,45 @@ describe('bench (smoke)', () => {
     // The last run: its model call, tool call and result, its answer's model call and text, its end.
     expect(results.raw.attach[0]!.events).toBe(6);
     expect(results.raw.attach[0]!.journalMs).toBeGreaterThan(0);
+  }, 300_000);
+
+  it('runs the workflow bench alone with --workflows: hosted steps against plain XState and DBOS Transact, waiting instances', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'agentstate-bench-smoke-'));
+    const out = join(dir, 'results.json');
+    const { code, stdout, stderr } = await runSmoke(out, '--workflows');
+    expect(code, stderr).toBe(0);
+    expect(stdout).toContain('agentstate benchmark (workflows)');
+    for (const heading of [
+      'Workflow of 50 steps: hosted by workflows() on LevelDB',
+      'Workflow of 50 steps: hosted by workflows() on PostgreSQL',
+      '/ DBOS Transact, time/step (medians, same run)',
+      'Workflow of 50 steps: plain in-memory XState (the floor)',
+      'Workflow of 50 steps: DBOS Transact, same PostgreSQL',
+      '200 workflow instances, each waiting on a durable timer (LevelDB)',
+      'due time to firing: the first due (all others waiting)',
+      'RSS added by 200 plain XState actors held live',
+    ])
+      expect(stdout).toContain(heading);
+    expect(stdout).not.toContain('W1 one long conversation');
+    const results = JSON.parse(await readFile(out, 'utf8')) as {
+      targets: { name: string }[];
+      raw: {
+        steps: Record<'level' | 'postgres' | 'xstate' | 'dbos', { steps: number }>[];
+        timers: {
+          instances: number;
+          xstate: { waiting: number };
+          hosted: { lastDelayMs: number };
+        }[];
+      };
+    };
+    expect(results.targets).toHaveLength(5);
+    const [steps] = results.raw.steps;
+    for (const engine of ['level', 'postgres', 'xstate', 'dbos'] as const)
+      expect(steps![engine].steps).toBe(50);
+    const [timers] = results.raw.timers;
+    expect(timers!.instances).toBe(200);
+    expect(timers!.xstate.waiting).toBe(200);
+    expect(timers!.hosted.lastDelayMs).toBeGreaterThan(0);
   }, 300_000);
 
   it('refuses two parts at once (--postgres with --fixed-cost, --peers with --w1-w2)', async () => {

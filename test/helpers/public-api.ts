@@ -316,7 +316,12 @@ export const POSTGRES_TYPES = ['PostgresSessionStoreOptions'].sort();
 
 /** The `agentstate-runtime/inspect` export (the local inspector server). */
 export const INSPECT_VALUES = ['startInspector'];
-export const INSPECT_TYPES = ['InspectorOptions', 'InspectorHandle', 'LiveFrame'].sort();
+export const INSPECT_TYPES = [
+  'InspectorOptions',
+  'InspectorHandle',
+  'LiveFrame',
+  'InspectedWorkflows',
+].sort();
 
 /** The `agentstate-runtime/http` export (the chat handler on web-standard Request/Response). */
 export const HTTP_VALUES = ['createChatHandler', 'toNodeListener', 'HttpError'].sort();

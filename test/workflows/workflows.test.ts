@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { TempStores } from '../helpers/temp-store.js';
 import { assign, fromPromise, setup } from 'xstate';
 import { MemorySessionStore } from '../../src/persistence/kv/memory-session-store.js';
 import { FakeClock } from '../../src/testing/fake-clock.js';
@@ -84,7 +85,26 @@ function host(store = new MemorySessionStore(), clock = new FakeClock()) {
   return { orders, store, clock, ran };
 }
 
+const temps = new TempStores();
+afterEach(() => temps.cleanupAll());
+
 describe('workflows()', () => {
+  it('a cancel right after a start settles every time, on LevelDB (a save landing mid-drain never unloads it)', async () => {
+    const { store } = await temps.open();
+    const waiting = setup({}).createMachine({
+      id: 'w',
+      initial: 'waiting',
+      states: { waiting: { after: { 259_200_000: 'done' } }, done: { type: 'final' } },
+    });
+    const host = workflows(waiting, { store });
+    for (let i = 0; i < 100; i++) {
+      await host.start(`i-${i}`, { userId: 'u' });
+      const cancelled = await host.cancel(`i-${i}`, { userId: 'u' });
+      expect(cancelled.status).toBe('failed');
+    }
+    await host.close();
+  });
+
   it('starts an instance, runs its step once, takes an event and saves each macrostep', async () => {
     const { orders, ran } = host();
     const started = await orders.start('o1', { userId: 'alice', input: { total: 30 } });

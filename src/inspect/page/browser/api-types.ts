@@ -9,6 +9,8 @@ export interface InspectorInfo {
   allUsers: boolean;
   recordOnly: boolean;
   agents: string[];
+  /** The app's workflow hosts the inspector was given (their instances are listed apart). */
+  workflows: string[];
 }
 
 /** One state of a machine's chart (`/api/machines`), its nested states in `states`. */
@@ -123,6 +125,8 @@ export interface SessionDetail {
   }[];
   pendingApprovals: PendingApproval[];
   history: { total: number; from: number; items: HistoryItem[] };
+  /** The workflow instance whose agent this session is: its decisions go through its host. */
+  workflow?: { id: string; workflow: string; actorId: string } | undefined;
 }
 
 /** One journaled step of a run's timeline. */

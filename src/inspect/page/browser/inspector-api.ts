@@ -20,6 +20,11 @@ export function sessionPath(sessionId: string): string {
   return `/api/sessions/${encodeURIComponent(sessionId)}`;
 }
 
+/** The API path of a workflow instance. */
+export function workflowPath(id: string): string {
+  return `/api/workflows/${encodeURIComponent(id)}`;
+}
+
 /** GETs `path`; its JSON, or an error `<code>: <message>`. */
 export async function api<T>(user: string, path: string): Promise<T> {
   return answer<T>(await fetch(withUser(user, path), { headers: { accept: 'application/json' } }));
@@ -32,7 +37,16 @@ export async function act<T>(
   action: string,
   body: Record<string, unknown> = {},
 ): Promise<T> {
-  const res = await fetch(withUser(user, `${sessionPath(sessionId)}/${action}`), {
+  return post<T>(user, `${sessionPath(sessionId)}/${action}`, body);
+}
+
+/** POSTs a JSON body to `path` (an action's); its JSON answer, or an error. */
+export async function post<T>(
+  user: string,
+  path: string,
+  body: Record<string, unknown>,
+): Promise<T> {
+  const res = await fetch(withUser(user, path), {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),

@@ -1,4 +1,5 @@
 import type { RunDetail, SessionDetail, SessionSummary } from './api-types.js';
+import type { WorkflowDetail, WorkflowSummary } from './workflow-api-types.js';
 import type { FeedEntry } from './feed-entry.js';
 import type { ListFilters } from './list-filters.js';
 
@@ -46,6 +47,14 @@ export interface PageState {
   /** What the user typed in the fork fields (kept across a live refresh). */
   forkId: string;
   forkAt: string;
+  /** The workflow instances listed (the app's workflow hosts' instances), and the next page's cursor. */
+  workflows: WorkflowSummary[];
+  workflowCursor: string | null;
+  /** The workflow instance shown instead of a session, and its detail. */
+  workflowId: string | null;
+  workflow: WorkflowDetail | null;
+  /** The hop of its path picked for time travel (an index in its path), or none: now. */
+  travel: number | null;
 }
 
 /** The state of a page just loaded, for `user`. */
@@ -76,6 +85,11 @@ export function newPageState(user: string): PageState {
     asked: 0,
     forkId: '',
     forkAt: '',
+    workflows: [],
+    workflowCursor: null,
+    workflowId: null,
+    workflow: null,
+    travel: null,
   };
 }
 

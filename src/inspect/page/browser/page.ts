@@ -16,6 +16,10 @@ export interface Page {
   openSession(sessionId: string): Promise<void>;
   /** Shows another run of the open session. */
   openRun(runId: string): Promise<void>;
+  /** Reads (or, with `more`, reads on) the workflow instances and renders their list. */
+  loadWorkflows(more?: boolean): Promise<void>;
+  /** Opens a workflow instance: its chart, path, steps and nested sessions. */
+  openWorkflow(id: string): Promise<void>;
   /** (Re)connects the live feed for the page's user. */
   startLive(): void;
 }

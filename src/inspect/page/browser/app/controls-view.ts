@@ -25,6 +25,7 @@ export function renderControls(page: Page): void {
           state.pages = [];
           state.pageCursor = null;
           void page.loadSessions();
+          void page.loadWorkflows();
           page.startLive();
         },
       })

@@ -10,7 +10,7 @@ const SETTLE_MS = 150;
 
 /**
  * How often the page reads the list again without a frame: sessions another process (or an
- * agent this inspector does not watch) writes send no frame here.
+ * agent this inspector does not watch) writes send no frame here, nor do workflow instances.
  */
 const LIST_POLL_MS = 3000;
 
@@ -25,7 +25,11 @@ export function startLive(page: Page): void {
   state.live = live;
   if (state.listPoll) clearInterval(state.listPoll);
   state.listPoll = setInterval(() => {
-    if (document.visibilityState === 'visible') void page.loadSessions();
+    if (document.visibilityState !== 'visible') return;
+    void page.loadSessions();
+    // Workflow instances send no frame: their list and the open one are read again.
+    if (page.info.workflows.length) void page.loadWorkflows();
+    if (state.workflowId !== null) void page.openWorkflow(state.workflowId);
   }, LIST_POLL_MS);
 }
 

@@ -27,6 +27,9 @@ import { fail } from '../page-error.js';
 import { newPageState } from '../page-state.js';
 import { openRun, openSession } from './session-view.js';
 import { loadSessions } from './sessions-view.js';
+import { openWorkflow } from './workflow-view.js';
+import { loadWorkflows } from './workflows-view.js';
+import { byId, h } from '../dom.js';
 
 /** Reads who the page is for and the machines' charts, then shows the controls and sessions. */
 async function start(): Promise<void> {
@@ -41,12 +44,19 @@ async function start(): Promise<void> {
     loadSessions: (more) => loadSessions(page, more),
     openSession: (sessionId) => openSession(page, sessionId),
     openRun: (runId) => openRun(page, runId),
+    loadWorkflows: (more) => loadWorkflows(page, more),
+    openWorkflow: (id) => openWorkflow(page, id),
     startLive: () => startLive(page),
   };
   renderControls(page);
   page.startLive();
   await page.loadSessions();
   renderFeed(page);
+  // The app's workflow instances, listed under the sessions when the inspector hosts workflows.
+  if (info.workflows.length) {
+    byId('sessions').appendChild(h('div', { id: 'workflow-pane' }));
+    await page.loadWorkflows();
+  }
 }
 
 start().catch((error: unknown) => fail(newPageState(''), error));

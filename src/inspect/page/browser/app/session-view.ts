@@ -28,6 +28,8 @@ export async function openSession(page: Page, id: string): Promise<void> {
     state.forkAt = '';
   }
   state.selected = id;
+  state.workflowId = null;
+  state.workflow = null;
   if (changed) resetFeed(page);
   const asked = ++state.asked;
   try {
@@ -88,6 +90,7 @@ function renderDetail(page: Page): void {
   append(
     box,
     h('h2', {}, 'Session ', h('span', { id: 'session-id' }, s.sessionId)),
+    d.workflow ? workflowLink(page, d.workflow) : null,
     h(
       'p',
       {},
@@ -223,4 +226,30 @@ function describeItem(item: HistoryItem): string {
   if (item.type === 'tool_call') return `call ${item.name}(${item.arguments})`;
   if (item.type === 'tool_result') return `result ${item.name}: ${item.output}`;
   return item.type;
+}
+
+/** The workflow instance whose agent the session is, a link to it. */
+function workflowLink(
+  page: Page,
+  link: NonNullable<SessionDetail['workflow']>,
+): HTMLParagraphElement {
+  return h(
+    'p',
+    { id: 'session-workflow' },
+    'The agent of workflow instance ',
+    h(
+      'a',
+      {
+        href: `#workflow=${encodeURIComponent(link.id)}`,
+        class: 'workflow-link',
+        'data-workflow': link.id,
+        onclick: (e) => {
+          e.preventDefault();
+          void page.openWorkflow(link.id);
+        },
+      },
+      link.id,
+    ),
+    ` (${link.workflow}, invoked as ${link.actorId}): its decisions go through the workflow.`,
+  );
 }

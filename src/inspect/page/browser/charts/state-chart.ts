@@ -21,6 +21,8 @@ export interface ChartOverlay {
   path?: RunPath | undefined;
   /** The sub-agent runs each state holds (the state that spawns them). */
   children?: Map<string, number> | undefined;
+  /** What those children are, in the state's badge and name. @default 'sub-agent run' */
+  childKind?: string | undefined;
   onSelect?: ((state: string) => void) | undefined;
 }
 
@@ -137,7 +139,7 @@ function drawState(s: LaidState, current: Set<string>, overlay: ChartOverlay): S
   const badgeText = [
     visit ? `${visit.entered}×` : '',
     visit?.ms ? dur(visit.ms) : '',
-    children ? `${children} sub-run` : '',
+    children ? `${children} ${overlay.childKind ?? 'sub-run'}` : '',
   ]
     .filter(Boolean)
     .join(' · ');
@@ -148,7 +150,7 @@ function drawState(s: LaidState, current: Set<string>, overlay: ChartOverlay): S
     current.has(s.path) ? 'current' : '',
     visitText(overlay.path, s.path),
     visit?.steps.length ? `${visit.steps.length} step(s)` : '',
-    children ? `${children} sub-agent run(s)` : '',
+    children ? `${children} ${overlay.childKind ?? 'sub-agent run'}(s)` : '',
   ]
     .filter(Boolean)
     .join(', ');

@@ -1,0 +1,71 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** What `npm run bench` was asked to run: sizes, runs, where to write, one part alone. */
+export interface Config {
+  runs: number;
+  smoke: boolean;
+  markdown: boolean;
+  out: string;
+  conversationLengths: number[];
+  w2Sessions: number;
+  suspendedSessions: number;
+  activeSessions: number;
+  warmUpMessages: number;
+  w5Workers: number[];
+  /**
+   * One part alone: `postgres` (W1 on PostgreSQL at the longest T, W5) or `fixed-cost` (the
+   * per-message fixed cost and its target) or `w1-w2` (W1 at the longest T and W2, the hot
+   * path's before and after) or `peers` (W1, W2 and W3 against `@openai/agents`, side by side)
+   * or `inspector` (the inspector page in headless Chromium) or `attach` (attach to a long
+   * session's last run against reading its journal) or `workflows` (hosted app machines: the
+   * 1,000-step workflow and the instances waiting on timers). Absent: every workload.
+   */
+  only: Part | undefined;
+}
+
+/** The parts `--<part>` runs alone. */
+const PARTS = [
+  'postgres',
+  'fixed-cost',
+  'w1-w2',
+  'peers',
+  'inspector',
+  'attach',
+  'workflows',
+] as const;
+type Part = (typeof PARTS)[number];
+
+export function parseArgs(argv: string[]): Config {
+  const smoke = argv.includes('--smoke');
+  const value = (flag: string): string | undefined => {
+    const i = argv.indexOf(flag);
+    return i >= 0 ? argv[i + 1] : undefined;
+  };
+  const runs = Number(value('--runs') ?? (smoke ? 1 : 5));
+  if (!Number.isInteger(runs) || runs < 1) throw new TypeError('--runs must be a positive integer');
+  const parts = PARTS.filter((part) => argv.includes(`--${part}`));
+  if (parts.length > 1) {
+    throw new TypeError(`${parts.map((p) => `--${p}`).join(' and ')} run one part each: pick one`);
+  }
+  return {
+    runs,
+    smoke,
+    markdown: argv.includes('--markdown'),
+    out:
+      value('--out') ??
+      (smoke
+        ? join(tmpdir(), 'agentstate-bench-smoke.json')
+        : fileURLToPath(
+            new URL(parts[0] === 'peers' ? 'peers/results.json' : 'results.json', import.meta.url),
+          )),
+    conversationLengths: smoke ? [10] : [10, 100, 500],
+    w2Sessions: smoke ? 20 : 1000,
+    suspendedSessions: smoke ? 100 : 10_000,
+    activeSessions: smoke ? 100 : 1000,
+    warmUpMessages: smoke ? 20 : 300,
+    w5Workers: smoke ? [2] : [1, 2, 4],
+    only: parts[0],
+  };
+}
