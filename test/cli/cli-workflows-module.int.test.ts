@@ -9,7 +9,7 @@ import { dumpBackend } from '../helpers/session-fixtures.js';
 import { TempStores } from '../helpers/temp-store.js';
 
 /**
- * Issue 42, operators: `agentstate workflows send|cancel --module <app>` applies the
+ * Issue 42, operators: `agentstate workflows send|cancel|approve --module <app>` applies the
  * command at once with the app's own host (its machine, steps and agents), in the command
  * line's process, on the store the host was given.
  */
@@ -48,7 +48,7 @@ async function reading<T>(db: string, read: (store: LevelSessionStore) => Promis
 }
 
 describe('agentstate workflows --module', () => {
-  it('send and cancel are applied at once by the app host, which says the state reached', async () => {
+  it('send, cancel and approve are applied at once by the app host, which says the state reached', async () => {
     const db = await folder();
     const sent = await withApp(db, 'workflows', 'send', 'order-5', 'SHIP', '--event-id', 'ship-5');
     expect(sent).toMatchObject({ code: 0, stderr: '' });
@@ -69,8 +69,13 @@ describe('agentstate workflows --module', () => {
       applied: true,
       workflow: { id: 'order-6', status: 'failed', cancelled: { reason: 'late' } },
     });
+    const approved = await withApp(db, 'workflows', 'approve', 'order-1', 'c-refund');
+    expect(approved).toMatchObject({ code: 0, stderr: '' });
+    expect(approved.stdout).toBe(
+      'approval of call c-refund (agent drafter, session workflow:order-1/drafter) applied to workflow order-1: refunded (completed)\n',
+    );
     await reading(db, async (store) => {
-      for (const id of ['order-5', 'order-6']) {
+      for (const id of ['order-1', 'order-5', 'order-6']) {
         expect(
           await store.queuedMessages({ sessionId: `workflow:${id}`, userId: 'alice' }),
         ).toEqual([]);
