@@ -32,6 +32,12 @@ export {
   type ListOrder,
 } from './persistence/entries/list-order.js';
 export {
+  LIST_KINDS,
+  kindOf,
+  checkListKind,
+  type ListKind,
+} from './persistence/entries/list-kind.js';
+export {
   STORE_CONTRACT,
   STORE_CAPABILITIES,
   storeSupports,

@@ -19,6 +19,8 @@ import { checkIdLength } from '../core/id-limit.js';
  * | `t!<owner>`                           | user usage totals JSON               |
  * | `d!<deadline, 16 d>!<owner>!<sid>`    | approval-deadline index entry JSON   |
  * | `x!<owner>!<order>!<position>`        | list-order entry (`entries/list-order`) |
+ * | `x!<owner>!workflow-<order>!<position>` | a workflow instance's list-order entry |
+ * | `x!<owner>!<kind>-ids!<sid>`          | the owner's ids of one kind (`session`, `workflow`) |
  * | `n!<owner>`                           | the owner's list-order entries are whole |
  * | `o!<owner>`                           | agentstate 0.1's owner marker (read) |
  *

@@ -161,7 +161,8 @@ export interface ListSessionsQuery {
   userId?: string | undefined;
   /**
    * Which records: `'session'` (the default) lists sessions only, `'workflow'` the instances of
-   * hosted app machines only (records with `workflow` set), each kind in its own index.
+   * hosted app machines only (records with `workflow` set), each kind paged apart with its own
+   * cursors; a page in an `order` reads its kind's own index. Another value is a `TypeError`.
    */
   kind?: 'session' | 'workflow' | undefined;
   status?: SessionStatus | undefined;

@@ -62,6 +62,7 @@ export async function recoverRuns(
     if (recovered.length >= limit) break;
     if (scope && key.sessionId !== scope.sessionId) continue;
     try {
+      if (await isWorkflowInstance(store, key)) continue;
       const record = await runtime.load(key);
       if (!storedRunInFlight(record, clock.now())) continue;
       // Another agent's run: only that agent has its tools (its own recover continues it).
@@ -101,6 +102,7 @@ async function answerStranded(
     try {
       const [first] = await store.queuedMessages(key, { limit: 1 });
       if (!first || first.at > clock.now() - olderThan) continue;
+      if (await isWorkflowInstance(store, key)) continue;
       const record = await runtime.load(key);
       if (storedRunInFlight(record, clock.now())) continue;
       const agentName = storedRun<RunLike>(record.snapshot)?.context?.agentName;
@@ -110,6 +112,15 @@ async function answerStranded(
       recovered.push({ key, error }); // unreadable: left in the inbox; the others go on
     }
   }
+}
+
+/**
+ * Whether the record at `key` is a workflow instance (`workflow` set): it shares the store's
+ * leases and message inbox with the sessions, and its own host recovers it, never a session's
+ * runtime.
+ */
+async function isWorkflowInstance(store: SessionStore, key: SessionKey): Promise<boolean> {
+  return (await store.load(key)).workflow !== undefined;
 }
 
 async function* candidates(

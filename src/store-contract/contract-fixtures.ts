@@ -77,3 +77,49 @@ export function commitOn(
     ...rest,
   };
 }
+
+/**
+ * A hosted app machine's instance (`workflows()`): a record with `workflow` set, under the id
+ * and machine version the host gives it, its snapshot the host's envelope.
+ */
+export function newWorkflow(
+  instanceId: string,
+  userId?: string,
+  status: SessionRecord['status'] = 'active',
+): Omit<SessionRecord, 'version'> {
+  return {
+    ...newSession(`workflow:${instanceId}`, userId, status),
+    workflow: 'orders',
+    machineVersion: 'workflow/orders@1',
+    snapshot: {
+      format: 1,
+      machine: { status: 'active', value: 'validating', context: { orderId: instanceId } },
+      host: { runId: 'wf-run', seq: 0, timers: [], events: [] },
+    },
+  };
+}
+
+/** A workflow's journaled `event` entry at `step`: the event it took and the state it reached. */
+export const eventEntry = (runId: string, step: number, type = 'PAY'): JournalEntry => ({
+  runId,
+  step,
+  kind: 'event',
+  output: {
+    source: 'send',
+    type,
+    eventId: `e${step}`,
+    value: { paying: 'card' },
+    status: 'active',
+  },
+  at: 3_000 + step,
+});
+
+/** A workflow's journaled `step` entry at `step`: a durable step's outcome. */
+export const stepEntry = (runId: string, step: number): JournalEntry => ({
+  runId,
+  step,
+  kind: 'step',
+  output: { name: 'validate', actorId: 'validate', outcome: 'done', output: { ok: true } },
+  at: 3_000 + step,
+  startedAt: 2_900 + step,
+});

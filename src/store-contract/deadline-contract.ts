@@ -9,7 +9,7 @@ import {
   type StoreContractOptions,
   type StoreUnderTest,
 } from './contract-harness.js';
-import { commitOn, newSession } from './contract-fixtures.js';
+import { commitOn, newSession, newWorkflow } from './contract-fixtures.js';
 
 type IndexedStore = SessionStore & CapabilityMethods<'deadlineIndex'>;
 
@@ -124,6 +124,38 @@ export function deadlineContract(tests: ContractTests, { name, open }: StoreCont
         version: 2,
         approvalDeadline: undefined,
       });
+    });
+
+    test('files a workflow instance under its deadline (its next timer) beside sessions', async (store, due) => {
+      // One index for approval deadlines and workflow timers: one scheduler fires both.
+      const instance = await store.create({
+        ...newWorkflow('o1', 'alice'),
+        approvalDeadline: 6_000,
+      });
+      await store.create({ ...newSession('s', 'alice'), approvalDeadline: 5_000 });
+      await store.create({ ...newWorkflow('o1', 'bob'), approvalDeadline: 7_000 });
+      equal(
+        (await due(10_000)).due.map((e) => [e.key.userId, e.key.sessionId, e.deadline]),
+        [
+          ['alice', 's', 5_000],
+          ['alice', 'workflow:o1', 6_000],
+          ['bob', 'workflow:o1', 7_000],
+        ],
+      );
+      // A save moves the instance's entry with its record, and a purge takes it out.
+      const moved = await store.save(withDeadline(instance, 8_000));
+      equal(
+        (await due(7_999)).due.map((e) => e.key.sessionId),
+        ['s', 'workflow:o1'],
+      );
+      matches((await due(8_000)).due[2], { key: { userId: 'alice', sessionId: 'workflow:o1' } });
+      assert.equal(moved.approvalDeadline, 8_000);
+      await store.purge({ sessionId: 'workflow:o1', userId: 'bob' });
+      await store.purge({ sessionId: 'workflow:o1', userId: 'alice' });
+      equal(
+        (await due(10_000)).due.map((e) => e.key.sessionId),
+        ['s'],
+      );
     });
 
     test('refuses a deadline that is not an epoch-ms integer, writing nothing', async (store, due) => {

@@ -9,7 +9,7 @@ import {
   type StoreContractOptions,
 } from './contract-harness.js';
 import { supportsCapability, hasLeases, hasMessageInbox } from '../persistence/store-supports.js';
-import { commitOn, msg, newSession } from './contract-fixtures.js';
+import { commitOn, eventEntry, msg, newSession, newWorkflow } from './contract-fixtures.js';
 
 /**
  * The message-inbox part of the store contract (`whileBusy: 'queue' | 'steer'`): messages
@@ -73,6 +73,46 @@ export function messageContract(tests: ContractTests, options: StoreContractOpti
       await store.save(commitOn(saved, [], [], { dequeued: [two.id] }));
       equal(await store.queuedMessages(alice), []);
     });
+
+    storeTest(
+      tests,
+      open,
+      'a workflow instance’s events: queued from anywhere, each taken once with the save that applies it, in order',
+      async (h) => {
+        const store = inboxOf(h.store);
+        const order = { sessionId: 'workflow:o1', userId: 'alice' };
+        const created = await store.create(newWorkflow('o1', 'alice'));
+        // What `send` queues: no items, the event and its sender's id in the options.
+        const event = (type: string, eventId: string) => ({
+          key: order,
+          kind: 'queue' as const,
+          items: [],
+          options: { event: { type, amount: 5 }, eventId },
+          at: 9,
+        });
+        const pay = await store.queueMessage(event('PAY', 'e1'));
+        const ship = await store.queueMessage(event('SHIP', 'e2'));
+        await store.queueMessage({ ...event('PAY', 'e1'), key: { ...order, userId: 'bob' } });
+        equal(
+          (await store.queuedMessages(order)).map((m) => m.options),
+          [pay.options, ship.options],
+        );
+        const applied = await store.save(
+          commitOn(created, [], [eventEntry('wf-run', 0)], { dequeued: [pay.id] }),
+        );
+        // The second writer of the same version takes nothing: the event stays queued.
+        const late = commitOn(created, [], [eventEntry('wf-run', 0)], { dequeued: [ship.id] });
+        await rejects(store.save(late), { code: 'SESSION_CONFLICT' });
+        equal(await store.queuedMessages(order), [ship]);
+        await store.save(commitOn(applied, [], [eventEntry('wf-run', 1)], { dequeued: [ship.id] }));
+        equal(await store.queuedMessages(order), []);
+        equal(
+          (await store.readRunJournal(order, 'wf-run')).map((e) => e.step),
+          [0, 1],
+        );
+        equal((await store.queuedMessages({ ...order, userId: 'bob' })).length, 1);
+      },
+    );
 
     // With leases: a lease may tell of the inbox (a store whose leases tell nothing leaves the
     // runtime to read the inbox).

@@ -1,6 +1,11 @@
 import { strict as assert } from 'node:assert';
 import { LIST_ORDERS, type ListOrder } from '../persistence/entries/list-order.js';
-import type { SessionInfo, SessionRecord, SessionStore } from '../persistence/session-store.js';
+import type {
+  ListSessionsQuery,
+  SessionInfo,
+  SessionRecord,
+  SessionStore,
+} from '../persistence/session-store.js';
 import { equal, rejects } from './contract-assert.js';
 import { storeTest, type ContractTests, type StoreContractOptions } from './contract-harness.js';
 import { commitOn, newSession, usage } from './contract-fixtures.js';
@@ -20,7 +25,7 @@ const valueOf = (order: ListOrder, s: SessionInfo): number => {
 };
 
 /** What a listing in `order` must return: waiting first, then the value descending, then id. */
-const expected = (order: ListOrder, sessions: SessionInfo[]): string[] =>
+export const expected = (order: ListOrder, sessions: SessionInfo[]): string[] =>
   [...sessions]
     .sort(
       (a, b) =>
@@ -30,19 +35,16 @@ const expected = (order: ListOrder, sessions: SessionInfo[]): string[] =>
     )
     .map((s) => s.sessionId);
 
-/** Every page of `userId`'s sessions in `order`, `limit` at a time, joined. */
-async function allPages(
+/** The ids of every page of a listing (`query.limit` at a time, following cursors), joined. */
+export async function allPages(
   store: SessionStore,
-  userId: string | undefined,
-  order: ListOrder,
-  limit: number,
-  status?: SessionRecord['status'],
+  query: Omit<ListSessionsQuery, 'cursor'> & { limit: number },
 ): Promise<string[]> {
   const ids: string[] = [];
   let cursor: string | undefined;
   for (let pages = 0; pages < 1000; pages++) {
-    const page = await store.list({ userId, order, limit, cursor, status });
-    assert.ok(page.sessions.length <= limit, 'a page holds at most its limit');
+    const page = await store.list({ ...query, cursor });
+    assert.ok(page.sessions.length <= query.limit, 'a page holds at most its limit');
     ids.push(...page.sessions.map((s) => s.sessionId));
     if (page.nextCursor === undefined) return ids;
     cursor = page.nextCursor;
@@ -87,18 +89,22 @@ export function orderContract(tests: ContractTests, { name, open }: StoreContrac
         record: { ...commitOn(s04, []).record, awaitingApproval: false },
       });
       await store.purge({ sessionId: 's13', userId: 'alice' });
-      const listed = await allPages(store, 'alice', 'id', 100);
+      const listed = await allPages(store, { userId: 'alice', order: 'id', limit: 100 });
       const infos = (await store.list({ userId: 'alice', limit: 100 })).sessions;
       assert.equal(infos.length, 22);
       for (const order of LIST_ORDERS) {
         const want = expected(order, infos);
         assert.equal(want[0], 's20', 'the session awaiting an approval comes first');
         for (const limit of [1, 4, 7, 22, 50]) {
-          equal(await allPages(store, 'alice', order, limit), want, `${order} by ${limit}`);
+          equal(
+            await allPages(store, { userId: 'alice', order, limit }),
+            want,
+            `${order} by ${limit}`,
+          );
         }
       }
       assert.ok(!listed.includes('s99') && !listed.includes('s13'));
-      equal(await allPages(store, 'bob', 'updated', 1), ['s99']);
+      equal(await allPages(store, { userId: 'bob', order: 'updated', limit: 1 }), ['s99']);
     },
   );
 
@@ -115,8 +121,9 @@ export function orderContract(tests: ContractTests, { name, open }: StoreContrac
         });
       }
       const active = (await store.list({ userId: 'alice', status: 'active', limit: 100 })).sessions;
-      equal(await allPages(store, 'alice', 'updated', 3, 'active'), expected('updated', active));
-      equal((await allPages(store, 'alice', 'updated', 3, 'active'))[0], 's07');
+      const query = { userId: 'alice', order: 'updated', limit: 3, status: 'active' } as const;
+      equal(await allPages(store, query), expected('updated', active));
+      equal((await allPages(store, query))[0], 's07');
     },
   );
 

@@ -13,6 +13,7 @@ import { orderContract } from './order-contract.js';
 import { messageContract, queuedSessionsContract } from './message-contract.js';
 import { sessionStoreContract } from './session-store-contract.js';
 import { watchContract } from './watch-contract.js';
+import { workflowContract } from './workflow-contract.js';
 
 type ContractPart = (tests: ContractTests, options: StoreContractOptions) => void;
 
@@ -22,6 +23,7 @@ const REQUIRED: readonly ContractPart[] = [
   auditContract,
   sessionStoreContract,
   orderContract,
+  workflowContract,
 ];
 
 /** The tests of each optional capability (`STORE_CONTRACT.capabilities`), one part each. */

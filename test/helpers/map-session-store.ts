@@ -6,8 +6,10 @@ import {
 } from 'agentstate-runtime';
 import {
   RecordCodecs,
+  checkListKind,
   checkListOrder,
   emptyTotals,
+  kindOf,
   listPosition,
   type AuditEntry,
   type AuditPage,
@@ -259,6 +261,7 @@ export class MapSessionStore implements SessionStore, SessionLeases, DecisionInb
   async list(query: ListSessionsQuery = {}): Promise<SessionPage> {
     this.checkOpen();
     const limit = positiveInteger(query.limit ?? DEFAULT_LIST_LIMIT, 'list: limit');
+    const kind = checkListKind(query.kind);
     if (query.order !== undefined) return this.listInOrder(query, limit);
     const rows = [...this.tables.records]
       .filter(([id]) => ownedBy(id, query.userId) && (!query.cursor || id > query.cursor))
@@ -268,6 +271,7 @@ export class MapSessionStore implements SessionStore, SessionLeases, DecisionInb
     for (const [id] of rows) {
       const key = sessionOfMapKey(id);
       const { snapshot: _snapshot, machineVersion: _machineVersion, ...info } = this.stored(key);
+      if (kindOf(info) !== kind) continue;
       if (query.status !== undefined && info.status !== query.status) continue;
       if (sessions.length === limit) return { sessions, nextCursor: last };
       sessions.push(info);
@@ -279,6 +283,7 @@ export class MapSessionStore implements SessionStore, SessionLeases, DecisionInb
   /** A page in an order: every session of the owner sorted by its position (a Map has no index). */
   private listInOrder(query: ListSessionsQuery, limit: number): SessionPage {
     const order = checkListOrder(query.order, query.cursor);
+    const kind = checkListKind(query.kind);
     const positioned = [...this.tables.records.keys()]
       .filter((id) => ownedBy(id, query.userId))
       .map((id) => {
@@ -286,6 +291,7 @@ export class MapSessionStore implements SessionStore, SessionLeases, DecisionInb
         return { info, position: listPosition(order, info) };
       })
       .filter((p) => query.cursor === undefined || p.position > query.cursor)
+      .filter((p) => kindOf(p.info) === kind)
       .filter((p) => query.status === undefined || p.info.status === query.status)
       .sort((a, b) => (a.position < b.position ? -1 : a.position > b.position ? 1 : 0));
     const page = positioned.slice(0, limit);

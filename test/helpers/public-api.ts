@@ -356,9 +356,13 @@ export const STORE_VALUES = [
   'LIST_ORDERS',
   'listPosition',
   'checkListOrder',
+  'LIST_KINDS',
+  'kindOf',
+  'checkListKind',
 ].sort();
 export const STORE_TYPES = [
   'ListOrder',
+  'ListKind',
   'SessionStore',
   'SessionKey',
   'SessionInfo',

@@ -2,6 +2,7 @@ import { encodeKeyPart } from '../session-keys.js';
 import { ownerPart, prefixRange } from '../session-keys.js';
 import type { KvRange } from '../key-range.js';
 import type { ListOrder, SessionInfo } from '../session-store.js';
+import type { ListKind } from './list-kind.js';
 
 export type { ListOrder };
 
@@ -80,20 +81,57 @@ export function checkListOrder(order: unknown, cursor: string | undefined): List
   return checked;
 }
 
-/** The key of a session's entry in one list order of its owner (the key-value stores' index). */
-export function orderKey(userId: string | undefined, order: ListOrder, position: string): string {
-  return `x!${ownerPart(userId)}!${order}!${position}`;
+/**
+ * The name of one kind's index of `order` in the key-value stores: the order's own name for
+ * sessions (as before kinds), `workflow-<order>` for workflow instances.
+ */
+function indexName(order: ListOrder, kind: ListKind): string {
+  return kind === 'session' ? order : `${kind}-${order}`;
 }
 
-/** One list order of one owner, by position. */
-export function orderRange(userId: string | undefined, order: ListOrder): KvRange {
-  return prefixRange(`x!${ownerPart(userId)}!${order}!`);
+/**
+ * The key of a record's entry in one list order of its owner (the key-value stores' index),
+ * in the index of its kind (`kindOf`).
+ */
+export function orderKey(
+  userId: string | undefined,
+  order: ListOrder,
+  position: string,
+  kind: ListKind,
+): string {
+  return `x!${ownerPart(userId)}!${indexName(order, kind)}!${position}`;
+}
+
+/**
+ * The key of a record's entry in its owner's index of ids of its kind (the key-value stores'):
+ * how a page by id of one kind passes over a run of records of the other (`listing-scan.ts`).
+ */
+export function kindIdKey(userId: string | undefined, kind: ListKind, sessionId: string): string {
+  return `x!${ownerPart(userId)}!${kind}-ids!${encodeKeyPart(sessionId, 'sessionId')}`;
+}
+
+/** One owner's index of ids of one kind. */
+export function kindIdRange(userId: string | undefined, kind: ListKind): KvRange {
+  return prefixRange(`x!${ownerPart(userId)}!${kind}-ids!`);
+}
+
+/** One list order of one owner's records of one kind, by position. */
+export function orderRange(userId: string | undefined, order: ListOrder, kind: ListKind): KvRange {
+  return prefixRange(`x!${ownerPart(userId)}!${indexName(order, kind)}!`);
 }
 
 /**
  * Marks an owner whose list-order index holds every session: written with the owner's first
- * session, or when an owner of a store written before the index is first listed in order.
+ * session, or when an owner of a store written before the index is first listed in order. Its
+ * value's `version` says which indexes are whole (`ORDER_INDEX_VERSION`).
  */
 export function orderIndexMarkerKey(userId: string | undefined): string {
   return `n!${ownerPart(userId)}`;
 }
+
+/**
+ * The version of an owner's list-order index a marker says is whole: 1, the orders; 2, the
+ * orders and the ids of each kind (`kindIdKey`). An owner marked with an older one is filed
+ * again, in one batch, when first listed.
+ */
+export const ORDER_INDEX_VERSION = 2;

@@ -25,13 +25,15 @@ import { scanListing } from './listing-scan.js';
 import {
   buildOrderIndexOps,
   orderKeys,
+  orderIndexIsWhole,
   orderMarkerOp,
   orderOps,
   ownerIsNew,
   purgedOrderOps,
   scanOrder,
 } from './order-index.js';
-import { checkListOrder, orderIndexMarkerKey } from '../entries/list-order.js';
+import { checkListOrder } from '../entries/list-order.js';
+import { checkListKind } from '../entries/list-kind.js';
 import { warnIsolation } from '../isolation-warning.js';
 import { checkAppend, checkCreateItems, historyEnd, listLimit } from '../store-args.js';
 import { encodedHistory, encodedListing, type EncodedEntry } from '../entries/encoded-entries.js';
@@ -373,18 +375,21 @@ export class KvSessionStore implements SessionStore, SessionLeases {
 
   async list(query: ListSessionsQuery = {}): Promise<SessionPage> {
     const limit = listLimit(query);
+    const kind = checkListKind(query.kind);
     if (query.userId === undefined && (await hasNamedOwners(this.backend))) warnIsolation();
     if (query.order !== undefined) {
       const order = checkListOrder(query.order, query.cursor);
       await this.wholeOrderIndex(query.userId);
       const { userId, status, cursor } = query;
-      return scanOrder(this.backend, { userId, status, cursor, order, limit });
+      return scanOrder(this.backend, { userId, kind, status, cursor, order, limit });
     }
     return scanListing(this.backend, {
       userId: query.userId,
+      kind,
       status: query.status,
       limit,
       cursor: query.cursor,
+      wholeIndex: () => this.wholeOrderIndex(query.userId),
     });
   }
 
@@ -505,7 +510,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
    * index (no marker): one batch through the write queue, so no save of theirs goes between.
    */
   private async wholeOrderIndex(userId: string | undefined): Promise<void> {
-    if ((await this.backend.get(orderIndexMarkerKey(userId))) !== undefined) return;
+    if (await orderIndexIsWhole(this.backend, userId)) return;
     await this.writes.run(async (view) => {
       const ops = await buildOrderIndexOps(view, userId);
       return { ops, written: () => undefined, endsGroup: true };

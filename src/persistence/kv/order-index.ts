@@ -4,12 +4,16 @@ import { getAll, type KvBackend, type KvOp, type KvReader } from './backends/kv-
 import * as keys from '../session-keys.js';
 import {
   LIST_ORDERS,
+  ORDER_INDEX_VERSION,
+  kindIdKey,
+  kindIdRange,
   listPosition,
   orderIndexMarkerKey,
   orderKey,
   orderRange,
   type ListOrder,
 } from '../entries/list-order.js';
+import { LIST_KINDS, kindOf, type ListKind } from '../entries/list-kind.js';
 import { plainSessionInfo } from '../plain-records.js';
 import {
   SessionInfoSchema,
@@ -23,14 +27,26 @@ import type { SessionInfo, SessionKey, SessionPage, SessionStatus } from '../ses
 /**
  * The list-order index of the key-value stores: for each session, one entry per list order at
  * `x!<owner>!<order>!<position>` (see `list-order.ts`), so that a page in any order is a range
- * read from a cursor, never a scan of the owner's sessions. The entries move with the record in
- * the same batch as its save (never out of step); each entry points at the session's listing
- * entry, which the page reads and checks against it.
+ * read from a cursor, never a scan of the owner's sessions. Workflow instances (records with
+ * `workflow` set) have indexes of their own, `x!<owner>!workflow-<order>!<position>`: a page of
+ * one kind never reads through the other. The entries move with the record in the same batch as
+ * its save (never out of step); each entry points at the session's listing entry, which the page
+ * reads and checks against it.
  */
 
-/** The index keys of a session (one per order) under its owner. */
-export function orderKeys(key: SessionKey, info: Parameters<typeof listPosition>[1]): string[] {
-  return LIST_ORDERS.map((order) => orderKey(key.userId, order, listPosition(order, info)));
+/**
+ * The index keys of a session under its owner, in its kind's indexes: one per order, and its
+ * entry in the index of ids of its kind.
+ */
+export function orderKeys(
+  key: SessionKey,
+  info: Parameters<typeof listPosition>[1] & Pick<SessionInfo, 'workflow'>,
+): string[] {
+  const kind = kindOf(info);
+  return [
+    ...LIST_ORDERS.map((order) => orderKey(key.userId, order, listPosition(order, info), kind)),
+    kindIdKey(key.userId, kind, key.sessionId),
+  ];
 }
 
 const entryOf = (indexKey: string, sessionId: string): KvOp => ({
@@ -72,9 +88,12 @@ export async function purgedOrderOps(
   }
   const suffix = `!${keys.encodeKeyPart(key.sessionId, 'sessionId')}`;
   const ops: KvOp[] = [];
-  for (const order of LIST_ORDERS) {
-    for await (const indexKey of view.keys(orderRange(key.userId, order))) {
-      if (indexKey.endsWith(suffix)) ops.push({ type: 'del', key: indexKey });
+  for (const kind of LIST_KINDS) {
+    ops.push({ type: 'del', key: kindIdKey(key.userId, kind, key.sessionId) });
+    for (const order of LIST_ORDERS) {
+      for await (const indexKey of view.keys(orderRange(key.userId, order, kind))) {
+        if (indexKey.endsWith(suffix)) ops.push({ type: 'del', key: indexKey });
+      }
     }
   }
   return ops;
@@ -88,8 +107,7 @@ export async function buildOrderIndexOps(
   view: KvReader,
   userId: string | undefined,
 ): Promise<KvOp[]> {
-  const markerKey = orderIndexMarkerKey(userId);
-  if ((await view.get(markerKey)) !== undefined) return [];
+  if (await orderIndexIsWhole(view, userId)) return [];
   const listingKeys: string[] = [];
   for await (const k of view.keys(keys.listIndexRange(userId))) listingKeys.push(k);
   const values = await getAll(view, listingKeys);
@@ -114,7 +132,47 @@ export async function ownerIsNew(view: KvReader, userId: string | undefined): Pr
 /** The op marking an owner's index whole. */
 export function orderMarkerOp(userId: string | undefined): KvOp {
   const markerKey = orderIndexMarkerKey(userId);
-  return { type: 'put', key: markerKey, value: encodeStored(markerKey, { version: 1 }) };
+  const value = encodeStored(markerKey, { version: ORDER_INDEX_VERSION });
+  return { type: 'put', key: markerKey, value };
+}
+
+const MarkerSchema = z.lazy(() => z.object({ version: z.number().int().positive() }));
+
+/**
+ * Whether an owner's index holds every session of theirs, in every index this version keeps:
+ * marked, by a marker of `ORDER_INDEX_VERSION` or later (a damaged marker is named).
+ */
+export async function orderIndexIsWhole(
+  view: KvReader,
+  userId: string | undefined,
+): Promise<boolean> {
+  const markerKey = orderIndexMarkerKey(userId);
+  const raw = await view.get(markerKey);
+  if (raw === undefined) return false;
+  return decodeStored(markerKey, raw, MarkerSchema).version >= ORDER_INDEX_VERSION;
+}
+
+/**
+ * The id of the owner's first record of `kind` after `sessionId` (by id), from the index of ids
+ * of that kind (its entry checked: its seal, and that it names the id it is filed under), or
+ * `undefined` when there is none.
+ */
+export async function nextOfKind(
+  backend: KvBackend,
+  userId: string | undefined,
+  kind: ListKind,
+  sessionId: string,
+): Promise<string | undefined> {
+  const range = kindIdRange(userId, kind);
+  const from = keys.keyAfter(kindIdKey(userId, kind, sessionId));
+  for await (const [indexKey, raw] of backend.iterate({ gte: from, lt: range.lt, limit: 1 })) {
+    const next = sessionOf(indexKey, raw);
+    if (kindIdKey(userId, kind, next) !== indexKey) {
+      throw new InvalidSessionRecordError(indexKey, 'the id entry does not name its key');
+    }
+    return next;
+  }
+  return undefined;
 }
 
 function checkedInfo(listingKey: string, raw: string, userId: string | undefined): SessionInfo {
@@ -129,6 +187,7 @@ function checkedInfo(listingKey: string, raw: string, userId: string | undefined
 
 export interface OrderQuery {
   userId: string | undefined;
+  kind: ListKind;
   order: ListOrder;
   status: SessionStatus | undefined;
   limit: number;
@@ -136,15 +195,16 @@ export interface OrderQuery {
 }
 
 /**
- * One page of an owner's sessions in `order`, from the position after `cursor`: index entries
- * are read `limit + 1` at a time with their listing entries, each checked (its seal, that the
- * listing entry exists and is filed at exactly this entry's position); a stale or damaged entry
- * is `InvalidSessionRecordError` naming its key.
+ * One page of an owner's records of one kind in `order`, from the position after `cursor`:
+ * index entries are read `limit + 1` at a time with their listing entries, each checked (its
+ * seal, that the listing entry exists and is filed at exactly this entry's position, in its
+ * kind's index); a stale or damaged entry is `InvalidSessionRecordError` naming its key.
  */
 export async function scanOrder(backend: KvBackend, query: OrderQuery): Promise<SessionPage> {
-  const { userId, order, status, limit, cursor } = query;
-  const range = orderRange(userId, order);
-  let from = cursor === undefined ? range.gte : keys.keyAfter(orderKey(userId, order, cursor));
+  const { userId, kind, order, status, limit, cursor } = query;
+  const range = orderRange(userId, order, kind);
+  let from =
+    cursor === undefined ? range.gte : keys.keyAfter(orderKey(userId, order, cursor, kind));
   const sessions: SessionInfo[] = [];
   for (;;) {
     const chunk: [string, string][] = [];
@@ -163,7 +223,7 @@ export async function scanOrder(backend: KvBackend, query: OrderQuery): Promise<
         throw new InvalidSessionRecordError(indexKey, 'the list-order entry has no listing entry');
       }
       const info = checkedInfo(listingKey, raw, userId);
-      if (orderKey(userId, order, listPosition(order, info)) !== indexKey) {
+      if (orderKey(userId, order, listPosition(order, info), kindOf(info)) !== indexKey) {
         throw new InvalidSessionRecordError(
           indexKey,
           'the list-order entry disagrees with its listing entry',

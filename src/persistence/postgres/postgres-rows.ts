@@ -114,14 +114,25 @@ export interface ListingRow {
   session_id: string;
   status: string;
   listing: string;
+  /** The `workflow` column: the kind of record the row is listed as (null: a session). */
+  workflow: string | null;
 }
 
-/** A listing row's session, checked to belong to its owner, session id and status. */
+/**
+ * A listing row's session, checked to belong to its owner, session id and status, and to be
+ * listed as its kind (the `workflow` column holds the listing entry's `workflow`).
+ */
 export function listedSession(userId: string | undefined, row: ListingRow): SessionInfo {
   const indexKey = keys.listIndexKey({ sessionId: row.session_id, userId });
   const info = toSessionInfo(decodeStored(indexKey, row.listing, SessionInfoSchema));
   if (info.userId !== userId || info.sessionId !== row.session_id || info.status !== row.status) {
     throw new InvalidSessionRecordError(indexKey, 'entry does not belong to its key');
+  }
+  if ((info.workflow ?? null) !== row.workflow) {
+    throw new InvalidSessionRecordError(
+      indexKey,
+      'the workflow column disagrees with the listing entry',
+    );
   }
   return info;
 }

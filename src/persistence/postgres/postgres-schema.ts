@@ -4,6 +4,7 @@ import { StoreNotFoundError } from '../../errors/store-not-found-error.js';
 import { auditTable } from './postgres-audit.js';
 import { addApprovalDeadlines } from './postgres-deadlines.js';
 import { addListOrders } from './postgres-list-orders.js';
+import { addListKinds } from './postgres-list-kinds.js';
 
 /**
  * The tables of a PostgreSQL session store, created and migrated by the store itself. Every
@@ -16,7 +17,7 @@ import { addListOrders } from './postgres-list-orders.js';
  * `(owner, session_id, ...)`, plus a backfill from the stored records), then write it in the
  * save statement of `postgres-statements.ts` (one more column or one more CTE of it).
  */
-export const POSTGRES_SCHEMA_VERSION = 7;
+export const POSTGRES_SCHEMA_VERSION = 8;
 
 /** One schema version's step: its DDL (and any backfill) on the migrating transaction. */
 type MigrationStep = (client: pg.ClientBase, t: (name: string) => string) => Promise<unknown>;
@@ -108,6 +109,9 @@ const MIGRATIONS: readonly MigrationStep[] = [
   `),
   // 7: the list orders, a column and an index per order (see postgres-list-orders.ts).
   addListOrders,
+  // 8: the kinds of record (sessions, workflow instances), a column and partial indexes per
+  // kind (see postgres-list-kinds.ts).
+  addListKinds,
 ];
 
 /** Double-quotes an SQL identifier. */

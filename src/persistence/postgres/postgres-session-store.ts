@@ -49,6 +49,7 @@ import { PostgresSessionWatch } from './postgres-session-watch.js';
 import { SharedListen } from './notifications/shared-listen.js';
 import { listPositions, orderedSession, type OrderedRow } from './postgres-list-orders.js';
 import { checkListOrder, listPosition } from '../entries/list-order.js';
+import { checkListKind } from '../entries/list-kind.js';
 import type { SessionWatches } from '../session-watches.js';
 import { PostgresLeases, checkedSessionId, keyOf } from './postgres-leases.js';
 import {
@@ -197,6 +198,7 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
       record.approvalDeadline ?? null,
       ...auditValues(audit),
       listPositions(record),
+      record.workflow ?? null,
     ];
     const { rows } = await this.db.query<{ created: number }>(
       'create a session',
@@ -275,7 +277,17 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
       if (expected !== null) {
         const deadline = saved.approvalDeadline ?? null;
         const positions = listPositions(saved);
-        const values = [...base, expected, deadline, positions, ...totals, ...audit, ...dequeued];
+        const workflow = saved.workflow ?? null;
+        const values = [
+          ...base,
+          expected,
+          deadline,
+          positions,
+          workflow,
+          ...totals,
+          ...audit,
+          ...dequeued,
+        ];
         const rows = await this.db.write(
           key,
           values,
@@ -345,13 +357,14 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
 
   async list(query: ListSessionsQuery = {}): Promise<SessionPage> {
     const limit = listLimit(query);
+    const kind = checkListKind(query.kind);
     const { userId, status, cursor } = query;
     if (query.order !== undefined) {
       const order = checkListOrder(query.order, cursor);
       const { rows } = await this.db.query<OrderedRow>(
         'list sessions',
         {},
-        () => this.db.sql.listInOrder(order),
+        () => this.db.sql.listInOrder(order, kind),
         [keys.ownerPart(userId), cursor ?? null, status ?? null, limit + 1],
       );
       if (userId === undefined && (await this.db.hasNamedOwners())) warnIsolation();
@@ -365,7 +378,7 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
     const { rows: listed } = await this.db.query<ListingRow>(
       'list sessions',
       {},
-      () => this.db.sql.list(),
+      () => this.db.sql.list(kind),
       [keys.ownerPart(userId), cursor ?? null, status ?? null, limit + 1],
     );
     if (userId === undefined && (await this.db.hasNamedOwners())) warnIsolation();

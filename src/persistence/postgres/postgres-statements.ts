@@ -2,6 +2,8 @@ import { auditInsert, auditSelect } from './postgres-audit.js';
 import { dequeueCte } from './postgres-messages.js';
 import { ORDER_COLUMNS, orderColumn, positionsOf } from './postgres-list-orders.js';
 import type { ListOrder } from '../entries/list-order.js';
+import { kindCondition } from './postgres-list-kinds.js';
+import type { ListKind } from '../entries/list-kind.js';
 
 /**
  * The digest of a session a save notifies (`$1` owner, `$2` session id): md5 of
@@ -32,7 +34,7 @@ export class PostgresStatements {
   /**
    * $1 owner, $2 session, $3 record, $4 listing, $5 status, $6 historyLength, $7 items[],
    * $8 approval deadline (or null), $9-$14 the audit entries (`auditValues`), $15 the list
-   * positions (`listPositions`).
+   * positions (`listPositions`), $16 the record's `workflow` (or null: a session).
    */
   create(): string {
     return this.once('create', () => {
@@ -40,8 +42,8 @@ export class PostgresStatements {
       return `WITH ins AS (
         INSERT INTO ${t('agentstate_sessions')}
           (owner, session_id, version, status, history_length, record, listing, approval_deadline,
-           ${ORDER_COLUMNS})
-        VALUES ($1, $2, 1, $5, $6, $3, $4, $8::bigint, ${positionsOf(15)})
+           ${ORDER_COLUMNS}, workflow)
+        VALUES ($1, $2, 1, $5, $6, $3, $4, $8::bigint, ${positionsOf(15)}, $16::text)
         ON CONFLICT (owner, session_id) DO NOTHING
         RETURNING 1
       ), hist AS (
@@ -60,8 +62,8 @@ export class PostgresStatements {
    * The step: $1 owner, $2 session, $3 expected version, $4 history start, $5 record,
    * $6 listing, $7 status, $8 historyLength, $9 items[], $10 runIds[], $11 steps[],
    * $12 entries[], $13 lease holder, $14 lease token, $15 md5 of the stored record this writer
-   * read, $16 the approval deadline (or null), $17 the list positions (`listPositions`), and
-   * only `withTotals`: $18-$21 the usage delta,
+   * read, $16 the approval deadline (or null), $17 the list positions (`listPositions`), $18 the
+   * record's `workflow` (or null: a session), and only `withTotals`: $19-$22 the usage delta,
    * then only `withAudit`: six arrays of audit entries (`auditValues`), then only `withDequeue`:
    * the ids of the queued messages the step takes. Updates one row, or none when anything
    * disagrees. A save that updates the row of a watched session (its `watchers` count, read
@@ -75,15 +77,16 @@ export class PostgresStatements {
       const totals = withTotals
         ? `, tot AS (
         UPDATE ${t('agentstate_totals')} AS x SET
-          turns = x.turns + $18, input_tokens = x.input_tokens + $19,
-          output_tokens = x.output_tokens + $20, cost_usd = x.cost_usd + $21
+          turns = x.turns + $19, input_tokens = x.input_tokens + $20,
+          output_tokens = x.output_tokens + $21, cost_usd = x.cost_usd + $22
         FROM upd WHERE x.owner = $1
       )`
         : '';
       return `WITH upd AS (
         UPDATE ${t('agentstate_sessions')} AS s SET
           version = $3 + 1, status = $7, history_length = $8, record = $5, listing = $6,
-          approval_deadline = $16::bigint, (${ORDER_COLUMNS}) = (${positionsOf(17)})
+          approval_deadline = $16::bigint, (${ORDER_COLUMNS}) = (${positionsOf(17)}),
+          workflow = $18::text
         WHERE s.owner = $1 AND s.session_id = $2 AND s.version = $3 AND s.history_length = $4
           AND s.status <> 'deleted' AND md5(s.record) = $15
           AND ($13::text IS NULL OR EXISTS (
@@ -99,8 +102,8 @@ export class PostgresStatements {
         SELECT $1, $2, j.run_id, j.step, j.entry
         FROM upd, unnest($10::text[], $11::int[], $12::text[]) AS j(run_id, step, entry)
         ON CONFLICT (owner, session_id, run_id, step) DO UPDATE SET entry = EXCLUDED.entry
-      )${totals}${withAudit ? `, ${auditInsert(t('agentstate_audit'), withTotals ? 22 : 18, 'upd')}` : ''}${
-        withDequeue ? `, ${dequeueCte(t, 18 + (withTotals ? 4 : 0) + (withAudit ? 6 : 0))}` : ''
+      )${totals}${withAudit ? `, ${auditInsert(t('agentstate_audit'), withTotals ? 23 : 19, 'upd')}` : ''}${
+        withDequeue ? `, ${dequeueCte(t, 19 + (withTotals ? 4 : 0) + (withAudit ? 6 : 0))}` : ''
       }
       SELECT CASE WHEN upd.watchers > 0
         THEN pg_notify('${this.savesChannel}', ${sessionDigestSql}) END FROM upd`;
@@ -171,26 +174,29 @@ export class PostgresStatements {
     });
   }
 
-  /** $1 owner, $2 cursor (or null), $3 status (or null), $4 limit. */
-  list(): string {
-    return this.once('list', () => {
-      return `SELECT session_id, status, listing FROM ${this.t('agentstate_sessions')}
-        WHERE owner = $1 AND ($2::text IS NULL OR session_id > $2::text)
+  /**
+   * $1 owner, $2 cursor (or null), $3 status (or null), $4 limit: a page of the owner's records
+   * of `kind` by id (a read of that kind's partial index of ids).
+   */
+  list(kind: ListKind): string {
+    return this.once(`list:${kind}`, () => {
+      return `SELECT session_id, status, listing, workflow FROM ${this.t('agentstate_sessions')}
+        WHERE owner = $1 AND ${kindCondition(kind)} AND ($2::text IS NULL OR session_id > $2::text)
           AND ($3::text IS NULL OR status = $3::text)
         ORDER BY session_id LIMIT $4`;
     });
   }
 
   /**
-   * $1 owner, $2 cursor (a position, or null), $3 status (or null), $4 limit: a page in `order`
-   * (keyset pagination over the owner's index of that order).
+   * $1 owner, $2 cursor (a position, or null), $3 status (or null), $4 limit: a page of the
+   * owner's records of `kind` in `order` (keyset pagination over that kind's index of the order).
    */
-  listInOrder(order: ListOrder): string {
-    return this.once(`list:${order}`, () => {
+  listInOrder(order: ListOrder, kind: ListKind): string {
+    return this.once(`list:${kind}:${order}`, () => {
       const column = orderColumn(order);
-      return `SELECT session_id, status, listing, ${column} AS position
+      return `SELECT session_id, status, listing, workflow, ${column} AS position
         FROM ${this.t('agentstate_sessions')}
-        WHERE owner = $1 AND ($2::text IS NULL OR ${column} > $2::text)
+        WHERE owner = $1 AND ${kindCondition(kind)} AND ($2::text IS NULL OR ${column} > $2::text)
           AND ($3::text IS NULL OR status = $3::text)
         ORDER BY ${column} LIMIT $4`;
     });

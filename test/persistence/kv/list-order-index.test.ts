@@ -3,7 +3,13 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InvalidSessionRecordError } from '../../../src/errors/session-errors.js';
 import { LevelSessionStore } from '../../../src/persistence/kv/level-session-store.js';
-import { commitOn, newSession } from '../../../src/store-contract/contract-fixtures.js';
+import { MemorySessionStore } from '../../../src/persistence/kv/memory-session-store.js';
+import { encodeStored } from '../../../src/persistence/session-schemas.js';
+import {
+  commitOn,
+  newSession,
+  newWorkflow,
+} from '../../../src/store-contract/contract-fixtures.js';
 import { tempFolder } from '../../helpers/temp-store.js';
 
 /** The key-value stores' list-order index (`x!` entries): kept by each save, built for old stores. */
@@ -24,7 +30,7 @@ describe('the list-order index of the key-value stores', () => {
       const old: string[] = [];
       for await (const key of store.backend.keys({ gte: 'n!', lt: 'n"' })) old.push(key);
       for await (const key of store.backend.keys({ gte: 'x!', lt: 'x"' })) old.push(key);
-      expect(old.length).toBe(1 + 5 * 4);
+      expect(old.length).toBe(1 + 5 * 5); // the marker, and 4 orders and the ids of each session
       await store.backend.write(old.map((key) => ({ type: 'del' as const, key })));
       await store.close();
       store = await LevelSessionStore.open({ path });
@@ -64,5 +70,47 @@ describe('the list-order index of the key-value stores', () => {
     } finally {
       await rm(folder, { recursive: true, force: true });
     }
+  });
+
+  it('files workflow instances in indexes of their own: when built, saved, and checked on read', async () => {
+    const store = new MemorySessionStore();
+    for (let i = 0; i < 3; i++) {
+      await store.create({ ...newSession(`s${i}`, 'alice'), updatedAt: 1_000 + i });
+      await store.create({ ...newWorkflow(`o${i}`, 'alice'), updatedAt: 2_000 + i });
+    }
+    const indexKeys = async () => {
+      const found: string[] = [];
+      for await (const key of store.backend.keys({ gte: 'x!', lt: 'x"' })) found.push(key);
+      return found;
+    };
+    const written = await indexKeys();
+    expect(written.filter((k) => k.startsWith('x!u:alice!workflow-updated!'))).toEqual([
+      'x!u:alice!workflow-updated!1!9007199254738989!workflow%3Ao2',
+      'x!u:alice!workflow-updated!1!9007199254738990!workflow%3Ao1',
+      'x!u:alice!workflow-updated!1!9007199254738991!workflow%3Ao0',
+    ]);
+    expect(written.filter((k) => k.startsWith('x!u:alice!updated!'))).toHaveLength(3);
+    // An owner of a store written before the index gets both kinds filed, each in its own.
+    await store.backend.write(
+      [...written, 'n!u:alice'].map((key) => ({ type: 'del' as const, key })),
+    );
+    const ids = async (kind?: 'workflow') =>
+      (await store.list({ userId: 'alice', kind, order: 'updated' })).sessions.map(
+        (s) => s.sessionId,
+      );
+    expect(await ids('workflow')).toEqual(['workflow:o2', 'workflow:o1', 'workflow:o0']);
+    expect(await ids()).toEqual(['s2', 's1', 's0']);
+    expect(await indexKeys()).toEqual(written);
+    // A session's entry filed in the workflow index (damage) is named, never listed there.
+    const moved = 'x!u:alice!workflow-id!1!s0';
+    await store.backend.write([
+      { type: 'put', key: moved, value: encodeStored(moved, { sessionId: 's0' }) },
+    ]);
+    const inIdOrder = store.list({ userId: 'alice', kind: 'workflow', order: 'id' });
+    await expect(inIdOrder).rejects.toMatchObject({
+      code: 'INVALID_SESSION_RECORD',
+      key: moved,
+    });
+    await store.close();
   });
 });

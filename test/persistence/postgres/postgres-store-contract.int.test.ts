@@ -9,8 +9,14 @@ import {
 } from '../../../src/persistence/postgres/postgres-schema.js';
 import { SessionRecordCodec } from '../../../src/persistence/session-record-codec.js';
 import { encodeStored, toSessionInfo } from '../../../src/persistence/session-schemas.js';
-import { newSession } from '../../../src/store-contract/contract-fixtures.js';
+import { newSession, newWorkflow } from '../../../src/store-contract/contract-fixtures.js';
+import {
+  ORDER_COLUMNS,
+  listPositions,
+  positionsOf,
+} from '../../../src/persistence/postgres/postgres-list-orders.js';
 import { PostgresSessionStore } from '../../../src/persistence/postgres/postgres-session-store.js';
+import { PostgresStatements } from '../../../src/persistence/postgres/postgres-statements.js';
 import { listIndexKey, ownerPart, recordKey } from '../../../src/persistence/session-keys.js';
 import { storeContract } from '../../../src/store.js';
 import { usePostgres } from '../../helpers/postgres-tests.js';
@@ -169,7 +175,7 @@ describe('PostgresSessionStore schema', () => {
     expect(await ids('updated')).toEqual(['waits', 'new', 'old']);
     expect(await ids('id')).toEqual(['waits', 'new', 'old']);
     const indexes = await pgt.pool.query(
-      `SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND indexname LIKE 'agentstate_sessions_order%' ORDER BY 1`,
+      `SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND indexname ~ '^agentstate_(sessions|workflows)_order_' ORDER BY 1`,
       [schema],
     );
     expect(indexes.rows.map((r: { indexname: string }) => r.indexname)).toEqual([
@@ -177,8 +183,102 @@ describe('PostgresSessionStore schema', () => {
       'agentstate_sessions_order_id',
       'agentstate_sessions_order_updated',
       'agentstate_sessions_order_usage',
+      'agentstate_workflows_order_created',
+      'agentstate_workflows_order_id',
+      'agentstate_workflows_order_updated',
+      'agentstate_workflows_order_usage',
     ]);
     await store.close();
+  });
+
+  it('migrates a version 7 database: workflow instances are listed apart, each kind from its own index', async () => {
+    const schema = pgt.schema('before-kinds');
+    await migrateSchema(pgt.pool, schema, 7);
+    const codec = new SessionRecordCodec();
+    const t = (name: string) => `"${schema}".${name}`;
+    const rows = [
+      { ...newSession('chat', 'alice'), version: 1, updatedAt: 3_000 },
+      { ...newWorkflow('o1', 'alice'), version: 2, updatedAt: 1_000, awaitingApproval: true },
+      { ...newWorkflow('o2', 'alice'), version: 1, updatedAt: 9_000 },
+    ];
+    for (const record of rows) {
+      const key = { sessionId: record.sessionId, userId: record.userId };
+      await pgt.pool.query(
+        `INSERT INTO ${t('agentstate_sessions')} (owner, session_id, version, status, history_length, record, listing, ${ORDER_COLUMNS})
+         VALUES ($1, $2, $3, 'active', 0, $4, $5, ${positionsOf(6)})`,
+        [
+          ownerPart(record.userId),
+          record.sessionId,
+          record.version,
+          codec.encode(recordKey(key), record),
+          encodeStored(listIndexKey(key), toSessionInfo(record)),
+          listPositions(record),
+        ],
+      );
+    }
+    await pgt.pool.query(`INSERT INTO ${t('agentstate_totals')} VALUES ('u:alice', 0, 0, 0, 0)`);
+    const store = await PostgresSessionStore.open({ pool: pgt.pool, schema });
+    const ids = async (kind?: 'workflow', order?: 'updated') =>
+      (await store.list({ userId: 'alice', kind, order })).sessions.map((s) => s.sessionId);
+    expect(await ids()).toEqual(['chat']);
+    expect(await ids(undefined, 'updated')).toEqual(['chat']);
+    expect(await ids('workflow')).toEqual(['workflow:o1', 'workflow:o2']);
+    expect(await ids('workflow', 'updated')).toEqual(['workflow:o1', 'workflow:o2']);
+    const { rows: columns } = await pgt.pool.query(
+      `SELECT session_id, workflow FROM ${t('agentstate_sessions')} ORDER BY session_id`,
+    );
+    expect(columns).toEqual([
+      { session_id: 'chat', workflow: null },
+      { session_id: 'workflow:o1', workflow: 'orders' },
+      { session_id: 'workflow:o2', workflow: 'orders' },
+    ]);
+    // Each kind's page is a read of its own partial index.
+    const plan = async (kind: 'session' | 'workflow', order?: 'updated') => {
+      const statements = new PostgresStatements(t, 'unused');
+      const sql = order ? statements.listInOrder(order, kind) : statements.list(kind);
+      const client = await pgt.pool.connect();
+      try {
+        await client.query('BEGIN');
+        await client.query('SET LOCAL enable_seqscan = off');
+        const { rows: lines } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`, [
+          'u:alice',
+          null,
+          null,
+          10,
+        ]);
+        await client.query('ROLLBACK');
+        return lines.map((l) => l['QUERY PLAN']).join('\n');
+      } finally {
+        client.release();
+      }
+    };
+    expect(await plan('workflow')).toContain('agentstate_workflows_by_id');
+    expect(await plan('session')).toContain('agentstate_sessions_by_id');
+    expect(await plan('workflow', 'updated')).toContain('agentstate_workflows_order_updated');
+    expect(await plan('session', 'updated')).toContain('agentstate_sessions_order_updated');
+    // A migrated instance takes steps as any other, and stays listed as an instance.
+    const loaded = await store.load({ sessionId: 'workflow:o2', userId: 'alice' });
+    await store.save({ record: { ...loaded, status: 'completed' }, items: [], journal: [] });
+    expect(await ids('workflow')).toEqual(['workflow:o1', 'workflow:o2']);
+    await store.close();
+  });
+
+  it('refuses a listing row filed under the other kind, naming it', async () => {
+    const { store, schema, cleanup } = await pgt.freshStore('kinds');
+    try {
+      await store.create(newWorkflow('o1', 'alice'));
+      await pgt.pool.query(`UPDATE "${schema}".agentstate_sessions SET workflow = NULL`);
+      await expect(store.list({ userId: 'alice' })).rejects.toMatchObject({
+        code: 'INVALID_SESSION_RECORD',
+        key: listIndexKey({ sessionId: 'workflow:o1', userId: 'alice' }),
+      });
+      await expect(store.list({ userId: 'alice', order: 'id' })).rejects.toBeInstanceOf(
+        InvalidSessionRecordError,
+      );
+      expect((await store.list({ userId: 'alice', kind: 'workflow' })).sessions).toEqual([]);
+    } finally {
+      await cleanup();
+    }
   });
 
   it('keeps a decision inbox: submissions in order across owners, checked, dropped, purged', async () => {
