@@ -19,8 +19,14 @@ function findCommand(argv: string[]): { command: Command; rest: string[] } {
     if (command && words.length >= take) return { command, rest: argv.slice(take) };
   }
   const tried = words.join(' ');
-  if (words[0] === 'sessions' && words.length === 1) {
-    throw new CliUsageError('sessions: which one? list, show, history, fork or delete');
+  if (words.length === 1) {
+    const subcommands = COMMANDS.filter((c) => c.name.startsWith(`${words[0]} `)).map((c) =>
+      c.name.slice(words[0]!.length + 1),
+    );
+    if (subcommands.length > 1) {
+      const last = subcommands.pop()!;
+      throw new CliUsageError(`${words[0]}: which one? ${subcommands.join(', ')} or ${last}`);
+    }
   }
   const guess = closestName(
     tried,

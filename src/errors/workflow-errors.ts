@@ -21,8 +21,8 @@ export class WorkflowExistsError extends AgentStateError {
 
 /**
  * The stored record is not what was asked for: another workflow's instance or a session where
- * an instance of `expected` was asked for, or (`expected` undefined) a workflow instance where a
- * session was.
+ * an instance of `expected` was asked for (`'*'`: of any workflow, as the command line asks),
+ * or (`expected` undefined) a workflow instance where a session was.
  */
 export class WorkflowMismatchError extends AgentStateError {
   constructor(
@@ -34,7 +34,9 @@ export class WorkflowMismatchError extends AgentStateError {
       'WORKFLOW_MISMATCH',
       expected === undefined
         ? `Session "${workflowId}" is an instance of workflow "${found}", not a session`
-        : `Workflow instance "${workflowId}" is ${found === undefined ? 'a session, not a workflow instance' : `an instance of workflow "${found}"`}, not of "${expected}"`,
+        : expected === '*'
+          ? `"${workflowId}" is a session, not a workflow instance`
+          : `Workflow instance "${workflowId}" is ${found === undefined ? 'a session, not a workflow instance' : `an instance of workflow "${found}"`}, not of "${expected}"`,
       expected === undefined ? { sessionId: workflowId } : {},
     );
   }

@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/main.js';
-import type { CliIo } from '../../src/cli/shared/cli-io.js';
+import { cliInProcess } from '../helpers/cli-in-process.js';
 import { TempStores } from '../helpers/temp-store.js';
 import { crashWhilePaying, key, reopenedPayer } from '../helpers/in-doubt-payment.js';
 
@@ -8,20 +7,8 @@ const temps = new TempStores();
 afterEach(() => temps.cleanupAll());
 
 /** Runs the command line in this process against folder `db`, as user alice. */
-async function cli(db: string, ...args: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = {
-    out: (text) => (stdout += text),
-    err: (text) => (stderr += text),
-    env: { TZ: 'UTC' },
-    stdoutIsTTY: false,
-    stderrIsTTY: false,
-    cwd: process.cwd(),
-  };
-  const code = await runCli([...args, '--db', db, '--user', key.userId], io);
-  return { code, stdout, stderr };
-}
+const cli = (db: string, ...args: string[]) =>
+  cliInProcess([...args, '--db', db, '--user', key.userId]);
 
 /** A folder whose session `pay` stands paused on call `c1` in doubt (the store closed). */
 async function pausedFolder(): Promise<string> {

@@ -1,10 +1,10 @@
 import type { SessionKey } from '../../persistence/session-store.js';
 import type { SessionRuntime } from '../../sessions/session-runtime.js';
-import { CliFailure, CliUsageError } from '../shared/cli-errors.js';
+import { CliFailure } from '../shared/cli-errors.js';
 import { json } from '../shared/cli-format.js';
-import { openCliPostgres } from '../shared/cli-postgres.js';
-import { notePartition, StoreHeldFailure } from '../shared/cli-store.js';
-import { stringFlag, type Command, type CommandContext } from '../shared/command.js';
+import { StoreHeldFailure } from '../shared/cli-store.js';
+import { POSTGRES_OPTIONS, withCommandStore } from '../shared/command-store.js';
+import type { Command, CommandContext } from '../shared/command.js';
 import { operator } from '../shared/operator.js';
 
 /**
@@ -14,29 +14,21 @@ import { operator } from '../shared/operator.js';
  * folder a running app holds is refused: the app cancels its own runs).
  */
 async function run(ctx: CommandContext): Promise<void> {
-  const url = stringFlag(ctx, 'postgres') ?? ctx.io.env['AGENTSTATE_POSTGRES_URL'];
   const by = operator();
   const sessionId = ctx.args['sessionId']!;
-  if (!url && stringFlag(ctx, 'schema') !== undefined) {
-    throw new CliUsageError('--schema is for a PostgreSQL store: give --postgres too', 'cancel');
-  }
-  if (url) {
-    const pg = await openCliPostgres(url, stringFlag(ctx, 'schema'));
-    try {
-      await cancelAndSay(ctx, pg.runtime, { sessionId, userId: ctx.user }, by);
-    } finally {
-      await pg.close();
-    }
-    return;
-  }
-  const cli = await ctx.open().catch((error: unknown) => {
-    if (!(error instanceof StoreHeldFailure)) throw error;
-    throw new CliFailure(
-      `the folder ${error.db} is held by a running app [STORE_LOCKED]: a LevelDB folder is one process's, so a run it executes is cancelled by that app (agent.cancel, or Cancel run in its inspector); nothing was changed`,
-    );
-  });
-  await notePartition(cli, ctx.user, ctx.io);
-  await cancelAndSay(ctx, cli.runtime, cli.key(sessionId), by);
+  const openFolder = () =>
+    ctx.open().catch((error: unknown) => {
+      if (!(error instanceof StoreHeldFailure)) throw error;
+      throw new CliFailure(
+        `the folder ${error.db} is held by a running app [STORE_LOCKED]: a LevelDB folder is one process's, so a run it executes is cancelled by that app (agent.cancel, or Cancel run in its inspector); nothing was changed`,
+      );
+    });
+  await withCommandStore(
+    ctx,
+    'cancel',
+    ({ runtime, key }) => cancelAndSay(ctx, runtime, key(sessionId), by),
+    { openFolder },
+  );
 }
 
 async function cancelAndSay(
@@ -73,19 +65,7 @@ export const cancel: Command = {
   summary:
     "cancel a session's run (it ends `cancelled`): paused or crashed, or on PostgreSQL one another process executes",
   args: ['sessionId'],
-  options: {
-    postgres: {
-      type: 'string',
-      value: 'URL',
-      description:
-        'the PostgreSQL store instead of the folder (or $AGENTSTATE_POSTGRES_URL, which keeps a password off the command line)',
-    },
-    schema: {
-      type: 'string',
-      value: 'NAME',
-      description: "the PostgreSQL schema of the store's tables (default: public)",
-    },
-  },
+  options: POSTGRES_OPTIONS,
   examples: [
     'agentstate cancel conv-42 --user alice',
     'AGENTSTATE_POSTGRES_URL=postgres://ops@db/app agentstate cancel order-7 --user alice',

@@ -11,6 +11,11 @@ import { sessionsFork } from './sessions-fork.js';
 import { sessionsHistory } from './sessions-history.js';
 import { sessionsList } from './sessions-list.js';
 import { sessionsShow } from './sessions-show.js';
+import { workflowsCancel } from './workflows-cancel.js';
+import { workflowsApprove, workflowsReject } from './workflows-decide.js';
+import { workflowsList } from './workflows-list.js';
+import { workflowsSend } from './workflows-send.js';
+import { workflowsShow } from './workflows-show.js';
 
 /** Every command, in the order `agentstate --help` lists them. */
 export const COMMANDS: readonly Command[] = [
@@ -26,6 +31,12 @@ export const COMMANDS: readonly Command[] = [
   send,
   resume,
   cancel,
+  workflowsList,
+  workflowsShow,
+  workflowsSend,
+  workflowsCancel,
+  workflowsApprove,
+  workflowsReject,
   exportCommand,
   inspect,
 ];

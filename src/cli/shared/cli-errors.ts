@@ -1,4 +1,4 @@
-import { AgentStateError, type ErrorCode } from '../../errors/agentstate-error.js';
+import { isErrorCode, type ErrorCode } from '../../errors/agentstate-error.js';
 
 /** Exit codes of the command line. */
 export const EXIT = { ok: 0, failure: 1, usage: 2, notFound: 3, conflict: 4 } as const;
@@ -32,6 +32,8 @@ const NOT_FOUND: readonly ErrorCode[] = [
   'UNKNOWN_CALL',
   'NOT_IN_DOUBT',
   'STORE_NOT_FOUND',
+  'WORKFLOW_NOT_FOUND',
+  'WORKFLOW_MISMATCH',
 ];
 const CONFLICT: readonly ErrorCode[] = [
   'SESSION_CONFLICT',
@@ -47,17 +49,33 @@ const CONFLICT: readonly ErrorCode[] = [
   'DEFINITION_CHANGED',
   'FORK_POSITION_OUT_OF_RANGE',
   'LEASE_LOST',
+  'WORKFLOW_EXISTS',
+  'WORKFLOW_DEFINITION_CHANGED',
+  'EVENT_NOT_ACCEPTED',
+  'WORKFLOW_CANCELLED',
 ];
+/** Codes of input the command line was given wrong (exit 2, as a usage error). */
+const USAGE: readonly ErrorCode[] = ['ID_TOO_LONG', 'INVALID_EVENT'];
+
+/**
+ * The stable code of an agentstate error: of this copy of the package, or of the copy an app's
+ * module (`--agent`, `--module`) loaded, whose classes are others.
+ */
+function codeOf(error: unknown): ErrorCode | undefined {
+  const code = error instanceof Error ? (error as { code?: unknown }).code : undefined;
+  return isErrorCode(code) ? code : undefined;
+}
 
 /** The exit code an error ends the command with. */
 export function exitCodeOf(error: unknown): number {
   if (error instanceof CliUsageError) return EXIT.usage;
   if (error instanceof CliFailure) return error.exitCode;
   if (error instanceof TypeError) return EXIT.usage;
-  if (error instanceof AgentStateError) {
-    if (error.code === 'ID_TOO_LONG') return EXIT.usage;
-    if (NOT_FOUND.includes(error.code)) return EXIT.notFound;
-    if (CONFLICT.includes(error.code)) return EXIT.conflict;
+  const code = codeOf(error);
+  if (code !== undefined) {
+    if (USAGE.includes(code)) return EXIT.usage;
+    if (NOT_FOUND.includes(code)) return EXIT.notFound;
+    if (CONFLICT.includes(code)) return EXIT.conflict;
   }
   return EXIT.failure;
 }
@@ -66,7 +84,8 @@ export function exitCodeOf(error: unknown): number {
 export function errorLines(error: unknown, debug: boolean): string {
   if (debug && error instanceof Error && error.stack) return `${error.stack}\n`;
   const message = error instanceof Error ? error.message : String(error);
-  const code = error instanceof AgentStateError ? ` [${error.code}]` : '';
+  const known = codeOf(error);
+  const code = known === undefined ? '' : ` [${known}]`;
   const hint =
     error instanceof CliUsageError
       ? ` (see: agentstate ${error.command ? `${error.command} ` : ''}--help)`

@@ -49,7 +49,7 @@ export function commandHelp(command: Command): string {
 export function mainHelp(commands: readonly Command[]): string {
   const width = Math.max(...commands.map((c) => c.name.length));
   const lines = [
-    'agentstate: operate agentstate sessions from a terminal',
+    'agentstate: operate agentstate sessions and workflows from a terminal',
     '',
     'Usage: agentstate <command> [arguments] [options]',
     '',
@@ -68,6 +68,7 @@ export function mainHelp(commands: readonly Command[]): string {
     'Examples:',
     '  agentstate sessions list --user alice --status active',
     '  agentstate approve conv-42 call_3_0 --user alice',
+    '  agentstate workflows show order-7 --user alice',
   ];
   return `${lines.join('\n')}\n`;
 }

@@ -1,8 +1,10 @@
+import type { SessionStore } from '../../persistence/session-store.js';
 import type { SessionRuntime } from '../../sessions/session-runtime.js';
 import { cliRuntime } from './cli-store.js';
 
 /** A PostgreSQL store opened for one command, with the command line's runtime on it. */
 export interface CliPostgres {
+  store: SessionStore;
   runtime: SessionRuntime;
   close(): Promise<void>;
 }
@@ -27,5 +29,5 @@ export async function openCliPostgres(
     create: false, // an operator's command works on an app's store: a typo'd schema is not found
     ...(schema === undefined ? {} : { schema }),
   });
-  return { runtime: cliRuntime(store), close: () => store.close() };
+  return { store, runtime: cliRuntime(store), close: () => store.close() };
 }
