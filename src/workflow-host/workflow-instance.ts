@@ -321,6 +321,11 @@ export class WorkflowInstance {
   };
 
   private syncTimers(): void {
+    // A cancelled instance keeps no timer (they stop with it).
+    if (this.meta.cancelled) {
+      this.meta.timers = [];
+      return;
+    }
     this.meta.timers = timersNow(this.actor, this.meta.timers, this.deps.clock.now(), this.paths);
   }
 
