@@ -38,6 +38,8 @@ export async function bundlePageScript(): Promise<string> {
     target: 'es2020',
     charset: 'utf8',
     legalComments: 'none',
+    // A package's path comment stays `node_modules/...` where node_modules is a link (a clone).
+    preserveSymlinks: true,
     logLevel: 'silent',
   });
   if (result.errors.length > 0 || result.warnings.length > 0 || !result.outputFiles[0]) {
