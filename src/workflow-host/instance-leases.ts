@@ -12,6 +12,12 @@ import type { WorkflowInstance } from './workflow-instance.js';
  * (`LeaseLostError`). A store without leases (one process) needs none.
  */
 export class InstanceLeases {
+  /**
+   * Releases under way, by instance: an acquire waits for them, else this owner could renew the
+   * lease being given up (same token) just before the release ends it.
+   */
+  private readonly releasing = new Map<string, Promise<unknown>>();
+
   constructor(
     private readonly store: SessionStore,
     private readonly clock: Clock,
@@ -22,6 +28,7 @@ export class InstanceLeases {
   /** The lease for this process: `undefined` without leases, `null` while another holds it. */
   async acquire(key: SessionKey): Promise<SessionLease | undefined | null> {
     if (!hasLeases(this.store)) return undefined;
+    await this.releasing.get(leaseKey(key));
     return (await this.store.acquireLease(key, this.owner, this.ttlMs)) ?? null;
   }
 
@@ -31,8 +38,14 @@ export class InstanceLeases {
    */
   async release(lease: SessionLease | undefined): Promise<{ queued: boolean } | undefined> {
     if (!lease || !hasLeases(this.store)) return { queued: false };
-    const released = await this.store.releaseLease(lease).catch(() => undefined);
-    return released ?? undefined;
+    const k = leaseKey(lease);
+    const releasing = this.store.releaseLease(lease).catch(() => undefined);
+    this.releasing.set(k, releasing);
+    try {
+      return (await releasing) ?? undefined;
+    } finally {
+      if (this.releasing.get(k) === releasing) this.releasing.delete(k);
+    }
   }
 
   /**
@@ -63,4 +76,8 @@ export class InstanceLeases {
     };
     void loop();
   }
+}
+
+function leaseKey(key: { sessionId: string; userId?: string | undefined }): string {
+  return JSON.stringify([key.userId ?? null, key.sessionId]);
 }

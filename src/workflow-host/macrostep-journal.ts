@@ -31,7 +31,7 @@ export class MacrostepJournal {
 
   constructor(
     private readonly meta: HostMeta,
-    /** Told of an actor's done event (a linked agent's usage rolls up). */
+    /** Told of an actor's done or error event (a link ends; an agent's usage rolls up). */
     private readonly onDone: (actorId: string, output: unknown) => void,
   ) {}
 
@@ -61,11 +61,10 @@ export class MacrostepJournal {
     if (type.startsWith('xstate.snapshot.')) return;
     const origin: EventOrigin = this.origin ?? { source: this.sourceOf(type) };
     this.taken.push({ type, ...origin, step: ++this.meta.seq });
-    if (type.startsWith('xstate.done.actor.')) {
-      this.onDone(
-        type.slice('xstate.done.actor.'.length),
-        (event.event as { output?: unknown }).output,
-      );
+    const ended = /^xstate\.(done|error)\.actor\.(.+)$/.exec(type);
+    if (ended?.[2] !== undefined) {
+      const output = ended[1] === 'done' ? (event.event as { output?: unknown }).output : undefined;
+      this.onDone(ended[2], output);
     }
   }
 

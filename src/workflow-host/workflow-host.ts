@@ -99,12 +99,16 @@ export class WorkflowHost {
     input: unknown,
     parent: NonNullable<HostMeta['parent']>,
   ): Promise<ChildEnded | undefined> {
+    const key = instanceKey(id, userId);
+    // A restored parent finds its child started: read, not started again.
+    const known = await this.stored.read(key, id).catch(() => undefined);
+    if (known) return childEndOf(known);
     let record: SessionRecord;
     try {
       record = await this.start(id, userId, input, parent);
     } catch (error) {
       if (!(error instanceof WorkflowExistsError)) throw error;
-      record = await this.stored.read(instanceKey(id, userId), id);
+      record = await this.stored.read(key, id);
     }
     return childEndOf(record);
   }
@@ -370,6 +374,8 @@ export class WorkflowHost {
       released: (instance) => {
         const k = liveKey(instance.key);
         if (this.live.get(k) === instance) this.live.delete(k);
+        // Dropped (a failed save): its lease, if still its own, is given up.
+        if (instance.failure !== undefined) void this.leases.release(instance.lease);
       },
     };
   }

@@ -50,7 +50,7 @@ export interface InstanceDeps {
   register(system: unknown, instance: WorkflowInstance): void;
   /** Told of each save. */
   saved(instance: WorkflowInstance): void;
-  /** Told of a linked agent whose state the machine left before it ended (its run is cancelled). */
+  /** Told of a linked child whose state the machine left before it ended (it is cancelled). */
   linkLeft(link: InstanceLink, userId: string | undefined): void;
   /** Told when the host's last work on it ended (it may leave memory now). */
   unheld(instance: WorkflowInstance): void;
@@ -271,23 +271,25 @@ export class WorkflowInstance {
   // ---------------------------------------------------------------- macrosteps
 
   /**
-   * Linked agents whose state the machine left before they ended: their runs are cancelled (a
-   * call one waited on must not stay pending where approvals are listed), once.
+   * Linked agents and child workflows whose state the machine left before they ended: their
+   * runs (instances) are cancelled (a call one waited on must not stay pending where approvals
+   * are listed), once.
    */
   private leftLinks(children: Readonly<Record<string, unknown>>): void {
     if (this.events.restoring) return;
     for (const [actorId, link] of Object.entries(this.meta.links)) {
-      if (link.kind !== 'agent' || link.ended || actorId in children) continue;
+      if (link.ended || actorId in children) continue;
       this.meta.links[actorId] = { ...link, ended: true };
       this.deps.linkLeft(link, this.userId);
     }
   }
 
-  /** Adds a linked agent's usage to the instance's; its link ended. */
+  /** A linked child ended (done or error): its link ends; an agent's usage rolls up. */
   private rollUp(actorId: string, output: unknown): void {
     const link = this.meta.links[actorId];
-    if (link?.kind !== 'agent') return;
+    if (!link) return;
     this.meta.links[actorId] = { ...link, ended: true };
+    if (link.kind !== 'agent') return;
     const usage = usageOfAgentOutput(output);
     if (usage) this.record = { ...this.record, usage: addUsage(this.record.usage, usage) };
   }

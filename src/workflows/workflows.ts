@@ -86,8 +86,12 @@ export class Workflows<TMachine extends AnyStateMachine = AnyStateMachine> {
       leaseTtlMs: options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS,
       pollIntervalMs: options.pollIntervalMs ?? DEFAULT_POLL_MS,
       cancelLinked: (link, userId) =>
-        agents[link.name]?.cancel(link.id, { userId, store, by: `workflow ${this.name}` }) ??
-        Promise.resolve(),
+        (link.kind === 'agent'
+          ? agents[link.name]?.cancel(link.id, { userId, store, by: `workflow ${this.name}` })
+          : children[link.name]?.cancel(link.id, {
+              userId,
+              reason: 'its parent left the state that invoked it',
+            })) ?? Promise.resolve(),
     });
     ref.host = host;
     this.host = host;

@@ -48,7 +48,51 @@ const order = setup({
   },
 });
 
+const impatient = setup({
+  types: { events: {} as { type: 'GIVE_UP' } },
+  actors: { pay: fromPromise<unknown, { amount: number }>(async () => undefined) },
+}).createMachine({
+  id: 'impatient',
+  initial: 'paying',
+  states: {
+    paying: {
+      invoke: { src: 'pay', input: { amount: 7 }, onDone: 'paid' },
+      on: { GIVE_UP: 'abandoned' },
+    },
+    paid: { type: 'final' },
+    abandoned: { type: 'final' },
+  },
+});
+
 describe('a workflow invoking another', () => {
+  it('leaving the state that invoked a child cancels the child instance', async () => {
+    const store = new MemorySessionStore();
+    const clock = new FakeClock();
+    const payments = workflows(payment, {
+      store,
+      clock,
+      steps: { charge: { run: () => 'never' } },
+    });
+    const orders = workflows(impatient, { store, clock, children: { pay: payments } });
+    await orders.start('o2', { userId: 'u' });
+    const left = await orders.send('o2', { type: 'GIVE_UP' }, { userId: 'u' });
+    expect(left).toMatchObject({ value: 'abandoned', status: 'completed' });
+    expect(left.links).toEqual([expect.objectContaining({ kind: 'workflow', ended: true })]);
+    const childId = 'o2/0.impatient.paying';
+    for (
+      let i = 0;
+      i < 50 && (await payments.get(childId, { userId: 'u' })).status === 'active';
+      i++
+    ) {
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const child = await payments.get(childId, { userId: 'u' });
+    expect(child).toMatchObject({
+      status: 'failed',
+      cancelled: { reason: 'its parent left the state that invoked it' },
+    });
+  });
+
   it('runs a child instance of its own; the child ending (in a later call, across a restart) ends the invoke once', async () => {
     const store = new MemorySessionStore();
     const clock = new FakeClock();
