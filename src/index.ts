@@ -14,6 +14,7 @@ export { Agent } from './agent/agent.js';
 export { workflows, Workflows } from './workflows/workflows.js';
 export type { InstanceScope } from './workflows/workflows.js';
 export type { WorkflowApproval } from './workflows/workflow-approvals.js';
+export type { Recovered } from './workflows/workflow-recovery.js';
 export type { WorkflowsOptions } from './workflows/workflow-options.js';
 export type { WorkflowInfo, WorkflowSummary } from './workflows/workflow-info.js';
 export type {

@@ -26,6 +26,7 @@ import {
 } from './workflow-info.js';
 import { WorkflowScheduler, type WorkflowSchedulerOptions } from './workflow-scheduler.js';
 import { waitingCalls, type WorkflowApproval } from './workflow-approvals.js';
+import { recoverInstances, type Recovered } from './workflow-recovery.js';
 
 const DEFAULT_LEASE_TTL_MS = 30_000;
 const DEFAULT_POLL_MS = 1_000;
@@ -253,27 +254,8 @@ export class Workflows<TMachine extends AnyStateMachine = AnyStateMachine> {
    * its in-doubt policy, commands in the inbox are applied, timers due fire. An instance another
    * process holds (its lease live) is left to it. Resolves with what became of each.
    */
-  async recover(
-    options: InstanceScope & { limit?: number | undefined } = {},
-  ): Promise<{ id: string; info?: WorkflowInfo; error?: unknown }[]> {
-    const recovered: { id: string; info?: WorkflowInfo; error?: unknown }[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await this.list({ ...options, status: 'active', cursor });
-      for (const { id } of page.workflows) {
-        const key = instanceKey(id, options.userId);
-        try {
-          const driven = await this.host.drive(key, id);
-          if (!driven) continue; // another process holds it
-          await driven.instance.gone;
-          recovered.push({ id, info: await this.get(id, options) });
-        } catch (error) {
-          recovered.push({ id, error });
-        }
-      }
-      cursor = page.nextCursor;
-    } while (cursor !== undefined);
-    return recovered;
+  recover(options: InstanceScope & { limit?: number | undefined } = {}): Promise<Recovered[]> {
+    return recoverInstances(this, options);
   }
 
   /**

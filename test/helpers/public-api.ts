@@ -124,6 +124,7 @@ export const ROOT_TYPES = [
   'WorkflowInfo',
   'WorkflowSummary',
   'WorkflowApproval',
+  'Recovered',
   'InstanceScope',
   'WorkflowScheduler',
   'WorkflowSchedulerOptions',
