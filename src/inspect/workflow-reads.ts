@@ -17,6 +17,7 @@ import { pendingApprovals, type PendingApproval } from './inspector-reads.js';
 import type { InspectorWorkflows } from './inspector-workflows.js';
 import type { ListQuery } from './list-query.js';
 import { machineGraph, type MachineGraph } from './machine-graph.js';
+import { workflowPath } from '../workflows/workflow-path.js';
 
 /** A workflow instance as the list shows it: its record, its state now. */
 export interface ListedWorkflow {
@@ -155,20 +156,10 @@ export async function workflowDetail(
   const invokedIn = (actorId: string) =>
     graph?.states.find((s) => s.invokes.some((i) => i.id === actorId))?.path ?? '';
   const journal: JournalEntry[] = await readCheckedJournal(runtime.store, key, host.runId);
-  const path: WorkflowHop[] = journal
-    .filter((e) => e.kind === 'event')
-    .map((e) => {
-      const o = e.output as WorkflowEventOutput;
-      return {
-        step: e.step,
-        at: e.at,
-        source: o.source,
-        type: o.type,
-        ...(o.eventId === undefined ? {} : { eventId: o.eventId }),
-        state: stateOf(o.value),
-        status: o.status,
-      };
-    });
+  const path: WorkflowHop[] = workflowPath(journal).map(({ value, ...hop }) => ({
+    ...hop,
+    state: stateOf(value),
+  }));
   const steps: WorkflowStep[] = journal
     .filter((e) => e.kind === 'step')
     .map((e) => {

@@ -13,7 +13,7 @@ import { inProgress } from '../../runs/run-status.js';
 import { CRASHED_HINT, errorLine, runStatusText, runStyle } from '../shared/run-status-text.js';
 import { notePartition } from '../shared/cli-store.js';
 import type { Command, CommandContext } from '../shared/command.js';
-import { pendingCalls } from '../shared/pending-calls.js';
+import { pendingCalls, pendingCallsTable } from '../shared/pending-calls.js';
 
 /** How many history items `sessions show` prints at the end. */
 const TAIL = 6;
@@ -122,20 +122,7 @@ async function run(ctx: CommandContext): Promise<void> {
   );
   if (pending.length) {
     ctx.io.out(`\n${p.paint('pending approvals', 'bold')}\n`);
-    ctx.io.out(
-      table(
-        ['CALL', 'TOOL', 'ARGUMENTS', 'RUN', 'AGENT', 'DEADLINE'],
-        pending.map((c) => [
-          c.callId,
-          c.tool,
-          oneLine(c.arguments, 40),
-          c.runId,
-          c.agentPath.join(' > '),
-          localDate(c.deadline),
-        ]),
-        p,
-      ),
-    );
+    ctx.io.out(pendingCallsTable(pending, { header: 'RUN', of: (c) => c.runId }, p));
   }
   if (tail.length) {
     ctx.io.out(`\n${p.paint(`history (last ${tail.length} of ${view.historyLength})`, 'bold')}\n`);

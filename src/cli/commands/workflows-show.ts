@@ -1,5 +1,3 @@
-import type { WorkflowEventOutput } from '../../machines/schemas/workflow-journal.js';
-import type { JournalEntry } from '../../persistence/session-store.js';
 import {
   fields,
   json,
@@ -17,39 +15,13 @@ import type { WorkflowInfo } from '../../workflows/workflow-info.js';
 import type { SerializedError } from '../../errors/agentstate-error.js';
 import { stateText } from '../shared/state-text.js';
 import { loadWorkflow } from '../shared/workflow-target.js';
+import { pendingCallsTable } from '../shared/pending-calls.js';
+import { workflowPath, type WorkflowPathEvent } from '../../workflows/workflow-path.js';
 
 /** How many events of the path `workflows show` prints by default (the latest). */
 const PATH_TAIL = 20;
 
 /** One event of the instance's path: when, where it came from, what, and the state it led to. */
-export interface PathEvent {
-  step: number;
-  at: number;
-  source: WorkflowEventOutput['source'];
-  type: string;
-  eventId?: string | undefined;
-  value: unknown;
-  status: WorkflowEventOutput['status'];
-}
-
-/** The events the instance took, oldest first, from its journal. */
-function pathOf(journal: readonly JournalEntry[]): PathEvent[] {
-  return journal
-    .filter((e) => e.kind === 'event')
-    .map((e) => {
-      const o = e.output as WorkflowEventOutput;
-      return {
-        step: e.step,
-        at: e.at,
-        source: o.source,
-        type: o.type,
-        ...(o.eventId === undefined ? {} : { eventId: o.eventId }),
-        value: o.value,
-        status: o.status,
-      };
-    });
-}
-
 /** A stored error on one line (`Name: message [CODE]`), or its JSON when it is not one. */
 function errorText(error: unknown): string {
   const e = error as Partial<SerializedError> | null;
@@ -98,7 +70,7 @@ function print(
   ctx: CommandContext,
   w: WorkflowInfo,
   definition: string,
-  path: PathEvent[],
+  path: WorkflowPathEvent[],
   linked: LinkedSession[],
   tail: number,
 ): void {
@@ -153,20 +125,7 @@ function print(
   const pending = linked.flatMap((l) => l.pending.map((c) => ({ ...c, session: l.key.sessionId })));
   if (pending.length) {
     section('pending approvals');
-    ctx.io.out(
-      table(
-        ['CALL', 'TOOL', 'ARGUMENTS', 'SESSION', 'AGENT', 'DEADLINE'],
-        pending.map((c) => [
-          c.callId,
-          c.tool,
-          oneLine(c.arguments, 40),
-          c.session,
-          c.agentPath.join(' > '),
-          localDate(c.deadline),
-        ]),
-        p,
-      ),
-    );
+    ctx.io.out(pendingCallsTable(pending, { header: 'SESSION', of: (c) => c.session }, p));
   }
   if (path.length) {
     const shown = path.slice(-tail);
@@ -191,7 +150,7 @@ async function run(ctx: CommandContext): Promise<void> {
     const target = await loadWorkflow(store, ctx.args['workflowId']!, ctx.user);
     const w = target.info;
     const definition = target.record.machineVersion;
-    const path = pathOf(await store.readRunJournal(target.key, target.host.runId));
+    const path = workflowPath(await store.readRunJournal(target.key, target.host.runId));
     const linked = await linkedSessions(store, target);
     if (ctx.json) {
       ctx.io.out(json({ ...w, definition, path, linkedSessions: linked }));

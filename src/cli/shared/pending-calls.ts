@@ -3,6 +3,7 @@ import { agentPathOf } from '../../machines/agent-path.js';
 import type { SessionRecord } from '../../persistence/session-store.js';
 import { pausedRuns, runState, type RunNode } from '../../runs/run-tree.js';
 import { storedRun } from '../../runs/stored-run.js';
+import { localDate, oneLine, table, type Painter } from './cli-format.js';
 
 /** A tool call waiting for a human's decision, somewhere in the session's run tree. */
 export interface PendingCall {
@@ -32,4 +33,27 @@ export function pendingCalls(record: SessionRecord): { pending: PendingCall[]; h
     })),
   );
   return { pending, held: waiting.some((r) => r.context?.held === true) };
+}
+
+/**
+ * The table of calls waiting for a decision, as `sessions show` and `workflows show` print it;
+ * `where` names the column that says where each call waits (its run, or its agent's session).
+ */
+export function pendingCallsTable<C extends PendingCall>(
+  calls: readonly C[],
+  where: { header: string; of: (call: C) => string },
+  painter: Painter,
+): string {
+  return table(
+    ['CALL', 'TOOL', 'ARGUMENTS', where.header, 'AGENT', 'DEADLINE'],
+    calls.map((c) => [
+      c.callId,
+      c.tool,
+      oneLine(c.arguments, 40),
+      where.of(c),
+      c.agentPath.join(' > '),
+      localDate(c.deadline),
+    ]),
+    painter,
+  );
 }
