@@ -5,6 +5,7 @@ import type {
   JournalEntry,
   ListOrder,
   SessionKey,
+  SessionRecord,
   SessionStatus,
 } from '../persistence/session-store.js';
 import { UnknownCallError } from '../errors/run-errors.js';
@@ -139,11 +140,14 @@ export class Workflows<TMachine extends AnyStateMachine = AnyStateMachine> {
 
   /** Instance `id` as stored (or as live in this process, once saved). */
   async get(id: string, options: InstanceScope = {}): Promise<WorkflowInfo> {
-    const key = instanceKey(id, options.userId);
+    return workflowInfo(await this.record(id, options));
+  }
+
+  /** The record of instance `id`: a live one's once saved (its first save may be under way). */
+  private async record(id: string, scope: InstanceScope): Promise<SessionRecord> {
+    const key = instanceKey(id, scope.userId);
     const live = this.host.liveInstance(key)?.record;
-    // A live instance's record once saved (a new one's first save may be under way).
-    const record = live && live.version > 0 ? live : await this.host.stored.read(key, id);
-    return workflowInfo(record);
+    return live && live.version > 0 ? live : this.host.stored.read(key, id);
   }
 
   /** A page of this workflow's instances of one user, in the store's list order. */
@@ -174,9 +178,7 @@ export class Workflows<TMachine extends AnyStateMachine = AnyStateMachine> {
 
   /** The calls the instance's linked agents wait for a decision on. */
   async approvals(id: string, options: InstanceScope = {}): Promise<WorkflowApproval[]> {
-    const key = instanceKey(id, options.userId);
-    const record = this.host.liveInstance(key)?.record ?? (await this.host.stored.read(key, id));
-    return waitingCalls(record);
+    return waitingCalls(await this.record(id, options));
   }
 
   /** Approves a call a linked agent of instance `id` waits for; resolves once applied. */
