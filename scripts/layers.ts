@@ -96,6 +96,11 @@ export const LAYERS: readonly Layer[] = [
           "the entries every store writes beside a record, the same in each: the listing entry, history items, the list orders' positions",
       },
       {
+        folder: 'persistence/vectors',
+        holds:
+          "the vectors of memory's similarity search: one scope's vectors in one array, exact search with usearch's native kernels",
+      },
+      {
         folder: 'persistence/kv/backends',
         holds:
           "the ordered key-value backends under the KV store (LevelDB, memory) and the view of a group's pending writes",
@@ -115,8 +120,13 @@ export const LAYERS: readonly Layer[] = [
   {
     name: 'Actors',
     holds:
-      "the run's steps: actor logic that does I/O, each step journaled before the machine moves on",
+      "the run's steps: actor logic that does I/O, each step journaled before the machine moves on; the memory a run reads and writes across sessions",
     folders: [
+      {
+        folder: 'memory',
+        holds:
+          'memory across sessions as runs use it: the agent option, working memory and its tool, recall before a model call, the `remember` tool, the operator handle (`openMemory`)',
+      },
       {
         folder: 'actors',
         holds:

@@ -1,5 +1,6 @@
 /* eslint-disable max-lines -- Long on purpose: every option of an agent, documented in one
    interface where app authors read them, with its check. */
+import { checkMemoryOptions, type MemoryOptions } from '../memory/memory-options.js';
 import type { BindingSource } from './agent-binding.js';
 import type { SnapshotMigration } from '../runs/machine-upgrade.js';
 import type { z } from 'zod';
@@ -116,6 +117,13 @@ export interface AgentOptions<TOutput = string> extends RecoveryOptions {
    * @example { maxTokens: 8000 }
    */
   history?: HistoryStrategy | undefined;
+  /**
+   * What the agent remembers of its user across sessions: a working-memory document it sees in
+   * every run and updates through a tool, and recall of similar memories from the user's other
+   * sessions before each model call (see `MemoryOptions`). Needs a store that keeps memory.
+   * @example { embedder: openaiEmbedder({ model: 'text-embedding-3-small' }) }
+   */
+  memory?: MemoryOptions | undefined;
   /** Limits on each user's totals across all their sessions. */
   userBudget?: Budget | undefined;
   /**
@@ -231,6 +239,7 @@ const AGENT_OPTION_NAMES = optionNames<AgentOptions>({
   maxSubAgentDepth: true,
   handoffs: true,
   history: true,
+  memory: true,
   userBudget: true,
   redact: true,
   onToolError: true,
@@ -327,6 +336,7 @@ export function checkAgentOptions(options: unknown): void {
   checkStoreOption('new Agent()', options);
   checkTelemetryOptions('new Agent()', (options as Record<string, unknown>)['telemetry']);
   checkHistoryStrategy('new Agent()', (options as Record<string, unknown>)['history']);
+  checkMemoryOptions('new Agent()', (options as Record<string, unknown>)['memory']);
   const { modelSettings, tools, toolkits } = options as AgentOptions;
   if (modelSettings === undefined) return;
   checkModelSettings('new Agent()', modelSettings);

@@ -63,6 +63,11 @@ export const ERROR_CODES = [
   'STEP_INTERRUPTED',
   'WORKFLOW_CANCELLED',
   'INVALID_EVENT',
+  'INVALID_MEMORY',
+  'INVALID_EMBEDDING',
+  'MEMORY_CONFLICT',
+  'INVALID_WORKING_MEMORY',
+  'MEMORY_UNSUPPORTED',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

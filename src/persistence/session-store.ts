@@ -3,6 +3,7 @@ import type { UsageTotals } from '../machines/session-types.js';
 import type { AuditEntry, AuditPage, AuditQuery } from './audit-log.js';
 import type { DueApprovals, DueApprovalsQuery, DeadlineEntry } from './approval-deadlines.js';
 import type { DecisionInbox } from './decision-inbox.js';
+import type { MemoryStore } from './memory-store.js';
 import type { MessageInbox } from './message-inbox.js';
 import type { SessionLease, SessionLeases } from './session-leases.js';
 import type { SessionWatches } from './session-watches.js';
@@ -147,6 +148,8 @@ export interface StoreSupports {
   readonly queuedSessions?: boolean | undefined;
   /** `SessionWatches`. */
   readonly sessionWatches?: boolean | undefined;
+  /** `MemoryStore`: memory across sessions. */
+  readonly memory?: boolean | undefined;
 }
 
 /** A session loaded for an action that may write: the record and its owner's totals. */
@@ -202,7 +205,8 @@ export interface SessionStore
     Partial<SessionLeases>,
     Partial<DecisionInbox>,
     Partial<MessageInbox>,
-    Partial<SessionWatches> {
+    Partial<SessionWatches>,
+    Partial<MemoryStore> {
   /**
    * The optional capabilities this store has (`StoreSupports`, as abstract-level's
    * `db.supports`): exactly those whose methods it has, checked when a runtime is handed the

@@ -1,4 +1,5 @@
 import type { DecisionInbox } from './decision-inbox.js';
+import type { MemoryStore } from './memory-store.js';
 import type { MessageInbox } from './message-inbox.js';
 import type { SessionLeases } from './session-leases.js';
 import type { SessionStore, StoreSupports } from './session-store.js';
@@ -63,6 +64,21 @@ export const STORE_CONTRACT = {
       needs: [],
       what: 'tells of a session’s saves, so `agent.attach` follows a run without polling',
     },
+    memory: {
+      methods: [
+        'putMemories',
+        'searchMemories',
+        'listMemories',
+        'getMemories',
+        'deleteMemories',
+        'readWorkingMemory',
+        'writeWorkingMemory',
+        'forgetMemories',
+        'memoryResources',
+      ],
+      needs: [],
+      what: 'memory across sessions: memories with vectors searched by similarity, working memory per scope, erased to the byte (`MemoryStore`)',
+    },
   },
 } as const satisfies {
   required: readonly (keyof SessionStore)[];
@@ -118,6 +134,11 @@ export function hasDecisionInbox(store: SessionStore): store is SessionStore & D
 /** Whether `store` keeps a message inbox (its manifest claims `messageInbox`). */
 export function hasMessageInbox(store: SessionStore): store is SessionStore & MessageInbox {
   return supportsCapability(store, 'messageInbox');
+}
+
+/** Whether `store` keeps memory across sessions (its manifest claims `memory`). */
+export function hasMemory(store: SessionStore): store is SessionStore & MemoryStore {
+  return supportsCapability(store, 'memory');
 }
 
 /** Whether `store` can tell when a session is saved (its manifest claims `sessionWatches`). */

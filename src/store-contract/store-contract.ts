@@ -8,6 +8,7 @@ import {
 import { deadlineContract } from './deadline-contract.js';
 import { inboxContract } from './inbox-contract.js';
 import { leaseContract, leaseReadContract } from './lease-contract.js';
+import { memoryContract } from './memory-contract.js';
 import { manifestContract } from './manifest-contract.js';
 import { orderContract } from './order-contract.js';
 import { messageContract, queuedSessionsContract } from './message-contract.js';
@@ -35,6 +36,7 @@ const CAPABILITIES: { readonly [C in StoreCapability]: ContractPart } = {
   messageInbox: messageContract,
   queuedSessions: queuedSessionsContract,
   sessionWatches: watchContract,
+  memory: memoryContract,
 };
 
 /**
