@@ -172,6 +172,46 @@ describe('bench (smoke)', () => {
     expect(timers!.hosted.lastDelayMs).toBeGreaterThan(0);
   }, 300_000);
 
+  it('runs the memory bench alone with --memory: recall on the stores against LangGraph.js and the floors, same vectors', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'agentstate-bench-smoke-'));
+    const out = join(dir, 'results.json');
+    const { code, stdout, stderr } = await runSmoke(out, '--memory');
+    expect(code, stderr).toBe(0);
+    expect(stdout).toContain('agentstate benchmark (memory)');
+    for (const heading of [
+      'Memory recall, 200 memories in one scope: floors (one bare Float32Array, exact)',
+      "usearch's exactSearch: search p50",
+      'Memory recall, 200 memories in one scope: LangGraph.js InMemoryStore with an index',
+      'recall@10 against exact search',
+      'first search (a fresh process: loads the scope)',
+      'RSS after loading the scope (the searching process)',
+    ])
+      expect(stdout).toContain(heading);
+    expect(stdout).not.toContain('W1 one long conversation');
+    const results = JSON.parse(await readFile(out, 'utf8')) as {
+      raw: {
+        floors: { count: number; usearch: number[][] }[];
+        stores: {
+          store: string;
+          count: number;
+          unavailable?: string;
+          recall: number;
+          passes: number[][];
+        }[];
+      };
+    };
+    expect(results.raw.floors.map((f) => f.count)).toEqual([200]);
+    expect(results.raw.floors[0]!.usearch[0]).toHaveLength(10);
+    const measured = results.raw.stores.filter((s) => !s.unavailable);
+    const inMemory = measured.find((s) => s.store === 'langgraph-memory');
+    // Exact search everywhere but pgvector's HNSW: its recall is computed, 1 for an exact one.
+    expect(inMemory!.recall).toBe(1);
+    expect(inMemory!.passes[0]).toHaveLength(10);
+    // A store that did not run says why, in the results and under the table.
+    for (const store of results.raw.stores.filter((s) => s.unavailable))
+      expect(stdout).toContain(`not measured: ${store.unavailable!}`);
+  }, 300_000);
+
   it('refuses two parts at once (--postgres with --fixed-cost, --peers with --w1-w2)', async () => {
     dir = await mkdtemp(join(tmpdir(), 'agentstate-bench-smoke-'));
     for (const flags of [
