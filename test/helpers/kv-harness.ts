@@ -12,6 +12,7 @@ export const KV_SUPPORTS = {
   messageInbox: true,
   queuedSessions: true,
   sessionWatches: true,
+  memory: true,
 };
 
 /**
