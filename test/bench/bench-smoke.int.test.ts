@@ -57,6 +57,7 @@ describe('bench (smoke)', () => {
       'memory store: messages/second',
       'Workflow of 50 steps: hosted by workflows() on PostgreSQL',
       '200 workflow instances, each waiting on a durable timer',
+      'Memory recall, 200 memories in one scope: agentstate, LevelDB',
       'target',
       'machine pauses (start, end): a clock-reading loop lost',
     ]) {
@@ -74,7 +75,7 @@ describe('bench (smoke)', () => {
       expect(lostShare).toBeLessThanOrEqual(1);
       expect(longestMs).toBeGreaterThanOrEqual(0);
     }
-    expect(results.targets).toHaveLength(15);
+    expect(results.targets).toHaveLength(17);
   }, 300_000);
 
   it('runs the per-message fixed cost alone with --fixed-cost, with its target', async () => {
@@ -182,6 +183,8 @@ describe('bench (smoke)', () => {
       'Memory recall, 200 memories in one scope: floors (one bare Float32Array, exact)',
       "usearch's exactSearch: search p50",
       'Memory recall, 200 memories in one scope: LangGraph.js InMemoryStore with an index',
+      'Memory recall, 200 memories in one scope: agentstate, LevelDB',
+      'p50 / the usearch floor',
       'recall@10 against exact search',
       'first search (a fresh process: loads the scope)',
       'RSS after loading the scope (the searching process)',
@@ -203,10 +206,15 @@ describe('bench (smoke)', () => {
     expect(results.raw.floors.map((f) => f.count)).toEqual([200]);
     expect(results.raw.floors[0]!.usearch[0]).toHaveLength(10);
     const measured = results.raw.stores.filter((s) => !s.unavailable);
-    const inMemory = measured.find((s) => s.store === 'langgraph-memory');
     // Exact search everywhere but pgvector's HNSW: its recall is computed, 1 for an exact one.
-    expect(inMemory!.recall).toBe(1);
-    expect(inMemory!.passes[0]).toHaveLength(10);
+    for (const name of ['level', 'langgraph-memory']) {
+      const store = measured.find((s) => s.store === name);
+      expect(store?.recall, name).toBe(1);
+      expect(store!.passes[0]).toHaveLength(10);
+    }
+    expect(stdout).toContain(
+      'agentstate, LevelDB against LangGraph.js InMemoryStore with an index',
+    );
     // A store that did not run says why, in the results and under the table.
     for (const store of results.raw.stores.filter((s) => s.unavailable))
       expect(stdout).toContain(`not measured: ${store.unavailable!}`);
