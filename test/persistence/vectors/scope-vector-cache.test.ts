@@ -89,3 +89,38 @@ describe('ScopeVectorCache', () => {
     expect(idsOf(await cache.get('k', fine.load))).toEqual(['a']);
   });
 });
+
+describe('ScopeVectorCache past its bound', () => {
+  /** A load of `rows` vectors of 3 dimensions (12 bytes each), counted. */
+  const loads: string[] = [];
+  const loadOf = (key: string, rows: number) => () => {
+    loads.push(key);
+    const vectors = new ScopeVectors(3);
+    for (let i = 0; i < rows; i++) vectors.add(row(`${key}${i}`), axis(i % 3));
+    return Promise.resolve(vectors);
+  };
+
+  it('drops the scopes searched least recently, never the one just searched', async () => {
+    loads.length = 0;
+    const cache = new ScopeVectorCache(5 * 12);
+    await cache.get('a', loadOf('a', 2));
+    await cache.get('b', loadOf('b', 2));
+    expect(cache.cachedBytes).toBe(48);
+    await cache.get('a', loadOf('a', 2)); // now the most recent: b is the least
+    await cache.get('c', loadOf('c', 2));
+    expect(cache.cachedBytes).toBe(48);
+    await cache.get('a', loadOf('a', 2));
+    await cache.get('c', loadOf('c', 2));
+    expect(loads).toEqual(['a', 'b', 'c']);
+    await cache.get('b', loadOf('b', 2));
+    expect(loads).toEqual(['a', 'b', 'c', 'b']);
+    // Writes count too: a scope grown past the bound alone stays, the others go.
+    for (let i = 0; i < 6; i++) cache.added('b', row(`more${i}`), axis(0));
+    expect(cache.cachedBytes).toBe(8 * 12);
+    await cache.get('b', loadOf('b', 2));
+    await cache.get('a', loadOf('a', 2));
+    expect(loads).toEqual(['a', 'b', 'c', 'b', 'a']);
+    cache.cleared('');
+    expect(cache.cachedBytes).toBe(0);
+  });
+});
