@@ -169,7 +169,15 @@ export class KvMemory implements MemoryStore {
       return {
         ops: await deleteOps(view, userId, gone),
         written: () => {
-          for (const value of gone) this.cache.removed(scopeKey({ userId, ...value }), [value.id]);
+          // One removal per scope: each moves the scope's rows once.
+          const byScope = new Map<string, string[]>();
+          for (const value of gone) {
+            const key = scopeKey({ userId, ...value });
+            const ids = byScope.get(key);
+            if (ids) ids.push(value.id);
+            else byScope.set(key, [value.id]);
+          }
+          for (const [key, removed] of byScope) this.cache.removed(key, removed);
           return gone.length;
         },
       };
