@@ -104,8 +104,8 @@ export interface ListedEntries {
 }
 
 /**
- * Up to `limit` entries of a user's list index before the cursor's, newest first, of one
- * resource or kind when asked (those of others are read past).
+ * Up to `limit` entries of a user's list index (or a resource's) before the cursor's, newest
+ * first, of one kind when asked (those of the other are read past).
  */
 export async function listEntries(
   backend: KvBackend,
@@ -118,11 +118,19 @@ export async function listEntries(
   },
 ): Promise<ListedEntries> {
   const { userId, resource, kind, limit } = query;
-  const range = { ...keys.listIndexRange(userId, cursorSeq(query.cursor)), reverse: true };
+  const before = cursorSeq(query.cursor);
+  // A resource's page reads its scope's index; a kind's reads past the other kind.
+  const index =
+    resource === undefined
+      ? keys.listIndexRange(userId, before)
+      : keys.scopeListRange(userId, resource, before);
+  const range = { ...index, reverse: true };
   const entries: ListedEntries['entries'] = [];
   for await (const [indexKey, stored] of backend.iterate(range)) {
     const entry = decodeStored(indexKey, stored, ListEntrySchema);
-    if (resource !== undefined && entry.resource !== resource) continue;
+    if (entry.resource !== resource && resource !== undefined) {
+      throw new InvalidSessionRecordError(indexKey, 'the list entry is of another scope');
+    }
     if (kind !== undefined && entry.kind !== kind) continue;
     if (entries.length === limit) return { entries, more: true };
     entries.push({ seq: keys.seqOfListIndexKey(indexKey), indexKey, entry });
