@@ -8,6 +8,7 @@ import { InvalidEmbeddingError } from '../errors/memory-errors.js';
 import { OptionChecker, isObject, optionNames } from '../validation/option-checks.js';
 import { aiSdkFailure } from './ai-sdk-result.js';
 import type { Embedder, EmbeddingUsage } from './embedder.js';
+import { textBatches } from './text-batches.js';
 
 /** An embedding model of the AI SDK provider specification, version 3 or 4. */
 export type AiSdkEmbeddingModel = EmbeddingModelV4 | EmbeddingModelV3;
@@ -48,7 +49,8 @@ const OPTION_NAMES = optionNames<AiSdkEmbedderOptions>({
  * `.embedding(...)` models of `@ai-sdk/openai`, `@ai-sdk/google`, `@ai-sdk/mistral`,
  * `@ai-sdk/amazon-bedrock`, `@ai-sdk/cohere`, Ollama providers, ...) to {@link Embedder}. A call
  * never sends the model more texts than its `maxEmbeddingsPerCall` (also when that is only
- * known once awaited): a larger one is split, the vectors joined in order and the usage added
+ * known once awaited), nor more bytes than it says it takes per call (as the AI SDK's
+ * `embedMany` does): a larger one is split, the vectors joined in order and the usage added
  * up. Failures are `ModelError`s (an `APICallError`'s status, retryability and request id);
  * cancellation through the signal is rethrown unchanged.
  * @throws TypeError for something that is not an embedding model of v3 or v4, a missing or bad
@@ -62,6 +64,13 @@ export function aiSdkEmbedder(model: AiSdkEmbeddingModel, options: AiSdkEmbedder
 }
 
 const DEFAULT_MAX_BATCH = 96;
+
+/**
+ * Where an AI SDK embedding model may say how many bytes of text one call takes (the AI SDK's
+ * `embedMany` reads it too; OpenAI's models say 300,000). A registered symbol: reading it
+ * loads nothing.
+ */
+const MAX_INPUT_BYTES = Symbol.for('vercel.ai.embeddingModel.maxInputBytesPerCall');
 
 class AiSdkEmbedder implements Embedder {
   readonly name: string;
@@ -107,9 +116,16 @@ class AiSdkEmbedder implements Embedder {
     const vectors: (readonly number[])[] = [];
     let inputTokens = 0;
     try {
-      const limit = finiteLimit(await this.model.maxEmbeddingsPerCall) ?? texts.length;
-      for (let from = 0; from < texts.length; from += Math.max(1, limit)) {
-        const values = texts.slice(from, from + Math.max(1, limit));
+      const [limit, bytes] = await Promise.all([
+        this.model.maxEmbeddingsPerCall,
+        (this.model as { [MAX_INPUT_BYTES]?: unknown })[MAX_INPUT_BYTES],
+      ]);
+      const batches = textBatches(
+        texts,
+        finiteLimit(limit) ?? texts.length,
+        finiteLimit(bytes) ?? Number.POSITIVE_INFINITY,
+      );
+      for (const values of batches) {
         const call: EmbeddingModelV4CallOptions = { values };
         if (signal) call.abortSignal = signal;
         if (this.providerOptions) call.providerOptions = this.providerOptions;
@@ -132,7 +148,7 @@ class AiSdkEmbedder implements Embedder {
   }
 }
 
-/** A model's `maxEmbeddingsPerCall` when it is a finite positive number (not a promise). */
+/** A model's limit when it is a finite positive number (once awaited, if a promise). */
 function finiteLimit(limit: unknown): number | undefined {
   return typeof limit === 'number' && Number.isFinite(limit) && limit >= 1
     ? Math.floor(limit)

@@ -4,6 +4,7 @@ import { OptionChecker, isObject, optionNames } from '../validation/option-check
 import type { Embedder, EmbeddingUsage } from './embedder.js';
 import { OpenAIConnection } from './openai-connection.js';
 import { defaultEmbeddingPrices, findPrice } from './pricing.js';
+import { textBatches } from './text-batches.js';
 
 /** Options of {@link openaiEmbedder}. */
 export interface OpenAIEmbedderOptions {
@@ -19,10 +20,10 @@ export interface OpenAIEmbedderOptions {
    */
   dimensions?: number | undefined;
   /**
-   * Most texts sent in one request (`embedTexts` splits larger batches). The API takes at most
-   * 2,048 inputs and 300,000 tokens per request: 512 keeps a batch of texts averaging up to
-   * 580 tokens inside both.
-   * @default 512
+   * Most texts sent in one request. The API takes at most 2,048 inputs and 300,000 tokens per
+   * request: a call is also split so that no request carries more than 300,000 bytes of text
+   * (a token is at least a byte), whatever the batch.
+   * @default 2048
    */
   maxBatch?: number | undefined;
   /**
@@ -71,7 +72,8 @@ const MODEL_DIMENSIONS: Readonly<Record<string, number>> = Object.freeze({
 /** The most inputs the embeddings API takes in one request. */
 const API_MAX_INPUTS = 2048;
 
-const DEFAULT_MAX_BATCH = 512;
+/** The most tokens the embeddings API takes in one request, summed over its inputs. */
+const API_MAX_TOKENS = 300_000;
 
 const OPTION_NAMES = optionNames<OpenAIEmbedderOptions>({
   model: true,
@@ -145,7 +147,7 @@ class OpenAIEmbedder implements Embedder {
     this.name =
       own === undefined || own === dimensions ? options.model : `${options.model}:${dimensions}`;
     this.sentDimensions = options.dimensions;
-    this.maxBatch = options.maxBatch ?? DEFAULT_MAX_BATCH;
+    this.maxBatch = options.maxBatch ?? API_MAX_INPUTS;
     this.pricePerMillionTokens =
       options.pricePerMillionTokens ??
       findPrice(options.model, defaultEmbeddingPrices)?.inputPerMillion;
@@ -157,25 +159,39 @@ class OpenAIEmbedder implements Embedder {
     texts: readonly string[],
     options: { signal?: AbortSignal | undefined } = {},
   ): Promise<{ vectors: (Float32Array | readonly number[])[]; usage: EmbeddingUsage }> {
-    if (texts.length === 0) return { vectors: [], usage: { inputTokens: 0 } };
     const { signal } = options;
+    const vectors: (Float32Array | readonly number[])[] = [];
+    let inputTokens = 0;
     try {
-      const client = await this.connection.load();
-      const body: OpenAI.EmbeddingCreateParams = {
-        model: this.model,
-        input: [...texts],
-        encoding_format: this.encodingFormat,
-      };
-      if (this.sentDimensions !== undefined) body.dimensions = this.sentDimensions;
-      const answer = await client.embeddings.create(body, this.connection.requestOptions(signal));
-      const tokens = (answer as { usage?: { prompt_tokens?: unknown } }).usage?.prompt_tokens;
-      return {
-        vectors: this.inInputOrder(answer.data, texts.length),
-        usage: { inputTokens: typeof tokens === 'number' ? tokens : 0 },
-      };
+      for (const input of textBatches(texts, this.maxBatch, API_MAX_TOKENS)) {
+        const answer = await this.request(input, signal);
+        vectors.push(...answer.vectors);
+        inputTokens += answer.inputTokens;
+      }
     } catch (error) {
       throw this.connection.failure(error, signal);
     }
+    return { vectors, usage: { inputTokens } };
+  }
+
+  /** One `POST /embeddings`: the vectors of `input` in its order, and the tokens it counted. */
+  private async request(
+    input: string[],
+    signal: AbortSignal | undefined,
+  ): Promise<{ vectors: (Float32Array | readonly number[])[]; inputTokens: number }> {
+    const client = await this.connection.load();
+    const body: OpenAI.EmbeddingCreateParams = {
+      model: this.model,
+      input,
+      encoding_format: this.encodingFormat,
+    };
+    if (this.sentDimensions !== undefined) body.dimensions = this.sentDimensions;
+    const answer = await client.embeddings.create(body, this.connection.requestOptions(signal));
+    const tokens = (answer as { usage?: { prompt_tokens?: unknown } }).usage?.prompt_tokens;
+    return {
+      vectors: this.inInputOrder(answer.data, input.length),
+      inputTokens: typeof tokens === 'number' && Number.isFinite(tokens) ? tokens : 0,
+    };
   }
 
   /** The answer's vectors placed by their `index`: one for each text, none twice. */

@@ -66,6 +66,15 @@ describe('aiSdkEmbedder with @ai-sdk/openai', () => {
     expect(result.usage).toEqual({ inputTokens: 5000 });
   });
 
+  it("splits a call by the bytes the model takes per call (300,000 for OpenAI's)", async () => {
+    const texts = Array.from({ length: 4 }, (_, i) => `t${i} `.padEnd(100_000, 'x'));
+    const head = (text: string) => vectorOf(text.split(' ')[0]!);
+    server.enqueue(embedReply(head), embedReply(head));
+    const { vectors } = await embedTexts(aiSdkEmbedder(providerModel(), { dimensions: 4 }), texts);
+    expect(server.requests.map((r) => inputsOf(r).length)).toEqual([3, 1]);
+    expect(vectors.map((v) => v[0])).toEqual([0, 1, 2, 3]);
+  });
+
   it('splits a call by a limit the model only gives as a promise', async () => {
     const real = providerModel();
     const model = Object.create(real, {

@@ -99,7 +99,7 @@ describe('openaiEmbedder: requests and answers', () => {
     expect(small).toMatchObject({
       name: 'text-embedding-3-small',
       dimensions: 1536,
-      maxBatch: 512,
+      maxBatch: 2048,
       pricePerMillionTokens: 0.02,
     });
     const large = embedder({ model: 'text-embedding-3-large', dimensions: 256 });
@@ -126,6 +126,16 @@ describe('openaiEmbedder: requests and answers', () => {
     expect(server.body()).not.toHaveProperty('dimensions');
     expect(embedded.vectors[0]).toHaveLength(1536);
     expect(embedded.costUsd).toBe(0.02);
+  });
+
+  it('keeps each request under 300,000 bytes of text (the API takes 300,000 tokens a request)', async () => {
+    // 7 texts of 100,000 bytes, `t<i>` then padding: 3 fit in a request, a 4th would not
+    const texts = Array.from({ length: 7 }, (_, i) => `t${i} `.padEnd(100_000, 'x'));
+    server.enqueue(...[1, 2, 3].map(() => embedReply((t) => vectorOf(t.split(' ')[0]!))));
+    const { vectors, usage } = await embedder().embed(texts, {});
+    expect(server.requests.map((r) => inputsOf(r).length)).toEqual([3, 3, 1]);
+    expect(vectors.map((v) => v[0])).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    expect(usage).toEqual({ inputTokens: 14 }); // two words each, summed over the requests
   });
 
   it('answers nothing for no texts without a request', async () => {
