@@ -116,7 +116,8 @@ class OpenAIEmbedder implements Embedder {
   private readonly model: string;
   private readonly sentDimensions: number | undefined;
   private readonly encodingFormat: 'base64' | 'float';
-  private readonly connection: OpenAIConnection;
+  /** The client and its key: a private field, so neither JSON nor `inspect` of the embedder shows them. */
+  readonly #connection: OpenAIConnection;
 
   constructor(options: OpenAIEmbedderOptions) {
     const call = 'openaiEmbedder()';
@@ -152,7 +153,7 @@ class OpenAIEmbedder implements Embedder {
       options.pricePerMillionTokens ??
       findPrice(options.model, defaultEmbeddingPrices)?.inputPerMillion;
     this.encodingFormat = options.encodingFormat ?? 'base64';
-    this.connection = new OpenAIConnection('openaiEmbedder()', options);
+    this.#connection = new OpenAIConnection('openaiEmbedder()', options);
   }
 
   async embed(
@@ -169,7 +170,7 @@ class OpenAIEmbedder implements Embedder {
         inputTokens += answer.inputTokens;
       }
     } catch (error) {
-      throw this.connection.failure(error, signal);
+      throw this.#connection.failure(error, signal);
     }
     return { vectors, usage: { inputTokens } };
   }
@@ -179,14 +180,14 @@ class OpenAIEmbedder implements Embedder {
     input: string[],
     signal: AbortSignal | undefined,
   ): Promise<{ vectors: (Float32Array | readonly number[])[]; inputTokens: number }> {
-    const client = await this.connection.load();
+    const client = await this.#connection.load();
     const body: OpenAI.EmbeddingCreateParams = {
       model: this.model,
       input,
       encoding_format: this.encodingFormat,
     };
     if (this.sentDimensions !== undefined) body.dimensions = this.sentDimensions;
-    const answer = await client.embeddings.create(body, this.connection.requestOptions(signal));
+    const answer = await client.embeddings.create(body, this.#connection.requestOptions(signal));
     const tokens = (answer as { usage?: { prompt_tokens?: unknown } }).usage?.prompt_tokens;
     return {
       vectors: this.inInputOrder(answer.data, input.length),

@@ -171,6 +171,17 @@ describe('openaiEmbedder: failures', () => {
     expect(shown(error)).not.toContain(key);
   });
 
+  it('shows its key neither as JSON nor inspected, before or after its first call', async () => {
+    const key = `sk-test-${randomBytes(16).toString('hex')}`;
+    const model = embedder({ apiKey: key });
+    expect(shown(model)).not.toContain(key);
+    server.enqueue(embedReply(vectorOf));
+    await model.embed(['t1'], {});
+    expect(server.requests[0]?.headers.authorization).toBe(`Bearer ${key}`);
+    expect(shown(model)).not.toContain(key);
+    expect(JSON.parse(JSON.stringify(model))).toMatchObject({ name: 'test-embed', dimensions: 4 });
+  });
+
   it('a 429 is a retryable ModelError, after the retries asked for', async () => {
     server.enqueue(
       { status: 429, error: 'Rate limit reached', headers: { 'retry-after-ms': '0' } },
