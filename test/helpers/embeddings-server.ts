@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import type { Embedder } from '../../src/models/embedder.js';
 import {
   startChatCompletionsServer,
   type ChatCompletionsServer,
@@ -77,6 +78,24 @@ export function embedReply(
         promptTokens: texts.reduce((sum, text) => sum + tokens(text), 0),
         indexes: order,
       },
+    );
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body));
+  };
+}
+
+/**
+ * A reply that embeds the request's inputs with `embedder` (e.g. the scripted one, so texts that
+ * share words are near), in the encoding asked for, with usage as the embedder counts it.
+ */
+export function embedWith(embedder: Embedder): Reply {
+  return async (request: RecordedRequest, res: ServerResponse) => {
+    const texts = inputsOf(request);
+    const { vectors, usage } = await embedder.embed(texts, {});
+    const float = request.body['encoding_format'] === 'float';
+    const body = embeddingsBody(
+      vectors.map((v) => (float ? [...v] : base64Vector([...v]))),
+      { model: String(request.body['model']), promptTokens: usage.inputTokens },
     );
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify(body));
