@@ -135,10 +135,21 @@ export class ScopeVectorCache {
   }
 }
 
-/** `vectors` after `change` (the same object, but for a clear). */
+/**
+ * `vectors` after `change` (the same object, but for a clear, or an add of another dimension to
+ * a scope left empty: its model's memories all went, so the next may have any dimension).
+ */
 function applied(vectors: ScopeVectors, change: Change): ScopeVectors {
   if (change.type === 'clear') return new ScopeVectors(vectors.dimensions);
-  if (change.type === 'remove') vectors.remove(change.ids);
-  else if (change.vector.length === vectors.dimensions) vectors.add(change.row, change.vector);
-  return vectors;
+  if (change.type === 'remove') {
+    vectors.remove(change.ids);
+    return vectors;
+  }
+  const { row, vector } = change;
+  const into =
+    vector.length === vectors.dimensions || vectors.size > 0
+      ? vectors
+      : new ScopeVectors(vector.length);
+  if (vector.length === into.dimensions) into.add(row, vector);
+  return into;
 }

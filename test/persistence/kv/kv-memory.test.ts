@@ -204,6 +204,16 @@ describe('memory in the key-value stores', () => {
     expect(ids(await store.searchMemories(search))).toEqual(['a', 'b']);
   });
 
+  it('a model whose memories all went takes another dimension, in a searched scope too', async () => {
+    const store = new MemorySessionStore();
+    await store.putMemories([contractMemory('four', 0, { userId: 'alice' })]);
+    expect(ids(await store.searchMemories(search))).toEqual(['four']);
+    expect(await store.deleteMemories({ userId: 'alice' }, ['four'])).toBe(1);
+    await store.putMemories([contractMemory('three', 0, { userId: 'alice', vector: [1, 0, 0] })]);
+    expect(ids(await store.searchMemories({ ...search, vector: [1, 0, 0] }))).toEqual(['three']);
+    expect(await store.searchMemories(search)).toEqual([]);
+  });
+
   it('refuses a cursor it did not give', async () => {
     const store = new MemorySessionStore();
     for (const cursor of ['', 'next', 'm1.x', 'm1.1234567890123']) {
