@@ -78,7 +78,12 @@ export class KvMemory implements MemoryStore {
       return {
         ops,
         written: () => {
-          for (const memory of fresh) this.cache.added(scopeKey(memory), memory, memory.vector);
+          for (const memory of fresh) {
+            // The row a search needs, nothing more (the cache keeps it as long as the scope).
+            const { id, kind, sessionId } = memory;
+            const row = { id, kind, ...(sessionId === undefined ? {} : { sessionId }) };
+            this.cache.added(scopeKey(memory), row, memory.vector);
+          }
           return { written: fresh.length };
         },
       };
