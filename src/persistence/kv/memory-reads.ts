@@ -9,6 +9,7 @@ import {
   ListEntrySchema,
   ScopeCountSchema,
   decodeMemory,
+  decodeUserMeta,
   type ListEntry,
   type MemoryValue,
 } from './memory-values.js';
@@ -68,22 +69,45 @@ export async function scopeCounts(
   return scopes;
 }
 
-/** The vectors of one scope and model (`prefix`: their keys' start), read from the store. */
+/** The dimension of a user's memories of `model` as stored (`undefined`: they have none). */
+export async function storedDimensions(
+  backend: KvBackend,
+  userId: Owner,
+  model: string,
+): Promise<number | undefined> {
+  const metaKey = keys.userMetaKey(userId);
+  return decodeUserMeta(metaKey, await backend.get(metaKey)).models[model]?.dimensions;
+}
+
+/**
+ * The vectors of one scope and model (`prefix`: their keys' start), read from the store, of the
+ * dimension the user's memories of the model have (`fallback` when they have none). A vector of
+ * another length is damage, unless the model's dimension changed while the scope was read (all
+ * of its memories went and others came): then it is read again.
+ */
 export async function loadScope(
   backend: KvBackend,
   prefix: string,
-  scope: { userId: Owner; resource: string | undefined },
-  dimensions: number,
+  scope: { userId: Owner; resource: string | undefined; model: string },
+  fallback: number,
 ): Promise<ScopeVectors> {
   const countKey = keys.scopeCountKey(scope.userId, scope.resource);
-  const rows = scopeCount(countKey, await backend.get(countKey));
-  const vectors = new ScopeVectors(dimensions, rows);
-  const reader = new VectorValueReader(dimensions);
-  for await (const [key, stored] of backend.iterate(prefixRange(prefix))) {
-    const { row, vector } = reader.read(key, idOfKey(key, prefix), stored);
-    vectors.add(row, vector);
+  for (;;) {
+    const dimensions = (await storedDimensions(backend, scope.userId, scope.model)) ?? fallback;
+    const rows = scopeCount(countKey, await backend.get(countKey));
+    const vectors = new ScopeVectors(dimensions, rows);
+    const reader = new VectorValueReader(dimensions);
+    try {
+      for await (const [key, stored] of backend.iterate(prefixRange(prefix))) {
+        const { row, vector } = reader.read(key, idOfKey(key, prefix), stored);
+        vectors.add(row, vector);
+      }
+      return vectors;
+    } catch (error) {
+      const now = await storedDimensions(backend, scope.userId, scope.model);
+      if (now === undefined || now === dimensions) throw error;
+    }
   }
-  return vectors;
 }
 
 /** The id at the end of a vector key of `prefix`. */

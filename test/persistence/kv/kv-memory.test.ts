@@ -22,17 +22,18 @@ const ids = (found: { memory: { id: string } }[]) => found.map((f) => f.memory.i
 class HeldVectorReads extends MemoryBackend {
   held: { taken: Promise<void>; release: () => void } | undefined;
 
-  hold(): { taken: Promise<void>; release: () => void } {
+  /** Holds the next read of vectors after its snapshot (or, `beforeSnapshot`, before it). */
+  hold(beforeSnapshot = false): { taken: Promise<void>; release: () => void } {
     let taken!: () => void;
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const held = { taken: new Promise<void>((resolve) => (taken = resolve)), release };
     this.held = held;
-    this.gate = { taken, gate };
+    this.gate = { taken, gate, beforeSnapshot };
     return held;
   }
 
-  private gate: { taken: () => void; gate: Promise<void> } | undefined;
+  private gate: { taken: () => void; gate: Promise<void>; beforeSnapshot: boolean } | undefined;
 
   override async *iterate(range: KvRange): AsyncIterable<[string, string]> {
     const gate = range.gte.includes('!v!') ? this.gate : undefined;
@@ -41,6 +42,12 @@ class HeldVectorReads extends MemoryBackend {
       return;
     }
     this.gate = undefined;
+    if (gate.beforeSnapshot) {
+      gate.taken();
+      await gate.gate;
+      yield* super.iterate(range);
+      return;
+    }
     const entries: [string, string][] = [];
     for await (const entry of super.iterate(range)) entries.push(entry);
     gate.taken();
@@ -212,6 +219,21 @@ describe('memory in the key-value stores', () => {
     await store.putMemories([contractMemory('three', 0, { userId: 'alice', vector: [1, 0, 0] })]);
     expect(ids(await store.searchMemories({ ...search, vector: [1, 0, 0] }))).toEqual(['three']);
     expect(await store.searchMemories(search)).toEqual([]);
+  });
+
+  it('a scope read while its model changes dimension is read again, not called damaged', async () => {
+    const backend = new HeldVectorReads();
+    const store = new KvSessionStore(backend);
+    await store.putMemories([contractMemory('four', 0, { userId: 'alice' })]);
+    const held = backend.hold(true);
+    const searching = store.searchMemories(search);
+    await held.taken;
+    // After the search read the model's dimension, before it reads the vectors.
+    await store.deleteMemories({ userId: 'alice' }, ['four']);
+    await store.putMemories([contractMemory('three', 0, { userId: 'alice', vector: [1, 0, 0] })]);
+    held.release();
+    expect(await searching).toEqual([]);
+    expect(ids(await store.searchMemories({ ...search, vector: [1, 0, 0] }))).toEqual(['three']);
   });
 
   it('refuses a cursor it did not give', async () => {
