@@ -2,6 +2,7 @@ import { MemoryConflictError } from '../../errors/memory-errors.js';
 import { InvalidSessionRecordError } from '../../errors/session-errors.js';
 import {
   APPLIED_OPS,
+  checkedIds,
   checkedListLimit,
   checkedMemories,
   checkedResource,
@@ -31,7 +32,6 @@ import type { KvBackend } from './backends/kv-backend.js';
 import { forgetOps } from './memory-forget.js';
 import * as keys from './memory-keys.js';
 import {
-  checkedIds,
   cursorAfter,
   listEntries,
   loadScope,
