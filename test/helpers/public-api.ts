@@ -292,8 +292,6 @@ export const ROOT_TYPES = [
   'ReasoningEffort',
   'OpenAIModelOptions',
   'OpenAIEmbedderOptions',
-  'Embedder',
-  'EmbeddingUsage',
   'ModelPrice',
   'PriceTable',
   'LevelSessionStoreOptions',
