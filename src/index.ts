@@ -325,7 +325,6 @@ export type {
   WorkingMemoryOptions,
 } from './memory/memory-options.js';
 export type { ToolMemory } from './tools/tool-memory.js';
-export type { Embedder, EmbeddingUsage } from './models/embedder.js';
 export type {
   Memory,
   MemoryKind,
