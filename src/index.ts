@@ -195,6 +195,7 @@ export type {
 } from './models/model.js';
 export type { ModelSettings, ToolChoice, ReasoningEffort } from './models/model-settings.js';
 export { OpenAIModel, type OpenAIModelOptions } from './models/openai-model.js';
+export type { Embedder, EmbeddingUsage } from './models/embedder.js';
 export { openaiEmbedder, type OpenAIEmbedderOptions } from './models/openai-embedder.js';
 export {
   defaultPrices,

@@ -290,6 +290,8 @@ export const ROOT_TYPES = [
   'ReasoningEffort',
   'OpenAIModelOptions',
   'OpenAIEmbedderOptions',
+  'Embedder',
+  'EmbeddingUsage',
   'ModelPrice',
   'PriceTable',
   'LevelSessionStoreOptions',
