@@ -66,6 +66,8 @@ export class ScopedMemory implements ToolMemory {
         return { content: written.content, version: written.version, applied: written.applied };
       } catch (error) {
         if (!(error instanceof MemoryConflictError) || attempt >= CONFLICT_RETRIES) throw error;
+        // the winner's write may still be on its way to the store: let it land before reading
+        await new Promise<void>((resolve) => setImmediate(resolve));
       }
     }
   }
