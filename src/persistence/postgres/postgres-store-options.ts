@@ -51,6 +51,13 @@ export interface PostgresSessionStoreOptions {
    * @default 5_000
    */
   closeTimeoutMs?: number | undefined;
+  /**
+   * Without pgvector, how many bytes of vectors (4 a dimension) the store keeps in this process
+   * for its exact memory search: the scopes searched last stay, older ones are built again at
+   * their next search. With pgvector the server's index answers and nothing is kept here.
+   * @default 536_870_912 (512 MiB)
+   */
+  memoryCacheBytes?: number | undefined;
 }
 
 const OPTION_NAMES = optionNames<PostgresSessionStoreOptions>({
@@ -63,6 +70,7 @@ const OPTION_NAMES = optionNames<PostgresSessionStoreOptions>({
   clock: true,
   listenLingerMs: true,
   closeTimeoutMs: true,
+  memoryCacheBytes: true,
 });
 
 /** The longest delay a Node timer keeps (a longer one fires at once). */
@@ -87,6 +95,11 @@ export function checkPostgresOptions(options: PostgresSessionStoreOptions): void
       'closeTimeoutMs',
       `an integer from 1 to ${MAX_TIMER_MS}`,
       (v) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= MAX_TIMER_MS,
+    )
+    .check(
+      'memoryCacheBytes',
+      'a non-negative safe integer',
+      (v) => Number.isSafeInteger(v) && (v as number) >= 0,
     );
   if ((options.pool === undefined) === (options.connectionString === undefined)) {
     throw new TypeError(

@@ -70,6 +70,7 @@ storeContract(
       messageInbox: true,
       queuedSessions: true,
       sessionWatches: true,
+      memory: true,
     },
   },
 );
