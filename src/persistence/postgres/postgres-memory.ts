@@ -42,12 +42,15 @@ export class PostgresMemory implements MemoryStore {
   readonly readWorkingMemory: MemoryStore['readWorkingMemory'];
   readonly writeWorkingMemory: MemoryStore['writeWorkingMemory'];
 
+  private readonly erase: 'vacuum' | 'rewrite';
+
   constructor(
     private readonly db: PostgresDatabase,
-    cacheBytes: number,
+    options: { cacheBytes: number; erase: 'vacuum' | 'rewrite' },
   ) {
     this.t = db.table;
-    const search = (this.search = new PostgresMemorySearch(db, cacheBytes));
+    this.erase = options.erase;
+    const search = (this.search = new PostgresMemorySearch(db, options.cacheBytes));
     this.searchMemories = search.searchMemories.bind(search);
     const working = new PostgresWorkingMemory(db);
     this.readWorkingMemory = working.readWorkingMemory.bind(working);
@@ -239,16 +242,19 @@ export class PostgresMemory implements MemoryStore {
   }
 
   /**
-   * After a forget: `VACUUM` of the memory tables, so the erased rows' dead tuples leave their
-   * pages now rather than at autovacuum's next pass (outside a transaction, one statement). A
-   * failure to vacuum leaves the forget done (the rows are deleted and committed).
+   * After a forget: `VACUUM` of the memory tables (`VACUUM FULL` with `memoryErase: 'rewrite'`),
+   * so the erased rows' dead tuples leave now rather than at autovacuum's next pass. One
+   * statement outside a transaction. A failure to vacuum leaves the forget done: the rows are
+   * deleted and committed, and autovacuum prunes them later.
    */
   private async vacuum(): Promise<void> {
+    const full = this.erase === 'rewrite' ? 'FULL ' : '';
     await this.db
       .query(
         'vacuum the memory tables',
         {},
-        () => `VACUUM ${this.t('agentstate_memories')}, ${this.t('agentstate_working_memories')}`,
+        () =>
+          `VACUUM ${full}${this.t('agentstate_memories')}, ${this.t('agentstate_working_memories')}`,
         [],
       )
       .catch(() => undefined);

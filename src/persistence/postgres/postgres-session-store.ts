@@ -172,7 +172,10 @@ export class PostgresSessionStore implements SessionStore, SessionLeases, Memory
     this.queuedSessions = messages.queuedSessions.bind(messages);
     this.watch = new PostgresSessionWatch(this.db, listening, saves);
     this.watchSession = this.watch.watchSession.bind(this.watch);
-    const memory = new PostgresMemory(this.db, options.memoryCacheBytes ?? 512 * 1024 * 1024);
+    const memory = new PostgresMemory(this.db, {
+      cacheBytes: options.memoryCacheBytes ?? 512 * 1024 * 1024,
+      erase: options.memoryErase ?? 'vacuum',
+    });
     this.putMemories = memory.putMemories.bind(memory);
     this.searchMemories = memory.searchMemories.bind(memory);
     this.listMemories = memory.listMemories.bind(memory);

@@ -58,6 +58,16 @@ export interface PostgresSessionStoreOptions {
    * @default 536_870_912 (512 MiB)
    */
   memoryCacheBytes?: number | undefined;
+  /**
+   * What `forgetMemories` does after deleting: `'vacuum'` runs `VACUUM` on the memory tables
+   * (the erased rows' dead tuples leave their pages' line pointers and indexes at once, though
+   * their bytes stay in the freed space of the data files until PostgreSQL writes over them);
+   * `'rewrite'` runs `VACUUM FULL`, which writes the tables anew without them (no byte of the
+   * erased memories left in any of the tables' files) but holds an exclusive lock on the
+   * memory tables while it copies every user's memories. See docs/operations/postgres.md.
+   * @default 'vacuum'
+   */
+  memoryErase?: 'vacuum' | 'rewrite' | undefined;
 }
 
 const OPTION_NAMES = optionNames<PostgresSessionStoreOptions>({
@@ -71,6 +81,7 @@ const OPTION_NAMES = optionNames<PostgresSessionStoreOptions>({
   listenLingerMs: true,
   closeTimeoutMs: true,
   memoryCacheBytes: true,
+  memoryErase: true,
 });
 
 /** The longest delay a Node timer keeps (a longer one fires at once). */
@@ -100,7 +111,8 @@ export function checkPostgresOptions(options: PostgresSessionStoreOptions): void
       'memoryCacheBytes',
       'a non-negative safe integer',
       (v) => Number.isSafeInteger(v) && (v as number) >= 0,
-    );
+    )
+    .check('memoryErase', '"vacuum" or "rewrite"', (v) => v === 'vacuum' || v === 'rewrite');
   if ((options.pool === undefined) === (options.connectionString === undefined)) {
     throw new TypeError(
       'new PostgresSessionStore(): give exactly one of the options "pool" and "connectionString"',
