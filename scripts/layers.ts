@@ -71,7 +71,7 @@ export const LAYERS: readonly Layer[] = [
       {
         folder: 'models',
         holds:
-          'the `Model` interface and its adapters: OpenAI, the AI SDK, the scripted model; prices',
+          'the `Model` and `Embedder` interfaces and their adapters: OpenAI, the AI SDK, the scripted ones; prices',
       },
       { folder: 'tools', holds: '`tool()` with zod and toolkits' },
       { folder: 'context-window', holds: 'what of a history the model sees' },

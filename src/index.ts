@@ -195,8 +195,11 @@ export type {
 } from './models/model.js';
 export type { ModelSettings, ToolChoice, ReasoningEffort } from './models/model-settings.js';
 export { OpenAIModel, type OpenAIModelOptions } from './models/openai-model.js';
+export type { Embedder, EmbeddingUsage } from './models/embedder.js';
+export { openaiEmbedder, type OpenAIEmbedderOptions } from './models/openai-embedder.js';
 export {
   defaultPrices,
+  defaultEmbeddingPrices,
   withPrices,
   findPrice,
   costUsd,
@@ -310,3 +313,26 @@ export {
 } from './errors/workflow-errors.js';
 export { MAX_ID_LENGTH } from './core/id-limit.js';
 export type { RecoveryExhaustedHook, StepRef } from './errors/recovery-exhausted-error.js';
+
+export { openMemory, MemoryHandle, type OpenMemoryOptions, type ForgetScope } from './memory/open-memory.js';
+export type { MemoryOptions, RecallOptions, WorkingMemoryOptions } from './memory/memory-options.js';
+export type { ToolMemory } from './tools/tool-memory.js';
+export type { Embedder, EmbeddingUsage } from './models/embedder.js';
+export type {
+  Memory,
+  MemoryKind,
+  MemoryMatch,
+  MemoryPage,
+  MemoryListQuery,
+  MemoryResource,
+  MemoryScope,
+  ForgetResult,
+  WorkingMemoryRecord,
+} from './persistence/memory-store.js';
+export {
+  InvalidMemoryError,
+  InvalidEmbeddingError,
+  MemoryConflictError,
+  InvalidWorkingMemoryError,
+  MemoryUnsupportedError,
+} from './errors/memory-errors.js';

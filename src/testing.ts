@@ -1,4 +1,6 @@
-/** Test helpers: the offline scripted model, the in-memory store and a fake clock. */
+/**
+ * Test helpers: the offline scripted model and embedder, the in-memory store and a fake clock.
+ */
 export {
   ScriptedModel,
   type Script,
@@ -7,6 +9,11 @@ export {
   type ScriptedToolCall,
   type ReplayModelOptions,
 } from './models/scripted-model.js';
+export {
+  scriptedEmbedder,
+  type ScriptedEmbedder,
+  type ScriptedEmbedderOptions,
+} from './models/scripted-embedder.js';
 export {
   MemorySessionStore,
   type MemorySessionStoreOptions,

@@ -1,7 +1,6 @@
 import { AgentStateError, serializeError } from '../errors/agentstate-error.js';
 import {
   ModelError,
-  OutputValidationError,
   SubAgentDepthError,
   UnpricedModelError,
 } from '../errors/run-errors.js';
@@ -34,6 +33,10 @@ import type { RequestItemsDeps } from './request-items.js';
 import type { StepProgress } from './step-progress.js';
 import { requestFacts } from './request-facts.js';
 import { stepEntry } from './step-timing.js';
+import { parseStructured } from './structured-output.js';
+import type { RuntimeMemory } from '../memory/runtime-memory.js';
+import { redactedFacts, withEmbeddingCost, withMemory } from '../memory/request-memory.js';
+import type { RunUsage } from '../machines/run-usage.js';
 
 /** What a model step uses (besides its input): wired in session-host/run-wiring.ts. */
 export interface ModelStepDeps extends JournaledStepDeps, CancellableStepDeps, RequestItemsDeps {
@@ -58,6 +61,8 @@ export interface ModelStepDeps extends JournaledStepDeps, CancellableStepDeps, R
    * when there is nothing to read (no promise).
    */
   steer?: (() => Promise<void> | undefined) | undefined;
+  /** The session agent's memory across sessions: working memory and recall (see `withMemory`). */
+  memory?: RuntimeMemory | undefined;
 }
 
 async function callModel(
@@ -90,31 +95,6 @@ async function callModel(
     throw ModelError.cutShort(error, partialText, { runId });
   }
   throw new Error('model stream ended without a response');
-}
-
-function parseStructured(
-  deps: AgentDeps,
-  text: string | undefined,
-): Pick<ModelStepOutput, 'structured' | 'outputError'> {
-  if (!deps.outputType) return {};
-  let json: unknown;
-  try {
-    json = JSON.parse(text ?? '');
-  } catch {
-    return {
-      outputError: new OutputValidationError('The final output is not valid JSON').toJSON(),
-    };
-  }
-  const parsed = deps.outputType.safeParse(json);
-  if (parsed.success) return { structured: parsed.data };
-  const issues = parsed.error.issues
-    .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
-    .join('; ');
-  return {
-    outputError: new OutputValidationError(
-      `The final output does not match outputType: ${issues}`,
-    ).toJSON(),
-  };
 }
 
 /**
@@ -154,9 +134,23 @@ export function modelStep(depsOf: DepsOf<ModelStepDeps>) {
     const settings = (input.modelSettings as ModelSettings | undefined) ?? agent.modelSettings;
     const maxOutputTokens = outputTokenLimit(settings?.maxOutputTokens, input.budgetLeft?.tokens);
     const sent = conversation ? undefined : await requestItems(deps, input.runId, stepSignal);
+    // Memory is the session's own agent's: a sub-agent's run and a handed-off agent have none.
+    const memory = sent && input.agent === undefined ? deps.memory : undefined;
+    const remembered = memory
+      ? await withMemory(memory, {
+          context: deps.contextFor(input.runId),
+          sessionId: input.sessionId,
+          instructions: agent.instructions(),
+          items: sent!.items,
+          history: deps.log,
+          from: deps.historyFrom(),
+          now: deps.clock.now(),
+          signal: stepSignal,
+        })
+      : undefined;
     const request: ModelRequest = {
-      instructions: agent.instructions(),
-      items: conversation ?? sent!.items,
+      instructions: remembered ? remembered.instructions : agent.instructions(),
+      items: conversation ?? remembered?.items ?? sent!.items,
       tools: agent.toolSpecs,
       outputSchema: agent.outputSchema,
       model: agent.modelName(),
@@ -191,6 +185,10 @@ export function modelStep(depsOf: DepsOf<ModelStepDeps>) {
       return recordTripwire(deps, input, guarded, costOf);
     }
     const response = guarded.response;
+    const withEmbedding = (usage: RunUsage): RunUsage =>
+      memory && remembered
+        ? withEmbeddingCost(memory, input.runId, usage, remembered.facts)
+        : usage;
     const agentName = agent.agentName;
     // A call without an id still needs its result matched to it: name it after its step.
     const toolCalls = response.toolCalls.map((c, i) =>
@@ -219,22 +217,25 @@ export function modelStep(depsOf: DepsOf<ModelStepDeps>) {
         };
       }),
       ...(sub ? {} : { historyEnd: deps.log.length + items.length }),
-      usage: {
+      usage: withEmbedding({
         ...response.usage,
         costUsd: costUsd(response.model, response.usage, agent.prices, agent.model.price),
-      },
+      }),
       ...(toolCalls.length === 0 ? parseStructured(agent, response.text) : {}),
       ...(guarded.guardrails ? { guardrails: guarded.guardrails } : {}),
       ...(toolCalls.length === 0 && agent.outputGuardrails?.length
         ? { outputGuardrails: true }
         : {}),
-      request: requestFacts(
-        agent.agentName,
-        request,
-        sent?.range,
-        sent ? deps.historyFrom() : 0,
-        agent.redact,
-      ),
+      request: {
+        ...requestFacts(
+          agent.agentName,
+          request,
+          sent?.range,
+          sent ? deps.historyFrom() : 0,
+          agent.redact,
+        ),
+        ...(remembered ? { memory: redactedFacts(remembered.facts, agent.redact) } : {}),
+      },
     };
     deps.log.record(stepEntry(input, 'model', output, deps.clock.now(), timing), sub ? [] : items);
     return output;

@@ -1,3 +1,4 @@
+import type { RuntimeMemory } from '../memory/runtime-memory.js';
 import type { ToolResultItem } from '../items/item.js';
 import { errorFromSerialized } from '../errors/error-from-serialized.js';
 import type { ToolCallInput, ToolCallOutput } from '../machines/step-actor-io.js';
@@ -22,6 +23,8 @@ export interface ToolCallDeps extends JournaledStepDeps, CancellableStepDeps {
   progress?: ((event: StepProgress) => void) | undefined;
   /** The session's telemetry: an `execute_tool` span per call. */
   observer?: Pick<SessionObserver, 'tool'> | undefined;
+  /** The session agent's memory: its tools get the run's (`ToolExecuteOptions.memory`). */
+  memory?: RuntimeMemory | undefined;
 }
 
 /**
@@ -118,6 +121,7 @@ export function toolCall(depsOf: DepsOf<ToolCallDeps>) {
                 { type: 'tool_call', ...call },
                 deps.contextFor(runId),
                 stepSignal,
+                sub ? undefined : deps.memory?.forRun(deps.contextFor(runId)),
               ),
             );
     const output = {

@@ -7,6 +7,7 @@ import { toToolSpec, type AnyTool } from '../tools/tool.js';
 import type { ToolkitSession } from '../tools/toolkit.js';
 import type { AgentOptions } from './agent-options.js';
 import { DefinitionCache } from './definition-cache.js';
+import { memoryTools } from '../memory/memory-tools.js';
 import type { DefinitionFingerprint } from './definition-fingerprint.js';
 
 /** What `close` answers when there is nothing to close (settled, shared). */
@@ -76,6 +77,7 @@ export class AgentBinding {
           t: shared.handoffTool(h),
           source: 'its handoffs',
         })),
+        ...memoryTools(options.memory).map((t) => ({ t, source: 'its memory' })),
       ];
       for (const { t, source } of sourced) {
         const other = sources.get(t.name);

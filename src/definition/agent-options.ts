@@ -1,5 +1,7 @@
 /* eslint-disable max-lines -- Long on purpose: every option of an agent, documented in one
    interface where app authors read them, with its check. */
+import { MemoryUnsupportedError } from '../errors/memory-errors.js';
+import { hasMemory } from '../persistence/store-supports.js';
 import { checkMemoryOptions, type MemoryOptions } from '../memory/memory-options.js';
 import type { BindingSource } from './agent-binding.js';
 import type { SnapshotMigration } from '../runs/machine-upgrade.js';
@@ -337,6 +339,9 @@ export function checkAgentOptions(options: unknown): void {
   checkTelemetryOptions('new Agent()', (options as Record<string, unknown>)['telemetry']);
   checkHistoryStrategy('new Agent()', (options as Record<string, unknown>)['history']);
   checkMemoryOptions('new Agent()', (options as Record<string, unknown>)['memory']);
+  const { memory, store } = options as AgentOptions;
+  if (memory && store && !hasMemory(store))
+    throw new MemoryUnsupportedError(store.constructor.name);
   const { modelSettings, tools, toolkits } = options as AgentOptions;
   if (modelSettings === undefined) return;
   checkModelSettings('new Agent()', modelSettings);

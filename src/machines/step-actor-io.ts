@@ -68,6 +68,35 @@ export interface ModelRequestFacts {
   model?: string | undefined;
   maxOutputTokens?: number | undefined;
   settings?: Record<string, unknown> | undefined;
+  /** What memory across sessions added to the request (`AgentOptions.memory`), if anything. */
+  memory?: RequestMemoryFacts | undefined;
+}
+
+/** A memory recalled into a model request: which, why (its score) and where it came from. */
+export interface RecalledMemoryFact {
+  id: string;
+  /** Cosine similarity to the newest user message. */
+  score: number;
+  kind: 'message' | 'fact';
+  text: string;
+  /** The session it came from. */
+  sessionId?: string | undefined;
+  resource?: string | undefined;
+  /** When it was said or saved: epoch milliseconds. */
+  at: number;
+}
+
+/**
+ * What memory added to a model request: the memories recalled (sent as one system message just
+ * before the newest user message, `recalledAt` its place among the request's items), the
+ * working memory's version shown in the instructions, and what embedding cost (already counted
+ * in the step's usage).
+ */
+export interface RequestMemoryFacts {
+  recalled?: RecalledMemoryFact[] | undefined;
+  recalledAt?: number | undefined;
+  workingMemory?: { version: number } | undefined;
+  embedding?: { model: string; inputTokens: number; costUsd?: number | undefined } | undefined;
 }
 
 export interface ApprovalCheckInput {

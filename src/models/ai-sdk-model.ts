@@ -6,10 +6,9 @@ import type {
   LanguageModelV4Message,
   LanguageModelV4StreamResult,
 } from '@ai-sdk/provider';
-import { AgentStateError } from '../errors/agentstate-error.js';
 import { OptionChecker, isObject, optionNames } from '../validation/option-checks.js';
 import {
-  aiSdkModelError,
+  aiSdkFailure,
   mapAiSdkFinishReason,
   mapAiSdkUsage,
   toToolCallItem,
@@ -96,7 +95,7 @@ class AiSdkModel implements Model {
     try {
       result = await this.model.doGenerate(this.callOptions(request, options));
     } catch (error) {
-      throw failure(error, options.signal);
+      throw aiSdkFailure(error, options.signal);
     }
     let text = '';
     const toolCalls: ToolCallItem[] = [];
@@ -142,7 +141,7 @@ class AiSdkModel implements Model {
       options.signal?.throwIfAborted();
       response = accumulator.finish();
     } catch (error) {
-      throw failure(error, options.signal);
+      throw aiSdkFailure(error, options.signal);
     }
     yield { type: 'response', response };
   }
@@ -168,12 +167,4 @@ function v3Message(message: LanguageModelV4Message): LanguageModelV4Message {
     return { ...part, data } as unknown as typeof part;
   });
   return { ...message, content };
-}
-
-/** Aborts pass unchanged; our own errors too; anything else becomes a ModelError. */
-function failure(error: unknown, signal: AbortSignal | undefined): unknown {
-  if (signal?.aborted) return error;
-  if (error instanceof Error && error.name === 'AbortError') return error;
-  if (error instanceof AgentStateError) return error;
-  return aiSdkModelError(error);
 }

@@ -3,6 +3,7 @@ import type {
   LanguageModelV4FinishReason,
   LanguageModelV4Usage,
 } from '@ai-sdk/provider';
+import { AgentStateError } from '../errors/agentstate-error.js';
 import { ModelError } from '../errors/run-errors.js';
 import type { ToolCallItem } from '../items/item.js';
 import type { FinishReason, ModelUsage } from './model.js';
@@ -76,4 +77,15 @@ export function aiSdkModelError(error: unknown): ModelError {
   }
   const message = error instanceof Error ? error.message : String(error);
   return new ModelError(`The model request failed: ${message}`, { cause: error });
+}
+
+/**
+ * What an AI SDK adapter (model or embedder) throws for a failed call: aborts pass unchanged,
+ * our own errors too, anything else becomes a {@link ModelError} ({@link aiSdkModelError}).
+ */
+export function aiSdkFailure(error: unknown, signal: AbortSignal | undefined): unknown {
+  if (signal?.aborted) return error;
+  if (error instanceof Error && error.name === 'AbortError') return error;
+  if (error instanceof AgentStateError) return error;
+  return aiSdkModelError(error);
 }

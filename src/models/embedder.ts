@@ -1,4 +1,6 @@
 import { InvalidEmbeddingError } from '../errors/memory-errors.js';
+import { roundUsd } from '../validation/usd-amount.js';
+import { textBatches } from './text-batches.js';
 
 /** Token counts of one embedding call. */
 export interface EmbeddingUsage {
@@ -29,7 +31,7 @@ export interface Embedder {
 export interface Embedded {
   vectors: Float32Array[];
   usage: EmbeddingUsage;
-  /** USD (0 when the embedder has no price). */
+  /** USD, to twelve significant digits like a model call's (0 when the embedder has no price). */
   costUsd: number;
 }
 
@@ -43,11 +45,9 @@ export async function embedTexts(
   texts: readonly string[],
   signal?: AbortSignal,
 ): Promise<Embedded> {
-  const batch = Math.max(1, embedder.maxBatch ?? 96);
   const vectors: Float32Array[] = [];
   let inputTokens = 0;
-  for (let from = 0; from < texts.length; from += batch) {
-    const part = texts.slice(from, from + batch);
+  for (const part of textBatches(texts, embedder.maxBatch ?? 96)) {
     const answer = await embedder.embed(part, { signal });
     signal?.throwIfAborted();
     if (!Array.isArray(answer?.vectors) || answer.vectors.length !== part.length) {
@@ -62,7 +62,11 @@ export async function embedTexts(
       typeof tokens === 'number' && Number.isFinite(tokens) && tokens >= 0 ? tokens : 0;
   }
   const price = embedder.pricePerMillionTokens;
-  return { vectors, usage: { inputTokens }, costUsd: price ? (inputTokens * price) / 1e6 : 0 };
+  return {
+    vectors,
+    usage: { inputTokens },
+    costUsd: price ? roundUsd((inputTokens * price) / 1_000_000) : 0,
+  };
 }
 
 function checkedEmbedding(embedder: Embedder, vector: unknown): Float32Array {

@@ -1,6 +1,4 @@
 import type OpenAI from 'openai';
-import { redactDeep, redactSecrets, type Redact } from '../errors/redact-deep.js';
-import { ModelError } from '../errors/run-errors.js';
 import { OptionChecker, isObject, optionNames } from '../validation/option-checks.js';
 import type {
   Model,
@@ -10,9 +8,8 @@ import type {
   ModelStreamEvent,
 } from './model.js';
 import type { OpenAIApi, OpenAIApiCall } from './openai-api.js';
-import { isAbort, toModelError, type OpenAISdk } from './openai-errors.js';
+import { OpenAIConnection } from './openai-connection.js';
 import type { ModelPrice } from './pricing.js';
-import { redactingLogger } from './redacting-logger.js';
 
 /** Options of {@link OpenAIModel}. */
 export interface OpenAIModelOptions {
@@ -70,8 +67,6 @@ export interface OpenAIModelOptions {
   price?: ModelPrice | undefined;
 }
 
-const DEFAULT_MAX_RETRIES = 2;
-
 const OPENAI_MODEL_OPTION_NAMES = optionNames<OpenAIModelOptions>({
   model: true,
   api: true,
@@ -114,12 +109,8 @@ export class OpenAIModel implements Model {
   readonly price: ModelPrice | undefined;
   private readonly options: OpenAIModelOptions;
   private readonly apiKind: 'responses' | 'chat';
-  /** What the adapter builds its client from (none when given a `client`). */
-  private readonly settings: ClientSettings | undefined;
-  /** The client, once loaded (the caller's `client` from the start). */
-  private client: OpenAI | undefined;
-  /** The `openai` package's classes, once loaded (for telling its errors apart). */
-  private sdk: OpenAISdk;
+  /** The client, its lazy loading and the redaction of its failures. */
+  private readonly connection: OpenAIConnection;
   private loading: Promise<{ client: OpenAI; api: OpenAIApi }> | undefined;
 
   /**
@@ -144,8 +135,7 @@ export class OpenAIModel implements Model {
     this.name = options.model;
     this.price = options.price;
     this.apiKind = api;
-    this.settings = options.client ? undefined : clientSettings(options);
-    this.client = options.client;
+    this.connection = new OpenAIConnection('OpenAIModel', options);
   }
 
   async generate(request: ModelRequest, options: ModelCallOptions = {}): Promise<ModelResponse> {
@@ -153,7 +143,7 @@ export class OpenAIModel implements Model {
       const { api, call } = await this.call(request, options);
       return await api.generate(call);
     } catch (error) {
-      throw this.failure(error, options.signal);
+      throw this.connection.failure(error, options.signal);
     }
   }
 
@@ -171,7 +161,7 @@ export class OpenAIModel implements Model {
       // The SDK ends an aborted stream silently; a cut-off answer must not look complete.
       options.signal?.throwIfAborted();
     } catch (error) {
-      throw this.failure(error, options.signal);
+      throw this.connection.failure(error, options.signal);
     }
     if (last) yield last;
   }
@@ -186,25 +176,16 @@ export class OpenAIModel implements Model {
       request,
       model: this.name,
       temperature: this.options.temperature,
-      requestOptions: this.requestOptions(options),
+      requestOptions: this.connection.requestOptions(options.signal),
     };
     return { api, call };
   }
 
-  /**
-   * Loads the `openai` package and the API's adapter at the first call, and builds the client
-   * unless given one.
-   */
+  /** Loads the `openai` package (and builds the client) and the API's adapter at the first call. */
   private load(): Promise<{ client: OpenAI; api: OpenAIApi }> {
-    this.loading ??= Promise.all([import('openai'), this.loadApi()]).then(([sdkModule, api]) => {
-      const sdk = sdkModule.default;
-      this.sdk = sdk;
-      this.client ??= new sdk({
-        ...this.settings,
-        logger: redactingLogger(globalThis.console, () => this.redact()),
-      });
-      return { client: this.client, api };
-    });
+    this.loading ??= Promise.all([this.connection.load(), this.loadApi()]).then(
+      ([client, api]) => ({ client, api }),
+    );
     return this.loading;
   }
 
@@ -213,82 +194,4 @@ export class OpenAIModel implements Model {
       ? (await import('./responses-api.js')).responsesApi
       : (await import('./chat-completions-api.js')).chatCompletionsApi;
   }
-
-  /** What a failed call throws: aborts unchanged, anything else a ModelError without secrets. */
-  private failure(error: unknown, signal: AbortSignal | undefined): unknown {
-    if (isAbort(error, signal, this.sdk)) return error;
-    return redactDeep(toModelError(error, signal, this.sdk), this.redact());
-  }
-
-  /** Removes the client's API key and credential header values (read now: keys may rotate). */
-  private redact(): Redact {
-    const client = this.client;
-    return redactSecrets([
-      this.options.apiKey,
-      this.settings?.apiKey,
-      client?.apiKey,
-      ...(client ? headerSecrets(client) : []),
-    ]);
-  }
-
-  private requestOptions(options: ModelCallOptions): OpenAI.RequestOptions {
-    const result: OpenAI.RequestOptions = {};
-    if (options.signal) result.signal = options.signal;
-    if (this.options.maxRetries !== undefined) result.maxRetries = this.options.maxRetries;
-    if (this.options.timeoutMs !== undefined) result.timeout = this.options.timeoutMs;
-    return result;
-  }
-}
-
-/** The settings of the client the adapter builds (the logger is added when it is built). */
-interface ClientSettings {
-  apiKey: string;
-  baseURL: string | undefined;
-  maxRetries: number;
-  timeout?: number;
-}
-
-function clientSettings(options: OpenAIModelOptions): ClientSettings {
-  let apiKey = options.apiKey || process.env['OPENAI_API_KEY'] || undefined;
-  const baseURL = options.baseURL || process.env['OPENAI_BASE_URL'] || undefined;
-  if (apiKey === undefined) {
-    if (baseURL === undefined) {
-      throw new ModelError(
-        'OpenAIModel needs an API key: pass `apiKey` or set OPENAI_API_KEY (or pass `baseURL` for a local server)',
-      );
-    }
-    apiKey = 'no-key';
-  }
-  return {
-    apiKey,
-    baseURL,
-    maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
-    ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
-  };
-}
-
-/** Header names whose values are credentials. */
-const CREDENTIAL_HEADERS = new Set(['authorization', 'api-key', 'x-api-key']);
-
-/**
- * Values of credential headers the client sends with every request (a gateway's own
- * `Authorization`, Azure's `api-key`). The SDK keeps them in a protected field; read it
- * defensively, as it is not part of its typed API.
- */
-function headerSecrets(client: OpenAI): string[] {
-  const headers = (client as unknown as { _options?: { defaultHeaders?: unknown } })._options
-    ?.defaultHeaders;
-  if (!headers || typeof headers !== 'object') return [];
-  const entries: [string, unknown][] =
-    headers instanceof Headers
-      ? [...headers.entries()]
-      : Array.isArray(headers)
-        ? headers.filter((e): e is [string, unknown] => Array.isArray(e))
-        : Object.entries(headers);
-  return entries.flatMap(([name, value]) => {
-    if (!CREDENTIAL_HEADERS.has(String(name).toLowerCase()) || typeof value !== 'string') return [];
-    // `Bearer <token>`: the token alone, too, in case a message quotes it without the scheme
-    const token = value.replace(/^\S+\s+/, '');
-    return token === value ? [value] : [value, token];
-  });
 }

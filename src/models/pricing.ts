@@ -54,6 +54,17 @@ export const defaultPrices: PriceTable = Object.freeze({
   o1: perMillion(15, 7.5, 60),
 });
 
+/**
+ * List prices of OpenAI's embedding models in USD per 1M input tokens (standard tier, mid 2026;
+ * embeddings have no output tokens). `openaiEmbedder` finds its model's price here the way
+ * {@link findPrice} finds a chat model's (exact name, else the longest prefix).
+ */
+export const defaultEmbeddingPrices: PriceTable = Object.freeze({
+  'text-embedding-3-small': perMillion(0.02, undefined, 0),
+  'text-embedding-3-large': perMillion(0.13, undefined, 0),
+  'text-embedding-ada-002': perMillion(0.1, undefined, 0),
+});
+
 /** A copy of `base` (the default prices unless given) with `extra` added or overriding. */
 export function withPrices(
   extra: Record<string, ModelPrice>,

@@ -44,6 +44,14 @@ const UNRESERVED = /^[A-Za-z0-9\-_.~*'()]*$/;
  */
 export function encodeKeyPart(part: string, what = 'id'): string {
   if (typeof part === 'string') checkIdLength(what, part);
+  return escapeKeyPart(part, what);
+}
+
+/**
+ * {@link encodeKeyPart} without the id length check: for a part whose length its own checks
+ * bound (a memory's id, up to 400 characters).
+ */
+export function escapeKeyPart(part: string, what = 'id'): string {
   // A part that encodeURIComponent leaves as it is (and has no `!`) is its own encoding.
   if (typeof part === 'string' && UNRESERVED.test(part)) return part;
   if (!(part as unknown as { isWellFormed(): boolean }).isWellFormed()) {

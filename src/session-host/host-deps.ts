@@ -24,6 +24,7 @@ import type { CommitBinding } from './session-committer.js';
 import type { RecoveryExhaustedHook } from '../errors/recovery-exhausted-error.js';
 import { DEFAULT_MAX_RECOVERIES } from './recovery-limit.js';
 import type { RecoveryTurns } from './recovery-turns.js';
+import type { RuntimeMemory } from '../memory/runtime-memory.js';
 
 /** How deep sub-agent runs nest by default (`AgentOptions.maxSubAgentDepth`). */
 const DEFAULT_MAX_SUB_AGENT_DEPTH = 5;
@@ -77,6 +78,8 @@ export interface HostDeps {
   turns: RecoveryTurns;
   /** Takes the messages steered into the session's run, before each of its model calls. */
   steer?: ((log: SessionLog) => Promise<void> | undefined) | undefined;
+  /** The session agent's memory across sessions (`AgentOptions.memory`), if it has one. */
+  memory?: RuntimeMemory | undefined;
 }
 
 /** What one action's session host is given: the bound agent, its sub-agents, the observers. */
@@ -105,6 +108,8 @@ export interface HostDepsInput {
   turns: RecoveryTurns;
   /** See `HostDeps.steer`. */
   steer?: ((log: SessionLog) => Promise<void> | undefined) | undefined;
+  /** See `HostDeps.memory`. */
+  memory?: RuntimeMemory | undefined;
 }
 
 /** What one loaded session's host is given, from the agent bound for the action. */
@@ -143,6 +148,7 @@ export function hostDeps(input: HostDepsInput): HostDeps {
     onRecoveryExhausted: options.onRecoveryExhausted,
     turns: input.turns,
     steer: input.steer,
+    memory: input.memory,
   };
 }
 

@@ -204,6 +204,9 @@ class ToolSteps extends JournaledSteps implements ToolCallDeps {
   get signal() {
     return this.deps.signal;
   }
+  get memory() {
+    return this.deps.memory;
+  }
   get progress() {
     return this.deps.progress;
   }

@@ -1,3 +1,4 @@
+import type { RuntimeMemory } from '../memory/runtime-memory.js';
 import { RunContext } from '../core/run-context.js';
 import type { Clock } from '../core/clock.js';
 import type { Durability } from '../core/durability-policy.js';
@@ -65,6 +66,8 @@ export interface ExecutionParts {
   ): Omit<SessionRecord, 'version'>;
   /** What the session's runs read of its message inbox before each model call (steers). */
   steerFor(key: SessionKey): ((log: SessionLog) => Promise<void> | undefined) | undefined;
+  /** The agent's memory across sessions on this store (`AgentOptions.memory`), if it has one. */
+  memory: RuntimeMemory | undefined;
 }
 
 /**
@@ -183,6 +186,7 @@ export class Execution {
         maxRecoveries: this.parts.maxRecoveries,
         turns: this.parts.turns,
         steer: action.runs === true ? this.parts.steerFor(key) : undefined,
+        memory: this.parts.memory,
         onSaved: (saved, all) => {
           if (saved.status === 'deleted') this.parts.cache.forget(key);
           else this.parts.cache.remember(key, saved, all);

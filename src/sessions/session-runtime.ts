@@ -1,6 +1,7 @@
 /* eslint-disable max-lines -- Long on purpose: one public service, SessionRuntime, each method
  * documented where its users read it; its parts live apart (an action's admission and its
  * execution, loader, cache, busy runs, live runs, scheduler, recovery, audit reader). */
+import { RuntimeMemory } from '../memory/runtime-memory.js';
 import { hasLeases } from '../persistence/store-supports.js';
 import { BusyRuns } from './busy-runs.js';
 import type { SessionMachineContext } from '../machines/session-types.js';
@@ -141,6 +142,7 @@ export class SessionRuntime {
       turns: new RecoveryTurns(),
       newRecord: (key, input) => this.newRecord(key, input),
       steerFor: (key) => this.queue.steerFor(key),
+      memory: RuntimeMemory.of(agent.memory, this.store, this.clock),
     });
     this.admission = new Admission({
       store: this.store,

@@ -30,6 +30,11 @@ export interface StoreUnderTest {
    * (an entry its record does not hold). Needed when the store claims `deadlineIndex`.
    */
   fileDeadline?(key: SessionKey, deadline: number): Promise<void>;
+  /**
+   * Replaces the stored text of one memory (its value, as `getMemories` reads it) with `text`,
+   * bypassing the store. The memory tests' damage case runs when the harness has it.
+   */
+  damageMemory?(userId: string | undefined, memoryId: string, text: string): Promise<void>;
   /** Closes the store and removes what it left behind. */
   cleanup(): Promise<void>;
 }

@@ -1,33 +1,25 @@
 import { strict as assert } from 'node:assert';
-import type { MemoryInput, MemoryStore } from '../persistence/memory-store.js';
-import type { SessionStore } from '../persistence/session-store.js';
-import { hasMemory } from '../persistence/store-supports.js';
 import { equal, rejects } from './contract-assert.js';
 import { storeTest, type ContractTests, type StoreContractOptions } from './contract-harness.js';
+import { contractMemory, memoryOf as memoryOfStore } from './memory-contract-fixtures.js';
+import { memoryListContract } from './memory-list-contract.js';
+import { memorySearchContract } from './memory-search-contract.js';
+import { workingMemoryContract } from './working-memory-contract.js';
 
-/** A memory for the contract's tests: a unit vector along `axis` of 4 dimensions. */
-export function contractMemory(
-  id: string,
-  axis: number,
-  extra: Partial<MemoryInput> = {},
-): MemoryInput {
-  const vector = [0, 0, 0, 0];
-  vector[axis % 4] = 1;
-  vector[(axis + 1) % 4] = 0.1;
-  return { id, kind: 'fact', text: `text of ${id}`, at: 1, model: 'm', vector, ...extra };
-}
+export { contractMemory };
 
 /**
  * The memory part of the store contract: memories kept and found by similarity, pages,
  * working memory versioned and once per op, erased by scope, every path partitioned by user.
- * Runs when the options say the store keeps memory.
+ * Runs when the options say the store keeps memory. (That memory outlives the store object is
+ * each store's own test: the harness does not reopen a store.)
  */
 export function memoryContract(tests: ContractTests, options: StoreContractOptions): void {
   const { name, open } = options;
-  const memoryOf = (store: SessionStore): SessionStore & MemoryStore => {
-    if (!hasMemory(store)) throw new Error(`${name} keeps no memory`);
-    return store;
-  };
+  const memoryOf = (store: Parameters<typeof memoryOfStore>[1]) => memoryOfStore(name, store);
+  memorySearchContract(tests, options);
+  memoryListContract(tests, options);
+  workingMemoryContract(tests, options);
   tests.describe(`${name}: memory`, () => {
     storeTest(
       tests,
@@ -141,5 +133,93 @@ export function memoryContract(tests: ContractTests, options: StoreContractOptio
         ['bob'],
       );
     });
+
+    storeTest(
+      tests,
+      open,
+      'forgets what is there and counts it; the ids and dimensions are free again',
+      async (h) => {
+        const store = memoryOf(h.store);
+        equal(await store.forgetMemories({ userId: 'alice' }), { memories: 0, workingMemories: 0 });
+        equal(await store.forgetMemories({ userId: 'alice', resource: 'p1' }), {
+          memories: 0,
+          workingMemories: 0,
+        });
+        await store.putMemories([
+          contractMemory('a', 0, { userId: 'alice' }),
+          contractMemory('b', 1, { userId: 'alice', resource: 'p1' }),
+          contractMemory('c', 2, { userId: 'alice', resource: 'p2' }),
+        ]);
+        await store.putMemories([contractMemory('a', 0, { userId: 'bob' })]);
+        await store.putMemories([contractMemory('anon', 0)]);
+        for (const scope of [{ userId: 'alice' }, { userId: 'alice', resource: 'p2' }, {}]) {
+          await store.writeWorkingMemory(scope, {
+            content: 'x',
+            expectedVersion: 0,
+            opId: 'o',
+            at: 1,
+          });
+        }
+        const search = { userId: 'alice', model: 'm', vector: [1, 0, 0, 0], topK: 5 };
+        equal((await store.searchMemories(search)).length, 3);
+        equal(await store.forgetMemories({ userId: 'alice', resource: 'p2' }), {
+          memories: 1,
+          workingMemories: 1,
+        });
+        equal((await store.searchMemories(search)).map((m) => m.memory.id).sort(), ['a', 'b']);
+        equal(await store.searchMemories({ ...search, resource: 'p2' }), []);
+        equal(await store.readWorkingMemory({ userId: 'alice', resource: 'p2' }), undefined);
+        equal(await store.forgetMemories({ userId: 'alice' }), { memories: 2, workingMemories: 1 });
+        equal(await store.searchMemories(search), []);
+        equal(await store.memoryResources({ userId: 'alice' }), []);
+        equal(await store.readWorkingMemory({ userId: 'alice' }), undefined);
+        // Nothing of another user's, nor of the anonymous bucket, went.
+        equal((await store.getMemories({ userId: 'bob' }, ['a'])).length, 1);
+        equal((await store.getMemories({}, ['anon'])).length, 1);
+        equal((await store.readWorkingMemory({}))?.content, 'x');
+        // Forgotten ids and dimensions are free again.
+        equal(
+          await store.putMemories([
+            contractMemory('a', 0, { userId: 'alice', vector: [1, 2, 3] }),
+            contractMemory('c', 0, { userId: 'alice', resource: 'p2', vector: [3, 2, 1] }),
+          ]),
+          { written: 2 },
+        );
+        equal(
+          (await store.searchMemories({ ...search, vector: [1, 2, 3] })).map((m) => m.memory.id),
+          ['a', 'c'],
+        );
+        await rejects(store.forgetMemories({ userId: 'alice', resource: '' }), TypeError);
+      },
+    );
+
+    storeTest(
+      tests,
+      open,
+      'a damaged memory is a typed error naming its key; the others read on',
+      async (h) => {
+        if (!h.damageMemory) return; // the harness cannot reach a memory's stored text
+        const store = memoryOf(h.store);
+        await store.putMemories([
+          contractMemory('hurt', 0, { userId: 'alice' }),
+          contractMemory('fine', 1, { userId: 'alice' }),
+        ]);
+        await store.putMemories([contractMemory('hurt', 0, { userId: 'bob' })]);
+        await h.damageMemory('alice', 'hurt', '{"id":"hurt","kind":"fact"');
+        const error = await rejects(store.getMemories({ userId: 'alice' }, ['hurt']), {
+          code: 'INVALID_SESSION_RECORD',
+        });
+        assert.ok(typeof (error as { key?: unknown }).key === 'string');
+        await rejects(store.listMemories({ userId: 'alice' }), { code: 'INVALID_SESSION_RECORD' });
+        equal((await store.getMemories({ userId: 'alice' }, ['fine'])).length, 1);
+        equal((await store.listMemories({ userId: 'bob' })).memories.length, 1);
+        // A forget erases it all the same.
+        equal(await store.forgetMemories({ userId: 'alice' }), { memories: 2, workingMemories: 0 });
+        equal(await store.listMemories({ userId: 'alice' }), {
+          memories: [],
+          nextCursor: undefined,
+        });
+      },
+    );
   });
 }

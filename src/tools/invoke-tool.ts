@@ -2,6 +2,7 @@ import { withRunContext } from '../core/run-context-storage.js';
 import type { RunContext } from '../core/run-context.js';
 import type { ToolCallItem, ToolResultItem } from '../items/item.js';
 import type { AnyTool } from './tool.js';
+import type { ToolMemory } from './tool-memory.js';
 
 /** Parses and validates the model's arguments for `t`; returns the args or a problem. */
 export function parseToolArguments(
@@ -49,6 +50,7 @@ export async function invokeTool(
   call: ToolCallItem,
   context: RunContext,
   signal: AbortSignal,
+  memory?: ToolMemory,
 ): Promise<ToolResultItem> {
   const t = tools.get(call.name);
   if (!t) {
@@ -59,7 +61,12 @@ export async function invokeTool(
   if (!parsed.ok) return errorResult(call, `Error: tool "${call.name}" ${parsed.problem}`);
   try {
     const value = await withRunContext(context, () =>
-      t.execute(parsed.args, { context, signal, callId: call.callId }),
+      t.execute(parsed.args, {
+        context,
+        signal,
+        callId: call.callId,
+        ...(memory ? { memory } : {}),
+      }),
     );
     return {
       type: 'tool_result',

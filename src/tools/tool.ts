@@ -4,6 +4,7 @@ import type { ToolSpec } from '../models/model.js';
 import { OptionChecker, isObject, optionNames } from '../validation/option-checks.js';
 import { jsonSchemaOf } from './json-schema-of.js';
 import type { OnInterrupted, Reconcile } from './in-doubt.js';
+import type { ToolMemory } from './tool-memory.js';
 
 /** What `execute` receives besides its arguments. */
 export interface ToolExecuteOptions {
@@ -16,6 +17,11 @@ export interface ToolExecuteOptions {
    * it as an idempotency key (only the call in flight at a crash may run twice).
    */
   callId: string;
+  /**
+   * The run's memory across sessions (its user's, and resource's): present for the tools of a
+   * session's own agent when it has `memory` (`AgentOptions.memory`).
+   */
+  memory?: ToolMemory | undefined;
 }
 
 /** Decides per call whether a human must approve it; evaluated once and journaled. */
@@ -164,11 +170,7 @@ export function tool<TSchema extends z.ZodObject, TResult>(
     )
     .function('reconcile')
     .function('execute', true);
-  const jsonSchema = jsonSchemaOf(`The parameters of tool "${definition.name}"`, () => {
-    const schema = z.toJSONSchema(definition.parameters, { target: 'draft-7' });
-    delete schema.$schema;
-    return schema;
-  });
+  const jsonSchema = parametersJsonSchema(definition.name, definition.parameters);
   return Object.freeze({
     name: definition.name,
     description: definition.description,
@@ -180,6 +182,18 @@ export function tool<TSchema extends z.ZodObject, TResult>(
     ...(definition.reconcile ? { reconcile: definition.reconcile } : {}),
     execute: (args: z.infer<TSchema>, options: ToolExecuteOptions) =>
       definition.execute(args, options),
+  });
+}
+
+/** The JSON Schema the model is shown for a tool's `parameters` (`InvalidSchemaError` if none). */
+export function parametersJsonSchema(
+  name: string,
+  parameters: z.ZodObject,
+): Record<string, unknown> {
+  return jsonSchemaOf(`The parameters of tool "${name}"`, () => {
+    const schema = z.toJSONSchema(parameters, { target: 'draft-7' });
+    delete schema.$schema;
+    return schema;
   });
 }
 

@@ -1,4 +1,5 @@
 import type { KvSessionStore } from '../../src/persistence/kv/kv-session-store.js';
+import { memoryKey } from '../../src/persistence/kv/memory-keys.js';
 import { deadlineKey, historyKey, recordKey } from '../../src/persistence/session-keys.js';
 import { encodeStored } from '../../src/persistence/session-schemas.js';
 import type { SessionStore } from '../../src/persistence/session-store.js';
@@ -12,6 +13,7 @@ export const KV_SUPPORTS = {
   messageInbox: true,
   queuedSessions: true,
   sessionWatches: true,
+  memory: true,
 };
 
 /**
@@ -39,6 +41,7 @@ export function kvHarness(
       const value = { sessionId: key.sessionId, userId: key.userId, deadline };
       return put(indexKey, encodeStored(indexKey, value));
     },
+    damageMemory: (userId, memoryId, text) => put(memoryKey(userId, memoryId), text),
     cleanup,
   };
 }

@@ -44,7 +44,9 @@ export const ROOT_VALUES = [
   'withRunContext',
   // models and pricing
   'OpenAIModel',
+  'openaiEmbedder',
   'defaultPrices',
+  'defaultEmbeddingPrices',
   'withPrices',
   'findPrice',
   'costUsd',
@@ -116,10 +118,35 @@ export const ROOT_VALUES = [
   'InvalidEventError',
   'UndeclaredActorError',
   'StepInterruptedError',
+  // memory across sessions
+  'openMemory',
+  'MemoryHandle',
+  'InvalidMemoryError',
+  'InvalidEmbeddingError',
+  'MemoryConflictError',
+  'InvalidWorkingMemoryError',
+  'MemoryUnsupportedError',
 ].sort();
 
 /** Names the root exports as types only. */
 export const ROOT_TYPES = [
+  'OpenMemoryOptions',
+  'ForgetScope',
+  'MemoryOptions',
+  'RecallOptions',
+  'WorkingMemoryOptions',
+  'ToolMemory',
+  'Embedder',
+  'EmbeddingUsage',
+  'Memory',
+  'MemoryKind',
+  'MemoryMatch',
+  'MemoryPage',
+  'MemoryListQuery',
+  'MemoryResource',
+  'MemoryScope',
+  'ForgetResult',
+  'WorkingMemoryRecord',
   'WorkflowsOptions',
   'WorkflowInfo',
   'WorkflowSummary',
@@ -264,6 +291,9 @@ export const ROOT_TYPES = [
   'ToolChoice',
   'ReasoningEffort',
   'OpenAIModelOptions',
+  'OpenAIEmbedderOptions',
+  'Embedder',
+  'EmbeddingUsage',
   'ModelPrice',
   'PriceTable',
   'LevelSessionStoreOptions',
@@ -284,7 +314,12 @@ export const ROOT_TYPES = [
 ].sort();
 
 /** The `agentstate-runtime/testing` export. */
-export const TESTING_VALUES = ['FakeClock', 'MemorySessionStore', 'ScriptedModel'].sort();
+export const TESTING_VALUES = [
+  'FakeClock',
+  'MemorySessionStore',
+  'ScriptedModel',
+  'scriptedEmbedder',
+].sort();
 export const TESTING_TYPES = [
   'Script',
   'ScriptedModelOptions',
@@ -292,11 +327,18 @@ export const TESTING_TYPES = [
   'ScriptedToolCall',
   'ReplayModelOptions',
   'MemorySessionStoreOptions',
+  'ScriptedEmbedder',
+  'ScriptedEmbedderOptions',
 ].sort();
 
 /** The `agentstate-runtime/ai-sdk` export. */
-export const AI_SDK_VALUES = ['aiSdkModel'];
-export const AI_SDK_TYPES = ['AiSdkLanguageModel', 'AiSdkModelOptions'].sort();
+export const AI_SDK_VALUES = ['aiSdkModel', 'aiSdkEmbedder'].sort();
+export const AI_SDK_TYPES = [
+  'AiSdkLanguageModel',
+  'AiSdkModelOptions',
+  'AiSdkEmbeddingModel',
+  'AiSdkEmbedderOptions',
+].sort();
 
 /** The `agentstate-runtime/mcp` export (its own subpath: the MCP SDK is an optional peer dependency). */
 export const MCP_VALUES = ['mcpToolkit'];

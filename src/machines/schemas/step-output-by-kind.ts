@@ -35,6 +35,28 @@ export const ModelRequestFacts = z.lazy(() =>
     model: z.string().optional(),
     maxOutputTokens: z.number().optional(),
     settings: z.record(z.string(), plainJson).optional(),
+    memory: z
+      .object({
+        recalled: z
+          .array(
+            z.object({
+              id: z.string(),
+              score: z.number(),
+              kind: z.enum(['message', 'fact']),
+              text: z.string(),
+              sessionId: z.string().optional(),
+              resource: z.string().optional(),
+              at: z.number(),
+            }),
+          )
+          .optional(),
+        recalledAt: count.optional(),
+        workingMemory: z.object({ version: count }).optional(),
+        embedding: z
+          .object({ model: z.string(), inputTokens: count, costUsd: z.number().optional() })
+          .optional(),
+      })
+      .optional(),
   }),
 );
 

@@ -21,6 +21,8 @@ import type { KvRange } from '../key-range.js';
 import { readHistoryRange } from './kv-history-range.js';
 import { KvMessageInbox } from './kv-message-inbox.js';
 import type { MessageInbox } from '../message-inbox.js';
+import { KvMemory } from './kv-memory.js';
+import type { MemoryStore } from '../memory-store.js';
 import { scanListing } from './listing-scan.js';
 import {
   buildOrderIndexOps,
@@ -115,6 +117,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     messageInbox: true,
     queuedSessions: true,
     sessionWatches: true,
+    memory: true,
   } as const satisfies StoreSupports;
   /** The runs executing in this process on this store, which `agent.cancel` reaches. */
   readonly runCancels = new LiveRunCancels();
@@ -130,6 +133,16 @@ export class KvSessionStore implements SessionStore, SessionLeases {
   readonly queuedMessages: MessageInbox['queuedMessages'];
   readonly dropQueuedMessage: MessageInbox['dropQueuedMessage'];
   readonly queuedSessions: NonNullable<MessageInbox['queuedSessions']>;
+  // Memory across sessions is kept by its own class, on this store's write queue.
+  readonly putMemories: MemoryStore['putMemories'];
+  readonly searchMemories: MemoryStore['searchMemories'];
+  readonly listMemories: MemoryStore['listMemories'];
+  readonly getMemories: MemoryStore['getMemories'];
+  readonly deleteMemories: MemoryStore['deleteMemories'];
+  readonly readWorkingMemory: MemoryStore['readWorkingMemory'];
+  readonly writeWorkingMemory: MemoryStore['writeWorkingMemory'];
+  readonly forgetMemories: MemoryStore['forgetMemories'];
+  readonly memoryResources: MemoryStore['memoryResources'];
 
   constructor(backend: KvBackend, options: KvSessionStoreOptions = {}) {
     this.backend = backend;
@@ -149,6 +162,16 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     this.queuedMessages = inbox.queuedMessages.bind(inbox);
     this.dropQueuedMessage = inbox.dropQueuedMessage.bind(inbox);
     this.queuedSessions = inbox.queuedSessions.bind(inbox);
+    const memory = new KvMemory(backend, this.writes);
+    this.putMemories = memory.putMemories.bind(memory);
+    this.searchMemories = memory.searchMemories.bind(memory);
+    this.listMemories = memory.listMemories.bind(memory);
+    this.getMemories = memory.getMemories.bind(memory);
+    this.deleteMemories = memory.deleteMemories.bind(memory);
+    this.readWorkingMemory = memory.readWorkingMemory.bind(memory);
+    this.writeWorkingMemory = memory.writeWorkingMemory.bind(memory);
+    this.forgetMemories = memory.forgetMemories.bind(memory);
+    this.memoryResources = memory.memoryResources.bind(memory);
   }
 
   async create(
