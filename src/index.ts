@@ -317,7 +317,6 @@ export type { RecoveryExhaustedHook, StepRef } from './errors/recovery-exhausted
 export { openMemory, MemoryHandle, type OpenMemoryOptions, type ForgetScope } from './memory/open-memory.js';
 export type { MemoryOptions, RecallOptions, WorkingMemoryOptions } from './memory/memory-options.js';
 export type { ToolMemory } from './tools/tool-memory.js';
-export type { Embedder, EmbeddingUsage } from './models/embedder.js';
 export type {
   Memory,
   MemoryKind,

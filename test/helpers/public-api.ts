@@ -136,8 +136,6 @@ export const ROOT_TYPES = [
   'RecallOptions',
   'WorkingMemoryOptions',
   'ToolMemory',
-  'Embedder',
-  'EmbeddingUsage',
   'Memory',
   'MemoryKind',
   'MemoryMatch',
