@@ -239,5 +239,14 @@ export function checkedWorkingMemoryWrite(write: WorkingMemoryWrite): WorkingMem
   return write;
 }
 
+/** The ids a get or a delete asked for, each once (those no memory can have left out). */
+export function checkedIds(call: string, ids: readonly string[]): string[] {
+  const given: unknown = ids;
+  if (!Array.isArray(given) || !given.every((id) => typeof id === 'string')) {
+    throw new TypeError(`${call}: expected an array of memory ids`);
+  }
+  return [...new Set(ids)].filter((id) => id.length > 0 && id.length <= 400);
+}
+
 /** How many op ids a working-memory document remembers (a retry older than that is applied again). */
 export const APPLIED_OPS = 64;

@@ -2,6 +2,7 @@ import { MemoryConflictError } from '../../errors/memory-errors.js';
 import { InvalidSessionRecordError } from '../../errors/session-errors.js';
 import {
   APPLIED_OPS,
+  checkedIds,
   checkedListLimit,
   checkedMemories,
   checkedResource,
@@ -31,14 +32,13 @@ import type { KvBackend } from './backends/kv-backend.js';
 import { forgetOps } from './memory-forget.js';
 import * as keys from './memory-keys.js';
 import {
-  checkedIds,
   cursorAfter,
   listEntries,
   loadScope,
   readMemoryValues,
   scopeCounts,
 } from './memory-reads.js';
-import { decodeUserMeta, decodeWorkingMemory, workingMemoryRecord } from './memory-values.js';
+import { decodeUserMeta, decodeWorkingMemory, workingMemoryRecord } from '../memory-values.js';
 import { deleteOps, keyOf, put, putOps, type Owner } from './memory-write-ops.js';
 import type { WriteQueue } from './write-queue.js';
 

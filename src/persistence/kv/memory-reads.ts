@@ -11,7 +11,7 @@ import {
   decodeMemory,
   type ListEntry,
   type MemoryValue,
-} from './memory-values.js';
+} from '../memory-values.js';
 import { VectorValueReader } from './memory-vector-value.js';
 
 /**
@@ -39,15 +39,6 @@ export async function readMemoryValues(
   return stored.map((text, i) =>
     text === undefined ? undefined : decodeMemory(memoryKeys[i]!, text, ids[i]!, userId),
   );
-}
-
-/** The ids a get or a delete asked for, each once (those no memory can have left out). */
-export function checkedIds(call: string, ids: readonly string[]): string[] {
-  const given: unknown = ids;
-  if (!Array.isArray(given) || !given.every((id) => typeof id === 'string')) {
-    throw new TypeError(`${call}: expected an array of memory ids`);
-  }
-  return [...new Set(ids)].filter((id) => id.length > 0 && id.length <= 400);
 }
 
 /** The scopes of a user that hold memories, with how many, by scope key. */

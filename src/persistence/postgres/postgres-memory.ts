@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import {
+  checkedIds,
   checkedListLimit,
   checkedMemories,
   checkedScope,
@@ -94,7 +95,7 @@ export class PostgresMemory implements MemoryStore {
         rows.map((r) => r.m.model),
         rows.map((r) => r.m.vector.length),
         rows.map((r) => r.seq),
-        rows.map((r) => encodeMemory(r.owner, r.m)),
+        rows.map((r) => encodeMemory(r.owner, r.m, r.seq)),
         pgvector
           ? rows.map((r) => vectorText(r.m.vector))
           : rows.map((r) => vectorBytes(r.m.vector)),
@@ -284,13 +285,4 @@ export class PostgresMemory implements MemoryStore {
       }
     }
   }
-}
-
-/** Memory ids asked for: an array of strings (`TypeError` else). */
-function checkedIds(operation: string, ids: readonly string[]): string[] {
-  const given: unknown = ids;
-  if (!Array.isArray(given) || !given.every((id) => typeof id === 'string')) {
-    throw new TypeError(`${operation}: expected an array of memory ids`);
-  }
-  return [...new Set(given)];
 }

@@ -7,8 +7,8 @@ import {
   decodeWorkingMemory,
   encodeWorkingMemory,
   resourceColumn,
-  type StoredWorkingMemory,
 } from './postgres-memory-rows.js';
+import { workingMemoryRecord as record, type WorkingMemoryValue } from '../memory-values.js';
 
 /**
  * Working memory on PostgreSQL: one sealed document per scope in `agentstate_working_memories`,
@@ -35,13 +35,15 @@ export class PostgresWorkingMemory {
     const table = this.db.table('agentstate_working_memories');
     // A compare-and-set on the version; a write that lost the race reads the document again
     // (its op may be the one that won: a retry after a crash), then answers as the row says.
+    // As JSON keeps it: what a read answers (undefined fields left out).
+    const json = JSON.parse(JSON.stringify(content)) as WorkingMemoryValue['content'];
     for (let attempt = 0; attempt < 3; attempt++) {
       const stored = await this.readDocument(owner, resource);
       if (stored?.ops.includes(opId)) return { ...record(stored), applied: false };
       const version = stored?.version ?? 0;
       if (version !== expectedVersion) throw new MemoryConflictError(expectedVersion, version);
-      const next: StoredWorkingMemory = {
-        content,
+      const next: WorkingMemoryValue = {
+        content: json,
         version: version + 1,
         updatedAt: at,
         ops: [...(stored?.ops ?? []), opId].slice(-APPLIED_OPS),
@@ -70,7 +72,7 @@ export class PostgresWorkingMemory {
   private async readDocument(
     owner: string,
     resource: string,
-  ): Promise<StoredWorkingMemory | undefined> {
+  ): Promise<WorkingMemoryValue | undefined> {
     const { rows } = await this.db.query<{ doc: string }>(
       'read working memory',
       {},
@@ -80,10 +82,6 @@ export class PostgresWorkingMemory {
       [owner, resource],
     );
     const doc = rows[0]?.doc;
-    return doc === undefined ? undefined : decodeWorkingMemory(owner, resource, doc);
+    return decodeWorkingMemory(owner, resource, doc);
   }
-}
-
-function record(stored: StoredWorkingMemory): WorkingMemoryRecord {
-  return { content: stored.content, version: stored.version, updatedAt: stored.updatedAt };
 }

@@ -254,22 +254,21 @@ describe('PostgresSessionStore memory with pgvector', () => {
     await migrateSchema(server.pool, schema);
     const [memory] = checkedMemories(usersMemories(['alice'], 1, 8));
     const owner = ownerPart('alice');
-    await server.pool.query(
-      `INSERT INTO "${schema}".agentstate_memory_owners VALUES ($1, 1, 0);
-       `.trim(),
-      [owner],
-    );
+    await server.pool.query(`INSERT INTO "${schema}".agentstate_memory_owners VALUES ($1, 1, 0)`, [
+      owner,
+    ]);
     await server.pool.query(
       `INSERT INTO "${schema}".agentstate_memories
          (owner, id, resource, kind, session_id, model, dims, seq, memory, vector)
-       VALUES ($1, $2, '', $3, $4, 'm', 8, 1, $5, $6)`,
+       VALUES ($1, $2, $7, $3, $4, 'm', 8, 1, $5, $6)`,
       [
         owner,
         memory!.id,
         memory!.kind,
         memory!.sessionId ?? null,
-        encodeMemory(owner, memory!),
+        encodeMemory(owner, memory!, 1),
         vectorBytes(memory!.vector),
+        memory!.resource ?? '',
       ],
     );
     const store = await PostgresSessionStore.open({ pool: server.pool, schema });
