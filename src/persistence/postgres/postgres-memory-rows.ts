@@ -1,3 +1,4 @@
+import { endianness } from 'node:os';
 import { InvalidSessionRecordError } from '../../errors/session-errors.js';
 import type { CheckedMemory } from '../memory-checks.js';
 import type { Memory } from '../memory-store.js';
@@ -66,6 +67,11 @@ export function decodeWorkingMemory(
 
 /** A vector's bytes: little-endian float32, as every store keeps them. */
 export function vectorBytes(vector: Float32Array): Buffer {
+  if (endianness() === 'LE') {
+    return Buffer.from(
+      vector.buffer.slice(vector.byteOffset, vector.byteOffset + vector.byteLength),
+    );
+  }
   const bytes = Buffer.allocUnsafe(vector.length * 4);
   for (let i = 0; i < vector.length; i++) bytes.writeFloatLE(vector[i]!, i * 4);
   return bytes;
@@ -74,6 +80,9 @@ export function vectorBytes(vector: Float32Array): Buffer {
 /** The vector of stored bytes (`undefined` when their length is not `dimensions` floats). */
 export function bytesVector(bytes: Buffer, dimensions: number): Float32Array | undefined {
   if (bytes.length !== dimensions * 4) return undefined;
+  if (endianness() === 'LE') {
+    return new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length));
+  }
   const vector = new Float32Array(dimensions);
   for (let i = 0; i < dimensions; i++) vector[i] = bytes.readFloatLE(i * 4);
   return vector;
