@@ -149,6 +149,24 @@ describe('PostgresSessionStore memory with pgvector', () => {
       expect(stored).toEqual([{ bytes: 0, embedded: 7 }]);
     }));
 
+  it('searches a dimension HNSW cannot index (over 2,000) without an index, exactly', () =>
+    withStore('wide', async (store, schema) => {
+      const memories = usersMemories(['alice'], 3, 2_001);
+      await store.putMemories(memories);
+      const { rows } = await server.pool.query(
+        `SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND indexname LIKE '%hnsw%'`,
+        [schema],
+      );
+      expect(rows).toEqual([]);
+      const found = await store.searchMemories({
+        userId: 'alice',
+        model: 'm',
+        vector: memories[1]!.vector,
+        topK: 1,
+      });
+      expect(found.map((f) => f.memory.id)).toEqual(['alice-1']);
+    }));
+
   it('finds the exact top 10 at least 95% of the time through the HNSW index, one user among three', () =>
     withStore('recall', async (store, schema) => {
       const dims = 64;
