@@ -17,6 +17,7 @@ import { WORKFLOW_ACTIONS } from './workflow-actions.js';
 import { listWorkflows, sessionLink, workflowDetail } from './workflow-reads.js';
 import { listSessions } from './session-listing.js';
 import { userMemory } from './user-memory.js';
+import { hasMemory } from '../persistence/store-supports.js';
 import { runPart } from './run-parts.js';
 import { forkOrigin } from './time-travel.js';
 import {
@@ -139,6 +140,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
         recordOnly: agents.recordOnly,
         agents: agents.names(),
         workflows: workflows.names(),
+        memory: hasMemory(runtime.store),
       });
     }
     if (what === 'machines' && !sessionId) return send(machineCharts());

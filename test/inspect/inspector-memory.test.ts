@@ -76,6 +76,7 @@ describe('inspector: memory across sessions', () => {
     const answer = await alice.get('/api/memory');
     expect(answer.status).toBe(200);
     const view = answer.json as MemoryAnswer;
+    expect((await alice.get('/api/info')).json).toMatchObject({ memory: true });
     expect(view.userId).toBe('alice');
     expect(view.scopes).toEqual([
       {
