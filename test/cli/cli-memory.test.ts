@@ -174,6 +174,11 @@ describe('agentstate memory', () => {
       },
       { resource: 'p7', memories: 1, workingMemory: false },
     ]);
+    const p7 = cells((await cli(db, 'alice', 'memory', 'show', '--resource', 'p7')).stdout);
+    expect(p7).toEqual([
+      ['RESOURCE', 'MEMORIES', 'WORKING MEMORY'],
+      ['p7', '1', '-'],
+    ]);
     expect((await cli(db, 'bob', 'memory', 'show')).stdout).not.toContain('Alice');
   });
 

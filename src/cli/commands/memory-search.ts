@@ -74,7 +74,7 @@ export const memorySearch: Command = {
       type: 'string',
       value: 'file',
       description:
-        "a module exporting the app's `embedder`, or its agent (`agent` or default) with memory.embedder: the model the memories were embedded with",
+        "a module exporting the app's `embedder`, or its agent (`agent` or default) with memory.embedder: the model the memories were embedded with; it must not open --db itself",
     },
     ...MEMORY_OPTIONS,
     top: { type: 'string', value: 'N', description: 'at most N matches (default 10)' },
