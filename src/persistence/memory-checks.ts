@@ -106,8 +106,10 @@ export function checkedMemories(memories: readonly MemoryInput[]): CheckedMemory
         'its id must be 1 to 400 characters without control characters',
       );
     }
-    if (seen.has(id)) throw new InvalidMemoryError(id, 'the write holds this id twice');
-    seen.add(id);
+    // ids are unique per user: two users may each have one
+    const owned = `${typeof m.userId === 'string' ? `u${m.userId}` : 'a'}\u0000${id}`;
+    if (seen.has(owned)) throw new InvalidMemoryError(id, 'the write holds this id twice');
+    seen.add(owned);
     if (m.kind !== 'message' && m.kind !== 'fact') {
       throw new InvalidMemoryError(id, `its kind is ${String(m.kind)} (message or fact)`);
     }
@@ -241,3 +243,15 @@ export function checkedWorkingMemoryWrite(write: WorkingMemoryWrite): WorkingMem
 
 /** How many op ids a working-memory document remembers (a retry older than that is applied again). */
 export const APPLIED_OPS = 64;
+
+/**
+ * The ids `getMemories` or `deleteMemories` was given, each once, those no memory can have (empty,
+ * over 400 characters) left out; not an array of strings: `TypeError`.
+ */
+export function checkedIds(call: string, ids: readonly string[]): string[] {
+  const given: unknown = ids;
+  if (!Array.isArray(given) || !given.every((id) => typeof id === 'string')) {
+    throw new TypeError(`${call}: expected an array of memory ids`);
+  }
+  return [...new Set(ids)].filter((id) => id.length > 0 && id.length <= 400);
+}
