@@ -6,7 +6,7 @@ import {
   memoryTargets,
   type MemoryRaw,
   type StoreRun,
-} from '../../bench/workloads/memory-recall.js';
+} from '../../bench/workloads/memory-figures.js';
 import { renderTable } from '../../bench/table.js';
 
 /** Ten searches of `ms` each. */
