@@ -1,21 +1,13 @@
 /**
- * PGlite (PostgreSQL compiled to WebAssembly) with the pgvector extension, behind its socket
- * server on 127.0.0.1 at a free port, in a process of its own: the memory bench's PostgreSQL
- * with pgvector (the tests' embedded PostgreSQL has no pgvector). Prints `{"port":N}` once
- * listening, then serves until SIGTERM. Usage: pglite-server-child.ts
+ * PGlite with pgvector behind its socket server (`scripts/pglite-socket-server.ts`), in a process
+ * of its own: the memory bench's PostgreSQL with pgvector (the tests' embedded PostgreSQL has no
+ * pgvector), whose RSS the bench reads apart. Prints `{"port":N}` once listening, then serves
+ * until SIGTERM. Usage: pglite-server-child.ts
  */
-import { PGlite } from '@electric-sql/pglite';
-import { vector } from '@electric-sql/pglite-pgvector';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { startPgliteSocketServer } from '../scripts/pglite-socket-server.js';
 
-const db = await PGlite.create({ extensions: { vector } });
-const server = new PGLiteSocketServer({ db, port: 0, host: '127.0.0.1', maxConnections: 8 });
-await server.start();
-const address = server.getServerConn();
-process.stdout.write(`${JSON.stringify({ port: Number(address.split(':').pop()) })}\n`);
+const server = await startPgliteSocketServer(8);
+process.stdout.write(`${JSON.stringify({ port: Number(new URL(server.url).port) })}\n`);
 process.once('SIGTERM', () => {
-  void server
-    .stop()
-    .then(() => db.close())
-    .finally(() => process.exit(0));
+  void server.stop().finally(() => process.exit(0));
 });
