@@ -33,11 +33,12 @@ import {
 import { PostgresSessionStore } from '../../src/postgres.js';
 import { ScriptedModel, scriptedEmbedder, type ScriptedResponse } from '../../src/testing.js';
 import { reportChildFailure } from './child-process.js';
+import { wrappedMethod } from './wrapped-method.js';
 import { ALLERGY_NOTE, ASKED, FACT, MEMORY_USER, NOTE, TOLD } from './memory-fixtures.js';
 
 const USER = MEMORY_USER;
 
-const write = (line: string): void => {
+const say = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };
 
@@ -54,22 +55,12 @@ async function openStore(spec: string): Promise<SessionStore & { close(): Promis
 function killing(store: SessionStore, at: string | undefined): SessionStore {
   if (!at) return store;
   if (at !== 'before-write' && at !== 'after-write') throw new Error(`bad KILL_AT ${at}`);
-  return new Proxy(store, {
-    get(target, name) {
-      const value = Reflect.get(target, name, target) as unknown;
-      if (typeof value !== 'function') return value;
-      if (name !== 'writeWorkingMemory') return (value as () => unknown).bind(target);
-      return async (...args: unknown[]) => {
-        write('writing');
-        if (at === 'before-write') process.kill(process.pid, 'SIGKILL');
-        const written: unknown = await (value as (...a: unknown[]) => Promise<unknown>).apply(
-          target,
-          args,
-        );
-        process.kill(process.pid, 'SIGKILL');
-        return written;
-      };
-    },
+  return wrappedMethod(store, 'writeWorkingMemory', (write) => async (...args) => {
+    say('writing');
+    if (at === 'before-write') process.kill(process.pid, 'SIGKILL');
+    const written = await write(...args);
+    process.kill(process.pid, 'SIGKILL');
+    return written;
   });
 }
 
@@ -120,7 +111,7 @@ async function main(): Promise<void> {
     switch (command) {
       case 'tell': {
         const result = await agent.run(TOLD, key('s1'));
-        write(`done ${result.id}`);
+        say(`done ${result.id}`);
         break;
       }
       case 'ask': {
@@ -128,8 +119,8 @@ async function main(): Promise<void> {
         const system = model.calls[0]!.items.flatMap((i) =>
           i.type === 'message' && i.role === 'system' ? [contentText(i.content)] : [],
         );
-        write(`request ${JSON.stringify({ system })}`);
-        write(`done ${result.id}`);
+        say(`request ${JSON.stringify({ system })}`);
+        say(`done ${result.id}`);
         break;
       }
       case 'update': {
@@ -137,7 +128,7 @@ async function main(): Promise<void> {
           args[0] === 'resume'
             ? await agent.resume('w1', { userId: USER })
             : await agent.run(`note ${NOTE}`, key('w1'));
-        write(
+        say(
           `result ${JSON.stringify({ output: result.output, interrupted: result.interrupted, turns: result.turns })}`,
         );
         break;
@@ -148,7 +139,7 @@ async function main(): Promise<void> {
           agent.run(`note ${tag}-${i}`, key(`${tag}-${i}`)),
         );
         const results = await Promise.all(runs);
-        write(`result ${JSON.stringify(results.map((r) => r.output))}`);
+        say(`result ${JSON.stringify(results.map((r) => r.output))}`);
         break;
       }
       default:
