@@ -314,8 +314,17 @@ export {
 export { MAX_ID_LENGTH } from './core/id-limit.js';
 export type { RecoveryExhaustedHook, StepRef } from './errors/recovery-exhausted-error.js';
 
-export { openMemory, MemoryHandle, type OpenMemoryOptions, type ForgetScope } from './memory/open-memory.js';
-export type { MemoryOptions, RecallOptions, WorkingMemoryOptions } from './memory/memory-options.js';
+export {
+  openMemory,
+  MemoryHandle,
+  type OpenMemoryOptions,
+  type ForgetScope,
+} from './memory/open-memory.js';
+export type {
+  MemoryOptions,
+  RecallOptions,
+  WorkingMemoryOptions,
+} from './memory/memory-options.js';
 export type { ToolMemory } from './tools/tool-memory.js';
 export type {
   Memory,

@@ -7,7 +7,6 @@ import { toToolSpec, type AnyTool } from '../tools/tool.js';
 import type { ToolkitSession } from '../tools/toolkit.js';
 import type { AgentOptions } from './agent-options.js';
 import { DefinitionCache } from './definition-cache.js';
-import { memoryTools } from '../memory/memory-tools.js';
 import type { DefinitionFingerprint } from './definition-fingerprint.js';
 
 /** What `close` answers when there is nothing to close (settled, shared). */
@@ -77,7 +76,7 @@ export class AgentBinding {
           t: shared.handoffTool(h),
           source: 'its handoffs',
         })),
-        ...memoryTools(options.memory).map((t) => ({ t, source: 'its memory' })),
+        ...shared.memoryTools(options.memory).map((t) => ({ t, source: 'its memory' })),
       ];
       for (const { t, source } of sourced) {
         const other = sources.get(t.name);

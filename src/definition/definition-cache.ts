@@ -8,6 +8,8 @@ import {
   type DefinitionSource,
 } from './definition-fingerprint.js';
 import { handoffTool, type HandoffTarget } from './handoff-tool.js';
+import { memoryTools } from '../memory/memory-tools.js';
+import type { MemoryOptions } from '../memory/memory-options.js';
 
 /** A fingerprint with its stored form, and the inputs it was computed from. */
 interface Computed {
@@ -22,7 +24,7 @@ const FUNCTION_INSTRUCTIONS = Symbol('function instructions');
 /**
  * What every binding of one agent shares, computed once per definition instead of once per
  * binding (an agent binds once per action, so once per message): its handoff tools, the JSON
- * Schema of its `outputType`, and its definition fingerprint. The fingerprint is reused while
+ * Schema of its `outputType`, its memory's tools, and its definition fingerprint. The fingerprint is reused while
  * what it reads is the same (the same strings and the same objects: each tool's parameters
  * schema, the output schema, the model settings); a binding whose toolkits give other tools or
  * schemas gets its own, computed as before. Those objects are read as immutable, as the agent's
@@ -30,6 +32,7 @@ const FUNCTION_INSTRUCTIONS = Symbol('function instructions');
  */
 export class DefinitionCache {
   private readonly handoffs = new WeakMap<HandoffTarget, AnyTool>();
+  private memory: { options: MemoryOptions; tools: AnyTool[] } | undefined;
   private output: { type: z.ZodType; schema: Record<string, unknown> } | undefined;
   private last: Computed | undefined;
 
@@ -41,6 +44,13 @@ export class DefinitionCache {
       this.handoffs.set(agent, made);
     }
     return made;
+  }
+
+  /** The tools of the agent's memory (see `memoryTools`), made once per `memory` option. */
+  memoryTools(options: MemoryOptions | undefined): AnyTool[] {
+    if (!options) return [];
+    if (this.memory?.options !== options) this.memory = { options, tools: memoryTools(options) };
+    return this.memory.tools;
   }
 
   /** The JSON Schema of the agent's `outputType` (`agentName` names it in an error). */

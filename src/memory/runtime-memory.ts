@@ -78,6 +78,10 @@ export class RuntimeMemory {
 
   private tally(runId: string | undefined, cost: EmbeddingCost): void {
     if (runId === undefined) return;
+    // a run that stopped before its next model step leaves its tally: keep the map bounded
+    if (this.tallies.size >= CACHED_SESSIONS && !this.tallies.has(runId)) {
+      this.tallies.delete(this.tallies.keys().next().value!);
+    }
     const was = this.tallies.get(runId);
     this.tallies.set(
       runId,

@@ -60,7 +60,7 @@ export function applyPatch(
   if (schema) {
     const parsed = LooseObjectPatch.safeParse(patch);
     if (!parsed.success) throw new InvalidWorkingMemoryError('expected { set: { field: value } }');
-    const base = typeof content === 'object' && content !== null ? { ...(content) } : {};
+    const base = typeof content === 'object' && content !== null ? { ...content } : {};
     const merged: Record<string, unknown> = base;
     for (const [field, value] of Object.entries(parsed.data.set)) {
       if (value === null) delete merged[field];

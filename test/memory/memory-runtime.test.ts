@@ -72,6 +72,57 @@ describe('memory across sessions', () => {
     expect(result.usage.inputTokens).toBe(13);
   });
 
+  it('counts a priced embedder’s cost in the run’s usage', async () => {
+    const { store } = await temps.open();
+    const embedder = { ...wordsEmbedder(), pricePerMillionTokens: 100_000 };
+    const model = new ScriptedModel(() => ({ text: 'ok' }), {
+      price: { inputPerMillion: 0, outputPerMillion: 0 },
+    });
+    const agent = new Agent({ name: 'assistant', model, store, memory: { embedder } });
+    const result = await agent.run('hello there friend', { sessionId: 's1', userId: 'alice' });
+    // 3 embedding tokens at 0.1 USD each; the model itself is free
+    expect(result.usage.costUsd).toBeCloseTo(0.3, 10);
+  });
+
+  it('recalls from the run’s resource only, or from the whole user with scope "user"', async () => {
+    const { store } = await temps.open();
+    const embedder = wordsEmbedder();
+    const ask = async (recallScope: 'resource' | 'user') => {
+      const model = new ScriptedModel(() => ({ text: 'ok' }), { recordCalls: true });
+      const agent = new Agent({
+        name: 'assistant',
+        model,
+        store,
+        memory: {
+          embedder,
+          resource: (context) => context.metadata['project'] as string | undefined,
+          recall: { scope: recallScope },
+        },
+      });
+      return { agent, model };
+    };
+    const first = await ask('resource');
+    await first.agent.run('The launch codename is Bluebird', {
+      sessionId: 'p1-a',
+      userId: 'alice',
+      metadata: { project: 'p1' },
+    });
+    const second = await ask('resource');
+    await second.agent.run('What is the launch codename?', {
+      sessionId: 'p2-a',
+      userId: 'alice',
+      metadata: { project: 'p2' },
+    });
+    expect(systemText(second.model.calls.at(-1)!)).toEqual([]);
+    const third = await ask('user');
+    await third.agent.run('What is the launch codename?', {
+      sessionId: 'p2-b',
+      userId: 'alice',
+      metadata: { project: 'p2' },
+    });
+    expect(systemText(third.model.calls.at(-1)!)[0]).toContain('Bluebird');
+  });
+
   it('shows the working memory in the instructions and updates it through its tool, once per call', async () => {
     const { store } = await temps.open();
     let turn = 0;

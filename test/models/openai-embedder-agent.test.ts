@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Agent, openaiEmbedder } from '../../src/index.js';
+import { Agent, ModelError, openaiEmbedder } from '../../src/index.js';
+import { REDACTED } from '../../src/errors/redact-deep.js';
 import { ScriptedModel, scriptedEmbedder } from '../../src/testing.js';
 import type { ChatCompletionsServer } from '../helpers/chat-completions-server.js';
 import { embedWith, inputsOf, startEmbeddingsServer } from '../helpers/embeddings-server.js';
@@ -66,6 +67,37 @@ describe('openaiEmbedder as an agent memory embedder', () => {
     await level.store.close();
     const stored = await filesText(level.path);
     expect(stored).toContain('I am allergic to peanuts'); // the scan reads what was stored
+    expect(stored).not.toContain(key);
+  });
+
+  it('an embeddings call that fails and echoes the key interrupts the run with a ModelError; the key is stored nowhere', async () => {
+    const key = `sk-test-${randomBytes(16).toString('hex')}`;
+    server.enqueue({ status: 401, error: `Incorrect API key provided: ${key}.` });
+    const embedder = openaiEmbedder({
+      model: 'text-embedding-3-small',
+      apiKey: key,
+      baseURL: server.baseURL,
+      maxRetries: 0,
+    });
+    const model = new ScriptedModel(() => ({ text: 'Noted.' }));
+    const agent = new Agent({
+      name: 'assistant',
+      model,
+      store: level.store,
+      memory: { embedder, workingMemory: false, remember: false },
+    });
+    const result = await agent.run('I am allergic to peanuts', { sessionId: 's1', userId: 'ann' });
+    expect(result.interrupted).toBe(true);
+    expect(result.error).toBeInstanceOf(ModelError);
+    expect(result.error).toMatchObject({ status: 401, retryable: false });
+    expect(result.error?.message).toContain(`Incorrect API key provided: ${REDACTED}`);
+    expect(model.callCount).toBe(0); // recall comes before the model call
+    expect(JSON.stringify(result.state)).not.toContain(key);
+
+    await level.store.close();
+    const stored = await filesText(level.path);
+    expect(stored).toContain('I am allergic to peanuts');
+    expect(stored).toContain(REDACTED); // the interrupted run's error, as stored
     expect(stored).not.toContain(key);
   });
 });
