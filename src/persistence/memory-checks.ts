@@ -241,3 +241,15 @@ export function checkedWorkingMemoryWrite(write: WorkingMemoryWrite): WorkingMem
 
 /** How many op ids a working-memory document remembers (a retry older than that is applied again). */
 export const APPLIED_OPS = 64;
+
+/**
+ * The ids `getMemories` or `deleteMemories` was given, each once, those no memory can have (empty,
+ * over 400 characters) left out; not an array of strings: `TypeError`.
+ */
+export function checkedIds(call: string, ids: readonly string[]): string[] {
+  const given: unknown = ids;
+  if (!Array.isArray(given) || !given.every((id) => typeof id === 'string')) {
+    throw new TypeError(`${call}: expected an array of memory ids`);
+  }
+  return [...new Set(ids)].filter((id) => id.length > 0 && id.length <= 400);
+}

@@ -42,6 +42,7 @@ describe('a store’s supports manifest', () => {
       messageInbox: false,
       queuedSessions: false,
       sessionWatches: false,
+      memory: false,
     });
     // Every shipped store's manifest is checked, and claims exactly what it has.
     const memory = new MemorySessionStore();

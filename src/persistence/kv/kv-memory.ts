@@ -2,6 +2,7 @@ import { MemoryConflictError } from '../../errors/memory-errors.js';
 import { InvalidSessionRecordError } from '../../errors/session-errors.js';
 import {
   APPLIED_OPS,
+  checkedIds,
   checkedListLimit,
   checkedMemories,
   checkedResource,
@@ -31,14 +32,14 @@ import type { KvBackend } from './backends/kv-backend.js';
 import { forgetOps } from './memory-forget.js';
 import * as keys from './memory-keys.js';
 import {
-  checkedIds,
   cursorAfter,
   listEntries,
   loadScope,
   readMemoryValues,
   scopeCounts,
+  storedDimensions,
 } from './memory-reads.js';
-import { decodeUserMeta, decodeWorkingMemory, workingMemoryRecord } from './memory-values.js';
+import { decodeWorkingMemory, workingMemoryRecord } from './memory-values.js';
 import { deleteOps, keyOf, put, putOps, type Owner } from './memory-write-ops.js';
 import type { WriteQueue } from './write-queue.js';
 
@@ -78,7 +79,12 @@ export class KvMemory implements MemoryStore {
       return {
         ops,
         written: () => {
-          for (const memory of fresh) this.cache.added(scopeKey(memory), memory, memory.vector);
+          for (const memory of fresh) {
+            // The row a search needs, nothing more (the cache keeps it as long as the scope).
+            const { id, kind, sessionId } = memory;
+            const row = { id, kind, ...(sessionId === undefined ? {} : { sessionId }) };
+            this.cache.added(scopeKey(memory), row, memory.vector);
+          }
           return { written: fresh.length };
         },
       };
@@ -88,10 +94,9 @@ export class KvMemory implements MemoryStore {
   async searchMemories(query: MemorySearch): Promise<MemoryMatch[]> {
     const search = checkedSearch(query);
     const { userId } = search;
-    const metaKey = keys.userMetaKey(userId);
-    const model = decodeUserMeta(metaKey, await this.backend.get(metaKey)).models[search.model];
     // Only memories of the query's model and dimension compare.
-    if (!model || model.dimensions !== search.vector.length) return [];
+    const dimensions = search.vector.length;
+    if ((await storedDimensions(this.backend, userId, search.model)) !== dimensions) return [];
     const resources =
       search.resource === undefined
         ? (await scopeCounts(this.backend, userId)).map((s) => s.resource)
@@ -100,9 +105,12 @@ export class KvMemory implements MemoryStore {
     const found: { id: string; score: number }[] = [];
     for (const resource of resources) {
       const prefix = keys.vectorPrefix(userId, resource, search.model);
+      const scope = { userId, resource, model: search.model };
       const vectors = await this.cache.get(prefix, () =>
-        loadScope(this.backend, prefix, { userId, resource }, model.dimensions),
+        loadScope(this.backend, prefix, scope, dimensions),
       );
+      // Of another dimension: the model's memories changed dimension since (none of this one).
+      if (vectors.dimensions !== dimensions) continue;
       found.push(
         ...vectors.search(this.exact, search.vector, search.topK, filter, search.minScore),
       );
@@ -169,7 +177,15 @@ export class KvMemory implements MemoryStore {
       return {
         ops: await deleteOps(view, userId, gone),
         written: () => {
-          for (const value of gone) this.cache.removed(scopeKey({ userId, ...value }), [value.id]);
+          // One removal per scope: each moves the scope's rows once.
+          const byScope = new Map<string, string[]>();
+          for (const value of gone) {
+            const key = scopeKey({ userId, ...value });
+            const ids = byScope.get(key);
+            if (ids) ids.push(value.id);
+            else byScope.set(key, [value.id]);
+          }
+          for (const [key, removed] of byScope) this.cache.removed(key, removed);
           return gone.length;
         },
       };

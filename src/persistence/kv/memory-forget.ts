@@ -2,7 +2,7 @@ import type { ForgetResult } from '../memory-store.js';
 import { encodeStored } from '../session-schemas.js';
 import { getAll, type KvOp, type KvReader } from './backends/kv-backend.js';
 import * as keys from './memory-keys.js';
-import { decodeMemory, decodeUserMeta } from './memory-values.js';
+import { decodeUserMeta } from './memory-values.js';
 import { del, lowerModelCount, put, type Owner } from './memory-write-ops.js';
 
 /** What a forget deletes, what it answers, and the cache prefix of the vectors it erases. */
@@ -41,9 +41,9 @@ async function forgetUser(view: KvReader, userId: Owner): Promise<Forgetting> {
 }
 
 /**
- * A scope's keys deleted: its vectors, memories, list entries, count and working memory, and
- * the user's counts per model lowered. A memory whose value is damaged goes too; its list entry
- * (an id, no text) stays, and pages leave it out.
+ * A scope's keys deleted: its vectors, memories, list entries (in its index and the user's, by
+ * the sequence numbers its index holds), count and working memory, and the user's counts per
+ * model lowered. A damaged value goes as the others do: the keys say what to delete.
  */
 async function forgetResource(
   view: KvReader,
@@ -51,41 +51,29 @@ async function forgetResource(
   resource: string | undefined,
 ): Promise<Forgetting> {
   const vectorRange = keys.scopeVectorRange(userId, resource);
+  const listRange = keys.scopeListRange(userId, resource);
   const metaKey = keys.userMetaKey(userId);
   const workingKey = keys.workingMemoryKey(userId, resource);
   const countKey = keys.scopeCountKey(userId, resource);
   const [rawMeta, rawWorking, rawCount] = await getAll(view, [metaKey, workingKey, countKey]);
   const meta = decodeUserMeta(metaKey, rawMeta);
   const ops: KvOp[] = [];
-  const ids: string[] = [];
+  let memories = 0;
   for await (const key of view.keys(vectorRange)) {
-    ops.push(del(key));
     const [model, id] = key.slice(vectorRange.gte.length).split('!') as [string, string];
-    ids.push(decodeURIComponent(id));
+    ops.push(del(key), del(keys.memoryKey(userId, decodeURIComponent(id))));
     lowerModelCount(meta, decodeURIComponent(model));
+    memories += 1;
   }
-  const memoryKeys = ids.map((id) => keys.memoryKey(userId, id));
-  const stored = await getAll(view, memoryKeys);
-  stored.forEach((text, i) => {
-    ops.push(del(memoryKeys[i]!));
-    const seq = text === undefined ? undefined : seqOf(memoryKeys[i]!, text, ids[i]!, userId);
-    if (seq !== undefined) ops.push(del(keys.listIndexKey(userId, seq)));
-  });
-  if (ids.length) ops.push(put(metaKey, encodeStored(metaKey, meta)));
+  for await (const key of view.keys(listRange)) {
+    ops.push(del(key), del(keys.listIndexKey(userId, keys.seqOfListIndexKey(key))));
+  }
+  if (memories) ops.push(put(metaKey, encodeStored(metaKey, meta)));
   if (rawCount !== undefined) ops.push(del(countKey));
   if (rawWorking !== undefined) ops.push(del(workingKey));
   return {
     ops,
-    forgot: { memories: ids.length, workingMemories: rawWorking === undefined ? 0 : 1 },
+    forgot: { memories, workingMemories: rawWorking === undefined ? 0 : 1 },
     vectors: vectorRange.gte,
   };
-}
-
-/** Where a stored memory is filed in the list index (`undefined`: its value is damaged). */
-function seqOf(key: string, text: string, id: string, userId: Owner): number | undefined {
-  try {
-    return decodeMemory(key, text, id, userId).value.seq;
-  } catch {
-    return undefined;
-  }
 }

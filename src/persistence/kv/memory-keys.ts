@@ -7,14 +7,15 @@ import { escapeKeyPart, ownerPart, prefixRange } from '../session-keys.js';
  * is one key range, erased and compacted as one; a scope part is `o` for the user's own scope and
  * `r:<resource>` for a resource (parts escaped as session keys are: `!` only ever separates).
  *
- * | key                                   | value                                            |
- * |---------------------------------------|--------------------------------------------------|
- * | `y!<owner>!g`                         | the user's sequence and dimension per model      |
- * | `y!<owner>!k!<id>`                    | a memory, without its vector                     |
- * | `y!<owner>!i!<seq, 12 digits>`        | the list index: a memory's id, scope and kind    |
- * | `y!<owner>!v!<scope>!<model>!<id>`    | a memory's vector (`memory-vector-value.ts`)     |
- * | `y!<owner>!w!<scope>`                 | a scope's working memory                         |
- * | `y!<owner>!z!<scope>`                 | how many memories a scope holds                  |
+ * | key                                    | value                                          |
+ * |----------------------------------------|------------------------------------------------|
+ * | `y!<owner>!g`                          | the user's sequence and dimension per model    |
+ * | `y!<owner>!k!<id>`                     | a memory, without its vector                   |
+ * | `y!<owner>!i!<seq, 12 digits>`         | the list index: a memory's id, scope and kind  |
+ * | `y!<owner>!p!<scope>!<seq, 12 digits>` | the list index of one scope (the same entries) |
+ * | `y!<owner>!v!<scope>!<model>!<id>`     | a memory's vector (`memory-vector-value.ts`)   |
+ * | `y!<owner>!w!<scope>`                  | a scope's working memory                       |
+ * | `y!<owner>!z!<scope>`                  | how many memories a scope holds                |
  *
  * A scope's vectors of one model are one range: what a search loads, nothing else.
  */
@@ -64,7 +65,26 @@ export function listIndexRange(userId: string | undefined, before?: number): KvR
   return before === undefined ? all : { gte: all.gte, lt: listIndexKey(userId, before) };
 }
 
-/** The sequence number of a list index key. */
+/** A memory's entry in the list index of its scope. */
+export function scopeListKey(
+  userId: string | undefined,
+  resource: string | undefined,
+  seq: number,
+): string {
+  return `${userPrefix(userId)}p!${scopePart(resource)}!${String(seq).padStart(SEQ_DIGITS, '0')}`;
+}
+
+/** The list index of one scope, oldest first (`before`: only the entries before that one). */
+export function scopeListRange(
+  userId: string | undefined,
+  resource: string | undefined,
+  before?: number,
+): KvRange {
+  const all = prefixRange(`${userPrefix(userId)}p!${scopePart(resource)}!`);
+  return before === undefined ? all : { gte: all.gte, lt: scopeListKey(userId, resource, before) };
+}
+
+/** The sequence number of a list index key (of the user's or a scope's). */
 export function seqOfListIndexKey(key: string): number {
   return Number(key.slice(-SEQ_DIGITS));
 }

@@ -9,6 +9,7 @@ import {
   ListEntrySchema,
   ScopeCountSchema,
   decodeMemory,
+  decodeUserMeta,
   type ListEntry,
   type MemoryValue,
 } from './memory-values.js';
@@ -41,15 +42,6 @@ export async function readMemoryValues(
   );
 }
 
-/** The ids a get or a delete asked for, each once (those no memory can have left out). */
-export function checkedIds(call: string, ids: readonly string[]): string[] {
-  const given: unknown = ids;
-  if (!Array.isArray(given) || !given.every((id) => typeof id === 'string')) {
-    throw new TypeError(`${call}: expected an array of memory ids`);
-  }
-  return [...new Set(ids)].filter((id) => id.length > 0 && id.length <= 400);
-}
-
 /** The scopes of a user that hold memories, with how many, by scope key. */
 export async function scopeCounts(
   backend: KvBackend,
@@ -68,22 +60,45 @@ export async function scopeCounts(
   return scopes;
 }
 
-/** The vectors of one scope and model (`prefix`: their keys' start), read from the store. */
+/** The dimension of a user's memories of `model` as stored (`undefined`: they have none). */
+export async function storedDimensions(
+  backend: KvBackend,
+  userId: Owner,
+  model: string,
+): Promise<number | undefined> {
+  const metaKey = keys.userMetaKey(userId);
+  return decodeUserMeta(metaKey, await backend.get(metaKey)).models[model]?.dimensions;
+}
+
+/**
+ * The vectors of one scope and model (`prefix`: their keys' start), read from the store, of the
+ * dimension the user's memories of the model have (`fallback` when they have none). A vector of
+ * another length is damage, unless the model's dimension changed while the scope was read (all
+ * of its memories went and others came): then it is read again.
+ */
 export async function loadScope(
   backend: KvBackend,
   prefix: string,
-  scope: { userId: Owner; resource: string | undefined },
-  dimensions: number,
+  scope: { userId: Owner; resource: string | undefined; model: string },
+  fallback: number,
 ): Promise<ScopeVectors> {
   const countKey = keys.scopeCountKey(scope.userId, scope.resource);
-  const rows = scopeCount(countKey, await backend.get(countKey));
-  const vectors = new ScopeVectors(dimensions, rows);
-  const reader = new VectorValueReader(dimensions);
-  for await (const [key, stored] of backend.iterate(prefixRange(prefix))) {
-    const { row, vector } = reader.read(key, idOfKey(key, prefix), stored);
-    vectors.add(row, vector);
+  for (;;) {
+    const dimensions = (await storedDimensions(backend, scope.userId, scope.model)) ?? fallback;
+    const rows = scopeCount(countKey, await backend.get(countKey));
+    const vectors = new ScopeVectors(dimensions, rows);
+    const reader = new VectorValueReader(dimensions);
+    try {
+      for await (const [key, stored] of backend.iterate(prefixRange(prefix))) {
+        const { row, vector } = reader.read(key, idOfKey(key, prefix), stored);
+        vectors.add(row, vector);
+      }
+      return vectors;
+    } catch (error) {
+      const now = await storedDimensions(backend, scope.userId, scope.model);
+      if (now === undefined || now === dimensions) throw error;
+    }
   }
-  return vectors;
 }
 
 /** The id at the end of a vector key of `prefix`. */
@@ -104,8 +119,8 @@ export interface ListedEntries {
 }
 
 /**
- * Up to `limit` entries of a user's list index before the cursor's, newest first, of one
- * resource or kind when asked (those of others are read past).
+ * Up to `limit` entries of a user's list index (or a resource's) before the cursor's, newest
+ * first, of one kind when asked (those of the other are read past).
  */
 export async function listEntries(
   backend: KvBackend,
@@ -118,11 +133,19 @@ export async function listEntries(
   },
 ): Promise<ListedEntries> {
   const { userId, resource, kind, limit } = query;
-  const range = { ...keys.listIndexRange(userId, cursorSeq(query.cursor)), reverse: true };
+  const before = cursorSeq(query.cursor);
+  // A resource's page reads its scope's index; a kind's reads past the other kind.
+  const index =
+    resource === undefined
+      ? keys.listIndexRange(userId, before)
+      : keys.scopeListRange(userId, resource, before);
+  const range = { ...index, reverse: true };
   const entries: ListedEntries['entries'] = [];
   for await (const [indexKey, stored] of backend.iterate(range)) {
     const entry = decodeStored(indexKey, stored, ListEntrySchema);
-    if (resource !== undefined && entry.resource !== resource) continue;
+    if (entry.resource !== resource && resource !== undefined) {
+      throw new InvalidSessionRecordError(indexKey, 'the list entry is of another scope');
+    }
     if (kind !== undefined && entry.kind !== kind) continue;
     if (entries.length === limit) return { entries, more: true };
     entries.push({ seq: keys.seqOfListIndexKey(indexKey), indexKey, entry });

@@ -42,7 +42,8 @@ export function keyOf(id: string, key: () => string): string {
 
 /**
  * The ops that keep the memories of `memories` their user has not (`fresh`): the memory, its
- * list entry at the user's next sequence number, its vector, and the counts. A vector of another
+ * entries in the user's and its scope's list indexes at the user's next sequence number, its
+ * vector, and the counts. A vector of another
  * dimension than the user's memories of its model have refuses the write whole.
  */
 export async function putOps(
@@ -79,9 +80,11 @@ export async function putOps(
       ...(memory.resource === undefined ? {} : { resource: memory.resource }),
     };
     const indexKey = keys.listIndexKey(memory.userId, seq);
+    const scopeIndexKey = keys.scopeListKey(memory.userId, memory.resource, seq);
     ops.push(
       put(key, encodeStored(key, memoryValue(memory, seq))),
       put(indexKey, encodeStored(indexKey, entry)),
+      put(scopeIndexKey, encodeStored(scopeIndexKey, entry)),
       put(vectorKey, encodeVectorValue(vectorKey, memory, memory.vector)),
     );
     const countKey = keys.scopeCountKey(memory.userId, memory.resource);
@@ -109,6 +112,7 @@ export async function deleteOps(
     ops.push(
       del(keys.memoryKey(userId, value.id)),
       del(keys.listIndexKey(userId, value.seq)),
+      del(keys.scopeListKey(userId, value.resource, value.seq)),
       del(keys.vectorKey(userId, value.resource, value.model, value.id)),
     );
     lowerModelCount(meta, value.model);
