@@ -1,8 +1,11 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LevelSessionStore, openMemory } from '../../src/index.js';
+import { Agent, LevelSessionStore, openMemory } from '../../src/index.js';
+import { startInspector } from '../../src/inspect.js';
+import { ScriptedModel, scriptedEmbedder } from '../../src/testing.js';
 import type { ModelStepOutput } from '../../src/machines/step-actor-io.js';
 import { runScript } from '../helpers/child-process.js';
+import { inspectorClient } from '../helpers/inspector-client.js';
 import {
   ALLERGY_NOTE,
   ASKED,
@@ -73,6 +76,22 @@ describe('memory across processes', () => {
       expect(m.at).toBeGreaterThan(0);
     }
     expect(recalled[0]!.score).toBeGreaterThanOrEqual(recalled[1]!.score); // best first
+
+    // The inspector's "what the model saw" of that step: the working memory in its instructions.
+    const agent = new Agent({
+      name: 'assistant',
+      model: new ScriptedModel([]),
+      memory: { embedder: scriptedEmbedder() },
+    });
+    const inspector = await startInspector({ runtime: agent.runtimeFor(store), userId: USER });
+    temps.defer(() => inspector.close());
+    const seen = await inspectorClient(inspector).get(
+      `/api/sessions/s2/runs/${runId}/steps/0/request`,
+    );
+    expect(seen.status).toBe(200);
+    const view = seen.json as { instructions: string };
+    expect(view.instructions).toContain('(version 1)');
+    expect(view.instructions).toContain(ALLERGY_NOTE);
   });
 
   for (const killAt of ['after-write', 'before-write'] as const) {
