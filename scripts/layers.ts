@@ -237,7 +237,7 @@ export const LAYERS: readonly Layer[] = [
       {
         folder: 'inspect',
         holds:
-          "the inspector: its HTTP server, access checks, reads, actions and live feed; the session list (`/api/sessions`): its query, checked (filters, sort, cursor, page size), and the listing that pages through the store's list order; the app's workflow instances (`/api/workflows`) and a machine's graph",
+          "the inspector: its HTTP server, access checks, reads, actions and live feed; the session list (`/api/sessions`): its query, checked (filters, sort, cursor, page size), and the listing that pages through the store's list order; the app's workflow instances (`/api/workflows`) and a machine's graph; a user's memory across sessions (`/api/memory`)",
       },
       {
         folder: 'cli/shared',

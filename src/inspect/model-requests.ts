@@ -3,7 +3,12 @@ import type { Agent } from '../agent/agent.js';
 import type { AgentOptions } from '../definition/agent-options.js';
 import { RunNotFoundError } from '../errors/replay-errors.js';
 import type { Item } from '../items/item.js';
-import type { ModelRequestFacts, ModelStepOutput } from '../machines/step-actor-io.js';
+import type {
+  ModelRequestFacts,
+  ModelStepOutput,
+  RequestMemoryFacts,
+} from '../machines/step-actor-io.js';
+import { recallMessage } from '../memory/recall.js';
 import type { RunUsage } from '../machines/run-usage.js';
 import type { JournalEntry, SessionKey } from '../persistence/session-store.js';
 import { readCheckedJournal } from '../runs/stored-session-check.js';
@@ -17,8 +22,12 @@ import { runDetail, type RunTreeNode } from './inspector-reads.js';
 /** One item the request carried, with where it is in the history (absent: not in it). */
 export interface SentItem {
   position?: number | undefined;
-  /** `summary`: a summary of the items before `upTo`; `pinned`: the newest user message kept in front of the window. */
-  role?: 'summary' | 'pinned' | undefined;
+  /**
+   * `summary`: a summary of the items before `upTo`; `pinned`: the newest user message kept in
+   * front of the window; `memory`: the memories recalled from other sessions (see
+   * `ModelRequestView.memory`).
+   */
+  role?: 'summary' | 'pinned' | 'memory' | undefined;
   item: Item;
 }
 
@@ -50,6 +59,12 @@ export interface ModelRequestView {
     | { kind: 'sub-run' }
     | undefined;
   items?: SentItem[] | undefined;
+  /**
+   * What memory across sessions added, as journaled: the memories recalled (with their scores,
+   * source session and time; their message is among `items` at `recalledAt`, role `memory`),
+   * the working memory's version the instructions showed, what embedding cost.
+   */
+  memory?: RequestMemoryFacts | undefined;
   /** The tools offered; `parameters` from the agent's definition, when the inspector has it. */
   tools?: { name: string; description?: string; parameters?: Record<string, unknown> }[];
   settings?: { model?: string; maxOutputTokens?: number; [name: string]: unknown } | undefined;
@@ -106,7 +121,8 @@ export async function modelRequest(
     recorded: true,
     agent: facts.agent,
     ...(facts.instructions === undefined ? {} : { instructions: facts.instructions }),
-    ...(await sentItems(runtime, key, facts, journal, step, found)),
+    ...withRecalled(await sentItems(runtime, key, facts, journal, step, found), facts.memory),
+    ...(facts.memory ? { memory: facts.memory } : {}),
     tools: toolsOffered(agents.defined(), facts),
     settings: {
       ...settings,
@@ -195,6 +211,22 @@ async function sentItems(
       ),
     ],
   };
+}
+
+/**
+ * The items with the recalled memories' message where the request had it (`recalledAt`), made
+ * as recall makes it from the journaled memories: the items are what the model was sent.
+ */
+function withRecalled(
+  sent: Pick<ModelRequestView, 'source' | 'items'>,
+  memory: RequestMemoryFacts | undefined,
+): Pick<ModelRequestView, 'source' | 'items'> {
+  const recalled = memory?.recalled;
+  if (!recalled?.length || !sent.items) return sent;
+  const items = [...sent.items];
+  const at = Math.min(Math.max(memory?.recalledAt ?? items.length, 0), items.length);
+  items.splice(at, 0, { role: 'memory', item: recallMessage(recalled) });
+  return { ...sent, items };
 }
 
 /** A sub-agent run's first user message: the input its parent's call gave it. */

@@ -16,6 +16,8 @@ import { InspectorWorkflows } from './inspector-workflows.js';
 import { WORKFLOW_ACTIONS } from './workflow-actions.js';
 import { listWorkflows, sessionLink, workflowDetail } from './workflow-reads.js';
 import { listSessions } from './session-listing.js';
+import { userMemory } from './user-memory.js';
+import { hasMemory } from '../persistence/store-supports.js';
 import { runPart } from './run-parts.js';
 import { forkOrigin } from './time-travel.js';
 import {
@@ -138,9 +140,12 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
         recordOnly: agents.recordOnly,
         agents: agents.names(),
         workflows: workflows.names(),
+        memory: hasMemory(runtime.store),
       });
     }
     if (what === 'machines' && !sessionId) return send(machineCharts());
+    if (what === 'memory' && !sessionId)
+      return send(await userMemory(runtime, userOf(url), url.searchParams));
     if (what === 'live' && !sessionId) {
       const user = userOf(url);
       live.add(res, user, url.searchParams.get('session') ?? undefined);

@@ -106,8 +106,10 @@ export function checkedMemories(memories: readonly MemoryInput[]): CheckedMemory
         'its id must be 1 to 400 characters without control characters',
       );
     }
-    if (seen.has(id)) throw new InvalidMemoryError(id, 'the write holds this id twice');
-    seen.add(id);
+    // ids are unique per user: two users may each have one
+    const owned = `${typeof m.userId === 'string' ? `u${m.userId}` : 'a'}\u0000${id}`;
+    if (seen.has(owned)) throw new InvalidMemoryError(id, 'the write holds this id twice');
+    seen.add(owned);
     if (m.kind !== 'message' && m.kind !== 'fact') {
       throw new InvalidMemoryError(id, `its kind is ${String(m.kind)} (message or fact)`);
     }

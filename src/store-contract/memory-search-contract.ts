@@ -170,6 +170,14 @@ export function memorySearchContract(tests: ContractTests, options: StoreContrac
         code: 'INVALID_MEMORY',
       });
       equal(await store.putMemories([]), { written: 0 });
+      // ids are unique per user: one write may hold the same id for two users
+      equal(
+        await store.putMemories([
+          contractMemory('same', 0, { userId: 'alice' }),
+          contractMemory('same', 0, { userId: 'bob' }),
+        ]),
+        { written: 2 },
+      );
     });
   });
 }

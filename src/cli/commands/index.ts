@@ -4,6 +4,10 @@ import { approve, reject } from './decide.js';
 import { exportCommand } from './export.js';
 import { inDoubtList, inDoubtResolve } from './in-doubt.js';
 import { inspect } from './inspect.js';
+import { memoryForget } from './memory-forget.js';
+import { memoryList } from './memory-list.js';
+import { memorySearch } from './memory-search.js';
+import { memoryShow } from './memory-show.js';
 import { resume } from './resume.js';
 import { send } from './send.js';
 import { sessionsDelete } from './sessions-delete.js';
@@ -37,6 +41,10 @@ export const COMMANDS: readonly Command[] = [
   workflowsCancel,
   workflowsApprove,
   workflowsReject,
+  memoryList,
+  memoryShow,
+  memorySearch,
+  memoryForget,
   exportCommand,
   inspect,
 ];

@@ -1,4 +1,7 @@
-/** The style of the waterfall and of what a model saw (served with the page's style, `/app.css`). */
+/**
+ * The style of the waterfall, of what a model saw (the memories it recalled too) and of a user's
+ * memory (served with the page's style, `/app.css`).
+ */
 export const TRACE_STYLE = `
 .wf { font-size: 12px; }
 .wf-row { display: grid; grid-template-columns: 260px 1fr 300px; gap: 8px; align-items: center; min-height: 20px; border-bottom: 1px dotted var(--line); }
@@ -23,6 +26,9 @@ button.wf-bar:focus-visible { outline: 2px solid var(--fg); outline-offset: 1px;
 .model-request h3 { font-size: 13px; margin: 8px 0 4px; }
 .model-request h4 { font-size: 12px; margin: 8px 0 2px; }
 .sent-items, .sent-tools { margin: 2px 0; padding-left: 20px; }
+.recalled-text, .memory-text { white-space: pre-wrap; overflow-wrap: anywhere; }
+.recalled-score { font-variant-numeric: tabular-nums; }
+.working-memory pre { white-space: pre-wrap; }
 .tt-context { width: auto; margin: 4px 0; }
 .tt-context tr.changed td { background: var(--hi); }
 .tt-added { margin: 2px 0; padding-left: 20px; }

@@ -11,6 +11,32 @@ export interface InspectorInfo {
   agents: string[];
   /** The app's workflow hosts the inspector was given (their instances are listed apart). */
   workflows: string[];
+  /** Whether the store keeps memory across sessions (`/api/memory` answers). */
+  memory?: boolean;
+}
+
+/** A memory as `/api/memory` lists it. */
+export interface MemoryItem {
+  id: string;
+  resource?: string;
+  kind: 'fact' | 'message';
+  role?: string;
+  text: string;
+  sessionId?: string;
+  at: number;
+}
+
+/** `/api/memory`: a user's scopes with their working memory, and a page of their memories. */
+export interface UserMemory {
+  userId: string | null;
+  resource?: string;
+  scopes: {
+    resource?: string;
+    memories: number;
+    workingMemory: { content: unknown; version: number; updatedAt: number } | null;
+  }[];
+  memories: MemoryItem[];
+  nextCursor?: string;
 }
 
 /** One state of a machine's chart (`/api/machines`), its nested states in `states`. */

@@ -20,6 +20,8 @@ export interface Page {
   loadWorkflows(more?: boolean): Promise<void>;
   /** Opens a workflow instance: its chart, path, steps and nested sessions. */
   openWorkflow(id: string): Promise<void>;
+  /** Shows the user's memory across sessions (of one `resource` of theirs, or all of it). */
+  openMemory(resource?: string): Promise<void>;
   /** (Re)connects the live feed for the page's user. */
   startLive(): void;
 }

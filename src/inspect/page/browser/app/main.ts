@@ -27,6 +27,7 @@ import { fail } from '../page-error.js';
 import { newPageState } from '../page-state.js';
 import { openRun, openSession } from './session-view.js';
 import { loadSessions } from './sessions-view.js';
+import { openMemory } from './memory-view.js';
 import { openWorkflow } from './workflow-view.js';
 import { loadWorkflows } from './workflows-view.js';
 import { byId, h } from '../dom.js';
@@ -46,6 +47,7 @@ async function start(): Promise<void> {
     openRun: (runId) => openRun(page, runId),
     loadWorkflows: (more) => loadWorkflows(page, more),
     openWorkflow: (id) => openWorkflow(page, id),
+    openMemory: (resource) => openMemory(page, resource),
     startLive: () => startLive(page),
   };
   renderControls(page);

@@ -91,6 +91,7 @@ function renderDetail(page: Page): void {
     box,
     h('h2', {}, 'Session ', h('span', { id: 'session-id' }, s.sessionId)),
     d.workflow ? workflowLink(page, d.workflow) : null,
+    page.info.memory ? memoryLink(page) : null,
     h(
       'p',
       {},
@@ -226,6 +227,28 @@ function describeItem(item: HistoryItem): string {
   if (item.type === 'tool_call') return `call ${item.name}(${item.arguments})`;
   if (item.type === 'tool_result') return `result ${item.name}: ${item.output}`;
   return item.type;
+}
+
+/** A link to the memory of the session's user (what its agent recalls across sessions). */
+function memoryLink(page: Page): HTMLParagraphElement {
+  const user = page.state.user || page.info.userId;
+  return h(
+    'p',
+    { id: 'session-memory' },
+    h(
+      'a',
+      {
+        href: '#memory',
+        id: 'memory-link',
+        onclick: (e) => {
+          e.preventDefault();
+          void page.openMemory();
+        },
+      },
+      user ? `Memory of user ${user}` : 'Memory of the anonymous bucket',
+    ),
+    ': what agents recall of them across sessions, and their working memory.',
+  );
 }
 
 /** The workflow instance whose agent the session is, a link to it. */

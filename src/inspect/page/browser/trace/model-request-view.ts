@@ -1,5 +1,5 @@
 import { clear, h, type Child } from '../dom.js';
-import { json, tokens, usd } from '../format.js';
+import { json, time, tokens, usd } from '../format.js';
 import { api, sessionPath } from '../inspector-api.js';
 import type { Page } from '../page.js';
 import type { WaterfallBar } from './waterfall.js';
@@ -24,9 +24,24 @@ interface ModelRequestView {
     | { kind: 'sub-run' };
   items?: {
     position?: number;
-    role?: 'summary' | 'pinned';
+    role?: 'summary' | 'pinned' | 'memory';
     item: { type: string; [k: string]: unknown };
   }[];
+  /** What memory across sessions added (see `RequestMemoryFacts`). */
+  memory?: {
+    recalled?: {
+      id: string;
+      score: number;
+      kind: string;
+      text: string;
+      sessionId?: string;
+      resource?: string;
+      at: number;
+    }[];
+    recalledAt?: number;
+    workingMemory?: { version: number };
+    embedding?: { model: string; inputTokens: number; costUsd?: number };
+  };
   tools?: { name: string; description?: string; parameters?: unknown }[];
   settings?: Record<string, unknown>;
   answer: {
@@ -49,14 +64,14 @@ export async function showModelRequest(
       page.state.user,
       `${sessionPath(sessionId)}/runs/${encodeURIComponent(bar.runId)}/steps/${bar.step ?? 0}/request`,
     );
-    clear(box).append(renderModelRequest(view));
+    clear(box).append(renderModelRequest(page, view));
   } catch (error) {
     clear(box).append(h('p', { class: 'error-box' }, String(error)));
   }
 }
 
 /** The request as sent (items after the context window, tools, settings) and the raw answer. */
-function renderModelRequest(v: ModelRequestView): HTMLElement {
+function renderModelRequest(page: Page, v: ModelRequestView): HTMLElement {
   const head = h('h3', {}, `What the model saw · step ${v.step}${v.agent ? ` · ${v.agent}` : ''}`);
   const answer = h(
     'div',
@@ -91,6 +106,7 @@ function renderModelRequest(v: ModelRequestView): HTMLElement {
           'none recorded: none were sent, or the step was journaled before agentstate recorded them',
         )
       : h('pre', { class: 'sent-instructions' }, v.instructions),
+    v.memory ? renderMemoryFacts(page, v.memory) : null,
     h('h4', {}, 'Settings'),
     json(v.settings ?? {}),
     h('h4', {}, `Items sent (${v.items?.length ?? 0})`),
@@ -120,6 +136,75 @@ function renderModelRequest(v: ModelRequestView): HTMLElement {
       ),
     ),
     answer,
+  );
+}
+
+/**
+ * What memory across sessions added to the request: the memories recalled into it (best first,
+ * with their scores, kind, source session and time; their message is among the items, marked),
+ * the working memory's version the instructions showed, and what embedding the query cost.
+ */
+function renderMemoryFacts(page: Page, m: NonNullable<ModelRequestView['memory']>): HTMLElement {
+  const recalled = m.recalled ?? [];
+  const facts = [
+    m.workingMemory ? `working memory version ${m.workingMemory.version} in the instructions` : '',
+    m.embedding
+      ? `embedding: ${m.embedding.inputTokens} tokens (${m.embedding.model}, ${usd(m.embedding.costUsd)})`
+      : '',
+  ].filter(Boolean);
+  return h(
+    'div',
+    { class: 'request-memory' },
+    h('h4', {}, `Memories recalled (${recalled.length})`),
+    recalled.length
+      ? h(
+          'table',
+          { class: 'recalled' },
+          h(
+            'thead',
+            {},
+            h(
+              'tr',
+              {},
+              ...['Score', 'Text', 'Kind', 'Source session', 'Time'].map((t) => h('th', {}, t)),
+            ),
+          ),
+          h(
+            'tbody',
+            {},
+            recalled.map((r) =>
+              h(
+                'tr',
+                { class: 'recalled-memory', 'data-memory': r.id },
+                h('td', { class: 'recalled-score' }, r.score.toFixed(3)),
+                h('td', { class: 'recalled-text' }, r.text),
+                h('td', {}, r.resource ? `${r.kind} · ${r.resource}` : r.kind),
+                h(
+                  'td',
+                  {},
+                  r.sessionId === undefined
+                    ? h('span', { class: 'muted' }, 'saved by the app')
+                    : h(
+                        'a',
+                        {
+                          href: '#',
+                          class: 'recalled-session',
+                          'data-session': r.sessionId,
+                          onclick: (e) => {
+                            e.preventDefault();
+                            void page.openSession(r.sessionId!);
+                          },
+                        },
+                        r.sessionId,
+                      ),
+                ),
+                h('td', {}, time(r.at)),
+              ),
+            ),
+          ),
+        )
+      : h('p', { class: 'muted' }, 'none: no memory of the user scored enough'),
+    facts.length ? h('p', { class: 'muted' }, facts.join(' · ')) : null,
   );
 }
 
@@ -160,7 +245,13 @@ function itemRow(s: NonNullable<ModelRequestView['items']>[number]): HTMLLIEleme
             { class: 'badge', title: 'the newest user message, kept in front of the window' },
             'pinned',
           )
-        : null;
+        : s.role === 'memory'
+          ? h(
+              'span',
+              { class: 'badge', title: 'memories recalled from other sessions of the user' },
+              'recalled memories',
+            )
+          : null;
   const what =
     item.type === 'message'
       ? `${String(item['role'])}: ${typeof item['content'] === 'string' ? item['content'] : JSON.stringify(item['content'])}`
