@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Agent, LevelSessionStore, openMemory } from '../../src/index.js';
 import { startInspector } from '../../src/inspect.js';
+import type { ModelRequestView } from '../../src/inspect/model-requests.js';
 import { ScriptedModel, scriptedEmbedder } from '../../src/testing.js';
 import type { ModelStepOutput } from '../../src/machines/step-actor-io.js';
 import { runScript } from '../helpers/child-process.js';
@@ -77,7 +78,8 @@ describe('memory across processes', () => {
     }
     expect(recalled[0]!.score).toBeGreaterThanOrEqual(recalled[1]!.score); // best first
 
-    // The inspector's "what the model saw" of that step: the working memory in its instructions.
+    // The inspector's "what the model saw" of that step: the memories with their scores, their
+    // message among the items where it was sent, the working memory in the instructions.
     const agent = new Agent({
       name: 'assistant',
       model: new ScriptedModel([]),
@@ -89,7 +91,15 @@ describe('memory across processes', () => {
       `/api/sessions/s2/runs/${runId}/steps/0/request`,
     );
     expect(seen.status).toBe(200);
-    const view = seen.json as { instructions: string };
+    const view = seen.json as ModelRequestView;
+    expect(view.memory?.recalled).toEqual(recalled);
+    expect(view.memory?.workingMemory).toEqual({ version: 1 });
+    const sent = view.items!.map((i) => [i.role, i.item.type === 'message' ? i.item.role : '']);
+    expect(sent).toEqual([
+      ['memory', 'system'],
+      [undefined, 'user'],
+    ]);
+    expect(JSON.stringify(view.items![0]!.item)).toContain(FACT);
     expect(view.instructions).toContain('(version 1)');
     expect(view.instructions).toContain(ALLERGY_NOTE);
   });
