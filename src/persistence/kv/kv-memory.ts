@@ -39,7 +39,7 @@ import {
   scopeCounts,
   storedDimensions,
 } from './memory-reads.js';
-import { decodeWorkingMemory, workingMemoryRecord } from './memory-values.js';
+import { decodeWorkingMemory, workingMemoryRecord } from '../memory-values.js';
 import { deleteOps, keyOf, put, putOps, type Owner } from './memory-write-ops.js';
 import type { WriteQueue } from './write-queue.js';
 

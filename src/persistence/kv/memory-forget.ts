@@ -2,7 +2,7 @@ import type { ForgetResult } from '../memory-store.js';
 import { encodeStored } from '../session-schemas.js';
 import { getAll, type KvOp, type KvReader } from './backends/kv-backend.js';
 import * as keys from './memory-keys.js';
-import { decodeUserMeta } from './memory-values.js';
+import { decodeUserMeta } from '../memory-values.js';
 import { del, lowerModelCount, put, type Owner } from './memory-write-ops.js';
 
 /** What a forget deletes, what it answers, and the cache prefix of the vectors it erases. */

@@ -12,7 +12,7 @@ import {
   decodeUserMeta,
   type ListEntry,
   type MemoryValue,
-} from './memory-values.js';
+} from '../memory-values.js';
 import { VectorValueReader } from './memory-vector-value.js';
 
 /**

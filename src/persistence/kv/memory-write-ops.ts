@@ -10,7 +10,7 @@ import {
   type ListEntry,
   type MemoryValue,
   type UserMeta,
-} from './memory-values.js';
+} from '../memory-values.js';
 import { encodeVectorValue } from './memory-vector-value.js';
 
 /**

@@ -107,6 +107,56 @@ export class PostgresDatabase {
     }
   }
 
+  /**
+   * Runs `work` on one connection of the pool, released after it. A database failure is
+   * `StoreUnavailableError`; an `AgentStateError` of `work` (a refused write) is thrown as is.
+   */
+  async withClient<T>(operation: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    await this.ready();
+    let client: pg.PoolClient;
+    try {
+      client = await Promise.race([this.pool.connect(), this.poolEnded]);
+    } catch (error) {
+      throw new StoreUnavailableError(operation, error);
+    }
+    // As in `migrateSchema`: the server ending a checked-out client fails its statement.
+    client.on('error', ignoreIdleError);
+    let broken: Error | undefined;
+    try {
+      return await work(client);
+    } catch (error) {
+      if (error instanceof AgentStateError) throw error;
+      // A connection that failed (it may be left inside a transaction) is not given out again.
+      broken = error instanceof Error ? error : new Error(String(error));
+      throw new StoreUnavailableError(operation, error);
+    } finally {
+      client.off('error', ignoreIdleError);
+      client.release(broken);
+    }
+  }
+
+  /**
+   * Runs `work` in one transaction (`BEGIN` and `begin`'s statements, which take no
+   * parameters, in one round trip), committed when it resolves, rolled back when it throws.
+   */
+  transaction<T>(
+    operation: string,
+    work: (client: pg.PoolClient) => Promise<T>,
+    begin: readonly string[] = [],
+  ): Promise<T> {
+    return this.withClient(operation, async (client) => {
+      await client.query(['BEGIN', ...begin].join('; '));
+      try {
+        const result = await work(client);
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK');
+        throw error;
+      }
+    });
+  }
+
   /** Runs the one save statement; returns the rows it updated (0 or 1). */
   async write(
     key: SessionKey,

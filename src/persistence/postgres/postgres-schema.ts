@@ -5,6 +5,7 @@ import { auditTable } from './postgres-audit.js';
 import { addApprovalDeadlines } from './postgres-deadlines.js';
 import { addListOrders } from './postgres-list-orders.js';
 import { addListKinds } from './postgres-list-kinds.js';
+import { addMemoryTables } from './postgres-memory-schema.js';
 
 /**
  * The tables of a PostgreSQL session store, created and migrated by the store itself. Every
@@ -17,7 +18,7 @@ import { addListKinds } from './postgres-list-kinds.js';
  * `(owner, session_id, ...)`, plus a backfill from the stored records), then write it in the
  * save statement of `postgres-statements.ts` (one more column or one more CTE of it).
  */
-export const POSTGRES_SCHEMA_VERSION = 8;
+export const POSTGRES_SCHEMA_VERSION = 9;
 
 /** One schema version's step: its DDL (and any backfill) on the migrating transaction. */
 type MigrationStep = (client: pg.ClientBase, t: (name: string) => string) => Promise<unknown>;
@@ -112,6 +113,8 @@ const MIGRATIONS: readonly MigrationStep[] = [
   // 8: the kinds of record (sessions, workflow instances), a column and partial indexes per
   // kind (see postgres-list-kinds.ts).
   addListKinds,
+  // 9: memory across sessions, its tables (see postgres-memory-schema.ts).
+  addMemoryTables,
 ];
 
 /** Double-quotes an SQL identifier. */

@@ -44,6 +44,8 @@ import { PostgresDeadlines } from './postgres-deadlines.js';
 import { KnownRecords } from './postgres-known-records.js';
 import { PostgresDecisions } from './postgres-decisions.js';
 import { PostgresMessages, dequeuedIds } from './postgres-messages.js';
+import { PostgresMemory } from './postgres-memory.js';
+import type { MemoryStore } from '../memory-store.js';
 import type { MessageInbox } from '../message-inbox.js';
 import { PostgresSessionWatch } from './postgres-session-watch.js';
 import { SharedListen } from './notifications/shared-listen.js';
@@ -84,7 +86,7 @@ import { usageDeltaBeforeWrite } from '../checked-writes.js';
  * const store = await PostgresSessionStore.open({ connectionString: process.env.DATABASE_URL });
  * const agent = new Agent({ name: 'support', model, store });
  */
-export class PostgresSessionStore implements SessionStore, SessionLeases {
+export class PostgresSessionStore implements SessionStore, SessionLeases, MemoryStore {
   /** Every optional part of the contract (`STORE_CONTRACT`): a store shared by processes. */
   readonly supports = {
     leases: true,
@@ -94,6 +96,7 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
     messageInbox: true,
     queuedSessions: true,
     sessionWatches: true,
+    memory: true,
   } as const satisfies StoreSupports;
   readonly schema: string;
   private readonly db: PostgresDatabase;
@@ -123,6 +126,16 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
   private readonly watch: PostgresSessionWatch;
   /** The store's one LISTEN connection, shared by its watchers. */
   private readonly listening: SharedListen;
+  // Memory across sessions (`PostgresMemory`: pgvector, or an exact search in process).
+  readonly putMemories: MemoryStore['putMemories'];
+  readonly searchMemories: MemoryStore['searchMemories'];
+  readonly listMemories: MemoryStore['listMemories'];
+  readonly getMemories: MemoryStore['getMemories'];
+  readonly deleteMemories: MemoryStore['deleteMemories'];
+  readonly readWorkingMemory: MemoryStore['readWorkingMemory'];
+  readonly writeWorkingMemory: MemoryStore['writeWorkingMemory'];
+  readonly forgetMemories: MemoryStore['forgetMemories'];
+  readonly memoryResources: MemoryStore['memoryResources'];
   /** The runs executing in this process on this store (others cancel through the inbox). */
   readonly runCancels = new LiveRunCancels();
 
@@ -159,6 +172,19 @@ export class PostgresSessionStore implements SessionStore, SessionLeases {
     this.queuedSessions = messages.queuedSessions.bind(messages);
     this.watch = new PostgresSessionWatch(this.db, listening, saves);
     this.watchSession = this.watch.watchSession.bind(this.watch);
+    const memory = new PostgresMemory(this.db, {
+      cacheBytes: options.memoryCacheBytes ?? 512 * 1024 * 1024,
+      erase: options.memoryErase ?? 'vacuum',
+    });
+    this.putMemories = memory.putMemories.bind(memory);
+    this.searchMemories = memory.searchMemories.bind(memory);
+    this.listMemories = memory.listMemories.bind(memory);
+    this.getMemories = memory.getMemories.bind(memory);
+    this.deleteMemories = memory.deleteMemories.bind(memory);
+    this.readWorkingMemory = memory.readWorkingMemory.bind(memory);
+    this.writeWorkingMemory = memory.writeWorkingMemory.bind(memory);
+    this.forgetMemories = memory.forgetMemories.bind(memory);
+    this.memoryResources = memory.memoryResources.bind(memory);
   }
 
   /** Creates a store and migrates its schema (surfacing connection and version errors). */

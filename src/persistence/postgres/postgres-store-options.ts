@@ -51,6 +51,23 @@ export interface PostgresSessionStoreOptions {
    * @default 5_000
    */
   closeTimeoutMs?: number | undefined;
+  /**
+   * Without pgvector, how many bytes of vectors (4 a dimension) the store keeps in this process
+   * for its exact memory search: the scopes searched last stay, older ones are built again at
+   * their next search. With pgvector the server's index answers and nothing is kept here.
+   * @default 536_870_912 (512 MiB)
+   */
+  memoryCacheBytes?: number | undefined;
+  /**
+   * What `forgetMemories` does after deleting: `'vacuum'` runs `VACUUM` on the memory tables
+   * (the erased rows' dead tuples leave their pages' line pointers and indexes at once, though
+   * their bytes stay in the freed space of the data files until PostgreSQL writes over them);
+   * `'rewrite'` runs `VACUUM FULL`, which writes the tables anew without them (no byte of the
+   * erased memories left in any of the tables' files) but holds an exclusive lock on the
+   * memory tables while it copies every user's memories. See docs/operations/postgres.md.
+   * @default 'vacuum'
+   */
+  memoryErase?: 'vacuum' | 'rewrite' | undefined;
 }
 
 const OPTION_NAMES = optionNames<PostgresSessionStoreOptions>({
@@ -63,6 +80,8 @@ const OPTION_NAMES = optionNames<PostgresSessionStoreOptions>({
   clock: true,
   listenLingerMs: true,
   closeTimeoutMs: true,
+  memoryCacheBytes: true,
+  memoryErase: true,
 });
 
 /** The longest delay a Node timer keeps (a longer one fires at once). */
@@ -87,7 +106,13 @@ export function checkPostgresOptions(options: PostgresSessionStoreOptions): void
       'closeTimeoutMs',
       `an integer from 1 to ${MAX_TIMER_MS}`,
       (v) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= MAX_TIMER_MS,
-    );
+    )
+    .check(
+      'memoryCacheBytes',
+      'a non-negative safe integer',
+      (v) => Number.isSafeInteger(v) && (v as number) >= 0,
+    )
+    .check('memoryErase', '"vacuum" or "rewrite"', (v) => v === 'vacuum' || v === 'rewrite');
   if ((options.pool === undefined) === (options.connectionString === undefined)) {
     throw new TypeError(
       'new PostgresSessionStore(): give exactly one of the options "pool" and "connectionString"',

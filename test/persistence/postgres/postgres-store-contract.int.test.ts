@@ -58,6 +58,12 @@ storeContract(
             [ownerPart(key.userId), key.sessionId, deadline],
           );
         },
+        damageMemory: async (userId, memoryId, text) => {
+          await pool.query(
+            `UPDATE ${table('agentstate_memories')} SET memory = $3 WHERE owner = $1 AND id = $2`,
+            [ownerPart(userId), memoryId, text],
+          );
+        },
         cleanup,
       };
     },
@@ -70,6 +76,7 @@ storeContract(
       messageInbox: true,
       queuedSessions: true,
       sessionWatches: true,
+      memory: true,
     },
   },
 );

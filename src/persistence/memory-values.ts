@@ -1,13 +1,15 @@
 import { z } from 'zod';
-import { InvalidSessionRecordError } from '../../errors/session-errors.js';
-import type { CheckedMemory } from '../memory-checks.js';
-import type { Memory, WorkingMemoryRecord } from '../memory-store.js';
-import { decodeStored } from '../session-schemas.js';
+import { InvalidSessionRecordError } from '../errors/session-errors.js';
+import type { CheckedMemory } from './memory-checks.js';
+import type { Memory, WorkingMemoryRecord } from './memory-store.js';
+import { decodeStored } from './session-schemas.js';
 
 /**
- * The values of memory across sessions in the key-value stores (keys in `memory-keys.ts`), each
- * JSON under the integrity seal and checked by its schema when read: a damaged value is
- * `InvalidSessionRecordError` naming its key, as a damaged history item is.
+ * The values of memory across sessions as the stores keep them (the key-value stores' keys are in
+ * `kv/memory-keys.ts`; PostgreSQL seals a memory's value and its working memory alike, beside the
+ * columns its queries filter on), each JSON under the integrity seal and checked by its schema
+ * when read: a damaged value is `InvalidSessionRecordError` naming its key, as a damaged history
+ * item is.
  */
 
 const KindSchema = z.enum(['message', 'fact']);
