@@ -16,7 +16,9 @@
  *                                              `result <json>` (the run's output and status)
  *   node memory-child.js sessions <store> <tag> <count>
  *                                              `count` sessions of alice at once, each the
- *                                              model appending its own line `<tag>-<i>`
+ *                                              model appending its own line `<tag>-<i>`;
+ *                                              prints `result <json>`: the runs' outputs, and
+ *                                              how many writes another writer beat
  *
  * `KILL_AT=before-write|after-write` (with `update`): the store handed to the agent is the real
  * one with `writeWorkingMemory` wrapped, SIGKILLing this process right before the write is
@@ -26,6 +28,7 @@
 import {
   Agent,
   LevelSessionStore,
+  MemoryConflictError,
   contentText,
   type ModelRequest,
   type SessionStore,
@@ -101,10 +104,19 @@ async function main(): Promise<void> {
   const store = await openStore(spec);
   try {
     const model = new ScriptedModel(answer, { recordCalls: true });
+    let conflicts = 0; // working-memory writes another writer beat (then applied again)
+    const counted = wrappedMethod(store, 'writeWorkingMemory', (write) => async (...args) => {
+      try {
+        return await write(...args);
+      } catch (error) {
+        if (error instanceof MemoryConflictError) conflicts++;
+        throw error;
+      }
+    });
     const agent = new Agent({
       name: 'assistant',
       model,
-      store: killing(store, process.env['KILL_AT']),
+      store: killing(counted, process.env['KILL_AT']),
       memory: { embedder: scriptedEmbedder() },
     });
     const key = (sessionId: string) => ({ sessionId, userId: USER });
@@ -139,7 +151,7 @@ async function main(): Promise<void> {
           agent.run(`note ${tag}-${i}`, key(`${tag}-${i}`)),
         );
         const results = await Promise.all(runs);
-        say(`result ${JSON.stringify(results.map((r) => r.output))}`);
+        say(`result ${JSON.stringify({ outputs: results.map((r) => r.output), conflicts })}`);
         break;
       }
       default:
