@@ -26,6 +26,7 @@ import {
   openMemory,
   type ModelRequest,
   type RunResult,
+  type RequestMemoryFacts,
 } from '../src/index.js';
 import { ScriptedModel, scriptedEmbedder } from '../src/testing.js';
 import { runTwoPhases, say } from './processes.js';
@@ -101,10 +102,7 @@ async function whatTheModelSaw(store: LevelSessionStore, sessionId: string, resu
 /** What a model step journals of its request: its instructions, and what memory added. */
 interface RequestSeen {
   instructions?: string;
-  memory?: {
-    workingMemory?: { version: number };
-    recalled?: { id: string; score: number; kind: string; text: string; sessionId?: string }[];
-  };
+  memory?: RequestMemoryFacts;
 }
 
 /** Phase 1: alice states a fact; the model keeps it. */
