@@ -326,6 +326,7 @@ export type {
   WorkingMemoryOptions,
 } from './memory/memory-options.js';
 export type { ToolMemory } from './tools/tool-memory.js';
+export type { RecalledMemoryFact, RequestMemoryFacts } from './machines/step-actor-io.js';
 export type {
   Memory,
   MemoryKind,

@@ -12,8 +12,8 @@ export interface RecallOptions {
   /** Which messages of a session are kept as memories. @default ['user'] */
   roles?: readonly ('user' | 'assistant')[] | undefined;
   /**
-   * Where recall looks: `'resource'`, the run's resource only (the user's own scope when the
-   * run has none); `'user'`, every memory of the user. @default 'resource'
+   * Where recall looks: `'resource'`, the run's resource only (a run without a resource: every
+   * memory of the user); `'user'`, every memory of the user. @default 'resource'
    */
   scope?: 'resource' | 'user' | undefined;
 }

@@ -136,6 +136,8 @@ export const ROOT_TYPES = [
   'RecallOptions',
   'WorkingMemoryOptions',
   'ToolMemory',
+  'RecalledMemoryFact',
+  'RequestMemoryFacts',
   'Memory',
   'MemoryKind',
   'MemoryMatch',
