@@ -20,7 +20,9 @@ export interface Config {
    * path's before and after) or `peers` (W1, W2 and W3 against `@openai/agents`, side by side)
    * or `inspector` (the inspector page in headless Chromium) or `attach` (attach to a long
    * session's last run against reading its journal) or `workflows` (hosted app machines: the
-   * 1,000-step workflow and the instances waiting on timers). Absent: every workload.
+   * 1,000-step workflow and the instances waiting on timers) or `memory` (recall over one
+   * user's memories on agentstate's stores and LangGraph.js's, side by side). Absent: every
+   * workload.
    */
   only: Part | undefined;
 }
@@ -34,6 +36,7 @@ const PARTS = [
   'inspector',
   'attach',
   'workflows',
+  'memory',
 ] as const;
 type Part = (typeof PARTS)[number];
 
@@ -43,12 +46,13 @@ export function parseArgs(argv: string[]): Config {
     const i = argv.indexOf(flag);
     return i >= 0 ? argv[i + 1] : undefined;
   };
-  const runs = Number(value('--runs') ?? (smoke ? 1 : 5));
-  if (!Number.isInteger(runs) || runs < 1) throw new TypeError('--runs must be a positive integer');
   const parts = PARTS.filter((part) => argv.includes(`--${part}`));
   if (parts.length > 1) {
     throw new TypeError(`${parts.map((p) => `--${p}`).join(' and ')} run one part each: pick one`);
   }
+  // The memory part alone: 3 passes of its query set (LangGraph.js takes seconds a search at 100k).
+  const runs = Number(value('--runs') ?? (smoke ? 1 : parts[0] === 'memory' ? 3 : 5));
+  if (!Number.isInteger(runs) || runs < 1) throw new TypeError('--runs must be a positive integer');
   return {
     runs,
     smoke,

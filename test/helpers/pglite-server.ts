@@ -1,8 +1,9 @@
-import { PGlite } from '@electric-sql/pglite';
-import { vector } from '@electric-sql/pglite-pgvector';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
+import {
+  startPgliteSocketServer,
+  type PgliteSocketServer,
+} from '../../scripts/pglite-socket-server.js';
 
 /**
  * A PostgreSQL server with pgvector for one test file: PGlite (PostgreSQL compiled to
@@ -26,28 +27,19 @@ export interface PgliteServer {
 }
 
 export function usePgliteServer(connections = 4): PgliteServer {
-  let db: PGlite | undefined;
-  let server: PGLiteSocketServer | undefined;
+  let server: PgliteSocketServer | undefined;
   let pool: pg.Pool | undefined;
   let url: string | undefined;
   let schemas = 0;
   beforeAll(async () => {
-    db = await PGlite.create({ extensions: { vector } });
-    server = new PGLiteSocketServer({
-      db,
-      host: '127.0.0.1',
-      port: 0,
-      maxConnections: connections + 2,
-    });
-    await server.start();
-    url = `postgres://postgres@${server.getServerConn()}/postgres`;
+    server = await startPgliteSocketServer(connections + 2);
+    url = server.url;
     pool = new pg.Pool({ connectionString: url, max: connections });
     pool.on('error', () => undefined);
   }, 60_000);
   afterAll(async () => {
     await pool?.end();
     await server?.stop();
-    await db?.close();
   });
   const started = <T>(value: T | undefined): T => {
     if (value === undefined) throw new Error('the PGlite server is not started (beforeAll failed)');
