@@ -1,9 +1,5 @@
 import { AgentStateError, serializeError } from '../errors/agentstate-error.js';
-import {
-  ModelError,
-  SubAgentDepthError,
-  UnpricedModelError,
-} from '../errors/run-errors.js';
+import { ModelError, SubAgentDepthError, UnpricedModelError } from '../errors/run-errors.js';
 import type { Item } from '../items/item.js';
 import { providerOf, type ModelRequest, type ModelResponse } from '../models/model.js';
 import { outputTokenLimit, type ModelSettings } from '../models/model-settings.js';
