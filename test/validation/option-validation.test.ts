@@ -59,7 +59,7 @@ describe('new Agent()', () => {
   it('names the closest valid option for an unknown one', () => {
     expect(js((o: never) => new Agent(o), { name: 'a', model, max_turns: 3 })).toThrow(
       new TypeError(
-        'new Agent(): unknown option "max_turns" (did you mean "maxTurns"?); valid options are name, instructions, model, modelSettings, tools, toolkits, maxTurns, outputType, store, clock, prices, approvalTimeoutMs, permissions, maxSubAgentDepth, handoffs, history, userBudget, redact, onToolError, snapshotMigrations, lease, cachedSessions, liveSessions, inspect, inputGuardrails, outputGuardrails, telemetry, logger, durability, version, compatibleWith, maxRecoveries, onRecoveryExhausted, whileBusy',
+        'new Agent(): unknown option "max_turns" (did you mean "maxTurns"?); valid options are name, instructions, model, modelSettings, tools, toolkits, maxTurns, outputType, store, clock, prices, approvalTimeoutMs, permissions, maxSubAgentDepth, handoffs, history, memory, userBudget, redact, onToolError, snapshotMigrations, lease, cachedSessions, liveSessions, inspect, inputGuardrails, outputGuardrails, telemetry, logger, durability, version, compatibleWith, maxRecoveries, onRecoveryExhausted, whileBusy',
       ),
     );
     expect(js((o: never) => new Agent(o), { name: 'a', model, colour: 'red' })).toThrow(

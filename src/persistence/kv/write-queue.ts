@@ -85,6 +85,7 @@ export class WriteQueue {
   private async writeGroup(): Promise<void> {
     const view = new PendingWrites(this.backend);
     const group: { task: Waiting; write: CheckedWrite<unknown> }[] = [];
+    const refused: { task: Waiting; error: unknown }[] = [];
     for (let task = this.waiting.shift(); task; task = this.next(view)) {
       try {
         // With nothing pending yet (a group's first task, as every write of a lone session is),
@@ -94,7 +95,10 @@ export class WriteQueue {
         group.push({ task, write });
         if (write.endsGroup) break;
       } catch (error) {
-        task.reject(error);
+        // A check that fails on what an earlier task of the group writes (a version check) is
+        // told once that batch is written: a caller that reads again reads what beat it.
+        if (view.ops.length) refused.push({ task, error });
+        else task.reject(error);
       }
     }
     let failure: { error: unknown } | undefined;
@@ -105,6 +109,7 @@ export class WriteQueue {
         failure = { error };
       }
     }
+    for (const { task, error } of refused) task.reject(error);
     for (const { task, write } of group) {
       if (failure && write.ops.length) {
         task.reject(task.failed(failure.error));
