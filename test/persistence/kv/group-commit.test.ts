@@ -19,6 +19,7 @@ import {
 import { LevelBackend } from '../../../src/persistence/kv/backends/level-backend.js';
 import { MemoryBackend } from '../../../src/persistence/kv/backends/memory-backend.js';
 import { PendingWrites } from '../../../src/persistence/kv/backends/pending-writes.js';
+import { WriteQueue } from '../../../src/persistence/kv/write-queue.js';
 import { listIndexKey, recordKey, userTotalsKey } from '../../../src/persistence/session-keys.js';
 import type { SessionCommit, SessionRecord } from '../../../src/persistence/session-store.js';
 import {
@@ -392,5 +393,35 @@ describe('the pending writes of a group, read over the backend', () => {
         expect(seen).toEqual(want);
       }
     }
+  });
+});
+
+describe('WriteQueue: a check refused on its group’s earlier write', () => {
+  it('is told once that write is stored, so reading again sees what beat it', async () => {
+    const backend = new WatchedBackend(new MemoryBackend());
+    const queue = new WriteQueue(backend);
+    const failed = (error: unknown) => error;
+    const held = backend.holdNext();
+    const first = queue.run(
+      () => Promise.resolve({ ops: [{ type: 'put', key: 'k', value: '1' }], written: () => 1 }),
+      failed,
+    );
+    // queued in the same turn: checked in the same group, against the first's pending write
+    const second = queue.run(async (view) => {
+      if ((await view.get('k')) !== undefined) throw new Error('taken');
+      return { ops: [{ type: 'put', key: 'k', value: '2' }], written: () => 2 };
+    }, failed);
+    let released = false;
+    const refusal = second.then(
+      () => 'resolved',
+      () => (released ? 'after the write' : 'before the write'),
+    );
+    await held.entered;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    released = true;
+    held.release();
+    expect(await first).toBe(1);
+    expect(await refusal).toBe('after the write');
+    expect(await backend.get('k')).toBe('1');
   });
 });
