@@ -181,6 +181,8 @@ describe('inspector page in Chromium: the session waiting for a person', () => {
     const row = 'tr.session[data-session="zz-refund"]';
     await page.waitForSelector(row);
     const onFirstScreen = async () => {
+      // the row as drawn once the page settled (a list drawn again replaces its rows)
+      await page.locator(row).waitFor({ state: 'visible' });
       const box = await page.locator(row).boundingBox();
       expect(box).not.toBeNull();
       expect(box!.y + box!.height).toBeLessThanOrEqual(1000);
@@ -189,7 +191,15 @@ describe('inspector page in Chromium: the session waiting for a person', () => {
     };
     await onFirstScreen();
     for (const sort of ['updated', 'created', 'usage', 'id']) {
-      await page.selectOption('#sort', sort);
+      // the list of this sort, not the one drawn before it
+      await Promise.all([
+        page.waitForResponse((r) => {
+          const url = new URL(r.url());
+          const asked = url.searchParams.get('sort') ?? 'id';
+          return url.pathname === '/api/sessions' && asked === sort;
+        }),
+        page.selectOption('#sort', sort),
+      ]);
       await page.waitForSelector(`tr.session:first-child[data-session="zz-refund"]`);
       await onFirstScreen();
     }
