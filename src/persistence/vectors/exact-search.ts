@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import type { MetricKind, exactSearch as usearchExactSearch } from 'usearch';
 
 /** The top `count` rows of `rows` (row-major, `dimensions` wide) by cosine similarity to `query`. */
 export interface RowMatch {
@@ -6,13 +7,8 @@ export interface RowMatch {
   score: number;
 }
 
-type UsearchExact = (
-  dataset: Float32Array,
-  queries: Float32Array,
-  dimensions: number,
-  count: number,
-  metric: 'cos',
-) => { keys: BigUint64Array; distances: Float32Array };
+/** usearch's exact search, typed by the package itself (loaded at the first search). */
+type UsearchExact = typeof usearchExactSearch;
 
 /**
  * The native exact search, loaded at the first search (a process that never searches never
@@ -44,7 +40,7 @@ export class ExactSearch {
     this.native ??= this.load();
     const dataset = rows.length === size * dimensions ? rows : rows.subarray(0, size * dimensions);
     if (this.native === null) return scan(dataset, size, dimensions, query, k);
-    const found = this.native(dataset, query, dimensions, k, 'cos');
+    const found = this.native(dataset, query, dimensions, k, 'cos' as MetricKind);
     const matches: RowMatch[] = [];
     for (let i = 0; i < found.keys.length; i++) {
       matches.push({ row: Number(found.keys[i]), score: 1 - found.distances[i]! });
