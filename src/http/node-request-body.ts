@@ -2,10 +2,16 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestBody } from './request-body.js';
 
 /**
- * How much of a refused body is read off the wire (and dropped) after the answer, while the
- * client, still sending, gets to read that answer; then the connection is closed.
+ * How much of a refused body is read off the wire (and dropped) after the answer, so a client
+ * that sends its whole body before it reads still reads the answer.
  */
 const LINGER_BYTES = 16 * 1024 * 1024;
+
+/**
+ * How long a connection whose client sends on past `LINGER_BYTES` is kept, no longer read, before
+ * it is closed: its writes wait meanwhile, so it reads the answer before the close.
+ */
+const LINGER_MS = 5_000;
 
 /**
  * A Node request's body as the body reader reads it: a web stream that takes one chunk from
@@ -51,18 +57,28 @@ export function nodeRequestBody(req: IncomingMessage): RequestBody {
 
 /**
  * What happens to a body not read to its end once the answer is written (refused at its
- * limit, or before it was read): the rest is read off the wire and dropped, never kept, so the
- * client, still sending, reads the answer instead of a reset connection; past `LINGER_BYTES`
- * the connection is closed.
+ * limit, or before it was read): the rest is read off the wire and dropped, never kept. Past
+ * `LINGER_BYTES` the connection is no longer read and its sending side is ended: a client still
+ * sending then waits on its writes and reads the answer (a close while its bytes were unread
+ * would reset the connection, and the answer with it). It is closed when the client goes or
+ * after `LINGER_MS`.
  */
 export function dropUnreadBody(req: IncomingMessage, res: ServerResponse): void {
   res.once('finish', () => {
     if (req.complete) return;
     let dropped = 0;
-    req.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       dropped += chunk.byteLength;
-      if (dropped > LINGER_BYTES) req.socket.destroy();
-    });
+      if (dropped <= LINGER_BYTES) return;
+      req.off('data', onData);
+      req.pause();
+      const socket = req.socket;
+      socket.end();
+      const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+      timer.unref();
+      socket.once('close', () => clearTimeout(timer));
+    };
+    req.on('data', onData);
     req.resume();
   });
 }
