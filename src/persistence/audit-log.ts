@@ -9,10 +9,18 @@ import { checkBeforeWrite, decodeStored, encodeStored } from './session-schemas.
  * `forkSession`, `deleteSession`, `purge`, `changeBudget`, ...), a tool call with its
  * permission decision, a permission decision of the policy (`permission`: allow or ask;
  * `denial`: deny), a human's approval or rejection of a pending call, and an operator's
- * resolution of a call in doubt (`in_doubt`: retry, result or fail).
+ * resolution of a call in doubt (`in_doubt`: retry, result or fail), and a schedule's change or
+ * tick (`schedule`: `action` `create`, `pause`, `resume`, `delete` or `tick`).
  */
 export type AuditKind =
-  'session' | 'tool_call' | 'permission' | 'denial' | 'approval' | 'rejection' | 'in_doubt';
+  | 'session'
+  | 'tool_call'
+  | 'permission'
+  | 'denial'
+  | 'approval'
+  | 'rejection'
+  | 'in_doubt'
+  | 'schedule';
 
 /** Through which path a human decided: the API, the inspector page or the command line. */
 export type AuditVia = 'api' | 'page' | 'cli';
@@ -25,6 +33,7 @@ export const AUDIT_KINDS = [
   'approval',
   'rejection',
   'in_doubt',
+  'schedule',
 ] as const satisfies readonly AuditKind[];
 
 export const AUDIT_VIAS = ['api', 'page', 'cli'] as const satisfies readonly AuditVia[];
@@ -58,6 +67,8 @@ export interface AuditEntry {
   /** Who decided an approval or rejection (as the app named them). */
   by?: string | undefined;
   via?: AuditVia | undefined;
+  /** The schedule (`kind: 'schedule'`); `sessionId` is then its target's session or instance. */
+  scheduleId?: string | undefined;
 }
 
 export const AuditEntrySchema = z.lazy(() =>
@@ -76,6 +87,7 @@ export const AuditEntrySchema = z.lazy(() =>
     permission: z.enum(['allow', 'ask', 'deny']).optional(),
     by: z.string().optional(),
     via: z.enum(AUDIT_VIAS).optional(),
+    scheduleId: z.string().min(1).optional(),
   }),
 );
 

@@ -202,6 +202,7 @@ const AUDIT_FIELDS: readonly [string, (value: unknown) => boolean, 'optional'?][
   ['permission', (value) => PERMISSIONS.has(value), 'optional'],
   ['by', isString, 'optional'],
   ['via', (value) => (AUDIT_VIAS as readonly unknown[]).includes(value), 'optional'],
+  ['scheduleId', isNonEmpty, 'optional'],
 ];
 
 /** `AuditEntrySchema`'s output (what a store checks before writing an entry), or `undefined`. */

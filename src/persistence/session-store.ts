@@ -3,6 +3,7 @@ import type { UsageTotals } from '../machines/session-types.js';
 import type { AuditEntry, AuditPage, AuditQuery } from './audit-log.js';
 import type { DueApprovals, DueApprovalsQuery, DeadlineEntry } from './approval-deadlines.js';
 import type { DecisionInbox } from './decision-inbox.js';
+import type { ScheduleStore } from './schedule-store.js';
 import type { MemoryStore } from './memory-store.js';
 import type { MessageInbox } from './message-inbox.js';
 import type { SessionLease, SessionLeases } from './session-leases.js';
@@ -150,6 +151,8 @@ export interface StoreSupports {
   readonly sessionWatches?: boolean | undefined;
   /** `MemoryStore`: memory across sessions. */
   readonly memory?: boolean | undefined;
+  /** `ScheduleStore`: schedules and their next-tick index. */
+  readonly schedules?: boolean | undefined;
 }
 
 /** A session loaded for an action that may write: the record and its owner's totals. */
@@ -206,7 +209,8 @@ export interface SessionStore
     Partial<DecisionInbox>,
     Partial<MessageInbox>,
     Partial<SessionWatches>,
-    Partial<MemoryStore> {
+    Partial<MemoryStore>,
+    Partial<ScheduleStore> {
   /**
    * The optional capabilities this store has (`StoreSupports`, as abstract-level's
    * `db.supports`): exactly those whose methods it has, checked when a runtime is handed the

@@ -1,6 +1,7 @@
 import type { DecisionInbox } from './decision-inbox.js';
 import type { MemoryStore } from './memory-store.js';
 import type { MessageInbox } from './message-inbox.js';
+import type { ScheduleStore } from './schedule-store.js';
 import type { SessionLeases } from './session-leases.js';
 import type { SessionStore, StoreSupports } from './session-store.js';
 import type { SessionWatches } from './session-watches.js';
@@ -79,6 +80,18 @@ export const STORE_CONTRACT = {
       needs: [],
       what: 'memory across sessions: memories with vectors searched by similarity, working memory per scope, erased to the byte (`MemoryStore`)',
     },
+    schedules: {
+      methods: [
+        'createSchedule',
+        'getSchedule',
+        'listSchedules',
+        'saveSchedule',
+        'deleteSchedule',
+        'dueSchedules',
+      ],
+      needs: [],
+      what: 'schedules (cron, interval, one time) with their next-tick index, each write versioned and audited (`ScheduleStore`)',
+    },
   },
 } as const satisfies {
   required: readonly (keyof SessionStore)[];
@@ -139,6 +152,11 @@ export function hasMessageInbox(store: SessionStore): store is SessionStore & Me
 /** Whether `store` keeps memory across sessions (its manifest claims `memory`). */
 export function hasMemory(store: SessionStore): store is SessionStore & MemoryStore {
   return supportsCapability(store, 'memory');
+}
+
+/** Whether `store` keeps schedules (its manifest claims `schedules`). */
+export function hasSchedules(store: SessionStore): store is SessionStore & ScheduleStore {
+  return supportsCapability(store, 'schedules');
 }
 
 /** Whether `store` can tell when a session is saved (its manifest claims `sessionWatches`). */

@@ -9,6 +9,7 @@ import { deadlineContract } from './deadline-contract.js';
 import { inboxContract } from './inbox-contract.js';
 import { leaseContract, leaseReadContract } from './lease-contract.js';
 import { memoryContract } from './memory-contract.js';
+import { scheduleContract } from './schedule-contract.js';
 import { manifestContract } from './manifest-contract.js';
 import { orderContract } from './order-contract.js';
 import { messageContract, queuedSessionsContract } from './message-contract.js';
@@ -37,6 +38,7 @@ const CAPABILITIES: { readonly [C in StoreCapability]: ContractPart } = {
   queuedSessions: queuedSessionsContract,
   sessionWatches: watchContract,
   memory: memoryContract,
+  schedules: scheduleContract,
 };
 
 /**
