@@ -255,6 +255,24 @@ describe('schedules in the key-value stores', () => {
     const last = await store.dueSchedules({ until: 1_000, limit: 10 });
     expect(last.damaged.map((e) => e.message).join('\n')).toMatch(/not a schedule index key/);
     expect(last.next).toBeUndefined();
+    // A write over a damaged record is refused with the same error, and stores nothing.
+    const hurtKey = scheduleKey({ userId: 'alice', id: 'hurt' });
+    await put(hurtKey, 'garbage');
+    const hurt = contractSchedule('hurt', 100, { userId: 'alice' });
+    await expect(store.saveSchedule(hurt, undefined)).rejects.toMatchObject({
+      code: 'INVALID_SESSION_RECORD',
+      key: hurtKey,
+    });
+    await expect(
+      store.deleteSchedule(hurt, 1, scheduleAudit(hurt, 'delete', 5)),
+    ).rejects.toMatchObject({ code: 'INVALID_SESSION_RECORD' });
+    expect(await store.backend.get(hurtKey)).toBe('garbage');
+    await expect(store.listSchedules({ userId: 'alice' })).rejects.toMatchObject({
+      code: 'INVALID_SESSION_RECORD',
+      key: hurtKey,
+    });
+    const audit = await store.readAudit({ userId: 'alice', kind: 'schedule' });
+    expect(audit.entries.map((e) => e.action)).toEqual(Array(4).fill('create'));
   });
 
   it('refuses bad arguments with a TypeError, reading nothing', async () => {
