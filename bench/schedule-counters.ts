@@ -92,7 +92,11 @@ function emptyCalls(): ScheduleCalls {
   return { indexReads: 0, indexRecords: 0, deadlineReads: 0, claims: 0, settles: 0, rereads: 0 };
 }
 
-/** Counts every call `backend` gets (a batch is one `write`, an iterator one `keys`/`iterate`). */
+/**
+ * Counts every call `backend` gets (a batch is one `write`, an iterator one `keys`/`iterate`):
+ * the calls a store makes, some of which the backend answers from its cache of keys just
+ * written without reading LevelDB.
+ */
 export function countBackend(backend: KvBackend, counter: PhaseCounter): void {
   const get = backend.get.bind(backend);
   const getMany = backend.getMany?.bind(backend);
@@ -100,13 +104,20 @@ export function countBackend(backend: KvBackend, counter: PhaseCounter): void {
   const keys = backend.keys.bind(backend);
   const iterate = backend.iterate.bind(backend);
   const write = backend.write.bind(backend);
+  // LevelDB's `get` is a `getMany` of one key, called before its first await: one call.
+  let inGet = false;
   backend.get = (key) => {
     counter.count('get');
-    return get(key);
+    inGet = true;
+    try {
+      return get(key);
+    } finally {
+      inGet = false;
+    }
   };
   if (getMany) {
     backend.getMany = (ks) => {
-      counter.count('getMany');
+      if (!inGet) counter.count('getMany');
       return getMany(ks);
     };
   }
