@@ -140,6 +140,8 @@ describe('claims after three hours without a scheduler', () => {
     expect(plan.fire).toEqual([]);
     expect(plan.retry).toEqual([{ tick: NOW + 15 * MIN, owner: 'me', until: back + 5 * MIN }]);
     expect(plan.record.claims!.map((c) => c.owner)).toEqual(['me', 'alive']);
-    expect(planClaim(every15({ paused: true, claims: [claims[1]!] }), back, options)).toBeUndefined();
+    expect(
+      planClaim(every15({ paused: true, claims: [claims[1]!] }), back, options),
+    ).toBeUndefined();
   });
 });
