@@ -4,6 +4,7 @@ import {
   RunContext,
   openSchedules,
   scheduleTools,
+  type PermissionPolicy,
   type RunResult,
   type ScheduleToolsOptions,
   type SessionStore,
@@ -25,6 +26,7 @@ const iso = (at: number) => new Date(at).toISOString();
 function scheduling(
   store: SessionStore,
   options: Partial<Omit<ScheduleToolsOptions, 'store' | 'agent'>> = {},
+  permissions?: PermissionPolicy,
 ) {
   const clock = new FakeClock(NOW);
   const agent = new Agent({
@@ -32,6 +34,7 @@ function scheduling(
     model: approvalModel(),
     store,
     clock,
+    ...(permissions ? { permissions } : {}),
     toolkits: [scheduleTools({ store, agent: 'assistant', clock, ...options })],
   });
   return { agent, clock, schedules: openSchedules(store, { clock }) };
@@ -190,6 +193,34 @@ describe('scheduleTools: the model schedules for its run’s user', () => {
     expect((await schedules.list({ userId: 'alice' })).schedules.map((s) => s.id)).toEqual([
       stored!.id,
     ]);
+  });
+
+  it("the agent's permission policy applies: a denied create never runs, nothing is stored", async () => {
+    const store = new MemorySessionStore();
+    temps.defer(() => store.close());
+    const asked: string[] = [];
+    const { agent, schedules } = scheduling(
+      store,
+      {},
+      {
+        check: (call) => {
+          asked.push(call.name);
+          return call.name === 'create_schedule' ? { deny: 'no schedules on this plan' } : 'allow';
+        },
+      },
+    );
+    const result = await agent.run(
+      callTools(create({ every: '1h', text: 'x' }), { name: 'list_schedules', arguments: {} }),
+      alice,
+    );
+    expect(asked.sort()).toEqual(['create_schedule', 'list_schedules']);
+    const [denied, listed] = await results(store, result);
+    expect(denied).toMatchObject({
+      isError: true,
+      output: 'Permission denied for "create_schedule": no schedules on this plan',
+    });
+    expect(JSON.parse(listed!.output)).toEqual({ schedules: [], total: 0 });
+    expect((await schedules.list({ userId: 'alice' })).schedules).toEqual([]);
   });
 
   it('maxSchedulesPerUser: past it the model reads ScheduleLimitError, also between calls of one turn', async () => {
