@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   Agent,
   RunContext,
+  SchedulesUnsupportedError,
   openSchedules,
   scheduleTools,
   type PermissionPolicy,
@@ -13,6 +14,7 @@ import {
 import { FakeClock, MemorySessionStore } from '../../src/testing.js';
 import { approvalModel, callOrder, callTools, sinceLastUser } from '../helpers/approval-agent.js';
 import { until } from '../helpers/async.js';
+import { MapSessionStore } from '../helpers/map-session-store.js';
 import { TempStores } from '../helpers/temp-store.js';
 
 const temps = new TempStores();
@@ -53,6 +55,26 @@ const alice = { sessionId: 'chat-a', userId: 'alice' };
 const bob = { sessionId: 'chat-b', userId: 'bob' };
 
 describe('scheduleTools: the model schedules for its run’s user', () => {
+  it('wrong options are a TypeError naming the option; a store without schedules is SchedulesUnsupportedError', () => {
+    const store = new MemorySessionStore();
+    temps.defer(() => store.close());
+    expect(() => scheduleTools({ store, agent: '' })).toThrow(
+      /option "agent" must be a non-empty string/,
+    );
+    expect(() =>
+      scheduleTools({ store, agent: 'a', maxSchedules: 3 } as unknown as ScheduleToolsOptions),
+    ).toThrow(/unknown option "maxSchedules"; valid options are store, agent, clock/);
+    expect(() =>
+      scheduleTools({ store, agent: 'a', allowTargets: 'any' as 'own-session' }),
+    ).toThrow(/option "allowTargets" must be 'own-session' or 'new-sessions'/);
+    expect(() =>
+      scheduleTools({ store, agent: 'a', needsApproval: { create: 'yes' as unknown as boolean } }),
+    ).toThrow(/option "needsApproval"/);
+    expect(() => scheduleTools({ store: new MapSessionStore(), agent: 'a' })).toThrow(
+      SchedulesUnsupportedError,
+    );
+  });
+
   it('creates a schedule for the run’s user, into its own session; another user’s run can neither list nor cancel it', async () => {
     const { store } = await temps.open();
     const { agent, schedules } = scheduling(store);
