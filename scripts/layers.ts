@@ -43,7 +43,7 @@ export const LAYERS: readonly Layer[] = [
       {
         folder: 'core',
         holds:
-          'leaf parts every layer may use: `RunContext`, `Clock`, ids, the durability and permission policies',
+          'leaf parts every layer may use: `RunContext`, `Clock`, ids, a time written in a zone, the durability and permission policies',
       },
     ],
   },
@@ -232,7 +232,7 @@ export const LAYERS: readonly Layer[] = [
       {
         folder: 'inspect/page/browser/app',
         holds:
-          "the page's views and its entry `main.ts`: the session list, a session, actions, approvals, controls, the live feed, the workflow instances and one instance",
+          "the page's views and its entry `main.ts`: the session list, a session, actions, approvals, controls, the live feed, the workflow instances and one instance, a user's memory and schedules",
       },
       {
         folder: 'inspect/page',
