@@ -43,7 +43,7 @@ export const LAYERS: readonly Layer[] = [
       {
         folder: 'core',
         holds:
-          'leaf parts every layer may use: `RunContext`, `Clock`, ids, the durability and permission policies',
+          'leaf parts every layer may use: `RunContext`, `Clock`, ids, a time written in a zone, the durability and permission policies',
       },
     ],
   },
@@ -232,7 +232,7 @@ export const LAYERS: readonly Layer[] = [
       {
         folder: 'inspect/page/browser/app',
         holds:
-          "the page's views and its entry `main.ts`: the session list, a session, actions, approvals, controls, the live feed, the workflow instances and one instance",
+          "the page's views and its entry `main.ts`: the session list, a session, actions, approvals, controls, the live feed, the workflow instances and one instance, a user's memory and schedules",
       },
       {
         folder: 'inspect/page',
@@ -242,7 +242,7 @@ export const LAYERS: readonly Layer[] = [
       {
         folder: 'inspect',
         holds:
-          "the inspector: its HTTP server, access checks, reads, actions and live feed; the session list (`/api/sessions`): its query, checked (filters, sort, cursor, page size), and the listing that pages through the store's list order; the app's workflow instances (`/api/workflows`) and a machine's graph; a user's memory across sessions (`/api/memory`)",
+          "the inspector: its HTTP server, access checks, reads, actions and live feed; the session list (`/api/sessions`): its query, checked (filters, sort, cursor, page size), and the listing that pages through the store's list order; the app's workflow instances (`/api/workflows`) and a machine's graph; a user's memory across sessions (`/api/memory`); a user's schedules with their last tick's run (`/api/schedules`), paused and resumed from the page",
       },
       {
         folder: 'cli/shared',

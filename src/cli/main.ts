@@ -76,11 +76,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       const missing = command.args.slice(positionals.length).map((a) => `<${a}>`);
       throw new CliUsageError(`missing ${missing.join(' ')}`, command.name);
     }
-    if (positionals.length > command.args.length) {
-      throw new CliUsageError(
-        `unexpected argument "${positionals[command.args.length]}"`,
-        command.name,
-      );
+    const names = [...command.args, ...(command.optionalArgs ?? [])];
+    if (positionals.length > names.length) {
+      throw new CliUsageError(`unexpected argument "${positionals[names.length]}"`, command.name);
     }
     const user = values['user'];
     if (user === '') throw new CliUsageError('--user must not be empty', command.name);
@@ -95,7 +93,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       json: values['json'] === true,
       db,
       user: typeof user === 'string' ? user : undefined,
-      args: Object.fromEntries(command.args.map((name, i) => [name, positionals[i]!])),
+      args: Object.fromEntries(positionals.map((value, i) => [names[i]!, value])),
       flags: values as Record<string, string | boolean | undefined>,
       open: async () => {
         store ??= await openCliStore(db, typeof user === 'string' ? user : undefined);

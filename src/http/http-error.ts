@@ -24,6 +24,7 @@ const NOT_FOUND: ReadonlySet<string> = new Set([
   'SESSION_NOT_FOUND',
   'RUN_NOT_FOUND',
   'WORKFLOW_NOT_FOUND',
+  'SCHEDULE_NOT_FOUND',
 ]);
 
 /** Codes of actions the session's state does not allow now. */
@@ -39,6 +40,7 @@ const CONFLICTS: ReadonlySet<string> = new Set([
   'WRONG_AGENT',
   'DEFINITION_CHANGED',
   'MESSAGE_ANSWERED',
+  'SCHEDULE_CONFLICT',
 ]);
 
 /**

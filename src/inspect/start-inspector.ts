@@ -17,7 +17,9 @@ import { WORKFLOW_ACTIONS } from './workflow-actions.js';
 import { listWorkflows, sessionLink, workflowDetail } from './workflow-reads.js';
 import { listSessions } from './session-listing.js';
 import { userMemory } from './user-memory.js';
-import { hasMemory } from '../persistence/store-supports.js';
+import { userSchedules } from './schedule-listing.js';
+import { SCHEDULE_ACTIONS } from './schedule-actions.js';
+import { hasMemory, hasSchedules } from '../persistence/store-supports.js';
 import { runPart } from './run-parts.js';
 import { forkOrigin } from './time-travel.js';
 import {
@@ -49,7 +51,9 @@ import { pageHtml } from './page/page-html.js';
  * cookie; a script sends it in the `x-agentstate-token` header. Approve, Reject and Resume
  * continue a run with the agent that runs it (`agents` for an app with several);
  * `recordOnly` records decisions instead. Cancel stops the run wherever it is (a running one
- * too: in this process, or another on PostgreSQL), audited with `operator` as `by`. Run it in the process that holds the store (one
+ * too: in this process, or another on PostgreSQL), audited with `operator` as `by`. With a store
+ * that keeps schedules it lists the user's schedules with their last tick's run, and pauses and
+ * resumes them (audited `via: 'page'`). Run it in the process that holds the store (one
  * process holds a LevelDB folder).
  * @throws TypeError for bad options, and for a `host` beyond loopback without `authorize`.
  * @example
@@ -97,12 +101,19 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
       const asked = api === 'api' && id !== undefined && action !== undefined && !extra;
       const sessionAct = asked && kind === 'sessions' ? own(INSPECTOR_ACTIONS, action) : undefined;
       const workflowAct = asked && kind === 'workflows' ? own(WORKFLOW_ACTIONS, action) : undefined;
-      if (!id || (!sessionAct && !workflowAct)) {
+      const scheduleAct = asked && kind === 'schedules' ? own(SCHEDULE_ACTIONS, action) : undefined;
+      if (!id || (!sessionAct && !workflowAct && !scheduleAct)) {
         throw new HttpError(404, 'NOT_FOUND', `No action at ${url.pathname}`);
       }
       const body = await readJsonBody(req, options.maxBodyBytes ?? INSPECTOR_MAX_BODY_BYTES);
       if (workflowAct) {
         send(await workflowAct({ runtime, workflows }, { id, userId: userOf(url) }, body));
+        return;
+      }
+      const { operator = 'inspector' } = options;
+      const by = typeof operator === 'string' ? operator : operator(req);
+      if (scheduleAct) {
+        send(await scheduleAct(runtime, { id, userId: userOf(url) }, body, by));
         return;
       }
       const key: SessionKey = { sessionId: id, userId: userOf(url) };
@@ -114,8 +125,6 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
         send(await decide({ runtime, workflows }, { id: link.id, userId: key.userId }, body));
         return;
       }
-      const { operator = 'inspector' } = options;
-      const by = typeof operator === 'string' ? operator : operator(req);
       send(await sessionAct!(agents, key, body, by));
       return;
     }
@@ -141,11 +150,14 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
         agents: agents.names(),
         workflows: workflows.names(),
         memory: hasMemory(runtime.store),
+        schedules: hasSchedules(runtime.store),
       });
     }
     if (what === 'machines' && !sessionId) return send(machineCharts());
     if (what === 'memory' && !sessionId)
       return send(await userMemory(runtime, userOf(url), url.searchParams));
+    if (what === 'schedules' && !sessionId)
+      return send(await userSchedules(runtime, userOf(url), url.searchParams));
     if (what === 'live' && !sessionId) {
       const user = userOf(url);
       live.add(res, user, url.searchParams.get('session') ?? undefined);

@@ -68,7 +68,8 @@ export type { SessionRuntimeOptions } from './session-runtime-options.js';
 export class SessionRuntime {
   readonly store: SessionStore;
   private readonly source: BindingSource;
-  private readonly clock: Clock;
+  /** The clock of its runs, deadlines and audit times (the option, the agent's, or the system's). */
+  readonly clock: Clock;
   private readonly hub = new SessionEventHub();
   private readonly cache: SessionCache;
   private readonly scope: SessionKey | undefined;

@@ -1,5 +1,6 @@
 import { runCli } from '../../src/cli/main.js';
 import type { CliIo } from '../../src/cli/shared/cli-io.js';
+import type { Clock } from '../../src/core/clock.js';
 
 /** What one command line run in this process printed, and its exit code. */
 export interface InProcessRun {
@@ -10,11 +11,13 @@ export interface InProcessRun {
 
 /**
  * Runs the command line in this process (no build, no child process): `args` as typed after
- * `agentstate`, with `env` (times print in UTC) and no terminal.
+ * `agentstate`, with `env` (times print in UTC), no terminal, and `clock` for what the command
+ * computes from now (default: the system clock).
  */
 export async function cliInProcess(
   args: string[],
   env: Record<string, string> = {},
+  clock?: Clock,
 ): Promise<InProcessRun> {
   let stdout = '';
   let stderr = '';
@@ -25,6 +28,7 @@ export async function cliInProcess(
     stdoutIsTTY: false,
     stderrIsTTY: false,
     cwd: process.cwd(),
+    ...(clock === undefined ? {} : { clock }),
   };
   const code = await runCli(args, io);
   return { code, stdout, stderr };

@@ -9,6 +9,11 @@ import { memoryList } from './memory-list.js';
 import { memorySearch } from './memory-search.js';
 import { memoryShow } from './memory-show.js';
 import { resume } from './resume.js';
+import { schedulesAdd } from './schedules-add.js';
+import { schedulesDelete } from './schedules-delete.js';
+import { schedulesList } from './schedules-list.js';
+import { schedulesNext } from './schedules-next.js';
+import { schedulesPause, schedulesResume } from './schedules-pause.js';
 import { send } from './send.js';
 import { sessionsDelete } from './sessions-delete.js';
 import { sessionsFork } from './sessions-fork.js';
@@ -45,6 +50,12 @@ export const COMMANDS: readonly Command[] = [
   memoryShow,
   memorySearch,
   memoryForget,
+  schedulesList,
+  schedulesAdd,
+  schedulesPause,
+  schedulesResume,
+  schedulesDelete,
+  schedulesNext,
   exportCommand,
   inspect,
 ];

@@ -34,6 +34,7 @@ const NOT_FOUND: readonly ErrorCode[] = [
   'STORE_NOT_FOUND',
   'WORKFLOW_NOT_FOUND',
   'WORKFLOW_MISMATCH',
+  'SCHEDULE_NOT_FOUND',
 ];
 const CONFLICT: readonly ErrorCode[] = [
   'SESSION_CONFLICT',
@@ -53,9 +54,11 @@ const CONFLICT: readonly ErrorCode[] = [
   'WORKFLOW_DEFINITION_CHANGED',
   'EVENT_NOT_ACCEPTED',
   'WORKFLOW_CANCELLED',
+  'SCHEDULE_EXISTS',
+  'SCHEDULE_CONFLICT',
 ];
 /** Codes of input the command line was given wrong (exit 2, as a usage error). */
-const USAGE: readonly ErrorCode[] = ['ID_TOO_LONG', 'INVALID_EVENT'];
+const USAGE: readonly ErrorCode[] = ['ID_TOO_LONG', 'INVALID_EVENT', 'INVALID_SCHEDULE'];
 
 /**
  * The stable code of an agentstate error: of this copy of the package, or of the copy an app's

@@ -28,7 +28,9 @@ function optionLines(options: Record<string, OptionSpec>): string[] {
 
 /** `agentstate <command> --help`. */
 export function commandHelp(command: Command): string {
-  const args = command.args.map((a) => ` <${a}>`).join('');
+  const args =
+    command.args.map((a) => ` <${a}>`).join('') +
+    (command.optionalArgs ?? []).map((a) => ` [<${a}>]`).join('');
   const lines = [
     `agentstate ${command.name}${args} [options]`,
     '',

@@ -1,3 +1,5 @@
+import type { Clock } from '../../core/clock.js';
+
 /** Where the command line reads its settings and writes its output (a real process, or a test's). */
 export interface CliIo {
   /** Writes to standard output (the command's result). */
@@ -11,6 +13,8 @@ export interface CliIo {
   stderrIsTTY: boolean;
   /** The folder relative paths (`--db`, `--out`, `--agent`) are resolved from. */
   cwd: string;
+  /** The time of what the command computes from now (a schedule's next fire times). @default the system clock */
+  clock?: Clock | undefined;
 }
 
 /**

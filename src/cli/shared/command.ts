@@ -21,7 +21,7 @@ export interface CommandContext {
   db: string;
   /** `--user`; absent: the anonymous bucket. */
   user: string | undefined;
-  /** The positional arguments, by the names in `Command.args`. */
+  /** The positional arguments given, by the names in `Command.args` and `optionalArgs`. */
   args: Record<string, string>;
   /** The command's own flags as parsed. */
   flags: Record<string, string | boolean | undefined>;
@@ -36,6 +36,8 @@ export interface Command {
   summary: string;
   /** Positional arguments, all required, e.g. `['sessionId']`. */
   args: string[];
+  /** Positional arguments after `args` that may be left out (absent from `ctx.args` then). */
+  optionalArgs?: string[] | undefined;
   options: Record<string, OptionSpec>;
   /** At least one example command line. */
   examples: string[];

@@ -13,6 +13,8 @@ export interface InspectorInfo {
   workflows: string[];
   /** Whether the store keeps memory across sessions (`/api/memory` answers). */
   memory?: boolean;
+  /** Whether the store keeps schedules (`/api/schedules` answers). */
+  schedules?: boolean;
 }
 
 /** A memory as `/api/memory` lists it. */

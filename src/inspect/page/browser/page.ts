@@ -22,6 +22,8 @@ export interface Page {
   openWorkflow(id: string): Promise<void>;
   /** Shows the user's memory across sessions (of one `resource` of theirs, or all of it). */
   openMemory(resource?: string): Promise<void>;
+  /** Shows the user's schedules, with `note` (what an action on one did) above them. */
+  openSchedules(note?: string): Promise<void>;
   /** (Re)connects the live feed for the page's user. */
   startLive(): void;
 }

@@ -7,8 +7,8 @@ const STATUSES = ['', 'active', 'suspended', 'completed', 'failed', 'deleted'];
 
 /**
  * The controls: the user (an input when the inspector serves all users), the status filter,
- * what runs the decisions (the app's agents, or nobody: record-only), the live badge and the
- * error box.
+ * what runs the decisions (the app's agents, or nobody: record-only), the link to the user's
+ * schedules (when the store keeps them), the live badge and the error box.
  */
 export function renderControls(page: Page): void {
   const { info, state } = page;
@@ -53,10 +53,26 @@ export function renderControls(page: Page): void {
         'decisions are recorded; the run continues when the app resumes it',
       )
     : h('span', { class: 'badge', id: 'mode' }, `runs with: ${info.agents.join(', ')}`);
+  // the user's schedules, when the store keeps them (in place of a session, like their memory)
+  const schedules = info.schedules
+    ? h(
+        'a',
+        {
+          href: '#schedules',
+          id: 'schedules-link',
+          onclick: (e) => {
+            e.preventDefault();
+            void page.openSchedules();
+          },
+        },
+        'Schedules',
+      )
+    : null;
   append(box, [
     user,
     status,
     mode,
+    schedules,
     h('span', { class: 'badge live', id: 'live-badge' }, 'live'),
     themeToggle(),
     h('span', { class: 'error-box', id: 'error', role: 'alert' }, state.error),

@@ -28,6 +28,7 @@ import { newPageState } from '../page-state.js';
 import { openRun, openSession } from './session-view.js';
 import { loadSessions } from './sessions-view.js';
 import { openMemory } from './memory-view.js';
+import { openSchedules } from './schedules-view.js';
 import { openWorkflow } from './workflow-view.js';
 import { loadWorkflows } from './workflows-view.js';
 import { byId, h } from '../dom.js';
@@ -48,6 +49,7 @@ async function start(): Promise<void> {
     loadWorkflows: (more) => loadWorkflows(page, more),
     openWorkflow: (id) => openWorkflow(page, id),
     openMemory: (resource) => openMemory(page, resource),
+    openSchedules: (note) => openSchedules(page, note),
     startLive: () => startLive(page),
   };
   renderControls(page);
