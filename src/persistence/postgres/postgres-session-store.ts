@@ -46,6 +46,8 @@ import { PostgresDecisions } from './postgres-decisions.js';
 import { PostgresMessages, dequeuedIds } from './postgres-messages.js';
 import { PostgresMemory } from './postgres-memory.js';
 import type { MemoryStore } from '../memory-store.js';
+import type { ScheduleStore } from '../schedule-store.js';
+import { PostgresSchedules } from './postgres-schedules.js';
 import type { MessageInbox } from '../message-inbox.js';
 import { PostgresSessionWatch } from './postgres-session-watch.js';
 import { SharedListen } from './notifications/shared-listen.js';
@@ -86,7 +88,9 @@ import { usageDeltaBeforeWrite } from '../checked-writes.js';
  * const store = await PostgresSessionStore.open({ connectionString: process.env.DATABASE_URL });
  * const agent = new Agent({ name: 'support', model, store });
  */
-export class PostgresSessionStore implements SessionStore, SessionLeases, MemoryStore {
+export class PostgresSessionStore
+  implements SessionStore, SessionLeases, MemoryStore, ScheduleStore
+{
   /** Every optional part of the contract (`STORE_CONTRACT`): a store shared by processes. */
   readonly supports = {
     leases: true,
@@ -97,6 +101,7 @@ export class PostgresSessionStore implements SessionStore, SessionLeases, Memory
     queuedSessions: true,
     sessionWatches: true,
     memory: true,
+    schedules: true,
   } as const satisfies StoreSupports;
   readonly schema: string;
   private readonly db: PostgresDatabase;
@@ -136,6 +141,13 @@ export class PostgresSessionStore implements SessionStore, SessionLeases, Memory
   readonly writeWorkingMemory: MemoryStore['writeWorkingMemory'];
   readonly forgetMemories: MemoryStore['forgetMemories'];
   readonly memoryResources: MemoryStore['memoryResources'];
+  // Schedules and their next-tick index (`PostgresSchedules`).
+  readonly createSchedule: ScheduleStore['createSchedule'];
+  readonly getSchedule: ScheduleStore['getSchedule'];
+  readonly listSchedules: ScheduleStore['listSchedules'];
+  readonly saveSchedule: ScheduleStore['saveSchedule'];
+  readonly deleteSchedule: ScheduleStore['deleteSchedule'];
+  readonly dueSchedules: ScheduleStore['dueSchedules'];
   /** The runs executing in this process on this store (others cancel through the inbox). */
   readonly runCancels = new LiveRunCancels();
 
@@ -185,6 +197,13 @@ export class PostgresSessionStore implements SessionStore, SessionLeases, Memory
     this.writeWorkingMemory = memory.writeWorkingMemory.bind(memory);
     this.forgetMemories = memory.forgetMemories.bind(memory);
     this.memoryResources = memory.memoryResources.bind(memory);
+    const schedules = new PostgresSchedules(this.db);
+    this.createSchedule = schedules.createSchedule.bind(schedules);
+    this.getSchedule = schedules.getSchedule.bind(schedules);
+    this.listSchedules = schedules.listSchedules.bind(schedules);
+    this.saveSchedule = schedules.saveSchedule.bind(schedules);
+    this.deleteSchedule = schedules.deleteSchedule.bind(schedules);
+    this.dueSchedules = schedules.dueSchedules.bind(schedules);
   }
 
   /** Creates a store and migrates its schema (surfacing connection and version errors). */

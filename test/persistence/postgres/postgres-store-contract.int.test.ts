@@ -77,6 +77,7 @@ storeContract(
       queuedSessions: true,
       sessionWatches: true,
       memory: true,
+      schedules: true,
     },
   },
 );
