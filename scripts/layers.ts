@@ -164,9 +164,14 @@ export const LAYERS: readonly Layer[] = [
           "the session actions (send a message, continue a run, cancel, fork, delete, ...), the `Message` a call's checked arguments become, and their checks",
       },
       {
+        folder: 'schedules',
+        holds:
+          'schedules (cron in a time zone, intervals, one time): their rules, the operator handle (`openSchedules`), the model’s tools, and how the one scheduler claims, fires and settles their ticks',
+      },
+      {
         folder: 'approvals',
         holds:
-          'the one loop over the deadline index (approval deadlines, workflow timers), the approval scheduler and decision inbox',
+          'the one loop over the deadline index (approval deadlines, workflow timers, schedules’ ticks), the approval scheduler and decision inbox, and how an agent’s scheduler fires message ticks',
       },
       { folder: 'recovery', holds: 'recovery of crashed runs and replay export' },
       {

@@ -345,3 +345,30 @@ export {
   InvalidWorkingMemoryError,
   MemoryUnsupportedError,
 } from './errors/memory-errors.js';
+
+export {
+  openSchedules,
+  type SchedulesHandle,
+  type SchedulesOptions,
+  type ScheduleInfo,
+  type ScheduleScope,
+} from './schedules/schedules-handle.js';
+export type { ScheduleInput, ScheduleTargetInput } from './schedules/schedule-input.js';
+export type { ScheduleRuleInput } from './schedules/schedule-rule.js';
+export type { ScheduleActor } from './schedules/schedule-audit.js';
+export type { ScheduleFiringOptions } from './schedules/schedule-firing.js';
+export type {
+  ScheduleRule,
+  ScheduleTarget,
+  OverlapPolicy,
+  CatchUpPolicy,
+  TickRecord,
+  TickOutcome,
+} from './persistence/schedule-store.js';
+export {
+  InvalidScheduleError,
+  ScheduleExistsError,
+  ScheduleNotFoundError,
+  ScheduleConflictError,
+  SchedulesUnsupportedError,
+} from './errors/schedule-errors.js';

@@ -77,6 +77,16 @@ export type {
   DueApprovals,
 } from './persistence/approval-deadlines.js';
 export type {
+  ScheduleStore,
+  ScheduleRecord,
+  ScheduleKey,
+  TickClaim,
+  ListSchedulesQuery,
+  SchedulePage,
+  DueSchedulesQuery,
+  DueSchedules,
+} from './persistence/schedule-store.js';
+export type {
   AuditEntry,
   AuditKind,
   AuditVia,

@@ -1,6 +1,12 @@
 import type { SessionKey, SessionRecord, SessionStore } from '../persistence/session-store.js';
 import type { DecisionInbox } from '../persistence/decision-inbox.js';
-import { supportsCapability, hasDecisionInbox } from '../persistence/store-supports.js';
+import type { ScheduleStore } from '../persistence/schedule-store.js';
+import {
+  supportsCapability,
+  hasDecisionInbox,
+  hasSchedules,
+} from '../persistence/store-supports.js';
+import type { ScheduleFiringOptions } from '../schedules/schedule-firing.js';
 import type { Clock } from '../core/clock.js';
 import type { RunResult } from '../session-host/run-result.js';
 import type { SessionAction } from '../actions/session-action.js';
@@ -40,6 +46,12 @@ export interface ApprovalSchedulerOptions {
   listen?: boolean | undefined;
   /** How often (ms, by the runtime's clock) the decision inbox is polled without `listen`. @default 5000 */
   pollIntervalMs?: number | undefined;
+  /**
+   * How the scheduler fires the ticks of the schedules whose message targets name this agent
+   * (`openSchedules`), with a store that keeps schedules; `false`: it fires none.
+   * @default {}
+   */
+  schedules?: ScheduleFiringOptions | false | undefined;
 }
 
 /** A running scheduler. */
@@ -52,7 +64,10 @@ export interface ApprovalSchedulerHandle {
 export interface SchedulerHost {
   store: Required<Pick<SessionStore, 'dueApprovals' | 'dropStaleDeadline'>> & {
     inbox?: DecisionInbox | undefined;
+    schedules?: ScheduleStore | undefined;
   };
+  /** The agent whose runs the runtime executes: the scheduler fires its schedules' ticks. */
+  agentName: string;
   clock: Clock;
   /** Only this session (a scoped runtime); omitted: every session of the store. */
   scope: SessionKey | undefined;
@@ -72,5 +87,6 @@ export function deadlineIndexOf(store: SessionStore): SchedulerHost['store'] {
     dueApprovals: store.dueApprovals.bind(store),
     dropStaleDeadline: store.dropStaleDeadline.bind(store),
     inbox: hasDecisionInbox(store) ? store : undefined,
+    schedules: hasSchedules(store) ? store : undefined,
   };
 }

@@ -20,6 +20,7 @@ import {
   type SchedulerHost,
 } from './approval-scheduler-options.js';
 import { DeadlineLoop } from './deadline-loop.js';
+import { MessageTicks } from './message-ticks.js';
 
 const DEFAULT_POLL_MS = 5000;
 
@@ -33,7 +34,9 @@ const DEFAULT_POLL_MS = 5000;
  * that agent's scheduler; so is one whose run another definition of this agent started
  * (`DefinitionChangedError`, reported once). With a store that keeps a decision inbox it also applies the decisions other
  * processes submitted (`agent.submitDecisions`), woken by the store's notifications, else
- * polling the inbox on the injected clock.
+ * polling the inbox on the injected clock. With a store that keeps schedules it fires the
+ * ticks of the schedules whose message targets name its agent (`MessageTicks`), in the same
+ * loop.
  */
 export class ApprovalScheduler extends DeadlineLoop implements ApprovalSchedulerHandle {
   /** The inbox subscription while it lives. */
@@ -55,6 +58,7 @@ export class ApprovalScheduler extends DeadlineLoop implements ApprovalScheduler
       const at = record.approvalDeadline;
       if (at !== undefined && at < this.sleepingUntil && this.inScope(record)) this.wake();
     });
+    this.fireSchedules(host.store.schedules, new MessageTicks(host, host.agentName));
     this.run();
   }
 

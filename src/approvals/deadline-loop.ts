@@ -1,4 +1,11 @@
 import type { Clock } from '../core/clock.js';
+import { newId } from '../core/new-id.js';
+import type { ScheduleStore } from '../persistence/schedule-store.js';
+import {
+  ScheduleFiring,
+  type ScheduleFiringOptions,
+  type TickFirer,
+} from '../schedules/schedule-firing.js';
 import type { SessionKey } from '../persistence/session-store.js';
 import type {
   DeadlineEntry,
@@ -23,6 +30,11 @@ export interface DeadlineLoopOptions {
   retryDelayMs?: number | undefined;
   /** Index entries read per scan. @default 100 */
   batchSize?: number | undefined;
+  /**
+   * How the scheduler fires the schedules whose targets are its own (`openSchedules`), with a
+   * store that keeps schedules; `false`: it fires none. @default {}
+   */
+  schedules?: ScheduleFiringOptions | false | undefined;
 }
 
 /**
@@ -32,6 +44,8 @@ export interface DeadlineLoopOptions {
  * the loop sleeps on the injected clock until the next deadline, woken early by `wake()` (a
  * save of this process that wrote an earlier one). What differs between the kinds is `fire`,
  * which entries are theirs (`inScope`) and work around each pass (`beforePass`, `afterPass`).
+ * Schedules are rows of the same loop: with a store that keeps them, each pass also fires the
+ * due ticks of the schedules whose targets the kind's `TickFirer` takes (`fireSchedules`).
  */
 export abstract class DeadlineLoop {
   private readonly stopping = new AbortController();
@@ -43,6 +57,8 @@ export abstract class DeadlineLoop {
   private passAgain = false;
   private readonly reported = new Set<string>();
   private running: Promise<void> | undefined;
+  /** The schedules this loop fires, when its kind fires some and the store keeps them. */
+  private ticks: ScheduleFiring | undefined;
 
   constructor(
     protected readonly index: DeadlineIndex,
@@ -61,7 +77,30 @@ export abstract class DeadlineLoop {
     this.stopping.abort();
     this.wakeUp?.abort();
     await this.running;
+    await this.ticks?.settled();
     await this.stopped_();
+  }
+
+  /**
+   * Fires the due ticks of the store's schedules whose targets `firer` takes, in each pass (a
+   * subclass calls it before `run`, unless `schedules: false`).
+   */
+  protected fireSchedules(store: ScheduleStore | undefined, firer: TickFirer): void {
+    const { schedules } = this.loopOptions;
+    if (!store || schedules === false) return;
+    this.ticks = new ScheduleFiring(
+      store,
+      this.clock,
+      firer,
+      `scheduler-${newId()}`,
+      schedules ?? {},
+      {
+        wake: () => this.wake(),
+        report: (error) => this.report(error, undefined),
+        reportOnce: (error) => this.reportOnce(error),
+        stopped: () => this.stopped,
+      },
+    );
   }
 
   /** What a kind closes when the loop stopped (its inbox subscription). */
@@ -107,6 +146,10 @@ export abstract class DeadlineLoop {
       try {
         ({ next, retry } = await this.pass());
         if (await this.afterPass()) retry = true;
+        if (this.ticks) {
+          const ticks = await this.ticks.pass(this.batchSize);
+          if (ticks.next !== undefined) next = Math.min(next ?? ticks.next, ticks.next);
+        }
       } catch (error) {
         // The index could not be read (e.g. the store is closing): try again later.
         this.report(error, undefined);
@@ -116,7 +159,10 @@ export abstract class DeadlineLoop {
       const now = this.clock.now();
       const retryAt = now + (this.loopOptions.retryDelayMs ?? DEFAULT_RETRY_MS);
       const at = retry ? Math.min(next ?? retryAt, retryAt) : next;
-      await this.sleep(this.sleepLimit(at, now));
+      const limit = this.sleepLimit(at, now);
+      // Schedules created or resumed elsewhere are seen at the next poll of their index.
+      const poll = this.ticks ? now + this.ticks.pollMs : undefined;
+      await this.sleep(poll === undefined ? limit : Math.min(limit ?? poll, poll));
     }
   }
 

@@ -1,4 +1,5 @@
 import { InvalidMemoryError } from '../errors/memory-errors.js';
+import { isPlainName } from '../validation/plain-name.js';
 import type {
   MemoryInput,
   MemoryListQuery,
@@ -15,15 +16,6 @@ import type {
 
 const MAX_DIMENSIONS = 16_000;
 const MAX_TEXT = 32_000;
-/** Whether `text` is 1 to `max` characters, none of them a control character. */
-function plainName(text: unknown, max: number): text is string {
-  if (typeof text !== 'string' || text.length === 0 || text.length > max) return false;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code < 0x20 || code === 0x7f) return false;
-  }
-  return true;
-}
 
 /** A memory's vector as a `Float32Array`, checked: 1 to 16,000 finite numbers, not all zero. */
 export function checkedVector(id: string | undefined, vector: unknown): Float32Array {
@@ -64,7 +56,7 @@ export function checkedVector(id: string | undefined, vector: unknown): Float32A
 /** A scope's resource, checked (`undefined`: the user's own scope). */
 export function checkedResource(resource: unknown): string | undefined {
   if (resource === undefined) return undefined;
-  if (!plainName(resource, 200)) {
+  if (!isPlainName(resource, 200)) {
     throw new TypeError('memory resource: expected 1 to 200 characters without control characters');
   }
   return resource;
@@ -100,7 +92,7 @@ export function checkedMemories(memories: readonly MemoryInput[]): CheckedMemory
   const dims = new Map<string, number>();
   return list.map((m) => {
     const id = typeof m?.id === 'string' ? m.id : undefined;
-    if (!plainName(id, 400)) {
+    if (!isPlainName(id, 400)) {
       throw new InvalidMemoryError(
         id,
         'its id must be 1 to 400 characters without control characters',

@@ -14,6 +14,7 @@ import { SESSION_STORE_METHODS, checkStoreOption } from '../persistence/store-su
 import type { SessionRuntimeOptions } from './session-runtime.js';
 import { isPermissionPolicy } from '../core/permission-policy.js';
 import { DURABILITY_EXPECTED, isDurability } from '../core/durability-policy.js';
+import { isScheduleFiringOptions } from '../schedules/schedule-firing.js';
 
 /**
  * The checks of `SessionRuntime`'s own calls (its constructor, `execute`, `listSessions`,
@@ -56,6 +57,7 @@ const SCHEDULER_OPTION_NAMES = optionNames<ApprovalSchedulerOptions>({
   batchSize: true,
   listen: true,
   pollIntervalMs: true,
+  schedules: true,
 });
 
 const STATUSES: readonly string[] = SessionStatusSchema.options;
@@ -133,6 +135,11 @@ export function checkSchedulerOptions(
     .positiveInteger('retryDelayMs')
     .positiveInteger('batchSize')
     .check('listen', 'a boolean', (v) => typeof v === 'boolean')
-    .positiveInteger('pollIntervalMs');
+    .positiveInteger('pollIntervalMs')
+    .check(
+      'schedules',
+      'false or { claimMs, graceMs, maxConcurrentTicks, pollMs }',
+      isScheduleFiringOptions,
+    );
   checkStoreOption(call, options);
 }

@@ -282,6 +282,7 @@ export class SessionRuntime {
         store: deadlineIndexOf(this.store),
         clock: this.clock,
         scope: this.scope,
+        agentName: this.agentName,
         execute: (key, action) => this.execute(key, action),
         onSaved: (listener) => this.on('SessionSaved', (event) => listener(event.record)),
       },

@@ -1,6 +1,7 @@
 import { DeadlineLoop, type DeadlineLoopOptions } from '../approvals/deadline-loop.js';
 import type { DeadlineEntry } from '../persistence/approval-deadlines.js';
-import { supportsCapability } from '../persistence/store-supports.js';
+import { hasSchedules, supportsCapability } from '../persistence/store-supports.js';
+import { WorkflowTicks, type TickedWorkflows } from './workflow-ticks.js';
 import { WorkflowMismatchError, WorkflowNotFoundError } from '../errors/workflow-errors.js';
 import type { WorkflowHost } from '../workflow-host/workflow-host.js';
 import { instanceIdOf } from '../workflow-host/instance-key.js';
@@ -13,12 +14,16 @@ export type WorkflowSchedulerOptions = DeadlineLoopOptions;
  * deadlines use, over the same index of the store, whose rows for an instance hold its earliest
  * timer. A due instance is restored (by whichever process fires it first: its lease and the
  * version check make the firing once); its timers due by now fire and it is saved. Instances of
- * other workflows and sessions are left to their own schedulers.
+ * other workflows and sessions are left to their own schedulers. With a store that keeps
+ * schedules it fires the ticks of the schedules whose targets name this workflow, in the same
+ * loop (`WorkflowTicks`).
  */
 export class WorkflowScheduler extends DeadlineLoop {
   constructor(
     private readonly host: WorkflowHost,
     options: WorkflowSchedulerOptions = {},
+    /** The workflow whose schedules' ticks it fires (events and starts). */
+    ticks?: TickedWorkflows,
   ) {
     const { store, clock } = host.config;
     if (!supportsCapability(store, 'deadlineIndex')) {
@@ -38,6 +43,9 @@ export class WorkflowScheduler extends DeadlineLoop {
     this.unsubscribe = host.onSaved((at) => {
       if (at < this.sleepingUntil) this.wake();
     });
+    if (ticks) {
+      this.fireSchedules(hasSchedules(store) ? store : undefined, new WorkflowTicks(ticks));
+    }
     this.run();
   }
 
