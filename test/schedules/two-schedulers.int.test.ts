@@ -22,13 +22,13 @@ import { bySize } from '../helpers/test-tier.js';
  * as a tick missing from its session. A tick claimed by the killed process is claimed, not
  * missed: it fires again once its claim runs out (`claimMs`), under the same message id.
  *
- * Quick tier: 100 schedules for 10 minutes; long tier (`npm run test:long`): 1,000 schedules
+ * Quick tier: 50 schedules for 6 minutes; long tier (`npm run test:long`): 1,000 schedules
  * for 60 minutes (60,000 ticks).
  */
 const pgt = usePostgres();
 
 const SIZE = bySize({
-  quick: { schedules: 100, minutes: 10 },
+  quick: { schedules: 50, minutes: 6 },
   long: { schedules: 1000, minutes: 60 },
 });
 const T0 = Date.UTC(2026, 0, 5, 9, 0);
@@ -49,146 +49,156 @@ describe('two schedulers on PostgreSQL, one SIGKILLed half way', () => {
     for (const child of children.splice(0)) await child.stop();
   });
 
-  it(`fire ${SIZE.schedules} schedules every minute for ${SIZE.minutes} minutes: every tick exactly once`, async () => {
-    const schema = pgt.schema('two-schedulers');
-    const store = await PostgresSessionStore.open({ pool: pgt.pool, schema });
-    try {
-      const schedules = openSchedules(store, { clock: new FakeClock(T0) });
-      for (let i = 0; i < SIZE.schedules; i += 50) {
-        await Promise.all(
-          Array.from({ length: Math.min(50, SIZE.schedules - i) }, (_, j) =>
-            schedules.create({
-              id: scheduleId(i + j),
-              userId: USER,
-              every: MINUTE,
-              target: {
-                type: 'message',
-                agent: 'ticker',
-                sessionId: `chat-${i + j}`,
-                text: 'check the queue',
-                create: true,
-              },
-            }),
-          ),
-        );
-      }
-      const start = async (at: number) => {
-        const args = [pgt.url, schema, String(at), String(CLAIM_MS), String(LEASE_TTL_MS)];
-        const child = await JsonLineChild.start('test/helpers/pg-schedule-worker.ts', args);
-        children.push(child);
-        expect(await child.next('ready', 'exited')).toEqual({ event: 'ready' });
-        return child;
-      };
-      const setTime = async (child: JsonLineChild, at: number) => {
-        child.send('time', { at });
-        expect(await child.next('time', 'failed', 'exited')).toEqual({ event: 'time', at });
-      };
-      /** Schedules whose `dueAt` is not `dueAt` (claimed and not settled, or not claimed yet). */
-      const pending = async (dueAt: number) => {
-        const { rows } = await pgt.pool.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM "${schema}".agentstate_schedules
+  it(
+    `fire ${SIZE.schedules} schedules every minute for ${SIZE.minutes} minutes: every tick exactly once`,
+    { timeout: bySize({ quick: 120_000, long: 3_600_000 }) },
+    async () => {
+      const schema = pgt.schema('two-schedulers');
+      const store = await PostgresSessionStore.open({ pool: pgt.pool, schema });
+      try {
+        const schedules = openSchedules(store, { clock: new FakeClock(T0) });
+        for (let i = 0; i < SIZE.schedules; i += 50) {
+          await Promise.all(
+            Array.from({ length: Math.min(50, SIZE.schedules - i) }, (_, j) =>
+              schedules.create({
+                id: scheduleId(i + j),
+                userId: USER,
+                every: MINUTE,
+                target: {
+                  type: 'message',
+                  agent: 'ticker',
+                  sessionId: `chat-${i + j}`,
+                  text: 'check the queue',
+                  create: true,
+                },
+              }),
+            ),
+          );
+        }
+        const start = async (at: number) => {
+          const args = [pgt.url, schema, String(at), String(CLAIM_MS), String(LEASE_TTL_MS)];
+          const child = await JsonLineChild.start('test/helpers/pg-schedule-worker.ts', args);
+          children.push(child);
+          expect(await child.next('ready', 'exited')).toEqual({ event: 'ready' });
+          return child;
+        };
+        const setTime = async (child: JsonLineChild, at: number) => {
+          child.send('time', { at });
+          expect(await child.next('time', 'failed', 'exited')).toEqual({ event: 'time', at });
+        };
+        /** Schedules whose `dueAt` is not `dueAt` (claimed and not settled, or not claimed yet). */
+        const pending = async (dueAt: number) => {
+          const { rows } = await pgt.pool.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM "${schema}".agentstate_schedules
            WHERE due_at IS DISTINCT FROM $1`,
-          [dueAt],
-        );
-        return rows[0]!.n;
-      };
-      const settled = (minute: number, left = 0) =>
-        until(
-          async () => (await pending(tickAt(minute + 1))) === left,
-          `the ticks of minute ${minute} to settle`,
-          300_000,
-        );
+            [dueAt],
+          );
+          return rows[0]!.n;
+        };
+        const settled = (minute: number, left = 0) =>
+          until(
+            async () => (await pending(tickAt(minute + 1))) === left,
+            `the ticks of minute ${minute} to settle`,
+            300_000,
+          );
 
-      let live = [await start(T0), await start(T0)];
-      const killAt = SIZE.minutes / 2;
-      for (let minute = 1; minute <= SIZE.minutes; minute++) {
-        const at = tickAt(minute);
-        if (minute !== killAt) {
-          await Promise.all(live.map((child) => setTime(child, at)));
+        let live = [await start(T0), await start(T0)];
+        const killAt = SIZE.minutes / 2;
+        for (let minute = 1; minute <= SIZE.minutes; minute++) {
+          const at = tickAt(minute);
+          if (minute !== killAt) {
+            await Promise.all(live.map((child) => setTime(child, at)));
+            await settled(minute);
+            continue;
+          }
+          // The process to kill fires first: its model answers 2 calls, then holds every call.
+          const [survivor, doomed] = live as [JsonLineChild, JsonLineChild];
+          doomed.send('hold', { after: 2 });
+          await setTime(doomed, at);
+          for (let held = 0; held < HELD;) {
+            const event = await doomed.next('held', 'exited');
+            expect(event.event).toBe('held');
+            held = event['count'] as number;
+          }
+          // The survivor fires the rest of the minute while the other dies mid-firing.
+          await setTime(survivor, at);
+          await doomed.stop();
+          // What the dead process claimed stays claimed (due again when its claims run out).
+          await settled(minute, HELD);
+          expect(await pending(at + CLAIM_MS)).toBe(SIZE.schedules - HELD);
+          // Its leases run out first: the survivor resumes its runs (as every process does now
+          // and then); then its claims: the survivor fires those ticks again, answered already.
+          await setTime(survivor, at + LEASE_TTL_MS * 2);
+          survivor.send('recover', { userId: USER });
+          expect(await survivor.next('recovered', 'failed', 'exited')).toEqual({
+            event: 'recovered',
+            count: HELD,
+            errors: [],
+          });
+          await setTime(survivor, at + CLAIM_MS + LEASE_TTL_MS);
           await settled(minute);
-          continue;
+          // A new process takes the dead one's place.
+          live = [survivor, await start(at + CLAIM_MS + LEASE_TTL_MS)];
         }
-        // The process to kill fires first: its model answers 2 calls, then holds every call.
-        const [survivor, doomed] = live as [JsonLineChild, JsonLineChild];
-        doomed.send('hold', { after: 2 });
-        await setTime(doomed, at);
-        for (let held = 0; held < HELD;) {
-          const event = await doomed.next('held', 'exited');
-          expect(event.event).toBe('held');
-          held = event['count'] as number;
-        }
-        // The survivor fires the rest of the minute while the other dies mid-firing.
-        await setTime(survivor, at);
-        await doomed.stop();
-        // What the dead process claimed stays claimed (due again when its claims run out).
-        await settled(minute, HELD);
-        expect(await pending(at + CLAIM_MS)).toBe(SIZE.schedules - HELD);
-        // Its leases run out first: the survivor resumes its runs (as every process does now
-        // and then); then its claims: the survivor fires those ticks again, answered already.
-        await setTime(survivor, at + LEASE_TTL_MS * 2);
-        survivor.send('recover', { userId: USER });
-        expect(await survivor.next('recovered', 'failed', 'exited')).toEqual({
-          event: 'recovered',
-          count: HELD,
-          errors: [],
-        });
-        await setTime(survivor, at + CLAIM_MS + LEASE_TTL_MS);
-        await settled(minute);
-        // A new process takes the dead one's place.
-        live = [survivor, await start(at + CLAIM_MS + LEASE_TTL_MS)];
-      }
 
-      // Every schedule: each tick claimed once and settled, as started; nothing claimed now.
-      const records: ScheduleRecord[] = [];
-      for (let cursor: string | undefined; ;) {
-        const page = await store.listSchedules({ userId: USER, limit: 1000, cursor });
-        records.push(...page.schedules);
-        if (!(cursor = page.nextCursor)) break;
-      }
-      expect(records).toHaveLength(SIZE.schedules);
-      const last = tickAt(SIZE.minutes);
-      for (const record of records) {
-        expect(record).toMatchObject({ runs: SIZE.minutes, nextAt: last + MINUTE });
-        expect(record.lastTick).toMatchObject({ tick: last, outcome: 'started' });
-        expect(record.claims).toBeUndefined();
-      }
-      // Every session: one run per tick, answering that tick's message id; none twice, none missing.
-      const ticks = Array.from({ length: SIZE.minutes }, (_, m) => tickAt(m + 1));
-      const doubled: string[] = [];
-      const missed: string[] = [];
-      for (let i = 0; i < SIZE.schedules; i++) {
-        const session = await store.load({ sessionId: `chat-${i}`, userId: USER });
-        const context = (session.snapshot as { context: SessionContext }).context;
-        const answered = context.answered.map((a) => a.messageId);
-        const expected = ticks.map((tick) => `sched:${scheduleId(i)}:${tick}`);
-        doubled.push(...answered.filter((id, k) => answered.indexOf(id) !== k));
-        missed.push(...expected.filter((id) => !answered.includes(id)));
-        expect(context.runCount).toBe(SIZE.minutes);
-        expect(new Set(context.answered.map((a) => a.runId)).size).toBe(SIZE.minutes);
-      }
-      expect({ doubled, missed }).toEqual({ doubled: [], missed: [] });
-      // Every tick settled once: one audit entry each.
-      const settles = new Map<string, number>();
-      for (let cursor: string | undefined; ;) {
-        const page = await store.readAudit({ userId: USER, kind: 'schedule', limit: 1000, cursor });
-        for (const entry of page.entries) {
-          if (entry.action !== 'tick') continue;
-          expect(entry.summary).toMatch(/: started$/);
-          const key = `${entry.scheduleId} ${/tick (\S+):/.exec(entry.summary)?.[1]}`;
-          settles.set(key, (settles.get(key) ?? 0) + 1);
+        // Every schedule: each tick claimed once and settled, as started; nothing claimed now.
+        const records: ScheduleRecord[] = [];
+        for (let cursor: string | undefined; ;) {
+          const page = await store.listSchedules({ userId: USER, limit: 1000, cursor });
+          records.push(...page.schedules);
+          if (!(cursor = page.nextCursor)) break;
         }
-        if (!(cursor = page.nextCursor)) break;
+        expect(records).toHaveLength(SIZE.schedules);
+        const last = tickAt(SIZE.minutes);
+        for (const record of records) {
+          expect(record).toMatchObject({ runs: SIZE.minutes, nextAt: last + MINUTE });
+          expect(record.lastTick).toMatchObject({ tick: last, outcome: 'started' });
+          expect(record.claims).toBeUndefined();
+        }
+        // Every session: one run per tick, answering that tick's message id; none twice, none missing.
+        const ticks = Array.from({ length: SIZE.minutes }, (_, m) => tickAt(m + 1));
+        const doubled: string[] = [];
+        const missed: string[] = [];
+        for (let i = 0; i < SIZE.schedules; i++) {
+          const session = await store.load({ sessionId: `chat-${i}`, userId: USER });
+          const context = (session.snapshot as { context: SessionContext }).context;
+          const answered = context.answered.map((a) => a.messageId);
+          const expected = ticks.map((tick) => `sched:${scheduleId(i)}:${tick}`);
+          doubled.push(...answered.filter((id, k) => answered.indexOf(id) !== k));
+          missed.push(...expected.filter((id) => !answered.includes(id)));
+          expect(context.runCount).toBe(SIZE.minutes);
+          expect(new Set(context.answered.map((a) => a.runId)).size).toBe(SIZE.minutes);
+        }
+        expect({ doubled, missed }).toEqual({ doubled: [], missed: [] });
+        // Every tick settled once: one audit entry each.
+        const settles = new Map<string, number>();
+        for (let cursor: string | undefined; ;) {
+          const page = await store.readAudit({
+            userId: USER,
+            kind: 'schedule',
+            limit: 1000,
+            cursor,
+          });
+          for (const entry of page.entries) {
+            if (entry.action !== 'tick') continue;
+            expect(entry.summary).toMatch(/: started$/);
+            const key = `${entry.scheduleId} ${/tick (\S+):/.exec(entry.summary)?.[1]}`;
+            settles.set(key, (settles.get(key) ?? 0) + 1);
+          }
+          if (!(cursor = page.nextCursor)) break;
+        }
+        expect(settles.size).toBe(SIZE.schedules * SIZE.minutes);
+        expect([...settles.values()].every((n) => n === 1)).toBe(true);
+        // No scheduler reported an error (a claim lost to the other is not one).
+        for (const child of live)
+          expect(child.events.filter((e) => e.event !== 'time')).toEqual([]);
+        for (const child of live) child.send('stop');
+        expect(await Promise.all(live.map((child) => child.exitCode()))).toEqual([0, 0]);
+      } finally {
+        await store.close();
       }
-      expect(settles.size).toBe(SIZE.schedules * SIZE.minutes);
-      expect([...settles.values()].every((n) => n === 1)).toBe(true);
-      // No scheduler reported an error (a claim lost to the other is not one).
-      for (const child of live) expect(child.events.filter((e) => e.event !== 'time')).toEqual([]);
-      for (const child of live) child.send('stop');
-      expect(await Promise.all(live.map((child) => child.exitCode()))).toEqual([0, 0]);
-    } finally {
-      await store.close();
-    }
-  });
+    },
+  );
 });
 
 interface SessionContext {
