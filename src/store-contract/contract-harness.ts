@@ -35,6 +35,11 @@ export interface StoreUnderTest {
    * bypassing the store. The memory tests' damage case runs when the harness has it.
    */
   damageMemory?(userId: string | undefined, memoryId: string, text: string): Promise<void>;
+  /**
+   * Replaces the stored text of one schedule's record with `text`, bypassing the store (its
+   * next-tick index entry left as it is). The schedules' damage case runs when the harness has it.
+   */
+  damageSchedule?(userId: string | undefined, scheduleId: string, text: string): Promise<void>;
   /** Closes the store and removes what it left behind. */
   cleanup(): Promise<void>;
 }

@@ -1,5 +1,6 @@
 import type { KvSessionStore } from '../../src/persistence/kv/kv-session-store.js';
 import { memoryKey } from '../../src/persistence/kv/memory-keys.js';
+import { scheduleKey } from '../../src/persistence/kv/schedule-keys.js';
 import { deadlineKey, historyKey, recordKey } from '../../src/persistence/session-keys.js';
 import { encodeStored } from '../../src/persistence/session-schemas.js';
 import type { SessionStore } from '../../src/persistence/session-store.js';
@@ -14,6 +15,7 @@ export const KV_SUPPORTS = {
   queuedSessions: true,
   sessionWatches: true,
   memory: true,
+  schedules: true,
 };
 
 /**
@@ -42,6 +44,7 @@ export function kvHarness(
       return put(indexKey, encodeStored(indexKey, value));
     },
     damageMemory: (userId, memoryId, text) => put(memoryKey(userId, memoryId), text),
+    damageSchedule: (userId, id, text) => put(scheduleKey({ userId, id }), text),
     cleanup,
   };
 }

@@ -43,6 +43,7 @@ describe('a store’s supports manifest', () => {
       queuedSessions: false,
       sessionWatches: false,
       memory: false,
+      schedules: false,
     });
     // Every shipped store's manifest is checked, and claims exactly what it has.
     const memory = new MemorySessionStore();

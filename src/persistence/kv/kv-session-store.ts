@@ -23,6 +23,9 @@ import { KvMessageInbox } from './kv-message-inbox.js';
 import type { MessageInbox } from '../message-inbox.js';
 import { KvMemory } from './kv-memory.js';
 import type { MemoryStore } from '../memory-store.js';
+import { KvSchedules } from './kv-schedules.js';
+import type { ScheduleStore } from '../schedule-store.js';
+import { bindCapability } from '../capability-methods.js';
 import { scanListing } from './listing-scan.js';
 import {
   buildOrderIndexOps,
@@ -118,6 +121,7 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     queuedSessions: true,
     sessionWatches: true,
     memory: true,
+    schedules: true,
   } as const satisfies StoreSupports;
   /** The runs executing in this process on this store, which `agent.cancel` reaches. */
   readonly runCancels = new LiveRunCancels();
@@ -128,21 +132,28 @@ export class KvSessionStore implements SessionStore, SessionLeases {
   /** The performance caches over the backend's values (`written-cache.ts`); none: plain. */
   private readonly cache: StoreCache;
   private readonly recordChanges: boolean;
-  // The message inbox is kept by its own class, on this store's write queue.
-  readonly queueMessage: MessageInbox['queueMessage'];
-  readonly queuedMessages: MessageInbox['queuedMessages'];
-  readonly dropQueuedMessage: MessageInbox['dropQueuedMessage'];
-  readonly queuedSessions: NonNullable<MessageInbox['queuedSessions']>;
-  // Memory across sessions is kept by its own class, on this store's write queue.
-  readonly putMemories: MemoryStore['putMemories'];
-  readonly searchMemories: MemoryStore['searchMemories'];
-  readonly listMemories: MemoryStore['listMemories'];
-  readonly getMemories: MemoryStore['getMemories'];
-  readonly deleteMemories: MemoryStore['deleteMemories'];
-  readonly readWorkingMemory: MemoryStore['readWorkingMemory'];
-  readonly writeWorkingMemory: MemoryStore['writeWorkingMemory'];
-  readonly forgetMemories: MemoryStore['forgetMemories'];
-  readonly memoryResources: MemoryStore['memoryResources'];
+  // The message inbox, memory across sessions and schedules are kept by classes of their own,
+  // on this store's write queue, their methods put on the store by `bindCapability` (declared
+  // here for TypeScript).
+  declare readonly queueMessage: MessageInbox['queueMessage'];
+  declare readonly queuedMessages: MessageInbox['queuedMessages'];
+  declare readonly dropQueuedMessage: MessageInbox['dropQueuedMessage'];
+  declare readonly queuedSessions: NonNullable<MessageInbox['queuedSessions']>;
+  declare readonly putMemories: MemoryStore['putMemories'];
+  declare readonly searchMemories: MemoryStore['searchMemories'];
+  declare readonly listMemories: MemoryStore['listMemories'];
+  declare readonly getMemories: MemoryStore['getMemories'];
+  declare readonly deleteMemories: MemoryStore['deleteMemories'];
+  declare readonly readWorkingMemory: MemoryStore['readWorkingMemory'];
+  declare readonly writeWorkingMemory: MemoryStore['writeWorkingMemory'];
+  declare readonly forgetMemories: MemoryStore['forgetMemories'];
+  declare readonly memoryResources: MemoryStore['memoryResources'];
+  declare readonly createSchedule: ScheduleStore['createSchedule'];
+  declare readonly getSchedule: ScheduleStore['getSchedule'];
+  declare readonly listSchedules: ScheduleStore['listSchedules'];
+  declare readonly saveSchedule: ScheduleStore['saveSchedule'];
+  declare readonly deleteSchedule: ScheduleStore['deleteSchedule'];
+  declare readonly dueSchedules: ScheduleStore['dueSchedules'];
 
   constructor(backend: KvBackend, options: KvSessionStoreOptions = {}) {
     this.backend = backend;
@@ -158,20 +169,10 @@ export class KvSessionStore implements SessionStore, SessionLeases {
     // Changes are written against the whole record last written, which the cache keeps.
     this.recordChanges = (options.recordChanges ?? false) && options.cache !== false;
     const inbox = new KvMessageInbox(backend, this.writes, writeFailed);
-    this.queueMessage = inbox.queueMessage.bind(inbox);
-    this.queuedMessages = inbox.queuedMessages.bind(inbox);
-    this.dropQueuedMessage = inbox.dropQueuedMessage.bind(inbox);
-    this.queuedSessions = inbox.queuedSessions.bind(inbox);
-    const memory = new KvMemory(backend, this.writes);
-    this.putMemories = memory.putMemories.bind(memory);
-    this.searchMemories = memory.searchMemories.bind(memory);
-    this.listMemories = memory.listMemories.bind(memory);
-    this.getMemories = memory.getMemories.bind(memory);
-    this.deleteMemories = memory.deleteMemories.bind(memory);
-    this.readWorkingMemory = memory.readWorkingMemory.bind(memory);
-    this.writeWorkingMemory = memory.writeWorkingMemory.bind(memory);
-    this.forgetMemories = memory.forgetMemories.bind(memory);
-    this.memoryResources = memory.memoryResources.bind(memory);
+    bindCapability(this, 'messageInbox', inbox);
+    bindCapability(this, 'queuedSessions', inbox);
+    bindCapability(this, 'memory', new KvMemory(backend, this.writes));
+    bindCapability(this, 'schedules', new KvSchedules(backend, this.writes));
   }
 
   async create(
