@@ -1,8 +1,7 @@
 import { InvalidSessionRecordError } from '../../errors/session-errors.js';
 import type { ScheduleRecord } from '../schedule-store.js';
-import { ScheduleRecordSchema, scheduleJson, scheduleRead } from '../schedule-schemas.js';
+import { decodeSchedule } from '../schedule-values.js';
 import * as keys from '../session-keys.js';
-import { checkBeforeWrite, decodeStored } from '../session-schemas.js';
 
 /**
  * The stored form of a schedule in PostgreSQL: a row of `agentstate_schedules` whose `record` is
@@ -27,35 +26,22 @@ export function scheduleKey(owner: string, id: string): string {
   return `sch!${owner}!${keys.encodeKeyPart(id, 'schedule id')}`;
 }
 
-/** A record checked before a write (`TypeError`: the runtime checked it first), as JSON keeps it. */
-export function checkedRecord(record: ScheduleRecord): ScheduleRecord {
-  checkBeforeWrite('schedule', record, ScheduleRecordSchema);
-  return scheduleJson(record);
-}
-
-/** A schedule id given to a read or a delete: a non-empty string (`TypeError` otherwise). */
-export function checkedId(call: string, id: unknown): string {
-  if (typeof id !== 'string' || id.length === 0) {
-    throw new TypeError(`${call}: a schedule id must be a non-empty string`);
-  }
-  keys.encodeKeyPart(id, 'schedule id');
-  return id;
-}
-
 /**
- * A row read back: its seal (under its owner and id), its shape (`ScheduleRecordSchema`) and its
- * columns checked against the record; a mismatch is `InvalidSessionRecordError` naming its key.
+ * A row read back: its seal (under its owner and id), its shape (`ScheduleRecordSchema`), its
+ * owner and id, and its columns checked against the record; a mismatch is
+ * `InvalidSessionRecordError` naming its key.
  */
 export function decodeRow(row: ScheduleRow): ScheduleRecord {
   const key = scheduleKey(row.owner, row.id);
-  const record = scheduleRead(decodeStored(key, row.record, ScheduleRecordSchema));
+  let userId: string | undefined;
+  try {
+    userId = keys.userOfOwnerPart(row.owner);
+  } catch {
+    throw new InvalidSessionRecordError(key, 'not a schedule owner');
+  }
+  const record = decodeSchedule(key, row.record, { userId, id: row.id });
   const dueAt = row.due_at === null ? undefined : Number(row.due_at);
-  if (
-    record.id !== row.id ||
-    keys.ownerPart(record.userId) !== row.owner ||
-    record.version !== row.version ||
-    record.dueAt !== dueAt
-  ) {
+  if (record.version !== row.version || record.dueAt !== dueAt) {
     throw new InvalidSessionRecordError(key, 'schedule does not match its row');
   }
   return record;
@@ -64,7 +50,7 @@ export function decodeRow(row: ScheduleRow): ScheduleRecord {
 /** The index position of a row: `<due_at, 16 digits>!<owner>!<encoded id>` (the cursor form). */
 export function cursorOf(row: ScheduleRow): string {
   const due = String(row.due_at ?? '').padStart(DUE_DIGITS, '0');
-  return `${due}!${row.owner}!${encodeURIComponent(row.id).replaceAll('!', '%21')}`;
+  return `${due}!${row.owner}!${keys.escapeKeyPart(row.id, 'schedule id')}`;
 }
 
 /** (due_at, owner, id) of a cursor (`cursorOf`); `TypeError` for any other text. */

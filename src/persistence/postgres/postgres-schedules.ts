@@ -15,24 +15,23 @@ import type {
   ScheduleRecord,
   ScheduleStore,
 } from '../schedule-store.js';
-import { scheduleRead } from '../schedule-schemas.js';
+import {
+  checkDueQuery,
+  checkScheduleUser,
+  checkedScheduleKey,
+  scheduleListLimit,
+  storedSchedule,
+} from '../schedule-values.js';
 import * as keys from '../session-keys.js';
-import { encodeStored } from '../session-schemas.js';
-import { DEFAULT_LIST_LIMIT } from '../store-args.js';
 import { auditInsert, auditValues } from './postgres-audit.js';
 import type { PostgresDatabase } from './postgres-database.js';
 import {
-  checkedId,
-  checkedRecord,
   cursorOf,
   cursorParts,
   decodeRow,
   scheduleKey,
   type ScheduleRow,
 } from './postgres-schedule-rows.js';
-
-/** A page of `listSchedules` holds at most this many. */
-const MAX_LIST_LIMIT = 1000;
 
 /**
  * The statements of the schedules (`agentstate_schedules`), built once per store. Each write is
@@ -112,36 +111,36 @@ export class PostgresSchedules implements ScheduleStore {
   }
 
   async createSchedule(record: ScheduleRecord, audit: AuditEntry): Promise<ScheduleRecord> {
-    const stored = checkedRecord({ ...record, version: 1 });
-    const owner = keys.ownerPart(stored.userId);
-    const text = encodeStored(scheduleKey(owner, stored.id), stored);
-    const values = [owner, stored.id, stored.dueAt ?? null, text, ...auditValues([audit])];
+    const { userId, id } = checkedScheduleKey(record, 'createSchedule');
+    const owner = keys.ownerPart(userId);
+    const stored = storedSchedule(scheduleKey(owner, id), { ...record, version: 1 });
+    const dueAt = stored.record.dueAt ?? null;
+    const values = [owner, id, dueAt, stored.value, ...auditValues([audit])];
     const row = await this.write('create a schedule', () => this.sql.create, values);
-    if (row.written !== 1) throw new ScheduleExistsError(stored.id);
+    if (row.written !== 1) throw new ScheduleExistsError(id);
     this.db.count(values);
-    return scheduleRead(stored);
+    return stored.record;
   }
 
   async getSchedule(key: ScheduleKey): Promise<ScheduleRecord | undefined> {
-    const owner = keys.ownerPart(key.userId);
+    const { userId, id } = checkedScheduleKey(key, 'getSchedule');
     const { rows } = await this.db.query<ScheduleRow>('read a schedule', {}, () => this.sql.get, [
-      owner,
-      checkedId('getSchedule', key.id),
+      keys.ownerPart(userId),
+      id,
     ]);
     return rows[0] && decodeRow(rows[0]);
   }
 
   async listSchedules(query: ListSchedulesQuery): Promise<SchedulePage> {
-    const limit = query.limit ?? DEFAULT_LIST_LIMIT;
-    if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) {
-      throw new TypeError(
-        `listSchedules: limit must be an integer from 1 to ${MAX_LIST_LIMIT}, got ${limit}`,
-      );
+    const limit = scheduleListLimit(query);
+    const { userId, cursor } = query;
+    checkScheduleUser('listSchedules', userId);
+    if (cursor !== undefined && (typeof cursor !== 'string' || cursor === '')) {
+      throw new TypeError('listSchedules: cursor must be the nextCursor of a previous page');
     }
-    const cursor = query.cursor === undefined ? null : checkedId('listSchedules', query.cursor);
     const { rows } = await this.db.query<ScheduleRow>('list schedules', {}, () => this.sql.list, [
-      keys.ownerPart(query.userId),
-      cursor,
+      keys.ownerPart(userId),
+      cursor ?? null,
       limit + 1,
     ]);
     const schedules = rows.slice(0, limit).map(decodeRow);
@@ -155,27 +154,21 @@ export class PostgresSchedules implements ScheduleStore {
     record: ScheduleRecord,
     audit: AuditEntry | undefined,
   ): Promise<ScheduleRecord> {
-    const read = checkedRecord(record);
-    const stored = { ...read, version: read.version + 1 };
-    const owner = keys.ownerPart(stored.userId);
-    const text = encodeStored(scheduleKey(owner, stored.id), stored);
-    const values = [
-      owner,
-      stored.id,
-      read.version,
-      stored.dueAt ?? null,
-      text,
-      ...auditValues(audit && [audit]),
-    ];
+    const { userId, id } = checkedScheduleKey(record, 'saveSchedule');
+    const owner = keys.ownerPart(userId);
+    const read = record.version;
+    const stored = storedSchedule(scheduleKey(owner, id), { ...record, version: read + 1 });
+    const dueAt = stored.record.dueAt ?? null;
+    const values = [owner, id, read, dueAt, stored.value, ...auditValues(audit && [audit])];
     const row = await this.write('save a schedule', () => this.sql.save, values);
-    if (row.written !== 1) await this.refused(owner, stored.id, read.version, row);
+    if (row.written !== 1) await this.refused(owner, id, read, row);
     this.db.count(values);
-    return scheduleRead(stored);
+    return stored.record;
   }
 
   async deleteSchedule(key: ScheduleKey, version: number, audit: AuditEntry): Promise<void> {
-    const owner = keys.ownerPart(key.userId);
-    const id = checkedId('deleteSchedule', key.id);
+    const { userId, id } = checkedScheduleKey(key, 'deleteSchedule');
+    const owner = keys.ownerPart(userId);
     if (!Number.isSafeInteger(version) || version < 1) {
       throw new TypeError(`deleteSchedule: version must be a positive integer, got ${version}`);
     }
@@ -186,13 +179,8 @@ export class PostgresSchedules implements ScheduleStore {
   }
 
   async dueSchedules(query: DueSchedulesQuery): Promise<DueSchedules> {
+    checkDueQuery(query);
     const { until, after, limit } = query;
-    if (!Number.isSafeInteger(limit) || limit < 1) {
-      throw new TypeError(`dueSchedules: limit must be a positive integer, got ${limit}`);
-    }
-    if (!Number.isSafeInteger(until) || until < 0) {
-      throw new TypeError(`dueSchedules: until must be epoch milliseconds, got ${until}`);
-    }
     const from = after === undefined ? [null, null, null] : cursorParts(after);
     const { rows } = await this.db.query<ScheduleRow & { next: string | null }>(
       'read due schedules',

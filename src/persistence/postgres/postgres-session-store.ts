@@ -48,6 +48,7 @@ import { PostgresMemory } from './postgres-memory.js';
 import type { MemoryStore } from '../memory-store.js';
 import type { ScheduleStore } from '../schedule-store.js';
 import { PostgresSchedules } from './postgres-schedules.js';
+import { bindCapability } from '../capability-methods.js';
 import type { MessageInbox } from '../message-inbox.js';
 import { PostgresSessionWatch } from './postgres-session-watch.js';
 import { SharedListen } from './notifications/shared-listen.js';
@@ -141,13 +142,14 @@ export class PostgresSessionStore
   readonly writeWorkingMemory: MemoryStore['writeWorkingMemory'];
   readonly forgetMemories: MemoryStore['forgetMemories'];
   readonly memoryResources: MemoryStore['memoryResources'];
-  // Schedules and their next-tick index (`PostgresSchedules`).
-  readonly createSchedule: ScheduleStore['createSchedule'];
-  readonly getSchedule: ScheduleStore['getSchedule'];
-  readonly listSchedules: ScheduleStore['listSchedules'];
-  readonly saveSchedule: ScheduleStore['saveSchedule'];
-  readonly deleteSchedule: ScheduleStore['deleteSchedule'];
-  readonly dueSchedules: ScheduleStore['dueSchedules'];
+  // Schedules and their next-tick index (`PostgresSchedules`), their methods put on the store
+  // by `bindCapability` (declared here for TypeScript).
+  declare readonly createSchedule: ScheduleStore['createSchedule'];
+  declare readonly getSchedule: ScheduleStore['getSchedule'];
+  declare readonly listSchedules: ScheduleStore['listSchedules'];
+  declare readonly saveSchedule: ScheduleStore['saveSchedule'];
+  declare readonly deleteSchedule: ScheduleStore['deleteSchedule'];
+  declare readonly dueSchedules: ScheduleStore['dueSchedules'];
   /** The runs executing in this process on this store (others cancel through the inbox). */
   readonly runCancels = new LiveRunCancels();
 
@@ -197,13 +199,7 @@ export class PostgresSessionStore
     this.writeWorkingMemory = memory.writeWorkingMemory.bind(memory);
     this.forgetMemories = memory.forgetMemories.bind(memory);
     this.memoryResources = memory.memoryResources.bind(memory);
-    const schedules = new PostgresSchedules(this.db);
-    this.createSchedule = schedules.createSchedule.bind(schedules);
-    this.getSchedule = schedules.getSchedule.bind(schedules);
-    this.listSchedules = schedules.listSchedules.bind(schedules);
-    this.saveSchedule = schedules.saveSchedule.bind(schedules);
-    this.deleteSchedule = schedules.deleteSchedule.bind(schedules);
-    this.dueSchedules = schedules.dueSchedules.bind(schedules);
+    bindCapability(this, 'schedules', new PostgresSchedules(this.db));
   }
 
   /** Creates a store and migrates its schema (surfacing connection and version errors). */
