@@ -357,6 +357,11 @@ export type { ScheduleInput, ScheduleTargetInput } from './schedules/schedule-in
 export type { ScheduleRuleInput } from './schedules/schedule-rule.js';
 export type { ScheduleActor } from './schedules/schedule-audit.js';
 export type { ScheduleFiringOptions } from './schedules/schedule-firing.js';
+export { scheduleTools, type ScheduleToolsOptions } from './schedules/schedule-tools.js';
+export type {
+  CreateScheduleArguments,
+  CancelScheduleArguments,
+} from './schedules/schedule-tool-arguments.js';
 export type {
   ScheduleRule,
   ScheduleTarget,
@@ -371,4 +376,5 @@ export {
   ScheduleNotFoundError,
   ScheduleConflictError,
   SchedulesUnsupportedError,
+  ScheduleLimitError,
 } from './errors/schedule-errors.js';

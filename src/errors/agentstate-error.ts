@@ -73,6 +73,7 @@ export const ERROR_CODES = [
   'SCHEDULE_NOT_FOUND',
   'SCHEDULE_CONFLICT',
   'SCHEDULES_UNSUPPORTED',
+  'SCHEDULE_LIMIT',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

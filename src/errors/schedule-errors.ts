@@ -64,3 +64,17 @@ export class SchedulesUnsupportedError extends AgentStateError {
     );
   }
 }
+
+/**
+ * A schedule the model asked for (`create_schedule`) past the app's limit
+ * (`scheduleTools({ maxSchedulesPerUser })`): its user has that many schedules that have not
+ * ended. Back to the model as the tool's error; nothing stored.
+ */
+export class ScheduleLimitError extends AgentStateError {
+  constructor(readonly limit: number) {
+    super(
+      'SCHEDULE_LIMIT',
+      `This user has ${limit} schedules already, the most allowed: cancel one before creating another`,
+    );
+  }
+}

@@ -133,6 +133,8 @@ export const ROOT_VALUES = [
   'ScheduleNotFoundError',
   'ScheduleConflictError',
   'SchedulesUnsupportedError',
+  'ScheduleLimitError',
+  'scheduleTools',
 ].sort();
 
 /** Names the root exports as types only. */
@@ -169,6 +171,9 @@ export const ROOT_TYPES = [
   'CatchUpPolicy',
   'TickRecord',
   'TickOutcome',
+  'ScheduleToolsOptions',
+  'CreateScheduleArguments',
+  'CancelScheduleArguments',
   'WorkflowsOptions',
   'WorkflowInfo',
   'WorkflowSummary',
