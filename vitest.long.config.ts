@@ -15,6 +15,7 @@ export default defineConfig({
       'test/persistence/postgres/postgres-soak.int.test.ts',
       'test/persistence/kv/store-fuzz.test.ts',
       'test/sessions/while-busy-rounds.int.test.ts',
+      'test/schedules/two-schedulers.int.test.ts',
     ]),
     env: { AGENTSTATE_TEST_TIER: 'long' },
   },

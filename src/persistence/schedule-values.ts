@@ -36,6 +36,22 @@ export function decodeSchedule(key: string, raw: string, expected: ScheduleKey):
   return record;
 }
 
+/** A caller's user id, checked (`TypeError`): a non-empty string, or `undefined` (anonymous). */
+export function checkScheduleUser(call: string, userId: unknown): void {
+  if (userId !== undefined && (typeof userId !== 'string' || userId === '')) {
+    throw new TypeError(`${call}: userId must be a non-empty string or undefined`);
+  }
+}
+
+/** A caller's schedule key, checked (`TypeError`), as a plain `{ userId, id }`. */
+export function checkedScheduleKey(key: ScheduleKey, call: string): ScheduleKey {
+  if (typeof key !== 'object' || key === null || typeof key.id !== 'string' || key.id === '') {
+    throw new TypeError(`${call}: id must be a non-empty string`);
+  }
+  checkScheduleUser(call, key.userId);
+  return { userId: key.userId, id: key.id };
+}
+
 /** The page size of `listSchedules` (default 50, at most 1,000; else a `TypeError`). */
 export function scheduleListLimit(query: ListSchedulesQuery): number {
   const limit = query.limit ?? DEFAULT_SCHEDULE_LIMIT;

@@ -17,6 +17,8 @@ import type {
 } from '../schedule-store.js';
 import {
   checkDueQuery,
+  checkScheduleUser,
+  checkedScheduleKey,
   decodeSchedule,
   scheduleListLimit,
   storedSchedule,
@@ -52,17 +54,6 @@ function indexOps(key: ScheduleKey, before: number | undefined, after: number | 
   return ops;
 }
 
-/** The key of a caller's schedule key, checked (`TypeError`). */
-function checkedKey(key: ScheduleKey, call: string): ScheduleKey {
-  if (typeof key !== 'object' || key === null || typeof key.id !== 'string' || key.id === '') {
-    throw new TypeError(`${call}: id must be a non-empty string`);
-  }
-  if (key.userId !== undefined && (typeof key.userId !== 'string' || key.userId === '')) {
-    throw new TypeError(`${call}: userId must be a non-empty string or undefined`);
-  }
-  return { userId: key.userId, id: key.id };
-}
-
 /**
  * Schedules (`ScheduleStore`) in a key-value store (keys in `schedule-keys.ts`): every write one
  * atomic batch through the store's write queue (the record, its next-tick index entry moved, the
@@ -77,7 +68,7 @@ export class KvSchedules implements ScheduleStore {
   ) {}
 
   async createSchedule(record: ScheduleRecord, audit: AuditEntry): Promise<ScheduleRecord> {
-    const key = checkedKey(record, 'createSchedule');
+    const key = checkedScheduleKey(record, 'createSchedule');
     const recordKey = keys.scheduleKey(key);
     const stored = storedSchedule(recordKey, { ...record, version: 1 });
     const ops: KvOp[] = [
@@ -92,7 +83,7 @@ export class KvSchedules implements ScheduleStore {
   }
 
   async getSchedule(scheduleKey: ScheduleKey): Promise<ScheduleRecord | undefined> {
-    const key = checkedKey(scheduleKey, 'getSchedule');
+    const key = checkedScheduleKey(scheduleKey, 'getSchedule');
     const recordKey = keys.scheduleKey(key);
     const raw = await this.backend.get(recordKey);
     return raw === undefined ? undefined : decodeSchedule(recordKey, raw, key);
@@ -101,9 +92,7 @@ export class KvSchedules implements ScheduleStore {
   async listSchedules(query: ListSchedulesQuery): Promise<SchedulePage> {
     const limit = scheduleListLimit(query);
     const { userId, cursor } = query;
-    if (userId !== undefined && (typeof userId !== 'string' || userId === '')) {
-      throw new TypeError('listSchedules: userId must be a non-empty string or undefined');
-    }
+    checkScheduleUser('listSchedules', userId);
     if (cursor !== undefined && (typeof cursor !== 'string' || !/^[^!]+$/.test(cursor))) {
       throw new TypeError('listSchedules: cursor must be the nextCursor of a previous page');
     }
@@ -131,7 +120,7 @@ export class KvSchedules implements ScheduleStore {
     record: ScheduleRecord,
     audit: AuditEntry | undefined,
   ): Promise<ScheduleRecord> {
-    const key = checkedKey(record, 'saveSchedule');
+    const key = checkedScheduleKey(record, 'saveSchedule');
     const recordKey = keys.scheduleKey(key);
     const saved = storedSchedule(recordKey, { ...record, version: record.version + 1 });
     const audited = auditOps(audit && [audit]);
@@ -154,7 +143,7 @@ export class KvSchedules implements ScheduleStore {
     version: number,
     audit: AuditEntry,
   ): Promise<void> {
-    const key = checkedKey(scheduleKey, 'deleteSchedule');
+    const key = checkedScheduleKey(scheduleKey, 'deleteSchedule');
     if (!Number.isSafeInteger(version) || version < 1) {
       throw new TypeError(
         `deleteSchedule: version must be a positive integer, got ${String(version)}`,

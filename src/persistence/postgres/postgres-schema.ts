@@ -6,6 +6,7 @@ import { addApprovalDeadlines } from './postgres-deadlines.js';
 import { addListOrders } from './postgres-list-orders.js';
 import { addListKinds } from './postgres-list-kinds.js';
 import { addMemoryTables } from './postgres-memory-schema.js';
+import { addScheduleTable } from './postgres-schedules.js';
 
 /**
  * The tables of a PostgreSQL session store, created and migrated by the store itself. Every
@@ -18,7 +19,7 @@ import { addMemoryTables } from './postgres-memory-schema.js';
  * `(owner, session_id, ...)`, plus a backfill from the stored records), then write it in the
  * save statement of `postgres-statements.ts` (one more column or one more CTE of it).
  */
-export const POSTGRES_SCHEMA_VERSION = 9;
+export const POSTGRES_SCHEMA_VERSION = 10;
 
 /** One schema version's step: its DDL (and any backfill) on the migrating transaction. */
 type MigrationStep = (client: pg.ClientBase, t: (name: string) => string) => Promise<unknown>;
@@ -115,6 +116,8 @@ const MIGRATIONS: readonly MigrationStep[] = [
   addListKinds,
   // 9: memory across sessions, its tables (see postgres-memory-schema.ts).
   addMemoryTables,
+  // 10: schedules and their next-tick index (see postgres-schedules.ts).
+  addScheduleTable,
 ];
 
 /** Double-quotes an SQL identifier. */

@@ -46,6 +46,9 @@ import { PostgresDecisions } from './postgres-decisions.js';
 import { PostgresMessages, dequeuedIds } from './postgres-messages.js';
 import { PostgresMemory } from './postgres-memory.js';
 import type { MemoryStore } from '../memory-store.js';
+import type { ScheduleStore } from '../schedule-store.js';
+import { PostgresSchedules } from './postgres-schedules.js';
+import { bindCapability } from '../capability-methods.js';
 import type { MessageInbox } from '../message-inbox.js';
 import { PostgresSessionWatch } from './postgres-session-watch.js';
 import { SharedListen } from './notifications/shared-listen.js';
@@ -86,7 +89,9 @@ import { usageDeltaBeforeWrite } from '../checked-writes.js';
  * const store = await PostgresSessionStore.open({ connectionString: process.env.DATABASE_URL });
  * const agent = new Agent({ name: 'support', model, store });
  */
-export class PostgresSessionStore implements SessionStore, SessionLeases, MemoryStore {
+export class PostgresSessionStore
+  implements SessionStore, SessionLeases, MemoryStore, ScheduleStore
+{
   /** Every optional part of the contract (`STORE_CONTRACT`): a store shared by processes. */
   readonly supports = {
     leases: true,
@@ -97,6 +102,7 @@ export class PostgresSessionStore implements SessionStore, SessionLeases, Memory
     queuedSessions: true,
     sessionWatches: true,
     memory: true,
+    schedules: true,
   } as const satisfies StoreSupports;
   readonly schema: string;
   private readonly db: PostgresDatabase;
@@ -136,6 +142,14 @@ export class PostgresSessionStore implements SessionStore, SessionLeases, Memory
   readonly writeWorkingMemory: MemoryStore['writeWorkingMemory'];
   readonly forgetMemories: MemoryStore['forgetMemories'];
   readonly memoryResources: MemoryStore['memoryResources'];
+  // Schedules and their next-tick index (`PostgresSchedules`), their methods put on the store
+  // by `bindCapability` (declared here for TypeScript).
+  declare readonly createSchedule: ScheduleStore['createSchedule'];
+  declare readonly getSchedule: ScheduleStore['getSchedule'];
+  declare readonly listSchedules: ScheduleStore['listSchedules'];
+  declare readonly saveSchedule: ScheduleStore['saveSchedule'];
+  declare readonly deleteSchedule: ScheduleStore['deleteSchedule'];
+  declare readonly dueSchedules: ScheduleStore['dueSchedules'];
   /** The runs executing in this process on this store (others cancel through the inbox). */
   readonly runCancels = new LiveRunCancels();
 
@@ -185,6 +199,7 @@ export class PostgresSessionStore implements SessionStore, SessionLeases, Memory
     this.writeWorkingMemory = memory.writeWorkingMemory.bind(memory);
     this.forgetMemories = memory.forgetMemories.bind(memory);
     this.memoryResources = memory.memoryResources.bind(memory);
+    bindCapability(this, 'schedules', new PostgresSchedules(this.db));
   }
 
   /** Creates a store and migrates its schema (surfacing connection and version errors). */

@@ -1,8 +1,8 @@
-import type pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { PostgresSessionStore } from '../../../src/persistence/postgres/postgres-session-store.js';
 import type { MemoryInput } from '../../../src/persistence/memory-store.js';
 import { readEveryPath, usersMemories, vectorHex } from '../../helpers/postgres-memory-checks.js';
+import { countingPool } from '../../helpers/counting-pool.js';
 import { usePostgres } from '../../helpers/postgres-tests.js';
 
 /**
@@ -11,23 +11,6 @@ import { usePostgres } from '../../helpers/postgres-tests.js';
  * process over a cache each search brings up to date with one query.
  */
 const pgt = usePostgres();
-
-/** A pool that counts the statements run on it and the rows they answered. */
-function countingPool(pool: pg.Pool): { pool: pg.Pool; statements: number[] } {
-  const statements: number[] = [];
-  const counting = new Proxy(pool, {
-    get(target, name, receiver) {
-      if (name !== 'query') return Reflect.get(target, name, receiver) as unknown;
-      return async (...args: Parameters<pg.Pool['query']>) => {
-        const query = Reflect.get(target, 'query') as (...a: unknown[]) => unknown;
-        const result = (await Reflect.apply(query, target, args)) as pg.QueryResult;
-        statements.push(result.rows.length);
-        return result;
-      };
-    },
-  });
-  return { pool: counting, statements };
-}
 
 describe('PostgresSessionStore memory without pgvector', () => {
   it('keeps vectors as float32 bytes (the server has no pgvector) and searches them exactly', async () => {
@@ -103,7 +86,10 @@ describe('PostgresSessionStore memory without pgvector', () => {
           topK: 10,
           minScore: 0.99,
         });
-        return { ids: found.map((f) => f.memory.id), statements: [...counted.statements] };
+        return {
+          ids: found.map((f) => f.memory.id),
+          statements: counted.statements.map((s) => s.rows),
+        };
       };
       // Built at the first search (the owner's row with both memories), then one row: no change.
       expect(await search(a!)).toEqual({ ids: ['alice-0'], statements: [2] });

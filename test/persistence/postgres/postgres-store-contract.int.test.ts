@@ -58,6 +58,12 @@ storeContract(
             [ownerPart(key.userId), key.sessionId, deadline],
           );
         },
+        damageSchedule: async (userId, scheduleId, text) => {
+          await pool.query(
+            `UPDATE ${table('agentstate_schedules')} SET record = $3 WHERE owner = $1 AND id = $2`,
+            [ownerPart(userId), scheduleId, text],
+          );
+        },
         damageMemory: async (userId, memoryId, text) => {
           await pool.query(
             `UPDATE ${table('agentstate_memories')} SET memory = $3 WHERE owner = $1 AND id = $2`,
@@ -77,6 +83,7 @@ storeContract(
       queuedSessions: true,
       sessionWatches: true,
       memory: true,
+      schedules: true,
     },
   },
 );

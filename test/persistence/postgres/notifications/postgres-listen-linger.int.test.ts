@@ -8,6 +8,7 @@ import { FakeClock } from '../../../../src/testing.js';
 import { until } from '../../../helpers/async.js';
 import { blockingLookup } from '../../../helpers/blocking-lookup.js';
 import { runScript } from '../../../helpers/child-process.js';
+import { countingPool } from '../../../helpers/counting-pool.js';
 import { usePostgres } from '../../../helpers/postgres-tests.js';
 import { usePostgresCancel } from '../../../helpers/postgres-cancel-setup.js';
 import { triageWithBilling } from '../../../helpers/sub-agent-fixtures.js';
@@ -22,21 +23,10 @@ import { triageWithBilling } from '../../../helpers/sub-agent-fixtures.js';
 const pgt = usePostgres();
 const { cleanups, listeners } = usePostgresCancel(pgt);
 
-/** A pool of its own that counts the statements sent to it. */
-function countingPool(): { pool: pg.Pool; statements: string[] } {
-  const pool = new pg.Pool({ connectionString: pgt.url, max: 2 });
-  const statements: string[] = [];
-  const query = pool.query.bind(pool) as (text: string, values?: unknown[]) => Promise<unknown>;
-  (pool as unknown as { query: typeof query }).query = (text, values) => {
-    statements.push(text);
-    return query(text, values);
-  };
-  return { pool, statements };
-}
-
 describe('the store LISTEN connection lingers between runs (PostgreSQL)', () => {
   it('runs one after another on one runtime reuse one LISTEN connection and read the decision inbox once', async () => {
-    const { pool, statements } = countingPool();
+    const own = new pg.Pool({ connectionString: pgt.url, max: 2 });
+    const { pool, statements } = countingPool(own);
     const schema = pgt.schema('linger');
     const store = await PostgresSessionStore.open({ pool, schema });
     cleanups.push(async () => {
@@ -55,7 +45,9 @@ describe('the store LISTEN connection lingers between runs (PostgreSQL)', () => 
     // One backend for the five runs (before: one opened and closed per run).
     expect(pids.size).toBe(1);
     // The inbox read when the subscription was new, not at each run (before: five).
-    const inboxReads = statements.filter((s) => /^SELECT .* FROM .*agentstate_decisions/s.test(s));
+    const inboxReads = statements.filter((s) =>
+      /^SELECT .* FROM .*agentstate_decisions/s.test(s.text),
+    );
     expect(inboxReads).toHaveLength(1);
     // store.close() ends it at once, idle as it is.
     await store.close();
