@@ -28,7 +28,6 @@ import {
 import { WorkflowScheduler, type WorkflowSchedulerOptions } from './workflow-scheduler.js';
 import { waitingCalls, type WorkflowApproval } from './workflow-approvals.js';
 import { recoverInstances, type Recovered } from './workflow-recovery.js';
-import type { TickedWorkflows } from './workflow-ticks.js';
 
 const DEFAULT_LEASE_TTL_MS = 30_000;
 const DEFAULT_POLL_MS = 1_000;
@@ -266,7 +265,7 @@ export class Workflows<TMachine extends AnyStateMachine = AnyStateMachine> {
    * index (in this process or whichever runs a scheduler), each once.
    */
   startScheduler(options: WorkflowSchedulerOptions = {}): WorkflowScheduler {
-    return new WorkflowScheduler(this.host, options, this as TickedWorkflows);
+    return new WorkflowScheduler(this.host, options, this);
   }
 
   /** Saves and unloads the instances live in this process. The store stays open. */
