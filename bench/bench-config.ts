@@ -21,8 +21,9 @@ export interface Config {
    * or `inspector` (the inspector page in headless Chromium) or `attach` (attach to a long
    * session's last run against reading its journal) or `workflows` (hosted app machines: the
    * 1,000-step workflow and the instances waiting on timers) or `memory` (recall over one
-   * user's memories on agentstate's stores and LangGraph.js's, side by side). Absent: every
-   * workload.
+   * user's memories on agentstate's stores and LangGraph.js's, side by side) or `schedules`
+   * (10,000 schedules in the store: the scheduler's CPU idle and per fired tick, the store
+   * operations per tick, on LevelDB and PostgreSQL). Absent: every workload.
    */
   only: Part | undefined;
 }
@@ -37,6 +38,7 @@ const PARTS = [
   'attach',
   'workflows',
   'memory',
+  'schedules',
 ] as const;
 type Part = (typeof PARTS)[number];
 

@@ -16,6 +16,8 @@
  *                                  DBOS Transact; 10,000 instances waiting on a durable timer
  *   npm run bench -- --memory      only the memory bench: recall over 10,000 and 100,000 memories of one user
  *                                  on LevelDB and PostgreSQL against LangGraph.js's stores and a floor
+ *   npm run bench -- --schedules   only the schedules bench: 10,000 schedules in the store, the scheduler's
+ *                                  CPU idle and per fired tick, store operations per tick, LevelDB and PostgreSQL
  *   npm run bench -- --peers       only W1, W2 and W3 against a peer, @openai/agents, side by side
  *                                  (needs `npm ci --prefix bench/peers` first)
  */
@@ -46,6 +48,7 @@ import { inspectorRows, runInspectorPage } from './workloads/inspector-page.js';
 import { attachPart } from './workloads/attach-replay.js';
 import { workflowsPart } from './workloads/workflows-part.js';
 import { memoryPart } from './workloads/memory-recall.js';
+import { schedulesPart } from './workloads/schedules-part.js';
 import {
   durabilityRows,
   runDurabilityModes,
@@ -354,6 +357,8 @@ async function onlyPart(config: Config, stalls: MachineStalls[]): Promise<void> 
     part = await workflowsPart(config, log);
   } else if (config.only === 'memory') {
     part = await memoryPart(config, log);
+  } else if (config.only === 'schedules') {
+    part = await schedulesPart(config, log);
   } else if (config.only === 'w1-w2') {
     const { w1, w2 } = await hotPathRuns(config, longest);
     part = {
@@ -449,6 +454,8 @@ async function main(): Promise<void> {
     rows.push(...workflows.rows);
     const memory = await memoryPart(config, log);
     rows.push(...memory.rows);
+    const schedules = await schedulesPart(config, log);
+    rows.push(...schedules.rows);
     const targets = [
       ...evaluateTargets(w1[longest]!, w2, w3, w4, fixedCost),
       ...workflows.targets,
@@ -456,12 +463,12 @@ async function main(): Promise<void> {
     ];
     const info = machine([...stalls, measureStalls(config.smoke ? 200 : 2000)]);
     process.stdout.write(
-      `${header(config.smoke ? 'smoke' : 'full', info)}${renderTable(rows, config.runs)}\n${shownNotes(memory.notes)}\n${renderTargets(targets)}\n`,
+      `${header(config.smoke ? 'smoke' : 'full', info)}${renderTable(rows, config.runs)}\n${shownNotes([...memory.notes, ...schedules.notes])}\n${renderTargets(targets)}\n`,
     );
     if (config.markdown) process.stdout.write(`\n${renderMarkdown(rows, targets, config.runs)}\n`);
     await writeFile(
       config.out,
-      `${JSON.stringify({ machine: info, config, rows, targets, raw: { w1, w2, w3, w4, w6, w1pg, w5, fixedCost, modes, workflows: workflows.raw, memory: memory.raw } }, null, 2)}\n`,
+      `${JSON.stringify({ machine: info, config, rows, targets, raw: { w1, w2, w3, w4, w6, w1pg, w5, fixedCost, modes, workflows: workflows.raw, memory: memory.raw, schedules: schedules.raw } }, null, 2)}\n`,
     );
     log(
       `results written to ${config.out} (${((performance.now() - started) / 1000).toFixed(0)} s)`,

@@ -8,7 +8,7 @@ export interface Row {
   summary: Summary;
 }
 
-export type Unit = 'ms' | 'bytes' | 'x' | 'msg/s' | '/s' | '%' | 'count' | 'score';
+export type Unit = 'ms' | 'bytes' | 'x' | 'msg/s' | '/s' | '%' | 'count' | 'mean' | 'score';
 
 /** The rows of one section: each figure picked from every run and summarised. */
 export function rowsOf<T>(
@@ -59,6 +59,9 @@ export function formatValue(value: number, unit: Unit): string {
       return `${(value * 100).toFixed(1)}%`;
     case 'count':
       return value.toFixed(0);
+    case 'mean':
+      // A count per something (statements per tick): whole when it is, else two decimals.
+      return Number.isInteger(value) ? value.toFixed(0) : value.toFixed(2);
     case 'score':
       return value.toFixed(3);
   }

