@@ -9,6 +9,7 @@ import type {
   TickRecord,
 } from '../persistence/schedule-store.js';
 import { scheduleAuditEntry } from './schedule-audit.js';
+import { CronCache } from './schedule-rule.js';
 import { planClaim, withDueAt, type TickPlan } from './tick-plan.js';
 
 const DEFAULT_CLAIM_MS = 5 * 60_000;
@@ -99,6 +100,7 @@ export function tickError(error: unknown): { code: string; message: string } {
  */
 export class ScheduleFiring {
   private readonly inFlight = new Set<Promise<void>>();
+  private readonly crons = new CronCache();
   private readonly claimMs: number;
   private readonly graceMs: number;
   private readonly concurrency: number;
@@ -153,11 +155,12 @@ export class ScheduleFiring {
   }
 
   private async claim(record: ScheduleRecord, now: number): Promise<void> {
-    const plan = planClaim(record, now, {
-      owner: this.owner,
-      claimMs: this.claimMs,
-      graceMs: this.graceMs,
-    });
+    const plan = planClaim(
+      record,
+      now,
+      { owner: this.owner, claimMs: this.claimMs, graceMs: this.graceMs },
+      this.crons.of(record.rule),
+    );
     if (!plan) return;
     const audit = this.missedAudit(plan, now);
     let claimed: ScheduleRecord;

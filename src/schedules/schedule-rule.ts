@@ -120,6 +120,49 @@ export function checkedRule(
   return { at };
 }
 
+const UTC_ZONES = new Set([
+  'UTC',
+  'Etc/UTC',
+  'GMT',
+  'Etc/GMT',
+  'Etc/UCT',
+  'UCT',
+  'Zulu',
+  'Etc/Zulu',
+]);
+
+/**
+ * A cron rule parsed. A zone without offsets is read as a fixed offset of 0 (the same ticks,
+ * about ten times cheaper per tick than croner's reading through `Intl`).
+ */
+export function cronOf(rule: { cron: string; timezone: string }): Cron {
+  return UTC_ZONES.has(rule.timezone)
+    ? new Cron(rule.cron, { utcOffset: 0, paused: true })
+    : new Cron(rule.cron, { timezone: rule.timezone, paused: true });
+}
+
+/**
+ * The cron rules a scheduler met, parsed once each (at most `max`, the oldest dropped first):
+ * a tick's claim reads its rule a few times.
+ */
+export class CronCache {
+  private readonly parsed = new Map<string, Cron>();
+  constructor(private readonly max = 1024) {}
+
+  /** The rule's parsed cron; `undefined` for an interval or a time. */
+  of(rule: ScheduleRule): Cron | undefined {
+    if (!('cron' in rule)) return undefined;
+    const key = `${rule.timezone}\n${rule.cron}`;
+    let cron = this.parsed.get(key);
+    if (!cron) {
+      if (this.parsed.size >= this.max) this.parsed.delete(this.parsed.keys().next().value!);
+      cron = cronOf(rule);
+      this.parsed.set(key, cron);
+    }
+    return cron;
+  }
+}
+
 /** The rule's first tick strictly after `after` (epoch ms); `undefined` when there is none. */
 export function nextTick(rule: ScheduleRule, after: number, cron?: Cron): number | undefined {
   if ('at' in rule) return rule.at > after ? rule.at : undefined;
@@ -127,7 +170,7 @@ export function nextTick(rule: ScheduleRule, after: number, cron?: Cron): number
     if (after < rule.from) return rule.from;
     return rule.from + (Math.floor((after - rule.from) / rule.every) + 1) * rule.every;
   }
-  const parsed = cron ?? new Cron(rule.cron, { timezone: rule.timezone, paused: true });
+  const parsed = cron ?? cronOf(rule);
   const next = parsed.nextRun(new Date(after));
   return next === null ? undefined : next.getTime();
 }
@@ -171,8 +214,7 @@ export function ticksBetween(
 
 /** The next `count` ticks after `after`. */
 export function nextTicks(rule: ScheduleRule, after: number, count: number): number[] {
-  const cron =
-    'cron' in rule ? new Cron(rule.cron, { timezone: rule.timezone, paused: true }) : undefined;
+  const cron = 'cron' in rule ? cronOf(rule) : undefined;
   const out: number[] = [];
   let at = after;
   while (out.length < count) {

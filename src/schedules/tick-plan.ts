@@ -1,4 +1,5 @@
 import type { ScheduleRecord, TickClaim } from '../persistence/schedule-store.js';
+import type { Cron } from 'croner';
 import { nextTick, ticksBetween } from './schedule-rule.js';
 
 /** A schedule's claims at most (the record's schema bound). */
@@ -55,9 +56,10 @@ export function nextTickWithin(
   record: Pick<ScheduleRecord, 'rule' | 'endAt' | 'maxRuns'>,
   after: number,
   runs: number,
+  cron?: Cron,
 ): number | undefined {
   if (record.maxRuns !== undefined && runs >= record.maxRuns) return undefined;
-  const next = nextTick(record.rule, after);
+  const next = nextTick(record.rule, after, cron);
   if (next === undefined || (record.endAt !== undefined && next > record.endAt)) return undefined;
   return next;
 }
@@ -72,6 +74,8 @@ export function planClaim(
   record: ScheduleRecord,
   now: number,
   options: ClaimOptions,
+  /** The rule's cron parsed (`CronCache`), when it is one. */
+  cron?: Cron,
 ): TickPlan | undefined {
   const claims = record.claims ?? [];
   const retry = claims
@@ -90,6 +94,7 @@ export function planClaim(
       nextAt - 1,
       Math.min(now, record.endAt ?? now),
       Math.max(1, Math.min(keep, room)),
+      cron,
     );
     missed = due.passed;
     let ticks = due.ticks;
@@ -110,7 +115,7 @@ export function planClaim(
       ...(i === 0 && missed > 0 ? { missed } : {}),
     }));
     runs += fire.length;
-    nextAt = nextTickWithin(record, now, runs);
+    nextAt = nextTickWithin(record, now, runs, cron);
   }
   if (fire.length === 0 && retry.length === 0 && nextAt === record.nextAt) return undefined;
   const { nextAt: _nextAt, ...base } = record;

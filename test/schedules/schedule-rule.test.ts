@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkedRule, nextTicks } from '../../src/schedules/schedule-rule.js';
+import { Cron } from 'croner';
+import { CronCache, checkedRule, nextTicks } from '../../src/schedules/schedule-rule.js';
 import { planClaim } from '../../src/schedules/tick-plan.js';
 import type { ScheduleRecord } from '../../src/persistence/schedule-store.js';
 
@@ -33,6 +34,22 @@ describe('rules', () => {
     // a week apart except across a change, where it is an hour shorter or longer
     const gaps = year.slice(1).map((t, i) => (t - year[i]!) / HOUR);
     expect(gaps.filter((g) => g !== 168).sort()).toEqual([167, 169]);
+  });
+
+  it('a cron in UTC read at a fixed offset of 0 gives the ticks croner gives through the zone', () => {
+    const rule = { cron: '*/7 3-5 * * 1,3,5', timezone: 'UTC' };
+    const zoned = new Cron(rule.cron, { timezone: 'UTC', paused: true });
+    let at = new Date(NOW);
+    const expected: number[] = [];
+    for (let i = 0; i < 500; i++) {
+      at = zoned.nextRun(at)!;
+      expected.push(at.getTime());
+    }
+    expect(nextTicks(rule, NOW, 500)).toEqual(expected);
+    const cache = new CronCache(2);
+    const parsed = cache.of(rule);
+    expect(cache.of({ ...rule })).toBe(parsed);
+    expect(cache.of({ every: 1000, from: 0 })).toBeUndefined();
   });
 
   it('every 15 minutes is 96 ticks a day, evenly spaced', () => {
