@@ -79,7 +79,10 @@ export interface TickRecord {
   runId?: string | undefined;
   /** The session, or the workflow instance, the tick went to. */
   sessionId?: string | undefined;
-  /** Ticks passed over by the catch-up policy on the way to this one. */
+  /**
+   * Ticks passed over by the catch-up policy on the way to this one (a cron's counted up to
+   * 1,000: past that, at least this many).
+   */
   missed?: number | undefined;
   /** Why it failed: the error's code and message (redacted). */
   error?: { code: string; message: string } | undefined;

@@ -175,9 +175,15 @@ export function nextTick(rule: ScheduleRule, after: number, cron?: Cron): number
   return next === null ? undefined : next.getTime();
 }
 
+/** How many missed cron ticks are walked and counted at most before the latest are read backwards. */
+export const COUNTED_TICKS = 1000;
+
 /**
  * The rule's ticks after `after` and at or before `until`, oldest first; when there are more
- * than `keep`, only the latest `keep` and how many were passed over before them.
+ * than `keep`, only the latest `keep` and how many were passed over before them. A cron's
+ * ticks are walked and counted up to `COUNTED_TICKS` (a long outage of a frequent cron is not
+ * walked tick by tick: past that count its latest ticks are read backwards from `until`, and
+ * `passed` is that count, a lower bound).
  */
 export function ticksBetween(
   rule: ScheduleRule,
@@ -196,12 +202,26 @@ export function ticksBetween(
     for (let i = count - kept; i < count; i++) ticks.push(first + i * rule.every);
     return { ticks, passed: count - kept };
   }
-  const ticks: number[] = [];
+  const parsed = cron ?? ('cron' in rule ? cronOf(rule) : undefined);
+  let ticks: number[] = [];
   let passed = 0;
   let at = after;
-  for (;;) {
-    const next = nextTick(rule, at, cron);
+  for (let walked = 0; ; walked++) {
+    const next = nextTick(rule, at, parsed);
     if (next === undefined || next > until) break;
+    if (walked === COUNTED_TICKS && parsed) {
+      // Too many to walk: the latest `keep` read backwards from `until`, after the last walked.
+      // (croner reads back from whole seconds, strictly before: a second on, one more, then trimmed)
+      const latest = parsed
+        .previousRuns(keep + 1, new Date(until + 1000))
+        .map((d) => d.getTime())
+        .filter((t) => t > at && t <= until)
+        .reverse()
+        .slice(-keep);
+      passed += ticks.length;
+      ticks = latest;
+      break;
+    }
     ticks.push(next);
     if (ticks.length > keep) {
       ticks.shift();

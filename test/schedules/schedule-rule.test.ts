@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { Cron } from 'croner';
-import { CronCache, checkedRule, nextTicks } from '../../src/schedules/schedule-rule.js';
+import {
+  COUNTED_TICKS,
+  CronCache,
+  checkedRule,
+  nextTicks,
+  ticksBetween,
+} from '../../src/schedules/schedule-rule.js';
 import { planClaim } from '../../src/schedules/tick-plan.js';
 import type { ScheduleRecord } from '../../src/persistence/schedule-store.js';
 
@@ -50,6 +56,19 @@ describe('rules', () => {
     const parsed = cache.of(rule);
     expect(cache.of({ ...rule })).toBe(parsed);
     expect(cache.of({ every: 1000, from: 0 })).toBeUndefined();
+  });
+
+  it('a long outage of a frequent cron is not walked tick by tick: the latest ticks are read back from now', () => {
+    const rule = checkedRule({ cron: '* * * * * *', timezone: 'Europe/Berlin' }, NOW, 's');
+    const hourLater = NOW + HOUR;
+    const { ticks, passed } = ticksBetween(rule, NOW, hourLater, 3);
+    expect(ticks).toEqual([hourLater - 2000, hourLater - 1000, hourLater]);
+    expect(passed).toBeGreaterThanOrEqual(COUNTED_TICKS - 3);
+    // a short outage is counted exactly
+    expect(ticksBetween(rule, NOW, NOW + 20_000, 3)).toEqual({
+      ticks: [NOW + 18_000, NOW + 19_000, NOW + 20_000],
+      passed: 17,
+    });
   });
 
   it('every 15 minutes is 96 ticks a day, evenly spaced', () => {
