@@ -96,7 +96,7 @@ export abstract class DeadlineLoop {
       schedules ?? {},
       {
         wake: () => this.wake(),
-        report: (error) => this.report(error, undefined),
+        report: (error) => this.report(error, undefined, 'a schedule’s tick'),
         reportOnce: (error) => this.reportOnce(error),
         stopped: () => this.stopped,
       },
@@ -223,13 +223,13 @@ export abstract class DeadlineLoop {
     this.report(error, undefined);
   }
 
-  protected report(error: unknown, key: SessionKey | undefined): void {
+  protected report(error: unknown, key: SessionKey | undefined, skipped = 'a deadline'): void {
     try {
       if (this.loopOptions.onError) this.loopOptions.onError(error, key);
       else {
         const where = key ? ` (session "${key.sessionId}")` : '';
         process.emitWarning(
-          `agentstate: the ${this.what} scheduler skipped a deadline${where}: ${String(error)}`,
+          `agentstate: the ${this.what} scheduler skipped ${skipped}${where}: ${String(error)}`,
           { type: 'AgentstateSchedulerWarning' },
         );
       }

@@ -2,12 +2,34 @@ import { DeadlineLoop, type DeadlineLoopOptions } from '../approvals/deadline-lo
 import type { DeadlineEntry } from '../persistence/approval-deadlines.js';
 import { hasSchedules, supportsCapability } from '../persistence/store-supports.js';
 import { WorkflowTicks, type TickedWorkflows } from './workflow-ticks.js';
+import { OptionChecker, optionNames } from '../validation/option-checks.js';
+import { isScheduleFiringOptions } from '../schedules/schedule-firing.js';
 import { WorkflowMismatchError, WorkflowNotFoundError } from '../errors/workflow-errors.js';
 import type { WorkflowHost } from '../workflow-host/workflow-host.js';
 import { instanceIdOf } from '../workflow-host/instance-key.js';
 
 /** Options of `workflows().startScheduler()`. */
 export type WorkflowSchedulerOptions = DeadlineLoopOptions;
+
+const OPTION_NAMES = optionNames<WorkflowSchedulerOptions>({
+  onError: true,
+  retryDelayMs: true,
+  batchSize: true,
+  schedules: true,
+});
+
+/** A `TypeError` naming an option of `workflows().startScheduler()` that is unknown or wrong. */
+function checkWorkflowSchedulerOptions(options: unknown): void {
+  new OptionChecker('workflows().startScheduler()', options, OPTION_NAMES)
+    .function('onError')
+    .positiveInteger('retryDelayMs')
+    .positiveInteger('batchSize')
+    .check(
+      'schedules',
+      'false or { claimMs, graceMs, maxConcurrentTicks, pollMs }',
+      isScheduleFiringOptions,
+    );
+}
 
 /**
  * Fires the durable timers of one workflow's instances: the deadline loop sessions' approval
@@ -25,6 +47,7 @@ export class WorkflowScheduler extends DeadlineLoop {
     /** The workflow whose schedules' ticks it fires (events and starts). */
     ticks?: TickedWorkflows,
   ) {
+    checkWorkflowSchedulerOptions(options);
     const { store, clock } = host.config;
     if (!supportsCapability(store, 'deadlineIndex')) {
       throw new TypeError(

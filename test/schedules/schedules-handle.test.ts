@@ -331,3 +331,19 @@ describe('workflow targets, fired by the workflow’s scheduler', () => {
     );
   });
 });
+
+describe('the schedulers’ schedules option', () => {
+  it('a wrong value is a TypeError naming it, for an agent’s scheduler and a workflow’s', () => {
+    const { agent, store, clock } = world();
+    const flows = workflows(setup({}).createMachine({ id: 'w' }), { store, clock });
+    for (const schedules of [{ claimMs: 0 }, { pollMs: 1.5 }, { every: 1 }, true]) {
+      expect(() => agent.startScheduler({ schedules: schedules as never })).toThrow(
+        /startScheduler\(\): .*schedules/,
+      );
+      expect(() => flows.startScheduler({ schedules: schedules as never })).toThrow(
+        /workflows\(\)\.startScheduler\(\): .*schedules/,
+      );
+    }
+    expect(() => flows.startScheduler({ retryDelay: 5 } as never)).toThrow(/retryDelay/);
+  });
+});
