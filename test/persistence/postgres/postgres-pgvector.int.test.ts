@@ -105,6 +105,7 @@ storeContract(
       messageInbox: true,
       queuedSessions: true,
       memory: true,
+      schedules: true,
     },
   },
 );
