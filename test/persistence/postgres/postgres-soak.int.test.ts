@@ -83,7 +83,7 @@ describe('PostgreSQL soak', () => {
     let untilKill = KILL_EVERY.min + Math.floor(rand() * KILL_EVERY.spread);
     let kills = 0;
     let spawned = 0;
-    const slots: Slot[] = [];
+    const slots: (Slot | undefined)[] = [];
     let finish!: () => void;
     let fail!: (error: Error) => void;
     const finished = new Promise<void>((resolve, reject) => {
@@ -92,7 +92,9 @@ describe('PostgreSQL soak', () => {
     });
 
     const dispatch = (): void => {
+      // (a worker started before another is up finds that one's slot still empty)
       for (const slot of slots) {
+        if (slot === undefined) continue;
         while (!slot.down && slot.busy.size < PER_WORKER && ready.length > 0) {
           const sessionId = ready.splice(Math.floor(rand() * ready.length), 1)[0]!;
           const id = ++commands;
@@ -145,8 +147,8 @@ describe('PostgreSQL soak', () => {
       untilKill = KILL_EVERY.min + Math.floor(rand() * KILL_EVERY.spread);
       kills += 1;
       const index = Math.floor(rand() * WORKERS);
-      const slot = slots[index]!;
-      if (slot.down) return;
+      const slot = slots[index];
+      if (slot === undefined || slot.down) return;
       slots[index] = { ...slot, busy: new Map(), down: true };
       const pid = slot.child.pid!;
       await slot.child.stop();
@@ -164,7 +166,7 @@ describe('PostgreSQL soak', () => {
     try {
       await finished;
     } finally {
-      for (const slot of slots) await slot.child.stop();
+      for (const slot of slots) await slot?.child.stop();
     }
     console.log(
       `soak: ${completed} messages, ${kills} workers killed, ${unexpected.length} retried failures`,
