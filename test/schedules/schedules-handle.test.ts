@@ -140,6 +140,8 @@ describe('operating a schedule', () => {
       async () =>
         (await schedules.get('p', { userId: 'alice' })).lastTick?.tick === START + 10 * MIN,
     );
+    // a second on: the audit log orders entries of one millisecond by their ids, not their writes
+    clock.set(START + 10 * MIN + 1000);
     await schedules.pause('p', { userId: 'alice', by: 'ops', via: 'cli' });
     for (let m = 11; m <= 45; m++) clock.set(START + m * MIN);
     expect((await schedules.get('p', { userId: 'alice' })).runs).toBe(1);
@@ -151,6 +153,7 @@ describe('operating a schedule', () => {
         (await schedules.get('p', { userId: 'alice' })).lastTick?.tick === START + 50 * MIN,
     );
     expect((await schedules.get('p', { userId: 'alice' })).runs).toBe(2);
+    clock.set(START + 50 * MIN + 1000);
     await schedules.delete('p', { userId: 'alice' });
     await expect(schedules.get('p', { userId: 'alice' })).rejects.toMatchObject({
       code: 'SCHEDULE_NOT_FOUND',
