@@ -14,51 +14,9 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { z } from 'zod';
-import { Agent, LevelSessionStore, RunState, tool } from '../src/index.js';
-import { ScriptedModel } from '../src/testing.js';
+import { LevelSessionStore, RunState } from '../src/index.js';
+import { bills } from './agents/bills.js';
 import { runPhase as runIn, say } from './processes.js';
-
-/** Pays a bill. Amounts over $100 need a human's approval; the call id is the idempotency key. */
-const payBill = tool({
-  name: 'pay_bill',
-  description: 'Pays a bill from the checking account',
-  parameters: z.object({ payee: z.string(), amountUsd: z.number().positive() }),
-  needsApproval: ({ amountUsd }) => amountUsd > 100,
-  execute: ({ payee, amountUsd }, { callId }) => ({
-    payee,
-    amountUsd,
-    confirmation: `tx-${callId}`,
-  }),
-});
-
-/** An offline stand-in for a real model: asks to pay, then reports what happened. */
-const model = new ScriptedModel((request) => {
-  const result = request.items.find((i) => i.type === 'tool_result');
-  if (!result)
-    return {
-      toolCalls: [{ name: 'pay_bill', arguments: { payee: 'ACME Power', amountUsd: 120 } }],
-    };
-  if (result.isError) return { text: `I did not pay the bill: ${result.output}` };
-  const paid = JSON.parse(result.output) as {
-    payee: string;
-    amountUsd: number;
-    confirmation: string;
-  };
-  return {
-    text: `Paid $${paid.amountUsd.toFixed(2)} to ${paid.payee} (confirmation ${paid.confirmation}).`,
-  };
-});
-
-function agentWith(store: LevelSessionStore): Agent {
-  return new Agent({
-    name: 'bills',
-    instructions: "You pay the user's bills.",
-    model,
-    tools: [payBill],
-    store,
-  });
-}
 
 const stateFile = (dir: string): string => join(dir, 'pending-approval.json');
 
@@ -69,7 +27,7 @@ async function request(dir: string): Promise<void> {
     const sessionId = `bills-${Date.now().toString(36)}`;
     const question = 'Please pay my electricity bill: $120 to ACME Power.';
     say(`User alice asks: "${question}"`);
-    const result = await agentWith(store).run(question, { sessionId, userId: 'alice' });
+    const result = await bills.run(question, { sessionId, userId: 'alice', store });
     if (!result.interrupted) throw new Error('expected the run to pause for approval');
     say(`The run paused for ${result.interruptionReason}. Pending call(s):`);
     for (const i of result.interruptions)
@@ -94,7 +52,7 @@ async function decide(dir: string, approve: boolean): Promise<void> {
       if (approve) state.approve(callId);
       else state.reject(callId, { message: 'The user declined this payment.' });
     }
-    const result = await agentWith(store).resume(state);
+    const result = await bills.resume(state, { store });
     say(`The run finished after ${result.turns} turns: ${result.output}`);
     await rm(stateFile(dir), { force: true });
   } finally {

@@ -14,94 +14,13 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { z } from 'zod';
-import {
-  Agent,
-  LevelSessionStore,
-  RunState,
-  getRunContext,
-  tool,
-  type ModelRequest,
-} from '../src/index.js';
-import { ScriptedModel } from '../src/testing.js';
+import { LevelSessionStore, RunState } from '../src/index.js';
+import { supportAgent } from './agents/support.js';
 import { runTwoPhases, say } from './processes.js';
-
-/** The last tool result of a request, if the request ends with one. */
-function lastResult(request: ModelRequest): string | undefined {
-  const last = request.items[request.items.length - 1];
-  return last?.type === 'tool_result' ? last.output : undefined;
-}
-
-const refund = tool({
-  name: 'refund',
-  description: 'Refunds an order to the card it was paid with',
-  parameters: z.object({ order: z.string(), amountUsd: z.number().positive() }),
-  needsApproval: true,
-  execute: ({ order, amountUsd }) => {
-    say(`  [billing] refunding $${amountUsd} for ${order} (run ${getRunContext().runId})`);
-    return `refunded $${amountUsd} for ${order}`;
-  },
-});
-
-const track = tool({
-  name: 'track',
-  description: 'Finds where a parcel is',
-  parameters: z.object({ order: z.string() }),
-  execute: ({ order }) => {
-    say(`  [shipping] tracking ${order} for ${getRunContext().userId ?? 'anonymous'}`);
-    return `${order} is in the depot in Lyon, out for delivery tomorrow`;
-  },
-});
-
-/** A specialist that calls its one tool, then answers with what it said. */
-function specialist(name: string, call: { name: string; arguments: object }): ScriptedModel {
-  return new ScriptedModel((request) => {
-    const result = lastResult(request);
-    return result === undefined
-      ? { toolCalls: [{ name: call.name, arguments: { ...call.arguments } }] }
-      : { text: `${name}: ${result}` };
-  });
-}
-
-function triage(store: LevelSessionStore): Agent {
-  const billing = new Agent({
-    name: 'billing',
-    instructions: 'You handle refunds.',
-    model: specialist('billing', { name: 'refund', arguments: { order: 'A-77', amountUsd: 42 } }),
-    tools: [refund],
-  });
-  const shipping = new Agent({
-    name: 'shipping',
-    instructions: 'You track parcels.',
-    model: specialist('shipping', { name: 'track', arguments: { order: 'A-77' } }),
-    tools: [track],
-  });
-  const model = new ScriptedModel((request) => {
-    const results = request.items.filter((i) => i.type === 'tool_result');
-    if (results.length === 0) {
-      return {
-        toolCalls: [
-          { name: 'ask_billing', arguments: { input: 'Refund order A-77 ($42).' } },
-          { name: 'ask_shipping', arguments: { input: 'Where is order A-77?' } },
-        ],
-      };
-    }
-    return { text: results.map((r) => (r.type === 'tool_result' ? r.output : '')).join(' | ') };
-  });
-  return new Agent({
-    name: 'triage',
-    instructions: 'You route customer messages to the right specialists.',
-    model,
-    tools: [
-      billing.asTool({ name: 'ask_billing', description: 'Refunds and invoices' }),
-      shipping.asTool({ name: 'ask_shipping', description: 'Parcel tracking' }),
-    ],
-    store,
-  });
-}
 
 const stateFile = (dir: string): string => join(dir, 'pending-approval.json');
 const who = { userId: 'alice' };
+const triage = supportAgent({ say });
 
 /** Phase 1: run until billing's refund waits for approval; shipping finishes meanwhile. */
 async function request(dir: string): Promise<void> {
@@ -110,7 +29,7 @@ async function request(dir: string): Promise<void> {
     const sessionId = `support-${Date.now().toString(36)}`;
     const message = 'My order A-77 arrived broken: refund it, and where is my other parcel?';
     say(`User alice writes: "${message}"`);
-    const result = await triage(store).run(message, { sessionId, ...who });
+    const result = await triage.run(message, { sessionId, ...who, store });
     if (!result.interrupted) throw new Error('expected the run to pause for approval');
     say(`The run paused for ${result.interruptionReason}:`);
     for (const i of result.interruptions) {
@@ -136,7 +55,7 @@ async function approve(dir: string): Promise<void> {
       say(`Approving ${i.toolName} of ${i.agentPath?.join(' > ') ?? i.agent}.`);
       state.approve(i.callId, { ...(i.runId ? { runId: i.runId } : {}) });
     }
-    const result = await triage(store).resume(state, who);
+    const result = await triage.resume(state, { ...who, store });
     say(`The run finished: ${result.output}`);
     for (const r of result.subRuns) {
       say(
