@@ -45,3 +45,4 @@ export type { CrashAt, CrashSide } from './crash-exploration/crashing-store.js';
 export type { CrashStores, CrashStoreSpace } from './crash-exploration/crash-stores.js';
 export type { InDoubtAnswer } from './crash-exploration/scenario-run.js';
 export type { CrashReplay } from './crash-exploration/crash-replay-file.js';
+export type { CrashProcesses } from './crash-exploration/child-life.js';

@@ -379,6 +379,7 @@ export const TESTING_TYPES = [
   'CrashStoreSpace',
   'InDoubtAnswer',
   'CrashReplay',
+  'CrashProcesses',
 ].sort();
 
 /** The `agentstate-runtime/ai-sdk` export. */
