@@ -82,5 +82,15 @@ describe('exploreCrashes in child processes', () => {
       /options\.stores must be 'level'/,
     );
     await expect(explore('agent.ts')).rejects.toBeInstanceOf(TypeError);
+    // The module is read before any point runs: the exports the children need are there.
+    await expect(explore({ module: CHARGES, export: 'nope' })).rejects.toThrow(
+      /charge-agents\.ts has no export nope that is an Agent/,
+    );
+    await expect(
+      exploreCrashes(bills, chargeScenario, {
+        effects,
+        processes: { module: 'examples/agents/bills.ts', export: 'bills' },
+      }),
+    ).rejects.toThrow(/bills\.ts has no export effects that is an EffectLedger/);
   });
 });
