@@ -206,6 +206,11 @@ export const LAYERS: readonly Layer[] = [
         holds: 'test helpers shipped as `agentstate-runtime/testing` (the fake clock)',
       },
       {
+        folder: 'writer-simulation',
+        holds:
+          'the many-writers simulation (`simulateWriters`, in `agentstate-runtime/testing`): seeded workers on one store with injected faults, what each write and send did, and the forks, stale writes, lost and doubled messages found',
+      },
+      {
         folder: 'store-contract',
         holds:
           'the store contract suite shipped in `agentstate-runtime/store`: every case a `SessionStore` must pass, asserted with `node:assert`',

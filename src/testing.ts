@@ -1,5 +1,6 @@
 /**
- * Test helpers: the offline scripted model and embedder, the in-memory store and a fake clock.
+ * Test helpers: the offline scripted model and embedder, the in-memory store, a fake clock and
+ * the many-writers simulation.
  */
 export {
   ScriptedModel,
@@ -19,3 +20,10 @@ export {
   type MemorySessionStoreOptions,
 } from './persistence/kv/memory-session-store.js';
 export { FakeClock } from './testing/fake-clock.js';
+export { simulateWriters } from './writer-simulation/simulate-writers.js';
+export type {
+  SimulateWritersOptions,
+  SimulatedWorker,
+  WriterFaults,
+} from './writer-simulation/writers-options.js';
+export type { WritersReport, WriterFinding } from './writer-simulation/writers-report.js';

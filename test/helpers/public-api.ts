@@ -346,6 +346,7 @@ export const TESTING_VALUES = [
   'MemorySessionStore',
   'ScriptedModel',
   'scriptedEmbedder',
+  'simulateWriters',
 ].sort();
 export const TESTING_TYPES = [
   'Script',
@@ -356,6 +357,11 @@ export const TESTING_TYPES = [
   'MemorySessionStoreOptions',
   'ScriptedEmbedder',
   'ScriptedEmbedderOptions',
+  'SimulateWritersOptions',
+  'SimulatedWorker',
+  'WriterFaults',
+  'WritersReport',
+  'WriterFinding',
 ].sort();
 
 /** The `agentstate-runtime/ai-sdk` export. */
