@@ -23,11 +23,12 @@ import { LEASE_TTL_MS, WritersRun, type Worker } from './writers-run.js';
  * same choices; the stores opened are the caller's to close.
  *
  * @example
- * const shared = new Map<string, MemorySessionStore>();
+ * let shared: MemorySessionStore | undefined; // one store object, its leases in it
  * const report = await simulateWriters({
  *   seed: 7,
- *   open: ({ clock }) => shared.get('store') ?? shared.set('store', new MemorySessionStore({ clock })).get('store')!,
+ *   open: ({ clock }) => (shared ??= new MemorySessionStore({ clock })),
  * });
+ * // report.staleWrites, report.forkedHistories, ...: each empty when the store holds
  */
 export async function simulateWriters(options: SimulateWritersOptions): Promise<WritersReport> {
   const settings = writersSettings(options);
