@@ -1,6 +1,7 @@
 import type { Agent } from '../agent/agent.js';
 import type { FakeClock } from '../testing/fake-clock.js';
 import { MessageAnsweredError } from '../errors/message-answered-error.js';
+import { SessionNotFoundError } from '../errors/session-errors.js';
 import type { SessionCommit, SessionKey, SessionStore } from '../persistence/session-store.js';
 import type { CrashScenario, ScenarioStep } from './crash-scenario.js';
 import { messageIdOf, stepKind } from './crash-scenario.js';
@@ -147,7 +148,9 @@ export class ScenarioRun {
       };
       if (entry.kind === 'tool' && output.inDoubt && output.callId) {
         const key = callKey(output.result?.name ?? '', output.callId);
-        this.result.inDoubt.set(key, output.inDoubt.resolution ?? 'resolved');
+        // An operator's answer (noted as asked) is kept over the journal's record of it.
+        if (!this.result.inDoubt.has(key))
+          this.result.inDoubt.set(key, output.inDoubt.resolution ?? 'resolved');
       }
     }
   }
@@ -207,8 +210,14 @@ export class ScenarioRun {
     store: SessionStore,
     name: string,
   ): Promise<{ callId: string; toolName: string } | undefined> {
-    const view = await this.options.agent.runtimeFor(store).getSession(this.key);
-    const waiting = view.runStatus?.interruptions ?? [];
+    const view = await this.options.agent
+      .runtimeFor(store)
+      .getSession(this.key)
+      .catch((error: unknown) => {
+        if (error instanceof SessionNotFoundError) return undefined; // nothing sent yet
+        throw error;
+      });
+    const waiting = view?.runStatus?.interruptions ?? [];
     return waiting.find((i) => i.callId === name) ?? waiting.find((i) => i.toolName === name);
   }
 
