@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { bills } from '../../examples/agents/bills.js';
 import { support } from '../../examples/agents/support.js';
 import { EffectLedger } from '../../src/crash-exploration/effect-ledger.js';
@@ -10,6 +11,9 @@ import { formatCrashFailures, type CrashReport } from '../../src/crash-explorati
 import { ScenarioFailedError } from '../../src/errors/scenario-failed-error.js';
 import { InvalidReplayError } from '../../src/errors/replay-errors.js';
 import { FakeClock } from '../../src/testing/fake-clock.js';
+import { Agent } from '../../src/agent/agent.js';
+import { ScriptedModel } from '../../src/models/scripted-model.js';
+import { tool } from '../../src/tools/tool.js';
 import { CHARGE_SCENARIO, chargeAgent } from '../helpers/crash-fixtures.js';
 
 let replayDir: string;
@@ -76,6 +80,49 @@ describe('exploreCrashes on the examples', () => {
     const labels = report.boundaries.map((b) => b.label);
     expect(labels).toContain('save: tool refund finished (call_1_0)');
     expect(labels).toContain('save: tool ask_billing finished (call_1_0)');
+  });
+
+  it('a handoff: the run handed to billing, whose refund is approved; every point passes', async () => {
+    const effects = new EffectLedger();
+    const refund = tool({
+      name: 'refund',
+      description: 'Refunds an order',
+      parameters: z.object({ order: z.string() }),
+      needsApproval: true,
+      execute: ({ order }, { callId }) => {
+        effects.record(callId, 'refund', { order });
+        return `order ${order} refunded`;
+      },
+    });
+    const billing = new Agent({
+      name: 'billing',
+      model: new ScriptedModel((request) => {
+        const last = request.items.at(-1);
+        const result = last?.type === 'tool_result' ? last.output : '';
+        return result.startsWith('Transferred')
+          ? { toolCalls: [{ name: 'refund', arguments: { order: '12' } }] }
+          : { text: `billing: ${result}` };
+      }),
+      tools: [refund],
+    });
+    const front = new Agent({
+      name: 'front',
+      model: new ScriptedModel(() => ({
+        toolCalls: [{ name: 'transfer_to_billing', arguments: {} }],
+      })),
+      handoffs: [billing],
+    });
+    const report = await exploreCrashes(
+      front,
+      { name: 'handoff', steps: [{ send: 'Refund order 12' }, { approve: 'refund' }] },
+      { effects, replayDir },
+    );
+    expectEveryWriteExplored(report);
+    expect(formatCrashFailures(report)).toBe('');
+    expect(report.boundaries.map((b) => b.label)).toContain(
+      'save: model step 0 (asks transfer_to_billing)',
+    );
+    expect(effects.entries()).toMatchObject([{ effect: 'refund', detail: { order: '12' } }]);
   });
 
   it('a rejected call: no point runs it', async () => {
