@@ -378,3 +378,4 @@ export {
   SchedulesUnsupportedError,
   ScheduleLimitError,
 } from './errors/schedule-errors.js';
+export { ScenarioFailedError } from './errors/scenario-failed-error.js';

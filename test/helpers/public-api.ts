@@ -134,6 +134,7 @@ export const ROOT_VALUES = [
   'ScheduleConflictError',
   'SchedulesUnsupportedError',
   'ScheduleLimitError',
+  'ScenarioFailedError',
   'scheduleTools',
 ].sort();
 
@@ -343,6 +344,10 @@ export const ROOT_TYPES = [
 /** The `agentstate-runtime/testing` export. */
 export const TESTING_VALUES = [
   'FakeClock',
+  'exploreCrashes',
+  'replayCrash',
+  'EffectLedger',
+  'formatCrashFailures',
   'MemorySessionStore',
   'ScriptedModel',
   'scriptedEmbedder',
@@ -362,6 +367,24 @@ export const TESTING_TYPES = [
   'WriterFaults',
   'WritersReport',
   'WriterFinding',
+  'ExploreCrashesOptions',
+  'LedgerEntry',
+  'CrashScenario',
+  'ScenarioStep',
+  'SendStep',
+  'ApproveStep',
+  'RejectStep',
+  'AdvanceStep',
+  'CrashReport',
+  'CrashPointResult',
+  'Violation',
+  'ViolationKind',
+  'CrashAt',
+  'CrashSide',
+  'CrashStores',
+  'CrashStoreSpace',
+  'InDoubtAnswer',
+  'CrashReplay',
 ].sort();
 
 /** The `agentstate-runtime/ai-sdk` export. */
