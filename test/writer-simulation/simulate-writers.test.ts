@@ -26,10 +26,11 @@ const broken = (report: WritersReport) =>
   report.forkedHistories.length +
   report.staleWrites.length +
   report.lostMessages.length +
-  report.doubledMessages.length;
+  report.doubledMessages.length +
+  report.lostApprovals.length;
 
 describe('simulateWriters on the memory store', () => {
-  it(`${SEEDS} seeds: no forked history, stale write, lost or doubled message`, async () => {
+  it(`${SEEDS} seeds: no forked history, stale write, lost or doubled message, lost approval`, async () => {
     const found: WritersReport[] = [];
     let saves = 0;
     let stuck = 0;
@@ -91,6 +92,7 @@ describe('simulateWriters on the memory store', () => {
       staleWrites: [],
       lostMessages: [],
       doubledMessages: [],
+      lostApprovals: [],
       stuckCalls: [],
     });
     expect(model.callCount).toBeGreaterThan(0);
