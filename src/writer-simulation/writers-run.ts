@@ -17,7 +17,7 @@ import type { WritersSettings } from './writers-options.js';
 /** How long a worker's lease lasts unrenewed in the simulation (renewed every third of it). */
 export const LEASE_TTL_MS = 10_000;
 /** Rounds of yields after which an operation still waiting while every worker is idle is stuck. */
-const IDLE_ROUNDS = 2_000;
+const IDLE_ROUNDS = 500;
 /** Rounds of recovery, approvals and resumes the drain makes at most. */
 const DRAIN_ROUNDS = 20;
 /** Rounds of yields with nothing in flight and every worker idle before a settle ends. */
