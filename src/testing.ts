@@ -1,6 +1,7 @@
 /**
- * Test helpers: the offline scripted model and embedder, the in-memory store, a fake clock, and
- * crash exploration of an agent's scenario (`exploreCrashes`).
+ * Test helpers: the offline scripted model and embedder, the in-memory store, a fake clock,
+ * crash exploration of an agent's scenario (`exploreCrashes`) and the many-writers simulation
+ * (`simulateWriters`).
  */
 export {
   ScriptedModel,
@@ -45,3 +46,10 @@ export type { CrashAt, CrashSide } from './crash-exploration/crashing-store.js';
 export type { CrashStores, CrashStoreSpace } from './crash-exploration/crash-stores.js';
 export type { InDoubtAnswer } from './crash-exploration/scenario-run.js';
 export type { CrashReplay } from './crash-exploration/crash-replay-file.js';
+export { simulateWriters } from './writer-simulation/simulate-writers.js';
+export type {
+  SimulateWritersOptions,
+  SimulatedWorker,
+  WriterFaults,
+} from './writer-simulation/writers-options.js';
+export type { WritersReport, WriterFinding } from './writer-simulation/writers-report.js';

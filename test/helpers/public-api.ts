@@ -351,6 +351,7 @@ export const TESTING_VALUES = [
   'MemorySessionStore',
   'ScriptedModel',
   'scriptedEmbedder',
+  'simulateWriters',
 ].sort();
 export const TESTING_TYPES = [
   'Script',
@@ -361,6 +362,11 @@ export const TESTING_TYPES = [
   'MemorySessionStoreOptions',
   'ScriptedEmbedder',
   'ScriptedEmbedderOptions',
+  'SimulateWritersOptions',
+  'SimulatedWorker',
+  'WriterFaults',
+  'WritersReport',
+  'WriterFinding',
   'ExploreCrashesOptions',
   'LedgerEntry',
   'CrashScenario',
