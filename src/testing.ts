@@ -1,5 +1,6 @@
 /**
- * Test helpers: the offline scripted model and embedder, the in-memory store and a fake clock.
+ * Test helpers: the offline scripted model and embedder, the in-memory store and a fake clock;
+ * the agent check (`checkAgent`: the certificate of what an agent can reach).
  */
 export {
   ScriptedModel,
@@ -19,3 +20,24 @@ export {
   type MemorySessionStoreOptions,
 } from './persistence/kv/memory-session-store.js';
 export { FakeClock } from './testing/fake-clock.js';
+export { checkAgent, type CheckAgentOptions } from './agent-check/check-agent.js';
+export {
+  CERTIFICATE_VERSION,
+  type AgentCertificate,
+  type AgentLoop,
+  type ApprovalRule,
+  type CheckedAgent,
+  type InDoubtRisk,
+  type LoopBound,
+  type OpaqueSource,
+  type ReachableTool,
+  type ToolKind,
+} from './agent-check/agent-certificate.js';
+export {
+  compareCertificates,
+  type CertificateChange,
+  type CertificateChanges,
+} from './agent-check/compare-certificates.js';
+export { certificateMarkdown, changesMarkdown } from './agent-check/certificate-markdown.js';
+export { parseCertificate } from './agent-check/parse-certificate.js';
+export { InvalidCertificateError } from './errors/certificate-errors.js';

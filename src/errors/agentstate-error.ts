@@ -74,6 +74,7 @@ export const ERROR_CODES = [
   'SCHEDULE_CONFLICT',
   'SCHEDULES_UNSUPPORTED',
   'SCHEDULE_LIMIT',
+  'INVALID_CERTIFICATE',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -346,6 +346,13 @@ export const TESTING_VALUES = [
   'MemorySessionStore',
   'ScriptedModel',
   'scriptedEmbedder',
+  'checkAgent',
+  'compareCertificates',
+  'certificateMarkdown',
+  'changesMarkdown',
+  'parseCertificate',
+  'CERTIFICATE_VERSION',
+  'InvalidCertificateError',
 ].sort();
 export const TESTING_TYPES = [
   'Script',
@@ -356,6 +363,18 @@ export const TESTING_TYPES = [
   'MemorySessionStoreOptions',
   'ScriptedEmbedder',
   'ScriptedEmbedderOptions',
+  'CheckAgentOptions',
+  'AgentCertificate',
+  'AgentLoop',
+  'ApprovalRule',
+  'CheckedAgent',
+  'InDoubtRisk',
+  'LoopBound',
+  'OpaqueSource',
+  'ReachableTool',
+  'ToolKind',
+  'CertificateChange',
+  'CertificateChanges',
 ].sort();
 
 /** The `agentstate-runtime/ai-sdk` export. */
