@@ -211,6 +211,11 @@ export const LAYERS: readonly Layer[] = [
         holds: 'test helpers shipped as `agentstate-runtime/testing` (the fake clock)',
       },
       {
+        folder: 'crash-exploration',
+        holds:
+          'crash exploration of a scenario (`exploreCrashes`, shipped in `agentstate-runtime/testing`): the scenario, the effect ledger, simulated processes dying at each durable write of a store, the invariants checked after recovery, the report and replay files',
+      },
+      {
         folder: 'store-contract',
         holds:
           'the store contract suite shipped in `agentstate-runtime/store`: every case a `SessionStore` must pass, asserted with `node:assert`',

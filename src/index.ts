@@ -378,3 +378,5 @@ export {
   SchedulesUnsupportedError,
   ScheduleLimitError,
 } from './errors/schedule-errors.js';
+export { ScenarioFailedError } from './errors/scenario-failed-error.js';
+export { InvalidCertificateError } from './errors/certificate-errors.js';

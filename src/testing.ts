@@ -1,6 +1,7 @@
 /**
- * Test helpers: the offline scripted model and embedder, the in-memory store and a fake clock;
- * the agent check (`checkAgent`: the certificate of what an agent can reach).
+ * Test helpers: the offline scripted model and embedder, the in-memory store, a fake clock,
+ * crash exploration of an agent's scenario (`exploreCrashes`), and the agent check
+ * (`checkAgent`: the certificate of what an agent can reach).
  */
 export {
   ScriptedModel,
@@ -20,6 +21,31 @@ export {
   type MemorySessionStoreOptions,
 } from './persistence/kv/memory-session-store.js';
 export { FakeClock } from './testing/fake-clock.js';
+export {
+  exploreCrashes,
+  replayCrash,
+  type ExploreCrashesOptions,
+} from './crash-exploration/explore-crashes.js';
+export { EffectLedger, type LedgerEntry } from './crash-exploration/effect-ledger.js';
+export type {
+  CrashScenario,
+  ScenarioStep,
+  SendStep,
+  ApproveStep,
+  RejectStep,
+  AdvanceStep,
+} from './crash-exploration/crash-scenario.js';
+export {
+  formatCrashFailures,
+  type CrashReport,
+  type CrashPointResult,
+  type Violation,
+  type ViolationKind,
+} from './crash-exploration/crash-report.js';
+export type { CrashAt, CrashSide } from './crash-exploration/crashing-store.js';
+export type { CrashStores, CrashStoreSpace } from './crash-exploration/crash-stores.js';
+export type { InDoubtAnswer } from './crash-exploration/scenario-run.js';
+export type { CrashReplay } from './crash-exploration/crash-replay-file.js';
 export { checkAgent, type CheckAgentOptions } from './agent-check/check-agent.js';
 export {
   CERTIFICATE_VERSION,
@@ -40,4 +66,3 @@ export {
 } from './agent-check/compare-certificates.js';
 export { certificateMarkdown, changesMarkdown } from './agent-check/certificate-markdown.js';
 export { parseCertificate } from './agent-check/parse-certificate.js';
-export { InvalidCertificateError } from './errors/certificate-errors.js';

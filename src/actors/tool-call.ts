@@ -16,6 +16,7 @@ import {
 } from './journaled-step.js';
 import type { StepProgress } from './step-progress.js';
 import { stepEntry } from './step-timing.js';
+import { probedToolCall, type RuntimeProbe } from '../core/runtime-probe.js';
 
 /** What a tool call uses (besides its input): wired in session-host/run-wiring.ts. */
 export interface ToolCallDeps extends JournaledStepDeps, CancellableStepDeps {
@@ -25,6 +26,8 @@ export interface ToolCallDeps extends JournaledStepDeps, CancellableStepDeps {
   observer?: Pick<SessionObserver, 'tool'> | undefined;
   /** The session agent's memory: its tools get the run's (`ToolExecuteOptions.memory`). */
   memory?: RuntimeMemory | undefined;
+  /** Test-only: told of each call's `execute` (crash exploration's effect checks). */
+  probe?: RuntimeProbe | undefined;
 }
 
 /**
@@ -116,12 +119,17 @@ export function toolCall(depsOf: DepsOf<ToolCallDeps>) {
         : input.subResult
           ? subRunResult(call, input.subResult, input)
           : await executeTool(deps, input, () =>
-              invokeTool(
-                agent.tools,
-                { type: 'tool_call', ...call },
-                deps.contextFor(runId),
-                stepSignal,
-                sub ? undefined : deps.memory?.forRun(deps.contextFor(runId)),
+              probedToolCall(
+                deps.probe,
+                { runId, callId: call.callId, tool: call.name, agentPath: input.path },
+                () =>
+                  invokeTool(
+                    agent.tools,
+                    { type: 'tool_call', ...call },
+                    deps.contextFor(runId),
+                    stepSignal,
+                    sub ? undefined : deps.memory?.forRun(deps.contextFor(runId)),
+                  ),
               ),
             );
     const output = {

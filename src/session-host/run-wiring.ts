@@ -9,6 +9,7 @@ import type { SessionLog } from '../actors/session-log.js';
 import type { StartingStep, StepTiming } from '../actors/step-timing.js';
 import type { RestoredSteps } from './restored-steps.js';
 import { toolCall, type ToolCallDeps } from '../actors/tool-call.js';
+import type { RuntimeProbe } from '../core/runtime-probe.js';
 import type { Clock } from '../core/clock.js';
 import type { StepKind } from '../core/durability-policy.js';
 import type { RunContext } from '../core/run-context.js';
@@ -136,6 +137,8 @@ export interface StepHost {
   stepStarted(runId: string, step: number, what: StartingStep): StepTiming;
   /** See `JournaledStepDeps.durable`. */
   durable(kind: StepKind): Promise<void>;
+  /** See `ToolCallDeps.probe`. */
+  readonly probe: RuntimeProbe | undefined;
   /** The session's restored steps (see `JournaledStepDeps.recoveryTurn`). */
   readonly restored: RestoredSteps;
   /** Where a session run's input items are in the history. */
@@ -209,6 +212,9 @@ class ToolSteps extends JournaledSteps implements ToolCallDeps {
   }
   get progress() {
     return this.deps.progress;
+  }
+  get probe() {
+    return this.host.probe;
   }
 }
 

@@ -12,6 +12,7 @@ import type { Item } from '../items/item.js';
 import type { SessionKey, SessionRecord, SessionStore } from '../persistence/session-store.js';
 import { SessionCommitter } from './session-committer.js';
 import type { StepKind } from '../core/durability-policy.js';
+import { runtimeProbeOf, type RuntimeProbe } from '../core/runtime-probe.js';
 import { sessionStatusOf, stateName } from '../runs/session-status.js';
 import { runInFlight } from '../runs/run-activity.js';
 import { runChain } from '../runs/run-tree.js';
@@ -150,9 +151,15 @@ export class SessionHost implements StepHost {
     return this.restored.stepStarted(ref, step, what, this.restoring, { ...limit, contextFor });
   }
 
-  /** See `JournaledStepDeps.durable`: the committer's barrier. */
+  /** See `JournaledStepDeps.durable`: the committer's barrier (skipped by a test's fault probe). */
   durable(kind: StepKind): Promise<void> {
+    if (this.probe?.skipsDurable?.(kind)) return Promise.resolve();
     return this.committer.barrier(kind);
+  }
+
+  /** The test-only probe the store carries (`RuntimeProbe`), if any. */
+  get probe(): RuntimeProbe | undefined {
+    return runtimeProbeOf(this.store);
   }
 
   /** Where a session run's input items are in the history (for its input guardrails). */

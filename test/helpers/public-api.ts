@@ -134,6 +134,8 @@ export const ROOT_VALUES = [
   'ScheduleConflictError',
   'SchedulesUnsupportedError',
   'ScheduleLimitError',
+  'ScenarioFailedError',
+  'InvalidCertificateError',
   'scheduleTools',
 ].sort();
 
@@ -343,6 +345,10 @@ export const ROOT_TYPES = [
 /** The `agentstate-runtime/testing` export. */
 export const TESTING_VALUES = [
   'FakeClock',
+  'exploreCrashes',
+  'replayCrash',
+  'EffectLedger',
+  'formatCrashFailures',
   'MemorySessionStore',
   'ScriptedModel',
   'scriptedEmbedder',
@@ -352,7 +358,6 @@ export const TESTING_VALUES = [
   'changesMarkdown',
   'parseCertificate',
   'CERTIFICATE_VERSION',
-  'InvalidCertificateError',
 ].sort();
 export const TESTING_TYPES = [
   'Script',
@@ -363,6 +368,24 @@ export const TESTING_TYPES = [
   'MemorySessionStoreOptions',
   'ScriptedEmbedder',
   'ScriptedEmbedderOptions',
+  'ExploreCrashesOptions',
+  'LedgerEntry',
+  'CrashScenario',
+  'ScenarioStep',
+  'SendStep',
+  'ApproveStep',
+  'RejectStep',
+  'AdvanceStep',
+  'CrashReport',
+  'CrashPointResult',
+  'Violation',
+  'ViolationKind',
+  'CrashAt',
+  'CrashSide',
+  'CrashStores',
+  'CrashStoreSpace',
+  'InDoubtAnswer',
+  'CrashReplay',
   'CheckAgentOptions',
   'AgentCertificate',
   'AgentLoop',
