@@ -74,3 +74,4 @@ export {
 } from './agent-check/compare-certificates.js';
 export { certificateMarkdown, changesMarkdown } from './agent-check/certificate-markdown.js';
 export { parseCertificate } from './agent-check/parse-certificate.js';
+export type { CrashProcesses } from './crash-exploration/child-life.js';

@@ -5,11 +5,17 @@ import { SessionNotFoundError } from '../errors/session-errors.js';
 import type { SessionCommit, SessionKey, SessionStore } from '../persistence/session-store.js';
 import type { CrashScenario, ScenarioStep } from './crash-scenario.js';
 import { messageIdOf, stepKind } from './crash-scenario.js';
-import { CrashingStore, type CrashAt, type WriteRecord } from './crashing-store.js';
+import { CrashingStore, type CrashAt } from './crashing-store.js';
 import type { CrashStoreSpace } from './crash-stores.js';
 import type { EffectLedger } from './effect-ledger.js';
-import { callKey, executionProbe, type Execution, type RuntimeFaults } from './execution-probe.js';
-import { readOutcome, type ScenarioOutcome } from './scenario-outcome.js';
+import { callKey, executionProbe, type RuntimeFaults } from './execution-probe.js';
+import { applyLifeEvent, type LifeEvent } from './life-event.js';
+import { readOutcome } from './scenario-outcome.js';
+import type { ChildLife } from './child-life.js';
+import { followChildLife } from './follow-child-life.js';
+import { describeError } from './describe-error.js';
+import { reportingProbe } from './reporting-probe.js';
+import type { Resume, ScenarioRunResult } from './scenario-run-result.js';
 
 /** What an operator answers for a call in doubt that its tool asks about (`onInterrupted: 'ask'`). */
 export type InDoubtAnswer = 'retry' | 'fail';
@@ -24,26 +30,13 @@ export interface ScenarioRunOptions {
   crashAt: CrashAt | undefined;
   inDoubt: InDoubtAnswer;
   faults: RuntimeFaults | undefined;
+  /** Told of each fact of the first process as it happens (a child process prints them). */
+  report?: ((event: LifeEvent) => void) | undefined;
+  /** Runs the first process as a real child process (on the LevelDB folder of `space`). */
+  child?: ChildLife | undefined;
 }
 
-/** How one run of the scenario went (the reference, or one crash point's). */
-export interface ScenarioRunResult {
-  /** The durable writes of the first process, in order (the reference's are the boundaries). */
-  writes: WriteRecord[];
-  /** Where the first process died: the write, and the scenario step it died in. */
-  crashed: { write: WriteRecord; step: number } | undefined;
-  executions: Execution[];
-  /**
-   * Calls the runtime found in doubt after the crash, with what it did (`retried`, `failed`,
-   * ...), by {@link callKey}.
-   */
-  inDoubt: Map<string, string>;
-  /** The calls the scenario decided, in order, by {@link callKey}. */
-  decisions: Map<string, 'approved' | 'rejected'>;
-  outcome: ScenarioOutcome | undefined;
-  /** What went wrong running the scenario (a step that failed, a recovery that did). */
-  errors: string[];
-}
+export type { Resume, ScenarioRunResult } from './scenario-run-result.js';
 
 const DIED = Symbol('died');
 
@@ -83,31 +76,66 @@ export class ScenarioRun {
     const { options, result } = this;
     options.effects?.clear();
     options.clock?.set(options.clockStart);
-    await this.openLife(options.crashAt);
-    const steps = options.scenario.steps;
     try {
-      for (let i = 0; i < steps.length; i++) {
-        const done = await this.step(i, steps[i]!, false);
-        if (done === DIED) {
-          this.noteCrash(i);
-          await this.recoverFrom(i, true);
-          break;
-        }
-        await settle();
-        if (this.current.dead) {
-          this.noteCrash(i);
-          await this.recoverFrom(i + 1, false);
-          break;
-        }
-      }
+      const resume = options.child ? await this.childLife(options.child) : await this.firstLife();
+      if (resume) await this.recoverFrom(resume.index, resume.retry);
+      else if (options.child) await this.openLife(undefined);
       result.outcome = await readOutcome(options.agent, this.current.store, this.key);
     } catch (error) {
-      result.errors.push(describe(error));
+      result.errors.push(describeError(error));
     } finally {
-      this.current.kill();
-      await options.space.destroy();
+      await this.close();
     }
     return result;
+  }
+
+  /**
+   * Plays the scenario in the first process until it dies at `crashAt` (if it does); answers
+   * where the next process takes it up (`undefined`: it played to the end).
+   */
+  async firstLife(): Promise<Resume | undefined> {
+    await this.openLife(this.options.crashAt);
+    const steps = this.options.scenario.steps;
+    for (let i = 0; i < steps.length; i++) {
+      this.note({ type: 'step', index: i, phase: 'start' });
+      const done = await this.step(i, steps[i]!, false);
+      if (done === DIED) {
+        this.noteCrash(i);
+        return { index: i, retry: true };
+      }
+      this.note({ type: 'step', index: i, phase: 'end' });
+      await settle();
+      if (this.current.dead) {
+        this.noteCrash(i);
+        return { index: i + 1, retry: false };
+      }
+    }
+    return undefined;
+  }
+
+  /** The process ends: its handle dropped, the space destroyed. */
+  async close(): Promise<void> {
+    this.current?.kill();
+    await this.options.space.destroy();
+  }
+
+  /** The first process as a real child process, killed at `crashAt`; this one is the next. */
+  private async childLife(child: ChildLife): Promise<Resume | undefined> {
+    const { options } = this;
+    const cut = followChildLife(await child(options.crashAt), {
+      ...options,
+      note: (event) => this.note(event),
+    });
+    this.life = 0;
+    if (!cut) return undefined;
+    this.noteCrash(cut.step);
+    return cut.resume;
+  }
+
+  /** A fact of the current process: kept in the result, and told to `report`. */
+  private note(event: LifeEvent): void {
+    applyLifeEvent(this.result, event);
+    this.options.report?.(event);
   }
 
   private noteCrash(step: number): void {
@@ -119,19 +147,20 @@ export class ScenarioRun {
     this.life += 1;
     const life = this.life;
     const inner = await this.options.space.open();
+    const probe = executionProbe(
+      life,
+      {
+        dead: () => this.lifeIsDead(life),
+        decision: (key) => this.result.decisions.get(key),
+        record: (execution) => this.note({ type: 'execution', execution }),
+      },
+      this.options.faults,
+    );
     this.current = new CrashingStore(inner, {
       crashAt,
-      onWrite: life === 0 ? (w) => this.result.writes.push(w) : undefined,
+      onWrite: life === 0 ? (write) => this.note({ type: 'write', write }) : undefined,
       onSaved: (commit) => this.noteJournal(commit),
-      probe: executionProbe(
-        life,
-        {
-          dead: () => this.lifeIsDead(life),
-          decision: (key) => this.result.decisions.get(key),
-          record: (execution) => this.result.executions.push(execution),
-        },
-        this.options.faults,
-      ),
+      probe: reportingProbe(probe, this.result.executions, (event) => this.note(event)),
     });
   }
 
@@ -150,7 +179,7 @@ export class ScenarioRun {
         const key = callKey(output.result?.name ?? '', output.callId);
         // An operator's answer (noted as asked) is kept over the journal's record of it.
         if (!this.result.inDoubt.has(key))
-          this.result.inDoubt.set(key, output.inDoubt.resolution ?? 'resolved');
+          this.note({ type: 'in-doubt', key, resolution: output.inDoubt.resolution ?? 'resolved' });
       }
     }
   }
@@ -191,7 +220,8 @@ export class ScenarioRun {
           throw new Error(`step ${index}: no call of "${name}" waits for a decision`);
         }
         const { callId, toolName } = waiting;
-        this.result.decisions.set(callKey(toolName, callId), approve ? 'approved' : 'rejected');
+        const decision = approve ? 'approved' : 'rejected';
+        this.note({ type: 'decision', key: callKey(toolName, callId), decision });
         if (approve) await agent.approve(sessionId, callId, options);
         else {
           const message = (step as { message?: string }).message;
@@ -230,7 +260,8 @@ export class ScenarioRun {
       .runtimeFor(store)
       .recover({ olderThan: 0, userId: this.key.userId });
     for (const r of recovered)
-      if (r.error !== undefined) this.result.errors.push(`recovery: ${describe(r.error)}`);
+      if (r.error !== undefined)
+        this.note({ type: 'error', message: `recovery: ${describeError(r.error)}` });
     await this.answerInDoubt();
     if (retry) {
       await this.apply(index, this.options.scenario.steps[index]!, true);
@@ -257,7 +288,8 @@ export class ScenarioRun {
       const calls = view?.runStatus?.interruption === 'in_doubt' ? view.runStatus.callsInDoubt : [];
       if (!calls || calls.length === 0) return;
       for (const call of calls) {
-        this.result.inDoubt.set(callKey(call.toolName, call.callId), `asked, ${inDoubt}`);
+        const key = callKey(call.toolName, call.callId);
+        this.note({ type: 'in-doubt', key, resolution: `asked, ${inDoubt}` });
         await agent.resolveInDoubt(
           sessionId,
           { callId: call.callId, action: inDoubt },
@@ -266,14 +298,4 @@ export class ScenarioRun {
       }
     }
   }
-}
-
-function describe(error: unknown): string {
-  if (error instanceof Error) {
-    const code = (error as { code?: unknown }).code;
-    return typeof code === 'string'
-      ? `${error.name} (${code}): ${error.message}`
-      : `${error.name}: ${error.message}`;
-  }
-  return String(error);
 }

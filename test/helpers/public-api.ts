@@ -404,6 +404,7 @@ export const TESTING_TYPES = [
   'ToolKind',
   'CertificateChange',
   'CertificateChanges',
+  'CrashProcesses',
 ].sort();
 
 /** The `agentstate-runtime/ai-sdk` export. */
