@@ -185,6 +185,11 @@ export const LAYERS: readonly Layer[] = [
           'the `Agent` facade: `run`, `stream`, `resume`, `approve`, sessions, the agent as an XState actor and as a tool',
       },
       {
+        folder: 'agent-check',
+        holds:
+          'the agent check: the run chart specialised to an agent tree, the certificate of what it can reach (tools through which approvals, in-doubt risks, loops), its compare with a baseline, markdown and file check',
+      },
+      {
         folder: 'workflow-host',
         holds:
           "a hosted app machine's instance held in memory: its host (restore, leases, inbox), durable steps and timers, linked agents, the stored snapshot beside the machine's",

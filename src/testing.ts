@@ -1,7 +1,8 @@
 /**
  * Test helpers: the offline scripted model and embedder, the in-memory store, a fake clock,
- * crash exploration of an agent's scenario (`exploreCrashes`) and the many-writers simulation
- * (`simulateWriters`).
+ * crash exploration of an agent's scenario (`exploreCrashes`), the many-writers simulation
+ * (`simulateWriters`) and the agent check (`checkAgent`: the certificate of what an agent can
+ * reach).
  */
 export {
   ScriptedModel,
@@ -53,3 +54,24 @@ export type {
   WriterFaults,
 } from './writer-simulation/writers-options.js';
 export type { WritersReport, WriterFinding } from './writer-simulation/writers-report.js';
+export { checkAgent, type CheckAgentOptions } from './agent-check/check-agent.js';
+export {
+  CERTIFICATE_VERSION,
+  type AgentCertificate,
+  type AgentLoop,
+  type ApprovalRule,
+  type CheckedAgent,
+  type InDoubtRisk,
+  type LoopBound,
+  type OpaqueSource,
+  type ReachableTool,
+  type ToolKind,
+} from './agent-check/agent-certificate.js';
+export {
+  compareCertificates,
+  type CertificateChange,
+  type CertificateChanges,
+} from './agent-check/compare-certificates.js';
+export { certificateMarkdown, changesMarkdown } from './agent-check/certificate-markdown.js';
+export { parseCertificate } from './agent-check/parse-certificate.js';
+export type { CrashProcesses } from './crash-exploration/child-life.js';

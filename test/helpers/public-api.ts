@@ -135,6 +135,7 @@ export const ROOT_VALUES = [
   'SchedulesUnsupportedError',
   'ScheduleLimitError',
   'ScenarioFailedError',
+  'InvalidCertificateError',
   'scheduleTools',
 ].sort();
 
@@ -352,6 +353,12 @@ export const TESTING_VALUES = [
   'ScriptedModel',
   'scriptedEmbedder',
   'simulateWriters',
+  'checkAgent',
+  'compareCertificates',
+  'certificateMarkdown',
+  'changesMarkdown',
+  'parseCertificate',
+  'CERTIFICATE_VERSION',
 ].sort();
 export const TESTING_TYPES = [
   'Script',
@@ -385,6 +392,19 @@ export const TESTING_TYPES = [
   'CrashStoreSpace',
   'InDoubtAnswer',
   'CrashReplay',
+  'CheckAgentOptions',
+  'AgentCertificate',
+  'AgentLoop',
+  'ApprovalRule',
+  'CheckedAgent',
+  'InDoubtRisk',
+  'LoopBound',
+  'OpaqueSource',
+  'ReachableTool',
+  'ToolKind',
+  'CertificateChange',
+  'CertificateChanges',
+  'CrashProcesses',
 ].sort();
 
 /** The `agentstate-runtime/ai-sdk` export. */
