@@ -185,6 +185,11 @@ export const LAYERS: readonly Layer[] = [
           'the `Agent` facade: `run`, `stream`, `resume`, `approve`, sessions, the agent as an XState actor and as a tool',
       },
       {
+        folder: 'agent-check',
+        holds:
+          'the agent check: the run chart specialised to an agent tree, the certificate of what it can reach (tools through which approvals, in-doubt risks, loops), its compare with a baseline, markdown and file check',
+      },
+      {
         folder: 'workflow-host',
         holds:
           "a hosted app machine's instance held in memory: its host (restore, leases, inbox), durable steps and timers, linked agents, the stored snapshot beside the machine's",
@@ -209,6 +214,11 @@ export const LAYERS: readonly Layer[] = [
         folder: 'crash-exploration',
         holds:
           'crash exploration of a scenario (`exploreCrashes`, shipped in `agentstate-runtime/testing`): the scenario, the effect ledger, simulated processes dying at each durable write of a store, the invariants checked after recovery, the report and replay files',
+      },
+      {
+        folder: 'writer-simulation',
+        holds:
+          'the many-writers simulation (`simulateWriters`, in `agentstate-runtime/testing`): seeded workers on one store with injected faults, what each write and send did, and the forks, stale writes, lost and doubled messages found',
       },
       {
         folder: 'store-contract',

@@ -379,3 +379,4 @@ export {
   ScheduleLimitError,
 } from './errors/schedule-errors.js';
 export { ScenarioFailedError } from './errors/scenario-failed-error.js';
+export { InvalidCertificateError } from './errors/certificate-errors.js';

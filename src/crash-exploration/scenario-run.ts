@@ -1,9 +1,8 @@
 import type { Agent } from '../agent/agent.js';
 import type { FakeClock } from '../testing/fake-clock.js';
-import { MessageAnsweredError } from '../errors/message-answered-error.js';
-import type { SessionCommit, SessionKey, SessionStore } from '../persistence/session-store.js';
+import type { SessionCommit, SessionKey } from '../persistence/session-store.js';
 import type { CrashScenario, ScenarioStep } from './crash-scenario.js';
-import { messageIdOf, stepKind } from './crash-scenario.js';
+import { ScenarioClient, type InDoubtAnswer } from './scenario-client.js';
 import { CrashingStore, type CrashAt } from './crashing-store.js';
 import type { CrashStoreSpace } from './crash-stores.js';
 import type { EffectLedger } from './effect-ledger.js';
@@ -16,8 +15,7 @@ import { describeError } from './describe-error.js';
 import { reportingProbe } from './reporting-probe.js';
 import type { Resume, ScenarioRunResult } from './scenario-run-result.js';
 
-/** What an operator answers for a call in doubt that its tool asks about (`onInterrupted: 'ask'`). */
-export type InDoubtAnswer = 'retry' | 'fail';
+export type { InDoubtAnswer } from './scenario-client.js';
 
 export interface ScenarioRunOptions {
   agent: Agent;
@@ -63,12 +61,20 @@ export class ScenarioRun {
   private life = -1;
   private current!: CrashingStore;
   private readonly key: SessionKey;
+  private readonly client: ScenarioClient;
 
   constructor(private readonly options: ScenarioRunOptions) {
     this.key = {
       sessionId: options.scenario.sessionId ?? 'crash-scenario',
       userId: options.scenario.userId ?? 'crash-user',
     };
+    this.client = new ScenarioClient({
+      agent: options.agent,
+      key: this.key,
+      clock: options.clock,
+      inDoubt: options.inDoubt,
+      note: (event) => this.note(event),
+    });
   }
 
   async run(): Promise<ScenarioRunResult> {
@@ -176,7 +182,9 @@ export class ScenarioRun {
       };
       if (entry.kind === 'tool' && output.inDoubt && output.callId) {
         const key = callKey(output.result?.name ?? '', output.callId);
-        this.note({ type: 'in-doubt', key, resolution: output.inDoubt.resolution ?? 'resolved' });
+        // An operator's answer (noted as asked) is kept over the journal's record of it.
+        if (!this.result.inDoubt.has(key))
+          this.note({ type: 'in-doubt', key, resolution: output.inDoubt.resolution ?? 'resolved' });
       }
     }
   }
@@ -184,62 +192,7 @@ export class ScenarioRun {
   /** Runs step `index` in the current process; `DIED` if the process died meanwhile. */
   private async step(index: number, step: ScenarioStep, retry: boolean): Promise<unknown> {
     const died = this.current.died.then(() => DIED);
-    return Promise.race([this.apply(index, step, retry), died]);
-  }
-
-  private async apply(index: number, step: ScenarioStep, retry: boolean): Promise<void> {
-    const { agent, clock } = this.options;
-    const store = this.current.store;
-    const { sessionId, userId } = this.key;
-    const options = { userId, store };
-    switch (stepKind(step)) {
-      case 'send': {
-        const send = step as { send: string; messageId?: string };
-        try {
-          await agent.run(send.send, {
-            sessionId,
-            ...options,
-            messageId: messageIdOf(send, index),
-          });
-        } catch (error) {
-          // Resent after a crash: the first process had stored it, and recovery ran it.
-          if (!(retry && error instanceof MessageAnsweredError)) throw error;
-        }
-        return;
-      }
-      case 'approve':
-      case 'reject': {
-        const approve = 'approve' in step;
-        const name = approve ? step.approve : (step as { reject: string }).reject;
-        const waiting = await this.waitingCall(store, name);
-        if (waiting === undefined) {
-          if (retry) return; // decided before the crash, and recovery went on from there
-          throw new Error(`step ${index}: no call of "${name}" waits for a decision`);
-        }
-        const { callId, toolName } = waiting;
-        const decision = approve ? 'approved' : 'rejected';
-        this.note({ type: 'decision', key: callKey(toolName, callId), decision });
-        if (approve) await agent.approve(sessionId, callId, options);
-        else {
-          const message = (step as { message?: string }).message;
-          await agent.reject(sessionId, callId, { ...options, ...(message ? { message } : {}) });
-        }
-        return;
-      }
-      case 'advance':
-        if (!retry) clock?.advance((step as { advance: number }).advance);
-        return;
-    }
-  }
-
-  /** The waiting call named `name` (its id, or its tool's name). */
-  private async waitingCall(
-    store: SessionStore,
-    name: string,
-  ): Promise<{ callId: string; toolName: string } | undefined> {
-    const view = await this.options.agent.runtimeFor(store).getSession(this.key);
-    const waiting = view.runStatus?.interruptions ?? [];
-    return waiting.find((i) => i.callId === name) ?? waiting.find((i) => i.toolName === name);
+    return Promise.race([this.client.apply(this.current.store, index, step, retry), died]);
   }
 
   /** A new process: open the store again, recover the run, retry the step cut off, go on. */
@@ -253,40 +206,16 @@ export class ScenarioRun {
     for (const r of recovered)
       if (r.error !== undefined)
         this.note({ type: 'error', message: `recovery: ${describeError(r.error)}` });
-    await this.answerInDoubt();
+    await this.client.answerInDoubt(store);
     if (retry) {
-      await this.apply(index, this.options.scenario.steps[index]!, true);
-      await this.answerInDoubt();
+      await this.client.apply(store, index, this.options.scenario.steps[index]!, true);
+      await this.client.answerInDoubt(store);
     }
     const steps = this.options.scenario.steps;
     for (let i = retry ? index + 1 : index; i < steps.length; i++) {
-      await this.apply(i, steps[i]!, false);
-      await this.answerInDoubt();
+      await this.client.apply(store, i, steps[i]!, false);
+      await this.client.answerInDoubt(store);
     }
     await settle();
-  }
-
-  /** As an operator: answers the calls a recovered run paused on (in doubt, `'ask'`). */
-  private async answerInDoubt(): Promise<void> {
-    const { agent, inDoubt } = this.options;
-    const store = this.current.store;
-    const { sessionId, userId } = this.key;
-    for (let round = 0; round < 5; round++) {
-      const view = await agent
-        .runtimeFor(store)
-        .getSession(this.key)
-        .catch(() => undefined);
-      const calls = view?.runStatus?.interruption === 'in_doubt' ? view.runStatus.callsInDoubt : [];
-      if (!calls || calls.length === 0) return;
-      for (const call of calls) {
-        const key = callKey(call.toolName, call.callId);
-        this.note({ type: 'in-doubt', key, resolution: `asked, ${inDoubt}` });
-        await agent.resolveInDoubt(
-          sessionId,
-          { callId: call.callId, action: inDoubt },
-          { userId, store },
-        );
-      }
-    }
   }
 }

@@ -8,6 +8,7 @@ import type { ToolkitSession } from '../tools/toolkit.js';
 import type { AgentOptions } from './agent-options.js';
 import { DefinitionCache } from './definition-cache.js';
 import type { DefinitionFingerprint } from './definition-fingerprint.js';
+import { toolRoster } from './tool-roster.js';
 
 /** What `close` answers when there is nothing to close (settled, shared). */
 const CLOSED: Promise<void> = Promise.resolve();
@@ -64,31 +65,13 @@ export class AgentBinding {
       const extra = sessions.flatMap((s) => (s.instructions ? [s.instructions] : []));
       const allInstructions =
         [base, ...extra].filter((s): s is string => !!s).join('\n\n') || undefined;
-      const tools = new Map<string, AnyTool>();
-      const sources = new Map<string, string>();
       const kits = options.toolkits ?? [];
-      const sourced = [
-        ...(options.tools ?? []).map((t) => ({ t, source: 'its tools' })),
-        ...sessions.flatMap((s, i) =>
-          s.tools.map((t) => ({ t, source: `toolkit "${kits[i]?.name ?? i}"` })),
-        ),
-        ...(options.handoffs ?? []).map((h) => ({
-          t: shared.handoffTool(h),
-          source: 'its handoffs',
-        })),
-        ...shared.memoryTools(options.memory).map((t) => ({ t, source: 'its memory' })),
-      ];
-      for (const { t, source } of sourced) {
-        const other = sources.get(t.name);
-        if (other !== undefined) {
-          const from = other === source ? `${source} (twice)` : `${other} and ${source}`;
-          throw new TypeError(
-            `Agent "${options.name}" has two tools named "${t.name}", from ${from}: rename one (an mcpToolkit takes a \`prefix\`)`,
-          );
-        }
-        sources.set(t.name, source);
-        tools.set(t.name, guardTool(t, options));
-      }
+      const roster = toolRoster(
+        options,
+        sessions.map((s, i) => ({ name: kits[i]?.name ?? String(i), tools: s.tools })),
+        shared,
+      );
+      const tools = new Map<string, AnyTool>(roster.map((t) => [t.name, guardTool(t, options)]));
       const outputType = options.outputType;
       const outputSchema = outputType ? shared.outputSchema(options.name, outputType) : undefined;
       return new AgentBinding(

@@ -75,6 +75,7 @@ export const ERROR_CODES = [
   'SCHEDULES_UNSUPPORTED',
   'SCHEDULE_LIMIT',
   'SCENARIO_FAILED',
+  'INVALID_CERTIFICATE',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -27,7 +27,7 @@ import type { RecoveryTurns } from './recovery-turns.js';
 import type { RuntimeMemory } from '../memory/runtime-memory.js';
 
 /** How deep sub-agent runs nest by default (`AgentOptions.maxSubAgentDepth`). */
-const DEFAULT_MAX_SUB_AGENT_DEPTH = 5;
+export const DEFAULT_MAX_SUB_AGENT_DEPTH = 5;
 
 /** The session's own agent as bound for an action: its instructions before the session's override. */
 export type SessionAgentDeps = Omit<AgentDeps, 'instructions' | 'modelName'> & {

@@ -135,6 +135,7 @@ export const ROOT_VALUES = [
   'SchedulesUnsupportedError',
   'ScheduleLimitError',
   'ScenarioFailedError',
+  'InvalidCertificateError',
   'scheduleTools',
 ].sort();
 
@@ -351,6 +352,13 @@ export const TESTING_VALUES = [
   'MemorySessionStore',
   'ScriptedModel',
   'scriptedEmbedder',
+  'simulateWriters',
+  'checkAgent',
+  'compareCertificates',
+  'certificateMarkdown',
+  'changesMarkdown',
+  'parseCertificate',
+  'CERTIFICATE_VERSION',
 ].sort();
 export const TESTING_TYPES = [
   'Script',
@@ -361,6 +369,11 @@ export const TESTING_TYPES = [
   'MemorySessionStoreOptions',
   'ScriptedEmbedder',
   'ScriptedEmbedderOptions',
+  'SimulateWritersOptions',
+  'SimulatedWorker',
+  'WriterFaults',
+  'WritersReport',
+  'WriterFinding',
   'ExploreCrashesOptions',
   'LedgerEntry',
   'CrashScenario',
@@ -379,6 +392,18 @@ export const TESTING_TYPES = [
   'CrashStoreSpace',
   'InDoubtAnswer',
   'CrashReplay',
+  'CheckAgentOptions',
+  'AgentCertificate',
+  'AgentLoop',
+  'ApprovalRule',
+  'CheckedAgent',
+  'InDoubtRisk',
+  'LoopBound',
+  'OpaqueSource',
+  'ReachableTool',
+  'ToolKind',
+  'CertificateChange',
+  'CertificateChanges',
   'CrashProcesses',
 ].sort();
 

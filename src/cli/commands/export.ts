@@ -1,35 +1,13 @@
-import { statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import { exportReplay } from '../../recovery/export-replay.js';
-import { CliUsageError } from '../shared/cli-errors.js';
 import { json } from '../shared/cli-format.js';
 import { notePartition } from '../shared/cli-store.js';
+import { outFile } from '../shared/out-file.js';
 import { stringFlag, type Command, type CommandContext } from '../shared/command.js';
-
-/** The file `--out` names (resolved from the working folder), checked before anything is read. */
-function outPath(ctx: CommandContext, out: string): string {
-  const path = resolve(ctx.io.cwd, out);
-  if (out === '' || isFolder(path)) {
-    throw new CliUsageError(
-      `--out must name a file, got ${out === '' ? 'an empty name' : `the folder ${out}`}`,
-      'export',
-    );
-  }
-  return path;
-}
-
-function isFolder(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
 
 async function run(ctx: CommandContext): Promise<void> {
   const out = stringFlag(ctx, 'out');
-  const path = out === undefined ? undefined : outPath(ctx, out);
+  const path = out === undefined ? undefined : outFile(ctx, out, 'export');
   const runId = stringFlag(ctx, 'run');
   const cli = await ctx.open();
   await notePartition(cli, ctx.user, ctx.io);

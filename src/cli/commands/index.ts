@@ -1,5 +1,6 @@
 import type { Command } from '../shared/command.js';
 import { cancel } from './cancel.js';
+import { check } from './check.js';
 import { approve, reject } from './decide.js';
 import { exportCommand } from './export.js';
 import { inDoubtList, inDoubtResolve } from './in-doubt.js';
@@ -57,5 +58,6 @@ export const COMMANDS: readonly Command[] = [
   schedulesDelete,
   schedulesNext,
   exportCommand,
+  check,
   inspect,
 ];

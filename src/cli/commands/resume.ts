@@ -7,7 +7,7 @@ import { notePartition } from '../shared/cli-store.js';
 import { stringFlag, type Command, type CommandContext } from '../shared/command.js';
 
 /** Whether `value` looks like an agentstate `Agent` (from this copy of the package or another). */
-function isAgent(value: unknown): value is Agent {
+export function isAgent(value: unknown): value is Agent {
   const v = value as Partial<Agent> | null | undefined;
   return typeof v?.runtimeFor === 'function' && typeof v.run === 'function';
 }

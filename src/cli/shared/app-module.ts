@@ -13,14 +13,16 @@ const TYPESCRIPT_REFUSALS: readonly unknown[] = [
 
 /**
  * The exports of the app's module `spec` (a path relative to `cwd`, or an installed package's
- * name) given with `--<flag>`. A missing module is one line saying so; a TypeScript file Node
- * cannot load is a usage error saying how to give it.
+ * name) given with `--<flag>` (or as the argument `<flag>` when `flag` is written `<name>`). A
+ * missing module is one line saying so; a TypeScript file Node cannot load is a usage error
+ * saying how to give it.
  */
 export async function importAppModule(
   spec: string,
   cwd: string,
   flag: string,
 ): Promise<Record<string, unknown>> {
+  const given = flag.startsWith('<') ? flag : `--${flag}`;
   const asPath = isAbsolute(spec) ? spec : resolve(cwd, spec);
   let url: string;
   if (existsSync(asPath)) url = pathToFileURL(asPath).href;
@@ -28,7 +30,7 @@ export async function importAppModule(
     try {
       url = pathToFileURL(createRequire(join(cwd, 'index.js')).resolve(spec)).href;
     } catch {
-      throw new CliFailure(`--${flag}: no module ${spec} (a file path or an installed package)`);
+      throw new CliFailure(`${given}: no module ${spec} (a file path or an installed package)`);
     }
   }
   try {
@@ -37,7 +39,7 @@ export async function importAppModule(
     const code = (error as { code?: unknown } | null)?.code;
     if (/\.[cm]?tsx?$/.test(new URL(url).pathname) && TYPESCRIPT_REFUSALS.includes(code)) {
       throw new CliUsageError(
-        `--${flag}: ${spec} is TypeScript, which node does not load by itself: build it to .js and give that file, or run the command line under a TypeScript loader (npx tsx node_modules/agentstate/dist/cli.js ...)`,
+        `${given}: ${spec} is TypeScript, which node does not load by itself: build it to .js and give that file, or run the command line under a TypeScript loader (npx tsx node_modules/agentstate/dist/cli.js ...)`,
       );
     }
     throw error;

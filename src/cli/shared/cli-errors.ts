@@ -58,7 +58,12 @@ const CONFLICT: readonly ErrorCode[] = [
   'SCHEDULE_CONFLICT',
 ];
 /** Codes of input the command line was given wrong (exit 2, as a usage error). */
-const USAGE: readonly ErrorCode[] = ['ID_TOO_LONG', 'INVALID_EVENT', 'INVALID_SCHEDULE'];
+const USAGE: readonly ErrorCode[] = [
+  'ID_TOO_LONG',
+  'INVALID_EVENT',
+  'INVALID_SCHEDULE',
+  'INVALID_CERTIFICATE',
+];
 
 /**
  * The stable code of an agentstate error: of this copy of the package, or of the copy an app's

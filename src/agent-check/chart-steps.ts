@@ -1,0 +1,93 @@
+import type { AnyMachineSnapshot } from 'xstate';
+import { linkedAgent, type ChartTool } from './agent-tree.js';
+
+/** The events of the chart: the model's choices, the human's, the steps' ends. */
+export const CHART_EVENT = {
+  pass: 'guardrails pass',
+  trip: 'guardrails trip',
+  answer: 'answer',
+  noApproval: 'no approval needed',
+  needsApproval: 'needs approval',
+  denied: 'denied',
+  approve: 'approve',
+  reject: 'reject',
+  starts: 'starts sub-agent',
+  returns: 'returns',
+} as const;
+
+/** The model's choice of a tool. */
+export const callEvent = (tool: string): string => `call ${tool}`;
+
+/** What a leaf state of the chart stands for (its `meta`): a step of a run of one agent. */
+export interface ChartState {
+  readonly kind:
+    | 'input-guardrails'
+    | 'model'
+    | 'approval-check'
+    | 'awaiting-approval'
+    | 'execute'
+    | 'output-guardrails'
+    | 'done';
+  /** The run's agent path: the checked agent down to the agent of this step. */
+  readonly agentPath: readonly string[];
+  /** The tool of a call's states. */
+  readonly tool?: ChartTool | undefined;
+}
+
+/** The leaf state a snapshot of the chart is at: its id, and what it stands for (its `meta`). */
+export function chartStateOf(snapshot: AnyMachineSnapshot): { id: string; state: ChartState } {
+  for (const [id, meta] of Object.entries(snapshot.getMeta())) {
+    if (meta !== undefined) return { id, state: meta as ChartState };
+  }
+  throw new Error('checkAgent(): a state of the chart without its meta');
+}
+
+/** A chart state in a witness: `billing: execute refund`. */
+export function describeState(state: ChartState): string {
+  const agent = state.agentPath[state.agentPath.length - 1]!;
+  const tool = state.tool?.tool.name ?? '';
+  switch (state.kind) {
+    case 'input-guardrails':
+      return `${agent}: input guardrails`;
+    case 'model':
+      return `${agent}: model`;
+    case 'approval-check':
+      return `${agent}: approval check ${tool}`;
+    case 'awaiting-approval':
+      return `${agent}: awaiting approval ${tool}`;
+    case 'execute':
+      return `${agent}: execute ${tool}`;
+    case 'output-guardrails':
+      return `${agent}: output guardrails`;
+    case 'done':
+      return `${agent}: done`;
+  }
+}
+
+/** An event taken at `state`, in a witness: `billing: approve refund`. */
+export function describeEvent(state: ChartState, type: string): string {
+  const agent = state.agentPath[state.agentPath.length - 1]!;
+  const tool = state.tool?.tool.name ?? '';
+  switch (type) {
+    case CHART_EVENT.pass:
+    case CHART_EVENT.trip:
+      return `${agent}: ${state.kind === 'input-guardrails' ? 'input' : 'output'} ${type}`;
+    case CHART_EVENT.answer:
+      return `${agent}: answers`;
+    case CHART_EVENT.noApproval:
+      return `${agent}: ${tool} needs no approval`;
+    case CHART_EVENT.needsApproval:
+      return `${agent}: ${tool} awaits approval`;
+    case CHART_EVENT.denied:
+      return `${agent}: permissions deny ${tool}`;
+    case CHART_EVENT.approve:
+    case CHART_EVENT.reject:
+      return `${agent}: ${type} ${tool}`;
+    case CHART_EVENT.starts:
+      return `${agent}: ${tool} starts ${linkedAgent(state.tool!.tool)?.name ?? 'its agent'}`;
+    case CHART_EVENT.returns:
+      return `${agent}: ${tool} returns`;
+    default:
+      return `${agent}: ${type}`;
+  }
+}

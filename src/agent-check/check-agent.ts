@@ -1,0 +1,176 @@
+import { getShortestPaths, type StatePath } from '@xstate/graph';
+import type { AnyMachineSnapshot, AnyStateMachine, EventObject } from 'xstate';
+import { onInterruptedOf } from '../tools/in-doubt.js';
+import type { OnInterrupted } from '../tools/in-doubt.js';
+import { isObject, optionNames, OptionChecker } from '../validation/option-checks.js';
+import {
+  CERTIFICATE_VERSION,
+  type AgentCertificate,
+  type InDoubtRisk,
+  type ReachableTool,
+} from './agent-certificate.js';
+import type { CheckedSource, SpecialiseOptions } from './agent-tree.js';
+import { chartStateOf, describeEvent, describeState, type ChartState } from './chart-steps.js';
+import { specialisedRunChart } from './specialised-run-chart.js';
+
+/** Options of `checkAgent`. */
+export type CheckAgentOptions = SpecialiseOptions;
+
+const CHECK_OPTION_NAMES = optionNames<CheckAgentOptions>({ maxDepth: true, toolkitTools: true });
+
+type Path = StatePath<AnyMachineSnapshot, EventObject>;
+
+/** The shortest path to each state of the chart, by leaf id, not going on past `stop` states. */
+function shortestPaths(
+  machine: AnyStateMachine,
+  stop?: (state: ChartState, id: string) => boolean,
+): Map<string, Path> {
+  const paths = getShortestPaths(machine, {
+    ...(stop
+      ? {
+          stopWhen: (snapshot: AnyMachineSnapshot) => {
+            const { id, state } = chartStateOf(snapshot);
+            return stop(state, id);
+          },
+        }
+      : {}),
+  }) as Path[];
+  return new Map(paths.map((p) => [chartStateOf(p.state).id, p]));
+}
+
+/**
+ * A path as the certificate shows it: each choice with the agent that made it, then where it
+ * ends. (A path's steps are the states it enters, each with the event that entered it, the
+ * first one `xstate.init`.)
+ */
+function witnessOf(path: Path): string[] {
+  const choices = path.steps
+    .slice(1)
+    .map((s, i) => describeEvent(chartStateOf(path.steps[i]!.state).state, s.event.type));
+  return [...choices, describeState(chartStateOf(path.state).state)];
+}
+
+const gateName = (state: ChartState): string =>
+  `${state.agentPath.join(' > ')}: ${state.tool!.tool.name}`;
+
+/** Compares by code unit, the same on every machine (`localeCompare` follows the locale). */
+const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+const byPath = (a: { agentPath: string[] }, b: { agentPath: string[] }): number =>
+  compareText(a.agentPath.join('\u0000'), b.agentPath.join('\u0000'));
+
+/** What a call in doubt of a tool with this policy leads to. */
+const IN_DOUBT_MEANING: Record<OnInterrupted, string> = {
+  fail: 'the model reads that its outcome is unknown (the effect may have happened)',
+  ask: 'the run pauses until an operator runs it again, records its result or fails it',
+  retry:
+    'it runs again with the same call id: the effect happens twice unless the tool reads it as an idempotency key',
+};
+
+function checkArguments(agent: unknown, options: unknown): void {
+  const a = agent as Partial<CheckedSource> | null;
+  if (!isObject(a) || typeof a.name !== 'string' || !isObject(a.options)) {
+    throw new TypeError('checkAgent(): agent must be an Agent (new Agent({ ... }))');
+  }
+  new OptionChecker('checkAgent()', options, CHECK_OPTION_NAMES)
+    .positiveInteger('maxDepth')
+    .check(
+      'toolkitTools',
+      'an object of arrays of tools, by toolkit name',
+      (v) => isObject(v) && Object.values(v).every((tools) => Array.isArray(tools)),
+    );
+}
+
+/**
+ * The certificate of what `agent` can reach: every tool its runs and its sub-agents' runs can
+ * call (handoffs followed), through which approvals, with the shortest path of its run chart
+ * to each call; the tools whose calls a crash leaves in doubt; the loops and their bounds; the
+ * toolkits whose tools are known only once connected (pass them as `toolkitTools`). Static:
+ * nothing runs, no model is called, no toolkit is created.
+ * @throws TypeError for an `agent` that is not one, bad options, two agents of one name.
+ */
+export function checkAgent(
+  agent: CheckedSource,
+  options: CheckAgentOptions = {},
+): AgentCertificate {
+  checkArguments(agent, options);
+  const chart = specialisedRunChart(agent, options);
+  const all = shortestPaths(chart.machine);
+  const free = shortestPaths(chart.machine, (s) => s.kind === 'awaiting-approval');
+  const without = new Map<string, Map<string, Path>>();
+  const reachableWithout = (gate: string, target: string): boolean => {
+    let paths = without.get(gate);
+    if (!paths) {
+      paths = shortestPaths(chart.machine, (_, id) => id === gate);
+      without.set(gate, paths);
+    }
+    return paths.has(target);
+  };
+  const tools: ReachableTool[] = [];
+  const inDoubt: InDoubtRisk[] = [];
+  for (const [id, path] of all) {
+    const { state } = chartStateOf(path.state);
+    if (state.kind !== 'execute' || !state.tool) continue;
+    const { tool: t, kind, approval } = state.tool;
+    const agentPath = [...state.agentPath];
+    const freePath = free.get(id);
+    const gates = freePath
+      ? []
+      : path.steps
+          .map((s) => chartStateOf(s.state))
+          .filter((s) => s.state.kind === 'awaiting-approval' && !reachableWithout(s.id, id))
+          .map((s) => gateName(s.state));
+    const onInterrupted = onInterruptedOf(t);
+    const idempotent = t.idempotent === true;
+    const reconcile = t.reconcile !== undefined;
+    tools.push({
+      agentPath,
+      tool: t.name,
+      kind,
+      approval: approval.approval,
+      askedBy: approval.askedBy,
+      ...(approval.condition === undefined ? {} : { condition: approval.condition }),
+      gates: [...new Set(gates)],
+      withoutApproval: freePath !== undefined,
+      witness: witnessOf(freePath ?? path),
+      idempotent,
+      onInterrupted,
+      reconcile,
+    });
+    if ((kind === 'tool' || kind === 'memory') && !idempotent && !reconcile) {
+      inDoubt.push({
+        agentPath,
+        tool: t.name,
+        onInterrupted,
+        meaning: IN_DOUBT_MEANING[onInterrupted],
+      });
+    }
+  }
+  const byTool = <T extends { agentPath: string[]; tool: string }>(a: T, b: T): number =>
+    byPath(a, b) || compareText(a.tool, b.tool);
+  return {
+    version: CERTIFICATE_VERSION,
+    agent: agent.name,
+    maxSubAgentDepth: chart.maxSubAgentDepth,
+    agents: chart.agents
+      .map((a) => ({
+        agentPath: a.agentPath,
+        via: a.via,
+        inputGuardrails: (a.options.inputGuardrails ?? []).map((g) => g.name),
+        outputGuardrails: (a.options.outputGuardrails ?? []).map((g) => g.name),
+        permissions: a.options.permissions !== undefined,
+      }))
+      .sort(byPath),
+    tools: tools.sort(byTool),
+    risks: {
+      inDoubt: inDoubt.sort(byTool),
+      loops: [...chart.loops].sort(
+        (a, b) =>
+          compareText(a.kind, b.kind) ||
+          byPath(a, b) ||
+          compareText(a.cycle.join(), b.cycle.join()),
+      ),
+      opaque: [...chart.opaque].sort((a, b) => byPath(a, b) || compareText(a.toolkit, b.toolkit)),
+    },
+  };
+}
