@@ -58,12 +58,21 @@ class HoldingStore {
     this.holding = true;
     if (side === 'during') void Promise.resolve(write()).catch(() => undefined);
     emit({ type: 'kill' });
-    setInterval(() => undefined, 1 << 30); // alive until the kill
+    setInterval(() => undefined, 1 << 30); // alive until the kill (or the parent's end)
     return never();
   }
 }
 
+/** Ends this process if its parent is gone (an exploration interrupted): no child outlives it. */
+function watchParent(): void {
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) process.exit(1);
+  }, 1000).unref();
+}
+
 async function main(config: ChildLifeConfig): Promise<void> {
+  watchParent();
   const { agent, effects, clock } = await importChildModule(config.module, config);
   if (effects) {
     const record = effects.record.bind(effects);
