@@ -60,6 +60,11 @@ export class ChartGraph {
     this.initial = Object.keys(adjacency)[0]!;
   }
 
+  /** How many states the chart has. */
+  get size(): number {
+    return this.leaves.size;
+  }
+
   /**
    * The shortest path to each state of the chart, by leaf id, from the run's start; a path goes
    * on past no state `stop` holds for (such a state is reached, not left).
