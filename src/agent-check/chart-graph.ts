@@ -10,7 +10,7 @@ import {
   type AnyStateMachine,
   type EventObject,
 } from 'xstate';
-import { chartStateOf, type ChartState } from './chart-steps.js';
+import { chartStateOf, type ChartState } from './chart-state.js';
 
 /** One state of the adjacency map, with its transitions. */
 interface Vertex {

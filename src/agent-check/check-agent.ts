@@ -10,7 +10,7 @@ import {
 import type { Agent } from '../agent/agent.js';
 import type { CheckedSource, SpecialiseOptions } from './agent-tree.js';
 import { ChartGraph, type ChartPath } from './chart-graph.js';
-import { describeEvent, describeState, type ChartState } from './chart-steps.js';
+import { describeEvent, describeState, type ChartState } from './chart-state.js';
 import { specialisedRunChart } from './specialised-run-chart.js';
 
 /** Options of `checkAgent`. */

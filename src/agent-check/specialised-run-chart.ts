@@ -8,7 +8,7 @@ import {
   type CheckedSource,
   type SpecialiseOptions,
 } from './agent-tree.js';
-import { CHART_EVENT as EVENT, callEvent, type ChartState } from './chart-steps.js';
+import { CHART_EVENT as EVENT, callEvent, type ChartState } from './chart-state.js';
 
 /** The run chart specialised to an agent tree, and what its building found. */
 export interface SpecialisedRunChart {
