@@ -53,7 +53,13 @@ function checkArguments(agent: unknown, options: unknown): void {
     .check(
       'toolkitTools',
       'an object of arrays of tools, by toolkit name',
-      (v) => isObject(v) && Object.values(v).every((tools) => Array.isArray(tools)),
+      (v) =>
+        isObject(v) &&
+        Object.values(v).every(
+          (tools) =>
+            Array.isArray(tools) &&
+            tools.every((t) => isObject(t) && typeof t['name'] === 'string'),
+        ),
     );
 }
 

@@ -200,6 +200,7 @@ export function specialisedRunChart(
     isDefault: root.options.maxTurns === undefined,
   };
   const run = runStates(root, [], 0, rootTurns);
+  tree.checkToolkitTools();
   const doneId = newId();
   const machine = createMachine({
     id: 'agent-check',
