@@ -16,6 +16,7 @@ export default defineConfig({
       'test/persistence/kv/store-fuzz.test.ts',
       'test/sessions/while-busy-rounds.int.test.ts',
       'test/schedules/two-schedulers.int.test.ts',
+      'test/writer-simulation/simulate-writers.test.ts',
     ]),
     env: { AGENTSTATE_TEST_TIER: 'long' },
   },

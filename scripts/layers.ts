@@ -216,6 +216,11 @@ export const LAYERS: readonly Layer[] = [
           'crash exploration of a scenario (`exploreCrashes`, shipped in `agentstate-runtime/testing`): the scenario, the effect ledger, simulated processes dying at each durable write of a store, the invariants checked after recovery, the report and replay files',
       },
       {
+        folder: 'writer-simulation',
+        holds:
+          'the many-writers simulation (`simulateWriters`, in `agentstate-runtime/testing`): seeded workers on one store with injected faults, what each write and send did, and the forks, stale writes, lost and doubled messages found',
+      },
+      {
         folder: 'store-contract',
         holds:
           'the store contract suite shipped in `agentstate-runtime/store`: every case a `SessionStore` must pass, asserted with `node:assert`',

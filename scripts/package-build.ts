@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { chmod, readFile, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
@@ -30,6 +30,16 @@ export async function entryPoints(): Promise<string[]> {
   return [...new Set(names)].map((name) => join(ROOT, 'src', `${name}.ts`));
 }
 
+/**
+ * Scripts the package starts as child processes of its own (not exported): bundled like an
+ * entry point, next to the entries, so that they share the entries' chunks (one copy of each
+ * class with the user's imports of the package).
+ */
+export const CHILD_SCRIPTS: readonly { in: string; out: string }[] = [
+  // `exploreCrashes({ processes })`: the first process of each crash point.
+  { in: 'src/crash-exploration/crash-child.ts', out: 'crash-child' },
+];
+
 export interface BuildOptions {
   /** Where to write (emptied first). */
   outDir: string;
@@ -49,7 +59,13 @@ export async function buildPackage({ outDir, declarations = true }: BuildOptions
   await rm(outDir, { recursive: true, force: true });
   const result = await build({
     absWorkingDir: ROOT,
-    entryPoints: await entryPoints(),
+    entryPoints: [
+      ...(await entryPoints()).map((path) => ({
+        in: path,
+        out: relative(join(ROOT, 'src'), path).replace(/\.ts$/, ''),
+      })),
+      ...CHILD_SCRIPTS.map((script) => ({ in: join(ROOT, script.in), out: script.out })),
+    ],
     outdir: outDir,
     outbase: join(ROOT, 'src'),
     bundle: true,

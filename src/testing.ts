@@ -1,7 +1,8 @@
 /**
  * Test helpers: the offline scripted model and embedder, the in-memory store, a fake clock,
- * crash exploration of an agent's scenario (`exploreCrashes`), and the agent check
- * (`checkAgent`: the certificate of what an agent can reach).
+ * crash exploration of an agent's scenario (`exploreCrashes`), the many-writers simulation
+ * (`simulateWriters`) and the agent check (`checkAgent`: the certificate of what an agent can
+ * reach).
  */
 export {
   ScriptedModel,
@@ -46,6 +47,13 @@ export type { CrashAt, CrashSide } from './crash-exploration/crashing-store.js';
 export type { CrashStores, CrashStoreSpace } from './crash-exploration/crash-stores.js';
 export type { InDoubtAnswer } from './crash-exploration/scenario-run.js';
 export type { CrashReplay } from './crash-exploration/crash-replay-file.js';
+export { simulateWriters } from './writer-simulation/simulate-writers.js';
+export type {
+  SimulateWritersOptions,
+  SimulatedWorker,
+  WriterFaults,
+} from './writer-simulation/writers-options.js';
+export type { WritersReport, WriterFinding } from './writer-simulation/writers-report.js';
 export { checkAgent, type CheckAgentOptions } from './agent-check/check-agent.js';
 export {
   CERTIFICATE_VERSION,
@@ -66,3 +74,4 @@ export {
 } from './agent-check/compare-certificates.js';
 export { certificateMarkdown, changesMarkdown } from './agent-check/certificate-markdown.js';
 export { parseCertificate } from './agent-check/parse-certificate.js';
+export type { CrashProcesses } from './crash-exploration/child-life.js';

@@ -121,7 +121,13 @@ export function toolCall(depsOf: DepsOf<ToolCallDeps>) {
           : await executeTool(deps, input, () =>
               probedToolCall(
                 deps.probe,
-                { runId, callId: call.callId, tool: call.name, agentPath: input.path },
+                {
+                  runId,
+                  callId: call.callId,
+                  tool: call.name,
+                  agentPath: input.path,
+                  idempotent: agent.tools.get(call.name)?.idempotent === true,
+                },
                 () =>
                   invokeTool(
                     agent.tools,

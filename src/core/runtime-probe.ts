@@ -7,6 +7,8 @@ export interface ProbedToolCall {
   tool: string;
   /** The agents from the session's down to the one whose tool it is (sub-agent runs). */
   agentPath: readonly string[] | undefined;
+  /** The tool says running a call twice has the effect of running it once (`idempotent`). */
+  idempotent: boolean;
 }
 
 /**

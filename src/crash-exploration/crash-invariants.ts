@@ -78,11 +78,16 @@ export function checkInvariants(reference: ObservedRun, crashed: ObservedRun): V
   for (const [key, n] of finished) {
     if (!referenceFinished.has(key))
       add('ran-unexpectedly', `${named(key)} ran; it did not in the reference run`);
-    const allowed = RETRIED.has(run.inDoubt.get(key) ?? '') ? 2 : 1;
+    // Run again after a crash: as in doubt with `retry`, or (durability 'run', a model step
+    // restarted) an idempotent tool's call, whose claim the effect ledger checks.
+    const idempotent = run.executions.some(
+      (e) => callKey(e.tool, e.callId) === key && e.idempotent,
+    );
+    const allowed = RETRIED.has(run.inDoubt.get(key) ?? '') || idempotent ? 2 : 1;
     if (n > allowed)
       add(
         'ran-twice',
-        `${named(key)} finished ${n} times${allowed === 1 ? ' and was not retried as in doubt' : ''}`,
+        `${named(key)} finished ${n} times${allowed === 1 ? ' (its tool is not idempotent and it was not retried as in doubt)' : ''}`,
       );
   }
   for (const key of referenceFinished.keys()) {

@@ -16,6 +16,8 @@ export interface CrashStoreSpace {
   open(): Promise<SessionStore>;
   /** Frees the data (closes the last handle). */
   destroy(): Promise<void>;
+  /** The LevelDB folder of a `'level'` space (where a child process opens it). */
+  readonly path?: string | undefined;
 }
 
 /**
@@ -37,15 +39,17 @@ function memorySpace(clock: Clock | undefined): CrashStoreSpace {
 /** A space in a temp LevelDB folder: a process's handle is closed before the next one opens. */
 async function levelSpace(clock: Clock | undefined): Promise<CrashStoreSpace> {
   const dir = await mkdtemp(join(tmpdir(), 'agentstate-crash-'));
+  const path = join(dir, 'db');
   let last: SessionStore | undefined;
   const close = async (): Promise<void> => {
     await last?.close().catch(() => undefined);
     last = undefined;
   };
   return {
+    path,
     open: async () => {
       await close();
-      last = await LevelSessionStore.open({ path: join(dir, 'db'), clock });
+      last = await LevelSessionStore.open({ path, clock });
       return last;
     },
     destroy: async () => {

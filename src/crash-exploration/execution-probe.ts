@@ -16,6 +16,8 @@ export interface Execution {
   agentPath: readonly string[] | undefined;
   /** `finished`: its `execute` returned or threw (in the dead process too). */
   finished: boolean;
+  /** Its tool claims to be idempotent (a second run is harmless; the ledger checks the claim). */
+  idempotent: boolean;
   /** The scenario's decision on the call when it started (`undefined`: none yet). */
   decision: 'approved' | 'rejected' | undefined;
 }
@@ -58,6 +60,7 @@ export function executionProbe(
         tool: call.tool,
         agentPath: call.agentPath,
         finished: false,
+        idempotent: call.idempotent,
         decision: target.decision(callKey(call.tool, call.callId)),
       };
       target.record(execution);

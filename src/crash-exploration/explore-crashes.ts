@@ -1,5 +1,5 @@
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Agent } from '../agent/agent.js';
 import { ScenarioFailedError } from '../errors/scenario-failed-error.js';
 import type { FakeClock } from '../testing/fake-clock.js';
@@ -13,6 +13,7 @@ import type { EffectLedger } from './effect-ledger.js';
 import { checkExploreOptions } from './explore-options.js';
 import type { RuntimeFaults } from './execution-probe.js';
 import { ScenarioRun, type InDoubtAnswer } from './scenario-run.js';
+import { runChildLife, type ChildLife, type CrashProcesses } from './child-life.js';
 
 export interface ExploreCrashesOptions {
   /** The ledger the scenario's tools record their effects in (cleared before each run). */
@@ -29,6 +30,12 @@ export interface ExploreCrashesOptions {
   inDoubt?: InDoubtAnswer | undefined;
   /** Where a failed point's replay file is written. @default `<tmpdir>/agentstate-crash-replays` */
   replayDir?: string | undefined;
+  /**
+   * Runs each point's first process as a real child process, killed with SIGKILL at its point
+   * (LevelDB in a temp folder: `stores` must be absent or `'level'`); the process that
+   * recovers is this one. The reference run stays in this process.
+   */
+  processes?: CrashProcesses | undefined;
   /** Test-only: faults injected into the runtime, for tests that check the exploration finds them. @internal */
   faults?: RuntimeFaults | undefined;
 }
@@ -40,11 +47,41 @@ interface Prepared {
   clockStart: number;
 }
 
+/** The first process of a point in a child (`undefined`: simulated, or the reference run). */
+function childLife(
+  p: Prepared,
+  path: string | undefined,
+  crashAt: CrashAt | undefined,
+): ChildLife | undefined {
+  const processes = p.options.processes;
+  if (!processes || !crashAt || path === undefined) return undefined;
+  const { options } = p;
+  return (at) =>
+    runChildLife(
+      {
+        module: resolve(processes.module),
+        export: processes.export,
+        effects: options.effects ? (processes.effects ?? 'effects') : undefined,
+        clock: options.clock ? (processes.clock ?? 'clock') : undefined,
+        clockStart: p.clockStart,
+        scenario: p.scenario,
+        crashAt: at,
+        path,
+        inDoubt: options.inDoubt ?? 'fail',
+        faults: options.faults,
+      },
+      processes.timeoutMs ?? 60_000,
+    );
+}
+
 async function runOnce(p: Prepared, crashAt: CrashAt | undefined): Promise<ObservedRun> {
+  const stores = p.options.processes ? 'level' : (p.options.stores ?? 'memory');
+  const space = await openSpace(stores, p.options.clock);
   const run = await new ScenarioRun({
     agent: p.agent,
     scenario: p.scenario,
-    space: await openSpace(p.options.stores ?? 'memory', p.options.clock),
+    space,
+    child: childLife(p, space.path, crashAt),
     effects: p.options.effects,
     clock: p.options.clock,
     clockStart: p.clockStart,
@@ -122,7 +159,7 @@ export async function exploreCrashes(
             point: result.point,
             label: result.label,
             options: {
-              stores: options.stores === 'level' ? 'level' : 'memory',
+              stores: options.stores === 'level' || options.processes ? 'level' : 'memory',
               inDoubt: options.inDoubt ?? 'fail',
               ...(options.clock ? { clockStart: p.clockStart } : {}),
             },
@@ -152,7 +189,7 @@ export async function exploreCrashes(
 export async function replayCrash(
   agent: Agent,
   file: string,
-  options: Pick<ExploreCrashesOptions, 'effects' | 'clock' | 'faults'> = {},
+  options: Pick<ExploreCrashesOptions, 'effects' | 'clock' | 'faults' | 'processes'> = {},
 ): Promise<CrashPointResult> {
   const replay = await readReplayFile(file);
   checkExploreOptions(options);

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { FakeClock } from '../testing/fake-clock.js';
 import { CRASH_SIDES, type CrashSide } from './crashing-store.js';
 import { EffectLedger } from './effect-ledger.js';
@@ -12,7 +14,37 @@ const NAMES = new Set([
   'inDoubt',
   'replayDir',
   'faults',
+  'processes',
 ]);
+
+const PROCESS_NAMES = new Set(['module', 'export', 'effects', 'clock', 'timeoutMs']);
+
+/** Checks the option `processes` (a child process per point); `TypeError` names the field. */
+function checkProcesses(options: ExploreCrashesOptions, where: string): void {
+  const p = options.processes;
+  if (p === undefined) return;
+  if (typeof p !== 'object' || p === null)
+    throw new TypeError(`${where}: options.processes must be an object ({ module, ... })`);
+  const unknown = Object.keys(p).find((k) => !PROCESS_NAMES.has(k));
+  if (unknown !== undefined) throw new TypeError(`${where}: unknown option "processes.${unknown}"`);
+  if (typeof p.module !== 'string' || p.module === '')
+    throw new TypeError(
+      `${where}: options.processes.module must be the path of the agent's module`,
+    );
+  if (!existsSync(resolve(p.module)))
+    throw new TypeError(`${where}: options.processes.module: no file at ${resolve(p.module)}`);
+  for (const field of ['export', 'effects', 'clock'] as const) {
+    const value = p[field];
+    if (value !== undefined && (typeof value !== 'string' || value === ''))
+      throw new TypeError(`${where}: options.processes.${field} must be an export's name`);
+  }
+  if (p.timeoutMs !== undefined && (!Number.isInteger(p.timeoutMs) || p.timeoutMs <= 0))
+    throw new TypeError(`${where}: options.processes.timeoutMs must be a positive integer`);
+  if (options.stores !== undefined && options.stores !== 'level')
+    throw new TypeError(
+      `${where}: options.stores must be 'level' (or absent) with options.processes: a child process opens LevelDB`,
+    );
+}
 
 /** Checks `exploreCrashes`' options; a `TypeError` names the option. */
 export function checkExploreOptions(options: ExploreCrashesOptions): void {
@@ -51,4 +83,5 @@ export function checkExploreOptions(options: ExploreCrashesOptions): void {
     throw new TypeError(`${where}: options.inDoubt must be 'retry' or 'fail'`);
   if (o.replayDir !== undefined && (typeof o.replayDir !== 'string' || o.replayDir === ''))
     throw new TypeError(`${where}: options.replayDir must be a folder path`);
+  checkProcesses(o, where);
 }

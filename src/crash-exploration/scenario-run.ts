@@ -1,18 +1,21 @@
 import type { Agent } from '../agent/agent.js';
 import type { FakeClock } from '../testing/fake-clock.js';
-import { MessageAnsweredError } from '../errors/message-answered-error.js';
-import { SessionNotFoundError } from '../errors/session-errors.js';
-import type { SessionCommit, SessionKey, SessionStore } from '../persistence/session-store.js';
+import type { SessionCommit, SessionKey } from '../persistence/session-store.js';
 import type { CrashScenario, ScenarioStep } from './crash-scenario.js';
-import { messageIdOf, stepKind } from './crash-scenario.js';
-import { CrashingStore, type CrashAt, type WriteRecord } from './crashing-store.js';
+import { ScenarioClient, type InDoubtAnswer } from './scenario-client.js';
+import { CrashingStore, type CrashAt } from './crashing-store.js';
 import type { CrashStoreSpace } from './crash-stores.js';
 import type { EffectLedger } from './effect-ledger.js';
-import { callKey, executionProbe, type Execution, type RuntimeFaults } from './execution-probe.js';
-import { readOutcome, type ScenarioOutcome } from './scenario-outcome.js';
+import { callKey, executionProbe, type RuntimeFaults } from './execution-probe.js';
+import { applyLifeEvent, type LifeEvent } from './life-event.js';
+import { readOutcome } from './scenario-outcome.js';
+import type { ChildLife } from './child-life.js';
+import { followChildLife } from './follow-child-life.js';
+import { describeError } from './describe-error.js';
+import { reportingProbe } from './reporting-probe.js';
+import type { Resume, ScenarioRunResult } from './scenario-run-result.js';
 
-/** What an operator answers for a call in doubt that its tool asks about (`onInterrupted: 'ask'`). */
-export type InDoubtAnswer = 'retry' | 'fail';
+export type { InDoubtAnswer } from './scenario-client.js';
 
 export interface ScenarioRunOptions {
   agent: Agent;
@@ -24,26 +27,13 @@ export interface ScenarioRunOptions {
   crashAt: CrashAt | undefined;
   inDoubt: InDoubtAnswer;
   faults: RuntimeFaults | undefined;
+  /** Told of each fact of the first process as it happens (a child process prints them). */
+  report?: ((event: LifeEvent) => void) | undefined;
+  /** Runs the first process as a real child process (on the LevelDB folder of `space`). */
+  child?: ChildLife | undefined;
 }
 
-/** How one run of the scenario went (the reference, or one crash point's). */
-export interface ScenarioRunResult {
-  /** The durable writes of the first process, in order (the reference's are the boundaries). */
-  writes: WriteRecord[];
-  /** Where the first process died: the write, and the scenario step it died in. */
-  crashed: { write: WriteRecord; step: number } | undefined;
-  executions: Execution[];
-  /**
-   * Calls the runtime found in doubt after the crash, with what it did (`retried`, `failed`,
-   * ...), by {@link callKey}.
-   */
-  inDoubt: Map<string, string>;
-  /** The calls the scenario decided, in order, by {@link callKey}. */
-  decisions: Map<string, 'approved' | 'rejected'>;
-  outcome: ScenarioOutcome | undefined;
-  /** What went wrong running the scenario (a step that failed, a recovery that did). */
-  errors: string[];
-}
+export type { Resume, ScenarioRunResult } from './scenario-run-result.js';
 
 const DIED = Symbol('died');
 
@@ -71,43 +61,86 @@ export class ScenarioRun {
   private life = -1;
   private current!: CrashingStore;
   private readonly key: SessionKey;
+  private readonly client: ScenarioClient;
 
   constructor(private readonly options: ScenarioRunOptions) {
     this.key = {
       sessionId: options.scenario.sessionId ?? 'crash-scenario',
       userId: options.scenario.userId ?? 'crash-user',
     };
+    this.client = new ScenarioClient({
+      agent: options.agent,
+      key: this.key,
+      clock: options.clock,
+      inDoubt: options.inDoubt,
+      note: (event) => this.note(event),
+    });
   }
 
   async run(): Promise<ScenarioRunResult> {
     const { options, result } = this;
     options.effects?.clear();
     options.clock?.set(options.clockStart);
-    await this.openLife(options.crashAt);
-    const steps = options.scenario.steps;
     try {
-      for (let i = 0; i < steps.length; i++) {
-        const done = await this.step(i, steps[i]!, false);
-        if (done === DIED) {
-          this.noteCrash(i);
-          await this.recoverFrom(i, true);
-          break;
-        }
-        await settle();
-        if (this.current.dead) {
-          this.noteCrash(i);
-          await this.recoverFrom(i + 1, false);
-          break;
-        }
-      }
+      const resume = options.child ? await this.childLife(options.child) : await this.firstLife();
+      if (resume) await this.recoverFrom(resume.index, resume.retry);
+      else if (options.child) await this.openLife(undefined);
       result.outcome = await readOutcome(options.agent, this.current.store, this.key);
     } catch (error) {
-      result.errors.push(describe(error));
+      result.errors.push(describeError(error));
     } finally {
-      this.current.kill();
-      await options.space.destroy();
+      await this.close();
     }
     return result;
+  }
+
+  /**
+   * Plays the scenario in the first process until it dies at `crashAt` (if it does); answers
+   * where the next process takes it up (`undefined`: it played to the end).
+   */
+  async firstLife(): Promise<Resume | undefined> {
+    await this.openLife(this.options.crashAt);
+    const steps = this.options.scenario.steps;
+    for (let i = 0; i < steps.length; i++) {
+      this.note({ type: 'step', index: i, phase: 'start' });
+      const done = await this.step(i, steps[i]!, false);
+      if (done === DIED) {
+        this.noteCrash(i);
+        return { index: i, retry: true };
+      }
+      this.note({ type: 'step', index: i, phase: 'end' });
+      await settle();
+      if (this.current.dead) {
+        this.noteCrash(i);
+        return { index: i + 1, retry: false };
+      }
+    }
+    return undefined;
+  }
+
+  /** The process ends: its handle dropped, the space destroyed. */
+  async close(): Promise<void> {
+    this.current?.kill();
+    await this.options.space.destroy();
+  }
+
+  /** The first process as a real child process, killed at `crashAt`; this one is the next. */
+  private async childLife(child: ChildLife): Promise<Resume | undefined> {
+    const { options } = this;
+    const cut = followChildLife(await child(options.crashAt), {
+      ...options,
+      note: (event) => this.note(event),
+    });
+    this.life = 0;
+    if (!cut) return undefined;
+    this.noteCrash(cut.step);
+    return cut.resume;
+  }
+
+  /** A fact of the current process: kept in the result, and told to `report`. */
+  private note(event: LifeEvent): void {
+    applyLifeEvent(this.result, event);
+    this.options.report?.(event);
   }
 
   private noteCrash(step: number): void {
@@ -119,19 +152,20 @@ export class ScenarioRun {
     this.life += 1;
     const life = this.life;
     const inner = await this.options.space.open();
+    const probe = executionProbe(
+      life,
+      {
+        dead: () => this.lifeIsDead(life),
+        decision: (key) => this.result.decisions.get(key),
+        record: (execution) => this.note({ type: 'execution', execution }),
+      },
+      this.options.faults,
+    );
     this.current = new CrashingStore(inner, {
       crashAt,
-      onWrite: life === 0 ? (w) => this.result.writes.push(w) : undefined,
+      onWrite: life === 0 ? (write) => this.note({ type: 'write', write }) : undefined,
       onSaved: (commit) => this.noteJournal(commit),
-      probe: executionProbe(
-        life,
-        {
-          dead: () => this.lifeIsDead(life),
-          decision: (key) => this.result.decisions.get(key),
-          record: (execution) => this.result.executions.push(execution),
-        },
-        this.options.faults,
-      ),
+      probe: reportingProbe(probe, this.result.executions, (event) => this.note(event)),
     });
   }
 
@@ -150,7 +184,7 @@ export class ScenarioRun {
         const key = callKey(output.result?.name ?? '', output.callId);
         // An operator's answer (noted as asked) is kept over the journal's record of it.
         if (!this.result.inDoubt.has(key))
-          this.result.inDoubt.set(key, output.inDoubt.resolution ?? 'resolved');
+          this.note({ type: 'in-doubt', key, resolution: output.inDoubt.resolution ?? 'resolved' });
       }
     }
   }
@@ -158,67 +192,7 @@ export class ScenarioRun {
   /** Runs step `index` in the current process; `DIED` if the process died meanwhile. */
   private async step(index: number, step: ScenarioStep, retry: boolean): Promise<unknown> {
     const died = this.current.died.then(() => DIED);
-    return Promise.race([this.apply(index, step, retry), died]);
-  }
-
-  private async apply(index: number, step: ScenarioStep, retry: boolean): Promise<void> {
-    const { agent, clock } = this.options;
-    const store = this.current.store;
-    const { sessionId, userId } = this.key;
-    const options = { userId, store };
-    switch (stepKind(step)) {
-      case 'send': {
-        const send = step as { send: string; messageId?: string };
-        try {
-          await agent.run(send.send, {
-            sessionId,
-            ...options,
-            messageId: messageIdOf(send, index),
-          });
-        } catch (error) {
-          // Resent after a crash: the first process had stored it, and recovery ran it.
-          if (!(retry && error instanceof MessageAnsweredError)) throw error;
-        }
-        return;
-      }
-      case 'approve':
-      case 'reject': {
-        const approve = 'approve' in step;
-        const name = approve ? step.approve : (step as { reject: string }).reject;
-        const waiting = await this.waitingCall(store, name);
-        if (waiting === undefined) {
-          if (retry) return; // decided before the crash, and recovery went on from there
-          throw new Error(`step ${index}: no call of "${name}" waits for a decision`);
-        }
-        const { callId, toolName } = waiting;
-        this.result.decisions.set(callKey(toolName, callId), approve ? 'approved' : 'rejected');
-        if (approve) await agent.approve(sessionId, callId, options);
-        else {
-          const message = (step as { message?: string }).message;
-          await agent.reject(sessionId, callId, { ...options, ...(message ? { message } : {}) });
-        }
-        return;
-      }
-      case 'advance':
-        if (!retry) clock?.advance((step as { advance: number }).advance);
-        return;
-    }
-  }
-
-  /** The waiting call named `name` (its id, or its tool's name). */
-  private async waitingCall(
-    store: SessionStore,
-    name: string,
-  ): Promise<{ callId: string; toolName: string } | undefined> {
-    const view = await this.options.agent
-      .runtimeFor(store)
-      .getSession(this.key)
-      .catch((error: unknown) => {
-        if (error instanceof SessionNotFoundError) return undefined; // nothing sent yet
-        throw error;
-      });
-    const waiting = view?.runStatus?.interruptions ?? [];
-    return waiting.find((i) => i.callId === name) ?? waiting.find((i) => i.toolName === name);
+    return Promise.race([this.client.apply(this.current.store, index, step, retry), died]);
   }
 
   /** A new process: open the store again, recover the run, retry the step cut off, go on. */
@@ -230,50 +204,18 @@ export class ScenarioRun {
       .runtimeFor(store)
       .recover({ olderThan: 0, userId: this.key.userId });
     for (const r of recovered)
-      if (r.error !== undefined) this.result.errors.push(`recovery: ${describe(r.error)}`);
-    await this.answerInDoubt();
+      if (r.error !== undefined)
+        this.note({ type: 'error', message: `recovery: ${describeError(r.error)}` });
+    await this.client.answerInDoubt(store);
     if (retry) {
-      await this.apply(index, this.options.scenario.steps[index]!, true);
-      await this.answerInDoubt();
+      await this.client.apply(store, index, this.options.scenario.steps[index]!, true);
+      await this.client.answerInDoubt(store);
     }
     const steps = this.options.scenario.steps;
     for (let i = retry ? index + 1 : index; i < steps.length; i++) {
-      await this.apply(i, steps[i]!, false);
-      await this.answerInDoubt();
+      await this.client.apply(store, i, steps[i]!, false);
+      await this.client.answerInDoubt(store);
     }
     await settle();
   }
-
-  /** As an operator: answers the calls a recovered run paused on (in doubt, `'ask'`). */
-  private async answerInDoubt(): Promise<void> {
-    const { agent, inDoubt } = this.options;
-    const store = this.current.store;
-    const { sessionId, userId } = this.key;
-    for (let round = 0; round < 5; round++) {
-      const view = await agent
-        .runtimeFor(store)
-        .getSession(this.key)
-        .catch(() => undefined);
-      const calls = view?.runStatus?.interruption === 'in_doubt' ? view.runStatus.callsInDoubt : [];
-      if (!calls || calls.length === 0) return;
-      for (const call of calls) {
-        this.result.inDoubt.set(callKey(call.toolName, call.callId), `asked, ${inDoubt}`);
-        await agent.resolveInDoubt(
-          sessionId,
-          { callId: call.callId, action: inDoubt },
-          { userId, store },
-        );
-      }
-    }
-  }
-}
-
-function describe(error: unknown): string {
-  if (error instanceof Error) {
-    const code = (error as { code?: unknown }).code;
-    return typeof code === 'string'
-      ? `${error.name} (${code}): ${error.message}`
-      : `${error.name}: ${error.message}`;
-  }
-  return String(error);
 }

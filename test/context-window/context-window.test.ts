@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { mulberry32 } from '../../src/core/seeded-random.js';
 import type { Item } from '../../src/items/item.js';
 import { planWindow } from '../../src/context-window/context-window.js';
 import type { HistoryStrategy } from '../../src/context-window/history-strategy.js';
@@ -6,14 +7,8 @@ import { estimateTokens } from '../../src/context-window/token-estimate.js';
 
 /** A small deterministic PRNG (mulberry32), so a failing seed can be replayed. */
 function prng(seed: number): (n: number) => number {
-  let a = seed >>> 0;
-  return (n) => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n);
-  };
+  const random = mulberry32(seed);
+  return (n) => Math.floor(random() * n);
 }
 
 const words = (random: (n: number) => number): string => 'word '.repeat(1 + random(60));

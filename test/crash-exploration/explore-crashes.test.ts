@@ -186,6 +186,22 @@ describe('what exploreCrashes catches', () => {
     expect(formatCrashFailures(clean)).toBe('');
   });
 
+  it("durability 'run': a crash runs tools again; reported for a tool not idempotent, not for one that is in fact", async () => {
+    const effects = new EffectLedger();
+    const loose = await exploreCrashes(
+      chargeAgent(effects, { durability: 'run' }),
+      CHARGE_SCENARIO,
+      {
+        effects,
+        replayDir,
+      },
+    );
+    expect(loose.failures.flatMap((f) => f.violations.map((v) => v.kind))).toContain('ran-twice');
+    const keyed = chargeAgent(effects, { durability: 'run', idempotent: true, keyed: true });
+    const report = await exploreCrashes(keyed, CHARGE_SCENARIO, { effects, replayDir });
+    expect(formatCrashFailures(report)).toBe('');
+  });
+
   it('a tool that asks an operator: its call in doubt is answered as told, and the points pass', async () => {
     const effects = new EffectLedger();
     const agent = chargeAgent(effects, { onInterrupted: 'ask' });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawnScript } from '../helpers/child-process.js';
-import { mulberry32 } from '../helpers/crash-plan.js';
+import { mulberry32 } from '../../src/core/seeded-random.js';
 import { readLedger } from '../helpers/order-crash-ledger.js';
 import {
   CHECKPOINT_KINDS,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Agent } from '../../src/agent/agent.js';
 import type { Clock } from '../../src/core/clock.js';
+import type { Durability } from '../../src/core/durability-policy.js';
 import type { EffectLedger } from '../../src/crash-exploration/effect-ledger.js';
 import type { OnInterrupted } from '../../src/tools/in-doubt.js';
 import { tool } from '../../src/tools/tool.js';
@@ -16,6 +17,8 @@ export interface ChargeOptions {
   needsApproval?: boolean;
   /** Given: the tool notes the clock's time in its effect. */
   clock?: Clock;
+  /** The agent's durability. @default 'step' */
+  durability?: Durability;
 }
 
 /**
@@ -54,6 +57,7 @@ export function chargeAgent(effects: EffectLedger, options: ChargeOptions = {}):
     }),
     tools: [charge],
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.durability ? { durability: options.durability } : {}),
   });
 }
 

@@ -1,16 +1,5 @@
+import { mulberry32 } from '../../src/core/seeded-random.js';
 import { CRASH_PHASES, type CrashPhase, type CrashPoint } from './crash-point.js';
-
-/** A small seeded PRNG (mulberry32): the same seed gives the same kill plan. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * Picks the kill points of one crashed session from a seeded generator. The phases are fixed

@@ -352,6 +352,7 @@ export const TESTING_VALUES = [
   'MemorySessionStore',
   'ScriptedModel',
   'scriptedEmbedder',
+  'simulateWriters',
   'checkAgent',
   'compareCertificates',
   'certificateMarkdown',
@@ -368,6 +369,11 @@ export const TESTING_TYPES = [
   'MemorySessionStoreOptions',
   'ScriptedEmbedder',
   'ScriptedEmbedderOptions',
+  'SimulateWritersOptions',
+  'SimulatedWorker',
+  'WriterFaults',
+  'WritersReport',
+  'WriterFinding',
   'ExploreCrashesOptions',
   'LedgerEntry',
   'CrashScenario',
@@ -398,6 +404,7 @@ export const TESTING_TYPES = [
   'ToolKind',
   'CertificateChange',
   'CertificateChanges',
+  'CrashProcesses',
 ].sort();
 
 /** The `agentstate-runtime/ai-sdk` export. */

@@ -1,3 +1,4 @@
+import { mulberry32 } from '../../src/core/seeded-random.js';
 import { sealValue } from '../../src/persistence/sealed-value.js';
 
 /**
@@ -7,19 +8,11 @@ import { sealValue } from '../../src/persistence/sealed-value.js';
 
 /** A small seeded PRNG (mulberry32): the same seed gives the same mutations on every run. */
 export class Prng {
-  private state: number;
+  /** A float in [0, 1). */
+  readonly next: () => number;
 
   constructor(seed: number) {
-    this.state = seed >>> 0;
-  }
-
-  /** A float in [0, 1). */
-  next(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    this.next = mulberry32(seed);
   }
 
   /** An integer in [0, n). */

@@ -25,6 +25,14 @@ const INJECTED_NEEDS: Readonly<Record<string, TestNeed>> = {
   builtPackage: 'the built package',
 };
 
+/**
+ * Text whose presence means a need the library under test meets for the file: `exploreCrashes`
+ * with its option `processes` starts a child process per crash point.
+ */
+const TEXT_NEEDS: readonly (readonly [RegExp, TestNeed, string])[] = [
+  [/\bprocesses:\s*\{\s*module\b/, 'child processes', 'exploreCrashes({ processes })'],
+];
+
 /** Files whose import means a need though they reach it by other means. */
 const FILE_NEEDS: Readonly<Record<string, TestNeed>> = {
   'scripts/package-build.ts': 'the built package',
@@ -64,6 +72,8 @@ export function testNeeds(root: string, file: string): NeedFound[] {
     };
     add(FILE_NEEDS[name(path)], here);
     const text = readFileSync(path, 'utf8');
+    for (const [pattern, need, what] of TEXT_NEEDS)
+      if (pattern.test(text)) add(need, [...here, what]);
     for (const match of text.matchAll(/\binject\(\s*['"]([A-Za-z]+)['"]\s*\)/g)) {
       add(INJECTED_NEEDS[match[1]!], [...here, `inject('${match[1]}')`]);
     }

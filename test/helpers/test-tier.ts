@@ -1,7 +1,8 @@
 /**
  * The test tiers. `npm test` runs every test, those whose length is their point (the crash
  * seeds, the order workflow's crash seeds, the PostgreSQL soak, the store fuzz, the
- * `whileBusy` rounds, the two schedulers on PostgreSQL) at a smaller size with the same
+ * `whileBusy` rounds, the two schedulers on PostgreSQL, the many-writers simulation) at a
+ * smaller size with the same
  * assertions; `npm run test:long`
  * (vitest.long.config.ts, which sets AGENTSTATE_TEST_TIER=long) runs those at full strength.
  * CI runs both.

@@ -86,4 +86,15 @@ describe('the test tier check itself', () => {
     });
     expect(wrongTier(repo)).toEqual(['a/idle.int.test.ts: needs nothing, so it is a unit file']);
   });
+
+  it("counts exploreCrashes' option processes (a child process per point) as a need", () => {
+    const option = ['processes', ": { module: 'agent.ts' }"].join('');
+    const repo = make({
+      'test/a/explore.test.ts': `await exploreCrashes(agent, scenario, { ${option} });\n`,
+      'test/a/explore.int.test.ts': `await exploreCrashes(agent, scenario, { ${option} });\n`,
+    });
+    expect(wrongTier(repo)).toEqual([
+      'a/explore.test.ts: needs child processes (test/a/explore.test.ts > exploreCrashes({ processes }))',
+    ]);
+  });
 });

@@ -24,4 +24,10 @@ export interface KvSessionStoreOptions {
    * contract. @default true @internal
    */
   cache?: boolean | undefined;
+  /**
+   * Test-only: a save does not check its lease (no fencing), so a writer whose lease was taken
+   * over still writes. Never set it in an app: it exists so that a test can show a checker (the
+   * many-writers simulation) finds the stale writes fencing prevents. @default false @internal
+   */
+  unsafeSkipFencing?: boolean | undefined;
 }

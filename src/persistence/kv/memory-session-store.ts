@@ -14,6 +14,13 @@ export interface MemorySessionStoreOptions {
    * batch is dropped whole and the save fails with `SessionSaveFailedError`.
    */
   onBatchOp?: BatchOpHook | undefined;
+  /**
+   * Test-only: a save does not check its lease (no fencing), so a writer whose lease was taken
+   * over still writes. It exists so that a test can show a checker (the many-writers
+   * simulation, `simulateWriters`) finds the stale writes fencing prevents. @default false
+   * @internal
+   */
+  unsafeSkipFencing?: boolean | undefined;
 }
 
 /**
@@ -30,6 +37,7 @@ export class MemorySessionStore extends KvSessionStore {
     super(new MemoryBackend({ onBatchOp: options.onBatchOp }), {
       migrations: options.migrations,
       clock: options.clock,
+      unsafeSkipFencing: options.unsafeSkipFencing,
     });
   }
 }

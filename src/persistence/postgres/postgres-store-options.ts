@@ -68,6 +68,13 @@ export interface PostgresSessionStoreOptions {
    * @default 'vacuum'
    */
   memoryErase?: 'vacuum' | 'rewrite' | undefined;
+  /**
+   * Test-only: a save does not check its lease (no fencing), so a writer whose lease was taken
+   * over still writes. Never set it in an app: it exists so that a test can show a checker (the
+   * many-writers simulation, `simulateWriters`) finds the stale writes fencing prevents.
+   * @default false @internal
+   */
+  unsafeSkipFencing?: boolean | undefined;
 }
 
 const OPTION_NAMES = optionNames<PostgresSessionStoreOptions>({
@@ -82,6 +89,7 @@ const OPTION_NAMES = optionNames<PostgresSessionStoreOptions>({
   closeTimeoutMs: true,
   memoryCacheBytes: true,
   memoryErase: true,
+  unsafeSkipFencing: true,
 });
 
 /** The longest delay a Node timer keeps (a longer one fires at once). */
@@ -112,7 +120,8 @@ export function checkPostgresOptions(options: PostgresSessionStoreOptions): void
       'a non-negative safe integer',
       (v) => Number.isSafeInteger(v) && (v as number) >= 0,
     )
-    .check('memoryErase', '"vacuum" or "rewrite"', (v) => v === 'vacuum' || v === 'rewrite');
+    .check('memoryErase', '"vacuum" or "rewrite"', (v) => v === 'vacuum' || v === 'rewrite')
+    .check('unsafeSkipFencing', 'a boolean', (v) => typeof v === 'boolean');
   if ((options.pool === undefined) === (options.connectionString === undefined)) {
     throw new TypeError(
       'new PostgresSessionStore(): give exactly one of the options "pool" and "connectionString"',

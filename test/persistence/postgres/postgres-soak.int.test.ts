@@ -6,7 +6,7 @@ import type { Item } from '../../../src/index.js';
 import { MemorySessionStore } from '../../../src/persistence/kv/memory-session-store.js';
 import { PostgresSessionStore } from '../../../src/persistence/postgres/postgres-session-store.js';
 import { describeSession } from '../../../src/runs/session-view.js';
-import { mulberry32 } from '../../helpers/crash-plan.js';
+import { mulberry32 } from '../../../src/core/seeded-random.js';
 import { JsonLineChild, type ChildEvent } from '../../helpers/json-line-child.js';
 import { usePostgres } from '../../helpers/postgres-tests.js';
 import { SOAK_MESSAGES, SOAK_USER, ensureAnswered, soakAgent } from '../../helpers/soak-agent.js';
