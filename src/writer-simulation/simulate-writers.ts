@@ -16,11 +16,12 @@ import { LEASE_TTL_MS, WritersRun, type Worker } from './writers-run.js';
 /**
  * A seeded simulation of several workers (processes) on one store: each with its own runtime,
  * lease owner and skewed clock, its store handle injecting slow and failed writes; sends with
- * message ids (`whileBusy` 'queue' or 'reject'), cancels from any worker, recoveries and lost
- * leases, overlapping. It logs every write the store accepts and every send's outcome, reads
- * the final histories, and reports forked histories, stale writes (a write accepted from a
- * worker whose lease was taken over), and lost or doubled messages. The same seed makes the
- * same choices; the stores opened are the caller's to close.
+ * message ids (`whileBusy` 'queue' or 'reject'), cancels and approvals from any worker,
+ * recoveries and lost leases, overlapping. It logs every write the store accepts and every
+ * send's and approval's outcome, reads the final histories, and reports forked histories, stale
+ * writes (a write accepted from a worker whose lease was taken over), lost or doubled messages,
+ * lost approvals and calls never answered. The same seed makes the same choices; the stores
+ * opened are the caller's to close.
  *
  * @example
  * let shared: MemorySessionStore | undefined; // one store object, its leases in it

@@ -37,6 +37,8 @@ export interface SentMessage {
 export class WriteLog {
   readonly saves: AcceptedSave[] = [];
   readonly sends: SentMessage[] = [];
+  /** Approvals whose caller heard them applied: the call must then run (or be cancelled). */
+  readonly approvals: { worker: number; sessionId: string; callId: string }[] = [];
   private readonly grants = new Map<string, number>();
 
   /** Notes a lease granted for `sessionId` with `token`. */

@@ -45,7 +45,7 @@ export interface SimulateWritersOptions {
   workers?: number | undefined;
   /** Sessions the workers contend on. @default 2 */
   sessions?: number | undefined;
-  /** Operations per seed (sends, cancels, recoveries, lost leases). @default 30 */
+  /** Operations per seed (sends, cancels, approvals, resumes, recoveries, lost leases). @default 30 */
   operations?: number | undefined;
   faults?: WriterFaults | undefined;
 }

@@ -30,6 +30,8 @@ export interface WritersReport {
   lostMessages: WriterFinding[];
   /** A message the final history holds twice (two user items for one message id). */
   doubledMessages: WriterFinding[];
+  /** A call whose approval was acknowledged that the final history holds no result of. */
+  lostApprovals: WriterFinding[];
   /**
    * A call (a send, a cancel, a resume) whose caller never heard back: still waiting when every
    * worker was idle and the drain was over (a waiter nobody will answer).
@@ -120,6 +122,14 @@ export function writersVerdict(
       });
     }
   }
+  const lostApprovals: WriterFinding[] = [];
+  for (const { sessionId, worker, callId } of log.approvals) {
+    const items = finals.get(sessionId)?.items ?? [];
+    if (!items.some((item) => item.type === 'tool_result' && item.callId === callId)) {
+      const detail = `call ${callId} approved, but the final history holds no result of it`;
+      lostApprovals.push({ sessionId, worker, detail });
+    }
+  }
   return {
     seed,
     operations,
@@ -128,6 +138,7 @@ export function writersVerdict(
     staleWrites,
     lostMessages,
     doubledMessages,
+    lostApprovals,
     stuckCalls,
   };
 }

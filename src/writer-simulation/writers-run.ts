@@ -17,7 +17,9 @@ import type { WritersSettings } from './writers-options.js';
 /** How long a worker's lease lasts unrenewed in the simulation (renewed every third of it). */
 export const LEASE_TTL_MS = 10_000;
 /** Rounds of yields after which an operation still waiting while every worker is idle is stuck. */
-const IDLE_ROUNDS = 2_000;
+const IDLE_ROUNDS = 500;
+/** Rounds of recovery, approvals and resumes the drain makes at most. */
+const DRAIN_ROUNDS = 20;
 /** Rounds of yields with nothing in flight and every worker idle before a settle ends. */
 const QUIET_ROUNDS = 20;
 /** Rounds of yields after which a worker still busy is a bug of the simulation's own. */
@@ -43,7 +45,7 @@ interface InFlight {
 /**
  * The operations of one seed, drawn from its generator and run against the workers: sends
  * (`whileBusy` 'queue' or 'reject', each with a message id, retried with it after a failed
- * write), cancels from any worker, resumes of runs a failed write stopped, recoveries, and lost
+ * write), cancels from any worker, approvals, resumes of runs a failed write stopped, recoveries, and lost
  * leases (a worker hangs with a write in flight, its lease expires, another takes the session
  * over, then the first wakes). Operations overlap; the simulation moves time itself between
  * them. At the end every fault stops, every worker wakes, recovery and resumes answer what is
@@ -97,8 +99,9 @@ export class WritersRun {
     const kind = random();
     if (kind < 0.35) void this.send(worker, key, 'queue', op);
     else if (kind < 0.7) void this.send(worker, key, 'reject', op);
-    else if (kind < 0.8) void this.cancel(worker, key);
-    else if (kind < 0.9) void this.resume(worker, key);
+    else if (kind < 0.75) void this.cancel(worker, key);
+    else if (kind < 0.82) void this.resume(worker, key);
+    else if (kind < 0.92) void this.approve(worker, key);
     else void this.recover(worker);
   }
 
@@ -177,6 +180,29 @@ export class WritersRun {
     );
   }
 
+  /** Approves every call the session's run waits on, as read by `worker`. */
+  private approve(worker: Worker, key: SessionKey): Promise<void> {
+    const approving = async (): Promise<void> => {
+      const view = await worker.runtime.getSession(key);
+      const decisions = (view.runStatus?.interruptions ?? []).map(({ callId, runId }) => ({
+        callId,
+        runId,
+        approve: true,
+      }));
+      if (decisions.length === 0) return;
+      await worker.runtime.execute(key, continueRun({ decisions, by: worker.owner }));
+      const { sessionId } = key;
+      for (const { callId } of decisions) {
+        this.parts.log.approvals.push({ worker: worker.index, sessionId, callId });
+      }
+    };
+    return this.track(approving(), {
+      what: 'approve',
+      sessionId: key.sessionId,
+      worker: worker.index,
+    });
+  }
+
   private recover(worker: Worker): Promise<void> {
     const userId = this.parts.keys[0]!.userId;
     return this.track(
@@ -185,7 +211,7 @@ export class WritersRun {
     );
   }
 
-  /** Every fault off, every worker awake: recovery and resumes answer what is left. */
+  /** Every fault off, every worker awake: recovery, approvals and resumes answer what is left. */
   private async drain(): Promise<void> {
     const { workers, world, keys } = this.parts;
     for (const worker of workers) {
@@ -193,16 +219,20 @@ export class WritersRun {
       worker.clock.unfreeze();
     }
     await this.settle();
-    for (let round = 0; round < 2; round++) {
+    // Until a round approves nothing (a queued message's run may wait for one in turn).
+    for (let round = 0, approved = 1; approved > 0 && round < DRAIN_ROUNDS; round++) {
       world.advance(LEASE_TTL_MS + 2 * this.settings.faults.clockSkewMs + 1);
       await this.settle(this.recover(workers[0]!));
+      const before = this.parts.log.approvals.length;
+      for (const key of keys) await this.settle(this.approve(workers[0]!, key));
       for (const key of keys) await this.settle(this.resume(workers[0]!, key));
+      approved = this.parts.log.approvals.length - before + (round === 0 ? 1 : 0);
     }
   }
 
   /**
    * Waits for `operation` (by default, every operation in flight) and until no worker holds a
-   * lease, moving time now and then (a wait on the clock ends). Returns early when every worker
+   * lease or awaits the store, moving time now and then (a wait on the clock ends). Returns early when every worker
    * has been idle a while and only calls waiting on nothing are left (reported as stuck).
    */
   private async settle(operation?: Promise<void>): Promise<void> {

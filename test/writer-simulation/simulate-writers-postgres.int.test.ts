@@ -37,10 +37,11 @@ const broken = (report: WritersReport) =>
   report.forkedHistories.length +
   report.staleWrites.length +
   report.lostMessages.length +
-  report.doubledMessages.length;
+  report.doubledMessages.length +
+  report.lostApprovals.length;
 
 describe('simulateWriters on PostgreSQL', () => {
-  it(`${SEEDS} seeds: no forked history, stale write, lost or doubled message`, async () => {
+  it(`${SEEDS} seeds: no forked history, stale write, lost or doubled message, lost approval`, async () => {
     const schema = pgt.schema('writers');
     const found: WritersReport[] = [];
     let saves = 0;
