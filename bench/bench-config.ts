@@ -23,7 +23,8 @@ export interface Config {
    * 1,000-step workflow and the instances waiting on timers) or `memory` (recall over one
    * user's memories on agentstate's stores and LangGraph.js's, side by side) or `schedules`
    * (10,000 schedules in the store: the scheduler's CPU idle and per fired tick, the store
-   * operations per tick, on LevelDB and PostgreSQL). Absent: every workload.
+   * operations per tick, on LevelDB and PostgreSQL) or `agent-check` (`checkAgent` on the
+   * support example and on synthetic agent trees). Absent: every workload.
    */
   only: Part | undefined;
 }
@@ -39,6 +40,7 @@ const PARTS = [
   'workflows',
   'memory',
   'schedules',
+  'agent-check',
 ] as const;
 type Part = (typeof PARTS)[number];
 

@@ -18,6 +18,8 @@
  *                                  on LevelDB and PostgreSQL against LangGraph.js's stores and a floor
  *   npm run bench -- --schedules   only the schedules bench: 10,000 schedules in the store, the scheduler's
  *                                  CPU idle and per fired tick, store operations per tick, LevelDB and PostgreSQL
+ *   npm run bench -- --agent-check only the agent check: checkAgent on the support example and on
+ *                                  synthetic agent trees (13 and 40 agents)
  *   npm run bench -- --peers       only W1, W2 and W3 against a peer, @openai/agents, side by side
  *                                  (needs `npm ci --prefix bench/peers` first)
  */
@@ -49,6 +51,7 @@ import { attachPart } from './workloads/attach-replay.js';
 import { workflowsPart } from './workloads/workflows-part.js';
 import { memoryPart } from './workloads/memory-recall.js';
 import { schedulesPart } from './workloads/schedules-part.js';
+import { agentCheckPart } from './workloads/agent-check.js';
 import {
   durabilityRows,
   runDurabilityModes,
@@ -359,6 +362,8 @@ async function onlyPart(config: Config, stalls: MachineStalls[]): Promise<void> 
     part = await memoryPart(config, log);
   } else if (config.only === 'schedules') {
     part = await schedulesPart(config, log);
+  } else if (config.only === 'agent-check') {
+    part = agentCheckPart(config, log);
   } else if (config.only === 'w1-w2') {
     const { w1, w2 } = await hotPathRuns(config, longest);
     part = {
@@ -456,6 +461,8 @@ async function main(): Promise<void> {
     rows.push(...memory.rows);
     const schedules = await schedulesPart(config, log);
     rows.push(...schedules.rows);
+    const agentCheck = agentCheckPart(config, log);
+    rows.push(...agentCheck.rows);
     const targets = [
       ...evaluateTargets(w1[longest]!, w2, w3, w4, fixedCost),
       ...workflows.targets,
@@ -468,7 +475,7 @@ async function main(): Promise<void> {
     if (config.markdown) process.stdout.write(`\n${renderMarkdown(rows, targets, config.runs)}\n`);
     await writeFile(
       config.out,
-      `${JSON.stringify({ machine: info, config, rows, targets, raw: { w1, w2, w3, w4, w6, w1pg, w5, fixedCost, modes, workflows: workflows.raw, memory: memory.raw, schedules: schedules.raw } }, null, 2)}\n`,
+      `${JSON.stringify({ machine: info, config, rows, targets, raw: { w1, w2, w3, w4, w6, w1pg, w5, fixedCost, modes, workflows: workflows.raw, memory: memory.raw, schedules: schedules.raw, agentCheck: agentCheck.raw } }, null, 2)}\n`,
     );
     log(
       `results written to ${config.out} (${((performance.now() - started) / 1000).toFixed(0)} s)`,

@@ -101,6 +101,15 @@ describe('agentstate check', () => {
       /^agentstate: 3 widening\(s\) of what agent "triage" can reach since .*cert\.json: refund at triage > billing is now reachable without approval;/,
     );
 
+    const asJson = await cliInProcess(['check', loose, '--baseline', baseline, '--format', 'json']);
+    expect(asJson.code).toBe(1);
+    const changes = JSON.parse(asJson.stdout) as { widened: { kind: string; tool?: string }[] };
+    expect(changes.widened.map((c) => `${c.kind} ${c.tool}`)).toEqual([
+      'without-approval refund',
+      'approval-relaxed refund',
+      'gate-removed refund',
+    ]);
+
     // The other way round narrows, and passes.
     const looseCert = join(dir, 'loose.json');
     await cliInProcess(['check', loose, '--format', 'json', '--out', looseCert]);
