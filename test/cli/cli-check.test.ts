@@ -35,6 +35,10 @@ describe('agentstate check', () => {
     expect(line).toMatch(
       /^- \*\*pay_bill\*\* \(tool\) at bills: approval conditional \(needsApproval `.*amountUsd ?> ?100`\), reachable without approval\. Witness: bills: call pay_bill -> bills: pay_bill needs no approval -> bills: execute pay_bill$/,
     );
+    // The module's one agent among its exports is the one checked, without --export.
+    const found = await cliInProcess(['check', BILLS]);
+    expect(found.code).toBe(0);
+    expect(found.stdout).toBe(run.stdout);
   });
 
   it('lists each (tool, approval path) of the support example as JSON', async () => {
@@ -136,7 +140,7 @@ describe('agentstate check', () => {
     const noAgent = await cliInProcess(['check', none, '--out', out]);
     expect(noAgent.code).toBe(2);
     expect(noAgent.stderr).toContain(
-      `agentstate: ${none} exports no Agent as its default export or as \`agent\`; give --export <name> (it exports: answer, helper)`,
+      `agentstate: ${none} exports no Agent as its default export or as \`agent\`, and none among the others; give --export <name> (it exports: answer, helper)`,
     );
     const wrongExport = await cliInProcess([
       'check',
