@@ -21,6 +21,8 @@
  *   npm run bench -- --crashes     only the crash exploration bench: crash points explored per second by
  *                                  exploreCrashes on the bills and support examples, simulated (memory,
  *                                  LevelDB) and in child processes killed with SIGKILL; 3 runs
+ *   npm run bench -- --agent-check only the agent check: checkAgent on the support example and on
+ *                                  synthetic agent trees (13 and 40 agents)
  *   npm run bench -- --peers       only W1, W2 and W3 against a peer, @openai/agents, side by side
  *                                  (needs `npm ci --prefix bench/peers` first)
  */
@@ -53,6 +55,7 @@ import { workflowsPart } from './workloads/workflows-part.js';
 import { memoryPart } from './workloads/memory-recall.js';
 import { schedulesPart } from './workloads/schedules-part.js';
 import { crashesPart } from './workloads/crashes-part.js';
+import { agentCheckPart } from './workloads/agent-check.js';
 import {
   durabilityRows,
   runDurabilityModes,
@@ -365,6 +368,8 @@ async function onlyPart(config: Config, stalls: MachineStalls[]): Promise<void> 
     part = await schedulesPart(config, log);
   } else if (config.only === 'crashes') {
     part = await crashesPart(config, log);
+  } else if (config.only === 'agent-check') {
+    part = agentCheckPart(config, log);
   } else if (config.only === 'w1-w2') {
     const { w1, w2 } = await hotPathRuns(config, longest);
     part = {
@@ -462,6 +467,8 @@ async function main(): Promise<void> {
     rows.push(...memory.rows);
     const schedules = await schedulesPart(config, log);
     rows.push(...schedules.rows);
+    const agentCheck = agentCheckPart(config, log);
+    rows.push(...agentCheck.rows);
     const targets = [
       ...evaluateTargets(w1[longest]!, w2, w3, w4, fixedCost),
       ...workflows.targets,
@@ -474,7 +481,7 @@ async function main(): Promise<void> {
     if (config.markdown) process.stdout.write(`\n${renderMarkdown(rows, targets, config.runs)}\n`);
     await writeFile(
       config.out,
-      `${JSON.stringify({ machine: info, config, rows, targets, raw: { w1, w2, w3, w4, w6, w1pg, w5, fixedCost, modes, workflows: workflows.raw, memory: memory.raw, schedules: schedules.raw } }, null, 2)}\n`,
+      `${JSON.stringify({ machine: info, config, rows, targets, raw: { w1, w2, w3, w4, w6, w1pg, w5, fixedCost, modes, workflows: workflows.raw, memory: memory.raw, schedules: schedules.raw, agentCheck: agentCheck.raw } }, null, 2)}\n`,
     );
     log(
       `results written to ${config.out} (${((performance.now() - started) / 1000).toFixed(0)} s)`,

@@ -56,6 +56,7 @@ export class AgentTree {
   private readonly reached: ChartAgent[] = [];
   private readonly loopsFound = new Map<string, AgentLoop>();
   private readonly opaqueFound = new Map<string, OpaqueSource>();
+  private readonly toolkitsSeen = new Set<string>();
 
   constructor(
     readonly root: CheckedSource,
@@ -103,6 +104,7 @@ export class AgentTree {
   reach(agent: CheckedSource, agentPath: string[], via: ChartAgent['via']): ChartTool[] {
     this.reached.push({ agentPath, via, options: agent.options });
     for (const kit of agent.options.toolkits ?? []) {
+      this.toolkitsSeen.add(kit.name);
       if (this.options.toolkitTools?.[kit.name]) continue;
       this.opaqueFound.set(pathKey([...agentPath, kit.name]), { agentPath, toolkit: kit.name });
     }
@@ -131,6 +133,20 @@ export class AgentTree {
       this.tools.set(agent, tools);
     }
     return tools;
+  }
+
+  /**
+   * Checks, once the tree is walked, that `toolkitTools` names only toolkits of its agents.
+   * @throws TypeError naming the first other one.
+   */
+  checkToolkitTools(): void {
+    for (const name of Object.keys(this.options.toolkitTools ?? {})) {
+      if (this.toolkitsSeen.has(name)) continue;
+      const seen = [...this.toolkitsSeen];
+      throw new TypeError(
+        `checkAgent(): option "toolkitTools" names toolkit "${name}", which no agent reachable from "${this.root.name}" has (${seen.length ? `toolkits: ${seen.join(', ')}` : 'none has a toolkit'})`,
+      );
+    }
   }
 
   /** Notes a loop (once per kind and place). */

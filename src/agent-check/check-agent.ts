@@ -1,5 +1,3 @@
-import { getShortestPaths, type StatePath } from '@xstate/graph';
-import type { AnyMachineSnapshot, AnyStateMachine, EventObject } from 'xstate';
 import { onInterruptedOf } from '../tools/in-doubt.js';
 import type { OnInterrupted } from '../tools/in-doubt.js';
 import { isObject, optionNames, OptionChecker } from '../validation/option-checks.js';
@@ -9,8 +7,10 @@ import {
   type InDoubtRisk,
   type ReachableTool,
 } from './agent-certificate.js';
+import type { Agent } from '../agent/agent.js';
 import type { CheckedSource, SpecialiseOptions } from './agent-tree.js';
-import { chartStateOf, describeEvent, describeState, type ChartState } from './chart-steps.js';
+import { ChartGraph, type ChartPath } from './chart-graph.js';
+import { describeEvent, describeState, type ChartState } from './chart-state.js';
 import { specialisedRunChart } from './specialised-run-chart.js';
 
 /** Options of `checkAgent`. */
@@ -18,36 +18,12 @@ export type CheckAgentOptions = SpecialiseOptions;
 
 const CHECK_OPTION_NAMES = optionNames<CheckAgentOptions>({ maxDepth: true, toolkitTools: true });
 
-type Path = StatePath<AnyMachineSnapshot, EventObject>;
-
-/** The shortest path to each state of the chart, by leaf id, not going on past `stop` states. */
-function shortestPaths(
-  machine: AnyStateMachine,
-  stop?: (state: ChartState, id: string) => boolean,
-): Map<string, Path> {
-  const paths = getShortestPaths(machine, {
-    ...(stop
-      ? {
-          stopWhen: (snapshot: AnyMachineSnapshot) => {
-            const { id, state } = chartStateOf(snapshot);
-            return stop(state, id);
-          },
-        }
-      : {}),
-  }) as Path[];
-  return new Map(paths.map((p) => [chartStateOf(p.state).id, p]));
-}
-
-/**
- * A path as the certificate shows it: each choice with the agent that made it, then where it
- * ends. (A path's steps are the states it enters, each with the event that entered it, the
- * first one `xstate.init`.)
- */
-function witnessOf(path: Path): string[] {
-  const choices = path.steps
-    .slice(1)
-    .map((s, i) => describeEvent(chartStateOf(path.steps[i]!.state).state, s.event.type));
-  return [...choices, describeState(chartStateOf(path.state).state)];
+/** A path as the certificate shows it: each choice with the agent that made it, then where it ends. */
+function witnessOf(path: ChartPath): string[] {
+  return [
+    ...path.steps.map((s) => describeEvent(s.from.state, s.event)),
+    describeState(path.to.state),
+  ];
 }
 
 const gateName = (state: ChartState): string =>
@@ -77,7 +53,13 @@ function checkArguments(agent: unknown, options: unknown): void {
     .check(
       'toolkitTools',
       'an object of arrays of tools, by toolkit name',
-      (v) => isObject(v) && Object.values(v).every((tools) => Array.isArray(tools)),
+      (v) =>
+        isObject(v) &&
+        Object.values(v).every(
+          (tools) =>
+            Array.isArray(tools) &&
+            tools.every((t) => isObject(t) && typeof t['name'] === 'string'),
+        ),
     );
 }
 
@@ -90,18 +72,19 @@ function checkArguments(agent: unknown, options: unknown): void {
  * @throws TypeError for an `agent` that is not one, bad options, two agents of one name.
  */
 export function checkAgent(
-  agent: CheckedSource,
+  agent: Agent<unknown>,
   options: CheckAgentOptions = {},
 ): AgentCertificate {
   checkArguments(agent, options);
   const chart = specialisedRunChart(agent, options);
-  const all = shortestPaths(chart.machine);
-  const free = shortestPaths(chart.machine, (s) => s.kind === 'awaiting-approval');
-  const without = new Map<string, Map<string, Path>>();
+  const graph = new ChartGraph(chart.machine);
+  const all = graph.shortestPaths();
+  const free = graph.shortestPaths((leaf) => leaf.state.kind === 'awaiting-approval');
+  const without = new Map<string, Map<string, ChartPath>>();
   const reachableWithout = (gate: string, target: string): boolean => {
     let paths = without.get(gate);
     if (!paths) {
-      paths = shortestPaths(chart.machine, (_, id) => id === gate);
+      paths = graph.shortestPaths((leaf) => leaf.id === gate);
       without.set(gate, paths);
     }
     return paths.has(target);
@@ -109,7 +92,7 @@ export function checkAgent(
   const tools: ReachableTool[] = [];
   const inDoubt: InDoubtRisk[] = [];
   for (const [id, path] of all) {
-    const { state } = chartStateOf(path.state);
+    const { state } = path.to;
     if (state.kind !== 'execute' || !state.tool) continue;
     const { tool: t, kind, approval } = state.tool;
     const agentPath = [...state.agentPath];
@@ -117,7 +100,7 @@ export function checkAgent(
     const gates = freePath
       ? []
       : path.steps
-          .map((s) => chartStateOf(s.state))
+          .map((s) => s.from)
           .filter((s) => s.state.kind === 'awaiting-approval' && !reachableWithout(s.id, id))
           .map((s) => gateName(s.state));
     const onInterrupted = onInterruptedOf(t);

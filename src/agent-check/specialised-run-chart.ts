@@ -8,7 +8,7 @@ import {
   type CheckedSource,
   type SpecialiseOptions,
 } from './agent-tree.js';
-import { CHART_EVENT as EVENT, callEvent, type ChartState } from './chart-steps.js';
+import { CHART_EVENT as EVENT, callEvent, type ChartState } from './chart-state.js';
 
 /** The run chart specialised to an agent tree, and what its building found. */
 export interface SpecialisedRunChart {
@@ -200,6 +200,7 @@ export function specialisedRunChart(
     isDefault: root.options.maxTurns === undefined,
   };
   const run = runStates(root, [], 0, rootTurns);
+  tree.checkToolkitTools();
   const doneId = newId();
   const machine = createMachine({
     id: 'agent-check',

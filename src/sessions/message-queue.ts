@@ -241,7 +241,11 @@ export class MessageQueue {
           }
           return;
         }
-        if (error instanceof RunPausedError) return; // taken after the paused run goes on
+        if (error instanceof RunPausedError) {
+          // Taken after the paused run goes on (on a shared store, maybe by another process).
+          if (this.shared) waiters.leftToOthers(key.sessionId, session);
+          return;
+        }
         if (waiter || error instanceof MessageAnsweredError) {
           // Refused before it was taken (else its run failed): its caller gets the error. A
           // message id the session answered meanwhile (its twin ran first): never run.
@@ -249,6 +253,7 @@ export class MessageQueue {
           waiters.settle(session, next.id, (w) => w.reject(error));
           continue;
         }
+        if (this.shared) waiters.leftToOthers(key.sessionId, session);
         return; // left in the inbox for the next run of the session
       }
     }

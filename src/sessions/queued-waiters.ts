@@ -96,6 +96,16 @@ export class QueuedWaiters {
     }
   }
 
+  /**
+   * A drain stops with the session's messages left in the inbox and their callers waiting
+   * here. On a store shared by processes the next run of the session may be another
+   * process's, which answers them there and tells no one here: each caller is told its message
+   * is queued (`MessageQueuedError`), as when another process runs the session.
+   */
+  leftToOthers(sessionId: string, session: string): void {
+    this.answeredElsewhere(sessionId, session, this.ids(session));
+  }
+
   /** The caller gave up: true if it still waited (the message is then never answered). */
   cancel(session: string, id: string): boolean {
     if (!this.take(session, id)) return false;

@@ -298,6 +298,9 @@ describe('checkAgent', () => {
       toolkitTools: { crm: [plain('find_customer', { needsApproval: true })] },
     });
     expect(resolved.risks.opaque).toEqual([]);
+    expect(() => checkAgent(agent, { toolkitTools: { crn: [] } })).toThrow(
+      'checkAgent(): option "toolkitTools" names toolkit "crn", which no agent reachable from "a" has (toolkits: crm)',
+    );
     expect(summary(resolved.tools)).toEqual({
       'a: find_customer': {
         kind: 'tool',

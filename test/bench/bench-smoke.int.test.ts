@@ -59,6 +59,7 @@ describe('bench (smoke)', () => {
       '200 workflow instances, each waiting on a durable timer',
       'Memory recall, 200 memories in one scope: agentstate, LevelDB',
       'Schedules, 200 in the store, LevelDB: 20 ticks due at one minute, fired side by side',
+      'Agent check: support example',
       'target',
       'machine pauses (start, end): a clock-reading loop lost',
     ]) {
@@ -307,6 +308,23 @@ describe('bench (smoke)', () => {
       for (const mode of ['memory', 'level', 'processes'])
         // Each chosen write crashed before, during and after it; every point passes.
         expect(runs[mode]).toEqual([{ ...runs[mode]![0], points: 6, passed: 6 }]);
+  it('runs the agent check alone with --agent-check: checkAgent on the support example and a 13-agent tree', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'agentstate-bench-smoke-'));
+    const out = join(dir, 'results.json');
+    const { code, stdout, stderr } = await runSmoke(out, '--agent-check');
+    expect(code, stderr).toBe(0);
+    expect(stdout).toContain('agentstate benchmark (agent check)');
+    expect(stdout).toContain('Agent check: support example');
+    expect(stdout).toContain('Agent check: 13 agents (2 deep, 3 wide, 5 tools)');
+    expect(stdout).not.toContain('W1 one long conversation');
+    const results = JSON.parse(await readFile(out, 'utf8')) as {
+      raw: { agentCheck: { tree: string; agents: number; tools: number; checkMs: number }[][] };
+    };
+    expect(results.raw.agentCheck.map((runs) => [runs[0]!.agents, runs[0]!.tools])).toEqual([
+      [3, 4],
+      [13, 77],
+    ]);
+    expect(results.raw.agentCheck[0]![0]!.checkMs).toBeGreaterThan(0);
   }, 300_000);
 
   it('refuses two parts at once (--postgres with --fixed-cost, --peers with --w1-w2)', async () => {

@@ -35,6 +35,10 @@ describe('agentstate check', () => {
     expect(line).toMatch(
       /^- \*\*pay_bill\*\* \(tool\) at bills: approval conditional \(needsApproval `.*amountUsd ?> ?100`\), reachable without approval\. Witness: bills: call pay_bill -> bills: pay_bill needs no approval -> bills: execute pay_bill$/,
     );
+    // The module's one agent among its exports is the one checked, without --export.
+    const found = await cliInProcess(['check', BILLS]);
+    expect(found.code).toBe(0);
+    expect(found.stdout).toBe(run.stdout);
   });
 
   it('lists each (tool, approval path) of the support example as JSON', async () => {
@@ -101,6 +105,15 @@ describe('agentstate check', () => {
       /^agentstate: 3 widening\(s\) of what agent "triage" can reach since .*cert\.json: refund at triage > billing is now reachable without approval;/,
     );
 
+    const asJson = await cliInProcess(['check', loose, '--baseline', baseline, '--format', 'json']);
+    expect(asJson.code).toBe(1);
+    const changes = JSON.parse(asJson.stdout) as { widened: { kind: string; tool?: string }[] };
+    expect(changes.widened.map((c) => `${c.kind} ${c.tool}`)).toEqual([
+      'without-approval refund',
+      'approval-relaxed refund',
+      'gate-removed refund',
+    ]);
+
     // The other way round narrows, and passes.
     const looseCert = join(dir, 'loose.json');
     await cliInProcess(['check', loose, '--format', 'json', '--out', looseCert]);
@@ -127,7 +140,7 @@ describe('agentstate check', () => {
     const noAgent = await cliInProcess(['check', none, '--out', out]);
     expect(noAgent.code).toBe(2);
     expect(noAgent.stderr).toContain(
-      `agentstate: ${none} exports no Agent as its default export or as \`agent\`; give --export <name> (it exports: answer, helper)`,
+      `agentstate: ${none} exports no Agent as its default export or as \`agent\`, and none among the others; give --export <name> (it exports: answer, helper)`,
     );
     const wrongExport = await cliInProcess([
       'check',

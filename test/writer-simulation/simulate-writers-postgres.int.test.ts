@@ -38,10 +38,11 @@ const broken = (report: WritersReport) =>
   report.staleWrites.length +
   report.lostMessages.length +
   report.doubledMessages.length +
-  report.lostApprovals.length;
+  report.lostApprovals.length +
+  report.stuckCalls.length;
 
 describe('simulateWriters on PostgreSQL', () => {
-  it(`${SEEDS} seeds: no forked history, stale write, lost or doubled message, lost approval`, async () => {
+  it(`${SEEDS} seeds: no forked history, stale write, lost or doubled message, lost approval, call never answered`, async () => {
     const schema = pgt.schema('writers');
     const found: WritersReport[] = [];
     let saves = 0;
@@ -49,7 +50,6 @@ describe('simulateWriters on PostgreSQL', () => {
       const report = await simulate(seed, schema);
       saves += report.saves;
       if (broken(report) > 0) found.push(report);
-      for (const call of report.stuckCalls) expect(call.detail).toMatch(/whileBusy 'queue'/);
     }
     expect(found).toEqual([]);
     expect(saves).toBeGreaterThan(SEEDS * 20);

@@ -27,28 +27,22 @@ const broken = (report: WritersReport) =>
   report.staleWrites.length +
   report.lostMessages.length +
   report.doubledMessages.length +
-  report.lostApprovals.length;
+  report.lostApprovals.length +
+  report.stuckCalls.length;
 
 describe('simulateWriters on the memory store', () => {
-  it(`${SEEDS} seeds: no forked history, stale write, lost or doubled message, lost approval`, async () => {
+  it(`${SEEDS} seeds: no forked history, stale write, lost or doubled message, lost approval, call never answered`, async () => {
     const found: WritersReport[] = [];
     let saves = 0;
-    let stuck = 0;
     for (let seed = 0; seed < SEEDS; seed++) {
       const report = await simulateWriters({ seed, open: sharedMemory() });
       expect(report).toMatchObject({ seed, operations: 30 });
       saves += report.saves;
       if (broken(report) > 0) found.push(report);
-      // Known, and reported: a caller in one worker awaiting its queued message while another
-      // worker answers it (its own run stopped by a failed write or waiting for an approval
-      // another worker gave) is never told.
-      for (const call of report.stuckCalls) expect(call.detail).toMatch(/whileBusy 'queue'/);
-      stuck += report.stuckCalls.length;
     }
     expect(found).toEqual([]);
     // The seeds did work: about 35 saves a seed, races among them.
     expect(saves).toBeGreaterThan(SEEDS * 20);
-    expect(stuck).toBeLessThan(SEEDS);
   }, 600_000);
 
   it('with the fencing check skipped (a test-only store option), stale writes are found', async () => {

@@ -31,7 +31,8 @@ function formatOf(ctx: CommandContext): Format {
 
 /**
  * The agent the module exports: `--export <name>`, else its default export, else its `agent`
- * export. Anything else is a usage error naming the module's exports (and which are agents).
+ * export, else its one export that is an agent. Anything else is a usage error naming the
+ * module's exports (and which are agents).
  */
 async function loadCheckedAgent(ctx: CommandContext, spec: string): Promise<Agent> {
   let mod: Record<string, unknown>;
@@ -58,8 +59,10 @@ async function loadCheckedAgent(ctx: CommandContext, spec: string): Promise<Agen
   }
   const found = [mod['default'], mod['agent']].find(isAgent);
   if (found) return found;
+  // One agent among its exports (as examples/agents/bills.ts): that one.
+  if (agents.length === 1) return mod[agents[0]!] as Agent;
   throw new CliUsageError(
-    `${spec} exports no Agent as its default export or as \`agent\`; give --export <name> (it exports: ${exportsText})`,
+    `${spec} exports no Agent as its default export or as \`agent\`, and ${agents.length > 1 ? 'more than one' : 'none'} among the others; give --export <name> (it exports: ${exportsText})`,
     'check',
   );
 }
@@ -124,7 +127,8 @@ export const check: Command = {
     export: {
       type: 'string',
       value: 'name',
-      description: 'the export that is the agent (default: the default export, else `agent`)',
+      description:
+        'the export that is the agent (default: the default export, else `agent`, else the one export that is an agent)',
     },
     format: {
       type: 'string',

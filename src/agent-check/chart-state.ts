@@ -1,3 +1,7 @@
+/**
+ * A state of the specialised run chart: what its leaf stands for (a step of a run of one agent),
+ * the events that leave it, and how a witness path reads them.
+ */
 import type { AnyMachineSnapshot } from 'xstate';
 import { linkedAgent, type ChartTool } from './agent-tree.js';
 
