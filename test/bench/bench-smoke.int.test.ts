@@ -308,6 +308,8 @@ describe('bench (smoke)', () => {
       for (const mode of ['memory', 'level', 'processes'])
         // Each chosen write crashed before, during and after it; every point passes.
         expect(runs[mode]).toEqual([{ ...runs[mode]![0], points: 6, passed: 6 }]);
+  }, 300_000);
+
   it('runs the agent check alone with --agent-check: checkAgent on the support example and a 13-agent tree', async () => {
     dir = await mkdtemp(join(tmpdir(), 'agentstate-bench-smoke-'));
     const out = join(dir, 'results.json');
