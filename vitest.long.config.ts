@@ -17,6 +17,7 @@ export default defineConfig({
       'test/sessions/while-busy-rounds.int.test.ts',
       'test/schedules/two-schedulers.int.test.ts',
       'test/writer-simulation/simulate-writers.test.ts',
+      'test/crash-exploration/explore-crashes-processes.int.test.ts',
     ]),
     env: { AGENTSTATE_TEST_TIER: 'long' },
   },

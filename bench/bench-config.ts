@@ -23,8 +23,10 @@ export interface Config {
    * 1,000-step workflow and the instances waiting on timers) or `memory` (recall over one
    * user's memories on agentstate's stores and LangGraph.js's, side by side) or `schedules`
    * (10,000 schedules in the store: the scheduler's CPU idle and per fired tick, the store
-   * operations per tick, on LevelDB and PostgreSQL) or `agent-check` (`checkAgent` on the
-   * support example and on synthetic agent trees). Absent: every workload.
+   * operations per tick, on LevelDB and PostgreSQL) or `crashes` (crash points explored per
+   * second by `exploreCrashes` on the bills and support examples, simulated and in child
+   * processes) or `agent-check` (`checkAgent` on the support example and on synthetic agent
+   * trees). Absent: every workload.
    */
   only: Part | undefined;
 }
@@ -40,6 +42,7 @@ const PARTS = [
   'workflows',
   'memory',
   'schedules',
+  'crashes',
   'agent-check',
 ] as const;
 type Part = (typeof PARTS)[number];
@@ -54,8 +57,10 @@ export function parseArgs(argv: string[]): Config {
   if (parts.length > 1) {
     throw new TypeError(`${parts.map((p) => `--${p}`).join(' and ')} run one part each: pick one`);
   }
-  // The memory part alone: 3 passes of its query set (LangGraph.js takes seconds a search at 100k).
-  const runs = Number(value('--runs') ?? (smoke ? 1 : parts[0] === 'memory' ? 3 : 5));
+  // The memory part alone: 3 passes of its query set (LangGraph.js takes seconds a search at 100k);
+  // the crashes part: 3 explorations a mode (a child process per point in one of them).
+  const three = parts[0] === 'memory' || parts[0] === 'crashes';
+  const runs = Number(value('--runs') ?? (smoke ? 1 : three ? 3 : 5));
   if (!Number.isInteger(runs) || runs < 1) throw new TypeError('--runs must be a positive integer');
   return {
     runs,

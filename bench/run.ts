@@ -18,6 +18,9 @@
  *                                  on LevelDB and PostgreSQL against LangGraph.js's stores and a floor
  *   npm run bench -- --schedules   only the schedules bench: 10,000 schedules in the store, the scheduler's
  *                                  CPU idle and per fired tick, store operations per tick, LevelDB and PostgreSQL
+ *   npm run bench -- --crashes     only the crash exploration bench: crash points explored per second by
+ *                                  exploreCrashes on the bills and support examples, simulated (memory,
+ *                                  LevelDB) and in child processes killed with SIGKILL; 3 runs
  *   npm run bench -- --agent-check only the agent check: checkAgent on the support example and on
  *                                  synthetic agent trees (13 and 40 agents)
  *   npm run bench -- --peers       only W1, W2 and W3 against a peer, @openai/agents, side by side
@@ -51,6 +54,7 @@ import { attachPart } from './workloads/attach-replay.js';
 import { workflowsPart } from './workloads/workflows-part.js';
 import { memoryPart } from './workloads/memory-recall.js';
 import { schedulesPart } from './workloads/schedules-part.js';
+import { crashesPart } from './workloads/crashes-part.js';
 import { agentCheckPart } from './workloads/agent-check.js';
 import {
   durabilityRows,
@@ -362,6 +366,8 @@ async function onlyPart(config: Config, stalls: MachineStalls[]): Promise<void> 
     part = await memoryPart(config, log);
   } else if (config.only === 'schedules') {
     part = await schedulesPart(config, log);
+  } else if (config.only === 'crashes') {
+    part = await crashesPart(config, log);
   } else if (config.only === 'agent-check') {
     part = agentCheckPart(config, log);
   } else if (config.only === 'w1-w2') {

@@ -82,6 +82,16 @@ function childScript(): { path: string; typescript: boolean } {
  */
 const AFTER_KILL = new Set<LifeEvent['type']>(['effect', 'execution', 'finished']);
 
+/** A line the child printed on its events' descriptor, if it is one (JSON with a type). */
+function parseEvent(line: string): LifeEvent | undefined {
+  try {
+    const event = JSON.parse(line) as Partial<LifeEvent> | null;
+    return typeof event?.type === 'string' ? (event as LifeEvent) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 const TYPESCRIPT = /\.[cm]?tsx?$/;
 
 /**
@@ -111,8 +121,8 @@ export function runChildLife(config: ChildLifeConfig, timeoutMs: number): Promis
   createInterface({ input: child.stdio[CHILD_EVENTS_FD] as NodeJS.ReadableStream }).on(
     'line',
     (line) => {
-      if (line === '') return;
-      const event = JSON.parse(line) as LifeEvent;
+      const event = parseEvent(line);
+      if (event === undefined) return;
       if (event.type === 'kill') {
         killed = true;
         child.kill('SIGKILL');

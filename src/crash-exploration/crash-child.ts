@@ -6,14 +6,11 @@
  * `kill`, holds every later store call and waits for the parent's SIGKILL.
  */
 import { writeSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
-import { Agent } from '../agent/agent.js';
 import { LevelSessionStore } from '../persistence/kv/level-session-store.js';
 import type { SessionStore } from '../persistence/session-store.js';
-import { FakeClock } from '../testing/fake-clock.js';
 import { CHILD_EVENTS_FD, type ChildLifeConfig } from './child-life.js';
 import type { CrashSide } from './crashing-store.js';
-import { EffectLedger } from './effect-ledger.js';
+import { importChildModule } from './child-module.js';
 import type { LifeEvent } from './life-event.js';
 import { describeError } from './describe-error.js';
 import { ScenarioRun } from './scenario-run.js';
@@ -22,23 +19,6 @@ const never = <T>(): Promise<T> => new Promise<T>(() => undefined);
 
 function emit(event: LifeEvent): void {
   writeSync(CHILD_EVENTS_FD, `${JSON.stringify(event)}\n`);
-}
-
-/** The module's export `name`, checked to be an instance of `type`. */
-function exported<T>(
-  module: Record<string, unknown>,
-  names: readonly string[],
-  type: abstract new (...args: never[]) => T,
-  what: string,
-  file: string,
-): T {
-  const name = names.find((n) => module[n] !== undefined);
-  const value = name === undefined ? undefined : module[name];
-  if (!(value instanceof type))
-    throw new TypeError(
-      `exploreCrashes: ${file} has no export ${names.join(' or ')} that is ${what}`,
-    );
-  return value;
 }
 
 /**
@@ -78,23 +58,22 @@ class HoldingStore {
     this.holding = true;
     if (side === 'during') void Promise.resolve(write()).catch(() => undefined);
     emit({ type: 'kill' });
-    setInterval(() => undefined, 1 << 30); // alive until the kill
+    setInterval(() => undefined, 1 << 30); // alive until the kill (or the parent's end)
     return never();
   }
 }
 
+/** Ends this process if its parent is gone (an exploration interrupted): no child outlives it. */
+function watchParent(): void {
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) process.exit(1);
+  }, 1000).unref();
+}
+
 async function main(config: ChildLifeConfig): Promise<void> {
-  const module = (await import(pathToFileURL(config.module).href)) as Record<string, unknown>;
-  const names = config.export === undefined ? ['default', 'agent'] : [config.export];
-  const agent = exported(module, names, Agent, 'an Agent', config.module);
-  const effects =
-    config.effects === undefined
-      ? undefined
-      : exported(module, [config.effects], EffectLedger, 'an EffectLedger', config.module);
-  const clock =
-    config.clock === undefined
-      ? undefined
-      : exported(module, [config.clock], FakeClock, 'a FakeClock', config.module);
+  watchParent();
+  const { agent, effects, clock } = await importChildModule(config.module, config);
   if (effects) {
     const record = effects.record.bind(effects);
     effects.record = (...args) => {

@@ -14,6 +14,7 @@ import { checkExploreOptions } from './explore-options.js';
 import type { RuntimeFaults } from './execution-probe.js';
 import { ScenarioRun, type InDoubtAnswer } from './scenario-run.js';
 import { runChildLife, type ChildLife, type CrashProcesses } from './child-life.js';
+import { checkChildModule, childModuleNames } from './child-module.js';
 
 export interface ExploreCrashesOptions {
   /** The ledger the scenario's tools record their effects in (cleared before each run). */
@@ -60,9 +61,7 @@ function childLife(
     runChildLife(
       {
         module: resolve(processes.module),
-        export: processes.export,
-        effects: options.effects ? (processes.effects ?? 'effects') : undefined,
-        clock: options.clock ? (processes.clock ?? 'clock') : undefined,
+        ...childModuleNames(processes, options),
         clockStart: p.clockStart,
         scenario: p.scenario,
         crashAt: at,
@@ -140,6 +139,11 @@ export async function exploreCrashes(
 ): Promise<CrashReport> {
   checkScenario(scenario);
   checkExploreOptions(options);
+  if (options.processes)
+    await checkChildModule(
+      resolve(options.processes.module),
+      childModuleNames(options.processes, options),
+    );
   const p: Prepared = { agent, scenario, options, clockStart: options.clock?.now() ?? 0 };
   const reference = await referenceRun(p);
   const boundaries = reference.run.writes.map((w) => ({ ...w }));

@@ -277,6 +277,39 @@ describe('bench (smoke)', () => {
     }
   }, 300_000);
 
+  it('runs the crash exploration bench alone with --crashes: points per second simulated and in child processes, the ratio', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'agentstate-bench-smoke-'));
+    const out = join(dir, 'results.json');
+    const { code, stdout, stderr } = await runSmoke(out, '--crashes');
+    expect(code, stderr).toBe(0);
+    expect(stdout).toContain('agentstate benchmark (crashes)');
+    for (const scenario of ['bills', 'support']) {
+      expect(stdout).toContain(`Crash exploration, the ${scenario} example (`);
+      for (const row of [
+        'points per second: simulated, in-memory store',
+        'points per second: simulated, LevelDB',
+        'points per second: child processes (SIGKILL), LevelDB',
+        'time per point: child processes / simulated, LevelDB',
+      ])
+        expect(stdout).toContain(row);
+    }
+    expect(stdout).not.toContain('points failed');
+    const results = JSON.parse(await readFile(out, 'utf8')) as {
+      raw: {
+        writes: number[];
+        scenarios: {
+          scenario: string;
+          runs: Record<string, { points: number; passed: number }[]>;
+        }[];
+      };
+    };
+    expect(results.raw.scenarios.map((s) => s.scenario)).toEqual(['bills', 'support']);
+    for (const { runs } of results.raw.scenarios)
+      for (const mode of ['memory', 'level', 'processes'])
+        // Each chosen write crashed before, during and after it; every point passes.
+        expect(runs[mode]).toEqual([{ ...runs[mode]![0], points: 6, passed: 6 }]);
+  }, 300_000);
+
   it('runs the agent check alone with --agent-check: checkAgent on the support example and a 13-agent tree', async () => {
     dir = await mkdtemp(join(tmpdir(), 'agentstate-bench-smoke-'));
     const out = join(dir, 'results.json');

@@ -1,11 +1,18 @@
 import { readFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bills } from '../../examples/agents/bills.js';
+import { support } from '../../examples/agents/support.js';
 import { exploreCrashes, replayCrash } from '../../src/crash-exploration/explore-crashes.js';
 import { formatCrashFailures } from '../../src/crash-exploration/crash-report.js';
 import { bySize } from '../helpers/test-tier.js';
 import { TempStores } from '../helpers/temp-store.js';
-import { chargeScenario, effects, honestCharge, lyingCharge } from '../helpers/charge-agents.js';
+import {
+  chargeScenario,
+  effects,
+  honestCharge,
+  lyingCharge,
+  stuckCharge,
+} from '../helpers/charge-agents.js';
 
 const temps = new TempStores();
 afterEach(() => temps.cleanupAll());
@@ -15,7 +22,8 @@ const CHARGES = 'test/helpers/charge-agents.ts';
 /**
  * Each point's first process is a real child (`node` through the tsx loader, from the sources),
  * killed with SIGKILL at its point; this process recovers. A child starts in about 2 s here, so
- * the quick tier crashes the writes around the approval and the tool (the long tier: all).
+ * the quick tier crashes the writes around the approval and the tool (the long tier, in
+ * vitest.long.config.ts: every write of the examples).
  */
 describe('exploreCrashes in child processes', () => {
   it('the bills example: every point found passes, at least one per write of the reference run', async () => {
@@ -34,6 +42,39 @@ describe('exploreCrashes in child processes', () => {
     expect(report.points).toBe(bySize({ quick: 3, long: report.boundaries.length }) * 3);
     expect(formatCrashFailures(report)).toBe('');
     expect(report.passed).toBe(report.points);
+  }, 600_000);
+
+  it('the sub-agent example: the refund approved deep in billing, its points pass', async () => {
+    const report = await exploreCrashes(
+      support,
+      {
+        name: 'support',
+        steps: [{ send: 'Refund order A-77 and tell me where it is' }, { approve: 'refund' }],
+      },
+      {
+        processes: { module: 'examples/agents/support.ts', export: 'support' },
+        writes: bySize({ quick: [11], long: undefined }),
+        replayDir: await temps.folder(),
+      },
+    );
+    expect(report.boundaries[11]?.label).toBe('save: tool refund finished (call_1_0)');
+    expect(report.points).toBe(bySize({ quick: 1, long: report.boundaries.length }) * 3);
+    expect(formatCrashFailures(report)).toBe('');
+  }, 600_000);
+
+  it('a child that hangs before its crash point is killed at the timeout, and its point fails with an error', async () => {
+    const report = await exploreCrashes(stuckCharge, chargeScenario, {
+      effects,
+      processes: { module: CHARGES, export: 'stuckCharge', timeoutMs: 3000 },
+      writes: [8],
+      sides: ['before'],
+      replayDir: await temps.folder(),
+    });
+    expect(report.failed).toBe(1);
+    expect(report.failures[0]!.violations).toContainEqual({
+      kind: 'error',
+      message: 'the child process ran past 3000 ms without reaching its crash point; killed',
+    });
   }, 600_000);
 
   it('a tool marked idempotent that is not is caught, and its replay file reproduces it in a child', async () => {
@@ -82,5 +123,15 @@ describe('exploreCrashes in child processes', () => {
       /options\.stores must be 'level'/,
     );
     await expect(explore('agent.ts')).rejects.toBeInstanceOf(TypeError);
+    // The module is read before any point runs: the exports the children need are there.
+    await expect(explore({ module: CHARGES, export: 'nope' })).rejects.toThrow(
+      /charge-agents\.ts has no export nope that is an Agent/,
+    );
+    await expect(
+      exploreCrashes(bills, chargeScenario, {
+        effects,
+        processes: { module: 'examples/agents/bills.ts', export: 'bills' },
+      }),
+    ).rejects.toThrow(/bills\.ts has no export effects that is an EffectLedger/);
   });
 });
