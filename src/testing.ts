@@ -26,6 +26,7 @@ export {
   exploreCrashes,
   replayCrash,
   type ExploreCrashesOptions,
+  type ReplayCrashOptions,
 } from './crash-exploration/explore-crashes.js';
 export { EffectLedger, type LedgerEntry } from './crash-exploration/effect-ledger.js';
 export type {

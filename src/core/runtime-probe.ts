@@ -15,8 +15,7 @@ export interface ProbedToolCall {
  * Test-only: what crash exploration (`exploreCrashes`) learns from the runtime and the faults
  * its own tests inject into it. Carried by the store object a test hands the runtime (under
  * {@link RUNTIME_PROBE}, see {@link withRuntimeProbe}), so nothing is global and an
- * application's store never has one.
- * @internal
+ * application's store never has one. Not exported by the package.
  */
 export interface RuntimeProbe {
   /**
@@ -34,10 +33,10 @@ export interface RuntimeProbe {
   skipsDurable?(kind: StepKind): boolean;
 }
 
-/** The property a store carries its probe under. @internal */
+/** The property a store carries its probe under. */
 export const RUNTIME_PROBE: unique symbol = Symbol('agentstate.runtimeProbe');
 
-/** The probe `store` carries, if any. @internal */
+/** The probe `store` carries, if any. */
 export function runtimeProbeOf(store: object): RuntimeProbe | undefined {
   return (store as { [RUNTIME_PROBE]?: RuntimeProbe })[RUNTIME_PROBE];
 }

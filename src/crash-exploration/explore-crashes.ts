@@ -186,6 +186,15 @@ export async function exploreCrashes(
   };
 }
 
+/** What `replayCrash` takes of `exploreCrashes`' options (the rest comes from the file). */
+export interface ReplayCrashOptions extends Pick<
+  ExploreCrashesOptions,
+  'effects' | 'clock' | 'processes'
+> {
+  /** Test-only: see `ExploreCrashesOptions.faults`. @internal */
+  faults?: RuntimeFaults | undefined;
+}
+
 /**
  * Runs the one crash point a replay file names (written by `exploreCrashes` for a failed
  * point), after the reference run it is checked against: the failure, reproduced alone.
@@ -193,7 +202,7 @@ export async function exploreCrashes(
 export async function replayCrash(
   agent: Agent,
   file: string,
-  options: Pick<ExploreCrashesOptions, 'effects' | 'clock' | 'faults' | 'processes'> = {},
+  options: ReplayCrashOptions = {},
 ): Promise<CrashPointResult> {
   const replay = await readReplayFile(file);
   checkExploreOptions(options);

@@ -375,6 +375,7 @@ export const TESTING_TYPES = [
   'WritersReport',
   'WriterFinding',
   'ExploreCrashesOptions',
+  'ReplayCrashOptions',
   'LedgerEntry',
   'CrashScenario',
   'ScenarioStep',
