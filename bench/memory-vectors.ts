@@ -4,6 +4,7 @@
  * function of the seed and its index alone: a child process makes the same memory `i` (or
  * query `j`) as the bench without being sent it, whatever the count.
  */
+import { mulberry32 } from '../src/core/seeded-random.js';
 
 /** The shape of the data: how many dimensions, how many cluster centres, which seed. */
 export interface VectorSpace {
@@ -14,18 +15,6 @@ export interface VectorSpace {
 
 /** 1,536 dimensions (OpenAI's text-embedding-3-small), 1,000 clusters. */
 export const MEMORY_SPACE: VectorSpace = { dimensions: 1536, clusters: 1000, seed: 43 };
-
-/** Mulberry32: a small fast seeded generator of floats in [0, 1). */
-function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Fills `out` with standard normal samples (Box-Muller). */
 function fillNormal(out: Float32Array, random: () => number): void {
@@ -67,7 +56,7 @@ export class MemoryVectors {
     this.centres = new Float32Array(space.clusters * d);
     const row = new Float32Array(d);
     for (let c = 0; c < space.clusters; c++) {
-      fillNormal(row, generator(seedOf(space, CENTRE, c)));
+      fillNormal(row, mulberry32(seedOf(space, CENTRE, c)));
       this.centres.set(normalize(row), c * d);
     }
   }
@@ -92,7 +81,7 @@ export class MemoryVectors {
 
   private near(kind: number, index: number, out?: Float32Array): Float32Array {
     const d = this.space.dimensions;
-    const random = generator(seedOf(this.space, kind, index));
+    const random = mulberry32(seedOf(this.space, kind, index));
     const centre = Math.floor(random() * this.space.clusters);
     const spread = 0.4 + 0.6 * random();
     const v = out ?? new Float32Array(d);
