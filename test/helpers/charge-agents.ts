@@ -5,9 +5,8 @@
  * charges again), `honestCharge`'s passes its call id as the key, `stuckCharge`'s hangs in a
  * child process.
  */
-import { z } from 'zod';
-import { Agent, tool } from '../../src/index.js';
-import { EffectLedger, ScriptedModel } from '../../src/testing.js';
+import { EffectLedger } from '../../src/testing.js';
+import { CHARGE_SCENARIO, chargeAgent } from './crash-fixtures.js';
 
 /** The ledger both agents' tools record their charges in. */
 export const effects = new EffectLedger();
@@ -15,41 +14,22 @@ export const effects = new EffectLedger();
 /** In the child process of a crash point (`exploreCrashes({ processes })`), not in its parent. */
 const inCrashChild = (): boolean => /crash-child\.[jt]s$/.test(process.argv[1] ?? '');
 
-function chargeAgent(keyed: boolean, stuckInChild = false): Agent {
-  const charge = tool({
-    name: 'charge',
-    description: 'Charges a card',
-    parameters: z.object({ amount: z.number() }),
-    needsApproval: true,
-    idempotent: true,
-    execute: async ({ amount }, { callId }) => {
-      if (stuckInChild && inCrashChild()) await new Promise(() => undefined);
-      effects.record(callId, 'charge', { amount }, keyed ? { key: callId } : {});
-      return `charged ${amount}`;
-    },
-  });
-  return new Agent({
-    name: 'shop',
-    model: new ScriptedModel((r) =>
-      r.items.some((i) => i.type === 'tool_result')
-        ? { text: 'done' }
-        : { toolCalls: [{ name: 'charge', arguments: { amount: 5 } }] },
-    ),
-    tools: [charge],
-  });
-}
+/** Holds forever in a crash point's child process; returns at once elsewhere. */
+const hangInChild = (): Promise<void> =>
+  inCrashChild() ? new Promise<void>(() => undefined) : Promise.resolve();
 
 /** Its tool says it is idempotent, and is not. */
-export const lyingCharge = chargeAgent(false);
+export const lyingCharge = chargeAgent(effects, { idempotent: true });
 
 /** Its tool is idempotent in fact: the call id is the charge's idempotency key. */
-export const honestCharge = chargeAgent(true);
+export const honestCharge = chargeAgent(effects, { idempotent: true, keyed: true });
 
 /** Honest, but its tool never returns in a crash point's child process (a child that hangs). */
-export const stuckCharge = chargeAgent(true, true);
+export const stuckCharge = chargeAgent(effects, {
+  idempotent: true,
+  keyed: true,
+  before: hangInChild,
+});
 
 /** The scenario: a charge asked for, then approved. */
-export const chargeScenario = {
-  name: 'charge',
-  steps: [{ send: 'charge me' }, { approve: 'charge' }],
-};
+export const chargeScenario = CHARGE_SCENARIO;

@@ -19,6 +19,8 @@ export interface ChargeOptions {
   clock?: Clock;
   /** The agent's durability. @default 'step' */
   durability?: Durability;
+  /** Awaited before each charge (a test's hold: a tool that never returns). */
+  before?: () => Promise<void>;
 }
 
 /**
@@ -34,7 +36,8 @@ export function chargeAgent(effects: EffectLedger, options: ChargeOptions = {}):
     needsApproval: options.needsApproval ?? true,
     ...(options.idempotent ? { idempotent: true } : {}),
     ...(options.onInterrupted ? { onInterrupted: options.onInterrupted } : {}),
-    execute: ({ amount }, { callId }) => {
+    execute: async ({ amount }, { callId }) => {
+      await options.before?.();
       const at = options.clock?.now();
       effects.record(
         callId,

@@ -3,6 +3,7 @@ import { PostgresSessionStore } from '../../src/persistence/postgres/postgres-se
 import { simulateWriters } from '../../src/writer-simulation/simulate-writers.js';
 import type { SimulatedWorker } from '../../src/writer-simulation/writers-options.js';
 import type { WritersReport } from '../../src/writer-simulation/writers-report.js';
+import { findingsOf } from '../helpers/writers-findings.js';
 import { usePostgres } from '../helpers/postgres-tests.js';
 
 /**
@@ -33,14 +34,6 @@ async function simulate(seed: number, schema: string, unsafeSkipFencing = false)
   }
 }
 
-const broken = (report: WritersReport) =>
-  report.forkedHistories.length +
-  report.staleWrites.length +
-  report.lostMessages.length +
-  report.doubledMessages.length +
-  report.lostApprovals.length +
-  report.stuckCalls.length;
-
 describe('simulateWriters on PostgreSQL', () => {
   it(`${SEEDS} seeds: no forked history, stale write, lost or doubled message, lost approval, call never answered`, async () => {
     const schema = pgt.schema('writers');
@@ -49,7 +42,7 @@ describe('simulateWriters on PostgreSQL', () => {
     for (let seed = 0; seed < SEEDS; seed++) {
       const report = await simulate(seed, schema);
       saves += report.saves;
-      if (broken(report) > 0) found.push(report);
+      if (findingsOf(report) > 0) found.push(report);
     }
     expect(found).toEqual([]);
     expect(saves).toBeGreaterThan(SEEDS * 20);

@@ -7,6 +7,7 @@ import { simulateWriters } from '../../src/writer-simulation/simulate-writers.js
 import type { SimulateWritersOptions } from '../../src/writer-simulation/writers-options.js';
 import type { WritersReport } from '../../src/writer-simulation/writers-report.js';
 import { bySize } from '../helpers/test-tier.js';
+import { findingsOf } from '../helpers/writers-findings.js';
 
 /**
  * Issue 45, "many writers, simulated", on the memory store: one store object shared by the
@@ -22,14 +23,6 @@ function sharedMemory(options: { unsafeSkipFencing?: boolean } = {}) {
     (store ??= new MemorySessionStore({ clock, ...options }));
 }
 
-const broken = (report: WritersReport) =>
-  report.forkedHistories.length +
-  report.staleWrites.length +
-  report.lostMessages.length +
-  report.doubledMessages.length +
-  report.lostApprovals.length +
-  report.stuckCalls.length;
-
 describe('simulateWriters on the memory store', () => {
   it(`${SEEDS} seeds: no forked history, stale write, lost or doubled message, lost approval, call never answered`, async () => {
     const found: WritersReport[] = [];
@@ -38,7 +31,7 @@ describe('simulateWriters on the memory store', () => {
       const report = await simulateWriters({ seed, open: sharedMemory() });
       expect(report).toMatchObject({ seed, operations: 30 });
       saves += report.saves;
-      if (broken(report) > 0) found.push(report);
+      if (findingsOf(report) > 0) found.push(report);
     }
     expect(found).toEqual([]);
     // The seeds did work: about 35 saves a seed, races among them.
