@@ -34,6 +34,15 @@ export interface TargetResult {
   pass: boolean;
 }
 
+/** What a part of the bench (`--memory`, `--schedules`, `--crashes`) gives the report. */
+export interface BenchPart<Raw> {
+  kind: string;
+  rows: Row[];
+  targets: TargetResult[];
+  raw: Raw;
+  notes: string[];
+}
+
 export function formatValue(value: number, unit: Unit): string {
   if (!Number.isFinite(value)) return 'n/a';
   switch (unit) {

@@ -7,7 +7,7 @@
  */
 import { buildScripts } from '../built-scripts.js';
 import { runNodeScript } from '../child.js';
-import type { Row, TargetResult } from '../table.js';
+import type { BenchPart } from '../table.js';
 import {
   crashesFailures,
   crashesRows,
@@ -62,13 +62,7 @@ export async function runCrashes(
 export async function crashesPart(
   config: { smoke: boolean; runs: number },
   log: (message: string) => void,
-): Promise<{
-  kind: string;
-  rows: Row[];
-  targets: TargetResult[];
-  raw: CrashesRaw;
-  notes: string[];
-}> {
+): Promise<BenchPart<CrashesRaw>> {
   const raw = await runCrashes(config, log);
   return { kind: 'crashes', rows: crashesRows(raw), targets: [], raw, notes: crashesFailures(raw) };
 }

@@ -18,7 +18,7 @@ import type { MemoryChildResult, MemoryChildTask } from '../memory-child.js';
 import type { BenchStoreKind } from '../memory-stores.js';
 import { memoryText, MemoryVectors, recallAt, VectorTable } from '../memory-vectors.js';
 import { startPgliteServer, type PgliteServer } from '../pglite-server.js';
-import type { Row, TargetResult } from '../table.js';
+import type { BenchPart } from '../table.js';
 import {
   countsOf,
   labelOf,
@@ -200,13 +200,7 @@ export async function runMemoryRecall(
 export async function memoryPart(
   config: { smoke: boolean; runs: number },
   log: (message: string) => void,
-): Promise<{
-  kind: string;
-  rows: Row[];
-  targets: TargetResult[];
-  raw: MemoryRaw;
-  notes: string[];
-}> {
+): Promise<BenchPart<MemoryRaw>> {
   const raw = await runMemoryRecall(
     config.smoke ? MEMORY_SMOKE_SIZES : MEMORY_SIZES,
     config.runs,

@@ -12,7 +12,7 @@ import { startPostgres, type PostgresCluster } from '../../scripts/postgres-clus
 import { runChild } from '../child.js';
 import { tempDir } from '../fixtures.js';
 import type { SchedulesChildResult, SchedulesTask } from '../schedules-child.js';
-import type { Row, TargetResult } from '../table.js';
+import type { BenchPart } from '../table.js';
 import {
   SCHEDULES_SIZES,
   SCHEDULES_SMOKE_SIZES,
@@ -86,13 +86,7 @@ export async function runSchedules(
 export async function schedulesPart(
   config: { smoke: boolean; runs: number },
   log: (message: string) => void,
-): Promise<{
-  kind: string;
-  rows: Row[];
-  targets: TargetResult[];
-  raw: SchedulesRaw;
-  notes: string[];
-}> {
+): Promise<BenchPart<SchedulesRaw>> {
   const raw = await runSchedules(
     config.smoke ? SCHEDULES_SMOKE_SIZES : SCHEDULES_SIZES,
     config.runs,
