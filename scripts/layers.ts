@@ -199,6 +199,11 @@ export const LAYERS: readonly Layer[] = [
         holds:
           "`workflows(machine, options)`: an app's own XState machine hosted like a session (start, send, get, list, cancel, approvals, journal), its options and scheduler",
       },
+      {
+        folder: 'evals',
+        holds:
+          'evals from what ran (`agentstate-runtime/evals`): dataset rows from stored runs or by hand (JSONL), seam and whole-run evaluation, scorers, the persisted eval run, chart coverage, compare',
+      },
     ],
   },
   {

@@ -380,3 +380,8 @@ export {
 } from './errors/schedule-errors.js';
 export { ScenarioFailedError } from './errors/scenario-failed-error.js';
 export { InvalidCertificateError } from './errors/certificate-errors.js';
+export {
+  EvalMismatchError,
+  InvalidDatasetError,
+  InvalidEvalReportError,
+} from './errors/eval-errors.js';

@@ -76,6 +76,9 @@ export const ERROR_CODES = [
   'SCHEDULE_LIMIT',
   'SCENARIO_FAILED',
   'INVALID_CERTIFICATE',
+  'INVALID_DATASET',
+  'INVALID_EVAL_REPORT',
+  'EVAL_MISMATCH',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

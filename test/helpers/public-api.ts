@@ -136,6 +136,9 @@ export const ROOT_VALUES = [
   'ScheduleLimitError',
   'ScenarioFailedError',
   'InvalidCertificateError',
+  'InvalidDatasetError',
+  'InvalidEvalReportError',
+  'EvalMismatchError',
   'scheduleTools',
 ].sort();
 

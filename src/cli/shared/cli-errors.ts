@@ -63,6 +63,9 @@ const USAGE: readonly ErrorCode[] = [
   'INVALID_EVENT',
   'INVALID_SCHEDULE',
   'INVALID_CERTIFICATE',
+  'INVALID_DATASET',
+  'INVALID_EVAL_REPORT',
+  'EVAL_MISMATCH',
 ];
 
 /**
