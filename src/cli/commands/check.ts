@@ -1,15 +1,15 @@
-import { readFile, writeFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { writeFile } from 'node:fs/promises';
 import type { AgentCertificate } from '../../agent-check/agent-certificate.js';
 import { certificateMarkdown, changesMarkdown } from '../../agent-check/certificate-markdown.js';
 import { checkAgent } from '../../agent-check/check-agent.js';
 import { compareCertificates } from '../../agent-check/compare-certificates.js';
 import { parseCertificate } from '../../agent-check/parse-certificate.js';
 import { agentExport } from '../shared/agent-export.js';
-import { CliFailure, CliUsageError, EXIT } from '../shared/cli-errors.js';
+import { CliFailure, CliUsageError } from '../shared/cli-errors.js';
 import { json } from '../shared/cli-format.js';
 import { intFlag, stringFlag, type Command, type CommandContext } from '../shared/command.js';
 import { outFile } from '../shared/out-file.js';
+import { readGivenFile } from '../shared/given-file.js';
 
 const FORMATS = ['json', 'markdown'] as const;
 type Format = (typeof FORMATS)[number];
@@ -29,17 +29,7 @@ function formatOf(ctx: CommandContext): Format {
 
 /** The baseline certificate of `--baseline`, read and checked before anything is written. */
 async function readBaseline(ctx: CommandContext, file: string): Promise<AgentCertificate> {
-  let text: string;
-  try {
-    text = await readFile(resolve(ctx.io.cwd, file), 'utf8');
-  } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    throw new CliFailure(
-      `--baseline: cannot read ${file}${typeof code === 'string' ? ` (${code})` : ''}`,
-      EXIT.usage,
-    );
-  }
-  return parseCertificate(text);
+  return parseCertificate(await readGivenFile(ctx, file, '--baseline'));
 }
 
 async function run(ctx: CommandContext): Promise<void> {
