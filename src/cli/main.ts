@@ -12,7 +12,9 @@ import { COMMANDS } from './commands/index.js';
 
 /** The command the first words of `argv` name (up to three: `eval dataset add`), and the rest. */
 function findCommand(argv: string[]): { command: Command; rest: string[] } {
-  const words = argv.slice(0, 3).filter((w) => !w.startsWith('-'));
+  // The leading words before any flag (a flag's value is no command word).
+  const flag = argv.findIndex((w) => w.startsWith('-'));
+  const words = argv.slice(0, flag < 0 ? 3 : Math.min(3, flag));
   for (const take of [3, 2, 1]) {
     const name = words.slice(0, take).join(' ');
     const command = COMMANDS.find((c) => c.name === name);
