@@ -1,8 +1,13 @@
 import type { Agent } from '../../agent/agent.js';
-import { isAgent } from '../commands/resume.js';
 import { importAppModule } from './app-module.js';
 import { CliFailure, CliUsageError, EXIT } from './cli-errors.js';
 import { stringFlag, type CommandContext } from './command.js';
+
+/** Whether `value` looks like an agentstate `Agent` (from this copy of the package or another). */
+export function isAgent(value: unknown): value is Agent {
+  const v = value as Partial<Agent> | null | undefined;
+  return typeof v?.runtimeFor === 'function' && typeof v.run === 'function';
+}
 
 /**
  * The agent the module `spec` exports (`check`, `eval`): `--export <name>`, else its default
