@@ -1,3 +1,5 @@
+import { exportReplay, type Agent, type ReplayFile } from '../../src/index.js';
+import { MemorySessionStore } from '../../src/testing.js';
 import type { EvalOutcome, EvalRow } from '../../src/evals/eval-row.js';
 import type { ScoreInput } from '../../src/evals/scorer.js';
 
@@ -37,3 +39,25 @@ export const scoreInput = (row: EvalRow, actual: EvalOutcome): ScoreInput => ({
   outcome: actual,
   signal: new AbortController().signal,
 });
+
+const key = { sessionId: 's1', userId: 'alice' };
+
+/** Runs `agent` on `input`, decides each approval it waits for, and exports the run. */
+export async function recordedReplay(
+  agent: Agent,
+  input: string,
+  decide: 'approve' | 'reject' | 'leave',
+): Promise<ReplayFile> {
+  const store = new MemorySessionStore();
+  let result = await agent.run(input, { ...key, store });
+  while (result.interrupted && decide !== 'leave') {
+    const { state } = result;
+    for (const i of state.interruptions) {
+      const scope = i.runId ? { runId: i.runId } : {};
+      if (decide === 'approve') state.approve(i.callId, scope);
+      else state.reject(i.callId, { ...scope, message: 'The user declined.' });
+    }
+    result = await agent.resume(state, { store });
+  }
+  return exportReplay(agent.runtimeFor(store), key);
+}
