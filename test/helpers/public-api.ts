@@ -139,6 +139,7 @@ export const ROOT_VALUES = [
   'InvalidDatasetError',
   'InvalidEvalReportError',
   'EvalMismatchError',
+  'RemoteAgentError',
   'scheduleTools',
 ].sort();
 
