@@ -6,6 +6,8 @@ import {
   INSPECT_TYPES,
   HTTP_VALUES,
   HTTP_TYPES,
+  A2A_VALUES,
+  A2A_TYPES,
   INSPECT_VALUES,
   MCP_TYPES,
   STORE_TYPES,
@@ -45,6 +47,7 @@ const ENTRIES: [string, readonly string[]][] = [
   ['agentstate-runtime/postgres', [...POSTGRES_VALUES, ...POSTGRES_TYPES]],
   ['agentstate-runtime/inspect', [...INSPECT_VALUES, ...INSPECT_TYPES]],
   ['agentstate-runtime/http', [...HTTP_VALUES, ...HTTP_TYPES]],
+  ['agentstate-runtime/a2a', [...A2A_VALUES, ...A2A_TYPES]],
   ['agentstate-runtime/mcp', [...MCP_VALUES, ...MCP_TYPES]],
   ['agentstate-runtime/store', [...STORE_VALUES, ...STORE_TYPES]],
 ];

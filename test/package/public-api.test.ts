@@ -8,6 +8,7 @@ import * as aiSdk from '../../src/ai-sdk.js';
 import * as postgres from '../../src/postgres.js';
 import * as inspect from '../../src/inspect.js';
 import * as http from '../../src/http.js';
+import * as a2a from '../../src/a2a.js';
 import * as store from '../../src/store.js';
 import {
   AI_SDK_TYPES,
@@ -23,6 +24,8 @@ import {
   INSPECT_TYPES,
   HTTP_VALUES,
   HTTP_TYPES,
+  A2A_VALUES,
+  A2A_TYPES,
   INSPECT_VALUES,
   STORE_TYPES,
   STORE_VALUES,
@@ -40,6 +43,7 @@ const ENTRIES = [
   'postgres.ts',
   'inspect.ts',
   'http.ts',
+  'a2a.ts',
   'store.ts',
 ] as const;
 
@@ -104,6 +108,13 @@ describe('public API', () => {
     expect(Object.keys(http).sort()).toEqual(HTTP_VALUES);
   });
 
+  it('agentstate/a2a exports the A2A handler, its Node listener and their types', () => {
+    const names = exportsOf('a2a.ts');
+    expect(names!.values).toEqual(A2A_VALUES);
+    expect(names!.types).toEqual(A2A_TYPES);
+    expect(Object.keys(a2a).sort()).toEqual(A2A_VALUES);
+  });
+
   it('agentstate/store exports the store contract, its parts, the record codecs and the contract suite', () => {
     const names = exportsOf('store.ts');
     expect(names!.values).toEqual(STORE_VALUES);
@@ -112,7 +123,17 @@ describe('public API', () => {
   });
 
   it('every entry lists its exports by name (no export *)', () => {
-    const entries = ['index', 'testing', 'ai-sdk', 'mcp', 'postgres', 'inspect', 'http', 'store'];
+    const entries = [
+      'index',
+      'testing',
+      'ai-sdk',
+      'mcp',
+      'postgres',
+      'inspect',
+      'http',
+      'a2a',
+      'store',
+    ];
     const starred = entries.filter((name) =>
       /^export \*/m.test(readFileSync(entry(`${name}.ts`), 'utf8')),
     );
