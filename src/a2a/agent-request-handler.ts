@@ -20,6 +20,7 @@ import {
 import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import type { Agent } from '../agent/agent.js';
 import type { AnsweredMessage } from '../machines/answered-messages.js';
+import { SessionNotFoundError } from '../errors/session-errors.js';
 import type { SessionKey, SessionStore } from '../persistence/session-store.js';
 import { a2aErrorOf } from './a2a-error.js';
 import { resolveTask } from './a2a-task-id.js';
@@ -213,7 +214,14 @@ export class AgentRequestHandler implements A2ARequestHandler {
   /** The session's runs this handler can name: the answered messages' runs, then its current. */
   private async runsOf(key: SessionKey): Promise<{ key: SessionKey; runId: string }[]> {
     const { agent, store } = this.deps;
-    const record = await store.load(key);
+    let record;
+    try {
+      record = await store.load(key);
+    } catch (error) {
+      // A context this user does not have lists no task (another user's, as a missing one).
+      if (error instanceof SessionNotFoundError) return [];
+      throw error;
+    }
     const answered =
       (record.snapshot as { context?: { answered?: AnsweredMessage[] } }).context?.answered ?? [];
     const view = await agent.runtimeFor(store).getSession(key);

@@ -8,12 +8,21 @@ import {
   JsonRpcTransportFactory,
   type Client,
 } from '@a2a-js/sdk/client';
-import { Agent, tool } from '../../src/index.js';
+import { Agent, tool, type ModelCallOptions, type ModelRequest } from '../../src/index.js';
 import { ScriptedModel } from '../../src/testing.js';
 import { createA2AHandler, toNodeListener, type A2AHandlerOptions } from '../../src/a2a.js';
 import { deferred, type Deferred } from './async.js';
 import { lastUserText } from './session-fixtures.js';
 import { openTempStore, type TempStore } from './temp-store.js';
+
+/** A scripted model that keeps the signal of its latest call. */
+class SignalledModel extends ScriptedModel {
+  signal: AbortSignal | undefined;
+  override generate(request: ModelRequest, options: ModelCallOptions = {}) {
+    this.signal = options.signal;
+    return super.generate(request, options);
+  }
+}
 
 /** What the A2A test server's model does, and the gate its "slow" answer waits on. */
 export interface A2AScript {
@@ -25,27 +34,35 @@ export interface A2AScript {
 
 /**
  * A model that adds when asked "add", asks to pay when asked "pay" (the `pay` tool needs an
- * approval), answers "slow" only once `gate` opens, answers a tool result with it, and echoes
- * anything else.
+ * approval), answers "slow" only once `gate` opens ("slow add": adds, then answers once `gate`
+ * opens), answers a tool result with it, and echoes anything else.
  */
 export function a2aScript(): A2AScript {
   const gate = deferred();
   const reached = deferred();
-  const model = new ScriptedModel(async (request) => {
+  // The wait ends with the gate, or with the model call's signal (a cancelled run).
+  const slow = async () => {
+    reached.resolve();
+    const signal = model.signal;
+    await new Promise<void>((resolve, reject) => {
+      void gate.promise.then(resolve);
+      signal?.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
+    });
+    return { text: 'Slow but here.' };
+  };
+  const model = new SignalledModel(async (request) => {
     const last = request.items.at(-1);
+    const said = lastUserText(request);
+    if (said === 'slow' || (said === 'slow add' && last?.type === 'tool_result')) return slow();
     if (last?.type === 'tool_result') {
       return {
         text: last.name === 'add' ? `The sum is ${last.output}.` : `Pay said: ${last.output}`,
       };
     }
-    const said = lastUserText(request);
-    if (said === 'add') return { toolCalls: [{ name: 'add', arguments: { a: 2, b: 3 } }] };
-    if (said === 'pay') return { toolCalls: [{ name: 'pay', arguments: { amount: 500 } }] };
-    if (said === 'slow') {
-      reached.resolve();
-      await gate.promise;
-      return { text: 'Slow but here.' };
+    if (said === 'add' || said === 'slow add') {
+      return { toolCalls: [{ name: 'add', arguments: { a: 2, b: 3 } }] };
     }
+    if (said === 'pay') return { toolCalls: [{ name: 'pay', arguments: { amount: 500 } }] };
     return { text: `You said: ${said}` };
   });
   return { model, gate, reached };
