@@ -15,7 +15,8 @@ import { HttpError, httpErrorOf } from '../http/http-error.js';
 import { DEFAULT_MAX_BODY_BYTES, readJsonBody } from '../http/request-body.js';
 import { isObject } from '../validation/option-checks.js';
 import { checkA2AHandlerOptions, type A2AHandlerOptions } from './a2a-handler-options.js';
-import { AgentRequestHandler } from './agent-request-handler.js';
+import { AgentRequestHandler, TRACE_STATE_KEY } from './agent-request-handler.js';
+import { traceCarrierOf } from '../telemetry/remote-parent.js';
 import { agentCardOf, SERVED_VERSIONS } from './agent-card.js';
 
 /** An A2A handler: a web-standard request in, a response out (`createA2AHandler`). */
@@ -103,10 +104,12 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
         const id = isObject(body) && isId(body['id']) ? body['id'] : null;
         return rpcError(id, INVALID_REQUEST, 'Invalid Request: not a JSON-RPC 2.0 request');
       }
-      const version = request.headers.get(A2A_VERSION_HEADER) ?? '0.3';
+      const version = request.headers.get(A2A_VERSION_HEADER) || '0.3';
+      const trace = traceCarrierOf(request.headers);
       const context = new ServerCallContext({
         user: { isAuthenticated: true, userName: userId },
         requestedVersion: version,
+        ...(trace ? { state: new Map([[TRACE_STATE_KEY, trace]]) } : {}),
       });
       if (!(SERVED_VERSIONS as readonly string[]).includes(version)) {
         const error = JsonRpcTransportHandler.mapToJSONRPCError(

@@ -21,6 +21,7 @@ import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import type { Agent } from '../agent/agent.js';
 import type { AnsweredMessage } from '../machines/answered-messages.js';
 import { SessionNotFoundError } from '../errors/session-errors.js';
+import type { TraceCarrier } from '../machines/run-types.js';
 import type { SessionKey, SessionStore } from '../persistence/session-store.js';
 import { a2aErrorOf } from './a2a-error.js';
 import { resolveTask } from './a2a-task-id.js';
@@ -34,6 +35,14 @@ export function userOf(context: ServerCallContext): string {
   const userId = context.user?.userName;
   if (!userId) throw new Error('A2A call without a user');
   return userId;
+}
+
+/** Where `createA2AHandler` keeps the caller's trace context in a call's context. */
+export const TRACE_STATE_KEY = 'agentstate.trace';
+
+/** The caller's trace context (`traceparent`, `tracestate`), if its request carried one. */
+function traceOf(context: ServerCallContext): TraceCarrier | undefined {
+  return context.state.get(TRACE_STATE_KEY) as TraceCarrier | undefined;
 }
 
 /** What the handler reaches: the agent, its store and the card it serves. */
@@ -69,7 +78,12 @@ export class AgentRequestHandler implements A2ARequestHandler {
     const { agent, store } = this.deps;
     try {
       const turn = turnOf(params);
-      const { key, runId, live } = await startTurn(this.deps, turn, userOf(context));
+      const { key, runId, live } = await startTurn(
+        this.deps,
+        turn,
+        userOf(context),
+        traceOf(context),
+      );
       const immediately = params.configuration?.returnImmediately === true;
       if (live && immediately) {
         // The run goes on here; the task as it starts (the store may not hold it yet).
@@ -93,7 +107,12 @@ export class AgentRequestHandler implements A2ARequestHandler {
     const { agent, store } = this.deps;
     try {
       const turn = turnOf(params);
-      const { key, runId, live } = await startTurn(this.deps, turn, userOf(context));
+      const { key, runId, live } = await startTurn(
+        this.deps,
+        turn,
+        userOf(context),
+        traceOf(context),
+      );
       const target = { agent, store, key, runId };
       if (!live) yield* storedTaskStream(target, params.configuration?.historyLength);
       else {

@@ -9,6 +9,8 @@ import { firstEvent } from '../http/sse-run-stream.js';
 import { resolveTask } from './a2a-task-id.js';
 import type { A2ATurn } from './a2a-turn.js';
 import type { Agent } from '../agent/agent.js';
+import type { TraceCarrier } from '../machines/run-types.js';
+import { withRemoteParent } from '../telemetry/remote-parent.js';
 import { storedTask } from './stored-task.js';
 
 /** A run started or continued for a turn: its session and id, its events if it runs here. */
@@ -26,17 +28,21 @@ export async function startTurn(
   deps: { agent: Agent<unknown>; store: SessionStore },
   turn: A2ATurn,
   userId: string,
+  trace?: TraceCarrier,
 ): Promise<StartedTurn> {
   const { agent, store } = deps;
   if (turn.kind === 'message') {
     const key = { sessionId: turn.sessionId, userId };
     try {
-      const run = agent.stream(turn.text, {
-        sessionId: turn.sessionId,
-        userId,
-        store,
-        messageId: turn.messageId,
-      });
+      // The run's span: a child of the caller's (its `traceparent`), when it sent one.
+      const run = await withRemoteParent(trace, () =>
+        agent.stream(turn.text, {
+          sessionId: turn.sessionId,
+          userId,
+          store,
+          messageId: turn.messageId,
+        }),
+      );
       return { key, ...(await opened(run)) };
     } catch (error) {
       const runId = await answeredBy(store, key, turn.messageId, error);
@@ -61,7 +67,11 @@ export async function startTurn(
         ...(turn.text?.message === undefined ? {} : { message: turn.text.message }),
       }));
   try {
-    const { live } = await opened(agent.streamDecide(key.sessionId, decisions, { userId, store }));
+    const { live } = await opened(
+      await withRemoteParent(trace, () =>
+        agent.streamDecide(key.sessionId, decisions, { userId, store }),
+      ),
+    );
     return { key, runId, live };
   } catch (error) {
     // The same answer sent again (a retry): the task it decided.

@@ -38,4 +38,26 @@ describe('createA2AHandler with the SDK client', () => {
     expect(read.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(read.history.map((m) => textOf(m.parts))).toEqual(['add', 'The sum is 5.']);
   });
+
+  it('answers the v0.3 method names too (no A2A-Version header): message/send, tasks/get', async () => {
+    server = await startA2AServer();
+    const post = (method: string, params: unknown) =>
+      server!.post('alice', { jsonrpc: '2.0', id: 1, method, params }, { 'a2a-version': '' });
+    const sent = (await (
+      await post('message/send', {
+        message: {
+          kind: 'message',
+          messageId: 'm1',
+          contextId: 'legacy',
+          role: 'user',
+          parts: [{ kind: 'text', text: 'add' }],
+        },
+      })
+    ).json()) as { result: { kind: string; id: string; status: { state: string } } };
+    expect(sent.result).toMatchObject({ kind: 'task', status: { state: 'completed' } });
+    const read = (await (await post('tasks/get', { id: sent.result.id })).json()) as {
+      result: { artifacts: { parts: { text?: string }[] }[] };
+    };
+    expect(read.result.artifacts[0]!.parts[0]!.text).toBe('The sum is 5.');
+  });
 });

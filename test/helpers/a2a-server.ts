@@ -8,7 +8,13 @@ import {
   JsonRpcTransportFactory,
   type Client,
 } from '@a2a-js/sdk/client';
-import { Agent, tool, type ModelCallOptions, type ModelRequest } from '../../src/index.js';
+import {
+  Agent,
+  tool,
+  type AgentOptions,
+  type ModelCallOptions,
+  type ModelRequest,
+} from '../../src/index.js';
 import { ScriptedModel } from '../../src/testing.js';
 import { createA2AHandler, toNodeListener, type A2AHandlerOptions } from '../../src/a2a.js';
 import { deferred, type Deferred } from './async.js';
@@ -91,6 +97,7 @@ export interface A2AServer extends A2AScript {
  */
 export async function startA2AServer(
   handlerOptions: Partial<Omit<A2AHandlerOptions, 'agent' | 'card'>> = {},
+  agentOptions: Pick<AgentOptions, 'telemetry'> = {},
 ): Promise<A2AServer> {
   const temp = await openTempStore();
   const script = a2aScript();
@@ -112,6 +119,7 @@ export async function startA2AServer(
     model: script.model,
     tools: [add, pay],
     store: temp.store,
+    ...agentOptions,
   });
   // The card names the URL, known once the server listens: listen first, then make the handler.
   let listener: ReturnType<typeof toNodeListener> = (_req, res) => res.end();
