@@ -128,6 +128,19 @@ describe('createA2AHandler: bad input gets typed errors and changes nothing', ()
     expect(await dumpBackend(server.temp.store)).toEqual(before);
   });
 
+  it('a body over maxBodyBytes is a 413, a page of another origin a 403, before any JSON-RPC', async () => {
+    server = await startA2AServer({ maxBodyBytes: 200 });
+    const big = rpc('GetTask', { id: 'x'.repeat(500) });
+    const tooLarge = await server.post('alice', big);
+    expect(tooLarge.status).toBe(413);
+    expect(await tooLarge.json()).toMatchObject({ error: { code: 'BODY_TOO_LARGE' } });
+    const foreign = await server.post('alice', rpc('GetTask', { id: 'a:b' }), {
+      origin: 'https://evil.example',
+    });
+    expect(foreign.status).toBe(403);
+    expect(await foreign.json()).toMatchObject({ error: { code: 'FORBIDDEN_ORIGIN' } });
+  });
+
   it('an answer to a task that waits for nothing is refused (unsupported operation), nothing runs', async () => {
     server = await startA2AServer();
     const alice = await server.client('alice');
