@@ -19,15 +19,15 @@ import {
 } from '../models/model.js';
 import {
   answerOf,
-  approvalsOf,
+  approvalsIn,
   decisionParts,
   stateName,
   textOf,
   textPart,
   usageOf,
   userMessage,
-  type RemoteApproval,
-  type RemoteUsage,
+  type A2AApproval,
+  type A2AUsage,
 } from './a2a-convention.js';
 import {
   sendAndSettle,
@@ -43,12 +43,12 @@ export const REMOTE_INPUT_TOOL = 'remote_input';
 /** What the `remote_input` call carries: the question, and what the next step needs. */
 export interface RemoteInputArgs {
   question: string;
-  approvals: RemoteApproval[];
+  approvals: A2AApproval[];
   taskId: string;
   /** The status message that asked (to tell a task not yet answered from one asking again). */
   questionId: string;
   /** The task's usage so far (already counted by the local run). */
-  usage: RemoteUsage;
+  usage: A2AUsage;
 }
 
 /** Where the remote agent is and how to reach it. */
@@ -166,7 +166,7 @@ export class A2AModel implements Model {
   private response(
     settled: Settled,
     request: ModelRequest,
-    before: RemoteUsage | undefined,
+    before: A2AUsage | undefined,
   ): ModelResponse {
     const model = request.model ?? this.name;
     if ('message' in settled) {
@@ -191,7 +191,7 @@ export class A2AModel implements Model {
       const status = task.status?.message;
       const args: RemoteInputArgs = {
         question: textOf(status?.parts) || 'The remote agent asks for input',
-        approvals: approvalsOf(status),
+        approvals: approvalsIn(status),
         taskId: task.id,
         questionId: status?.messageId ?? '',
         usage: total,
