@@ -236,9 +236,19 @@ export const LAYERS: readonly Layer[] = [
           'the store contract suite shipped in `agentstate-runtime/store`: every case a `SessionStore` must pass, asserted with `node:assert`',
       },
       {
+        folder: 'a2a',
+        holds:
+          'agents over the A2A protocol (`agentstate-runtime/a2a`), the only user of `@a2a-js/sdk`: a remote A2A agent as a local sub-agent (`remoteAgent`, its model and the protocol convention)',
+      },
+      {
         folder: 'http',
         holds:
           'the chat HTTP handler on web-standard Request/Response (`agentstate-runtime/http`): routes, body checks, the AI SDK UI message stream and AG-UI events, UI history, the Node listener',
+      },
+      {
+        folder: 'a2a',
+        holds:
+          "an agent served over A2A with the official SDK (`agentstate-runtime/a2a`): the handler and agent card, the request handler over the agent's public calls, tasks read from the store, the convention for approvals, decisions and usage",
       },
       {
         folder: 'inspect/page/browser',
@@ -285,7 +295,7 @@ export const LAYERS: readonly Layer[] = [
       {
         folder: '.',
         holds:
-          'the entry files, one per package export: `index.ts` (`agentstate`), `testing.ts`, `postgres.ts`, `inspect.ts`, `http.ts`, `mcp.ts`, `ai-sdk.ts`, `store.ts` (`agentstate-runtime/store`), and `cli.ts` (the `agentstate` command)',
+          'the entry files, one per package export: `index.ts` (`agentstate`), `testing.ts`, `postgres.ts`, `inspect.ts`, `http.ts`, `a2a.ts`, `mcp.ts`, `ai-sdk.ts`, `store.ts` (`agentstate-runtime/store`), and `cli.ts` (the `agentstate` command)',
       },
     ],
   },

@@ -2,6 +2,7 @@ import { exportReplay, type Agent, type ReplayFile } from '../../src/index.js';
 import { MemorySessionStore } from '../../src/testing.js';
 import type { EvalOutcome, EvalRow } from '../../src/evals/eval-row.js';
 import type { ScoreInput } from '../../src/evals/scorer.js';
+import type { EvalReport, EvalRowResult } from '../../src/evals/eval-report.js';
 
 /** An outcome: a completed run with no calls, no trajectory, no usage, unless told. */
 export function outcome(parts: Partial<EvalOutcome> = {}): EvalOutcome {
@@ -60,4 +61,54 @@ export async function recordedReplay(
     result = await agent.resume(state, { store });
   }
   return exportReplay(agent.runtimeFor(store), key);
+}
+
+/** A row's result: passing with score 1 on `exact`, 100 ms, no usage, unless told. */
+export function rowResult(
+  rowId: string,
+  parts: Partial<EvalRowResult> & { exact?: number; costUsd?: number } = {},
+): EvalRowResult {
+  const { exact = 1, costUsd, ...rest } = parts;
+  return {
+    rowId,
+    kind: 'run',
+    status: 'scored',
+    outcome: outcome({
+      usage: { inputTokens: 10, outputTokens: 5, ...(costUsd === undefined ? {} : { costUsd }) },
+    }),
+    scores: { exact: { score: exact, pass: exact === 1 } },
+    pass: exact === 1,
+    latencyMs: 100,
+    definitionChanges: [],
+    ...rest,
+  };
+}
+
+/** An eval report of `rows` (its summary left plain: compareEvals reads the rows). */
+export function evalReport(
+  evalId: string,
+  rows: EvalRowResult[],
+  parts: Partial<EvalReport> = {},
+): EvalReport {
+  return {
+    format: 'agentstate-eval-report',
+    version: 1,
+    evalId,
+    agent: 'bills',
+    fingerprint: {},
+    dataset: { name: 'bills', rows: rows.length, hash: 'h1' },
+    startedAt: 0,
+    finishedAt: 1,
+    rows,
+    summary: {
+      rows: rows.length,
+      passed: rows.filter((r) => r.pass).length,
+      failed: rows.filter((r) => !r.pass).length,
+      errored: 0,
+      scores: {},
+      usage: { inputTokens: 0, outputTokens: 0 },
+      latencyMs: { median: 0, p95: 0 },
+    },
+    ...parts,
+  };
 }
