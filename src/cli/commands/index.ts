@@ -1,6 +1,7 @@
 import type { Command } from '../shared/command.js';
 import { cancel } from './cancel.js';
 import { check } from './check.js';
+import { evalCompare } from './eval-compare.js';
 import { evalDatasetAdd } from './eval-dataset-add.js';
 import { approve, reject } from './decide.js';
 import { exportCommand } from './export.js';
@@ -61,5 +62,6 @@ export const COMMANDS: readonly Command[] = [
   exportCommand,
   check,
   evalDatasetAdd,
+  evalCompare,
   inspect,
 ];
