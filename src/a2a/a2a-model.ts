@@ -6,7 +6,6 @@ import {
   type Client,
 } from '@a2a-js/sdk/client';
 import { findRunContext } from '../core/run-context-storage.js';
-import { RunCancelledError } from '../errors/run-errors.js';
 import { RemoteAgentError } from '../errors/remote-agent-error.js';
 import type { Item, ToolCallItem, ToolResultItem } from '../items/item.js';
 import {
@@ -90,7 +89,7 @@ export class A2AModel implements Model {
     const contextId = context.runId;
     const messageId = `${context.runId}-${request.items.length}`;
     const ex: Exchange = {
-      client: await (this.client ??= this.connect()),
+      client: await this.clientOnce(),
       options: {
         ...(options.signal ? { signal: options.signal } : {}),
         serviceParameters: { ...this.options.headers, ...options.trace },
@@ -98,23 +97,10 @@ export class A2AModel implements Model {
       pollMs: this.options.pollMs ?? 1000,
     };
     const asked = askedOf(request.items);
-    const onAbort = () => {
-      if (asked && options.signal?.reason instanceof RunCancelledError) {
-        // Best effort: the local run was cancelled, so its remote task is too.
-        ex.client
-          .cancelTask({ tenant: '', id: asked.args.taskId, metadata: undefined })
-          .catch(() => {});
-      }
-    };
-    options.signal?.addEventListener('abort', onAbort, { once: true });
-    try {
-      const settled = asked
-        ? await this.answer(ex, contextId, messageId, asked)
-        : await this.start(ex, contextId, messageId, lastUserText(request.items));
-      return this.response(settled, request, asked?.args.usage);
-    } finally {
-      options.signal?.removeEventListener('abort', onAbort);
-    }
+    const settled = asked
+      ? await this.answer(ex, contextId, messageId, asked)
+      : await this.start(ex, contextId, messageId, lastUserText(request.items));
+    return this.response(settled, request, asked?.args.usage);
   }
 
   async *stream(
@@ -209,6 +195,15 @@ export class A2AModel implements Model {
       state: stateName(state),
       reason: textOf(task.status?.message?.parts) || undefined,
     });
+  }
+
+  /** The client, made once (a failed attempt, e.g. the card unreachable, is tried again). */
+  private clientOnce(): Promise<Client> {
+    this.client ??= this.connect().catch((error: unknown) => {
+      this.client = undefined;
+      throw error;
+    });
+    return this.client;
   }
 
   private async connect(): Promise<Client> {
