@@ -204,6 +204,11 @@ export const LAYERS: readonly Layer[] = [
         holds:
           'evals from what ran (`agentstate-runtime/evals`): dataset rows from stored runs or by hand (JSONL), seam and whole-run evaluation, scorers, the persisted eval run, chart coverage, compare',
       },
+      {
+        folder: 'evals/scorers',
+        holds:
+          "the eval scorers, one per concept: exact output, regex, JSON schema, tool calls, trajectory, budget, an LLM judge, a custom function",
+      },
     ],
   },
   {

@@ -1,34 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { exportReplay, type Agent, type ReplayFile } from '../../src/index.js';
-import { MemorySessionStore } from '../../src/testing.js';
+import type { Agent } from '../../src/index.js';
 import { ChartGraph } from '../../src/agent-check/chart-graph.js';
 import { describeEvent } from '../../src/agent-check/chart-state.js';
 import { specialisedRunChart } from '../../src/agent-check/specialised-run-chart.js';
 import { stepTrajectory, trajectoryOf } from '../../src/evals/trajectory.js';
 import { bills } from '../../examples/agents/bills.js';
 import { support } from '../../examples/agents/support.js';
-
-const key = { sessionId: 's1', userId: 'alice' };
-
-/** Runs `agent` on `input`, decides each approval it waits for, and exports the run. */
-async function recorded(
-  agent: Agent,
-  input: string,
-  decide: 'approve' | 'reject' | 'leave',
-): Promise<ReplayFile> {
-  const store = new MemorySessionStore();
-  let result = await agent.run(input, { ...key, store });
-  while (result.interrupted && decide !== 'leave') {
-    const { state } = result;
-    for (const i of state.interruptions) {
-      const scope = i.runId ? { runId: i.runId } : {};
-      if (decide === 'approve') state.approve(i.callId, scope);
-      else state.reject(i.callId, { ...scope, message: 'The user declined.' });
-    }
-    result = await agent.resume(state, { store });
-  }
-  return exportReplay(agent.runtimeFor(store), key);
-}
+import { recordedReplay } from '../helpers/eval-row-fixtures.js';
 
 /** Every transition of the agent's specialised run chart, as the agent check names them. */
 function chartTransitions(agent: Agent): Set<string> {
@@ -44,7 +22,7 @@ function chartTransitions(agent: Agent): Set<string> {
 
 describe('trajectoryOf', () => {
   it('a bill paid after approval: the call, its approval, its return, the answer', async () => {
-    const replay = await recorded(bills, 'Pay ACME $120', 'approve');
+    const replay = await recordedReplay(bills, 'Pay ACME $120', 'approve');
     expect(trajectoryOf(replay)).toEqual([
       'bills: call pay_bill',
       'bills: pay_bill awaits approval',
@@ -55,7 +33,7 @@ describe('trajectoryOf', () => {
   });
 
   it('a rejected bill: the replay marks the call rejected, the trajectory goes back to the model', async () => {
-    const replay = await recorded(bills, 'Pay ACME $120', 'reject');
+    const replay = await recordedReplay(bills, 'Pay ACME $120', 'reject');
     expect(replay.runs[0]!.toolResults).toEqual([
       expect.objectContaining({ name: 'pay_bill', isError: true, rejected: true }),
     ]);
@@ -68,7 +46,7 @@ describe('trajectoryOf', () => {
   });
 
   it('support: sub-agent runs are walked where their calls start them, in the chart vocabulary', async () => {
-    const replay = await recorded(support, 'Refund and track A-77', 'approve');
+    const replay = await recordedReplay(support, 'Refund and track A-77', 'approve');
     const trajectory = trajectoryOf(replay);
     expect(trajectory).toEqual([
       'triage: call ask_billing',
@@ -90,7 +68,7 @@ describe('trajectoryOf', () => {
   });
 
   it('a paused run: the call still waiting for a human comes last, with no decision', async () => {
-    const replay = await recorded(support, 'Refund and track A-77', 'leave');
+    const replay = await recordedReplay(support, 'Refund and track A-77', 'leave');
     const trajectory = trajectoryOf(replay);
     expect(trajectory.slice(-4)).toEqual([
       'triage: call ask_billing',
@@ -103,7 +81,7 @@ describe('trajectoryOf', () => {
   });
 
   it('a rejected refund is a transition of the chart too', async () => {
-    const replay = await recorded(support, 'Refund A-77', 'reject');
+    const replay = await recordedReplay(support, 'Refund A-77', 'reject');
     const trajectory = trajectoryOf(replay);
     expect(trajectory).toContain('billing: reject refund');
     expect(trajectory).not.toContain('billing: refund returns');
