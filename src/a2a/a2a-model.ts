@@ -44,7 +44,10 @@ export interface RemoteInputArgs {
   question: string;
   approvals: RemoteApproval[];
   taskId: string;
-  /** The status message that asked (to tell a task not yet answered from one asking again). */
+  /**
+   * Which question it is (its status message's id and the calls it lists): a task that still
+   * shows it has not read the answer yet; one asking again shows another.
+   */
   questionId: string;
   /** The task's usage so far (already counted by the local run). */
   usage: RemoteUsage;
@@ -135,7 +138,7 @@ export class A2AModel implements Model {
     // The task still shows the question this step answers.
     const isStale = (task: Task) =>
       task.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED &&
-      task.status.message?.messageId === args.questionId;
+      questionIdOf(task) === args.questionId;
     const current = await ex.client.getTask({ tenant: '', id: args.taskId }, ex.options);
     const received = current.history.some((m) => m.messageId === messageId);
     if (received || !isStale(current)) return { task: await settle(ex, args.taskId, isStale) };
@@ -179,7 +182,7 @@ export class A2AModel implements Model {
         question: textOf(status?.parts) || 'The remote agent asks for input',
         approvals: approvalsOf(status),
         taskId: task.id,
-        questionId: status?.messageId ?? '',
+        questionId: questionIdOf(task),
         usage: total,
       };
       const call: ToolCallItem = {
@@ -242,4 +245,14 @@ function askedOf(
   );
   if (!call) return undefined;
   return { args: JSON.parse(call.arguments) as RemoteInputArgs, result: last };
+}
+
+/**
+ * A question's identity: its status message's id with the calls it lists (an agentstate server
+ * gives every question of a task one message id, and each question its own calls).
+ */
+function questionIdOf(task: Task): string {
+  const message = task.status?.message;
+  const calls = approvalsOf(message).map((a) => a.callId);
+  return [message?.messageId ?? '', ...calls].join(' ');
 }
