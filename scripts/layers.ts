@@ -246,6 +246,11 @@ export const LAYERS: readonly Layer[] = [
           'the chat HTTP handler on web-standard Request/Response (`agentstate-runtime/http`): routes, body checks, the AI SDK UI message stream and AG-UI events, UI history, the Node listener',
       },
       {
+        folder: 'a2a',
+        holds:
+          "an agent served over A2A with the official SDK (`agentstate-runtime/a2a`): the handler and agent card, the request handler over the agent's public calls, tasks read from the store, the convention for approvals, decisions and usage",
+      },
+      {
         folder: 'inspect/page/browser',
         holds:
           "the inspector page's base in TypeScript (DOM types, its own `tsconfig.json`): API types and client, page state, DOM and format helpers, filters",
@@ -290,7 +295,7 @@ export const LAYERS: readonly Layer[] = [
       {
         folder: '.',
         holds:
-          'the entry files, one per package export: `index.ts` (`agentstate`), `testing.ts`, `postgres.ts`, `inspect.ts`, `http.ts`, `mcp.ts`, `ai-sdk.ts`, `store.ts` (`agentstate-runtime/store`), and `cli.ts` (the `agentstate` command)',
+          'the entry files, one per package export: `index.ts` (`agentstate`), `testing.ts`, `postgres.ts`, `inspect.ts`, `http.ts`, `a2a.ts`, `mcp.ts`, `ai-sdk.ts`, `store.ts` (`agentstate-runtime/store`), and `cli.ts` (the `agentstate` command)',
       },
     ],
   },

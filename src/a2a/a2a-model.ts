@@ -18,15 +18,15 @@ import {
 } from '../models/model.js';
 import {
   answerOf,
-  approvalsOf,
+  approvalsIn,
   decisionParts,
   stateName,
   textOf,
   textPart,
   usageOf,
   userMessage,
-  type RemoteApproval,
-  type RemoteUsage,
+  type A2AApproval,
+  type A2AUsage,
 } from './a2a-convention.js';
 import {
   sendAndSettle,
@@ -42,7 +42,7 @@ export const REMOTE_INPUT_TOOL = 'remote_input';
 /** What the `remote_input` call carries: the question, and what the next step needs. */
 export interface RemoteInputArgs {
   question: string;
-  approvals: RemoteApproval[];
+  approvals: A2AApproval[];
   taskId: string;
   /**
    * Which question it is (its status message's id and the calls it lists): a task that still
@@ -50,7 +50,7 @@ export interface RemoteInputArgs {
    */
   questionId: string;
   /** The task's usage so far (already counted by the local run). */
-  usage: RemoteUsage;
+  usage: A2AUsage;
 }
 
 /** Where the remote agent is and how to reach it. */
@@ -155,7 +155,7 @@ export class A2AModel implements Model {
   private response(
     settled: Settled,
     request: ModelRequest,
-    before: RemoteUsage | undefined,
+    before: A2AUsage | undefined,
   ): ModelResponse {
     const model = request.model ?? this.name;
     if ('message' in settled) {
@@ -180,7 +180,7 @@ export class A2AModel implements Model {
       const status = task.status?.message;
       const args: RemoteInputArgs = {
         question: textOf(status?.parts) || 'The remote agent asks for input',
-        approvals: approvalsOf(status),
+        approvals: approvalsIn(status),
         taskId: task.id,
         questionId: questionIdOf(task),
         usage: total,

@@ -461,6 +461,19 @@ export const HTTP_TYPES = [
   'AguiMessage',
 ].sort();
 
+/** The `agentstate-runtime/a2a` export (an agent served over A2A with the official SDK). */
+export const A2A_VALUES = ['createA2AHandler', 'remoteAgent', 'toNodeListener'].sort();
+export const A2A_TYPES = [
+  'A2AHandler',
+  'A2AHandlerOptions',
+  'A2ACardOptions',
+  'A2ASkill',
+  'A2AApproval',
+  'A2ADecision',
+  'A2AUsage',
+  'RemoteAgentOptions',
+].sort();
+
 /** The `agentstate-runtime/store` export: for store implementers, with the contract test suite. */
 export const STORE_VALUES = [
   'storeContract',
