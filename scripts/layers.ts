@@ -236,6 +236,11 @@ export const LAYERS: readonly Layer[] = [
           'the store contract suite shipped in `agentstate-runtime/store`: every case a `SessionStore` must pass, asserted with `node:assert`',
       },
       {
+        folder: 'a2a',
+        holds:
+          'agents over the A2A protocol (`agentstate-runtime/a2a`), the only user of `@a2a-js/sdk`: a remote A2A agent as a local sub-agent (`remoteAgent`, its model and the protocol convention)',
+      },
+      {
         folder: 'http',
         holds:
           'the chat HTTP handler on web-standard Request/Response (`agentstate-runtime/http`): routes, body checks, the AI SDK UI message stream and AG-UI events, UI history, the Node listener',

@@ -139,6 +139,7 @@ export const ROOT_VALUES = [
   'InvalidDatasetError',
   'InvalidEvalReportError',
   'EvalMismatchError',
+  'RemoteAgentError',
   'scheduleTools',
 ].sort();
 
@@ -583,3 +584,35 @@ export function exportedNames(
 function isTypeOnly(symbol: ts.Symbol): boolean {
   return (symbol.declarations ?? []).some((d) => ts.isTypeOnlyExportDeclaration(d));
 }
+
+/** The `agentstate-runtime/evals` export: datasets from stored runs, eval runs, scorers. */
+export const EVALS_VALUES = [
+  'parseDataset',
+  'readDataset',
+  'writeDataset',
+  'appendRows',
+  'rowsFromRun',
+  'EvalRow',
+  'EvalOutcome',
+  'EvalUsage',
+  'EvalToolCall',
+  'EvalDecision',
+  'EvalModelRequest',
+  'EvalExpectation',
+  'EVAL_ROW_FORMAT',
+  'EVAL_ROW_VERSION',
+  'EvalReport',
+  'EvalRowResult',
+  'EvalSummary',
+  'EvalScore',
+  'EVAL_REPORT_FORMAT',
+  'EVAL_REPORT_VERSION',
+].sort();
+export const EVALS_TYPES = [
+  'EvalDataset',
+  'RowsFromRunOptions',
+  'RowsSource',
+  'Scorer',
+  'Score',
+  'ScoreInput',
+].sort();

@@ -9,6 +9,7 @@ import * as postgres from '../../src/postgres.js';
 import * as inspect from '../../src/inspect.js';
 import * as http from '../../src/http.js';
 import * as store from '../../src/store.js';
+import * as evals from '../../src/evals.js';
 import {
   AI_SDK_TYPES,
   AI_SDK_VALUES,
@@ -26,6 +27,8 @@ import {
   INSPECT_VALUES,
   STORE_TYPES,
   STORE_VALUES,
+  EVALS_TYPES,
+  EVALS_VALUES,
   exportedNames,
   type ExportedNames,
 } from '../helpers/public-api.js';
@@ -41,6 +44,7 @@ const ENTRIES = [
   'inspect.ts',
   'http.ts',
   'store.ts',
+  'evals.ts',
 ] as const;
 
 describe('public API', () => {
@@ -111,8 +115,25 @@ describe('public API', () => {
     expect(Object.keys(store).sort()).toEqual(STORE_VALUES);
   });
 
+  it('agentstate/evals exports datasets, rows from stored runs, eval runs and their types', () => {
+    const names = exportsOf('evals.ts');
+    expect(names!.values).toEqual(EVALS_VALUES);
+    expect(names!.types).toEqual(EVALS_TYPES);
+    expect(Object.keys(evals).sort()).toEqual(EVALS_VALUES);
+  });
+
   it('every entry lists its exports by name (no export *)', () => {
-    const entries = ['index', 'testing', 'ai-sdk', 'mcp', 'postgres', 'inspect', 'http', 'store'];
+    const entries = [
+      'index',
+      'testing',
+      'ai-sdk',
+      'mcp',
+      'postgres',
+      'inspect',
+      'http',
+      'store',
+      'evals',
+    ];
     const starred = entries.filter((name) =>
       /^export \*/m.test(readFileSync(entry(`${name}.ts`), 'utf8')),
     );
