@@ -6,7 +6,6 @@ import {
   type Client,
 } from '@a2a-js/sdk/client';
 import { findRunContext } from '../core/run-context-storage.js';
-import { RunCancelledError } from '../errors/run-errors.js';
 import { RemoteAgentError } from '../errors/remote-agent-error.js';
 import type { Item, ToolCallItem, ToolResultItem } from '../items/item.js';
 import {
@@ -45,7 +44,10 @@ export interface RemoteInputArgs {
   question: string;
   approvals: A2AApproval[];
   taskId: string;
-  /** The status message that asked (to tell a task not yet answered from one asking again). */
+  /**
+   * Which question it is (its status message's id and the calls it lists): a task that still
+   * shows it has not read the answer yet; one asking again shows another.
+   */
   questionId: string;
   /** The task's usage so far (already counted by the local run). */
   usage: A2AUsage;
@@ -90,7 +92,7 @@ export class A2AModel implements Model {
     const contextId = context.runId;
     const messageId = `${context.runId}-${request.items.length}`;
     const ex: Exchange = {
-      client: await (this.client ??= this.connect()),
+      client: await this.clientOnce(),
       options: {
         ...(options.signal ? { signal: options.signal } : {}),
         serviceParameters: { ...this.options.headers, ...options.trace },
@@ -98,23 +100,10 @@ export class A2AModel implements Model {
       pollMs: this.options.pollMs ?? 1000,
     };
     const asked = askedOf(request.items);
-    const onAbort = () => {
-      if (asked && options.signal?.reason instanceof RunCancelledError) {
-        // Best effort: the local run was cancelled, so its remote task is too.
-        ex.client
-          .cancelTask({ tenant: '', id: asked.args.taskId, metadata: undefined })
-          .catch(() => {});
-      }
-    };
-    options.signal?.addEventListener('abort', onAbort, { once: true });
-    try {
-      const settled = asked
-        ? await this.answer(ex, contextId, messageId, asked)
-        : await this.start(ex, contextId, messageId, lastUserText(request.items));
-      return this.response(settled, request, asked?.args.usage);
-    } finally {
-      options.signal?.removeEventListener('abort', onAbort);
-    }
+    const settled = asked
+      ? await this.answer(ex, contextId, messageId, asked)
+      : await this.start(ex, contextId, messageId, lastUserText(request.items));
+    return this.response(settled, request, asked?.args.usage);
   }
 
   async *stream(
@@ -149,7 +138,7 @@ export class A2AModel implements Model {
     // The task still shows the question this step answers.
     const isStale = (task: Task) =>
       task.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED &&
-      task.status.message?.messageId === args.questionId;
+      questionIdOf(task) === args.questionId;
     const current = await ex.client.getTask({ tenant: '', id: args.taskId }, ex.options);
     const received = current.history.some((m) => m.messageId === messageId);
     if (received || !isStale(current)) return { task: await settle(ex, args.taskId, isStale) };
@@ -193,7 +182,7 @@ export class A2AModel implements Model {
         question: textOf(status?.parts) || 'The remote agent asks for input',
         approvals: approvalsIn(status),
         taskId: task.id,
-        questionId: status?.messageId ?? '',
+        questionId: questionIdOf(task),
         usage: total,
       };
       const call: ToolCallItem = {
@@ -209,6 +198,15 @@ export class A2AModel implements Model {
       state: stateName(state),
       reason: textOf(task.status?.message?.parts) || undefined,
     });
+  }
+
+  /** The client, made once (a failed attempt, e.g. the card unreachable, is tried again). */
+  private clientOnce(): Promise<Client> {
+    this.client ??= this.connect().catch((error: unknown) => {
+      this.client = undefined;
+      throw error;
+    });
+    return this.client;
   }
 
   private async connect(): Promise<Client> {
@@ -247,4 +245,14 @@ function askedOf(
   );
   if (!call) return undefined;
   return { args: JSON.parse(call.arguments) as RemoteInputArgs, result: last };
+}
+
+/**
+ * A question's identity: its status message's id with the calls it lists (an agentstate server
+ * gives every question of a task one message id, and each question its own calls).
+ */
+function questionIdOf(task: Task): string {
+  const message = task.status?.message;
+  const calls = approvalsIn(message).map((a) => a.callId);
+  return [message?.messageId ?? '', ...calls].join(' ');
 }

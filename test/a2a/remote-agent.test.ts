@@ -1,10 +1,19 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { TaskState } from '@a2a-js/sdk';
 import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/sdk/server';
-import { Agent, RemoteAgentError } from '../../src/index.js';
+import {
+  Agent,
+  LevelSessionStore,
+  RemoteAgentError,
+  type AgentOptions,
+  type SessionStore,
+} from '../../src/index.js';
 import { remoteAgent } from '../../src/a2a.js';
 import { ScriptedModel } from '../../src/testing.js';
 import { TempStores } from '../helpers/temp-store.js';
+import { cliInProcess } from '../helpers/cli-in-process.js';
+import { lastResult } from '../helpers/sub-agent-fixtures.js';
+import { testTelemetry } from '../helpers/otel.js';
 import {
   agentMessage,
   data,
@@ -68,26 +77,35 @@ function billPayer(seen: { inputs: string[]; decisions: unknown[] }, failWith?: 
   return executor;
 }
 
-async function setup(failWith?: TaskState) {
-  const seen = { inputs: [] as string[], decisions: [] as unknown[] };
-  const server = await serveSdkAgent(billPayer(seen, failWith), 'bills');
-  servers.push(server);
-  const { store } = await temps.open();
-  const bills = remoteAgent({ name: 'bills', url: server.url });
-  const model = new ScriptedModel((request, i) =>
-    i === 0
+/** The assistant, whose bills sub-agent is the remote agent at `url`. */
+function assistantOn(
+  store: SessionStore,
+  url: string,
+  telemetry?: AgentOptions['telemetry'],
+): Agent {
+  const bills = remoteAgent({ name: 'bills', url });
+  // By the request, not the call count: a resumed agent's model starts counting again.
+  const model = new ScriptedModel((request) => {
+    const said = lastResult(request);
+    return said === undefined
       ? { toolCalls: [{ name: 'bills', arguments: { input: 'pay the $250 power bill' } }] }
-      : {
-          text: `bills said: ${(request.items.at(-1) as { output: string }).output}`,
-        },
-  );
-  const assistant = new Agent({
+      : { text: `bills said: ${said}` };
+  });
+  return new Agent({
     name: 'assistant',
     model,
     store,
     tools: [bills.asTool({ name: 'bills', description: 'Pays bills' })],
+    ...(telemetry ? { telemetry } : {}),
   });
-  return { seen, server, assistant };
+}
+
+async function setup(failWith?: TaskState) {
+  const seen = { inputs: [] as string[], decisions: [] as unknown[] };
+  const server = await serveSdkAgent(billPayer(seen, failWith), 'bills');
+  servers.push(server);
+  const temp = await temps.open();
+  return { seen, server, assistant: assistantOn(temp.store, server.url), temp };
 }
 
 describe('remoteAgent: a remote A2A agent as a sub-agent', () => {
@@ -115,6 +133,39 @@ describe('remoteAgent: a remote A2A agent as a sub-agent', () => {
     ]);
     // One message per step: the input once, the decision once.
     expect(server.methods.filter((m) => m === 'SendStreamingMessage')).toHaveLength(2);
+  });
+
+  it("the remote question is approved from the caller's command line (agentstate approve), and the remote goes on", async () => {
+    const { seen, server, assistant, temp } = await setup();
+    const paused = await assistant.run('pay my power bill', { sessionId: 's5' });
+    const callId = paused.interruptions[0]!.callId;
+    await temp.store.close();
+    const shown = await cliInProcess(['sessions', 'show', 's5', '--db', temp.path]);
+    expect(shown.stdout).toContain(callId);
+    expect(shown.stdout).toContain('assistant > bills');
+    const approved = await cliInProcess(['approve', 's5', callId, '--db', temp.path]);
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(seen.decisions).toEqual([]); // recorded: the app's resume sends it
+
+    const store = await LevelSessionStore.open({ path: temp.path });
+    temps.defer(() => store.close());
+    const done = await assistantOn(store, server.url).resume('s5');
+    expect(done.output).toBe('bills said: paid $250');
+    expect(seen.decisions).toEqual([
+      { agentstate: { decisions: [{ callId: 'pay_1', decision: 'approve' }] } },
+    ]);
+  });
+
+  it("sends the model step's trace context (traceparent of its chat span) with every request", async () => {
+    const { server, temp } = await setup();
+    const otel = testTelemetry();
+    const assistant = assistantOn(temp.store, server.url, otel.options);
+    await assistant.run('pay my power bill', { sessionId: 's6' });
+    const chat = otel.spans().find((s) => s.name === 'chat a2a:bills');
+    expect(chat).toBeDefined();
+    const { traceId, spanId } = chat!.spanContext();
+    expect(server.traceparents.length).toBeGreaterThan(0);
+    expect(new Set(server.traceparents)).toEqual(new Set([`00-${traceId}-${spanId}-01`]));
   });
 
   it("rolls the remote task's reported usage and cost up into the local run", async () => {

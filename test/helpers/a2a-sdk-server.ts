@@ -32,7 +32,11 @@ const readBody = async (req: IncomingMessage): Promise<string> => {
   return Buffer.concat(chunks).toString('utf8');
 };
 
-export async function serveSdkAgent(executor: AgentExecutor, name = 'remote'): Promise<SdkServer> {
+export async function serveSdkAgent(
+  executor: AgentExecutor,
+  name = 'remote',
+  onRequest?: (method: string) => void,
+): Promise<SdkServer> {
   const methods: string[] = [];
   const traceparents: string[] = [];
   const served: { card?: AgentCard } = {};
@@ -46,6 +50,7 @@ export async function serveSdkAgent(executor: AgentExecutor, name = 'remote'): P
       const body = await readBody(req);
       const parsed = JSON.parse(body) as { method?: string };
       methods.push(String(parsed.method));
+      onRequest?.(String(parsed.method));
       const tp = req.headers['traceparent'];
       if (typeof tp === 'string') traceparents.push(tp);
       const out = await rpc.handle(body, new ServerCallContext());
