@@ -31,3 +31,8 @@ export {
   EVAL_REPORT_VERSION,
 } from './evals/eval-report.js';
 export type { Scorer, Score, ScoreInput } from './evals/scorer.js';
+export { checkRows } from './evals/check-rows.js';
+export type { EvalCandidate, EvalTools } from './evals/eval-candidate.js';
+export { runEval, type RunEvalOptions } from './evals/run-eval.js';
+export { readEvalReport, listEvalRuns, type EvalRunSummary } from './evals/eval-runs.js';
+export { parseEvalReport } from './evals/eval-report-build.js';

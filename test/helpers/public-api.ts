@@ -606,6 +606,11 @@ export const EVALS_VALUES = [
   'EvalScore',
   'EVAL_REPORT_FORMAT',
   'EVAL_REPORT_VERSION',
+  'checkRows',
+  'runEval',
+  'readEvalReport',
+  'listEvalRuns',
+  'parseEvalReport',
 ].sort();
 export const EVALS_TYPES = [
   'EvalDataset',
@@ -614,4 +619,8 @@ export const EVALS_TYPES = [
   'Scorer',
   'Score',
   'ScoreInput',
+  'EvalCandidate',
+  'EvalTools',
+  'RunEvalOptions',
+  'EvalRunSummary',
 ].sort();
