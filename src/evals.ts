@@ -68,3 +68,8 @@ export {
   type EvalTestRunner,
   type EvalExpect,
 } from './evals/eval-tests.js';
+export { checkRows } from './evals/check-rows.js';
+export type { EvalCandidate, EvalTools } from './evals/eval-candidate.js';
+export { runEval, type RunEvalOptions } from './evals/run-eval.js';
+export { readEvalReport, listEvalRuns, type EvalRunSummary } from './evals/eval-runs.js';
+export { parseEvalReport } from './evals/eval-report-build.js';

@@ -91,3 +91,30 @@ export function decisionsOf(
   });
   return asked.sort((a, b) => a.at - b.at || a.r - b.r || a.step - b.step).map((a) => a.decision);
 }
+
+/** What a run did, from its replay and (when it is the session's last run) its summary. */
+export function runOutcome(
+  replay: ReplayFile,
+  last:
+    | { structured?: unknown; error?: { code?: string | undefined; message: string } | undefined }
+    | undefined,
+  trajectory: string[],
+): EvalOutcome {
+  return {
+    status: replay.run.status,
+    ...(replay.run.output === undefined ? {} : { output: replay.run.output }),
+    ...(last?.structured === undefined ? {} : { structured: last.structured }),
+    toolCalls: toolCallsOf(replay),
+    trajectory,
+    turns: replay.run.turns,
+    usage: usageOf(replay.run.usage),
+    ...(last?.error
+      ? {
+          error: {
+            ...(last.error.code ? { code: last.error.code } : {}),
+            message: last.error.message,
+          },
+        }
+      : {}),
+  };
+}

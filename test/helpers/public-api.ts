@@ -638,6 +638,11 @@ export const EVALS_VALUES = [
   'compareEvals',
   'comparisonMarkdown',
   'evalTests',
+  'checkRows',
+  'runEval',
+  'readEvalReport',
+  'listEvalRuns',
+  'parseEvalReport',
 ].sort();
 export const EVALS_TYPES = [
   'EvalDataset',
@@ -669,4 +674,8 @@ export const EVALS_TYPES = [
   'EvalTestsOptions',
   'EvalTestRunner',
   'EvalExpect',
+  'EvalCandidate',
+  'EvalTools',
+  'RunEvalOptions',
+  'EvalRunSummary',
 ].sort();
