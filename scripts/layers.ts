@@ -204,6 +204,11 @@ export const LAYERS: readonly Layer[] = [
         holds:
           'evals from what ran (`agentstate-runtime/evals`): dataset rows from stored runs or by hand (JSONL), seam and whole-run evaluation, scorers, the persisted eval run, chart coverage, compare',
       },
+      {
+        folder: 'evals/scorers',
+        holds:
+          'the eval scorers, one per concept: exact output, regex, JSON schema, tool calls, trajectory, budget, an LLM judge, a custom function',
+      },
     ],
   },
   {
@@ -238,7 +243,7 @@ export const LAYERS: readonly Layer[] = [
       {
         folder: 'a2a',
         holds:
-          "an agent served over A2A with the official SDK (`agentstate-runtime/a2a`): the handler and agent card, the request handler over the agent's public calls, tasks read from the store, the convention for approvals, decisions and usage",
+          "agents over the A2A protocol (`agentstate-runtime/a2a`), the only user of `@a2a-js/sdk`: an agent served over A2A (the handler on web-standard Request/Response, its agent card, the request handler over the agent's public calls, tasks read from the store) and a remote A2A agent as a local sub-agent (`remoteAgent`, its model); the protocol convention both keep",
       },
       {
         folder: 'inspect/page/browser',

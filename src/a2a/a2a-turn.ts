@@ -3,7 +3,8 @@ import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import { checkIdLength } from '../core/id-limit.js';
 import { newId } from '../core/new-id.js';
 import { isObject } from '../validation/option-checks.js';
-import { CONVENTION_KEY, type A2ADecision } from './a2a-convention.js';
+import type { RemoteDecision } from './a2a-convention.js';
+import { CONVENTION_KEY } from './approval-parts.js';
 
 /** What a `SendMessage` asks: a new message to a session, or an answer to a paused task. */
 export type A2ATurn =
@@ -13,7 +14,7 @@ export type A2ATurn =
       taskId: string;
       messageId: string;
       /** The decisions of a data part; `undefined`: `text` decides every pending call. */
-      decisions: A2ADecision[] | undefined;
+      decisions: RemoteDecision[] | undefined;
       /** A text answer: `approve` / `reject`, optionally followed by a message. */
       text: { decision: 'approve' | 'reject'; message: string | undefined } | undefined;
     };
@@ -76,7 +77,7 @@ function textAnswerOf(
 }
 
 /** The convention's decisions, if a data part carries them; a bad one is malformed. */
-function decisionsOf(message: Message): A2ADecision[] | undefined {
+function decisionsOf(message: Message): RemoteDecision[] | undefined {
   for (const part of message.parts) {
     if (part.content?.$case !== 'data') continue;
     const value: unknown = part.content.value;
@@ -99,7 +100,7 @@ function decisionsOf(message: Message): A2ADecision[] | undefined {
           `agentstate.decisions[${i}] must be { callId, decision: 'approve' | 'reject', message? }`,
         );
       }
-      const { callId, decision, message: why } = d as unknown as A2ADecision;
+      const { callId, decision, message: why } = d as unknown as RemoteDecision;
       return { callId, decision, ...(why === undefined ? {} : { message: why }) };
     });
   }

@@ -14,13 +14,8 @@ import type { SessionKey, SessionStore } from '../persistence/session-store.js';
 import type { ModelStepOutput } from '../machines/step-actor-io.js';
 import type { RunStatusView } from '../runs/run-status.js';
 import type { SessionView } from '../runs/session-view.js';
-import {
-  agentMessage,
-  approvalParts,
-  approvalsOf,
-  textPart,
-  usageMetadata,
-} from './a2a-convention.js';
+import { textPart } from './a2a-convention.js';
+import { agentMessage, approvalParts, pendingApprovals, usageMetadata } from './approval-parts.js';
 import { taskIdOf } from './a2a-task-id.js';
 import { notFound } from './task-not-found.js';
 
@@ -112,7 +107,7 @@ export function stateOf(
     case 'crashed':
       return { state: TaskState.TASK_STATE_WORKING, message: undefined };
     case 'awaitingApproval': {
-      const approvals = approvalsOf(status.interruptions, agentName);
+      const approvals = pendingApprovals(status.interruptions, agentName);
       const message = agentMessage(`${ids.taskId}:input`, ids, approvalParts(approvals));
       return { state: TaskState.TASK_STATE_INPUT_REQUIRED, message };
     }

@@ -4,7 +4,8 @@ import type { RunStreamEvent } from '../agent/run-stream.js';
 import type { SessionKey, SessionStore } from '../persistence/session-store.js';
 import { journalEvents } from '../runs/attach-events.js';
 import { runStreamEventOf } from '../http/attach-run-events.js';
-import { agentMessage, CONVENTION_KEY, textPart } from './a2a-convention.js';
+import { textPart } from './a2a-convention.js';
+import { agentMessage, CONVENTION_KEY } from './approval-parts.js';
 import { taskIdOf } from './a2a-task-id.js';
 import { storedTask } from './stored-task.js';
 

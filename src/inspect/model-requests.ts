@@ -1,35 +1,25 @@
-import { itemsOfStep } from '../actors/session-log.js';
 import type { Agent } from '../agent/agent.js';
-import type { AgentOptions } from '../definition/agent-options.js';
 import { RunNotFoundError } from '../errors/replay-errors.js';
-import type { Item } from '../items/item.js';
 import type {
   ModelRequestFacts,
   ModelStepOutput,
   RequestMemoryFacts,
 } from '../machines/step-actor-io.js';
-import { recallMessage } from '../memory/recall.js';
 import type { RunUsage } from '../machines/run-usage.js';
-import type { JournalEntry, SessionKey } from '../persistence/session-store.js';
+import type { SessionKey } from '../persistence/session-store.js';
+import {
+  definitionOf,
+  sentItems,
+  toolSpecsOffered,
+  type SentItem,
+} from '../recovery/model-request-rebuild.js';
 import { readCheckedJournal } from '../runs/stored-session-check.js';
 import type { SessionRuntime } from '../sessions/session-runtime.js';
-import { toToolSpec } from '../tools/tool.js';
-import { handoffTool } from '../definition/handoff-tool.js';
 import { HttpError } from './http-io.js';
 import type { InspectorAgents } from './inspector-agents.js';
 import { runDetail, type RunTreeNode } from './inspector-reads.js';
 
-/** One item the request carried, with where it is in the history (absent: not in it). */
-export interface SentItem {
-  position?: number | undefined;
-  /**
-   * `summary`: a summary of the items before `upTo`; `pinned`: the newest user message kept in
-   * front of the window; `memory`: the memories recalled from other sessions (see
-   * `ModelRequestView.memory`).
-   */
-  role?: 'summary' | 'pinned' | 'memory' | undefined;
-  item: Item;
-}
+export type { SentItem };
 
 /** A model step's request as it was sent, rebuilt from its journaled facts, and its answer. */
 export interface ModelRequestView {
@@ -121,7 +111,7 @@ export async function modelRequest(
     recorded: true,
     agent: facts.agent,
     ...(facts.instructions === undefined ? {} : { instructions: facts.instructions }),
-    ...withRecalled(await sentItems(runtime, key, facts, journal, step, found), facts.memory),
+    ...(await itemsSent(runtime, key, { facts, journal, step, runId }, found.parent?.runId)),
     ...(facts.memory ? { memory: facts.memory } : {}),
     tools: toolsOffered(agents.defined(), facts),
     settings: {
@@ -131,6 +121,19 @@ export async function modelRequest(
     },
     answer,
   };
+}
+
+/** The items sent (see `sentItems`), and for the history, its length now. */
+async function itemsSent(
+  runtime: SessionRuntime,
+  key: SessionKey,
+  request: Parameters<typeof sentItems>[2],
+  parentRunId: string | undefined,
+): Promise<Pick<ModelRequestView, 'source' | 'items'>> {
+  const sent = await sentItems(runtime.store, key, request, parentRunId);
+  if (sent.source.kind === 'sub-run') return { source: sent.source, items: sent.items };
+  const { historyLength } = await runtime.getSessionInfo(key);
+  return { source: { ...sent.source, historyLength }, items: sent.items };
 }
 
 /** The run in the session's tree (its current or last run, or a sub-agent run of them), and its parent. */
@@ -164,86 +167,6 @@ function search(
   return undefined;
 }
 
-async function sentItems(
-  runtime: SessionRuntime,
-  key: SessionKey,
-  facts: ModelRequestFacts,
-  journal: readonly JournalEntry[],
-  step: number,
-  found: { node: RunTreeNode; parent?: RunTreeNode | undefined },
-): Promise<Pick<ModelRequestView, 'source' | 'items'>> {
-  const window = facts.window;
-  if (!window) {
-    const input = found.parent
-      ? await subRunInput(runtime, key, found.parent.runId, found.node.runId)
-      : '';
-    const earlier = journal.filter((e) => e.step < step).sort((a, b) => a.step - b.step);
-    return {
-      source: { kind: 'sub-run' },
-      items: [
-        { item: { type: 'message', role: 'user', content: input } },
-        ...earlier.flatMap(itemsOfStep).map((item) => ({ item })),
-      ],
-    };
-  }
-  const { historyLength } = await runtime.getSessionInfo(key);
-  const one = async (at: number | undefined, role: SentItem['role']): Promise<SentItem[]> => {
-    if (at === undefined) return [];
-    const [item] = await runtime.store.readHistory(key, at, at + 1);
-    return item ? [{ position: at, role, item }] : [];
-  };
-  const range = await runtime.store.readHistory(key, window.start, window.end);
-  return {
-    source: {
-      kind: 'history',
-      start: window.start,
-      end: window.end,
-      from: window.from ?? 0,
-      ...(window.summary === undefined ? {} : { summary: window.summary }),
-      ...(window.pinned === undefined ? {} : { pinned: window.pinned }),
-      historyLength,
-    },
-    items: [
-      ...(await one(window.summary, 'summary')),
-      ...(await one(window.pinned, 'pinned')),
-      ...range.flatMap((item, i) =>
-        item.type === 'summary' ? [] : [{ position: window.start + i, item }],
-      ),
-    ],
-  };
-}
-
-/**
- * The items with the recalled memories' message where the request had it (`recalledAt`), made
- * as recall makes it from the journaled memories: the items are what the model was sent.
- */
-function withRecalled(
-  sent: Pick<ModelRequestView, 'source' | 'items'>,
-  memory: RequestMemoryFacts | undefined,
-): Pick<ModelRequestView, 'source' | 'items'> {
-  const recalled = memory?.recalled;
-  if (!recalled?.length || !sent.items) return sent;
-  const items = [...sent.items];
-  const at = Math.min(Math.max(memory?.recalledAt ?? items.length, 0), items.length);
-  items.splice(at, 0, { role: 'memory', item: recallMessage(recalled) });
-  return { ...sent, items };
-}
-
-/** A sub-agent run's first user message: the input its parent's call gave it. */
-async function subRunInput(
-  runtime: SessionRuntime,
-  key: SessionKey,
-  parentId: string,
-  runId: string,
-): Promise<string> {
-  for (const e of await readCheckedJournal(runtime.store, key, parentId)) {
-    if (e.kind !== 'model') continue;
-    const call = (e.output as ModelStepOutput).toolCalls.find((c) => c.subRun?.runId === runId);
-    if (call?.subRun) return call.subRun.input;
-  }
-  return '';
-}
-
 /**
  * The tools a request offered, by their journaled names; each one's description and parameter
  * schema from the agent's definition when the inspector was given that agent (its `agents`),
@@ -253,37 +176,9 @@ function toolsOffered(
   roots: Agent<unknown>[],
   facts: ModelRequestFacts,
 ): ModelRequestView['tools'] {
-  const options = definitionOf(roots, facts.agent);
-  const handoffs = (options?.handoffs ?? []).map((h) => handoffTool(h));
-  return facts.tools.map((name) => {
-    const t = [...(options?.tools ?? []), ...handoffs].find((x) => x.name === name);
-    if (!t) return { name };
-    const spec = toToolSpec(t);
-    return { name, description: spec.description, parameters: spec.parameters };
+  const specs = toolSpecsOffered(definitionOf(roots, facts.agent), facts.tools);
+  return facts.tools.map((name, i) => {
+    const spec = specs[i];
+    return spec ? { name, description: spec.description, parameters: spec.parameters } : { name };
   });
-}
-
-function definitionOf(roots: Agent<unknown>[], name: string): AgentOptions<unknown> | undefined {
-  const seen = new Set<AgentOptions<unknown>>();
-  const visit = (options: AgentOptions<unknown> | undefined): AgentOptions<unknown> | undefined => {
-    if (!options || seen.has(options)) return undefined;
-    seen.add(options);
-    if (options.name === name) return options;
-    for (const t of options.tools ?? []) {
-      const linked = (t.subAgent?.agent ?? t.handoff?.agent) as
-        { options?: AgentOptions<unknown> } | undefined;
-      const hit = visit(linked?.options);
-      if (hit) return hit;
-    }
-    for (const h of options.handoffs ?? []) {
-      const hit = visit((h as { options?: AgentOptions<unknown> }).options);
-      if (hit) return hit;
-    }
-    return undefined;
-  };
-  for (const root of roots) {
-    const hit = visit(root.options);
-    if (hit) return hit;
-  }
-  return undefined;
 }

@@ -117,6 +117,7 @@ function replayRun(
         callId: out.callId,
         isError: out.isError,
         ...(out.result ? { name: out.result.name, output: out.result.output } : {}),
+        ...(out.rejected ? { rejected: true as const } : {}),
       });
     } else {
       const out = entry.output as ApprovalCheckOutput;

@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import {
   AI_SDK_TYPES,
   AI_SDK_VALUES,
+  EVALS_TYPES,
+  EVALS_VALUES,
   INSPECT_TYPES,
   HTTP_VALUES,
   HTTP_TYPES,
@@ -50,6 +52,7 @@ const ENTRIES: [string, readonly string[]][] = [
   ['agentstate-runtime/a2a', [...A2A_VALUES, ...A2A_TYPES]],
   ['agentstate-runtime/mcp', [...MCP_VALUES, ...MCP_TYPES]],
   ['agentstate-runtime/store', [...STORE_VALUES, ...STORE_TYPES]],
+  ['agentstate-runtime/evals', [...EVALS_VALUES, ...EVALS_TYPES]],
 ];
 
 describe('docs/reference/api.md', () => {

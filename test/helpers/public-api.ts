@@ -139,6 +139,7 @@ export const ROOT_VALUES = [
   'InvalidDatasetError',
   'InvalidEvalReportError',
   'EvalMismatchError',
+  'RemoteAgentError',
   'scheduleTools',
 ].sort();
 
@@ -460,16 +461,17 @@ export const HTTP_TYPES = [
   'AguiMessage',
 ].sort();
 
-/** The `agentstate-runtime/a2a` export (an agent served over A2A with the official SDK). */
-export const A2A_VALUES = ['createA2AHandler', 'toNodeListener'].sort();
+/** The `agentstate-runtime/a2a` export (agents over A2A with the official SDK: serve, call). */
+export const A2A_VALUES = ['createA2AHandler', 'toNodeListener', 'remoteAgent'].sort();
 export const A2A_TYPES = [
   'A2AHandler',
   'A2AHandlerOptions',
   'A2ACardOptions',
   'A2ASkill',
-  'A2AApproval',
-  'A2ADecision',
-  'A2AUsage',
+  'RemoteAgentOptions',
+  'RemoteApproval',
+  'RemoteDecision',
+  'RemoteUsage',
 ].sort();
 
 /** The `agentstate-runtime/store` export: for store implementers, with the contract test suite. */
@@ -595,3 +597,35 @@ export function exportedNames(
 function isTypeOnly(symbol: ts.Symbol): boolean {
   return (symbol.declarations ?? []).some((d) => ts.isTypeOnlyExportDeclaration(d));
 }
+
+/** The `agentstate-runtime/evals` export: datasets from stored runs, eval runs, scorers. */
+export const EVALS_VALUES = [
+  'parseDataset',
+  'readDataset',
+  'writeDataset',
+  'appendRows',
+  'rowsFromRun',
+  'EvalRow',
+  'EvalOutcome',
+  'EvalUsage',
+  'EvalToolCall',
+  'EvalDecision',
+  'EvalModelRequest',
+  'EvalExpectation',
+  'EVAL_ROW_FORMAT',
+  'EVAL_ROW_VERSION',
+  'EvalReport',
+  'EvalRowResult',
+  'EvalSummary',
+  'EvalScore',
+  'EVAL_REPORT_FORMAT',
+  'EVAL_REPORT_VERSION',
+].sort();
+export const EVALS_TYPES = [
+  'EvalDataset',
+  'RowsFromRunOptions',
+  'RowsSource',
+  'Scorer',
+  'Score',
+  'ScoreInput',
+].sort();

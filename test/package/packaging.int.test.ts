@@ -35,6 +35,8 @@ import {
   INSPECT_VALUES,
   STORE_TYPES,
   STORE_VALUES,
+  EVALS_TYPES,
+  EVALS_VALUES,
   exportedNames,
 } from '../helpers/public-api.js';
 import { build, transform } from 'esbuild';
@@ -335,6 +337,7 @@ describe('the packed package', () => {
       http: { values: HTTP_VALUES, types: HTTP_TYPES },
       a2a: { values: A2A_VALUES, types: A2A_TYPES },
       store: { values: STORE_VALUES, types: STORE_TYPES },
+      evals: { values: EVALS_VALUES, types: EVALS_TYPES },
     };
     const names = Object.keys(pinned);
     const found = exportedNames(names.map((name) => join(installed, 'dist', `${name}.d.ts`)));

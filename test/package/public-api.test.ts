@@ -10,6 +10,7 @@ import * as inspect from '../../src/inspect.js';
 import * as http from '../../src/http.js';
 import * as a2a from '../../src/a2a.js';
 import * as store from '../../src/store.js';
+import * as evals from '../../src/evals.js';
 import {
   AI_SDK_TYPES,
   AI_SDK_VALUES,
@@ -29,6 +30,8 @@ import {
   INSPECT_VALUES,
   STORE_TYPES,
   STORE_VALUES,
+  EVALS_TYPES,
+  EVALS_VALUES,
   exportedNames,
   type ExportedNames,
 } from '../helpers/public-api.js';
@@ -45,6 +48,7 @@ const ENTRIES = [
   'http.ts',
   'a2a.ts',
   'store.ts',
+  'evals.ts',
 ] as const;
 
 describe('public API', () => {
@@ -122,6 +126,13 @@ describe('public API', () => {
     expect(Object.keys(store).sort()).toEqual(STORE_VALUES);
   });
 
+  it('agentstate/evals exports datasets, rows from stored runs, eval runs and their types', () => {
+    const names = exportsOf('evals.ts');
+    expect(names!.values).toEqual(EVALS_VALUES);
+    expect(names!.types).toEqual(EVALS_TYPES);
+    expect(Object.keys(evals).sort()).toEqual(EVALS_VALUES);
+  });
+
   it('every entry lists its exports by name (no export *)', () => {
     const entries = [
       'index',
@@ -133,6 +144,7 @@ describe('public API', () => {
       'http',
       'a2a',
       'store',
+      'evals',
     ];
     const starred = entries.filter((name) =>
       /^export \*/m.test(readFileSync(entry(`${name}.ts`), 'utf8')),
