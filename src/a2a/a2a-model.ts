@@ -253,6 +253,6 @@ function askedOf(
  */
 function questionIdOf(task: Task): string {
   const message = task.status?.message;
-  const calls = approvalsOf(message).map((a) => a.callId);
+  const calls = approvalsIn(message).map((a) => a.callId);
   return [message?.messageId ?? '', ...calls].join(' ');
 }
