@@ -207,7 +207,7 @@ export const LAYERS: readonly Layer[] = [
       {
         folder: 'evals/scorers',
         holds:
-          "the eval scorers, one per concept: exact output, regex, JSON schema, tool calls, trajectory, budget, an LLM judge, a custom function",
+          'the eval scorers, one per concept: exact output, regex, JSON schema, tool calls, trajectory, budget, an LLM judge, a custom function',
       },
     ],
   },
@@ -236,11 +236,6 @@ export const LAYERS: readonly Layer[] = [
           'the store contract suite shipped in `agentstate-runtime/store`: every case a `SessionStore` must pass, asserted with `node:assert`',
       },
       {
-        folder: 'a2a',
-        holds:
-          'agents over the A2A protocol (`agentstate-runtime/a2a`), the only user of `@a2a-js/sdk`: a remote A2A agent as a local sub-agent (`remoteAgent`, its model and the protocol convention)',
-      },
-      {
         folder: 'http',
         holds:
           'the chat HTTP handler on web-standard Request/Response (`agentstate-runtime/http`): routes, body checks, the AI SDK UI message stream and AG-UI events, UI history, the Node listener',
@@ -248,7 +243,7 @@ export const LAYERS: readonly Layer[] = [
       {
         folder: 'a2a',
         holds:
-          "an agent served over A2A with the official SDK (`agentstate-runtime/a2a`): the handler and agent card, the request handler over the agent's public calls, tasks read from the store, the convention for approvals, decisions and usage",
+          "agents over the A2A protocol (`agentstate-runtime/a2a`), the only user of `@a2a-js/sdk`: an agent served (the handler and agent card, the request handler over the agent's public calls, tasks read from the store) and a remote agent as a local sub-agent (`remoteAgent`, its model), with the convention for approvals, decisions and usage both keep",
       },
       {
         folder: 'inspect/page/browser',

@@ -104,14 +104,21 @@ export function datasetCoverage(
   const covered = new Set<string>();
   const offChart: OffChartRow[] = [];
 
+  /** Where the walk is once the guardrails at `at` passed. */
+  const passGuardrails = (at: string): string => {
+    while (isGuardrails(graph.leafOf(at).state)) {
+      const pass = [...edges.get(at)!.values()].find((e) => e.event === CHART_EVENT.pass)!;
+      covered.add(pass.id);
+      at = pass.to;
+    }
+    return at;
+  };
   const walk = (row: EvalRow): void => {
     let at = graph.start;
     for (const transition of row.recorded.trajectory) {
       let edge = edges.get(at)!.get(transition);
-      while (!edge && isGuardrails(graph.leafOf(at).state)) {
-        const pass = [...edges.get(at)!.values()].find((e) => e.event === CHART_EVENT.pass)!;
-        covered.add(pass.id);
-        at = pass.to;
+      if (!edge && isGuardrails(graph.leafOf(at).state)) {
+        at = passGuardrails(at);
         edge = edges.get(at)!.get(transition);
       }
       if (!edge) {
@@ -121,6 +128,8 @@ export function datasetCoverage(
       covered.add(edge.id);
       at = edge.to;
     }
+    // A run that completed passed its output guardrails.
+    if (row.recorded.status === 'completed') passGuardrails(at);
   };
   /** A step row: its model choices, wherever its agent's model runs. */
   const step = (row: EvalRow): void => {

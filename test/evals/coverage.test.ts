@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ReplayFile } from '../../src/index.js';
+import { Agent, type ReplayFile } from '../../src/index.js';
+import { ScriptedModel } from '../../src/testing.js';
 import { datasetCoverage } from '../../src/evals/coverage.js';
 import { coverageMarkdown } from '../../src/evals/coverage-markdown.js';
 import { stepTrajectory, trajectoryOf } from '../../src/evals/trajectory.js';
@@ -86,6 +87,23 @@ describe('datasetCoverage', () => {
     expect(coverageMarkdown(coverage)).toContain(
       '### Rows the chart could not follow\n\n- lost: "triage: call wire_money" at triage: execute ask_billing',
     );
+  });
+
+  it('guardrails are not in a trajectory: a walk passes them, a completed run its output ones too', async () => {
+    const pass = () => ({ tripwire: false });
+    const guarded = new Agent({
+      name: 'guarded',
+      model: new ScriptedModel([{ text: 'hi' }]),
+      inputGuardrails: [{ name: 'in', check: pass }],
+      outputGuardrails: [{ name: 'out', check: pass }],
+    });
+    const replay = await recordedReplay(guarded, 'hello', 'approve');
+    const coverage = datasetCoverage(guarded, [runRow('hi', replay)]);
+    expect(coverage.offChart).toEqual([]);
+    expect(coverage.transitions.uncovered.map((t) => t.transition)).toEqual([
+      'guarded: input guardrails trip',
+      'guarded: output guardrails trip',
+    ]);
   });
 
   it('bad arguments are TypeErrors', () => {

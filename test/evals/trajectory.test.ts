@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Agent } from '../../src/index.js';
+import { Agent } from '../../src/index.js';
+import { ScriptedModel } from '../../src/testing.js';
 import { ChartGraph } from '../../src/agent-check/chart-graph.js';
 import { describeEvent } from '../../src/agent-check/chart-state.js';
 import { specialisedRunChart } from '../../src/agent-check/specialised-run-chart.js';
@@ -86,6 +87,28 @@ describe('trajectoryOf', () => {
     expect(trajectory).toContain('billing: reject refund');
     expect(trajectory).not.toContain('billing: refund returns');
     const chart = chartTransitions(support);
+    expect(trajectory.filter((t) => !chart.has(t))).toEqual([]);
+  });
+
+  it('a handoff: the transfer returns, the agent it hands to answers', async () => {
+    const refunds = new Agent({
+      name: 'refunds',
+      instructions: 'You refund.',
+      model: new ScriptedModel([{ text: 'Refunded.' }]),
+    });
+    const front = new Agent({
+      name: 'front',
+      instructions: 'You route.',
+      model: new ScriptedModel([{ toolCalls: [{ name: 'transfer_to_refunds', arguments: {} }] }]),
+      handoffs: [refunds],
+    });
+    const trajectory = trajectoryOf(await recordedReplay(front, 'Refund me', 'approve'));
+    expect(trajectory).toEqual([
+      'front: call transfer_to_refunds',
+      'front: transfer_to_refunds returns',
+      'refunds: answers',
+    ]);
+    const chart = chartTransitions(front);
     expect(trajectory.filter((t) => !chart.has(t))).toEqual([]);
   });
 
