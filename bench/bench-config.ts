@@ -26,7 +26,8 @@ export interface Config {
    * operations per tick, on LevelDB and PostgreSQL) or `crashes` (crash points explored per
    * second by `exploreCrashes` on the bills and support examples, simulated and in child
    * processes) or `agent-check` (`checkAgent` on the support example and on synthetic agent
-   * trees). Absent: every workload.
+   * trees) or `a2a` (one sub-agent call over A2A on 127.0.0.1 against a local one; 3 runs).
+   * Absent: every workload.
    */
   only: Part | undefined;
 }
@@ -44,6 +45,7 @@ const PARTS = [
   'schedules',
   'crashes',
   'agent-check',
+  'a2a',
 ] as const;
 type Part = (typeof PARTS)[number];
 
@@ -59,7 +61,7 @@ export function parseArgs(argv: string[]): Config {
   }
   // The memory part alone: 3 passes of its query set (LangGraph.js takes seconds a search at 100k);
   // the crashes part: 3 explorations a mode (a child process per point in one of them).
-  const three = parts[0] === 'memory' || parts[0] === 'crashes';
+  const three = parts[0] === 'memory' || parts[0] === 'crashes' || parts[0] === 'a2a';
   const runs = Number(value('--runs') ?? (smoke ? 1 : three ? 3 : 5));
   if (!Number.isInteger(runs) || runs < 1) throw new TypeError('--runs must be a positive integer');
   return {

@@ -23,6 +23,8 @@
  *                                  LevelDB) and in child processes killed with SIGKILL; 3 runs
  *   npm run bench -- --agent-check only the agent check: checkAgent on the support example and on
  *                                  synthetic agent trees (13 and 40 agents)
+ *   npm run bench -- --a2a         only the A2A bench: one sub-agent call over A2A on 127.0.0.1 against the
+ *                                  same call of a local sub-agent (median per run, 3 runs, ratio)
  *   npm run bench -- --peers       only W1, W2 and W3 against a peer, @openai/agents, side by side
  *                                  (needs `npm ci --prefix bench/peers` first)
  */
@@ -56,6 +58,7 @@ import { memoryPart } from './workloads/memory-recall.js';
 import { schedulesPart } from './workloads/schedules-part.js';
 import { crashesPart } from './workloads/crashes-part.js';
 import { agentCheckPart } from './workloads/agent-check.js';
+import { a2aPart } from './workloads/a2a-call.js';
 import {
   durabilityRows,
   runDurabilityModes,
@@ -370,6 +373,8 @@ async function onlyPart(config: Config, stalls: MachineStalls[]): Promise<void> 
     part = await crashesPart(config, log);
   } else if (config.only === 'agent-check') {
     part = agentCheckPart(config, log);
+  } else if (config.only === 'a2a') {
+    part = await a2aPart(config, log);
   } else if (config.only === 'w1-w2') {
     const { w1, w2 } = await hotPathRuns(config, longest);
     part = {

@@ -204,6 +204,11 @@ export const LAYERS: readonly Layer[] = [
         holds:
           'evals from what ran (`agentstate-runtime/evals`): dataset rows from stored runs or by hand (JSONL), seam and whole-run evaluation, scorers, the persisted eval run, chart coverage, compare',
       },
+      {
+        folder: 'evals/scorers',
+        holds:
+          'the eval scorers, one per concept: exact output, regex, JSON schema, tool calls, trajectory, budget, an LLM judge, a custom function',
+      },
     ],
   },
   {
@@ -234,6 +239,11 @@ export const LAYERS: readonly Layer[] = [
         folder: 'http',
         holds:
           'the chat HTTP handler on web-standard Request/Response (`agentstate-runtime/http`): routes, body checks, the AI SDK UI message stream and AG-UI events, UI history, the Node listener',
+      },
+      {
+        folder: 'a2a',
+        holds:
+          "agents over the A2A protocol (`agentstate-runtime/a2a`), the only user of `@a2a-js/sdk`: an agent served (the handler and agent card, the request handler over the agent's public calls, tasks read from the store) and a remote agent as a local sub-agent (`remoteAgent`, its model), with the convention for approvals, decisions and usage both keep",
       },
       {
         folder: 'inspect/page/browser',
@@ -280,7 +290,7 @@ export const LAYERS: readonly Layer[] = [
       {
         folder: '.',
         holds:
-          'the entry files, one per package export: `index.ts` (`agentstate`), `testing.ts`, `postgres.ts`, `inspect.ts`, `http.ts`, `mcp.ts`, `ai-sdk.ts`, `store.ts` (`agentstate-runtime/store`), and `cli.ts` (the `agentstate` command)',
+          'the entry files, one per package export: `index.ts` (`agentstate`), `testing.ts`, `postgres.ts`, `inspect.ts`, `http.ts`, `a2a.ts`, `mcp.ts`, `ai-sdk.ts`, `store.ts` (`agentstate-runtime/store`), and `cli.ts` (the `agentstate` command)',
       },
     ],
   },

@@ -385,3 +385,4 @@ export {
   InvalidDatasetError,
   InvalidEvalReportError,
 } from './errors/eval-errors.js';
+export { RemoteAgentError } from './errors/remote-agent-error.js';

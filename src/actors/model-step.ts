@@ -1,7 +1,12 @@
 import { AgentStateError, serializeError } from '../errors/agentstate-error.js';
 import { ModelError, SubAgentDepthError, UnpricedModelError } from '../errors/run-errors.js';
 import type { Item } from '../items/item.js';
-import { providerOf, type ModelRequest, type ModelResponse } from '../models/model.js';
+import {
+  providerOf,
+  type ModelCallOptions,
+  type ModelRequest,
+  type ModelResponse,
+} from '../models/model.js';
 import { outputTokenLimit, type ModelSettings } from '../models/model-settings.js';
 import { costUsd, priceOf } from '../models/pricing.js';
 import type { ModelStepInput, ModelStepOutput } from '../machines/step-actor-io.js';
@@ -67,14 +72,20 @@ async function callModel(
   request: ModelRequest,
   input: ModelStepInput,
   signal: AbortSignal,
+  trace: ModelCallOptions['trace'],
 ): Promise<ModelResponse> {
   const progress = deps.progress;
-  if (!progress) return agent.model.generate(request, { signal });
+  const options: ModelCallOptions = {
+    signal,
+    context: deps.contextFor(input.runId),
+    ...(trace ? { trace } : {}),
+  };
+  if (!progress) return agent.model.generate(request, options);
   const { runId, path } = input;
   const tag = isSubRun(path) ? { agentPath: path } : {};
   let said = '';
   try {
-    for await (const event of agent.model.stream(request, { signal })) {
+    for await (const event of agent.model.stream(request, options)) {
       // A model that goes on after its run was cancelled is not heard: nothing more streams.
       signal.throwIfAborted();
       if (event.type === 'text_delta') {
@@ -160,12 +171,14 @@ export function modelStep(depsOf: DepsOf<ModelStepDeps>) {
     ) {
       throw UnpricedModelError.forModel(name, scope);
     }
-    const costOf = (r: { model: string; usage: ModelResponse['usage'] }) =>
-      costUsd(r.model, r.usage, agent.prices, agent.model.price);
+    // A provider's own figure (a remote agent's reported cost) wins over pricing its tokens.
+    const costOf = (r: Pick<ModelResponse, 'model' | 'usage' | 'costUsd'>) =>
+      r.costUsd ?? costUsd(r.model, r.usage, agent.prices, agent.model.price);
     const chat = { provider: providerOf(agent.model), model: name, items: request.items, costOf };
     // Callbacks, not nested async functions: nothing but the model call waits while it answers.
     const guarded = await callWithGuardrails(deps, agent, input, stepSignal, (signal) => {
-      const call = () => callModel(deps, agent, request, input, signal);
+      const call = (trace?: ModelCallOptions['trace']) =>
+        callModel(deps, agent, request, input, signal, trace);
       const answer = deps.observer ? deps.observer.chat(input.runId, chat, call) : call();
       return answer.catch((error: unknown) => {
         if (error instanceof AgentStateError) throw error;
@@ -215,7 +228,7 @@ export function modelStep(depsOf: DepsOf<ModelStepDeps>) {
       ...(sub ? {} : { historyEnd: deps.log.length + items.length }),
       usage: withEmbedding({
         ...response.usage,
-        costUsd: costUsd(response.model, response.usage, agent.prices, agent.model.price),
+        costUsd: costOf(response),
       }),
       ...(toolCalls.length === 0 ? parseStructured(agent, response.text) : {}),
       ...(guarded.guardrails ? { guardrails: guarded.guardrails } : {}),

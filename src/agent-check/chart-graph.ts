@@ -65,6 +65,28 @@ export class ChartGraph {
     return this.leaves.size;
   }
 
+  /** The key of the run's start state (a key names one state of the whole chart). */
+  get start(): string {
+    return this.initial;
+  }
+
+  /** Every state's key. */
+  keys(): IterableIterator<string> {
+    return this.leaves.keys();
+  }
+
+  /** What the state of `key` stands for. */
+  leafOf(key: string): ChartLeaf {
+    const leaf = this.leaves.get(key);
+    if (!leaf) throw new Error(`ChartGraph: no state ${key}`);
+    return leaf;
+  }
+
+  /** The transitions that leave the state of `key`: the key each event leads to, by event. */
+  transitionsFrom(key: string): ReadonlyMap<string, string> {
+    return this.next.get(key) ?? new Map<string, string>();
+  }
+
   /**
    * The shortest path to each state of the chart, by leaf id, from the run's start; a path goes
    * on past no state `stop` holds for (such a state is reached, not left).

@@ -68,14 +68,30 @@ export function describeState(state: ChartState): string {
   }
 }
 
-/** An event taken at `state`, in a witness: `billing: approve refund`. */
-export function describeEvent(state: ChartState, type: string): string {
-  const agent = state.agentPath[state.agentPath.length - 1]!;
-  const tool = state.tool?.tool.name ?? '';
-  switch (type) {
+/**
+ * One transition of the chart, as a witness or a run's trajectory names it: the agent whose
+ * step took it, the event, and the tool of a call's states (with the agent a sub-agent call
+ * starts, and which guardrails a guardrail event is of).
+ */
+export interface ChartTransition {
+  readonly agent: string;
+  /** A {@link CHART_EVENT} or `call <tool>`. */
+  readonly event: string;
+  readonly tool?: string | undefined;
+  /** The agent a `starts sub-agent` event starts. */
+  readonly starts?: string | undefined;
+  /** The guardrails of a `guardrails pass` or `guardrails trip` event. */
+  readonly guardrails?: 'input' | 'output' | undefined;
+}
+
+/** A transition, in a witness or a trajectory: `billing: approve refund`. */
+export function transitionLabel(t: ChartTransition): string {
+  const { agent, event } = t;
+  const tool = t.tool ?? '';
+  switch (event) {
     case CHART_EVENT.pass:
     case CHART_EVENT.trip:
-      return `${agent}: ${state.kind === 'input-guardrails' ? 'input' : 'output'} ${type}`;
+      return `${agent}: ${t.guardrails ?? 'output'} ${event}`;
     case CHART_EVENT.answer:
       return `${agent}: answers`;
     case CHART_EVENT.noApproval:
@@ -86,12 +102,24 @@ export function describeEvent(state: ChartState, type: string): string {
       return `${agent}: permissions deny ${tool}`;
     case CHART_EVENT.approve:
     case CHART_EVENT.reject:
-      return `${agent}: ${type} ${tool}`;
+      return `${agent}: ${event} ${tool}`;
     case CHART_EVENT.starts:
-      return `${agent}: ${tool} starts ${linkedAgent(state.tool!.tool)?.name ?? 'its agent'}`;
+      return `${agent}: ${tool} starts ${t.starts ?? 'its agent'}`;
     case CHART_EVENT.returns:
       return `${agent}: ${tool} returns`;
     default:
-      return `${agent}: ${type}`;
+      return `${agent}: ${event}`;
   }
+}
+
+/** An event taken at `state`, in a witness: `billing: approve refund`. */
+export function describeEvent(state: ChartState, type: string): string {
+  const linked = state.tool ? linkedAgent(state.tool.tool) : undefined;
+  return transitionLabel({
+    agent: state.agentPath[state.agentPath.length - 1]!,
+    event: type,
+    tool: state.tool?.tool.name,
+    starts: linked?.name,
+    guardrails: state.kind === 'input-guardrails' ? 'input' : 'output',
+  });
 }

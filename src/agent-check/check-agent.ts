@@ -43,12 +43,17 @@ const IN_DOUBT_MEANING: Record<OnInterrupted, string> = {
     'it runs again with the same call id: the effect happens twice unless the tool reads it as an idempotency key',
 };
 
-function checkArguments(agent: unknown, options: unknown): void {
+/**
+ * Checks an agent and the options of the chart specialised to it, for `call` (`checkAgent()`,
+ * `datasetCoverage()`).
+ * @throws TypeError naming the call and the bad argument or option.
+ */
+export function checkChartArguments(call: string, agent: unknown, options: unknown): void {
   const a = agent as Partial<CheckedSource> | null;
   if (!isObject(a) || typeof a.name !== 'string' || !isObject(a.options)) {
-    throw new TypeError('checkAgent(): agent must be an Agent (new Agent({ ... }))');
+    throw new TypeError(`${call}: agent must be an Agent (new Agent({ ... }))`);
   }
-  new OptionChecker('checkAgent()', options, CHECK_OPTION_NAMES)
+  new OptionChecker(call, options, CHECK_OPTION_NAMES)
     .positiveInteger('maxDepth')
     .check(
       'toolkitTools',
@@ -75,7 +80,7 @@ export function checkAgent(
   agent: Agent<unknown>,
   options: CheckAgentOptions = {},
 ): AgentCertificate {
-  checkArguments(agent, options);
+  checkChartArguments('checkAgent()', agent, options);
   const chart = specialisedRunChart(agent, options);
   const graph = new ChartGraph(chart.machine);
   const all = graph.shortestPaths();

@@ -10,24 +10,32 @@ import { openCliStore, type CliStore } from './shared/cli-store.js';
 import type { Command, CommandContext } from './shared/command.js';
 import { COMMANDS } from './commands/index.js';
 
-/** The command the first words of `argv` name, and the rest of `argv`. */
+/** The command the first words of `argv` name (up to three: `eval dataset add`), and the rest. */
 function findCommand(argv: string[]): { command: Command; rest: string[] } {
-  const words = argv.slice(0, 2).filter((w) => !w.startsWith('-'));
-  for (const take of [2, 1]) {
+  // The leading words before any flag (a flag's value is no command word).
+  const flag = argv.findIndex((w) => w.startsWith('-'));
+  const words = argv.slice(0, flag < 0 ? 3 : Math.min(3, flag));
+  for (const take of [3, 2, 1]) {
     const name = words.slice(0, take).join(' ');
     const command = COMMANDS.find((c) => c.name === name);
     if (command && words.length >= take) return { command, rest: argv.slice(take) };
   }
-  const tried = words.join(' ');
-  if (words.length === 1) {
-    const subcommands = COMMANDS.filter((c) => c.name.startsWith(`${words[0]} `)).map((c) =>
-      c.name.slice(words[0]!.length + 1),
+  // The words name a group of commands (`schedules`, `eval dataset`): which one?
+  for (const take of [2, 1]) {
+    if (words.length < take) continue;
+    const group = words.slice(0, take).join(' ');
+    const subcommands = COMMANDS.filter((c) => c.name.startsWith(`${group} `)).map((c) =>
+      c.name.slice(group.length + 1),
     );
-    if (subcommands.length > 1) {
+    if (subcommands.length === 1 && words.length === take) {
+      throw new CliUsageError(`${group}: missing the subcommand (${group} ${subcommands[0]})`);
+    }
+    if (subcommands.length > 1 && words.length === take) {
       const last = subcommands.pop()!;
-      throw new CliUsageError(`${words[0]}: which one? ${subcommands.join(', ')} or ${last}`);
+      throw new CliUsageError(`${group}: which one? ${subcommands.join(', ')} or ${last}`);
     }
   }
+  const tried = words.slice(0, 2).join(' ');
   const guess = closestName(
     tried,
     COMMANDS.map((c) => c.name),

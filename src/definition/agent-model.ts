@@ -73,7 +73,8 @@ export class AgentModel implements Model {
     return answer.then(
       (response) => {
         checkUsage(response);
-        this.checkPrice(response.model);
+        // An answer with its own reported cost (a remote agent's) needs no price.
+        if (response.costUsd === undefined) this.checkPrice(response.model);
         return response;
       },
       (error: unknown) => {
@@ -90,7 +91,7 @@ export class AgentModel implements Model {
       for await (const event of this.inner.stream(request, options)) {
         if (event.type === 'response') {
           checkUsage(event.response);
-          this.checkPrice(event.response.model);
+          if (event.response.costUsd === undefined) this.checkPrice(event.response.model);
         }
         yield event;
       }

@@ -79,6 +79,7 @@ export const ERROR_CODES = [
   'INVALID_DATASET',
   'INVALID_EVAL_REPORT',
   'EVAL_MISMATCH',
+  'REMOTE_AGENT_FAILED',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -64,7 +64,7 @@ export function checkChatHandlerOptions(options: ChatHandlerOptions): void {
 }
 
 /** Whether a string is an origin as browsers send it (`https://app.example:8443`). */
-function isOrigin(value: unknown): boolean {
+export function isOrigin(value: unknown): boolean {
   if (typeof value !== 'string') return false;
   try {
     return new URL(value).origin === value;

@@ -1,5 +1,5 @@
 import type { SessionKey } from '../persistence/session-store.js';
-import type { Agent } from '../agent/agent.js';
+import { Agent } from '../agent/agent.js';
 import type { SessionRuntime } from '../sessions/session-runtime.js';
 import { HttpError } from './http-io.js';
 
@@ -45,6 +45,26 @@ export class InspectorAgents {
       );
     }
     return agent.runtimeFor(runtime.store);
+  }
+
+  /**
+   * The agent whose definition rows of `key`'s run are built with (eval datasets): the one that
+   * runs it, as {@link runtimeFor} finds it. A record-only inspector has none (400 `NO_AGENT`).
+   */
+  async agentFor(key: SessionKey): Promise<Agent<unknown>> {
+    if (this.recordOnly) {
+      throw new HttpError(
+        400,
+        'NO_AGENT',
+        "This inspector runs no agent of the app: rows are built with the app's agent (start the inspector in the app, or `agentstate inspect --agent <module>`)",
+      );
+    }
+    const runtime = await this.runtimeFor(key);
+    const agent = runtime.agentSource;
+    if (!(agent instanceof Agent)) {
+      throw new HttpError(400, 'NO_AGENT', "This inspector's runtime runs no Agent of the app");
+    }
+    return agent;
   }
 
   /** The agents of the `agents` map (none without one): where tool definitions are read. */

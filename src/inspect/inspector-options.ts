@@ -37,6 +37,14 @@ export interface InspectorOptions {
    * Each host's name once.
    */
   workflows?: readonly InspectedWorkflows[] | undefined;
+  /**
+   * Where the app's eval datasets live (JSONL files, `<name>.jsonl`): a session's page gets
+   * "Add to dataset", appending rows built from its run (`rowsFromRun`: the whole run, or each
+   * model step) to the dataset named, created when missing. The rows are built with the agent
+   * that runs the session (as Resume finds it); a record-only inspector has none and refuses.
+   * Without it the page only shows the eval runs the store holds.
+   */
+  datasets?: { dir: string } | undefined;
   /** @default 0 (a free port; read it from the handle's `url`) */
   port?: number | undefined;
   /**
@@ -108,6 +116,7 @@ const NAMES = optionNames<InspectorOptions>({
   agents: true,
   recordOnly: true,
   workflows: true,
+  datasets: true,
   port: true,
   host: true,
   authorize: true,
@@ -155,6 +164,16 @@ export function checkInspectorOptions(options: unknown): void {
         Object.entries(v).every(([name, agent]) => agent instanceof Agent && agent.name === name),
     )
     .function('authorize')
+    .check(
+      'datasets',
+      'an object { dir } naming a folder',
+      (v) =>
+        typeof v === 'object' &&
+        v !== null &&
+        typeof (v as { dir?: unknown }).dir === 'string' &&
+        (v as { dir: string }).dir !== '' &&
+        Object.keys(v).every((k) => k === 'dir'),
+    )
     .check(
       'workflows',
       'an array of workflow hosts (`workflows(machine, options)`), each name once',

@@ -15,6 +15,7 @@ import { listQuery, workflowListQuery } from './list-query.js';
 import { InspectorWorkflows } from './inspector-workflows.js';
 import { WORKFLOW_ACTIONS } from './workflow-actions.js';
 import { listWorkflows, sessionLink, workflowDetail } from './workflow-reads.js';
+import { InspectorDatasets } from './eval-datasets.js';
 import { listSessions } from './session-listing.js';
 import { userMemory } from './user-memory.js';
 import { userSchedules } from './schedule-listing.js';
@@ -69,6 +70,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
   const agents = new InspectorAgents(runtime, options.agents, options.recordOnly === true);
   const live = new LiveFeed(agents.liveRuntimes(), redact);
   const workflows = new InspectorWorkflows(options.workflows);
+  const datasets = new InspectorDatasets(options.datasets);
   const server = createServer();
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -99,10 +101,12 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
     if (req.method === 'POST') {
       const [api, kind, id, action, extra] = parts;
       const asked = api === 'api' && id !== undefined && action !== undefined && !extra;
+      // Rows of a session's run appended to one of the app's datasets.
+      const toDataset = asked && kind === 'sessions' && action === 'dataset';
       const sessionAct = asked && kind === 'sessions' ? own(INSPECTOR_ACTIONS, action) : undefined;
       const workflowAct = asked && kind === 'workflows' ? own(WORKFLOW_ACTIONS, action) : undefined;
       const scheduleAct = asked && kind === 'schedules' ? own(SCHEDULE_ACTIONS, action) : undefined;
-      if (!id || (!sessionAct && !workflowAct && !scheduleAct)) {
+      if (!id || (!sessionAct && !workflowAct && !scheduleAct && !toDataset)) {
         throw new HttpError(404, 'NOT_FOUND', `No action at ${url.pathname}`);
       }
       const body = await readJsonBody(req, options.maxBodyBytes ?? INSPECTOR_MAX_BODY_BYTES);
@@ -117,6 +121,10 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
         return;
       }
       const key: SessionKey = { sessionId: id, userId: userOf(url) };
+      if (toDataset) {
+        send(await datasets.add(agents, key, body));
+        return;
+      }
       // A decision on a workflow's agent goes through its host, as from the workflow's view.
       const link =
         action === 'approve' || action === 'reject' ? await sessionLink(runtime, key) : undefined;
@@ -151,6 +159,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
         workflows: workflows.names(),
         memory: hasMemory(runtime.store),
         schedules: hasSchedules(runtime.store),
+        datasets: datasets.enabled,
       });
     }
     if (what === 'machines' && !sessionId) return send(machineCharts());
@@ -158,6 +167,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
       return send(await userMemory(runtime, userOf(url), url.searchParams));
     if (what === 'schedules' && !sessionId)
       return send(await userSchedules(runtime, userOf(url), url.searchParams));
+    if (what === 'datasets' && !sessionId) return send(await datasets.list());
     if (what === 'live' && !sessionId) {
       const user = userOf(url);
       live.add(res, user, url.searchParams.get('session') ?? undefined);

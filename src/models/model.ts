@@ -1,3 +1,4 @@
+import type { RunContext } from '../core/run-context.js';
 import type { Item, ReasoningItem, ToolCallItem } from '../items/item.js';
 import type { ModelSettings } from './model-settings.js';
 import type { ModelPrice } from './pricing.js';
@@ -70,6 +71,11 @@ export interface ModelResponse {
   model: string;
   /** The provider's id of the answer (`gen_ai.response.id`), when it gives one. */
   id?: string | undefined;
+  /**
+   * The answer's cost in USD as the provider reported it (a remote agent's run, say), used
+   * instead of pricing its tokens. Absent: the price of `model` applies.
+   */
+  costUsd?: number | undefined;
 }
 
 /** Incremental events of a streamed model answer; the last one is always `response`. */
@@ -86,6 +92,16 @@ export type ModelStreamEvent =
 
 export interface ModelCallOptions {
   signal?: AbortSignal | undefined;
+  /**
+   * The RunContext of the run the call is for (a sub-agent run's own), set by the runtime: an
+   * adapter that talks to a stateful service derives stable ids from it.
+   */
+  context?: RunContext | undefined;
+  /**
+   * The W3C trace context of the call's span (`traceparent`, `tracestate`), set when telemetry
+   * records one, for an adapter that passes it on.
+   */
+  trace?: { traceparent: string; tracestate?: string | undefined } | undefined;
 }
 
 /** The small interface every model adapter implements. */

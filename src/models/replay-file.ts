@@ -52,6 +52,8 @@ const ReplayToolResult = z.lazy(() =>
     name: z.string().optional(),
     output: z.string().optional(),
     isError: z.boolean(),
+    /** Set when the call did not run: a human, a deadline or a permission policy rejected it. */
+    rejected: z.literal(true).optional(),
   }),
 );
 

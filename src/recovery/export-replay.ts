@@ -117,8 +117,10 @@ function replayRun(
         callId: out.callId,
         isError: out.isError,
         ...(out.result ? { name: out.result.name, output: out.result.output } : {}),
+        ...(out.rejected ? { rejected: true as const } : {}),
       });
-    } else {
+    } else if (entry.kind === 'approval') {
+      // A guardrail step is not part of a replay (its checks run again where it is replayed).
       const out = entry.output as ApprovalCheckOutput;
       run.approvals.push({
         step,

@@ -165,6 +165,14 @@ export class SessionRuntime {
     return this.source.options.name;
   }
 
+  /**
+   * @internal The agent whose runs this runtime runs (the inspector builds eval dataset rows
+   * with its definition).
+   */
+  get agentSource(): BindingSource {
+    return this.source;
+  }
+
   on<K extends SessionRuntimeEventType>(
     type: K,
     listener: (event: SessionRuntimeEvents[K] & { type: K }) => void,

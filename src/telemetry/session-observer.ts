@@ -143,7 +143,11 @@ export class SessionObserver {
    * One model call: a `chat` span (when its run's span records) and the GenAI histograms. When
    * nothing records, `fn()` itself: no wrapper stays suspended while the model answers.
    */
-  chat<T extends ChatAnswer>(runId: string, call: ChatCall, fn: () => Promise<T>): Promise<T> {
+  chat<T extends ChatAnswer>(
+    runId: string,
+    call: ChatCall,
+    fn: (trace?: TraceCarrier) => Promise<T>,
+  ): Promise<T> {
     const open = this.runs.get(runId);
     return !open && !this.shared.metrics ? fn() : this.recordChat(runId, open, call, fn);
   }
@@ -152,9 +156,9 @@ export class SessionObserver {
     runId: string,
     open: OpenRun | undefined,
     call: ChatCall,
-    fn: () => Promise<T>,
+    fn: (trace?: TraceCarrier) => Promise<T>,
   ): Promise<T> {
-    const { metrics } = this.shared;
+    const { metrics, otel } = this.shared;
     const ctx = this.contextFor(runId);
     const started = performance.now();
     const span = open
@@ -169,7 +173,8 @@ export class SessionObserver {
       [GEN_AI.requestModel]: call.model,
     };
     try {
-      const answer = await fn();
+      // The span's trace context goes with the call (an A2A adapter sends it on as headers).
+      const answer = await fn(span && otel ? carrierOf(otel, span.spanContext()) : undefined);
       metrics?.record(
         { ...base, [GEN_AI.responseModel]: answer.model },
         (performance.now() - started) / 1000,

@@ -329,6 +329,22 @@ describe('bench (smoke)', () => {
     expect(results.raw.agentCheck[0]![0]!.checkMs).toBeGreaterThan(0);
   }, 300_000);
 
+  it('runs the A2A bench alone with --a2a: a sub-agent call over A2A against a local one', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'agentstate-bench-smoke-'));
+    const out = join(dir, 'results.json');
+    const { code, stdout, stderr } = await runSmoke(out, '--a2a');
+    expect(code, stderr).toBe(0);
+    expect(stdout).toContain('agentstate benchmark (A2A)');
+    expect(stdout).toContain('remote sub-agent call over A2A');
+    expect(stdout).not.toContain('W1 one long conversation');
+    const results = JSON.parse(await readFile(out, 'utf8')) as {
+      raw: { a2a: { localMs: number; remoteMs: number; ratio: number }[] };
+    };
+    expect(results.raw.a2a).toHaveLength(1);
+    expect(results.raw.a2a[0]!.remoteMs).toBeGreaterThan(0);
+    expect(results.raw.a2a[0]!.localMs).toBeGreaterThan(0);
+  }, 300_000);
+
   it('refuses two parts at once (--postgres with --fixed-cost, --peers with --w1-w2)', async () => {
     dir = await mkdtemp(join(tmpdir(), 'agentstate-bench-smoke-'));
     for (const flags of [

@@ -139,6 +139,7 @@ export const ROOT_VALUES = [
   'InvalidDatasetError',
   'InvalidEvalReportError',
   'EvalMismatchError',
+  'RemoteAgentError',
   'scheduleTools',
 ].sort();
 
@@ -460,6 +461,19 @@ export const HTTP_TYPES = [
   'AguiMessage',
 ].sort();
 
+/** The `agentstate-runtime/a2a` export (an agent served over A2A with the official SDK). */
+export const A2A_VALUES = ['createA2AHandler', 'remoteAgent', 'toNodeListener'].sort();
+export const A2A_TYPES = [
+  'A2AHandler',
+  'A2AHandlerOptions',
+  'A2ACardOptions',
+  'A2ASkill',
+  'A2AApproval',
+  'A2ADecision',
+  'A2AUsage',
+  'RemoteAgentOptions',
+].sort();
+
 /** The `agentstate-runtime/store` export: for store implementers, with the contract test suite. */
 export const STORE_VALUES = [
   'storeContract',
@@ -611,6 +625,24 @@ export const EVALS_VALUES = [
   'readEvalReport',
   'listEvalRuns',
   'parseEvalReport',
+  'trajectoryOf',
+  'stepTrajectory',
+  'scoreRow',
+  'checkScorers',
+  'exactOutput',
+  'outputMatches',
+  'outputSchema',
+  'toolCallsMatch',
+  'trajectoryMatch',
+  'budget',
+  'llmJudge',
+  'DEFAULT_JUDGE_PROMPT',
+  'scorer',
+  'datasetCoverage',
+  'coverageMarkdown',
+  'compareEvals',
+  'comparisonMarkdown',
+  'evalTests',
 ].sort();
 export const EVALS_TYPES = [
   'EvalDataset',
@@ -623,4 +655,27 @@ export const EVALS_TYPES = [
   'EvalTools',
   'RunEvalOptions',
   'EvalRunSummary',
+  'AnswerCalls',
+  'RowScores',
+  'ExactOutputOptions',
+  'OutputMatchesOptions',
+  'OutputSchemaOptions',
+  'ToolCallsMatchOptions',
+  'TrajectoryMatchOptions',
+  'BudgetOptions',
+  'LlmJudgeOptions',
+  'CustomScorerOptions',
+  'CustomScore',
+  'DatasetCoverage',
+  'DatasetCoverageOptions',
+  'CoverageTransition',
+  'OffChartRow',
+  'EvalComparison',
+  'EvalThresholds',
+  'RowComparison',
+  'RowChange',
+  'MeasureDelta',
+  'EvalTestsOptions',
+  'EvalTestRunner',
+  'EvalExpect',
 ].sort();

@@ -119,6 +119,19 @@ describe('layering', () => {
     expect(users.filter((f) => !f.startsWith('src/telemetry/'))).toEqual([]);
   });
 
+  it('imports `@a2a-js/sdk` only under src/a2a, which the root entry never reaches', () => {
+    const users = files
+      .filter((f) => specifiers(f).some((s) => isPackage(s, '@a2a-js/sdk')))
+      .map(rel);
+    expect(users).toContain('src/a2a/a2a-handler.ts');
+    expect(users.filter((f) => !f.startsWith('src/a2a/'))).toEqual([]);
+    const importers = files
+      .filter((f) => !rel(f).startsWith('src/a2a/') && rel(f) !== 'src/a2a.ts')
+      .filter((f) => specifiers(f).some((s) => ['a2a', 'a2a.js'].includes(targetLayer(f, s) ?? '')))
+      .map(rel);
+    expect(importers).toEqual([]);
+  });
+
   it('imports `@modelcontextprotocol/sdk` only under src/mcp, which the root entry never reaches', () => {
     const users = files
       .filter((f) => specifiers(f).some((s) => isPackage(s, '@modelcontextprotocol/sdk')))

@@ -30,6 +30,8 @@ import {
   INSPECT_TYPES,
   HTTP_VALUES,
   HTTP_TYPES,
+  A2A_VALUES,
+  A2A_TYPES,
   INSPECT_VALUES,
   STORE_TYPES,
   STORE_VALUES,
@@ -333,6 +335,7 @@ describe('the packed package', () => {
       postgres: { values: POSTGRES_VALUES, types: POSTGRES_TYPES },
       inspect: { values: INSPECT_VALUES, types: INSPECT_TYPES },
       http: { values: HTTP_VALUES, types: HTTP_TYPES },
+      a2a: { values: A2A_VALUES, types: A2A_TYPES },
       store: { values: STORE_VALUES, types: STORE_TYPES },
       evals: { values: EVALS_VALUES, types: EVALS_TYPES },
     };

@@ -8,6 +8,7 @@ import * as aiSdk from '../../src/ai-sdk.js';
 import * as postgres from '../../src/postgres.js';
 import * as inspect from '../../src/inspect.js';
 import * as http from '../../src/http.js';
+import * as a2a from '../../src/a2a.js';
 import * as store from '../../src/store.js';
 import * as evals from '../../src/evals.js';
 import {
@@ -24,6 +25,8 @@ import {
   INSPECT_TYPES,
   HTTP_VALUES,
   HTTP_TYPES,
+  A2A_VALUES,
+  A2A_TYPES,
   INSPECT_VALUES,
   STORE_TYPES,
   STORE_VALUES,
@@ -43,6 +46,7 @@ const ENTRIES = [
   'postgres.ts',
   'inspect.ts',
   'http.ts',
+  'a2a.ts',
   'store.ts',
   'evals.ts',
 ] as const;
@@ -108,6 +112,13 @@ describe('public API', () => {
     expect(Object.keys(http).sort()).toEqual(HTTP_VALUES);
   });
 
+  it('agentstate/a2a exports the A2A handler, its Node listener and their types', () => {
+    const names = exportsOf('a2a.ts');
+    expect(names!.values).toEqual(A2A_VALUES);
+    expect(names!.types).toEqual(A2A_TYPES);
+    expect(Object.keys(a2a).sort()).toEqual(A2A_VALUES);
+  });
+
   it('agentstate/store exports the store contract, its parts, the record codecs and the contract suite', () => {
     const names = exportsOf('store.ts');
     expect(names!.values).toEqual(STORE_VALUES);
@@ -131,6 +142,7 @@ describe('public API', () => {
       'postgres',
       'inspect',
       'http',
+      'a2a',
       'store',
       'evals',
     ];

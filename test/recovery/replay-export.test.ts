@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  Agent,
   InvalidReplayError,
   RunNotFoundError,
   SessionNotFoundError,
@@ -7,7 +8,7 @@ import {
   parseReplay,
   type ReplayFile,
 } from '../../src/index.js';
-import { FakeClock, ScriptedModel } from '../../src/testing.js';
+import { FakeClock, MemorySessionStore, ScriptedModel } from '../../src/testing.js';
 import { TempStores } from '../helpers/temp-store.js';
 import { triageWithBilling } from '../helpers/sub-agent-fixtures.js';
 
@@ -103,6 +104,22 @@ describe('exportReplay and ScriptedModel.fromReplay', () => {
     expect(callIds).toEqual(
       replay.runs[0]!.modelCalls.flatMap((c) => c.toolCalls.map((t) => t.callId)),
     );
+  });
+
+  it('a run with guardrails exports (their steps are not part of a replay)', async () => {
+    const store = new MemorySessionStore();
+    const pass = () => ({ tripwire: false });
+    const guarded = new Agent({
+      name: 'guarded',
+      model: new ScriptedModel([{ text: 'hi' }]),
+      inputGuardrails: [{ name: 'in', check: pass }],
+      outputGuardrails: [{ name: 'out', check: pass }],
+    });
+    await guarded.run('hello', { ...key, store });
+    const replay = await exportReplay(guarded.runtimeFor(store), key);
+    expect(replay.run).toMatchObject({ status: 'completed', output: 'hi' });
+    expect(replay.runs[0]!.modelCalls.map((c) => c.text)).toEqual(['hi']);
+    expect(replay.runs[0]!.approvals).toEqual([]);
   });
 
   it('a paused run exports too, with its state as status', async () => {

@@ -1,17 +1,15 @@
-import { readFile, writeFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { writeFile } from 'node:fs/promises';
 import type { AgentCertificate } from '../../agent-check/agent-certificate.js';
 import { certificateMarkdown, changesMarkdown } from '../../agent-check/certificate-markdown.js';
 import { checkAgent } from '../../agent-check/check-agent.js';
 import { compareCertificates } from '../../agent-check/compare-certificates.js';
 import { parseCertificate } from '../../agent-check/parse-certificate.js';
-import type { Agent } from '../../agent/agent.js';
-import { importAppModule } from '../shared/app-module.js';
-import { CliFailure, CliUsageError, EXIT } from '../shared/cli-errors.js';
+import { agentExport } from '../shared/agent-export.js';
+import { CliFailure, CliUsageError } from '../shared/cli-errors.js';
 import { json } from '../shared/cli-format.js';
 import { intFlag, stringFlag, type Command, type CommandContext } from '../shared/command.js';
 import { outFile } from '../shared/out-file.js';
-import { isAgent } from './resume.js';
+import { readGivenFile } from '../shared/given-file.js';
 
 const FORMATS = ['json', 'markdown'] as const;
 type Format = (typeof FORMATS)[number];
@@ -29,57 +27,9 @@ function formatOf(ctx: CommandContext): Format {
   return given as Format;
 }
 
-/**
- * The agent the module exports: `--export <name>`, else its default export, else its `agent`
- * export, else its one export that is an agent. Anything else is a usage error naming the
- * module's exports (and which are agents).
- */
-async function loadCheckedAgent(ctx: CommandContext, spec: string): Promise<Agent> {
-  let mod: Record<string, unknown>;
-  try {
-    mod = await importAppModule(spec, ctx.io.cwd, '<module>');
-  } catch (error) {
-    if (error instanceof CliUsageError) throw error;
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new CliFailure(
-      reason.startsWith('<module>') ? reason : `<module>: ${spec} failed to load: ${reason}`,
-      EXIT.usage,
-    );
-  }
-  const name = stringFlag(ctx, 'export');
-  const names = Object.keys(mod).filter((n) => n !== '__esModule');
-  const agents = names.filter((n) => isAgent(mod[n]));
-  const exportsText = `${names.length ? names.join(', ') : 'nothing'}${agents.length ? `; agents: ${agents.join(', ')}` : ''}`;
-  if (name !== undefined) {
-    if (isAgent(mod[name])) return mod[name];
-    throw new CliUsageError(
-      `${spec} exports no Agent named "${name}" (it exports: ${exportsText})`,
-      'check',
-    );
-  }
-  const found = [mod['default'], mod['agent']].find(isAgent);
-  if (found) return found;
-  // One agent among its exports (as examples/agents/bills.ts): that one.
-  if (agents.length === 1) return mod[agents[0]!] as Agent;
-  throw new CliUsageError(
-    `${spec} exports no Agent as its default export or as \`agent\`, and ${agents.length > 1 ? 'more than one' : 'none'} among the others; give --export <name> (it exports: ${exportsText})`,
-    'check',
-  );
-}
-
 /** The baseline certificate of `--baseline`, read and checked before anything is written. */
 async function readBaseline(ctx: CommandContext, file: string): Promise<AgentCertificate> {
-  let text: string;
-  try {
-    text = await readFile(resolve(ctx.io.cwd, file), 'utf8');
-  } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    throw new CliFailure(
-      `--baseline: cannot read ${file}${typeof code === 'string' ? ` (${code})` : ''}`,
-      EXIT.usage,
-    );
-  }
-  return parseCertificate(text);
+  return parseCertificate(await readGivenFile(ctx, file, '--baseline'));
 }
 
 async function run(ctx: CommandContext): Promise<void> {
@@ -90,7 +40,7 @@ async function run(ctx: CommandContext): Promise<void> {
   const baselineFile = stringFlag(ctx, 'baseline');
   const baseline = baselineFile === undefined ? undefined : await readBaseline(ctx, baselineFile);
   const spec = ctx.args['module']!;
-  const agent = await loadCheckedAgent(ctx, spec);
+  const agent = await agentExport(ctx, spec, '<module>', 'check');
   const cert = checkAgent(agent, maxDepth === undefined ? {} : { maxDepth });
   const text = format === 'json' ? json(cert) : certificateMarkdown(cert);
   if (path !== undefined) await writeFile(path, text);

@@ -1,6 +1,7 @@
 import type { Command } from '../shared/command.js';
 import { cancel } from './cancel.js';
 import { check } from './check.js';
+import { evalDatasetAdd } from './eval-dataset-add.js';
 import { approve, reject } from './decide.js';
 import { exportCommand } from './export.js';
 import { inDoubtList, inDoubtResolve } from './in-doubt.js';
@@ -59,5 +60,6 @@ export const COMMANDS: readonly Command[] = [
   schedulesNext,
   exportCommand,
   check,
+  evalDatasetAdd,
   inspect,
 ];

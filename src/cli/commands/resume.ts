@@ -1,16 +1,11 @@
 import { continueRun } from '../../actions/continue-run.js';
 import type { Agent } from '../../agent/agent.js';
+import { isAgent } from '../shared/agent-export.js';
 import { importAppModule } from '../shared/app-module.js';
 import { CliFailure, CliUsageError } from '../shared/cli-errors.js';
 import { printRun } from '../shared/run-summary.js';
 import { notePartition } from '../shared/cli-store.js';
 import { stringFlag, type Command, type CommandContext } from '../shared/command.js';
-
-/** Whether `value` looks like an agentstate `Agent` (from this copy of the package or another). */
-export function isAgent(value: unknown): value is Agent {
-  const v = value as Partial<Agent> | null | undefined;
-  return typeof v?.runtimeFor === 'function' && typeof v.run === 'function';
-}
 
 /**
  * The app's Agent from `--agent <module>`: the module's `agent` export, else its default

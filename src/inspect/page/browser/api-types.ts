@@ -15,6 +15,8 @@ export interface InspectorInfo {
   memory?: boolean;
   /** Whether the store keeps schedules (`/api/schedules` answers). */
   schedules?: boolean;
+  /** Whether the inspector has a datasets folder (a session's run can be added to one). */
+  datasets?: boolean;
 }
 
 /** A memory as `/api/memory` lists it. */

@@ -5,11 +5,12 @@ import { act } from '../inspector-api.js';
 import type { Page } from '../page.js';
 import { fail } from '../page-error.js';
 import { shown } from '../page-state.js';
+import { datasetForm } from './dataset-form.js';
 
 /**
  * The open session's actions, each only where it applies (`actionsFor`): Resume, Cancel run,
- * Fork (with a new id and a history position, both optional) and Export replay (of a shown
- * run), and the last result.
+ * Fork (with a new id and a history position, both optional), Export replay and Add to dataset
+ * (of a shown run), and the last result.
  */
 export function renderActions(page: Page): HTMLDivElement {
   const { state, info } = page;
@@ -102,6 +103,7 @@ export function renderActions(page: Page): HTMLDivElement {
             ? 'No run yet: nothing to resume or cancel.'
             : `The last run ${status}: nothing to resume or cancel (a new message starts a new run).`,
         ),
+    state.runId === null ? null : datasetForm(page),
     h('div', { class: 'muted', id: 'action-result' }, state.result),
   );
 }
