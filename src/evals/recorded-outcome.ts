@@ -1,6 +1,7 @@
 import type { ApprovalCheckOutput, ToolCallOutput } from '../machines/step-actor-io.js';
 import type { ReplayFile } from '../models/replay-file.js';
 import type { JournalEntry } from '../persistence/session-store.js';
+import { stepTrajectory } from './trajectory.js';
 import type { EvalDecision, EvalOutcome, EvalToolCall, EvalUsage } from './eval-row.js';
 
 /**
@@ -20,19 +21,22 @@ export function usageOf(u: {
   };
 }
 
-/** What one model step answered, as an outcome (one turn). */
-export function stepOutcome(out: {
-  text?: string | undefined;
-  toolCalls: readonly { name: string; arguments: string }[];
-  usage: { inputTokens: number; outputTokens: number; costUsd?: number | undefined };
-  structured?: unknown;
-}): EvalOutcome {
+/** What one model step of `agent` answered, as an outcome (one turn, its step's trajectory). */
+export function stepOutcome(
+  agent: string,
+  out: {
+    text?: string | undefined;
+    toolCalls: readonly { name: string; arguments: string }[];
+    usage: { inputTokens: number; outputTokens: number; costUsd?: number | undefined };
+    structured?: unknown;
+  },
+): EvalOutcome {
   return {
     status: 'completed',
     ...(out.text === undefined ? {} : { output: out.text }),
     ...(out.structured === undefined ? {} : { structured: out.structured }),
     toolCalls: out.toolCalls.map(({ name, arguments: args }) => ({ name, arguments: args })),
-    trajectory: [],
+    trajectory: stepTrajectory(agent, out),
     turns: 1,
     usage: usageOf(out.usage),
   };
@@ -90,4 +94,31 @@ export function decisionsOf(
     }
   });
   return asked.sort((a, b) => a.at - b.at || a.r - b.r || a.step - b.step).map((a) => a.decision);
+}
+
+/** What a run did, from its replay and (when it is the session's last run) its summary. */
+export function runOutcome(
+  replay: ReplayFile,
+  last:
+    | { structured?: unknown; error?: { code?: string | undefined; message: string } | undefined }
+    | undefined,
+  trajectory: string[],
+): EvalOutcome {
+  return {
+    status: replay.run.status,
+    ...(replay.run.output === undefined ? {} : { output: replay.run.output }),
+    ...(last?.structured === undefined ? {} : { structured: last.structured }),
+    toolCalls: toolCallsOf(replay),
+    trajectory,
+    turns: replay.run.turns,
+    usage: usageOf(replay.run.usage),
+    ...(last?.error
+      ? {
+          error: {
+            ...(last.error.code ? { code: last.error.code } : {}),
+            message: last.error.message,
+          },
+        }
+      : {}),
+  };
 }

@@ -163,35 +163,42 @@ export async function runParents(
 }
 
 /**
- * The agent named `name` in the tree of `roots` (their sub-agent tools' and handoffs' agents,
- * depth first), its options.
+ * Every agent in the tree of `roots` (their sub-agent tools' and handoffs' agents, depth
+ * first, each once), by its options.
  */
+export function agentsInTree(
+  roots: readonly { options: AgentOptions<unknown> }[],
+): AgentOptions<unknown>[] {
+  const seen = new Set<AgentOptions<unknown>>();
+  const visit = (options: AgentOptions<unknown> | undefined): void => {
+    if (!options || seen.has(options)) return;
+    seen.add(options);
+    for (const t of options.tools ?? []) {
+      const linked = (t.subAgent?.agent ?? t.handoff?.agent) as
+        { options?: AgentOptions<unknown> } | undefined;
+      visit(linked?.options);
+    }
+    for (const h of options.handoffs ?? [])
+      visit((h as { options?: AgentOptions<unknown> }).options);
+  };
+  for (const root of roots) visit(root.options);
+  return [...seen];
+}
+
+/** The agent named `name` in the tree of `roots` (see `agentsInTree`), its options. */
 export function definitionOf(
   roots: readonly { options: AgentOptions<unknown> }[],
   name: string,
 ): AgentOptions<unknown> | undefined {
-  const seen = new Set<AgentOptions<unknown>>();
-  const visit = (options: AgentOptions<unknown> | undefined): AgentOptions<unknown> | undefined => {
-    if (!options || seen.has(options)) return undefined;
-    seen.add(options);
-    if (options.name === name) return options;
-    for (const t of options.tools ?? []) {
-      const linked = (t.subAgent?.agent ?? t.handoff?.agent) as
-        { options?: AgentOptions<unknown> } | undefined;
-      const hit = visit(linked?.options);
-      if (hit) return hit;
-    }
-    for (const h of options.handoffs ?? []) {
-      const hit = visit((h as { options?: AgentOptions<unknown> }).options);
-      if (hit) return hit;
-    }
-    return undefined;
-  };
-  for (const root of roots) {
-    const hit = visit(root.options);
-    if (hit) return hit;
-  }
-  return undefined;
+  return agentsInTree(roots).find((options) => options.name === name);
+}
+
+/** The names of the tools an agent offers: its tools and its handoffs' tools. */
+export function toolNamesOf(options: AgentOptions<unknown>): string[] {
+  return [
+    ...(options.tools ?? []).map((t) => t.name),
+    ...(options.handoffs ?? []).map((h) => handoffTool(h).name),
+  ];
 }
 
 /**
