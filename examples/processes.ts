@@ -10,9 +10,17 @@ import { join } from 'node:path';
 /** Prints `text` as this process: `[process <pid>] text`. */
 export const say = (text: string): void => console.log(`[process ${process.pid}] ${text}`);
 
-/** Runs `file` with argument `phase` in a new Node process (data in `dir`) and waits for it. */
-export function runPhase(file: string, dir: string, phase: string): Promise<void> {
-  const child = spawn(process.execPath, [...process.execArgv, file, phase], {
+/**
+ * Runs `file` with argument `phase` (and `args` after it) in a new Node process (data in `dir`)
+ * and waits for it.
+ */
+export function runPhase(
+  file: string,
+  dir: string,
+  phase: string,
+  ...args: string[]
+): Promise<void> {
+  const child = spawn(process.execPath, [...process.execArgv, file, phase, ...args], {
     stdio: 'inherit',
     env: { ...process.env, AGENTSTATE_DIR: dir },
   });

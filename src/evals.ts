@@ -31,6 +31,11 @@ export {
   EVAL_REPORT_VERSION,
 } from './evals/eval-report.js';
 export type { Scorer, Score, ScoreInput } from './evals/scorer.js';
+export { checkRows } from './evals/check-rows.js';
+export type { EvalCandidate, EvalTools } from './evals/eval-candidate.js';
+export { runEval, type RunEvalOptions } from './evals/run-eval.js';
+export { readEvalReport, listEvalRuns, type EvalRunSummary } from './evals/eval-runs.js';
+export { parseEvalReport } from './evals/eval-report-build.js';
 export { trajectoryOf, stepTrajectory, type AnswerCalls } from './evals/trajectory.js';
 export { scoreRow, checkScorers, type RowScores } from './evals/score-row.js';
 export { exactOutput, type ExactOutputOptions } from './evals/scorers/exact-output.js';
@@ -68,8 +73,3 @@ export {
   type EvalTestRunner,
   type EvalExpect,
 } from './evals/eval-tests.js';
-export { checkRows } from './evals/check-rows.js';
-export type { EvalCandidate, EvalTools } from './evals/eval-candidate.js';
-export { runEval, type RunEvalOptions } from './evals/run-eval.js';
-export { readEvalReport, listEvalRuns, type EvalRunSummary } from './evals/eval-runs.js';
-export { parseEvalReport } from './evals/eval-report-build.js';

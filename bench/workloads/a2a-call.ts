@@ -2,22 +2,14 @@
  * The A2A bench (issue 47): one call of a sub-agent over A2A on 127.0.0.1 against the same call
  * of the same agent as a local sub-agent. Agent B answers at once (a scripted, zero-latency
  * model); the caller A calls it as a tool and answers with what it said. Over A2A, B is served
- * by the official SDK's `DefaultRequestHandler` running B as an agentstate agent, and A's call
- * is `remoteAgent`'s: a `ListTasks` (a task to re-attach to?), a streamed `SendMessage` and a
- * `GetTask`. Both callers journal the same steps in memory, so the difference is the protocol.
+ * by `createA2AHandler` (its sessions in memory) and A's call is `remoteAgent`'s: a `ListTasks`
+ * (a task to re-attach to?) and a streamed `SendMessage` followed to the task's end.
  */
-import { TaskState } from '@a2a-js/sdk';
-import type { AgentExecutor } from '@a2a-js/sdk/server';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Agent, type AnyTool } from '../../src/index.js';
-import { remoteAgent } from '../../src/a2a.js';
+import { createA2AHandler, remoteAgent, toNodeListener } from '../../src/a2a.js';
 import { ScriptedModel } from '../../src/testing.js';
-import {
-  agentMessage,
-  publishAnswer,
-  publishStatus,
-  publishTask,
-  serveSdkAgent,
-} from '../../test/helpers/a2a-sdk-server.js';
 import { lastResult } from '../../test/helpers/sub-agent-fixtures.js';
 import { median, now } from '../stats.js';
 import { rowsOf, type BenchPart } from '../table.js';
@@ -46,25 +38,22 @@ const agentA = (sub: AnyTool) =>
     tools: [sub],
   });
 
-/** B run by its own runtime for each A2A task (a session per context). */
-function executorOf(b: Agent): AgentExecutor {
+/** B served over A2A (`createA2AHandler`) on 127.0.0.1; its URL and how to stop it. */
+async function serveB(): Promise<{ url: string; close(): Promise<void> }> {
+  let listener: ReturnType<typeof toNodeListener> = (_req, res) => res.end();
+  const server = createServer((req, res) => listener(req, res));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  listener = toNodeListener(
+    createA2AHandler({ agent: agentB(), userId: () => 'bench', card: { url } }),
+  );
   return {
-    execute: async (ctx, bus) => {
-      publishTask(ctx, bus);
-      publishStatus(ctx, bus, TaskState.TASK_STATE_WORKING);
-      const input = ctx.userMessage.parts
-        .map((p) => (p.content?.$case === 'text' ? p.content.value : ''))
-        .join('');
-      const result = await b.run(input, { sessionId: ctx.contextId });
-      publishAnswer(ctx, bus, String(result.output));
-      const usage = {
-        inputTokens: result.usage.inputTokens,
-        outputTokens: result.usage.outputTokens,
-      };
-      const done = agentMessage(ctx, `done-${ctx.taskId}`, [], { agentstate: { usage } });
-      publishStatus(ctx, bus, TaskState.TASK_STATE_COMPLETED, done);
-    },
-    cancelTask: async () => {},
+    url,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -86,7 +75,7 @@ export async function a2aPart(
   log: (message: string) => void,
 ): Promise<BenchPart<{ a2a: A2ARun[] }>> {
   const calls = config.smoke ? 5 : 100;
-  const server = await serveSdkAgent(executorOf(agentB()), 'b');
+  const server = await serveB();
   const runs: A2ARun[] = [];
   try {
     const local = agentA(agentB().asTool({ name: 'ask_b', description: 'Asks B' }));

@@ -217,7 +217,7 @@ export class A2AModel implements Model {
     });
     return this.options.card
       ? factory.createFromAgentCard(this.options.card)
-      : factory.createFromUrl(this.options.url!);
+      : factory.createFromUrl(cardUrlOf(this.options.url!), '');
   }
 }
 
@@ -256,3 +256,7 @@ function questionIdOf(task: Task): string {
   const calls = approvalsIn(message).map((a) => a.callId);
   return [message?.messageId ?? '', ...calls].join(' ');
 }
+
+/** Where the card of the agent at `url` is: under it (a card's own URL is kept). */
+const cardUrlOf = (url: string): string =>
+  url.endsWith('.json') ? url : `${url.replace(/\/+$/, '')}/.well-known/agent-card.json`;

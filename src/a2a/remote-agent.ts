@@ -9,7 +9,10 @@ import { A2AModel, REMOTE_INPUT_TOOL } from './a2a-model.js';
 export interface RemoteAgentOptions {
   /** The local name of the remote agent (its sub-agent runs, the inspector, errors). */
   name: string;
-  /** The remote agent's base URL: its card is read from `/.well-known/agent-card.json`. */
+  /**
+   * The remote agent's base URL: its card is read from `<url>/.well-known/agent-card.json`
+   * (a URL ending in `.json` is the card's own).
+   */
   url?: string | undefined;
   /** The remote agent's card, instead of `url`. */
   card?: AgentCard | undefined;

@@ -52,8 +52,23 @@ export async function startTurn(
   }
   const { key, runId } = resolveTask(turn.taskId, userId);
   const { status, current } = await storedTask(agent, store, key, runId);
-  if (!current || status?.status !== 'awaitingApproval') {
+  const inDoubt = status?.status === 'interrupted' ? (status.callsInDoubt ?? []) : [];
+  if (!current || !status || (status.status !== 'awaitingApproval' && inDoubt.length === 0)) {
     throw new UnsupportedOperationError(`Task "${turn.taskId}" is not waiting for input`);
+  }
+  if (inDoubt.length > 0) {
+    // Calls in doubt (cut off by a crash, their tools ask): approve runs the call again with
+    // its call id, reject gives the model the unknown-outcome error; the run goes on here.
+    const answers =
+      turn.decisions ??
+      inDoubt.map((c) => ({ callId: c.callId, decision: turn.text?.decision ?? 'reject' }));
+    for (const { callId, decision } of answers) {
+      const action = decision === 'approve' ? ('retry' as const) : ('fail' as const);
+      await withRemoteParent(trace, () =>
+        agent.resolveInDoubt(key.sessionId, { callId, action }, { userId, store }),
+      );
+    }
+    return { key, runId, live: undefined };
   }
   const decisions = turn.decisions
     ? turn.decisions.map((d) => ({

@@ -120,15 +120,33 @@ export function stateOf(
       return { state: TaskState.TASK_STATE_COMPLETED, message: undefined };
     case 'cancelled':
       return { state: TaskState.TASK_STATE_CANCELED, message: undefined };
+    case 'interrupted':
+      if (status.interruption === 'in_doubt' && status.callsInDoubt?.length) {
+        // Calls cut off by a crash whose tools ask: an operator's answer, like an approval.
+        const approvals = status.callsInDoubt.map((c) => ({
+          callId: c.callId,
+          tool: c.toolName,
+          arguments: c.arguments,
+          agentPath: c.agentPath ?? [agentName],
+        }));
+        const message = agentMessage(`${ids.taskId}:input`, ids, approvalParts(approvals));
+        return { state: TaskState.TASK_STATE_INPUT_REQUIRED, message };
+      }
+      return failedState(status, ids);
     case 'failed':
-    case 'interrupted': {
-      const why = status.error
-        ? `${status.error.code ?? status.error.name}: ${status.error.message}`
-        : `The run stopped (${status.interruption ?? 'failed'})`;
-      const message = agentMessage(`${ids.taskId}:failed`, ids, [textPart(why)]);
-      return { state: TaskState.TASK_STATE_FAILED, message };
-    }
+      return failedState(status, ids);
   }
+}
+
+function failedState(
+  status: RunStatusView,
+  ids: { taskId: string; contextId: string },
+): { state: TaskState; message: Message | undefined } {
+  const why = status.error
+    ? `${status.error.code ?? status.error.name}: ${status.error.message}`
+    : `The run stopped (${status.interruption ?? 'failed'})`;
+  const message = agentMessage(`${ids.taskId}:failed`, ids, [textPart(why)]);
+  return { state: TaskState.TASK_STATE_FAILED, message };
 }
 
 function taskOf(

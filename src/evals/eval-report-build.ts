@@ -7,12 +7,7 @@ import {
   type EvalSummary,
 } from './eval-report.js';
 import type { EvalRunMeta } from './eval-machine.js';
-
-/** The value at quantile `q` of `sorted` (nearest rank); 0 for none. */
-function quantile(sorted: readonly number[], q: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
-}
+import { quantile } from './median.js';
 
 /** The summary of row results: passes, errors, mean score by scorer, usage, latency. */
 export function summaryOf(rows: readonly EvalRowResult[]): EvalSummary {
@@ -39,7 +34,7 @@ export function summaryOf(rows: readonly EvalRowResult[]): EvalSummary {
   for (const [name, sum] of sums) {
     scores[name] = { mean: sum.count ? sum.total / sum.count : 0, passed: sum.passed };
   }
-  const latencies = rows.map((r) => r.latencyMs).sort((a, b) => a - b);
+  const latencies = rows.map((r) => r.latencyMs);
   const errored = rows.filter((r) => r.status === 'error').length;
   const passed = rows.filter((r) => r.pass).length;
   return {

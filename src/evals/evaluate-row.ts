@@ -6,7 +6,8 @@ import {
 } from '../definition/definition-fingerprint.js';
 import { AgentStateError } from '../errors/agentstate-error.js';
 import type { EvalCandidate, EvalTools } from './eval-candidate.js';
-import type { EvalRowResult, EvalScore } from './eval-report.js';
+import type { EvalRowResult } from './eval-report.js';
+import { scoreRow } from './score-row.js';
 import type { EvalOutcome, EvalRow } from './eval-row.js';
 import { agentFingerprint } from './agent-fingerprint.js';
 import { candidateAgent, evaluateRun } from './evaluate-run.js';
@@ -27,36 +28,6 @@ export interface RowEvaluation {
 function errorOf(error: unknown): { code?: string; message: string } {
   const message = error instanceof Error ? error.message : String(error);
   return error instanceof AgentStateError ? { code: error.code, message } : { message };
-}
-
-async function scoreAll(
-  row: EvalRow,
-  outcome: EvalOutcome,
-  scorers: readonly Scorer[],
-  signal: AbortSignal,
-): Promise<Record<string, EvalScore>> {
-  const scores: Record<string, EvalScore> = {};
-  for (const scorer of scorers) {
-    const version = scorer.version === undefined ? {} : { version: scorer.version };
-    try {
-      const s = await scorer.score({ row, outcome, signal });
-      scores[scorer.name] = {
-        score: Math.min(1, Math.max(0, Number.isFinite(s.score) ? s.score : 0)),
-        pass: s.pass === true,
-        ...(s.reason === undefined ? {} : { reason: s.reason }),
-        ...version,
-        ...(s.usage ? { usage: s.usage } : {}),
-      };
-    } catch (error) {
-      scores[scorer.name] = {
-        score: 0,
-        pass: false,
-        reason: `the scorer failed: ${errorOf(error).message}`,
-        ...version,
-      };
-    }
-  }
-  return scores;
 }
 
 /**
@@ -80,7 +51,9 @@ export async function evaluateRow(row: EvalRow, on: RowEvaluation): Promise<Eval
     error = errorOf(caught);
   }
   const latencyMs = Math.max(0, on.clock.now() - started);
-  const scores = outcome ? await scoreAll(row, outcome, on.scorers, on.signal) : {};
+  const scored = outcome
+    ? await scoreRow(on.scorers, { row, outcome, signal: on.signal })
+    : { scores: {}, pass: false };
   const evaluated = await agentFingerprint(candidateAgent(on.agent, on.candidate), row.agent).catch(
     () => undefined,
   );
@@ -92,8 +65,8 @@ export async function evaluateRow(row: EvalRow, on: RowEvaluation): Promise<Eval
     kind: row.kind,
     status: outcome ? 'scored' : 'error',
     ...(outcome ? { outcome } : {}),
-    scores,
-    pass: outcome !== undefined && Object.values(scores).every((s) => s.pass),
+    scores: scored.scores,
+    pass: outcome !== undefined && scored.pass,
     latencyMs,
     definitionChanges: changes,
     ...(diverged === undefined ? {} : { diverged }),

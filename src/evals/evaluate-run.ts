@@ -6,7 +6,7 @@ import { exportReplay } from '../recovery/export-replay.js';
 import type { EvalCandidate, EvalTools } from './eval-candidate.js';
 import type { EvalOutcome, EvalRow } from './eval-row.js';
 import { runOutcome } from './recorded-outcome.js';
-import { recordedTrajectory } from './recorded-trajectory.js';
+import { trajectoryOf } from './trajectory.js';
 import { scriptedTools } from './scripted-tools.js';
 
 /** `agent` with the candidate's overrides (itself when there are none). */
@@ -81,7 +81,7 @@ export async function evaluateRun(
     const replay = await exportReplay(played.runtimeFor(store), sessionId);
     const view = await played.runtimeFor(store).getSession(sessionId);
     const last = view.lastRun?.runId === replay.run.runId ? view.lastRun : undefined;
-    return runOutcome(replay, last, recordedTrajectory(replay));
+    return runOutcome(replay, last, trajectoryOf(replay));
   } finally {
     await store.close();
   }

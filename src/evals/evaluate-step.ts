@@ -44,7 +44,7 @@ export async function evaluateStep(
   const model = candidate.model ?? options.model;
   const response = await model.generate(candidateRequest(row, candidate), { signal });
   const cost = costUsd(response.model, response.usage, options.prices, model.price);
-  const outcome = stepOutcome({
+  const outcome = stepOutcome(row.agent, {
     text: response.text,
     toolCalls: response.toolCalls,
     usage: { ...response.usage, ...(cost === undefined ? {} : { costUsd: cost }) },

@@ -1,6 +1,7 @@
 import type { ApprovalCheckOutput, ToolCallOutput } from '../machines/step-actor-io.js';
 import type { ReplayFile } from '../models/replay-file.js';
 import type { JournalEntry } from '../persistence/session-store.js';
+import { stepTrajectory } from './trajectory.js';
 import type { EvalDecision, EvalOutcome, EvalToolCall, EvalUsage } from './eval-row.js';
 
 /**
@@ -20,19 +21,22 @@ export function usageOf(u: {
   };
 }
 
-/** What one model step answered, as an outcome (one turn). */
-export function stepOutcome(out: {
-  text?: string | undefined;
-  toolCalls: readonly { name: string; arguments: string }[];
-  usage: { inputTokens: number; outputTokens: number; costUsd?: number | undefined };
-  structured?: unknown;
-}): EvalOutcome {
+/** What one model step of `agent` answered, as an outcome (one turn, its step's trajectory). */
+export function stepOutcome(
+  agent: string,
+  out: {
+    text?: string | undefined;
+    toolCalls: readonly { name: string; arguments: string }[];
+    usage: { inputTokens: number; outputTokens: number; costUsd?: number | undefined };
+    structured?: unknown;
+  },
+): EvalOutcome {
   return {
     status: 'completed',
     ...(out.text === undefined ? {} : { output: out.text }),
     ...(out.structured === undefined ? {} : { structured: out.structured }),
     toolCalls: out.toolCalls.map(({ name, arguments: args }) => ({ name, arguments: args })),
-    trajectory: [],
+    trajectory: stepTrajectory(agent, out),
     turns: 1,
     usage: usageOf(out.usage),
   };

@@ -16,8 +16,8 @@ import { readCheckedJournal } from '../runs/stored-session-check.js';
 import { OptionChecker, optionNames } from '../validation/option-checks.js';
 import { agentFingerprint } from './agent-fingerprint.js';
 import { EVAL_ROW_FORMAT, EVAL_ROW_VERSION, EvalModelRequest, type EvalRow } from './eval-row.js';
-import { recordedTrajectory } from './recorded-trajectory.js';
 import { decisionsOf, runOutcome, stepOutcome } from './recorded-outcome.js';
+import { trajectoryOf } from './trajectory.js';
 
 /** Which rows `rowsFromRun` makes of a run. */
 export interface RowsFromRunOptions {
@@ -128,7 +128,7 @@ export async function rowsFromRun(
       }),
       decisions: decisionsOf(replay, journals),
       replay,
-      recorded: runOutcome(replay, last, recordedTrajectory(replay)),
+      recorded: runOutcome(replay, last, trajectoryOf(replay)),
     };
     return [row];
   }
@@ -212,7 +212,7 @@ export async function rowsFromRun(
         source: sourceOf(entry.step),
         request: EvalModelRequest.parse(JSON.parse(JSON.stringify(request))),
         after,
-        recorded: stepOutcome(out),
+        recorded: stepOutcome(facts.agent, out),
       });
     }
   }

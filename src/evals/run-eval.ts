@@ -16,6 +16,7 @@ import { evalHost, rowResults } from './eval-runs.js';
 import { evaluateRow } from './evaluate-row.js';
 import { candidateAgent } from './evaluate-run.js';
 import type { Scorer } from './scorer.js';
+import { checkScorers } from './score-row.js';
 
 export interface RunEvalOptions {
   /** The eval run's id: its record in `store`. Run again with the same id, it resumes. */
@@ -73,23 +74,7 @@ function checkOptions(options: RunEvalOptions): void {
       'runEval(): option "dataset" must be an EvalDataset (readDataset, parseDataset)',
     );
   }
-  if (!Array.isArray(options.scorers)) {
-    throw new TypeError('runEval(): option "scorers" must be an array of scorers');
-  }
-  const scorers = options.scorers as readonly (Scorer | undefined)[];
-  const names = scorers.map((s) => s?.name);
-  names.forEach((name, i) => {
-    if (
-      typeof name !== 'string' ||
-      name.length === 0 ||
-      typeof options.scorers[i]?.score !== 'function'
-    ) {
-      throw new TypeError(`runEval(): scorers[${i}] must be a Scorer ({ name, score })`);
-    }
-    if (names.indexOf(name) !== i) {
-      throw new TypeError(`runEval(): two scorers are named "${name}"`);
-    }
-  });
+  checkScorers('runEval()', options.scorers);
   if (options.tools !== undefined && options.tools !== 'scripted' && options.tools !== 'live') {
     throw new TypeError("runEval(): option \"tools\" must be 'scripted' or 'live'");
   }

@@ -116,6 +116,10 @@ describe('rowsFromRun: model steps carry the exact request the model received', 
     const [run] = await rowsFromRun({ store, agent }, { sessionId: 's2' });
     expect(run!.decisions).toEqual([{ tool: 'refund', decision: 'approve' }]);
     expect(run!.recorded.toolCalls.map((c) => c.name)).toEqual(['ask_billing', 'refund']);
+    expect(run!.recorded.trajectory).toEqual(
+      expect.arrayContaining(['triage: call ask_billing', 'billing: call refund']),
+    );
+    expect(rows[0]!.recorded.trajectory).toEqual(['triage: call ask_billing']);
   });
 
   it('a history window with a summary and a pinned message: byte-equal', async () => {

@@ -203,3 +203,37 @@ describe('runEval: a persisted eval run', () => {
     ).rejects.toThrow(TypeError);
   });
 });
+
+describe('runEval: concurrency', () => {
+  it('runs up to `concurrency` rows at once (each lane its own row in flight)', async () => {
+    const { dataset, agent } = await billsDataset('model-steps');
+    let inFlight = 0;
+    let most = 0;
+    let release!: () => void;
+    const bothAsked = new Promise<void>((resolve) => (release = resolve));
+    const answers = new ScriptedModel(() => ({ text: 'ok' }));
+    const gated = {
+      name: 'gated',
+      async generate(request: Parameters<ScriptedModel['generate']>[0]) {
+        inFlight += 1;
+        most = Math.max(most, inFlight);
+        if (inFlight === 2) release();
+        await bothAsked; // the first row answers only once a second one was asked
+        inFlight -= 1;
+        return answers.generate(request);
+      },
+      stream: (request: Parameters<ScriptedModel['stream']>[0]) => answers.stream(request),
+    };
+    const report = await runEval({
+      id: 'lanes',
+      store: new MemorySessionStore(),
+      agent,
+      dataset,
+      scorers: [],
+      candidate: { model: gated },
+      concurrency: 2,
+    });
+    expect(most).toBe(2);
+    expect(report.summary.rows).toBe(dataset.rows.length);
+  });
+});
