@@ -26,8 +26,9 @@ export interface Config {
    * operations per tick, on LevelDB and PostgreSQL) or `crashes` (crash points explored per
    * second by `exploreCrashes` on the bills and support examples, simulated and in child
    * processes) or `agent-check` (`checkAgent` on the support example and on synthetic agent
-   * trees) or `a2a` (one sub-agent call over A2A on 127.0.0.1 against a local one; 3 runs).
-   * Absent: every workload.
+   * trees) or `a2a` (one sub-agent call over A2A on 127.0.0.1 against a local one; 3 runs) or
+   * `evals` (eval rows per second in seam mode against replaying the whole run, the eval's store
+   * on memory and LevelDB; 3 runs). Absent: every workload.
    */
   only: Part | undefined;
 }
@@ -46,6 +47,7 @@ const PARTS = [
   'crashes',
   'agent-check',
   'a2a',
+  'evals',
 ] as const;
 type Part = (typeof PARTS)[number];
 
@@ -61,7 +63,8 @@ export function parseArgs(argv: string[]): Config {
   }
   // The memory part alone: 3 passes of its query set (LangGraph.js takes seconds a search at 100k);
   // the crashes part: 3 explorations a mode (a child process per point in one of them).
-  const three = parts[0] === 'memory' || parts[0] === 'crashes' || parts[0] === 'a2a';
+  const three =
+    parts[0] === 'memory' || parts[0] === 'crashes' || parts[0] === 'a2a' || parts[0] === 'evals';
   const runs = Number(value('--runs') ?? (smoke ? 1 : three ? 3 : 5));
   if (!Number.isInteger(runs) || runs < 1) throw new TypeError('--runs must be a positive integer');
   return {

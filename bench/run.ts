@@ -25,6 +25,9 @@
  *                                  synthetic agent trees (13 and 40 agents)
  *   npm run bench -- --a2a         only the A2A bench: one sub-agent call over A2A on 127.0.0.1 against the
  *                                  same call of a local sub-agent (median per run, 3 runs, ratio)
+ *   npm run bench -- --evals       only the evals bench: eval rows per second in seam mode (one model step
+ *                                  each) against replaying the whole run, the eval's store on memory and
+ *                                  LevelDB; 3 runs
  *   npm run bench -- --peers       only W1, W2 and W3 against a peer, @openai/agents, side by side
  *                                  (needs `npm ci --prefix bench/peers` first)
  */
@@ -57,6 +60,7 @@ import { workflowsPart } from './workloads/workflows-part.js';
 import { memoryPart } from './workloads/memory-recall.js';
 import { schedulesPart } from './workloads/schedules-part.js';
 import { crashesPart } from './workloads/crashes-part.js';
+import { evalsPart } from './workloads/evals.js';
 import { agentCheckPart } from './workloads/agent-check.js';
 import { a2aPart } from './workloads/a2a-call.js';
 import {
@@ -375,6 +379,8 @@ async function onlyPart(config: Config, stalls: MachineStalls[]): Promise<void> 
     part = agentCheckPart(config, log);
   } else if (config.only === 'a2a') {
     part = await a2aPart(config, log);
+  } else if (config.only === 'evals') {
+    part = await evalsPart(config, log);
   } else if (config.only === 'w1-w2') {
     const { w1, w2 } = await hotPathRuns(config, longest);
     part = {

@@ -16,6 +16,7 @@ import { InspectorWorkflows } from './inspector-workflows.js';
 import { WORKFLOW_ACTIONS } from './workflow-actions.js';
 import { listWorkflows, sessionLink, workflowDetail } from './workflow-reads.js';
 import { InspectorDatasets } from './eval-datasets.js';
+import { evalDetail, listEvals } from './eval-reads.js';
 import { listSessions } from './session-listing.js';
 import { userMemory } from './user-memory.js';
 import { userSchedules } from './schedule-listing.js';
@@ -168,6 +169,12 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
     if (what === 'schedules' && !sessionId)
       return send(await userSchedules(runtime, userOf(url), url.searchParams));
     if (what === 'datasets' && !sessionId) return send(await datasets.list());
+    if (what === 'evals' && !runs) {
+      const user = userOf(url);
+      return send(
+        sessionId ? await evalDetail(runtime, sessionId, user) : await listEvals(runtime, user),
+      );
+    }
     if (what === 'live' && !sessionId) {
       const user = userOf(url);
       live.add(res, user, url.searchParams.get('session') ?? undefined);

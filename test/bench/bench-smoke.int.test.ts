@@ -345,6 +345,25 @@ describe('bench (smoke)', () => {
     expect(results.raw.a2a[0]!.localMs).toBeGreaterThan(0);
   }, 300_000);
 
+  it('runs the evals alone with --evals: seam rows against whole-run rows, on memory and LevelDB', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'agentstate-bench-smoke-'));
+    const out = join(dir, 'results.json');
+    const { code, stdout, stderr } = await runSmoke(out, '--evals');
+    expect(code, stderr).toBe(0);
+    expect(stdout).toContain('agentstate benchmark (evals)');
+    expect(stdout).toContain('Evals, eval store on memory');
+    expect(stdout).toContain('Evals, eval store on LevelDB');
+    expect(stdout).not.toContain('W1 one long conversation');
+    const results = JSON.parse(await readFile(out, 'utf8')) as {
+      raw: { evals: { store: string; runs: number; seamRows: number; ratio: number }[] };
+    };
+    expect(results.raw.evals.map((r) => [r.store, r.runs, r.seamRows])).toEqual([
+      ['memory', 10, 20],
+      ['LevelDB', 10, 20],
+    ]);
+    for (const r of results.raw.evals) expect(r.ratio).toBeGreaterThan(0);
+  }, 300_000);
+
   it('refuses two parts at once (--postgres with --fixed-cost, --peers with --w1-w2)', async () => {
     dir = await mkdtemp(join(tmpdir(), 'agentstate-bench-smoke-'));
     for (const flags of [

@@ -1,16 +1,17 @@
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseDataset } from '../../src/evals/eval-dataset.js';
+import { parseEvalReport } from '../../src/evals/eval-report-build.js';
 import { LevelSessionStore } from '../../src/index.js';
 import { cliInProcess } from '../helpers/cli-in-process.js';
 import { storeBillSessions } from '../helpers/eval-sessions.js';
 import { dumpBackend } from '../helpers/session-fixtures.js';
 import { TempStores } from '../helpers/temp-store.js';
 
-/** Issue 46: `agentstate eval dataset add`, in process. */
+/** Issue 46: `agentstate eval dataset add | run | compare`, in process. */
 const MODULE = fileURLToPath(new URL('../helpers/eval-agent-module.ts', import.meta.url));
 const temps = new TempStores();
 afterEach(() => temps.cleanupAll());
@@ -89,5 +90,213 @@ describe('agentstate eval', () => {
     const after = await LevelSessionStore.open({ path: db });
     expect(await dumpBackend(after)).toEqual(before);
     await after.close();
+  });
+
+  it('eval run and compare: bad flags and files are exit 2 naming what is wrong, and store nothing', async () => {
+    const { db, file, folder } = await stored();
+    const store = await LevelSessionStore.open({ path: db });
+    const before = await dumpBackend(store);
+    await store.close();
+    const cases: [string[], RegExp][] = [
+      [['eval', 'dataset', 'add', file, '--agent', MODULE], /--session <id> is required/],
+      [
+        [
+          'eval',
+          'dataset',
+          'add',
+          file,
+          '--session',
+          'bill-01',
+          '--agent',
+          MODULE,
+          '--export',
+          'baseline',
+          '--steps',
+          'some',
+        ],
+        /--steps must be run, model-steps or step numbers/,
+      ],
+      [
+        [
+          'eval',
+          'dataset',
+          'add',
+          file,
+          '--session',
+          'bill-01',
+          '--agent',
+          MODULE,
+          '--export',
+          'nope',
+        ],
+        /exports no Agent named "nope"/,
+      ],
+      [
+        ['eval', 'run', file, '--agent', MODULE, '--export', 'baseline'],
+        /--id <evalId> is required/,
+      ],
+      [
+        [
+          'eval',
+          'run',
+          file,
+          '--agent',
+          MODULE,
+          '--export',
+          'baseline',
+          '--id',
+          'e1',
+          '--scorers',
+          'exact,vibes',
+        ],
+        /--scorers takes .* got "vibes"/,
+      ],
+      [
+        [
+          'eval',
+          'run',
+          file,
+          '--agent',
+          MODULE,
+          '--export',
+          'baseline',
+          '--id',
+          'e1',
+          '--concurrency',
+          '0',
+        ],
+        /--concurrency must be an integer of at least 1/,
+      ],
+      [
+        ['eval', 'compare', file, file, '--max-regressed', '1.5'],
+        /--max-regressed must be an integer/,
+      ],
+      [['eval', 'compare', join(folder, 'none.json'), file], /<baseline>: cannot read/],
+      [['eval', 'dataset'], /eval dataset: missing the subcommand \(eval dataset add\)/],
+      [['eval'], /eval: which one\? dataset add, run or compare/],
+    ];
+    for (const [args, message] of cases) {
+      const run = await cli(db, args);
+      expect(run.code, args.join(' ')).toBe(2);
+      expect(run.stderr, args.join(' ')).toMatch(message);
+    }
+    // A malformed line: the dataset error names it; the eval stores nothing.
+    await writeFile(file, '{"format":"agentstate-eval-row"\n');
+    const bad = await cli(db, [
+      'eval',
+      'run',
+      file,
+      '--agent',
+      MODULE,
+      '--export',
+      'baseline',
+      '--id',
+      'e1',
+    ]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/INVALID_DATASET/);
+    expect(bad.stderr).toMatch(/line 1/);
+    // A report that is not one.
+    const compare = await cli(db, ['eval', 'compare', file, file]);
+    expect(compare.code).toBe(2);
+    expect(compare.stderr).toMatch(/INVALID_EVAL_REPORT/);
+    const after = await LevelSessionStore.open({ path: db });
+    expect(await dumpBackend(after)).toEqual(before);
+    await after.close();
+  });
+
+  it('run writes a report, resumes under its id; compare exits 1 on a regressed row', async () => {
+    const { db, file, folder } = await stored();
+    for (const session of ['bill-01', 'bill-04', 'bill-08', 'bill-09']) {
+      expect((await add(db, file, session)).code).toBe(0);
+    }
+    const base = join(folder, 'base.json');
+    const run = await cli(db, [
+      'eval',
+      'run',
+      file,
+      '--agent',
+      MODULE,
+      '--export',
+      'baseline',
+      '--id',
+      'base',
+      '--out',
+      base,
+      '--label',
+      'baseline',
+    ]);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe(`eval base: 4/4 row(s) passed, 0 failed, 0 errored; wrote ${base}\n`);
+    const report = parseEvalReport(await readFile(base, 'utf8'));
+    expect(report.label).toBe('baseline');
+    expect(report.rows.every((r) => r.pass)).toBe(true);
+    // The same id again: the finished eval run's report, nothing run again.
+    const again = await cli(db, [
+      'eval',
+      'run',
+      file,
+      '--agent',
+      MODULE,
+      '--export',
+      'baseline',
+      '--id',
+      'base',
+      '--json',
+    ]);
+    expect(again.code).toBe(0);
+    expect(parseEvalReport(again.stdout).rows.map((r) => r.rowId)).toEqual(
+      report.rows.map((r) => r.rowId),
+    );
+    const worse = join(folder, 'worse.json');
+    const candidate = await cli(db, [
+      'eval',
+      'run',
+      file,
+      '--agent',
+      MODULE,
+      '--export',
+      'careless',
+      '--id',
+      'worse',
+      '--out',
+      worse,
+    ]);
+    expect(candidate.code).toBe(0);
+    expect(candidate.stdout).toMatch(/^eval worse: 3\/4 row\(s\) passed, 1 failed/);
+    const gate = await cli(db, ['eval', 'compare', base, worse, '--max-regressed', '0']);
+    expect(gate.code).toBe(1);
+    const regressed = report.rows.find((r) => r.rowId.startsWith('bill-01'))!.rowId;
+    expect(gate.stdout).toContain(regressed);
+    expect(gate.stderr).toMatch(/fails the thresholds/);
+    const same = await cli(db, [
+      'eval',
+      'compare',
+      base,
+      base,
+      '--max-regressed',
+      '0',
+      '--format',
+      'json',
+    ]);
+    expect(same.code).toBe(0);
+    expect((JSON.parse(same.stdout) as { passed: boolean }).passed).toBe(true);
+    // The same id with another dataset: EVAL_MISMATCH (exit 2).
+    expect((await add(db, file, 'bill-02')).code).toBe(0);
+    const mismatch = await cli(db, [
+      'eval',
+      'run',
+      file,
+      '--agent',
+      MODULE,
+      '--export',
+      'baseline',
+      '--id',
+      'base',
+    ]);
+    expect(mismatch.code).toBe(2);
+    expect(mismatch.stderr).toMatch(/EVAL_MISMATCH/);
+    expect(existsSync(base)).toBe(true);
   });
 });

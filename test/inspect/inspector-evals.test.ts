@@ -2,7 +2,10 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startInspector, type InspectorHandle, type InspectorOptions } from '../../src/inspect.js';
-import { parseDataset } from '../../src/evals/eval-dataset.js';
+import { parseDataset, readDataset } from '../../src/evals/eval-dataset.js';
+import { runEval } from '../../src/evals/run-eval.js';
+import { exactOutput } from '../../src/evals/scorers/exact-output.js';
+import { toolCallsMatch } from '../../src/evals/scorers/tool-calls-match.js';
 import { cliRuntime } from '../../src/cli/shared/cli-store.js';
 import { inspectorClient } from '../helpers/inspector-client.js';
 import { billsAgent, storeBillSessions } from '../helpers/eval-sessions.js';
@@ -117,5 +120,43 @@ describe('the inspector: add this run to a dataset', () => {
     await expect(
       startInspector({ runtime: cliRuntime(store), datasets: { dir: '' } }),
     ).rejects.toThrow(/"datasets"/);
+  });
+});
+
+describe('the inspector: eval results', () => {
+  it('lists the user’s eval runs and serves one report; another user’s is not served', async () => {
+    const { store, agent, client, dir } = await setup();
+    expect((await client.post('/api/sessions/bill-01/dataset', { dataset: 'two' })).status).toBe(
+      200,
+    );
+    expect((await client.post('/api/sessions/bill-08/dataset', { dataset: 'two' })).status).toBe(
+      200,
+    );
+    const dataset = await readDataset(join(dir, 'two.jsonl'));
+    const report = await runEval({
+      id: 'nightly',
+      store,
+      userId: 'alice',
+      agent,
+      dataset,
+      scorers: [exactOutput(), toolCallsMatch()],
+      label: 'baseline',
+    });
+    await runEval({ id: 'bobs', store, userId: 'bob', agent, dataset, scorers: [exactOutput()] });
+    const listed = (await client.get('/api/evals')).json as {
+      userId: string;
+      evals: { evalId: string }[];
+    };
+    expect(listed.userId).toBe('alice');
+    expect(listed.evals.map((e) => e.evalId)).toEqual(['nightly']);
+    const shown = await client.get('/api/evals/nightly');
+    expect(shown.status).toBe(200);
+    expect(shown.json).toMatchObject({
+      evalId: 'nightly',
+      label: 'baseline',
+      rows: report.rows.map((r) => ({ rowId: r.rowId, pass: true })),
+    });
+    expect((await client.get('/api/evals/bobs')).status).toBe(404);
+    expect((await client.get('/api/evals?user=bob')).status).toBe(403);
   });
 });

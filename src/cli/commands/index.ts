@@ -1,7 +1,9 @@
 import type { Command } from '../shared/command.js';
 import { cancel } from './cancel.js';
 import { check } from './check.js';
+import { evalCompare } from './eval-compare.js';
 import { evalDatasetAdd } from './eval-dataset-add.js';
+import { evalRun } from './eval-run.js';
 import { approve, reject } from './decide.js';
 import { exportCommand } from './export.js';
 import { inDoubtList, inDoubtResolve } from './in-doubt.js';
@@ -61,5 +63,7 @@ export const COMMANDS: readonly Command[] = [
   exportCommand,
   check,
   evalDatasetAdd,
+  evalRun,
+  evalCompare,
   inspect,
 ];

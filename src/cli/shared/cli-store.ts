@@ -74,17 +74,25 @@ export interface CliStore {
 /**
  * Opens the LevelDB folder `db`. A missing folder, or one holding no database (an empty
  * folder, `~/Documents`), is not found (exit 3) and gets no files: every command works on
- * sessions an app stored, so none creates a store. A folder a running app holds is one line
- * saying to stop the app or use its inspector.
+ * sessions an app stored, so none creates a store (but `eval run`, which keeps its eval runs
+ * there: `create`). A folder a running app holds is one line saying to stop the app or use its
+ * inspector.
  */
-export async function openCliStore(db: string, userId: string | undefined): Promise<CliStore> {
-  if (!existsSync(db)) {
+export async function openCliStore(
+  db: string,
+  userId: string | undefined,
+  how: {
+    /** Make the folder when it is missing (`eval run`, which stores its own runs). */
+    create?: boolean;
+  } = {},
+): Promise<CliStore> {
+  if (!existsSync(db) && how.create !== true) {
     throw new CliFailure(
       `no agentstate folder at ${db} (give --db <folder> or set AGENTSTATE_DIR)`,
       EXIT.notFound,
     );
   }
-  if (!holdsLevelDatabase(db)) {
+  if (existsSync(db) && !holdsLevelDatabase(db)) {
     throw new CliFailure(
       `${db} is not an agentstate folder: it holds no LevelDB database (give --db <folder> or set AGENTSTATE_DIR)`,
       EXIT.notFound,

@@ -2,8 +2,14 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startInspector } from '../../../src/inspect.js';
-import { parseDataset } from '../../../src/evals/eval-dataset.js';
-import { billsAgent, storeBillSessions } from '../../helpers/eval-sessions.js';
+import type { Agent, SessionStore } from '../../../src/index.js';
+import { parseDataset, writeDataset } from '../../../src/evals/eval-dataset.js';
+import type { EvalRow } from '../../../src/evals/eval-row.js';
+import { rowsFromRun } from '../../../src/evals/rows-from-run.js';
+import { runEval } from '../../../src/evals/run-eval.js';
+import { exactOutput } from '../../../src/evals/scorers/exact-output.js';
+import { toolCallsMatch } from '../../../src/evals/scorers/tool-calls-match.js';
+import { billsAgent, billsModel, storeBillSessions } from '../../helpers/eval-sessions.js';
 import { seriousViolations } from '../../helpers/axe-check.js';
 import { ARTIFACTS, useInspectorPages } from '../../helpers/inspector-fixtures.js';
 
@@ -15,13 +21,17 @@ interface Read {
   textContent: string | null;
 }
 
-/** Alice's bills sessions, an inspector with a datasets folder, and a page in Chromium. */
-async function setup() {
+/**
+ * Alice's bills sessions (with `evals`, eval runs of four of them: {@link storeEvals}), an
+ * inspector with a datasets folder, and a page in Chromium.
+ */
+async function setup(evals: boolean) {
   const { store, folder } = await temps.open();
   const agent = billsAgent();
   await storeBillSessions(store, 'alice', agent);
   const dir = join(folder, 'datasets');
   await mkdir(dir);
+  if (evals) await storeEvals(store, agent, dir);
   const inspector = await startInspector({
     runtime: agent.runtimeFor(store),
     userId: 'alice',
@@ -34,9 +44,39 @@ async function setup() {
   return { inspector, page, errors, dir };
 }
 
+/**
+ * A dataset of four bills sessions, a baseline eval and a worse candidate's (bill-01, $20, paid
+ * $21) in the app's store.
+ */
+async function storeEvals(store: SessionStore, agent: Agent<unknown>, dir: string): Promise<void> {
+  const rows: EvalRow[] = [];
+  for (const sessionId of ['bill-01', 'bill-04', 'bill-08', 'bill-09']) {
+    rows.push(
+      ...(await rowsFromRun(
+        { store, agent },
+        { sessionId, userId: 'alice' },
+        { idPrefix: sessionId },
+      )),
+    );
+  }
+  const dataset = await writeDataset(join(dir, 'four.jsonl'), rows);
+  const scorers = () => [exactOutput(), toolCallsMatch()];
+  await runEval({ id: 'base', store, userId: 'alice', agent, dataset, scorers: scorers() });
+  await runEval({
+    id: 'careless',
+    store,
+    userId: 'alice',
+    agent,
+    dataset,
+    scorers: scorers(),
+    candidate: { model: billsModel({ careless: true }) },
+    label: 'careless',
+  });
+}
+
 describe('inspector page in Chromium: datasets and eval results', () => {
   it('adds the shown run to a dataset', async () => {
-    const { inspector, page, errors, dir } = await setup();
+    const { inspector, page, errors, dir } = await setup(false);
     await page.goto(inspector.url);
     await page.click('tr.session[data-session="bill-08"]');
     await page.waitForSelector('#dataset-form');
@@ -57,6 +97,35 @@ describe('inspector page in Chromium: datasets and eval results', () => {
     ]);
     await page.screenshot({ path: join(ARTIFACTS, 'evals-dataset-added.png'), fullPage: true });
     expect(await seriousViolations(page)).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+
+  it('lists the eval runs and shows one report row by row', async () => {
+    const { inspector, page, errors } = await setup(true);
+    await page.goto(inspector.url);
+    await page.click('#evals-link');
+    await page.waitForSelector('#evals-view tr[data-eval="careless"]');
+    const listed = await page.$$eval('#evals-view tbody tr', (els: unknown[]) =>
+      (els as Read[]).map((el) => el.getAttribute('data-eval')),
+    );
+    expect([...listed].sort()).toEqual(['base', 'careless']);
+    await page.click('#evals-view tr[data-eval="careless"] a.eval-link');
+    await page.waitForSelector('#eval-report[data-eval="careless"]');
+    expect(await page.textContent('#eval-summary')).toContain('3 passed, 1 failed, 0 errored');
+    const failed = await page.$$eval('#eval-report tr[data-pass="false"]', (els: unknown[]) =>
+      (els as Read[]).map((el) => el.getAttribute('data-row')),
+    );
+    expect(failed).toHaveLength(1);
+    expect(failed[0]).toMatch(/^bill-01/);
+    const toolsCell = await page.$eval(
+      `#eval-report tr[data-row="${failed[0]}"] td[data-scorer="${toolCallsMatch().name}"]`,
+      (el: unknown) => (el as Read).getAttribute('title'),
+    );
+    expect(toolsCell).toMatch(/21/);
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.screenshot({ path: join(ARTIFACTS, 'evals-report.png'), fullPage: true });
+    await page.click('#evals-back');
+    await page.waitForSelector('#evals-view');
     expect(errors).toEqual([]);
   });
 });

@@ -3,13 +3,17 @@
 /** One eval run the store holds, as `/api/evals` lists it. */
 export interface EvalRunSummary {
   evalId: string;
+  /** The eval run's workflow status: `completed` when every row is done. */
+  status: string;
   agent: string;
   label?: string;
-  dataset: { name: string; rows: number; hash?: string };
-  /** Rows evaluated so far. */
+  dataset: { name: string; rows: number; hash: string };
+  /** Rows evaluated so far, passed and errored among them. */
   done: number;
-  finished: boolean;
-  startedAt?: number;
+  passed: number;
+  errored: number;
+  startedAt: number;
+  updatedAt: number;
 }
 
 export interface EvalRunList {

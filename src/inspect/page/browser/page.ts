@@ -24,6 +24,8 @@ export interface Page {
   openMemory(resource?: string): Promise<void>;
   /** Shows the user's schedules, with `note` (what an action on one did) above them. */
   openSchedules(note?: string): Promise<void>;
+  /** Shows the eval runs the store holds for the page's user (or, with `id`, one's report). */
+  openEvals(id?: string): Promise<void>;
   /** (Re)connects the live feed for the page's user. */
   startLive(): void;
 }

@@ -8,7 +8,8 @@ const STATUSES = ['', 'active', 'suspended', 'completed', 'failed', 'deleted'];
 /**
  * The controls: the user (an input when the inspector serves all users), the status filter,
  * what runs the decisions (the app's agents, or nobody: record-only), the link to the user's
- * schedules (when the store keeps them), the live badge and the error box.
+ * schedules (when the store keeps them), the link to the eval runs, the live badge and the error
+ * box.
  */
 export function renderControls(page: Page): void {
   const { info, state } = page;
@@ -68,11 +69,25 @@ export function renderControls(page: Page): void {
         'Schedules',
       )
     : null;
+  // the eval runs the store holds (in place of a session)
+  const evals = h(
+    'a',
+    {
+      href: '#evals',
+      id: 'evals-link',
+      onclick: (e) => {
+        e.preventDefault();
+        void page.openEvals();
+      },
+    },
+    'Evals',
+  );
   append(box, [
     user,
     status,
     mode,
     schedules,
+    evals,
     h('span', { class: 'badge live', id: 'live-badge' }, 'live'),
     themeToggle(),
     h('span', { class: 'error-box', id: 'error', role: 'alert' }, state.error),

@@ -29,6 +29,7 @@ import { openRun, openSession } from './session-view.js';
 import { loadSessions } from './sessions-view.js';
 import { openMemory } from './memory-view.js';
 import { openSchedules } from './schedules-view.js';
+import { openEval, openEvals } from './evals-view.js';
 import { openWorkflow } from './workflow-view.js';
 import { loadWorkflows } from './workflows-view.js';
 import { byId, h } from '../dom.js';
@@ -50,6 +51,7 @@ async function start(): Promise<void> {
     openWorkflow: (id) => openWorkflow(page, id),
     openMemory: (resource) => openMemory(page, resource),
     openSchedules: (note) => openSchedules(page, note),
+    openEvals: (id) => (id === undefined ? openEvals(page) : openEval(page, id)),
     startLive: () => startLive(page),
   };
   renderControls(page);
