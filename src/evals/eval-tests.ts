@@ -1,5 +1,10 @@
+import { Agent } from '../agent/agent.js';
 import { isObject } from '../validation/option-checks.js';
+import { checkRows } from './check-rows.js';
+import type { EvalCandidate, EvalTools } from './eval-candidate.js';
 import type { EvalOutcome, EvalRow } from './eval-row.js';
+import { evaluateRun } from './evaluate-run.js';
+import { evaluateStep } from './evaluate-step.js';
 import type { Scorer } from './scorer.js';
 import { checkScorers, scoreRow, type RowScores } from './score-row.js';
 
@@ -7,8 +12,20 @@ import { checkScorers, scoreRow, type RowScores } from './score-row.js';
 export interface EvalTestsOptions {
   /** The scorers every row must pass. */
   scorers: readonly Scorer[];
-  /** What the agent (or the candidate) did for a row: its outcome, as the scorers read it. */
-  evaluate: (row: EvalRow, signal: AbortSignal) => EvalOutcome | Promise<EvalOutcome>;
+  /**
+   * The agent each row is evaluated against, as `runEval` does it (a `step` row through the
+   * seam, a `run` row through the whole agent), with `candidate` and `tools`. Give it or
+   * `evaluate`. The rows are checked against it when the tests are registered
+   * (`InvalidDatasetError` naming the row).
+   */
+  agent?: Agent<unknown> | undefined;
+  /** What is tried instead of what ran (with `agent`). @default the agent's own */
+  candidate?: EvalCandidate | undefined;
+  /** How a `run` row's tools answer (with `agent`). @default 'scripted' */
+  tools?: EvalTools | undefined;
+  /** Instead of `agent`: what was done for a row, its outcome as the scorers read it. */
+  evaluate?:
+    ((row: EvalRow, signal: AbortSignal) => EvalOutcome | Promise<EvalOutcome>) | undefined;
   /** A row's test name. @default its id, then its tags in brackets */
   name?: ((row: EvalRow) => string) | undefined;
   /** Passed to `test` as each test's timeout (ms). @default the test runner's */
@@ -42,13 +59,37 @@ function failures({ scores }: RowScores): string[] {
     .map(([name, s]) => `${name}: ${s.reason ?? `scored ${s.score}`}`);
 }
 
+/** How a row is evaluated: the option's own function, or the agent as `runEval` evaluates it. */
+function evaluatorOf(
+  options: EvalTestsOptions,
+): (row: EvalRow, signal: AbortSignal) => EvalOutcome | Promise<EvalOutcome> {
+  const { agent, evaluate } = options;
+  if ((agent === undefined) === (evaluate === undefined)) {
+    throw new TypeError('evalTests(): give exactly one of the options "agent" and "evaluate"');
+  }
+  if (evaluate !== undefined) {
+    if (typeof evaluate !== 'function') {
+      throw new TypeError('evalTests(): option "evaluate" must be a function');
+    }
+    return evaluate;
+  }
+  if (!(agent instanceof Agent))
+    throw new TypeError('evalTests(): option "agent" must be an Agent');
+  const candidate = options.candidate ?? {};
+  return async (row, signal) =>
+    row.kind === 'step'
+      ? (await evaluateStep(row, agent, candidate, signal)).outcome
+      : evaluateRun(row, agent, candidate, options.tools ?? 'scripted', signal);
+}
+
 /**
  * Registers one test per row of `dataset` with the test runner's `test` (for teams that keep
  * evals as tests): each test evaluates its row, scores it with every scorer, and fails with
  * the reasons of the scores that did not pass.
- * @throws TypeError for a dataset that is not rows, bad scorers, no `evaluate` or `test`.
+ * @throws TypeError for a dataset that is not rows, bad scorers, neither or both of `agent`
+ *   and `evaluate`, no `test`; InvalidDatasetError for a row that does not fit `agent`.
  * @example
- * evalTests(dataset, { scorers: [exactOutput()], evaluate: (row) => row.recorded }, { test, expect });
+ * evalTests(dataset, { agent, scorers: [exactOutput(), toolCallsMatch()] }, { test, expect });
  */
 export function evalTests(
   dataset: readonly EvalRow[] | { readonly rows: readonly EvalRow[] },
@@ -59,9 +100,9 @@ export function evalTests(
     ? dataset
     : (dataset as { rows?: unknown } | null)?.rows;
   if (!Array.isArray(rows)) throw new TypeError('evalTests(): dataset must be rows or a dataset');
-  if (!isObject(options) || typeof options.evaluate !== 'function') {
-    throw new TypeError('evalTests(): option "evaluate" must be a function');
-  }
+  if (!isObject(options)) throw new TypeError('evalTests(): options must be an object');
+  const evaluate = evaluatorOf(options);
+  if (options.agent) checkRows({ rows: rows as EvalRow[] }, options.agent);
   checkScorers('evalTests()', options.scorers);
   if (!isObject(runner) || typeof runner.test !== 'function') {
     throw new TypeError('evalTests(): the third argument must hold the test runner`s test');
@@ -70,7 +111,7 @@ export function evalTests(
   for (const row of rows as EvalRow[]) {
     const run = async (): Promise<void> => {
       const signal = new AbortController().signal;
-      const outcome = await options.evaluate(row, signal);
+      const outcome = await evaluate(row, signal);
       const failed = failures(await scoreRow(options.scorers, { row, outcome, signal }));
       const message = `row "${row.id}" failed:\n${failed.join('\n')}`;
       if (runner.expect) runner.expect(failed, message).toEqual([]);

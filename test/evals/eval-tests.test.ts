@@ -4,6 +4,11 @@ import { exactOutput } from '../../src/evals/scorers/exact-output.js';
 import { toolCallsMatch } from '../../src/evals/scorers/tool-calls-match.js';
 import type { EvalRow } from '../../src/evals/eval-row.js';
 import { evalRow } from '../helpers/eval-row-fixtures.js';
+import { Agent } from '../../src/index.js';
+import { MemorySessionStore } from '../../src/testing.js';
+import { InvalidDatasetError } from '../../src/errors/eval-errors.js';
+import { rowsFromRun } from '../../src/evals/rows-from-run.js';
+import { billsAgent, billsModel, storeBillSessions } from '../helpers/eval-sessions.js';
 
 const pay = { name: 'pay_bill', arguments: '{"payee":"ACME","amountUsd":120}' };
 const rows: EvalRow[] = [
@@ -58,10 +63,66 @@ describe('evalTests', () => {
     expect(() => evalTests('rows' as never, { scorers, evaluate }, { test })).toThrow(
       /dataset must be/,
     );
-    expect(() => evalTests(rows, { scorers } as never, { test })).toThrow(/"evaluate"/);
+    expect(() => evalTests(rows, { scorers } as never, { test })).toThrow(/"agent" and "evaluate"/);
     expect(() =>
       evalTests(rows, { scorers: [exactOutput(), exactOutput()], evaluate }, { test }),
     ).toThrow(/two scorers are named "exact"/);
     expect(() => evalTests(rows, { scorers, evaluate }, {} as never)).toThrow(/test runner/);
+  });
+});
+
+describe('evalTests with an agent: rows from stored runs evaluated as runEval does', async () => {
+  const store = new MemorySessionStore();
+  await storeBillSessions(store, 'alice');
+  const stored = await Promise.all(
+    ['bill-01', 'bill-05'].map((sessionId) =>
+      rowsFromRun({ store, agent: billsAgent() }, { sessionId, userId: 'alice' }, { steps: 'run' }),
+    ),
+  );
+  const steps = await rowsFromRun(
+    { store, agent: billsAgent() },
+    { sessionId: 'bill-02', userId: 'alice' },
+    { steps: 'model-steps' },
+  );
+  const billRows = [...stored.flat(), ...steps];
+
+  // The agent as it ran passes every row, the whole runs and the seams.
+  evalTests(billRows, { agent: billsAgent(), scorers }, { test, expect });
+
+  it('a worse candidate fails the rows it changes, with the reasons', async () => {
+    const tests = new Map<string, () => Promise<void>>();
+    evalTests(
+      billRows,
+      { agent: billsAgent(), candidate: { model: billsModel({ careless: true }) }, scorers },
+      { test: (name, fn) => tests.set(name, fn) },
+    );
+    expect(tests.size).toBe(billRows.length);
+    const outcomes = await Promise.all(
+      [...tests].map(([name, fn]) =>
+        fn().then(
+          () => `${name}: pass`,
+          () => `${name}: fail`,
+        ),
+      ),
+    );
+    // The careless model pays $1 more on bills under $50 (bill-01, and bill-02's first step,
+    // where it asks to pay), and only there: bill-05 ($75) and bill-02's answer still pass.
+    const verdicts = outcomes.map((o) => o.replace(/-[0-9A-Z]{26}/, ''));
+    expect(verdicts).toEqual([
+      'bill-01: fail',
+      'bill-05: pass',
+      'bill-02-s0: fail',
+      'bill-02-s3: pass',
+    ]);
+  });
+
+  it('rows that do not fit the agent are refused when registered, naming the row', () => {
+    const other = new Agent({ name: 'other', model: billsModel() });
+    expect(() => evalTests(billRows, { agent: other, scorers }, { test })).toThrow(
+      InvalidDatasetError,
+    );
+    expect(() =>
+      evalTests(billRows, { agent: other, scorers, evaluate: (row) => row.recorded }, { test }),
+    ).toThrow(/exactly one of the options "agent" and "evaluate"/);
   });
 });
