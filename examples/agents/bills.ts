@@ -3,7 +3,7 @@
  * approval. Its own module so that tests and `agentstate check` can import it.
  */
 import { z } from 'zod';
-import { Agent, tool } from '../../src/index.js';
+import { Agent, contentText, tool, type ModelRequest } from '../../src/index.js';
 import { ScriptedModel } from '../../src/testing.js';
 
 /** Pays a bill. Amounts over $100 need a human's approval; the call id is the idempotency key. */
@@ -44,3 +44,31 @@ export const bills = new Agent({
   model,
   tools: [payBill],
 });
+
+/** The first user message of a request, as text. */
+export function firstUserText(request: ModelRequest): string {
+  const first = request.items.find((i) => i.type === 'message' && i.role === 'user');
+  return first?.type === 'message' ? contentText(first.content) : '';
+}
+
+/**
+ * An offline model that pays what the user asked (`Please pay <payee> $<n>.`), then says what
+ * happened: the bills agent over many different requests (the evals example and tests).
+ * `careless`: a deliberately worse candidate that pays $1 more than asked on every bill under
+ * $50.
+ */
+export function billPayingModel(options: { careless?: boolean } = {}): ScriptedModel {
+  return new ScriptedModel((request) => {
+    const result = request.items.find((i) => i.type === 'tool_result');
+    if (!result) {
+      const asked = /pay (.+) \$(\d+)\./.exec(firstUserText(request));
+      if (!asked) return { text: 'Which bill should I pay?' };
+      const amount = Number(asked[2]);
+      const amountUsd = options.careless === true && amount < 50 ? amount + 1 : amount;
+      return { toolCalls: [{ name: 'pay_bill', arguments: { payee: asked[1]!, amountUsd } }] };
+    }
+    if (result.isError) return { text: `I did not pay the bill: ${result.output}` };
+    const paid = JSON.parse(result.output) as { payee: string; amountUsd: number };
+    return { text: `Paid $${paid.amountUsd.toFixed(2)} to ${paid.payee}.` };
+  });
+}

@@ -1,6 +1,6 @@
-import { Agent, contentText, type ModelRequest, type SessionStore } from '../../src/index.js';
+import { Agent, type SessionStore } from '../../src/index.js';
 import { ScriptedModel } from '../../src/testing.js';
-import { bills } from '../../examples/agents/bills.js';
+import { billPayingModel, bills, firstUserText } from '../../examples/agents/bills.js';
 import { supportAgent } from '../../examples/agents/support.js';
 
 /**
@@ -44,32 +44,11 @@ export const BILL_REQUESTS: readonly BillRequest[] = [
 export const billText = (bill: BillRequest): string =>
   `Please pay ${bill.payee} $${bill.amountUsd}.`;
 
-/** The first user message of a request, as text. */
-function firstUserText(request: ModelRequest): string {
-  const first = request.items.find((i) => i.type === 'message' && i.role === 'user');
-  return first?.type === 'message' ? contentText(first.content) : '';
-}
-
 /**
- * The bills agent's model, paying what the user asked (`Please pay <payee> $<n>.`), then saying
- * what happened. `careless`: the deliberately worse candidate, paying $1 more than asked for
- * every bill under $50.
+ * The bills agent's model, paying what the user asked, then saying what happened; `careless`:
+ * the deliberately worse candidate (see `billPayingModel`).
  */
-export function billsModel(options: { careless?: boolean } = {}): ScriptedModel {
-  return new ScriptedModel((request) => {
-    const result = request.items.find((i) => i.type === 'tool_result');
-    if (!result) {
-      const asked = /pay (.+) \$(\d+)\./.exec(firstUserText(request));
-      if (!asked) return { text: 'Which bill should I pay?' };
-      const amount = Number(asked[2]);
-      const amountUsd = options.careless === true && amount < 50 ? amount + 1 : amount;
-      return { toolCalls: [{ name: 'pay_bill', arguments: { payee: asked[1]!, amountUsd } }] };
-    }
-    if (result.isError) return { text: `I did not pay the bill: ${result.output}` };
-    const paid = JSON.parse(result.output) as { payee: string; amountUsd: number };
-    return { text: `Paid $${paid.amountUsd.toFixed(2)} to ${paid.payee}.` };
-  });
-}
+export const billsModel = billPayingModel;
 
 /** The examples' bills agent (its `pay_bill` tool and instructions) with `model`. */
 export function billsAgent(model: ScriptedModel = billsModel()): Agent<unknown> {
