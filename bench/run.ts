@@ -324,17 +324,40 @@ async function hotPathRuns(config: Config, longest: number): Promise<{ w1: W1Run
   }
 }
 
+/** What one part of the bench gives: its rows and targets, its results, notes. */
+interface OnlyPart {
+  kind: string;
+  rows: Row[];
+  targets: TargetResult[];
+  raw: object;
+  markdown?: string;
+  notes?: string[];
+}
+
+/** The parts that need only the smoke flag and the run count, by their `--only` name. */
+const PARTS: Readonly<
+  Record<
+    string,
+    (
+      config: { smoke: boolean; runs: number },
+      log: (message: string) => void,
+    ) => OnlyPart | Promise<OnlyPart>
+  >
+> = {
+  attach: attachPart,
+  workflows: workflowsPart,
+  memory: memoryPart,
+  schedules: schedulesPart,
+  crashes: crashesPart,
+  'agent-check': agentCheckPart,
+  a2a: a2aPart,
+  evals: evalsPart,
+};
+
 /** One part of the bench alone (`Config.only`): its rows, targets and results. */
 async function onlyPart(config: Config, stalls: MachineStalls[]): Promise<void> {
   const longest = Math.max(...config.conversationLengths);
-  let part: {
-    kind: string;
-    rows: Row[];
-    targets: TargetResult[];
-    raw: object;
-    markdown?: string;
-    notes?: string[];
-  };
+  let part: OnlyPart;
   if (config.only === 'postgres') {
     const { w1pg, w5 } = await postgresWorkloads(config, longest);
     const rows = [...w1PostgresRows(longest, w1pg), ...w5Rows(w5)];
@@ -365,22 +388,8 @@ async function onlyPart(config: Config, stalls: MachineStalls[]): Promise<void> 
       targets: [],
       raw: { inspector },
     };
-  } else if (config.only === 'attach') {
-    part = await attachPart(config, log);
-  } else if (config.only === 'workflows') {
-    part = await workflowsPart(config, log);
-  } else if (config.only === 'memory') {
-    part = await memoryPart(config, log);
-  } else if (config.only === 'schedules') {
-    part = await schedulesPart(config, log);
-  } else if (config.only === 'crashes') {
-    part = await crashesPart(config, log);
-  } else if (config.only === 'agent-check') {
-    part = agentCheckPart(config, log);
-  } else if (config.only === 'a2a') {
-    part = await a2aPart(config, log);
-  } else if (config.only === 'evals') {
-    part = await evalsPart(config, log);
+  } else if (config.only && config.only in PARTS) {
+    part = await PARTS[config.only]!(config, log);
   } else if (config.only === 'w1-w2') {
     const { w1, w2 } = await hotPathRuns(config, longest);
     part = {

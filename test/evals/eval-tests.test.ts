@@ -63,7 +63,7 @@ describe('evalTests', () => {
     expect(() => evalTests('rows' as never, { scorers, evaluate }, { test })).toThrow(
       /dataset must be/,
     );
-    expect(() => evalTests(rows, { scorers } as never, { test })).toThrow(/"agent" and "evaluate"/);
+    expect(() => evalTests(rows, { scorers }, { test })).toThrow(/"agent" and "evaluate"/);
     expect(() =>
       evalTests(rows, { scorers: [exactOutput(), exactOutput()], evaluate }, { test }),
     ).toThrow(/two scorers are named "exact"/);
