@@ -1,3 +1,4 @@
+import { jsonResponse } from '../http/json-response.js';
 import {
   A2A_VERSION_HEADER,
   AgentCard,
@@ -76,7 +77,7 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
       refuseForeignOrigin(request.headers.get('origin'), url.origin, allowedOrigins);
       if (url.pathname === cardPath) {
         if (request.method !== 'GET') return methodNotAllowed('GET');
-        return json(200, cardJson);
+        return jsonResponse(200, cardJson);
       }
       if (url.pathname !== rpcPath) throw new HttpError(404, 'NOT_FOUND', 'No such route');
       if (request.method !== 'POST') return methodNotAllowed('POST');
@@ -115,17 +116,17 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
         const error = JsonRpcTransportHandler.mapToJSONRPCError(
           new VersionNotSupportedError(`A2A version ${version} is not served (1.0 and 0.3 are)`),
         );
-        return json(200, { jsonrpc: '2.0', id: body.id ?? null, error });
+        return jsonResponse(200, { jsonrpc: '2.0', id: body.id ?? null, error });
       }
       const answer =
         version === '0.3'
           ? await legacy.handle(body, context)
           : await current.handle(body, context);
-      if (!isStream(answer)) return json(200, answer);
+      if (!isStream(answer)) return jsonResponse(200, answer);
       return await sseResponse(answer, body.id ?? null, version === '0.3');
     } catch (error) {
       const { status, code, message } = httpErrorOf(error, 'The request failed');
-      return json(status, { error: { code, message } });
+      return jsonResponse(status, { error: { code, message } });
     }
   };
 }
@@ -147,7 +148,7 @@ async function sseResponse(
   try {
     first = await events.next();
   } catch (error) {
-    return json(200, { jsonrpc: '2.0', id, error: mapError(error) });
+    return jsonResponse(200, { jsonrpc: '2.0', id, error: mapError(error) });
   }
   const encoder = new TextEncoder();
   let pending: JsonRpcEnvelope | undefined = first.done ? undefined : first.value;
@@ -215,20 +216,13 @@ function isRequest(
 }
 
 function rpcError(id: string | number | null, code: number, message: string): Response {
-  return json(200, { jsonrpc: '2.0', id, error: { code, message } });
+  return jsonResponse(200, { jsonrpc: '2.0', id, error: { code, message } });
 }
 
 function methodNotAllowed(allow: string): Response {
-  return json(405, { error: { code: 'METHOD_NOT_ALLOWED', message: `Use ${allow}` } }, { allow });
-}
-
-function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: {
-      'content-type': 'application/json; charset=utf-8',
-      'cache-control': 'no-store',
-      ...headers,
-    },
-  });
+  return jsonResponse(
+    405,
+    { error: { code: 'METHOD_NOT_ALLOWED', message: `Use ${allow}` } },
+    { allow },
+  );
 }

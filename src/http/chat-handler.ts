@@ -1,4 +1,5 @@
 import type { RunStream } from '../agent/run-stream.js';
+import { jsonResponse } from './json-response.js';
 import type { StreamDecision } from '../agent/agent-call-options.js';
 import { pendingApproval } from '../machines/call-approvals.js';
 import type { SessionKey } from '../persistence/session-store.js';
@@ -170,14 +171,14 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     const waiting = new Set(
       (view.run?.context.calls ?? []).filter(pendingApproval).map((c) => c.callId),
     );
-    return json(200, { messages: uiMessagesOf(items, view.historyFrom, waiting) });
+    return jsonResponse(200, { messages: uiMessagesOf(items, view.historyFrom, waiting) });
   };
 
   // The session's run, wherever it executes (a request waiting behind it keeps its message:
   // `whileBusy` answers it once the cancelled run has ended).
   const cancel = async (key: SessionKey): Promise<Response> => {
     await agent.cancel(key.sessionId, { userId: key.userId, store });
-    return json(200, { cancelled: true });
+    return jsonResponse(200, { cancelled: true });
   };
 
   return async (request) => {
@@ -188,7 +189,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       if (!route) throw new HttpError(404, 'NOT_FOUND', 'No such route');
       const allowed = METHODS[route.name];
       if (!allowed.includes(request.method)) {
-        return json(
+        return jsonResponse(
           405,
           { error: { code: 'METHOD_NOT_ALLOWED', message: `Use ${allowed.join(' or ')}` } },
           { allow: allowed.join(', ') },
@@ -233,7 +234,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       return await stream(key, { kind: 'decisions', decisions });
     } catch (error) {
       const { status, code, message } = httpErrorOf(error, 'The request failed');
-      return json(status, { error: { code, message } });
+      return jsonResponse(status, { error: { code, message } });
     }
   };
 }
@@ -241,17 +242,6 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
 /** The calls a turn decides, approved or not. */
 function decidedOf(turn: ChatTurn): Map<string, boolean> {
   return new Map(turn.kind === 'decisions' ? turn.decisions.map((d) => [d.callId, d.approve]) : []);
-}
-
-function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: {
-      'content-type': 'application/json; charset=utf-8',
-      'cache-control': 'no-store',
-      ...headers,
-    },
-  });
 }
 
 /**

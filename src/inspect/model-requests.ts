@@ -12,6 +12,7 @@ import {
   sentItems,
   toolSpecsOffered,
   type SentItem,
+  type SentSource,
 } from '../recovery/model-request-rebuild.js';
 import { readCheckedJournal } from '../runs/stored-session-check.js';
 import type { SessionRuntime } from '../sessions/session-runtime.js';
@@ -37,16 +38,8 @@ export interface ModelRequestView {
    * pinned message's positions.
    */
   source?:
-    | {
-        kind: 'history';
-        start: number;
-        end: number;
-        from: number;
-        summary?: number | undefined;
-        pinned?: number | undefined;
-        historyLength: number;
-      }
-    | { kind: 'sub-run' }
+    | (Extract<SentSource, { kind: 'history' }> & { historyLength: number })
+    | Extract<SentSource, { kind: 'sub-run' }>
     | undefined;
   items?: SentItem[] | undefined;
   /**

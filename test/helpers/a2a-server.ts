@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
+import { servedTools } from './chat-server.js';
 import type { AddressInfo } from 'node:net';
-import { z } from 'zod';
 import { Role, type Message, type SendMessageRequest } from '@a2a-js/sdk';
 import {
   ClientFactory,
@@ -10,7 +10,6 @@ import {
 } from '@a2a-js/sdk/client';
 import {
   Agent,
-  tool,
   type AgentOptions,
   type ModelCallOptions,
   type ModelRequest,
@@ -101,19 +100,7 @@ export async function startA2AServer(
 ): Promise<A2AServer> {
   const temp = await openTempStore();
   const script = a2aScript();
-  const add = tool({
-    name: 'add',
-    description: 'Adds two numbers',
-    parameters: z.object({ a: z.number(), b: z.number() }),
-    execute: ({ a, b }) => String(a + b),
-  });
-  const pay = tool({
-    name: 'pay',
-    description: 'Pays an amount',
-    parameters: z.object({ amount: z.number() }),
-    needsApproval: true,
-    execute: ({ amount }) => `paid ${amount}`,
-  });
+  const [add, pay] = servedTools();
   const agent = new Agent({
     name: 'assistant',
     model: script.model,

@@ -48,6 +48,25 @@ export interface ChatServer {
   close(): Promise<void>;
 }
 
+/** The tools of the served test agents (chat, A2A): `add`, and `pay` that needs approval. */
+export function servedTools() {
+  return [
+    tool({
+      name: 'add',
+      description: 'Adds two numbers',
+      parameters: z.object({ a: z.number(), b: z.number() }),
+      execute: ({ a, b }) => String(a + b),
+    }),
+    tool({
+      name: 'pay',
+      description: 'Pays an amount',
+      parameters: z.object({ amount: z.number() }),
+      needsApproval: true,
+      execute: ({ amount }) => `paid ${amount}`,
+    }),
+  ] as const;
+}
+
 /**
  * The chat handler behind a real Node `http` server on 127.0.0.1, over a real LevelDB in a
  * temp folder, with `model` (the scripted chat model) and the agent's `options`. The user comes
@@ -59,19 +78,7 @@ export async function startChatServer(
   handlerOptions: Partial<Omit<ChatHandlerOptions, 'agent'>> = {},
 ): Promise<ChatServer> {
   const temp = await openTempStore();
-  const add = tool({
-    name: 'add',
-    description: 'Adds two numbers',
-    parameters: z.object({ a: z.number(), b: z.number() }),
-    execute: ({ a, b }) => String(a + b),
-  });
-  const pay = tool({
-    name: 'pay',
-    description: 'Pays an amount',
-    parameters: z.object({ amount: z.number() }),
-    needsApproval: true,
-    execute: ({ amount }) => `paid ${amount}`,
-  });
+  const [add, pay] = servedTools();
   const agent = new Agent({
     name: 'assistant',
     model,
