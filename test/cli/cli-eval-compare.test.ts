@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EvalReport, EvalRowResult } from '../../src/evals/eval-report.js';
 import { cliInProcess } from '../helpers/cli-in-process.js';
+import { evalReport } from '../helpers/eval-row-fixtures.js';
 
 /** Issue 46: `agentstate eval compare`, the CI gate, on two report files. */
 let dir: string;
@@ -31,27 +32,8 @@ const row = (rowId: string, pass: boolean, costUsd = 0.001): EvalRowResult => ({
   definitionChanges: [],
 });
 
-const report = (evalId: string, rows: EvalRowResult[]): EvalReport => ({
-  format: 'agentstate-eval-report',
-  version: 1,
-  evalId,
-  agent: 'bills',
-  fingerprint: { model: 'm' },
-  dataset: { name: 'bills', rows: rows.length, hash: 'h' },
-  label: evalId,
-  startedAt: 0,
-  finishedAt: 10,
-  rows,
-  summary: {
-    rows: rows.length,
-    passed: rows.filter((r) => r.pass).length,
-    failed: rows.filter((r) => !r.pass).length,
-    errored: 0,
-    scores: {},
-    usage: { inputTokens: 0, outputTokens: 0 },
-    latencyMs: { median: 5, p95: 5 },
-  },
-});
+const report = (evalId: string, rows: EvalRowResult[]): EvalReport =>
+  evalReport(evalId, rows, { label: evalId });
 
 async function files(baseline: EvalReport, candidate: EvalReport): Promise<[string, string]> {
   const paths: [string, string] = [join(dir, 'baseline.json'), join(dir, 'candidate.json')];
