@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { Agent } from '../../src/index.js';
+import { Agent, LevelSessionStore, type SessionStore } from '../../src/index.js';
+import { cliInProcess } from '../helpers/cli-in-process.js';
 import { remoteAgent } from '../../src/a2a.js';
 import { ScriptedModel } from '../../src/testing.js';
 import { TempStores } from '../helpers/temp-store.js';
@@ -20,7 +21,12 @@ afterEach(async () => {
 async function setup(ask: string) {
   const server = await startA2AServer();
   servers.push(server);
-  const { store } = await temps.open();
+  const temp = await temps.open();
+  return { server, temp, a: agentA(server, temp.store, ask) };
+}
+
+/** Agent A on `store`, asking B (served by `server`) with `ask`. */
+function agentA(server: A2AServer, store: SessionStore, ask: string): Agent {
   const remote = remoteAgent({
     name: 'assistant_b',
     url: `${server.origin}/a2a`,
@@ -32,13 +38,12 @@ async function setup(ask: string) {
       ? { toolCalls: [{ name: 'ask_b', arguments: { input: ask } }] }
       : { text: `B said: ${said}` };
   });
-  const a = new Agent({
+  return new Agent({
     name: 'a',
     model,
     store,
     tools: [remote.asTool({ name: 'ask_b', description: 'Asks agent B' })],
   });
-  return { server, a };
 }
 
 describe('remoteAgent against an agentstate A2A server', () => {
@@ -75,5 +80,22 @@ describe('remoteAgent against an agentstate A2A server', () => {
     });
     expect(done.interrupted).toBe(false);
     expect(done.output).toContain('too much');
+  });
+
+  it("B's question is approved from A's command line (agentstate approve); A resumed, B pays", async () => {
+    const { server, temp, a } = await setup('pay');
+    const paused = await a.run('go', { sessionId: 'served-4' });
+    const callId = paused.interruptions[0]!.callId;
+    await temp.store.close();
+    const shown = await cliInProcess(['sessions', 'show', 'served-4', '--db', temp.path]);
+    expect(shown.stdout).toContain(callId);
+    const approved = await cliInProcess(['approve', 'served-4', callId, '--db', temp.path]);
+    expect(approved.code, approved.stderr).toBe(0);
+
+    const store = await LevelSessionStore.open({ path: temp.path });
+    temps.defer(() => store.close());
+    const done = await agentA(server, store, 'pay').resume('served-4');
+    expect(done.interrupted).toBe(false);
+    expect(done.output).toBe('B said: Pay said: paid 500');
   });
 });
